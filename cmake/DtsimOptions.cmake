@@ -1,0 +1,38 @@
+# Optional parts of dtsim: each switches on when its dependency is found; configure reports them.
+set(DTSIM_FOUND_REPORT "")
+set(DTSIM_OFF_REPORT "")
+
+macro(dtsim_optional name option_var found_var why)
+  if(NOT ${option_var})
+    list(APPEND DTSIM_OFF_REPORT "${name} (switched off by ${option_var}=OFF)")
+  elseif(${found_var})
+    list(APPEND DTSIM_FOUND_REPORT "${name}")
+  else()
+    list(APPEND DTSIM_OFF_REPORT "${name} (${why})")
+  endif()
+endmacro()
+
+if(DTSIM_WITH_QT)
+  find_package(Qt6 QUIET COMPONENTS Widgets Charts Svg Test)
+endif()
+dtsim_optional("Qt 6 viewer (dtsim-gui)" DTSIM_WITH_QT Qt6_FOUND "Qt6 Widgets/Charts/Svg not found")
+
+if(DTSIM_WITH_MPI)
+  find_package(MPI QUIET COMPONENTS CXX)
+endif()
+dtsim_optional("MPI backend" DTSIM_WITH_MPI MPI_CXX_FOUND "MPI not found")
+
+if(DTSIM_WITH_CUDA)
+  find_package(CUDAToolkit QUIET)
+endif()
+dtsim_optional("CUDA backend" DTSIM_WITH_CUDA CUDAToolkit_FOUND "CUDA toolkit not found")
+
+function(dtsim_report_options)
+  message(STATUS "dtsim ${PROJECT_VERSION} (${CMAKE_BUILD_TYPE})")
+  foreach(item IN LISTS DTSIM_FOUND_REPORT)
+    message(STATUS "  found:        ${item}")
+  endforeach()
+  foreach(item IN LISTS DTSIM_OFF_REPORT)
+    message(STATUS "  switched off: ${item}")
+  endforeach()
+endfunction()
