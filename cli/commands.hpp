@@ -1,0 +1,25 @@
+// The dtsim subcommands. Each returns the process exit code; errors propagate as exceptions
+// (InputError -> 2, RuntimeError -> 1) to main, the only place that turns them into codes.
+#pragma once
+
+#include <string>
+#include <vector>
+
+namespace dtsim::cli {
+
+struct RunOptions {
+  std::string scenario;
+  std::vector<std::string> sets;
+  std::string engine;  // "" = the scenario's run.engine
+  std::string out;     // "" = runs/<scenario name>
+  bool trace = true;
+  bool json = false;   // print metrics.json to stdout instead of the table
+};
+
+int run_command(const RunOptions& o);
+int check_command(const std::string& scenario, const std::vector<std::string>& sets);
+int models_command(const std::string& action, const std::string& name);
+int devices_command();
+int keys_command(bool markdown);
+
+}  // namespace dtsim::cli

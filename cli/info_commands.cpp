@@ -1,0 +1,67 @@
+// `dtsim models`, `dtsim devices` and `dtsim keys`: what the zoo and the scenario language hold.
+#include <iostream>
+
+#include <fmt/format.h>
+
+#include "cli/commands.hpp"
+#include "models/device.hpp"
+#include "models/error.hpp"
+#include "models/scenario_schema.hpp"
+#include "models/units.hpp"
+#include "models/workload.hpp"
+
+namespace dtsim::cli {
+
+int models_command(const std::string& action, const std::string& name) {
+  if (action == "list") {
+    std::cout << fmt::format("{:<14} {:>14} {:>18}  {}\n", "model", "parameters", "GFLOP/sample fwd", "input");
+    for (const auto& n : zoo_model_names()) {
+      const Workload w = load_zoo_model(n);
+      std::cout << fmt::format("{:<14} {:>14.0f} {:>18.4g}  {}\n", n, w.total_params(), w.fwd_flops_per_sample() / 1e9,
+                               w.input);
+    }
+    std::cout << "also: transformer (model.transformer.*), synthetic (model.synthetic.*), or model.file\n";
+    return 0;
+  }
+  if (action != "show") throw InputError(fmt::format("unknown models action '{}' (valid: list, show NAME)", action));
+  if (name.empty()) throw InputError("models show needs a NAME (see `dtsim models list`)");
+  const Workload w = load_zoo_model(name);
+  std::cout << fmt::format("{}: {}\nsource: {}\ninput: {}\n", w.name, fmt::format("{} layers", w.layers.size()),
+                           w.source, w.input);
+  std::cout << fmt::format("{:<28} {:>14} {:>16} {:>16} {:>14}\n", "layer", "params", "fwd FLOP/sample",
+                           "bwd FLOP/sample", "activations");
+  for (const auto& l : w.layers) {
+    std::cout << fmt::format("{:<28} {:>14.0f} {:>16.4g} {:>16.4g} {:>14.0f}\n", l.name, l.params, l.fwd_flops,
+                             l.bwd_flops, l.activations);
+  }
+  std::cout << fmt::format("{:<28} {:>14.0f} {:>16.4g} {:>16.4g} {:>14.0f}\n", "total", w.total_params(),
+                           w.fwd_flops_per_sample(), w.bwd_flops_per_sample(), w.activations_per_sample());
+  return 0;
+}
+
+int devices_command() {
+  std::cout << fmt::format("{:<11} {:>12} {:>12} {:>12} {:>12} {:>12} {:>9} {:>6}  {}\n", "device", "fp32", "tf32",
+                           "fp16", "bf16", "memory bw", "memory", "eff.", "description");
+  for (const auto& n : device_names()) {
+    const DeviceSpec d = load_device(n);
+    auto peak = [](double p) { return p > 0 ? format_flop_rate(p) : std::string("-"); };
+    std::cout << fmt::format("{:<11} {:>12} {:>12} {:>12} {:>12} {:>12} {:>9} {:>6.2f}  {}\n", n, peak(d.peak_fp32),
+                             peak(d.peak_tf32), peak(d.peak_fp16), peak(d.peak_bf16), format_rate(d.mem_bandwidth),
+                             format_bytes(d.mem_capacity), d.efficiency, d.description);
+  }
+  std::cout << "'-': no such mode on the device; fp32 is used instead. Sources: models/data/devices.yaml\n";
+  return 0;
+}
+
+int keys_command(bool markdown) {
+  if (markdown) {
+    std::cout << scenario_keys_markdown();
+    return 0;
+  }
+  for (const auto& k : scenario_keys()) {
+    std::cout << fmt::format("{:<38} {:<14} {}\n", k.path, k.required ? "(required)" : k.default_value, k.doc);
+  }
+  return 0;
+}
+
+}  // namespace dtsim::cli

@@ -1,0 +1,180 @@
+// Computing metrics from op records: per-iteration ends, interval unions per rank.
+#include "models/metrics.hpp"
+
+#include <algorithm>
+#include <cmath>
+
+#include <nlohmann/json.hpp>
+
+namespace dtsim {
+namespace {
+
+using Interval = std::pair<double, double>;
+
+// Sorts and merges overlapping intervals in place.
+void merge(std::vector<Interval>& v) {
+  std::sort(v.begin(), v.end());
+  std::vector<Interval> out;
+  for (const auto& iv : v) {
+    if (!out.empty() && iv.first <= out.back().second) {
+      out.back().second = std::max(out.back().second, iv.second);
+    } else {
+      out.push_back(iv);
+    }
+  }
+  v.swap(out);
+}
+
+double length(const std::vector<Interval>& merged) {
+  double s = 0;
+  for (const auto& [a, b] : merged) s += b - a;
+  return s;
+}
+
+// Length of a minus b (both merged).
+double length_minus(const std::vector<Interval>& a, const std::vector<Interval>& b) {
+  double covered = 0;
+  size_t j = 0;
+  for (const auto& [lo, hi] : a) {
+    while (j < b.size() && b[j].second <= lo) ++j;
+    for (size_t k = j; k < b.size() && b[k].first < hi; ++k) {
+      covered += std::max(0.0, std::min(hi, b[k].second) - std::max(lo, b[k].first));
+    }
+  }
+  return length(a) - covered;
+}
+
+bool is_compute(const OpBody& body) {
+  return std::holds_alternative<ComputeOp>(body) || std::holds_alternative<UpdateOp>(body);
+}
+
+}  // namespace
+
+Stats summarize(std::vector<double> v) {
+  Stats s;
+  if (v.empty()) return s;
+  std::sort(v.begin(), v.end());
+  auto pct = [&v](double p) {
+    const double pos = p * static_cast<double>(v.size() - 1);
+    const size_t lo = static_cast<size_t>(std::floor(pos));
+    const size_t hi = std::min(lo + 1, v.size() - 1);
+    return v[lo] + (v[hi] - v[lo]) * (pos - static_cast<double>(lo));
+  };
+  double sum = 0;
+  for (double x : v) sum += x;
+  s.mean = sum / static_cast<double>(v.size());
+  s.p50 = pct(0.50);
+  s.p95 = pct(0.95);
+  s.p99 = pct(0.99);
+  s.min = v.front();
+  s.max = v.back();
+  return s;
+}
+
+double wire_bytes(const Plan& plan, const OpBody& body) {
+  if (const auto* s = std::get_if<SendOp>(&body)) return s->bytes;
+  const auto* c = std::get_if<CollectiveOp>(&body);
+  if (!c) return 0;
+  const double n = static_cast<double>(plan.groups[c->group].ranks.size());
+  if (n <= 1) return 0;
+  switch (c->kind) {
+    case CollectiveKind::AllReduce: return 2 * (n - 1) / n * c->bytes;
+    case CollectiveKind::ReduceScatter:
+    case CollectiveKind::AllGather:
+    case CollectiveKind::AllToAll: return (n - 1) / n * c->bytes;
+    case CollectiveKind::Broadcast:
+    case CollectiveKind::Reduce: return c->bytes;
+  }
+  return 0;
+}
+
+Metrics compute_metrics(const Plan& plan, const std::vector<OpRecord>& records, const RunInfo& info) {
+  Metrics m;
+  m.scenario = plan.name;
+  m.run = info;
+  m.workers = plan.worker_count;
+  m.servers = plan.server_count;
+  m.warmup = plan.warmup;
+  m.iterations = plan.iterations;
+  const int total = plan.warmup + plan.iterations;
+  std::vector<double> iteration_end(total, 0.0);
+  for (const auto& r : records) iteration_end[r.iteration] = std::max(iteration_end[r.iteration], r.end);
+  for (int k = 1; k < total; ++k) iteration_end[k] = std::max(iteration_end[k], iteration_end[k - 1]);
+  std::vector<double> times;
+  for (int k = plan.warmup; k < total; ++k) times.push_back(iteration_end[k] - (k > 0 ? iteration_end[k - 1] : 0.0));
+  m.iteration_time = summarize(times);
+  m.simulated_time_s = total > 0 ? iteration_end[total - 1] : 0.0;
+  m.throughput_samples_per_s = m.iteration_time.mean > 0 ? plan.samples_per_iteration / m.iteration_time.mean : 0;
+
+  const double window_start = plan.warmup > 0 ? iteration_end[plan.warmup - 1] : 0.0;
+  const double window = m.simulated_time_s - window_start;
+  std::vector<std::vector<Interval>> compute(plan.ranks.size()), comm(plan.ranks.size());
+  std::vector<double> bytes(plan.ranks.size(), 0.0);
+  for (const auto& r : records) {
+    if (r.iteration < plan.warmup) continue;
+    const Op& op = plan.ranks[r.rank].ops[r.op];
+    (is_compute(op.body) ? compute : comm)[r.rank].emplace_back(r.start, r.end);
+    bytes[r.rank] += wire_bytes(plan, op.body);
+  }
+  const double per_it = 1.0 / plan.iterations;
+  for (size_t i = 0; i < plan.ranks.size(); ++i) {
+    merge(compute[i]);
+    merge(comm[i]);
+    RankMetrics rm;
+    rm.rank = plan.ranks[i].rank;
+    rm.role = plan.ranks[i].role;
+    rm.node = plan.ranks[i].where.node;
+    rm.compute_s = length(compute[i]) * per_it;
+    rm.comm_s = length(comm[i]) * per_it;
+    rm.exposed_comm_s = length_minus(comm[i], compute[i]) * per_it;
+    rm.wait_s = std::max(0.0, window * per_it - rm.compute_s - rm.exposed_comm_s);
+    rm.bytes_sent = bytes[i] * per_it;
+    m.bytes_on_wire_per_iteration += rm.bytes_sent;
+    if (rm.role == Role::Worker && window > 0) {
+      const double it = window * per_it;
+      m.compute_fraction += rm.compute_s / it / plan.worker_count;
+      m.comm_fraction += rm.comm_s / it / plan.worker_count;
+      m.exposed_comm_fraction += rm.exposed_comm_s / it / plan.worker_count;
+      m.wait_fraction += rm.wait_s / it / plan.worker_count;
+    }
+    m.ranks.push_back(rm);
+  }
+  return m;
+}
+
+nlohmann::json metrics_to_json(const Metrics& m) {
+  auto stats = [](const Stats& s) {
+    return nlohmann::json{{"mean", s.mean}, {"p50", s.p50}, {"p95", s.p95}, {"p99", s.p99}, {"min", s.min}, {"max", s.max}};
+  };
+  nlohmann::json ranks = nlohmann::json::array();
+  for (const auto& r : m.ranks) {
+    ranks.push_back({{"rank", r.rank},
+                     {"role", r.role == Role::Worker ? "worker" : "server"},
+                     {"node", r.node},
+                     {"compute_s", r.compute_s},
+                     {"comm_s", r.comm_s},
+                     {"exposed_comm_s", r.exposed_comm_s},
+                     {"wait_s", r.wait_s},
+                     {"bytes_sent", r.bytes_sent}});
+  }
+  return nlohmann::json{{"schema_version", kMetricsSchemaVersion},
+                        {"scenario", m.scenario},
+                        {"engine", m.run.engine},
+                        {"fidelity", m.run.fidelity},
+                        {"workers", m.workers},
+                        {"servers", m.servers},
+                        {"iterations", m.iterations},
+                        {"warmup", m.warmup},
+                        {"iteration_time_s", stats(m.iteration_time)},
+                        {"throughput_samples_per_s", m.throughput_samples_per_s},
+                        {"compute_fraction", m.compute_fraction},
+                        {"comm_fraction", m.comm_fraction},
+                        {"exposed_comm_fraction", m.exposed_comm_fraction},
+                        {"wait_fraction", m.wait_fraction},
+                        {"bytes_on_wire_per_iteration", m.bytes_on_wire_per_iteration},
+                        {"simulated_time_s", m.simulated_time_s},
+                        {"wall_time_s", m.run.wall_time_s},
+                        {"per_rank", ranks}};
+}
+
+}  // namespace dtsim

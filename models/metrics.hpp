@@ -1,0 +1,59 @@
+// Metrics of a run, computed from the Observer's op records: iteration-time statistics,
+// throughput, where the time goes per rank, bytes on the wire. Written as metrics.json.
+#pragma once
+
+#include <string>
+#include <vector>
+
+#include <nlohmann/json_fwd.hpp>
+
+#include "models/observer.hpp"
+#include "models/plan.hpp"
+
+namespace dtsim {
+
+inline constexpr int kMetricsSchemaVersion = 1;
+
+struct Stats {
+  double mean = 0, p50 = 0, p95 = 0, p99 = 0, min = 0, max = 0;
+};
+
+// Percentiles by linear interpolation between closest ranks (numpy's default).
+Stats summarize(std::vector<double> values);
+
+struct RankMetrics {
+  int rank = 0;
+  Role role = Role::Worker;
+  int node = 0;
+  double compute_s = 0;       // union of compute-stream busy time, per iteration
+  double comm_s = 0;          // union of communication time, per iteration
+  double exposed_comm_s = 0;  // communication not hidden under compute, per iteration
+  double wait_s = 0;          // the rest of the iteration: idle, waiting for others
+  double bytes_sent = 0;      // per iteration
+};
+
+struct Metrics {
+  std::string scenario;
+  RunInfo run;
+  int workers = 0;
+  int servers = 0;
+  int iterations = 0;  // measured (after warm-up)
+  int warmup = 0;
+  Stats iteration_time;
+  double throughput_samples_per_s = 0;
+  double compute_fraction = 0;        // mean over workers of compute / iteration time
+  double comm_fraction = 0;           // mean over workers of communication / iteration time (may overlap compute)
+  double exposed_comm_fraction = 0;   // compute + exposed + wait = 1
+  double wait_fraction = 0;
+  double bytes_on_wire_per_iteration = 0;
+  double simulated_time_s = 0;
+  std::vector<RankMetrics> ranks;
+};
+
+Metrics compute_metrics(const Plan& plan, const std::vector<OpRecord>& records, const RunInfo& info);
+nlohmann::json metrics_to_json(const Metrics& m);
+// Bytes one rank puts on the wire for an op: p2p sends their size; collectives their bus bytes
+// (nccl-tests: AllReduce 2(N-1)/N*S, ReduceScatter/AllGather/AllToAll (N-1)/N*S, Broadcast/Reduce S).
+double wire_bytes(const Plan& plan, const OpBody& body);
+
+}  // namespace dtsim

@@ -1,0 +1,101 @@
+// The Plan: what every rank does in one iteration, independent of the engine that runs it.
+// Executors (analytical, SimGrid, CPU/MPI, CUDA/NCCL) all run the same Plan.
+#pragma once
+
+#include <string>
+#include <variant>
+#include <vector>
+
+#include "models/collectives/collective.hpp"
+#include "models/dtype.hpp"
+
+namespace dtsim {
+
+// Compute and Comm are FIFO streams (as CUDA streams): their ops run one at a time in program
+// order. Posted ops run as soon as their deps allow (MPI nonblocking semantics), e.g. a
+// parameter server receiving from every worker at once.
+enum class Stream { Compute = 0, Comm = 1, Posted = 2 };
+enum class Role { Worker, Server };
+// What an op is for: drives the metrics breakdown and the trace colours.
+enum class Phase { Forward, Backward, Communication, Aggregate, Optimizer };
+
+struct ComputeOp {
+  double flops = 0;
+  double mem_bytes = 0;  // bytes read and written (roofline)
+  Dtype dtype = Dtype::Fp32;
+};
+struct CollectiveOp {
+  CollectiveKind kind = CollectiveKind::AllReduce;
+  double bytes = 0;  // S as collective.hpp defines it
+  int group = 0;     // index into Plan::groups
+  std::string algorithm;
+  int seq = 0;       // the n-th collective of this group in an iteration: ranks match on (group, seq)
+};
+struct SendOp {
+  int peer = 0;
+  double bytes = 0;
+  int tag = 0;  // a Send matches the Recv on the peer with the same tag
+};
+struct RecvOp {
+  int peer = 0;
+  double bytes = 0;
+  int tag = 0;
+};
+struct UpdateOp {
+  double params = 0;  // parameters updated
+  double flops = 0;
+  double mem_bytes = 0;
+  Dtype dtype = Dtype::Fp32;
+};
+
+using OpBody = std::variant<ComputeOp, CollectiveOp, SendOp, RecvOp, UpdateOp>;
+
+struct Op {
+  int id = 0;  // index in the rank's program
+  std::string label;
+  Stream stream = Stream::Compute;
+  Phase phase = Phase::Forward;
+  int layer = -1;         // the workload layer it belongs to, or -1
+  std::vector<int> deps;  // ops of the same rank and iteration that must end first
+  OpBody body;
+};
+
+struct Placement {
+  int node = 0;   // node index; dedicated server hosts come after the cluster's nodes
+  int local = 0;  // device index within the node
+};
+
+struct RankProgram {
+  int rank = 0;
+  Role role = Role::Worker;
+  Placement where;
+  std::vector<Op> ops;  // one iteration, in issue order (each stream runs its ops in this order)
+};
+
+struct CommGroup {
+  std::vector<int> ranks;  // global ranks; group rank i is ranks[i]
+  int per_node = 1;        // consecutive group ranks per node
+};
+
+struct Plan {
+  std::string name;
+  std::vector<RankProgram> ranks;
+  std::vector<CommGroup> groups;
+  int worker_count = 0;
+  int server_count = 0;
+  int server_nodes = 0;  // dedicated server hosts (placed after the cluster's nodes)
+  int iterations = 1;
+  int warmup = 0;
+  double samples_per_iteration = 0;
+  // BSP: a rank starts iteration k+1 when all its ops of iteration k have ended; the
+  // collectives and the parameter server's pushes and pulls synchronise ranks with each other.
+
+  int total_ops() const;
+};
+
+std::string_view phase_name(Phase p);
+std::string_view op_kind_name(const OpBody& body);  // "compute", "allreduce", "send", "recv", "update", ...
+double op_bytes(const OpBody& body);                  // bytes communicated, 0 for compute
+double op_flops(const OpBody& body);
+
+}  // namespace dtsim

@@ -1,0 +1,17 @@
+// The plan compiler: from a Scenario to the Plan of data-parallel training (BSP), with
+// AllReduce and gradient bucketing, or a sharded parameter server.
+#pragma once
+
+#include "models/plan.hpp"
+#include "models/scenario.hpp"
+
+namespace dtsim {
+
+Plan compile_plan(const Scenario& s);
+
+// Gradient buckets in backward order, as PyTorch DDP forms them: layers are taken from the last
+// to the first, and a bucket closes once it holds at least bucket_bytes. Each bucket lists its
+// layers; the last one listed is the one whose backward finishes it.
+std::vector<std::vector<int>> gradient_buckets(const Workload& w, double bytes_per_param, double bucket_bytes);
+
+}  // namespace dtsim

@@ -1,0 +1,22 @@
+// Building blocks of rank programs: the forward/backward pass and the optimizer step.
+#pragma once
+
+#include <vector>
+
+#include "models/plan.hpp"
+#include "models/scenario.hpp"
+
+namespace dtsim {
+
+struct PassOps {
+  std::vector<int> backward;  // op id of each layer's backward
+  int last = -1;              // the last backward op (layer 0)
+};
+
+// Appends forward (layer 0..L-1) then backward (L-1..0) compute ops for one worker.
+PassOps add_forward_backward(RankProgram& r, const Scenario& s);
+
+double optimizer_state_copies(Optimizer o);
+UpdateOp make_update(double params, Optimizer o);
+
+}  // namespace dtsim

@@ -1,0 +1,11 @@
+// Checks across keys once a scenario is read, and resolution of its workload.
+#pragma once
+
+#include "models/scenario.hpp"
+
+namespace dtsim {
+
+// Throws InputError pointing at the key to change; fills s.workload and defaults that depend on other keys.
+void finish_scenario(Scenario& s);
+
+}  // namespace dtsim

@@ -1,0 +1,102 @@
+// Closed-form op costs for the analytical engine.
+#include "sim/analytical/cost_model.hpp"
+
+#include <algorithm>
+#include <map>
+
+namespace dtsim {
+
+int inter_node_concurrency(const CollectiveAlgorithm& algo, CollectiveKind kind, const GroupShape& shape) {
+  const int nodes = shape.size / shape.per_node;
+  if (nodes <= 1) return 1;
+  // A reduced group of up to 4 nodes has the same per-node pattern for the algorithms we have;
+  // fall back to the full shape when the reduced one is not supported (e.g. not a power of two).
+  GroupShape small{shape.per_node * std::min(nodes, 4), shape.per_node, 0};
+  if (!algo.supports(kind, small)) small = shape;
+  const Schedule sched = algo.schedule(kind, small, 1.0);
+  int most = 1;
+  for (const auto& round : sched.rounds) {
+    std::map<int, int> leaving;
+    for (const auto& t : round.transfers) {
+      if (!small.same_node(t.src, t.dst)) most = std::max(most, ++leaving[small.node_of(t.src)]);
+    }
+  }
+  return std::min(most, shape.per_node);
+}
+
+CostModel::CostModel(const ClusterSpec& cluster, const Plan& plan) : cluster_(cluster), plan_(plan) {}
+
+const DeviceSpec& CostModel::device_of(const RankProgram& rank) const {
+  return rank.role == Role::Server ? cluster_.server_device : cluster_.device;
+}
+
+double CostModel::compute_time(const RankProgram& rank, const ComputeOp& op) const {
+  const DeviceSpec& d = device_of(rank);
+  const double eff = rank.role == Role::Server ? d.efficiency : cluster_.efficiency;
+  return std::max(op.flops / (d.peak(op.dtype) * eff), op.mem_bytes / d.mem_bandwidth);
+}
+
+double CostModel::update_time(const RankProgram& rank, const UpdateOp& op) const {
+  return compute_time(rank, ComputeOp{op.flops, op.mem_bytes, op.dtype});
+}
+
+double CostModel::node_bandwidth(int node) const {
+  return node >= cluster_.nodes ? cluster_.server_nic.rate : cluster_.node_bandwidth();
+}
+
+double CostModel::node_latency(int node) const {
+  return node >= cluster_.nodes ? cluster_.server_nic.latency : cluster_.nic.latency;
+}
+
+AlphaBeta CostModel::group_alpha_beta(const CommGroup& group, const CollectiveAlgorithm& algo,
+                                      CollectiveKind kind) const {
+  const GroupShape shape{static_cast<int>(group.ranks.size()), group.per_node, 0};
+  AlphaBeta ab;
+  ab.alpha_intra = cluster_.intra.latency;
+  ab.bw_intra = cluster_.intra.rate;
+  // Latency across nodes: NIC latency plus the switch hops between consecutive nodes of the group.
+  int hops = 1;
+  int prev_node = -1;
+  int first_node = -1;
+  for (int r : group.ranks) {
+    const int node = plan_.ranks[r].where.node;
+    if (first_node < 0) first_node = node;
+    if (prev_node >= 0 && node != prev_node) hops = std::max(hops, cluster_.hops(prev_node, node));
+    prev_node = node;
+  }
+  ab.alpha_inter = cluster_.nic.latency + hops * cluster_.topology.switch_latency;
+  double bw = cluster_.node_bandwidth() / inter_node_concurrency(algo, kind, shape);
+  const TopologySpec& t = cluster_.topology;
+  const int nodes = shape.size / shape.per_node;
+  if (t.kind == TopologyKind::FatTree && t.nodes_per_switch > 0 && nodes > t.nodes_per_switch) {
+    bw /= t.oversubscription;  // the group crosses leaf uplinks
+  }
+  ab.bw_inter = bw;
+  return ab;
+}
+
+double CostModel::collective_time(const CollectiveOp& op) const {
+  const auto key = std::make_tuple(op.group, static_cast<int>(plan_.groups[op.group].ranks.size()), op.kind, op.bytes);
+  const auto it = collective_cache_.find(key);
+  if (it != collective_cache_.end()) return it->second;
+  const CommGroup& group = plan_.groups[op.group];
+  const CollectiveAlgorithm& algo = find_algorithm(op.algorithm);
+  const GroupShape shape{static_cast<int>(group.ranks.size()), group.per_node, 0};
+  const double t = shape.size <= 1 ? 0.0 : algo.closed_form(op.kind, shape, op.bytes, group_alpha_beta(group, algo, op.kind));
+  collective_cache_.emplace(key, t);
+  return t;
+}
+
+TransferPath CostModel::path(const Placement& src, const Placement& dst) const {
+  if (src.node == dst.node) {
+    return TransferPath{Port{src.node, src.local, true}, Port{dst.node, dst.local, false}, cluster_.intra.latency,
+                        cluster_.intra.rate};
+  }
+  const bool server_hop = src.node >= cluster_.nodes || dst.node >= cluster_.nodes;
+  const int hops = server_hop ? 1 : cluster_.hops(src.node, dst.node);
+  const double alpha = std::max(node_latency(src.node), node_latency(dst.node)) + hops * cluster_.topology.switch_latency;
+  return TransferPath{Port{src.node, -1, true}, Port{dst.node, -1, false}, alpha,
+                      std::min(node_bandwidth(src.node), node_bandwidth(dst.node))};
+}
+
+}  // namespace dtsim

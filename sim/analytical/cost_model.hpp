@@ -1,0 +1,55 @@
+// Closed-form costs of Plan ops on a cluster: roofline compute, alpha-beta collectives, and
+// the link parameters of point-to-point transfers. The analytical engine's whole physics.
+#pragma once
+
+#include <map>
+#include <tuple>
+
+#include "models/cluster.hpp"
+#include "models/plan.hpp"
+
+namespace dtsim {
+
+// One direction of a port that a transfer occupies: a node's NICs or a device's intra-node link.
+struct Port {
+  int node = 0;
+  int local = -1;  // -1: the node's NICs; else the device's intra-node link
+  bool egress = true;
+  auto operator<=>(const Port&) const = default;
+};
+
+struct TransferPath {
+  Port from;
+  Port to;
+  double alpha = 0;      // latency
+  double bandwidth = 1;  // bytes/s
+};
+
+class CostModel {
+ public:
+  CostModel(const ClusterSpec& cluster, const Plan& plan);
+
+  // Roofline: max(flops / (peak(dtype) * efficiency), mem_bytes / memory bandwidth).
+  double compute_time(const RankProgram& rank, const ComputeOp& op) const;
+  double update_time(const RankProgram& rank, const UpdateOp& op) const;
+  // The algorithm's closed form with the group's alpha-beta parameters.
+  double collective_time(const CollectiveOp& op) const;
+  // The alpha-beta parameters the collective sees over its group (documented in docs/engines.md).
+  AlphaBeta group_alpha_beta(const CommGroup& group, const CollectiveAlgorithm& algo, CollectiveKind kind) const;
+  TransferPath path(const Placement& src, const Placement& dst) const;
+
+ private:
+  const DeviceSpec& device_of(const RankProgram& rank) const;
+  double node_bandwidth(int node) const;
+  double node_latency(int node) const;
+
+  const ClusterSpec& cluster_;
+  const Plan& plan_;
+  mutable std::map<std::tuple<int, int, CollectiveKind, double>, double> collective_cache_;
+};
+
+// How many of one node's ranks send across its NICs at once in the algorithm's busiest round,
+// measured on the algorithm's own schedule over a group of the same shape (at most 4 nodes).
+int inter_node_concurrency(const CollectiveAlgorithm& algo, CollectiveKind kind, const GroupShape& shape);
+
+}  // namespace dtsim

@@ -1,0 +1,21 @@
+// The analytical engine: runs a Plan with closed-form op costs (cost_model.hpp) and a list
+// scheduler. Streams run their ops in order, collectives start when every member is ready,
+// point-to-point transfers queue first-come first-served on the ports they cross (so a
+// parameter server's incast costs N*S/B). No other contention: that is the SimGrid engine's job.
+#pragma once
+
+#include "models/cluster.hpp"
+#include "models/observer.hpp"
+
+namespace dtsim {
+
+class AnalyticalExecutor : public Executor {
+ public:
+  explicit AnalyticalExecutor(const ClusterSpec& cluster) : cluster_(cluster) {}
+  RunInfo run(const Plan& plan, Observer& observer) override;
+
+ private:
+  const ClusterSpec& cluster_;
+};
+
+}  // namespace dtsim
