@@ -67,13 +67,17 @@ class Scheduler {
     const int total = plan_.warmup + plan_.iterations;
     for (size_t r = 0; r < plan_.ranks.size(); ++r) start_iteration(static_cast<int>(r), 0.0);
     while (!queue_.empty()) {
-      const Event e = queue_.top();
-      queue_.pop();
-      if (e.done) {
-        finish(e);
-      } else {
-        ready(e);
+      const double now = queue_.top().time;
+      while (!queue_.empty() && queue_.top().time == now) {
+        const Event e = queue_.top();
+        queue_.pop();
+        if (e.done) {
+          finish(e);
+        } else {
+          ready(e);
+        }
       }
+      flush_transfers(now);
     }
     for (size_t r = 0; r < plan_.ranks.size(); ++r) {
       if (iteration_[r] < total) throw RuntimeError("analytical engine: the plan deadlocks (unmatched collective or "
@@ -118,7 +122,7 @@ class Scheduler {
     }
   }
 
-  // Both sides posted: the transfer takes its ports first-come first-served.
+  // Both sides posted: the transfer joins the batch of transfers that start at this instant.
   void rendezvous(const Event& e, std::tuple<int, int, int, int> key, double bytes) {
     auto found = pending_p2p_.find(key);
     if (found == pending_p2p_.end()) {
@@ -129,14 +133,32 @@ class Scheduler {
     pending_p2p_.erase(found);
     const auto [src, dst, tag, it] = key;
     const TransferPath p = costs_.path(plan_.ranks[src].where, plan_.ranks[dst].where);
-    double& out_free = port_free_[p.from];
-    double& in_free = port_free_[p.to];
-    const double start = std::max(e.time, std::max(out_free, in_free));
-    const double serial = bytes / p.bandwidth;
-    out_free = in_free = start + serial;
-    const double end = start + serial + p.alpha;
-    push(end, true, e.rank, e.op, start);
-    push(end, true, other_rank, other_op, start);
+    batch_.push_back(Transfer{p, bytes / p.bandwidth, e.rank, e.op, other_rank, other_op});
+  }
+
+  // Transfers that start together share their ports: each port drains the sum of what crosses it
+  // (after what it already carries), and a transfer ends when the busier of its two ports has
+  // drained, plus latency. N equal pushes into one server port end at N*S/B.
+  void flush_transfers(double now) {
+    if (batch_.empty()) return;
+    std::map<Port, double> load;
+    for (const auto& t : batch_) {
+      load[t.path.from] += t.serial;
+      load[t.path.to] += t.serial;
+    }
+    std::map<Port, double> drained;
+    for (const auto& [port, seconds] : load) {
+      double& free_at = port_free_[port];
+      const double start = std::max(now, free_at);
+      free_at = start + seconds;
+      drained[port] = free_at;
+    }
+    for (const auto& t : batch_) {
+      const double end = std::max(drained[t.path.from], drained[t.path.to]) + t.path.alpha;
+      push(end, true, t.rank_a, t.op_a, now);
+      push(end, true, t.rank_b, t.op_b, now);
+    }
+    batch_.clear();
   }
 
   void finish(const Event& e) {
@@ -162,6 +184,12 @@ class Scheduler {
   std::map<std::tuple<int, int, int>, std::vector<std::pair<int, int>>> collectives_;
   std::map<std::tuple<int, int, int, int>, std::pair<int, int>> pending_p2p_;
   std::map<Port, double> port_free_;
+  struct Transfer {
+    TransferPath path;
+    double serial;  // bytes / bandwidth
+    int rank_a, op_a, rank_b, op_b;
+  };
+  std::vector<Transfer> batch_;
 };
 
 }  // namespace

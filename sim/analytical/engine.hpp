@@ -1,7 +1,8 @@
 // The analytical engine: runs a Plan with closed-form op costs (cost_model.hpp) and a list
 // scheduler. Streams run their ops in order, collectives start when every member is ready,
-// point-to-point transfers queue first-come first-served on the ports they cross (so a
-// parameter server's incast costs N*S/B). No other contention: that is the SimGrid engine's job.
+// point-to-point transfers that start together share the ports they cross (so a parameter
+// server's incast costs N*S/B), and later ones queue behind them. Collectives see no contention
+// from each other: that is the SimGrid engine's job.
 #pragma once
 
 #include "models/cluster.hpp"

@@ -1,0 +1,86 @@
+// End-to-end tests of the dtsim command line: exit codes, error lines, files written.
+#include <catch2/catch.hpp>
+
+#include <nlohmann/json.hpp>
+
+#include "run_process.hpp"
+
+using dtsim::test::run_dtsim;
+
+TEST_CASE("run writes metrics.json with the documented fields") {
+  const std::string out = dtsim::test::temp_dir("quickstart");
+  const auto r = run_dtsim("run scenarios/quickstart.yaml --out '" + out + "'", "run");
+  REQUIRE(r.code == 0);
+  CHECK(r.out.find("iteration time mean") != std::string::npos);
+  const auto m = nlohmann::json::parse(dtsim::test::slurp(out + "/metrics.json"));
+  CHECK(m["schema_version"] == 1);
+  CHECK(m["engine"] == "analytical");
+  for (const char* k : {"mean", "p50", "p95", "p99"}) CHECK(m["iteration_time_s"][k].get<double>() > 0);
+  CHECK(m["throughput_samples_per_s"].get<double>() > 0);
+  const double comm = m["comm_fraction"].get<double>();
+  CHECK((comm > 0 && comm < 1));
+  const double sum = m["compute_fraction"].get<double>() + m["exposed_comm_fraction"].get<double>() +
+                     m["wait_fraction"].get<double>();
+  CHECK(sum == Approx(1.0).epsilon(1e-9));
+  CHECK(m["per_rank"].size() == 8);
+  // Throughput is the samples of one iteration over its mean time: 8 workers x 64 samples.
+  CHECK(m["throughput_samples_per_s"].get<double>() ==
+        Approx(8 * 64 / m["iteration_time_s"]["mean"].get<double>()));
+  const auto trace = nlohmann::json::parse(dtsim::test::slurp(out + "/trace.json"));
+  CHECK(trace["traceEvents"].size() > 100);
+}
+
+TEST_CASE("bad scenarios exit with 2 and one error line") {
+  const auto r = run_dtsim("check tests/cli/data/bad_unit.yaml", "bad-unit");
+  CHECK(r.code == 2);
+  CHECK(r.err ==
+        "tests/cli/data/bad_unit.yaml:12:11: error: cluster.nic.rate: '100 Gbit' is not a rate (use e.g. 100Gbps or "
+        "12.5GB/s; units bps, Kbps, Mbps, Gbps, Tbps, B/s, KB/s, MB/s, GB/s, TB/s, KiB/s, MiB/s, GiB/s)\n");
+  const auto u = run_dtsim("run tests/cli/data/unknown_key.yaml", "unknown-key");
+  CHECK(u.code == 2);
+  CHECK(u.err == "tests/cli/data/unknown_key.yaml:5:3: error: unknown key 'cluster.nodez' (did you mean 'nodes'?)\n");
+  const auto m = run_dtsim("check scenarios/quickstart.yaml --set cluster.nodes=-1", "bad-set");
+  CHECK(m.code == 2);
+  CHECK(m.err == "--set cluster.nodes=-1: error: cluster.nodes: '-1' is not a count (use a whole number such as 8)\n");
+  const auto missing = run_dtsim("check no/such.yaml", "missing-file");
+  CHECK(missing.code == 2);
+  CHECK(missing.err == "no/such.yaml: error: cannot read the scenario file\n");
+}
+
+TEST_CASE("usage errors exit with 2, --help and --version with 0") {
+  CHECK(run_dtsim("", "no-args").code == 2);
+  CHECK(run_dtsim("frobnicate", "bad-cmd").code == 2);
+  const auto help = run_dtsim("--help", "help");
+  CHECK(help.code == 0);
+  CHECK(help.out.find("Examples:") != std::string::npos);
+  const auto version = run_dtsim("--version", "version");
+  CHECK(version.code == 0);
+  CHECK(version.out.rfind("dtsim ", 0) == 0);
+}
+
+TEST_CASE("the SimGrid engine is refused until it exists") {
+  const auto r = run_dtsim("run scenarios/quickstart.yaml --engine simgrid", "simgrid");
+  CHECK(r.code == 2);
+  CHECK(r.err.find("run.engine: the SimGrid engine is not built yet") != std::string::npos);
+}
+
+TEST_CASE("models, devices and keys list the zoo and the scenario language") {
+  const auto models = run_dtsim("models list", "models");
+  CHECK(models.code == 0);
+  CHECK(models.out.find("resnet50") != std::string::npos);
+  CHECK(models.out.find("25557032") != std::string::npos);
+  const auto show = run_dtsim("models show alexnet", "show");
+  CHECK(show.code == 0);
+  CHECK(show.out.find("61100840") != std::string::npos);
+  CHECK(run_dtsim("models show alexnett", "show-bad").code == 2);
+  const auto devices = run_dtsim("devices", "devices");
+  CHECK(devices.code == 0);
+  CHECK(devices.out.find("312 TFLOPS") != std::string::npos);
+  CHECK(run_dtsim("keys", "keys").out.find("cluster.nic.rate") != std::string::npos);
+}
+
+TEST_CASE("docs/scenarios.md is the loader's key table") {
+  const auto keys = run_dtsim("keys --markdown", "keys-md");
+  REQUIRE(keys.code == 0);
+  CHECK(keys.out == dtsim::test::slurp(std::string(DTSIM_SOURCE_DIR) + "/docs/scenarios.md"));
+}

@@ -1,0 +1,45 @@
+// Runs the dtsim binary as a user would and captures its exit code, stdout and stderr.
+#pragma once
+
+#include <sys/wait.h>
+
+#include <cstdio>
+#include <fstream>
+#include <sstream>
+#include <string>
+
+namespace dtsim::test {
+
+struct ProcessResult {
+  int code = -1;
+  std::string out;
+  std::string err;
+};
+
+inline std::string slurp(const std::string& path) {
+  std::ifstream in(path);
+  std::stringstream ss;
+  ss << in.rdbuf();
+  return ss.str();
+}
+
+inline std::string temp_dir(const std::string& name) {
+  const std::string dir = std::string(DTSIM_BINARY_DIR) + "/test-output/" + name;
+  std::system(("rm -rf '" + dir + "' && mkdir -p '" + dir + "'").c_str());
+  return dir;
+}
+
+// `args` is a shell fragment; the command runs from the source folder.
+inline ProcessResult run_dtsim(const std::string& args, const std::string& tag) {
+  const std::string dir = temp_dir("proc-" + tag);
+  const std::string cmd = "cd '" + std::string(DTSIM_SOURCE_DIR) + "' && '" + DTSIM_BINARY_DIR + "/bin/dtsim' " + args +
+                          " >'" + dir + "/out' 2>'" + dir + "/err'";
+  const int status = std::system(cmd.c_str());
+  ProcessResult r;
+  r.code = WIFEXITED(status) ? WEXITSTATUS(status) : -1;
+  r.out = slurp(dir + "/out");
+  r.err = slurp(dir + "/err");
+  return r;
+}
+
+}  // namespace dtsim::test

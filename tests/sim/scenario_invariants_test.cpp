@@ -1,0 +1,87 @@
+// Invariants of whole scenarios under the analytical engine: overlap never lengthens an
+// iteration, more bandwidth is never slower, more shards never slow a parameter server.
+#include <catch2/catch.hpp>
+
+#include "models/metrics.hpp"
+#include "models/plan_compiler.hpp"
+#include "models/scenario_loader.hpp"
+#include "sim/analytical/engine.hpp"
+
+using namespace dtsim;
+
+namespace {
+
+Metrics run(const std::string& file, std::vector<std::string> sets) {
+  const Scenario s = load_scenario(std::string(DTSIM_SOURCE_DIR) + "/scenarios/" + file, sets);
+  const Plan plan = compile_plan(s);
+  Recorder rec;
+  AnalyticalExecutor engine(s.cluster);
+  const RunInfo info = engine.run(plan, rec);
+  return compute_metrics(plan, rec.records(), info);
+}
+
+double mean(const std::string& file, std::vector<std::string> sets) { return run(file, sets).iteration_time.mean; }
+
+}  // namespace
+
+TEST_CASE("overlap never lengthens an iteration") {
+  for (const char* file : {"quickstart.yaml", "parameter_server.yaml", "gpt2_fat_tree.yaml", "synthetic_torus.yaml"}) {
+    for (const char* bucket : {"1MB", "25MB", "200MB"}) {
+      INFO(file << " bucket " << bucket);
+      const std::string b = std::string("strategy.allreduce.bucket_size=") + bucket;
+      const double on = mean(file, {b, "strategy.allreduce.overlap=true"});
+      const double off = mean(file, {b, "strategy.allreduce.overlap=false"});
+      CHECK(on <= off * (1 + 1e-12));
+    }
+  }
+}
+
+TEST_CASE("without overlap an iteration is compute plus communication") {
+  const Metrics m = run("quickstart.yaml", {"strategy.allreduce.overlap=false"});
+  CHECK(m.exposed_comm_fraction == Approx(m.comm_fraction).epsilon(1e-9));
+  CHECK(m.wait_fraction == Approx(0).margin(1e-9));
+}
+
+TEST_CASE("more network bandwidth is never slower") {
+  for (const char* file : {"quickstart.yaml", "parameter_server.yaml", "gpt2_fat_tree.yaml"}) {
+    double last = 1e30;
+    for (const char* rate : {"10Gbps", "25Gbps", "100Gbps", "400Gbps"}) {
+      INFO(file << " at " << rate);
+      const double t = mean(file, {std::string("cluster.nic.rate=") + rate});
+      CHECK(t <= last);
+      last = t;
+    }
+  }
+}
+
+TEST_CASE("more parameter-server shards never slow the servers' incast") {
+  double last = 1e30;
+  for (int shards : {1, 2, 4, 8}) {
+    const double t = mean("parameter_server.yaml", {"strategy.parameter_server.shards=" + std::to_string(shards)});
+    CHECK(t <= last * (1 + 1e-12));
+    last = t;
+  }
+}
+
+TEST_CASE("the plan conserves gradient bytes") {
+  const Scenario s = load_scenario(std::string(DTSIM_SOURCE_DIR) + "/scenarios/quickstart.yaml");
+  const Plan plan = compile_plan(s);
+  double allreduced = 0;
+  for (const Op& op : plan.ranks[0].ops) {
+    if (const auto* c = std::get_if<CollectiveOp>(&op.body)) allreduced += c->bytes;
+  }
+  CHECK(allreduced == Approx(s.workload.total_params() * 4.0));  // fp32 gradients, every parameter once
+
+  const Scenario ps = load_scenario(std::string(DTSIM_SOURCE_DIR) + "/scenarios/parameter_server.yaml",
+                                    {"strategy.parameter_server.shards=3", "strategy.parameter_server.split=by_layer"});
+  const Plan pp = compile_plan(ps);
+  double pushed = 0, received = 0;
+  for (const auto& r : pp.ranks) {
+    for (const Op& op : r.ops) {
+      if (const auto* snd = std::get_if<SendOp>(&op.body); snd && r.role == Role::Worker) pushed += snd->bytes;
+      if (const auto* rcv = std::get_if<RecvOp>(&op.body); rcv && r.role == Role::Server) received += rcv->bytes;
+    }
+  }
+  CHECK(pushed == Approx(ps.workload.total_params() * 4.0 * ps.workers()));
+  CHECK(received == Approx(pushed));
+}
