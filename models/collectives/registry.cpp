@@ -13,8 +13,9 @@ namespace dtsim {
 namespace {
 
 // Sorted by name.
-const std::array<const CollectiveAlgorithm*, 1>& table() {
-  static const std::array<const CollectiveAlgorithm*, 1> algorithms{
+const std::array<const CollectiveAlgorithm*, 2>& table() {
+  static const std::array<const CollectiveAlgorithm*, 2> algorithms{
+      &collectives::halving_doubling_algorithm(),
       &collectives::ring_algorithm(),
   };
   return algorithms;
