@@ -13,8 +13,9 @@ namespace dtsim {
 namespace {
 
 // Sorted by name.
-const std::array<const CollectiveAlgorithm*, 2>& table() {
-  static const std::array<const CollectiveAlgorithm*, 2> algorithms{
+const std::array<const CollectiveAlgorithm*, 3>& table() {
+  static const std::array<const CollectiveAlgorithm*, 3> algorithms{
+      &collectives::double_binary_tree_algorithm(),
       &collectives::halving_doubling_algorithm(),
       &collectives::ring_algorithm(),
   };
