@@ -13,10 +13,11 @@ namespace dtsim {
 namespace {
 
 // Sorted by name.
-const std::array<const CollectiveAlgorithm*, 3>& table() {
-  static const std::array<const CollectiveAlgorithm*, 3> algorithms{
+const std::array<const CollectiveAlgorithm*, 4>& table() {
+  static const std::array<const CollectiveAlgorithm*, 4> algorithms{
       &collectives::double_binary_tree_algorithm(),
       &collectives::halving_doubling_algorithm(),
+      &collectives::hierarchical_algorithm(),
       &collectives::ring_algorithm(),
   };
   return algorithms;
