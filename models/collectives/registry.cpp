@@ -13,8 +13,9 @@ namespace dtsim {
 namespace {
 
 // Sorted by name.
-const std::array<const CollectiveAlgorithm*, 4>& table() {
-  static const std::array<const CollectiveAlgorithm*, 4> algorithms{
+const std::array<const CollectiveAlgorithm*, 5>& table() {
+  static const std::array<const CollectiveAlgorithm*, 5> algorithms{
+      &collectives::direct_algorithm(),
       &collectives::double_binary_tree_algorithm(),
       &collectives::halving_doubling_algorithm(),
       &collectives::hierarchical_algorithm(),
