@@ -26,7 +26,11 @@ struct GroupShape {
 
   int node_of(int r) const { return r / per_node; }
   bool same_node(int a, int b) const { return node_of(a) == node_of(b); }
+  int nodes() const { return size / per_node; }
 };
+
+// Throws InputError unless size >= 1, per_node >= 1, size % per_node == 0 and 0 <= root < size.
+void validate_group(const GroupShape& group);
 
 // Alpha-beta parameters of one message between two ranks: latency alpha (s) and the bandwidth
 // (bytes/s) a rank can drive, for a pair within one node and for a pair on different nodes.
@@ -40,21 +44,36 @@ struct AlphaBeta {
 // `bytes` is S, the size named in REFERENCE.md: the buffer on each rank for AllReduce, Broadcast
 // and Reduce; the full (gathered) buffer for ReduceScatter and AllGather; what each rank sends
 // in total for AllToAll.
+// 24 bytes: a ring AllReduce over 1024 ranks holds 2 * 1023 * 1024 of them.
 struct Transfer {
   int src = 0;
   int dst = 0;
-  int chunk = 0;        // which piece of the buffer (the algorithm's own numbering)
-  double bytes = 0;
+  int chunk = 0;        // which piece of the buffer (see Schedule for what the ids mean)
   bool reduce = false;  // the receiver adds it into its copy of the chunk (else overwrites)
+  double bytes = 0;
 };
 
 // Transfers of one round may run at once; a round starts when the previous one has finished.
+// A transfer sends the chunk as the sender held it when the round started. Several transfers
+// from one rank to another in the same round count as one message (one alpha) for timing.
 struct Round {
   std::vector<Transfer> transfers;
 };
 
+// What chunk ids 0..chunks-1 mean, by kind:
+//   AllReduce, Reduce, ReduceScatter: every rank's buffer is cut into `chunks` equal pieces and
+//     every rank starts with its own contribution to each; a reducing transfer adds the sender's
+//     partial sum into the receiver's. Reduce ends with the root holding every chunk fully
+//     reduced; AllReduce with every rank holding them all.
+//   ReduceScatter, AllGather: chunks is a multiple of size; chunk c belongs to rank
+//     c / (chunks / size). ReduceScatter ends with every rank holding its own chunks fully
+//     reduced; in AllGather every rank starts with its own chunks and ends with all of them.
+//   Broadcast: the root starts with every chunk, and every rank ends with them.
+//   AllToAll: chunks = size * size; chunk i * size + j is the piece rank i sends to rank j
+//     (S / size bytes); rank j ends with chunk i * size + j from every i != j.
+// Every transfer carries its own byte count, so timing never needs the chunk size.
 struct Schedule {
-  int chunks = 1;  // the buffer is cut into this many chunks of equal size
+  int chunks = 1;
   std::vector<Round> rounds;
 };
 
@@ -63,21 +82,45 @@ class CollectiveAlgorithm {
   virtual ~CollectiveAlgorithm() = default;
   virtual std::string_view name() const = 0;
   virtual std::string_view description() const = 0;
-  virtual bool supports(CollectiveKind kind, const GroupShape& group) const = 0;
-  // Throws InputError if !supports(kind, group).
+  // Why this algorithm cannot run `kind` on `group` ("" when it can), e.g.
+  // "halving_doubling needs a power-of-two group size (got 6)". The group must be valid.
+  virtual std::string unsupported_reason(CollectiveKind kind, const GroupShape& group) const = 0;
+  bool supports(CollectiveKind kind, const GroupShape& group) const { return unsupported_reason(kind, group).empty(); }
+  // Throws InputError if the group is invalid, bytes is negative, or !supports(kind, group); the
+  // message names the algorithms that do support it.
   virtual Schedule schedule(CollectiveKind kind, const GroupShape& group, double bytes) const = 0;
-  // Time on uncontended full-duplex links, reduction compute ignored.
-  virtual double closed_form(CollectiveKind kind, const GroupShape& group, double bytes,
-                             const AlphaBeta& ab) const = 0;
+  // Time on uncontended full-duplex links, reduction compute ignored; the same time
+  // schedule_time gives for schedule(kind, group, bytes), except where an algorithm's file says
+  // otherwise (the double binary tree gives an upper bound). Throws as schedule() does.
+  virtual double closed_form(CollectiveKind kind, const GroupShape& group, double bytes, const AlphaBeta& ab) const = 0;
+
+ protected:
+  // The checks schedule() and closed_form() start with.
+  void require(CollectiveKind kind, const GroupShape& group, double bytes) const;
 };
 
-// Names in the table, e.g. "ring", "double_binary_tree", "halving_doubling", "hierarchical", "direct".
+// Names in the table, sorted: "direct", "double_binary_tree", "halving_doubling",
+// "hierarchical", "ring".
 std::vector<std::string_view> algorithm_names();
-// Throws InputError (no location) naming the valid algorithms.
+// Throws InputError (no location) naming the valid algorithms and the nearest one.
 const CollectiveAlgorithm& find_algorithm(std::string_view name);
 
-// Time of a schedule when it runs on uncontended full-duplex links: rounds in sequence, each as
-// long as its slowest transfer (alpha + bytes / bw of that pair's class).
+// Pipelined algorithms (ring/chain Broadcast and Reduce, each tree of the double binary tree)
+// cut the bytes they carry into this many chunks: one per started MiB (kPipelineChunkBytes),
+// at least 1 and at most kMaxPipelineChunks, so a schedule stays within the size of a ring
+// AllReduce for large groups. The chunk count depends on bytes only, not on alpha and beta.
+inline constexpr double kPipelineChunkBytes = 1024.0 * 1024.0;
+inline constexpr int kMaxPipelineChunks = 256;
+int pipeline_chunks(double bytes);
+
+// Time of a schedule on uncontended full-duplex links, rounds in sequence. Each rank has one
+// full-duplex port per link class (intra-node, inter-node), and the two classes work side by
+// side (NVLink and the NIC). A round lasts, over the classes its transfers use,
+//   max over classes k of  alpha_k + max over ranks r of max(out_k(r), in_k(r)) / bw_k,
+// where out_k(r) and in_k(r) are the bytes rank r sends and receives over class k in that round
+// (several messages on one port share it). With one class this is
+//   alpha + max over ranks of max(bytes sent, bytes received) / bw.
+// A transfer between two ranks of one node uses the intra parameters, otherwise the inter ones.
 double schedule_time(const Schedule& schedule, const GroupShape& group, const AlphaBeta& ab);
 
 }  // namespace dtsim

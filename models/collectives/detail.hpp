@@ -1,0 +1,46 @@
+// Internal to models/collectives/: the algorithm instances the table in registry.cpp lists, and
+// the pieces several algorithms share (ring phases, per-round alpha-beta costs).
+#pragma once
+
+#include <cstddef>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "models/collectives/collective.hpp"
+
+namespace dtsim::collectives {
+
+const CollectiveAlgorithm& direct_algorithm();
+const CollectiveAlgorithm& double_binary_tree_algorithm();
+const CollectiveAlgorithm& halving_doubling_algorithm();
+const CollectiveAlgorithm& hierarchical_algorithm();
+const CollectiveAlgorithm& ring_algorithm();
+
+// "; did you mean 'ring'?" when one of `names` is close to `text`, else "".
+std::string did_you_mean(std::string_view text, const std::vector<std::string_view>& names);
+
+// alpha + bytes / bw of one link class.
+double class_time(const AlphaBeta& ab, bool inter, double bytes);
+// A round in which every rank sends and receives at most `bytes` per class, with transfers on
+// the classes flagged: the max over those classes of class_time (0 if neither is used).
+double round_time(const AlphaBeta& ab, bool uses_intra, bool uses_inter, double bytes);
+
+// Which chunks make up piece p of a ring phase:
+//   offset + p * piece_stride + j * elem_stride  for j in 0..count-1.
+struct PieceLayout {
+  int offset = 0;
+  int piece_stride = 1;
+  int count = 1;
+  int elem_stride = 0;
+};
+
+// Adds the n-1 rounds of a ring phase among `members` (in ring order: member i sends to member
+// i+1 mod n) to rounds[first], rounds[first+1], ..., growing `rounds` as needed, so that rings
+// over disjoint members can run side by side. Reduce-scatter (reduce = true): in step s member
+// i sends piece (i-s-1) mod n and ends holding piece i fully reduced. All-gather: member i
+// starts with piece i and in step s sends piece (i-s) mod n. Each chunk is one transfer.
+void add_ring_phase(std::vector<Round>& rounds, std::size_t first, const std::vector<int>& members,
+                    const PieceLayout& pieces, double chunk_bytes, bool reduce);
+
+}  // namespace dtsim::collectives
