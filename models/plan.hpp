@@ -28,7 +28,7 @@ struct CollectiveOp {
   CollectiveKind kind = CollectiveKind::AllReduce;
   double bytes = 0;  // S as collective.hpp defines it
   int group = 0;     // index into Plan::groups
-  std::string algorithm;
+  const CollectiveAlgorithm* algorithm = nullptr;  // from the table in models/collectives/
   int seq = 0;       // the n-th collective of this group in an iteration: ranks match on (group, seq)
 };
 struct SendOp {

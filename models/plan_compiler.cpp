@@ -36,6 +36,7 @@ Op comm_op(RankProgram& r, std::string label, Stream stream, std::vector<int> de
 void compile_allreduce(const Scenario& s, Plan& plan) {
   const double grad_bytes = dtype_bytes(s.model.grad_dtype);
   const auto buckets = gradient_buckets(s.workload, grad_bytes, s.strategy.bucket_size);
+  const CollectiveAlgorithm& algorithm = find_algorithm(s.strategy.algorithm);
   CommGroup all;
   for (int w = 0; w < plan.worker_count; ++w) all.ranks.push_back(w);
   const int dpn = s.cluster.devices_per_node;
@@ -50,7 +51,7 @@ void compile_allreduce(const Scenario& s, Plan& plan) {
       for (int l : buckets[b]) params += s.workload.layers[l].params;
       const int ready = s.strategy.overlap ? pass.backward[buckets[b].back()] : pass.last;
       Op op = comm_op(r, fmt::format("allreduce bucket {}", b), Stream::Comm, {ready},
-                      CollectiveOp{CollectiveKind::AllReduce, params * grad_bytes, 0, s.strategy.algorithm,
+                      CollectiveOp{CollectiveKind::AllReduce, params * grad_bytes, 0, &algorithm,
                                    static_cast<int>(b)});
       update_deps.push_back(op.id);
       r.ops.push_back(std::move(op));

@@ -48,9 +48,11 @@ std::vector<std::string> children_of(const std::string& prefix) {
   throw InputError(where, fmt::format("unknown key '{}'{}", path, did_you_mean(leaf, children_of(prefix))));
 }
 
-void set_value(Scenario& s, const std::string& path, const std::string& text, const SourceLocation& where) {
+// `key_at` is where the key is written (for an unknown key), `where` where its value is.
+void set_value(Scenario& s, const std::string& path, const std::string& text, const SourceLocation& key_at,
+               const SourceLocation& where) {
   const ScenarioKey* key = find_scenario_key(path);
-  if (!key) unknown_key(path, where);
+  if (!key) unknown_key(path, key_at);
   key->set(s, ScalarValue(path, text, where));
   s.where[path] = where;
 }
@@ -78,7 +80,7 @@ void walk(Scenario& s, const YAML::Node& map, const std::string& prefix, const s
         throw InputError(where, fmt::format("{}: is a section; expected keys such as {}", path,
                                             fmt::join(children_of(path), ", ")));
       }
-      set_value(s, path, value.as<std::string>(), at(file, value.Mark()));
+      set_value(s, path, value.as<std::string>(), where, at(file, value.Mark()));
     }
   }
 }
@@ -94,7 +96,7 @@ void apply_override(Scenario& s, const std::string& text) {
     throw InputError(where, fmt::format("{}: is a section; set one of its keys ({})", path,
                                         fmt::join(children_of(path), ", ")));
   }
-  set_value(s, path, text.substr(eq + 1), where);
+  set_value(s, path, text.substr(eq + 1), where, where);
 }
 
 }  // namespace

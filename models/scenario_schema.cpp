@@ -114,11 +114,11 @@ std::vector<ScenarioKey> build_keys() {
   add("cluster.topology.dims", "dimensions", "", "Torus: dimensions such as 4x4x2 (their product is the node count).",
       [](S& s, const V& v) { s.cluster.topology.dims = v.dims(); });
   add("cluster.topology.groups", "count", "0", "Dragonfly: groups.",
-      [](S& s, const V& v) { s.cluster.topology.groups = v.count(1); });
+      [](S& s, const V& v) { s.cluster.topology.groups = v.count(0); });
   add("cluster.topology.routers_per_group", "count", "0", "Dragonfly: routers per group.",
-      [](S& s, const V& v) { s.cluster.topology.routers_per_group = v.count(1); });
+      [](S& s, const V& v) { s.cluster.topology.routers_per_group = v.count(0); });
   add("cluster.topology.nodes_per_router", "count", "0", "Dragonfly: nodes per router.",
-      [](S& s, const V& v) { s.cluster.topology.nodes_per_router = v.count(1); });
+      [](S& s, const V& v) { s.cluster.topology.nodes_per_router = v.count(0); });
   add("cluster.transport", "one of: rdma, tcp", "rdma",
       "RDMA-like fabric (no slow-start penalty) or TCP (the SimGrid engine applies TCP factors).",
       [](S& s, const V& v) {

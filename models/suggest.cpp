@@ -27,7 +27,9 @@ std::optional<std::string> closest_match(std::string_view word, std::span<const 
   std::optional<std::string> best;
   int best_distance = max_distance + 1;
   for (const auto& c : candidates) {
-    const int d = edit_distance(word, c);
+    int d = edit_distance(word, c);
+    // A word the candidate contains ("tree" in "double_binary_tree") is as good as one edit.
+    if (word.size() >= 3 && c.find(word) != std::string::npos) d = std::min(d, 1);
     if (d < best_distance) {
       best_distance = d;
       best = c;
@@ -37,7 +39,7 @@ std::optional<std::string> closest_match(std::string_view word, std::span<const 
 }
 
 std::string did_you_mean(std::string_view word, std::span<const std::string> candidates) {
-  const auto match = closest_match(word, candidates);
+  const auto match = closest_match(word, candidates, std::max(2, static_cast<int>(word.size()) / 3));
   return match ? " (did you mean '" + *match + "'?)" : std::string();
 }
 

@@ -12,6 +12,7 @@
 
 #include "models/collectives/detail.hpp"
 #include "models/error.hpp"
+#include "models/suggest.hpp"
 
 namespace dtsim {
 namespace {
@@ -41,7 +42,7 @@ CollectiveKind parse_collective(std::string_view text) {
     names.push_back(name);
   }
   throw InputError(fmt::format("'{}' is not a collective (valid: {}){}", text, fmt::join(names, ", "),
-                               collectives::did_you_mean(text, names)));
+                               did_you_mean(text, std::vector<std::string>(names.begin(), names.end()))));
 }
 
 void validate_group(const GroupShape& group) {
@@ -127,40 +128,6 @@ double round_time(const AlphaBeta& ab, bool uses_intra, bool uses_inter, double 
   if (uses_intra) t = class_time(ab, false, bytes);
   if (uses_inter) t = std::max(t, class_time(ab, true, bytes));
   return t;
-}
-
-namespace {
-
-// Optimal string alignment distance: edits, counting a swap of neighbours as one.
-std::size_t edit_distance(std::string_view a, std::string_view b) {
-  std::vector<std::vector<std::size_t>> d(a.size() + 1, std::vector<std::size_t>(b.size() + 1));
-  for (std::size_t i = 0; i <= a.size(); ++i) d[i][0] = i;
-  for (std::size_t j = 0; j <= b.size(); ++j) d[0][j] = j;
-  for (std::size_t i = 1; i <= a.size(); ++i) {
-    for (std::size_t j = 1; j <= b.size(); ++j) {
-      const std::size_t cost = a[i - 1] == b[j - 1] ? 0 : 1;
-      d[i][j] = std::min({d[i - 1][j] + 1, d[i][j - 1] + 1, d[i - 1][j - 1] + cost});
-      if (i > 1 && j > 1 && a[i - 1] == b[j - 2] && a[i - 2] == b[j - 1])
-        d[i][j] = std::min(d[i][j], d[i - 2][j - 2] + 1);
-    }
-  }
-  return d[a.size()][b.size()];
-}
-
-}  // namespace
-
-std::string did_you_mean(std::string_view text, const std::vector<std::string_view>& names) {
-  std::string_view best;
-  std::size_t best_distance = std::max<std::size_t>(2, text.size() / 3) + 1;
-  for (std::string_view name : names) {
-    std::size_t distance = edit_distance(text, name);
-    if (text.size() >= 3 && name.find(text) != std::string_view::npos) distance = 1;
-    if (distance < best_distance) {
-      best = name;
-      best_distance = distance;
-    }
-  }
-  return best.empty() ? std::string() : fmt::format("; did you mean '{}'?", best);
 }
 
 }  // namespace collectives

@@ -17,8 +17,6 @@ const CollectiveAlgorithm& halving_doubling_algorithm();
 const CollectiveAlgorithm& hierarchical_algorithm();
 const CollectiveAlgorithm& ring_algorithm();
 
-// "; did you mean 'ring'?" when one of `names` is close to `text`, else "".
-std::string did_you_mean(std::string_view text, const std::vector<std::string_view>& names);
 
 // alpha + bytes / bw of one link class.
 double class_time(const AlphaBeta& ab, bool inter, double bytes);

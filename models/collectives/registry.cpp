@@ -8,6 +8,7 @@
 
 #include "models/collectives/detail.hpp"
 #include "models/error.hpp"
+#include "models/suggest.hpp"
 
 namespace dtsim {
 namespace {
@@ -38,7 +39,7 @@ const CollectiveAlgorithm& find_algorithm(std::string_view name) {
   }
   const std::vector<std::string_view> names = algorithm_names();
   throw InputError(fmt::format("unknown collective algorithm '{}' (valid: {}){}", name, fmt::join(names, ", "),
-                               collectives::did_you_mean(name, names)));
+                               did_you_mean(name, std::vector<std::string>(names.begin(), names.end()))));
 }
 
 }  // namespace dtsim

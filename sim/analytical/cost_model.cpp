@@ -3,6 +3,7 @@
 
 #include <algorithm>
 #include <map>
+#include <set>
 
 namespace dtsim {
 
@@ -16,9 +17,12 @@ int inter_node_concurrency(const CollectiveAlgorithm& algo, CollectiveKind kind,
   const Schedule sched = algo.schedule(kind, small, 1.0);
   int most = 1;
   for (const auto& round : sched.rounds) {
+    // Distinct sender-receiver pairs: several chunks to one partner in a round are one message.
+    std::set<std::pair<int, int>> pairs;
     std::map<int, int> leaving;
     for (const auto& t : round.transfers) {
-      if (!small.same_node(t.src, t.dst)) most = std::max(most, ++leaving[small.node_of(t.src)]);
+      if (small.same_node(t.src, t.dst) || !pairs.insert({t.src, t.dst}).second) continue;
+      most = std::max(most, ++leaving[small.node_of(t.src)]);
     }
   }
   return std::min(most, shape.per_node);
@@ -80,7 +84,7 @@ double CostModel::collective_time(const CollectiveOp& op) const {
   const auto it = collective_cache_.find(key);
   if (it != collective_cache_.end()) return it->second;
   const CommGroup& group = plan_.groups[op.group];
-  const CollectiveAlgorithm& algo = find_algorithm(op.algorithm);
+  const CollectiveAlgorithm& algo = *op.algorithm;
   const GroupShape shape{static_cast<int>(group.ranks.size()), group.per_node, 0};
   const double t = shape.size <= 1 ? 0.0 : algo.closed_form(op.kind, shape, op.bytes, group_alpha_beta(group, algo, op.kind));
   collective_cache_.emplace(key, t);

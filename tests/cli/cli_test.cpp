@@ -47,7 +47,7 @@ TEST_CASE("bad scenarios exit with 2 and one error line") {
   CHECK(missing.err == "no/such.yaml: error: cannot read the scenario file\n");
 }
 
-TEST_CASE("usage errors exit with 2, --help and --version with 0") {
+TEST_CASE("usage errors exit with 2; --help and --version with 0") {
   CHECK(run_dtsim("", "no-args").code == 2);
   CHECK(run_dtsim("frobnicate", "bad-cmd").code == 2);
   const auto help = run_dtsim("--help", "help");
@@ -64,7 +64,7 @@ TEST_CASE("the SimGrid engine is refused until it exists") {
   CHECK(r.err.find("run.engine: the SimGrid engine is not built yet") != std::string::npos);
 }
 
-TEST_CASE("models, devices and keys list the zoo and the scenario language") {
+TEST_CASE("models; devices and keys list the zoo and the scenario language") {
   const auto models = run_dtsim("models list", "models");
   CHECK(models.code == 0);
   CHECK(models.out.find("resnet50") != std::string::npos);

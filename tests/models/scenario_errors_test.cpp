@@ -77,7 +77,7 @@ TEST_CASE("a model that does not exist") {
         "gpt2_xl, gpt3_175b, inception_v3, resnet101, resnet50, vgg16)");
 }
 
-TEST_CASE("unknown devices, choices and algorithms") {
+TEST_CASE("unknown devices; choices and algorithms") {
   CHECK(error_of("model:\n  name: resnet50\ncluster:\n  device: a100\n") ==
         "x.yaml:4:11: error: cluster.device: unknown device 'a100' (valid: a100_40gb, a100_80gb, cpu_socket, h100_sxm, "
         "h200, p100, v100)");
@@ -94,7 +94,7 @@ TEST_CASE("invalid YAML and values of the wrong shape") {
         "name, optimizer, synthetic, transformer");
 }
 
-TEST_CASE("--set overrides with the same validation") {
+TEST_CASE("overrides from --set get the same validation") {
   const auto s = dtsim::load_scenario_text(kGood, "x.yaml", {"cluster.nodes=4", "strategy.allreduce.bucket_size=50MB"});
   CHECK(s.workers() == 16);
   CHECK(s.strategy.bucket_size == 50e6);

@@ -38,7 +38,7 @@ inline Plan one_collective(int n, double bytes, const std::string& algorithm, Co
     op.label = "collective";
     op.stream = Stream::Comm;
     op.phase = Phase::Communication;
-    op.body = CollectiveOp{kind, bytes, 0, algorithm, 0};
+    op.body = CollectiveOp{kind, bytes, 0, &find_algorithm(algorithm), 0};
     rp.ops.push_back(op);
     p.ranks.push_back(rp);
   }
