@@ -77,6 +77,25 @@ struct Schedule {
   std::vector<Round> rounds;
 };
 
+// What a replaying engine sends: one message per (src, dst) pair standing for `rounds` rounds
+// of the algorithm. Step fidelity: one phase per round (same-pair transfers of a round merged
+// into one message). Flow fidelity: consecutive rounds that use the same set of pairs merged
+// into one phase, each pair's bytes summed; the engine charges the extra (rounds - 1) latencies.
+struct Flow {
+  int src = 0;
+  int dst = 0;
+  double bytes = 0;
+};
+struct FlowPhase {
+  std::vector<Flow> flows;
+  int rounds = 1;
+};
+
+// Step fidelity: every round of the schedule as its own phase.
+std::vector<FlowPhase> step_phases(const Schedule& schedule);
+// Flow fidelity from a schedule: consecutive rounds with the same set of pairs merged.
+std::vector<FlowPhase> merge_phases(const std::vector<FlowPhase>& steps);
+
 class CollectiveAlgorithm {
  public:
   virtual ~CollectiveAlgorithm() = default;
@@ -93,6 +112,9 @@ class CollectiveAlgorithm {
   // schedule_time gives for schedule(kind, group, bytes), except where an algorithm's file says
   // otherwise (the double binary tree gives an upper bound). Throws as schedule() does.
   virtual double closed_form(CollectiveKind kind, const GroupShape& group, double bytes, const AlphaBeta& ab) const = 0;
+  // Flow fidelity: merge_phases(step_phases(schedule(...))) by default; algorithms whose
+  // schedules grow as N^2 (ring) override it with an O(N) construction giving the same phases.
+  virtual std::vector<FlowPhase> flow_phases(CollectiveKind kind, const GroupShape& group, double bytes) const;
 
  protected:
   // The checks schedule() and closed_form() start with.
