@@ -1,5 +1,6 @@
 // `dtsim run` and `dtsim check`: load a scenario, compile its Plan, run an engine, write results.
 #include <filesystem>
+#include <memory>
 #include <iostream>
 
 #include <fmt/format.h>
@@ -13,6 +14,7 @@
 #include "models/scenario_loader.hpp"
 #include "models/trace.hpp"
 #include "sim/analytical/engine.hpp"
+#include "sim/simgrid/executor.hpp"
 
 namespace dtsim::cli {
 
@@ -20,22 +22,23 @@ int run_command(const RunOptions& o) {
   std::vector<std::string> sets = o.sets;
   if (!o.engine.empty()) sets.push_back("run.engine=" + o.engine);
   const Scenario s = load_scenario(o.scenario, sets);
-  if (s.run.engine == Engine::SimGrid) {
-    throw InputError(s.location_of("run.engine"),
-                     "run.engine: the SimGrid engine is not built yet in this version of dtsim (valid now: analytical)");
-  }
   const Plan plan = compile_plan(s);
   Recorder recorder;
   recorder.reserve(static_cast<size_t>(plan.total_ops()) * (plan.iterations + plan.warmup));
-  AnalyticalExecutor engine(s.cluster);
-  const RunInfo info = engine.run(plan, recorder);
-  const Metrics m = compute_metrics(plan, recorder.records(), info);
+  std::unique_ptr<Executor> engine;
+  if (s.run.engine == Engine::SimGrid) {
+    engine = std::make_unique<sg::SimGridExecutor>(s.cluster, sg::SimGridOptions{s.run.fidelity, s.run.fuse_compute});
+  } else {
+    engine = std::make_unique<AnalyticalExecutor>(s.cluster);
+  }
+  const RunInfo info = engine->run(plan, recorder);
+  const std::vector<Metrics> jobs = compute_job_metrics(plan, recorder.records(), info);
 
   const std::string out = o.out.empty() ? (std::filesystem::path("runs") / s.name).string() : o.out;
   std::error_code ec;
   std::filesystem::create_directories(out, ec);
   if (ec) throw RuntimeError(fmt::format("cannot create output folder {}: {}", out, ec.message()));
-  const nlohmann::json metrics = metrics_to_json(m);
+  const nlohmann::json metrics = run_metrics_json(jobs);
   if (o.trace) {
     write_file_atomic((std::filesystem::path(out) / "trace.json").string(),
                       trace_json(plan, recorder.records(), s.cluster.nodes));
@@ -44,7 +47,7 @@ int run_command(const RunOptions& o) {
   if (o.json) {
     std::cout << metrics.dump(2) << "\n";
   } else {
-    print_summary(std::cout, s, plan, m);
+    print_summary(std::cout, s, jobs);
     std::cout << fmt::format("wrote {}/metrics.json{}\n", out, o.trace ? fmt::format(" and {}/trace.json", out) : "");
   }
   return 0;
@@ -53,9 +56,12 @@ int run_command(const RunOptions& o) {
 int check_command(const std::string& scenario, const std::vector<std::string>& sets) {
   const Scenario s = load_scenario(scenario, sets);
   const Plan plan = compile_plan(s);
-  std::cout << fmt::format("{}: ok ({} on {} x {} {}, {} workers{}, {} ops per iteration)\n", scenario, s.workload.name,
-                           s.cluster.nodes, s.cluster.devices_per_node, s.cluster.device.name, plan.worker_count,
-                           plan.server_count ? fmt::format(" + {} servers", plan.server_count) : "", plan.total_ops());
+  std::cout << fmt::format("{}: ok ({} nodes x {} {}; {} ops per iteration)\n", scenario, s.cluster.nodes,
+                           s.cluster.devices_per_node, s.cluster.device.name, plan.total_ops());
+  for (const auto& job : plan.jobs) {
+    std::cout << fmt::format("  job {}: {} workers{}\n", job.name, job.workers.size(),
+                             job.servers.empty() ? "" : fmt::format(" + {} servers", job.servers.size()));
+  }
   return 0;
 }
 

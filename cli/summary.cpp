@@ -1,4 +1,4 @@
-// Formatting of the run summary: the job, then the headline metrics, then where time goes.
+// Formatting of the run summary: the cluster, then per job what it runs and its metrics.
 #include "cli/summary.hpp"
 
 #include <fmt/format.h>
@@ -14,29 +14,24 @@ void row(std::ostream& os, std::string_view key, const std::string& value) {
 
 std::string percent(double f) { return fmt::format("{:.1f} %", 100.0 * f); }
 
-}  // namespace
+std::string strategy_text(const Scenario& s, const JobSpec& job) {
+  const StrategySpec& st = job.strategy;
+  if (st.kind == StrategyKind::AllReduce) {
+    return fmt::format("allreduce ({}, buckets of {}, overlap {})", st.algorithm, format_bytes(st.bucket_size),
+                       st.overlap ? "on" : "off");
+  }
+  return fmt::format("parameter server ({} shards, {}, overlap {})", st.ps_shards,
+                     s.cluster.server_placement == ServerPlacement::Dedicated ? "dedicated hosts" : "colocated",
+                     st.overlap ? "on" : "off");
+}
 
-void print_summary(std::ostream& os, const Scenario& s, const Plan& plan, const Metrics& m) {
-  os << fmt::format("dtsim {}: {}\n", DTSIM_VERSION, s.name);
-  row(os, "model", fmt::format("{} ({:.4g} M params, {:.4g} GFLOP/sample fwd+bwd, batch {}/worker, {})",
-                               s.workload.name, s.workload.total_params() / 1e6,
-                               (s.workload.fwd_flops_per_sample() + s.workload.bwd_flops_per_sample()) / 1e9,
-                               s.model.batch_per_worker, dtype_name(s.model.dtype)));
-  row(os, "cluster", fmt::format("{} nodes x {} {} ({} {}, NIC {} x {})", s.cluster.nodes, s.cluster.devices_per_node,
-                                 s.cluster.device.name,
-                                 s.cluster.intra_kind == IntraLinkKind::NvLink ? "NVLink" : "PCIe",
-                                 format_rate(s.cluster.intra.rate), s.cluster.nics, format_rate(s.cluster.nic.rate)));
-  const std::string strategy =
-      s.strategy.kind == StrategyKind::AllReduce
-          ? fmt::format("allreduce ({}, buckets of {}, overlap {})", s.strategy.algorithm,
-                        format_bytes(s.strategy.bucket_size), s.strategy.overlap ? "on" : "off")
-          : fmt::format("parameter server ({} shards, {}, overlap {})", s.strategy.ps_shards,
-                        s.cluster.server_placement == ServerPlacement::Dedicated ? "dedicated hosts" : "colocated",
-                        s.strategy.overlap ? "on" : "off");
-  row(os, "strategy", fmt::format("{}, {} workers, BSP", strategy, plan.worker_count));
-  row(os, "engine", fmt::format("{} ({}), {} iterations after {} warm-up", m.run.engine, m.run.fidelity, m.iterations,
-                                m.warmup));
-  os << "\n";
+void job_summary(std::ostream& os, const Scenario& s, const JobSpec& job, const Metrics& m) {
+  const Workload& w = job.workload;
+  row(os, "model", fmt::format("{} ({:.4g} M params, {:.4g} GFLOP/sample fwd+bwd, batch {}/worker, {})", w.name,
+                               w.total_params() / 1e6, (w.fwd_flops_per_sample() + w.bwd_flops_per_sample()) / 1e9,
+                               job.model.batch_per_worker, dtype_name(job.model.dtype)));
+  row(os, "strategy", fmt::format("{}, {} workers{}, BSP", strategy_text(s, job), m.workers,
+                                  m.servers ? fmt::format(" + {} servers", m.servers) : ""));
   row(os, "iteration time mean", format_time(m.iteration_time.mean));
   row(os, "iteration time p50/p95/p99", fmt::format("{} / {} / {}", format_time(m.iteration_time.p50),
                                                     format_time(m.iteration_time.p95), format_time(m.iteration_time.p99)));
@@ -46,8 +41,50 @@ void print_summary(std::ostream& os, const Scenario& s, const Plan& plan, const 
   row(os, "waiting", percent(m.wait_fraction));
   row(os, "communication (total)", fmt::format("{} (overlapped or not)", percent(m.comm_fraction)));
   row(os, "bytes on the wire", fmt::format("{} per iteration", format_bytes(m.bytes_on_wire_per_iteration)));
-  row(os, "simulated time", format_time(m.simulated_time_s));
-  row(os, "wall time", format_time(m.run.wall_time_s));
+}
+
+// Several jobs side by side: one row each.
+void jobs_table(std::ostream& os, const Scenario& s, const std::vector<Metrics>& jobs) {
+  os << fmt::format("  {:<14} {:<34} {:>8} {:>11} {:>13} {:>8} {:>8} {:>8}\n", "job", "strategy", "workers",
+                    "iteration", "samples/s", "compute", "exposed", "waiting");
+  for (size_t j = 0; j < jobs.size(); ++j) {
+    const JobSpec& job = s.jobs[j];
+    const Metrics& m = jobs[j];
+    const std::string strategy =
+        job.strategy.kind == StrategyKind::AllReduce
+            ? fmt::format("allreduce {}", job.strategy.algorithm)
+            : fmt::format("parameter server, {} shard{}", job.strategy.ps_shards, job.strategy.ps_shards > 1 ? "s" : "");
+    os << fmt::format("  {:<14} {:<34} {:>8} {:>11} {:>13.1f} {:>8} {:>8} {:>8}\n", job.name,
+                      fmt::format("{} ({})", strategy, job.workload.name), m.workers,
+                      format_time(m.iteration_time.mean), m.throughput_samples_per_s, percent(m.compute_fraction),
+                      percent(m.exposed_comm_fraction), percent(m.wait_fraction));
+  }
+  os << "  (compute, exposed communication and waiting: shares of a worker's iteration; per-job details in "
+        "metrics.json)\n";
+}
+
+}  // namespace
+
+void print_summary(std::ostream& os, const Scenario& s, const std::vector<Metrics>& jobs) {
+  const Metrics& first = jobs.front();
+  os << fmt::format("dtsim {}: {}\n", DTSIM_VERSION, s.name);
+  row(os, "cluster", fmt::format("{} nodes x {} {} ({} {}, NIC {} x {}, {})", s.cluster.nodes,
+                                 s.cluster.devices_per_node, s.cluster.device.name,
+                                 s.cluster.intra_kind == IntraLinkKind::NvLink ? "NVLink" : "PCIe",
+                                 format_rate(s.cluster.intra.rate), s.cluster.nics, format_rate(s.cluster.nic.rate),
+                                 topology_name(s.cluster.topology.kind)));
+  row(os, "engine", fmt::format("{} ({}), {} iterations after {} warm-up", first.run.engine, first.run.fidelity,
+                                first.iterations, first.warmup));
+  if (jobs.size() == 1) {
+    os << "\n";
+    job_summary(os, s, s.jobs[0], jobs[0]);
+  } else {
+    os << "\n";
+    jobs_table(os, s, jobs);
+  }
+  os << "\n";
+  row(os, "simulated time", format_time(first.simulated_time_s));
+  row(os, "wall time", format_time(first.run.wall_time_s));
 }
 
 }  // namespace dtsim::cli

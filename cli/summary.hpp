@@ -4,11 +4,10 @@
 #include <ostream>
 
 #include "models/metrics.hpp"
-#include "models/plan.hpp"
 #include "models/scenario.hpp"
 
 namespace dtsim::cli {
 
-void print_summary(std::ostream& os, const Scenario& s, const Plan& plan, const Metrics& m);
+void print_summary(std::ostream& os, const Scenario& s, const std::vector<Metrics>& jobs);
 
 }  // namespace dtsim::cli

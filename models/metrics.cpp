@@ -88,36 +88,42 @@ double wire_bytes(const Plan& plan, const OpBody& body) {
   return 0;
 }
 
-Metrics compute_metrics(const Plan& plan, const std::vector<OpRecord>& records, const RunInfo& info) {
+Metrics compute_metrics(const Plan& plan, const std::vector<OpRecord>& records, const RunInfo& info, int job) {
+  const JobPlan& jp = plan.jobs[job];
   Metrics m;
   m.scenario = plan.name;
+  m.job = jp.name;
   m.run = info;
-  m.workers = plan.worker_count;
-  m.servers = plan.server_count;
+  m.workers = static_cast<int>(jp.workers.size());
+  m.servers = static_cast<int>(jp.servers.size());
   m.warmup = plan.warmup;
   m.iterations = plan.iterations;
   const int total = plan.warmup + plan.iterations;
   std::vector<double> iteration_end(total, 0.0);
-  for (const auto& r : records) iteration_end[r.iteration] = std::max(iteration_end[r.iteration], r.end);
+  for (const auto& r : records) {
+    if (plan.ranks[r.rank].job == job) iteration_end[r.iteration] = std::max(iteration_end[r.iteration], r.end);
+  }
   for (int k = 1; k < total; ++k) iteration_end[k] = std::max(iteration_end[k], iteration_end[k - 1]);
   std::vector<double> times;
   for (int k = plan.warmup; k < total; ++k) times.push_back(iteration_end[k] - (k > 0 ? iteration_end[k - 1] : 0.0));
   m.iteration_time = summarize(times);
   m.simulated_time_s = total > 0 ? iteration_end[total - 1] : 0.0;
-  m.throughput_samples_per_s = m.iteration_time.mean > 0 ? plan.samples_per_iteration / m.iteration_time.mean : 0;
+  m.throughput_samples_per_s = m.iteration_time.mean > 0 ? jp.samples_per_iteration / m.iteration_time.mean : 0;
 
   const double window_start = plan.warmup > 0 ? iteration_end[plan.warmup - 1] : 0.0;
   const double window = m.simulated_time_s - window_start;
   std::vector<std::vector<Interval>> compute(plan.ranks.size()), comm(plan.ranks.size());
   std::vector<double> bytes(plan.ranks.size(), 0.0);
   for (const auto& r : records) {
-    if (r.iteration < plan.warmup) continue;
+    if (r.iteration < plan.warmup || plan.ranks[r.rank].job != job) continue;
     const Op& op = plan.ranks[r.rank].ops[r.op];
     (is_compute(op.body) ? compute : comm)[r.rank].emplace_back(r.start, r.end);
     bytes[r.rank] += wire_bytes(plan, op.body);
   }
   const double per_it = 1.0 / plan.iterations;
-  for (size_t i = 0; i < plan.ranks.size(); ++i) {
+  std::vector<int> ranks = jp.workers;
+  ranks.insert(ranks.end(), jp.servers.begin(), jp.servers.end());
+  for (int i : ranks) {
     merge(compute[i]);
     merge(comm[i]);
     RankMetrics rm;
@@ -132,14 +138,20 @@ Metrics compute_metrics(const Plan& plan, const std::vector<OpRecord>& records, 
     m.bytes_on_wire_per_iteration += rm.bytes_sent;
     if (rm.role == Role::Worker && window > 0) {
       const double it = window * per_it;
-      m.compute_fraction += rm.compute_s / it / plan.worker_count;
-      m.comm_fraction += rm.comm_s / it / plan.worker_count;
-      m.exposed_comm_fraction += rm.exposed_comm_s / it / plan.worker_count;
-      m.wait_fraction += rm.wait_s / it / plan.worker_count;
+      m.compute_fraction += rm.compute_s / it / m.workers;
+      m.comm_fraction += rm.comm_s / it / m.workers;
+      m.exposed_comm_fraction += rm.exposed_comm_s / it / m.workers;
+      m.wait_fraction += rm.wait_s / it / m.workers;
     }
     m.ranks.push_back(rm);
   }
   return m;
+}
+
+std::vector<Metrics> compute_job_metrics(const Plan& plan, const std::vector<OpRecord>& records, const RunInfo& info) {
+  std::vector<Metrics> out;
+  for (size_t j = 0; j < plan.jobs.size(); ++j) out.push_back(compute_metrics(plan, records, info, static_cast<int>(j)));
+  return out;
 }
 
 nlohmann::json metrics_to_json(const Metrics& m) {
@@ -159,6 +171,7 @@ nlohmann::json metrics_to_json(const Metrics& m) {
   }
   return nlohmann::json{{"schema_version", kMetricsSchemaVersion},
                         {"scenario", m.scenario},
+                        {"job", m.job},
                         {"engine", m.run.engine},
                         {"fidelity", m.run.fidelity},
                         {"workers", m.workers},
@@ -175,6 +188,18 @@ nlohmann::json metrics_to_json(const Metrics& m) {
                         {"simulated_time_s", m.simulated_time_s},
                         {"wall_time_s", m.run.wall_time_s},
                         {"per_rank", ranks}};
+}
+
+}  // namespace dtsim
+
+namespace dtsim {
+
+nlohmann::json run_metrics_json(const std::vector<Metrics>& jobs) {
+  nlohmann::json out = metrics_to_json(jobs.front());
+  nlohmann::json list = nlohmann::json::array();
+  for (const auto& m : jobs) list.push_back(metrics_to_json(m));
+  out["jobs"] = list;
+  return out;
 }
 
 }  // namespace dtsim

@@ -34,6 +34,7 @@ struct RankMetrics {
 
 struct Metrics {
   std::string scenario;
+  std::string job;
   RunInfo run;
   int workers = 0;
   int servers = 0;
@@ -50,8 +51,13 @@ struct Metrics {
   std::vector<RankMetrics> ranks;
 };
 
-Metrics compute_metrics(const Plan& plan, const std::vector<OpRecord>& records, const RunInfo& info);
+// Metrics of one job (its own ranks and iterations).
+Metrics compute_metrics(const Plan& plan, const std::vector<OpRecord>& records, const RunInfo& info, int job = 0);
+std::vector<Metrics> compute_job_metrics(const Plan& plan, const std::vector<OpRecord>& records, const RunInfo& info);
 nlohmann::json metrics_to_json(const Metrics& m);
+// metrics.json: the first job's metrics at the top level (most scenarios have one job) and
+// every job's under "jobs".
+nlohmann::json run_metrics_json(const std::vector<Metrics>& jobs);
 // Bytes one rank puts on the wire for an op: p2p sends their size; collectives their bus bytes
 // (nccl-tests: AllReduce 2(N-1)/N*S, ReduceScatter/AllGather/AllToAll (N-1)/N*S, Broadcast/Reduce S).
 double wire_bytes(const Plan& plan, const OpBody& body);

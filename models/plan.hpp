@@ -67,6 +67,7 @@ struct Placement {
 
 struct RankProgram {
   int rank = 0;
+  int job = 0;  // index into Plan::jobs
   Role role = Role::Worker;
   Placement where;
   std::vector<Op> ops;  // one iteration, in issue order (each stream runs its ops in this order)
@@ -77,16 +78,22 @@ struct CommGroup {
   int per_node = 1;        // consecutive group ranks per node
 };
 
+// One training job's share of the plan.
+struct JobPlan {
+  std::string name;
+  std::vector<int> workers;  // global ranks
+  std::vector<int> servers;  // global ranks of its parameter-server shards
+  double samples_per_iteration = 0;
+};
+
 struct Plan {
   std::string name;
   std::vector<RankProgram> ranks;
   std::vector<CommGroup> groups;
-  int worker_count = 0;
-  int server_count = 0;
+  std::vector<JobPlan> jobs;
   int server_nodes = 0;  // dedicated server hosts (placed after the cluster's nodes)
   int iterations = 1;
   int warmup = 0;
-  double samples_per_iteration = 0;
   // BSP: a rank starts iteration k+1 when all its ops of iteration k have ended; the
   // collectives and the parameter server's pushes and pulls synchronise ranks with each other.
 

@@ -1,5 +1,6 @@
 // Data-parallel plans: every worker runs forward and backward; gradients are combined by
 // bucketed AllReduce (DDP-style overlap) or pushed to parameter-server shards and pulled back.
+// Several jobs compile into one plan, each on its own devices.
 #include "models/plan_compiler.hpp"
 
 #include <algorithm>
@@ -12,14 +13,18 @@
 namespace dtsim {
 namespace {
 
-std::vector<RankProgram> place_workers(const Scenario& s) {
-  std::vector<RankProgram> ranks(s.workers());
-  for (int w = 0; w < s.workers(); ++w) {
-    ranks[w].rank = w;
-    ranks[w].role = Role::Worker;
-    ranks[w].where = Placement{w / s.cluster.devices_per_node, w % s.cluster.devices_per_node};
+// Workers of a job fill its placement node by node.
+void place_workers(const Scenario& s, const JobSpec& job, int job_index, Plan& plan) {
+  const int per_node = job.local_count(s.cluster);
+  for (int w = 0; w < job.workers(s.cluster); ++w) {
+    RankProgram r;
+    r.rank = static_cast<int>(plan.ranks.size());
+    r.job = job_index;
+    r.role = Role::Worker;
+    r.where = Placement{job.placement.first_node + w / per_node, job.placement.first_local + w % per_node};
+    plan.jobs[job_index].workers.push_back(r.rank);
+    plan.ranks.push_back(std::move(r));
   }
-  return ranks;
 }
 
 Op comm_op(RankProgram& r, std::string label, Stream stream, std::vector<int> deps, OpBody body) {
@@ -33,25 +38,28 @@ Op comm_op(RankProgram& r, std::string label, Stream stream, std::vector<int> de
   return op;
 }
 
-void compile_allreduce(const Scenario& s, Plan& plan) {
-  const double grad_bytes = dtype_bytes(s.model.grad_dtype);
-  const auto buckets = gradient_buckets(s.workload, grad_bytes, s.strategy.bucket_size);
-  const CollectiveAlgorithm& algorithm = find_algorithm(s.strategy.algorithm);
+void compile_allreduce(const Scenario& s, const JobSpec& job, JobPlan& jp, Plan& plan) {
+  const double grad_bytes = dtype_bytes(job.model.grad_dtype);
+  const auto buckets = gradient_buckets(job.workload, grad_bytes, job.strategy.bucket_size);
+  const CollectiveAlgorithm& algorithm = find_algorithm(job.strategy.algorithm);
   CommGroup all;
-  for (int w = 0; w < plan.worker_count; ++w) all.ranks.push_back(w);
-  const int dpn = s.cluster.devices_per_node;
-  all.per_node = (plan.worker_count % dpn == 0) ? std::min(dpn, plan.worker_count) : 1;
+  all.ranks = jp.workers;
+  const int workers = static_cast<int>(jp.workers.size());
+  const int per_node = std::min(job.local_count(s.cluster), workers);
+  all.per_node = (workers % per_node == 0) ? per_node : 1;
+  const int group = static_cast<int>(plan.groups.size());
   plan.groups.push_back(all);
 
-  for (auto& r : plan.ranks) {
-    const PassOps pass = add_forward_backward(r, s);
+  for (int rank : jp.workers) {
+    RankProgram& r = plan.ranks[rank];
+    const PassOps pass = add_forward_backward(r, job);
     std::vector<int> update_deps{pass.last};
     for (size_t b = 0; b < buckets.size(); ++b) {
       double params = 0;
-      for (int l : buckets[b]) params += s.workload.layers[l].params;
-      const int ready = s.strategy.overlap ? pass.backward[buckets[b].back()] : pass.last;
+      for (int l : buckets[b]) params += job.workload.layers[l].params;
+      const int ready = job.strategy.overlap ? pass.backward[buckets[b].back()] : pass.last;
       Op op = comm_op(r, fmt::format("allreduce bucket {}", b), Stream::Comm, {ready},
-                      CollectiveOp{CollectiveKind::AllReduce, params * grad_bytes, 0, &algorithm,
+                      CollectiveOp{CollectiveKind::AllReduce, params * grad_bytes, group, &algorithm,
                                    static_cast<int>(b)});
       update_deps.push_back(op.id);
       r.ops.push_back(std::move(op));
@@ -61,7 +69,7 @@ void compile_allreduce(const Scenario& s, Plan& plan) {
     update.label = "optimizer step";
     update.phase = Phase::Optimizer;
     update.deps = update_deps;
-    update.body = make_update(s.workload.total_params(), s.model.optimizer);
+    update.body = make_update(job.workload.total_params(), job.model.optimizer);
     r.ops.push_back(std::move(update));
   }
 }
@@ -97,73 +105,85 @@ std::vector<std::vector<double>> shard_params(const Workload& w, int shards, PsS
   return out;
 }
 
-void compile_parameter_server(const Scenario& s, Plan& plan) {
-  const int shards = s.strategy.ps_shards;
-  const int workers = plan.worker_count;
-  const double grad_bytes = dtype_bytes(s.model.grad_dtype);
-  const auto split = shard_params(s.workload, shards, s.strategy.ps_split);
-  const bool dedicated = s.cluster.server_placement == ServerPlacement::Dedicated;
-  plan.server_count = shards;
-  plan.server_nodes = dedicated ? shards : 0;
+RankProgram make_server(const Scenario& s, const JobSpec& job, const JobPlan& jp, int shard, int rank, int job_index,
+                        Plan& plan, double params) {
+  const int shards = job.strategy.ps_shards;
+  const double bytes = params * dtype_bytes(job.model.grad_dtype);
+  const auto workers = static_cast<int>(jp.workers.size());
+  RankProgram server;
+  server.rank = rank;
+  server.job = job_index;
+  server.role = Role::Server;
+  if (s.cluster.server_placement == ServerPlacement::Dedicated) {
+    server.where = Placement{s.cluster.nodes + plan.server_nodes++, 0};
+  } else {
+    const int n = job.node_count(s.cluster);
+    server.where = Placement{job.placement.first_node + shard % n, s.cluster.devices_per_node + shard / n};
+  }
+  std::vector<int> recvs;
+  for (int w : jp.workers) {
+    Op op = comm_op(server, fmt::format("recv grads r{}", w), Stream::Posted, {}, RecvOp{w, bytes, shard});
+    recvs.push_back(op.id);
+    server.ops.push_back(std::move(op));
+  }
+  Op aggregate;
+  aggregate.id = static_cast<int>(server.ops.size());
+  aggregate.label = "aggregate";
+  aggregate.phase = Phase::Aggregate;
+  aggregate.deps = recvs;
+  // (N-1) additions per parameter; read N gradients, write one sum (fp32 accumulation).
+  aggregate.body = ComputeOp{(workers - 1) * params, (workers + 1) * params * 4.0, Dtype::Fp32};
+  server.ops.push_back(std::move(aggregate));
+  Op update;
+  update.id = static_cast<int>(server.ops.size());
+  update.label = "optimizer step";
+  update.phase = Phase::Optimizer;
+  update.deps = {update.id - 1};
+  update.body = make_update(params, job.model.optimizer);
+  const int update_id = update.id;
+  server.ops.push_back(std::move(update));
+  for (int w : jp.workers) {
+    server.ops.push_back(comm_op(server, fmt::format("send params r{}", w), Stream::Posted, {update_id},
+                                 SendOp{w, bytes, shards + shard}));
+  }
+  return server;
+}
 
-  for (auto& r : plan.ranks) {
-    const PassOps pass = add_forward_backward(r, s);
+void compile_parameter_server(const Scenario& s, const JobSpec& job, int job_index, Plan& plan) {
+  JobPlan& jp = plan.jobs[job_index];
+  const int shards = job.strategy.ps_shards;
+  const double grad_bytes = dtype_bytes(job.model.grad_dtype);
+  const auto split = shard_params(job.workload, shards, job.strategy.ps_split);
+  const int first_server = static_cast<int>(plan.ranks.size());
+
+  for (int rank : jp.workers) {
+    RankProgram& r = plan.ranks[rank];
+    const PassOps pass = add_forward_backward(r, job);
     std::vector<int> pushes(shards);
     for (int j = shards - 1; j >= 0; --j) {  // the last shard's gradients are ready first
       int ready = pass.last;
       double params = 0;
       for (size_t l = 0; l < split[j].size(); ++l) {
         params += split[j][l];
-        if (split[j][l] > 0 && s.strategy.overlap && pass.backward[l] > ready) ready = pass.backward[l];
+        if (split[j][l] > 0 && job.strategy.overlap && pass.backward[l] > ready) ready = pass.backward[l];
       }
-      if (!s.strategy.overlap) ready = pass.last;
+      if (!job.strategy.overlap) ready = pass.last;
       Op op = comm_op(r, fmt::format("push shard {}", j), Stream::Comm, {ready},
-                      SendOp{workers + j, params * grad_bytes, j});
+                      SendOp{first_server + j, params * grad_bytes, j});
       pushes[j] = op.id;
       r.ops.push_back(std::move(op));
     }
     for (int j = 0; j < shards; ++j) {
       const double params = std::accumulate(split[j].begin(), split[j].end(), 0.0);
       r.ops.push_back(comm_op(r, fmt::format("pull shard {}", j), Stream::Posted, {pushes[j]},
-                              RecvOp{workers + j, params * grad_bytes, shards + j}));
+                              RecvOp{first_server + j, params * grad_bytes, shards + j}));
     }
   }
-
   for (int j = 0; j < shards; ++j) {
-    RankProgram server;
-    server.rank = workers + j;
-    server.role = Role::Server;
-    server.where = dedicated ? Placement{s.cluster.nodes + j, 0}
-                             : Placement{j % s.cluster.nodes, s.cluster.devices_per_node + j / s.cluster.nodes};
     const double params = std::accumulate(split[j].begin(), split[j].end(), 0.0);
-    const double bytes = params * grad_bytes;
-    std::vector<int> recvs;
-    for (int w = 0; w < workers; ++w) {
-      Op op = comm_op(server, fmt::format("recv grads w{}", w), Stream::Posted, {}, RecvOp{w, bytes, j});
-      recvs.push_back(op.id);
-      server.ops.push_back(std::move(op));
-    }
-    Op aggregate;
-    aggregate.id = static_cast<int>(server.ops.size());
-    aggregate.label = "aggregate";
-    aggregate.phase = Phase::Aggregate;
-    aggregate.deps = recvs;
-    // (N-1) additions per parameter; read N gradients, write one sum (fp32 accumulation).
-    aggregate.body = ComputeOp{(workers - 1) * params, (workers + 1) * params * 4.0, Dtype::Fp32};
-    server.ops.push_back(std::move(aggregate));
-    Op update;
-    update.id = static_cast<int>(server.ops.size());
-    update.label = "optimizer step";
-    update.phase = Phase::Optimizer;
-    update.deps = {update.id - 1};
-    update.body = make_update(params, s.model.optimizer);
-    server.ops.push_back(std::move(update));
-    const int update_id = update.id;
-    for (int w = 0; w < workers; ++w) {
-      server.ops.push_back(comm_op(server, fmt::format("send params w{}", w), Stream::Posted, {update_id},
-                                   SendOp{w, bytes, shards + j}));
-    }
-    plan.ranks.push_back(std::move(server));
+    const int rank = first_server + j;
+    plan.ranks.push_back(make_server(s, job, jp, j, rank, job_index, plan, params));
+    jp.servers.push_back(rank);
   }
 }
 
@@ -190,15 +210,23 @@ std::vector<std::vector<int>> gradient_buckets(const Workload& w, double bytes_p
 Plan compile_plan(const Scenario& s) {
   Plan plan;
   plan.name = s.name;
-  plan.worker_count = s.workers();
   plan.iterations = s.run.iterations;
   plan.warmup = s.run.warmup;
-  plan.samples_per_iteration = static_cast<double>(s.workers()) * s.model.batch_per_worker;
-  plan.ranks = place_workers(s);
-  if (s.strategy.kind == StrategyKind::AllReduce) {
-    compile_allreduce(s, plan);
-  } else {
-    compile_parameter_server(s, plan);
+  plan.jobs.resize(s.jobs.size());
+  // Workers of every job first, then each job's servers: worker ranks follow the devices.
+  for (size_t i = 0; i < s.jobs.size(); ++i) {
+    const JobSpec& job = s.jobs[i];
+    plan.jobs[i].name = job.name;
+    plan.jobs[i].samples_per_iteration = static_cast<double>(job.workers(s.cluster)) * job.model.batch_per_worker;
+    place_workers(s, job, static_cast<int>(i), plan);
+  }
+  for (size_t i = 0; i < s.jobs.size(); ++i) {
+    const JobSpec& job = s.jobs[i];
+    if (job.strategy.kind == StrategyKind::AllReduce) {
+      compile_allreduce(s, job, plan.jobs[i], plan);
+    } else {
+      compile_parameter_server(s, job, static_cast<int>(i), plan);
+    }
   }
   return plan;
 }

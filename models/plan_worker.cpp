@@ -23,10 +23,10 @@ UpdateOp make_update(double params, Optimizer o) {
   return UpdateOp{params, params * flops_per_param, mem, Dtype::Fp32};
 }
 
-PassOps add_forward_backward(RankProgram& r, const Scenario& s) {
-  const Workload& w = s.workload;
-  const double batch = s.model.batch_per_worker;
-  const double bytes = dtype_bytes(s.model.dtype);
+PassOps add_forward_backward(RankProgram& r, const JobSpec& job) {
+  const Workload& w = job.workload;
+  const double batch = job.model.batch_per_worker;
+  const double bytes = dtype_bytes(job.model.dtype);
   const int layers = static_cast<int>(w.layers.size());
   PassOps ids;
   ids.backward.assign(layers, -1);
@@ -39,7 +39,7 @@ PassOps add_forward_backward(RankProgram& r, const Scenario& s) {
     op.phase = Phase::Forward;
     op.layer = l;
     if (prev >= 0) op.deps.push_back(prev);
-    op.body = ComputeOp{layer.fwd_flops * batch, (layer.params + 2 * layer.activations * batch) * bytes, s.model.dtype};
+    op.body = ComputeOp{layer.fwd_flops * batch, (layer.params + 2 * layer.activations * batch) * bytes, job.model.dtype};
     prev = op.id;
     r.ops.push_back(std::move(op));
   }
@@ -52,7 +52,7 @@ PassOps add_forward_backward(RankProgram& r, const Scenario& s) {
     op.layer = l;
     if (prev >= 0) op.deps.push_back(prev);
     op.body = ComputeOp{layer.bwd_flops * batch, (2 * layer.params + 3 * layer.activations * batch) * bytes,
-                        s.model.dtype};
+                        job.model.dtype};
     prev = op.id;
     ids.backward[l] = op.id;
     r.ops.push_back(std::move(op));

@@ -14,7 +14,7 @@ struct PassOps {
 };
 
 // Appends forward (layer 0..L-1) then backward (L-1..0) compute ops for one worker.
-PassOps add_forward_backward(RankProgram& r, const Scenario& s);
+PassOps add_forward_backward(RankProgram& r, const JobSpec& job);
 
 double optimizer_state_copies(Optimizer o);
 UpdateOp make_update(double params, Optimizer o);

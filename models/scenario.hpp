@@ -51,24 +51,54 @@ struct SyncSpec {
 struct RunSpec {
   int iterations = 10;
   int warmup = 1;
-  Engine engine = Engine::Analytical;
+  Engine engine = Engine::SimGrid;
   Fidelity fidelity = Fidelity::Flow;
+  bool fuse_compute = true;
   long seed = 1;
+};
+
+// Which devices a job runs on: nodes [first_node, first_node + nodes) and, on each of them,
+// devices [first_local, first_local + devices_per_node). 0 means "all the rest".
+struct PlacementSpec {
+  int first_node = 0;
+  int nodes = 0;
+  int first_local = 0;
+  int devices_per_node = 0;
+};
+
+// One training job. A scenario holds one (its keys at the top level) or several (a `jobs` list)
+// sharing the cluster.
+struct JobSpec {
+  std::string name;
+  ModelSpec model;
+  StrategySpec strategy;
+  SyncSpec sync;
+  PlacementSpec placement;
+  Workload workload;  // resolved from `model`
+
+  // Placement resolved against the cluster (0 = all the rest).
+  int node_count(const ClusterSpec& c) const { return placement.nodes > 0 ? placement.nodes : c.nodes - placement.first_node; }
+  int local_count(const ClusterSpec& c) const {
+    return placement.devices_per_node > 0 ? placement.devices_per_node : c.devices_per_node - placement.first_local;
+  }
+  int devices(const ClusterSpec& c) const { return node_count(c) * local_count(c); }
+  int workers(const ClusterSpec& c) const { return strategy.workers > 0 ? strategy.workers : devices(c); }
 };
 
 struct Scenario {
   std::string name;
   std::string path;  // the file it was loaded from
-  ModelSpec model;
   ClusterSpec cluster;
-  StrategySpec strategy;
-  SyncSpec sync;
   RunSpec run;
-  Workload workload;  // resolved from `model`
+  std::vector<JobSpec> jobs;  // at least one
+  bool job_list = false;      // written as a `jobs:` list (keys jobs.N.*) rather than top-level keys
   // Where each key was set (file:line:col or --set), for errors found after loading.
   std::map<std::string, SourceLocation> where;
 
-  int workers() const { return strategy.workers > 0 ? strategy.workers : cluster.devices(); }
+  const JobSpec& job() const { return jobs.front(); }  // the first (often the only) job
+  int workers() const { return job().workers(cluster); }
+  // The key path of a job key as the user wrote it: "model.name" or "jobs.1.model.name".
+  std::string job_key(size_t job, const std::string& key) const;
   SourceLocation location_of(const std::string& key) const;
 };
 

@@ -7,6 +7,7 @@ namespace dtsim {
 namespace {
 
 using S = Scenario;
+using J = JobSpec;
 using V = ScalarValue;
 
 const std::vector<std::pair<std::string, Dtype>> kDtypes{
@@ -16,10 +17,17 @@ std::vector<ScenarioKey> build_keys() {
   std::vector<ScenarioKey> k;
   auto add = [&k](std::string path, std::string type, std::string def, std::string doc,
                   std::function<void(S&, const V&)> set) {
-    k.push_back(ScenarioKey{std::move(path), std::move(type), std::move(def), false, std::move(doc), std::move(set)});
+    k.push_back(ScenarioKey{std::move(path), std::move(type), std::move(def), false, std::move(doc), KeyScope::Run,
+                            std::move(set), nullptr});
   };
   auto required = [&k](std::string path, std::string type, std::string doc, std::function<void(S&, const V&)> set) {
-    k.push_back(ScenarioKey{std::move(path), std::move(type), "", true, std::move(doc), std::move(set)});
+    k.push_back(ScenarioKey{std::move(path), std::move(type), "", true, std::move(doc), KeyScope::Run, std::move(set),
+                            nullptr});
+  };
+  auto add_job = [&k](std::string path, std::string type, std::string def, std::string doc,
+                      std::function<void(J&, const V&)> set) {
+    k.push_back(ScenarioKey{std::move(path), std::move(type), std::move(def), false, std::move(doc), KeyScope::Job,
+                            nullptr, std::move(set)});
   };
 
   add("name", "string", "", "A name for the run, shown in summaries and metrics.", [](S& s, const V& v) {
@@ -27,44 +35,44 @@ std::vector<ScenarioKey> build_keys() {
   });
 
   // model
-  add("model.name", "string", "",
+  add_job("model.name", "string", "",
       "A zoo model (`dtsim models list`), `transformer` (see model.transformer.*) or `synthetic` (see "
       "model.synthetic.*). Give this or model.file.",
-      [](S& s, const V& v) { s.model.name = v.text(); });
-  add("model.file", "path", "", "A layer table in the zoo's format (docs/models.md), relative to the scenario file.",
-      [](S& s, const V& v) { s.model.file = v.text(); });
-  add("model.batch_per_worker", "count", "32", "Samples each worker processes per iteration.",
-      [](S& s, const V& v) { s.model.batch_per_worker = v.count(1); });
-  add("model.dtype", "one of: fp32, tf32, fp16, bf16", "fp32", "Compute dtype (picks the device's peak FLOP/s).",
-      [](S& s, const V& v) { s.model.dtype = v.choice(kDtypes); });
-  add("model.grad_dtype", "one of: fp32, tf32, fp16, bf16", "fp32", "Dtype of gradients and parameters on the wire.",
-      [](S& s, const V& v) { s.model.grad_dtype = v.choice(kDtypes); });
-  add("model.optimizer", "one of: sgd, momentum, adam", "sgd",
+      [](J& j, const V& v) { j.model.name = v.text(); });
+  add_job("model.file", "path", "", "A layer table in the zoo's format (docs/models.md), relative to the scenario file.",
+      [](J& j, const V& v) { j.model.file = v.text(); });
+  add_job("model.batch_per_worker", "count", "32", "Samples each worker processes per iteration.",
+      [](J& j, const V& v) { j.model.batch_per_worker = v.count(1); });
+  add_job("model.dtype", "one of: fp32, tf32, fp16, bf16", "fp32", "Compute dtype (picks the device's peak FLOP/s).",
+      [](J& j, const V& v) { j.model.dtype = v.choice(kDtypes); });
+  add_job("model.grad_dtype", "one of: fp32, tf32, fp16, bf16", "fp32", "Dtype of gradients and parameters on the wire.",
+      [](J& j, const V& v) { j.model.grad_dtype = v.choice(kDtypes); });
+  add_job("model.optimizer", "one of: sgd, momentum, adam", "sgd",
       "Optimizer; sets the state read and written by the update step (0, 1 or 2 extra copies of the weights).",
-      [](S& s, const V& v) {
-        s.model.optimizer = v.choice<Optimizer>(
+      [](J& j, const V& v) {
+        j.model.optimizer = v.choice<Optimizer>(
             {{"sgd", Optimizer::Sgd}, {"momentum", Optimizer::Momentum}, {"adam", Optimizer::Adam}});
       });
-  add("model.transformer.layers", "count", "12", "Transformer blocks.",
-      [](S& s, const V& v) { s.model.transformer.layers = v.count(1); });
-  add("model.transformer.hidden", "count", "768", "Hidden size d_model.",
-      [](S& s, const V& v) { s.model.transformer.hidden = v.count(1); });
-  add("model.transformer.heads", "count", "12", "Attention heads (must divide hidden).",
-      [](S& s, const V& v) { s.model.transformer.heads = v.count(1); });
-  add("model.transformer.seq_len", "count", "1024", "Tokens per sample (sequence length).",
-      [](S& s, const V& v) { s.model.transformer.seq_len = v.count(1); });
-  add("model.transformer.vocab", "count", "50257", "Vocabulary size.",
-      [](S& s, const V& v) { s.model.transformer.vocab = v.count(1); });
-  add("model.transformer.ffn", "count", "0", "Feed-forward width; 0 means 4 x hidden.",
-      [](S& s, const V& v) { s.model.transformer.ffn = v.count(0); });
-  add("model.transformer.encoder", "bool", "false", "BERT-style encoder (token types, pooler) instead of GPT-style.",
-      [](S& s, const V& v) { s.model.transformer.encoder = v.boolean(); });
-  add("model.synthetic.params", "number", "0", "Synthetic workload: total trainable parameters.",
-      [](S& s, const V& v) { s.model.synthetic_params = v.quantity(Quantity::Number); });
-  add("model.synthetic.flops_per_sample", "FLOP count", "0", "Synthetic workload: forward FLOPs per sample.",
-      [](S& s, const V& v) { s.model.synthetic_flops = v.quantity(Quantity::Flops); });
-  add("model.synthetic.layers", "count", "1", "Synthetic workload: equal layers the totals are spread over.",
-      [](S& s, const V& v) { s.model.synthetic_layers = v.count(1); });
+  add_job("model.transformer.layers", "count", "12", "Transformer blocks.",
+      [](J& j, const V& v) { j.model.transformer.layers = v.count(1); });
+  add_job("model.transformer.hidden", "count", "768", "Hidden size d_model.",
+      [](J& j, const V& v) { j.model.transformer.hidden = v.count(1); });
+  add_job("model.transformer.heads", "count", "12", "Attention heads (must divide hidden).",
+      [](J& j, const V& v) { j.model.transformer.heads = v.count(1); });
+  add_job("model.transformer.seq_len", "count", "1024", "Tokens per sample (sequence length).",
+      [](J& j, const V& v) { j.model.transformer.seq_len = v.count(1); });
+  add_job("model.transformer.vocab", "count", "50257", "Vocabulary size.",
+      [](J& j, const V& v) { j.model.transformer.vocab = v.count(1); });
+  add_job("model.transformer.ffn", "count", "0", "Feed-forward width; 0 means 4 x hidden.",
+      [](J& j, const V& v) { j.model.transformer.ffn = v.count(0); });
+  add_job("model.transformer.encoder", "bool", "false", "BERT-style encoder (token types, pooler) instead of GPT-style.",
+      [](J& j, const V& v) { j.model.transformer.encoder = v.boolean(); });
+  add_job("model.synthetic.params", "number", "0", "Synthetic workload: total trainable parameters.",
+      [](J& j, const V& v) { j.model.synthetic_params = v.quantity(Quantity::Number); });
+  add_job("model.synthetic.flops_per_sample", "FLOP count", "0", "Synthetic workload: forward FLOPs per sample.",
+      [](J& j, const V& v) { j.model.synthetic_flops = v.quantity(Quantity::Flops); });
+  add_job("model.synthetic.layers", "count", "1", "Synthetic workload: equal layers the totals are spread over.",
+      [](J& j, const V& v) { j.model.synthetic_layers = v.count(1); });
 
   // cluster
   add("cluster.nodes", "count", "1", "Nodes (hosts) in the cluster.", [](S& s, const V& v) {
@@ -138,39 +146,54 @@ std::vector<ScenarioKey> build_keys() {
       [](S& s, const V& v) { s.cluster.server_nic.latency = v.quantity(Quantity::Time); });
 
   // strategy
-  add("strategy.kind", "one of: allreduce, parameter_server", "allreduce", "How gradients are combined.",
-      [](S& s, const V& v) {
-        s.strategy.kind = v.choice<StrategyKind>(
+  add_job("strategy.kind", "one of: allreduce, parameter_server", "allreduce", "How gradients are combined.",
+      [](J& j, const V& v) {
+        j.strategy.kind = v.choice<StrategyKind>(
             {{"allreduce", StrategyKind::AllReduce}, {"parameter_server", StrategyKind::ParameterServer}});
       });
-  add("strategy.workers", "count", "0", "Data-parallel workers; 0 means one per device of the cluster.",
-      [](S& s, const V& v) { s.strategy.workers = v.count(0); });
-  add("strategy.allreduce.algorithm", "collective algorithm", "ring",
+  add_job("strategy.workers", "count", "0", "Data-parallel workers; 0 means one per device of the cluster.",
+      [](J& j, const V& v) { j.strategy.workers = v.count(0); });
+  add_job("strategy.allreduce.algorithm", "collective algorithm", "ring",
       "AllReduce algorithm: ring, double_binary_tree, halving_doubling, hierarchical.",
-      [](S& s, const V& v) { s.strategy.algorithm = v.text(); });
-  add("strategy.allreduce.bucket_size", "bytes", "25MB",
+      [](J& j, const V& v) { j.strategy.algorithm = v.text(); });
+  add_job("strategy.allreduce.bucket_size", "bytes", "25MB",
       "Gradient bucket size (PyTorch DDP's bucket_cap_mb); a bucket's AllReduce starts when its last gradient is ready.",
-      [](S& s, const V& v) { s.strategy.bucket_size = v.positive(Quantity::Bytes); });
-  add("strategy.allreduce.overlap", "bool", "true", "Overlap bucket AllReduces with the backward pass.",
-      [](S& s, const V& v) { s.strategy.overlap = v.boolean(); });
-  add("strategy.parameter_server.shards", "count", "1", "Parameter-server shards (one server rank each).",
-      [](S& s, const V& v) { s.strategy.ps_shards = v.count(1); });
-  add("strategy.parameter_server.split", "one of: even, by_layer", "even",
+      [](J& j, const V& v) { j.strategy.bucket_size = v.positive(Quantity::Bytes); });
+  add_job("strategy.allreduce.overlap", "bool", "true", "Overlap bucket AllReduces with the backward pass.",
+      [](J& j, const V& v) { j.strategy.overlap = v.boolean(); });
+  add_job("strategy.parameter_server.shards", "count", "1", "Parameter-server shards (one server rank each).",
+      [](J& j, const V& v) { j.strategy.ps_shards = v.count(1); });
+  add_job("strategy.parameter_server.split", "one of: even, by_layer", "even",
       "Parameters split evenly across shards, or whole layers assigned to shards (greedy balance).",
-      [](S& s, const V& v) { s.strategy.ps_split = v.choice<PsSplit>({{"even", PsSplit::Even}, {"by_layer", PsSplit::ByLayer}}); });
+      [](J& j, const V& v) { j.strategy.ps_split = v.choice<PsSplit>({{"even", PsSplit::Even}, {"by_layer", PsSplit::ByLayer}}); });
+
+  // placement of the job on the cluster
+  add_job("placement.first_node", "count", "0", "First node the job runs on.",
+          [](J& j, const V& v) { j.placement.first_node = v.count(0); });
+  add_job("placement.nodes", "count", "0", "Nodes the job runs on; 0 means all from first_node on.",
+          [](J& j, const V& v) { j.placement.nodes = v.count(0); });
+  add_job("placement.first_local", "count", "0", "First device within each node the job uses.",
+          [](J& j, const V& v) { j.placement.first_local = v.count(0); });
+  add_job("placement.devices_per_node", "count", "0",
+          "Devices per node the job uses; 0 means all from first_local on.",
+          [](J& j, const V& v) { j.placement.devices_per_node = v.count(0); });
 
   // sync and run
-  add("sync.policy", "one of: bsp", "bsp", "Synchronisation between iterations: bulk-synchronous.",
-      [](S& s, const V& v) { s.sync.kind = v.choice<SyncKind>({{"bsp", SyncKind::Bsp}}); });
+  add_job("sync.policy", "one of: bsp", "bsp", "Synchronisation between iterations: bulk-synchronous.",
+      [](J& j, const V& v) { j.sync.kind = v.choice<SyncKind>({{"bsp", SyncKind::Bsp}}); });
   add("run.iterations", "count", "10", "Iterations to run (after warm-up).",
       [](S& s, const V& v) { s.run.iterations = v.count(1); });
   add("run.warmup", "count", "1", "Warm-up iterations, run first and left out of the statistics.",
       [](S& s, const V& v) { s.run.warmup = v.count(0); });
-  add("run.engine", "one of: analytical, simgrid", "analytical", "The executor: closed forms or discrete events.",
+  add("run.engine", "one of: simgrid, analytical", "simgrid",
+      "The executor: discrete events on SimGrid (contention is real), or closed forms (fast, no contention).",
       [](S& s, const V& v) { s.run.engine = v.choice<Engine>({{"analytical", Engine::Analytical}, {"simgrid", Engine::SimGrid}}); });
   add("run.fidelity", "one of: flow, step", "flow",
       "SimGrid detail: one flow per link per collective phase, or every round of the algorithm as a message.",
       [](S& s, const V& v) { s.run.fidelity = v.choice<Fidelity>({{"flow", Fidelity::Flow}, {"step", Fidelity::Step}}); });
+  add("run.fuse_compute", "bool", "true",
+      "SimGrid: issue consecutive compute ops nothing else waits on as one activity (same results, faster).",
+      [](S& s, const V& v) { s.run.fuse_compute = v.boolean(); });
   add("run.seed", "count", "1", "Seed of every random choice in the run.",
       [](S& s, const V& v) { s.run.seed = v.count(0); });
   return k;

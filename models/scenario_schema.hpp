@@ -49,13 +49,20 @@ E ScalarValue::choice(const std::vector<std::pair<std::string, E>>& options) con
   fail_choice(names);
 }
 
+// Run keys describe the cluster and the run; job keys (model.*, strategy.*, sync.*,
+// placement.*) describe one job, written at the top level for a single job or under each
+// entry of a `jobs` list.
+enum class KeyScope { Run, Job };
+
 struct ScenarioKey {
   std::string path;           // "cluster.nic.rate"
   std::string type;           // for docs: "rate", "count", "one of: ring, ...", ...
   std::string default_value;  // as text, parsed like a user's value; "" when required or unset
   bool required = false;
   std::string doc;
-  std::function<void(Scenario&, const ScalarValue&)> set;
+  KeyScope scope = KeyScope::Run;
+  std::function<void(Scenario&, const ScalarValue&)> set;     // Run keys
+  std::function<void(JobSpec&, const ScalarValue&)> set_job;  // Job keys
 };
 
 const std::vector<ScenarioKey>& scenario_keys();

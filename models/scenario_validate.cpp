@@ -1,5 +1,5 @@
-// Cross-key validation of a scenario: required keys, model resolution, ranks against devices,
-// topology shapes, and the collective algorithm's needs.
+// Cross-key validation of a scenario: required keys, model resolution, placement of each job
+// on the cluster, topology shapes, and the collective algorithm's needs.
 #include "models/scenario_validate.hpp"
 
 #include <filesystem>
@@ -25,38 +25,38 @@ void check_required(const Scenario& s) {
       throw InputError(SourceLocation{s.path}, fmt::format("missing key '{}' ({})", key.path, key.doc));
     }
   }
-  if (!is_set(s, "model.name") && !is_set(s, "model.file")) {
-    throw InputError(SourceLocation{s.path},
-                     "missing key 'model.name' (a zoo model, transformer or synthetic) or 'model.file'");
-  }
-  if (is_set(s, "model.name") && is_set(s, "model.file")) {
-    fail_at(s, "model.file", "give model.name or model.file, not both");
-  }
 }
 
-void resolve_workload(Scenario& s) {
-  const ModelSpec& m = s.model;
+void resolve_workload(const Scenario& s, size_t index, JobSpec& job) {
+  const ModelSpec& m = job.model;
+  const std::string name_key = s.job_key(index, "model.name");
+  const std::string file_key = s.job_key(index, "model.file");
+  if (!is_set(s, name_key) && !is_set(s, file_key)) {
+    throw InputError(SourceLocation{s.path}, fmt::format("missing key '{}' (a zoo model, transformer or synthetic) or "
+                                                         "'{}'", name_key, file_key));
+  }
+  if (is_set(s, name_key) && is_set(s, file_key)) fail_at(s, file_key, fmt::format("give {} or {}, not both", name_key, file_key));
   if (!m.file.empty()) {
     std::filesystem::path p(m.file);
     if (p.is_relative()) p = std::filesystem::path(s.path).parent_path() / p;
-    if (!std::filesystem::exists(p)) fail_at(s, "model.file", fmt::format("model.file: no such file '{}'", p.string()));
-    s.workload = load_model_file(p.string());
+    if (!std::filesystem::exists(p)) fail_at(s, file_key, fmt::format("{}: no such file '{}'", file_key, p.string()));
+    job.workload = load_model_file(p.string());
   } else if (m.name == "transformer") {
     if (m.transformer.hidden % m.transformer.heads != 0) {
-      fail_at(s, "model.transformer.heads", fmt::format("model.transformer.heads: {} does not divide hidden size {}",
-                                                        m.transformer.heads, m.transformer.hidden));
+      const std::string key = s.job_key(index, "model.transformer.heads");
+      fail_at(s, key, fmt::format("{}: {} does not divide hidden size {}", key, m.transformer.heads, m.transformer.hidden));
     }
-    s.workload = make_transformer(m.transformer, "transformer");
+    job.workload = make_transformer(m.transformer, "transformer");
   } else if (m.name == "synthetic") {
     if (m.synthetic_params <= 0 || m.synthetic_flops <= 0) {
-      fail_at(s, "model.name", "a synthetic model needs model.synthetic.params and model.synthetic.flops_per_sample > 0");
+      fail_at(s, name_key, "a synthetic model needs model.synthetic.params and model.synthetic.flops_per_sample > 0");
     }
-    s.workload = make_synthetic(m.synthetic_params, m.synthetic_flops, m.synthetic_layers);
+    job.workload = make_synthetic(m.synthetic_params, m.synthetic_flops, m.synthetic_layers);
   } else {
     try {
-      s.workload = load_zoo_model(m.name);
+      job.workload = load_zoo_model(m.name);
     } catch (const InputError& e) {
-      fail_at(s, "model.name", fmt::format("model.name: {}", e.message()));
+      fail_at(s, name_key, fmt::format("{}: {}", name_key, e.message()));
     }
   }
 }
@@ -83,32 +83,74 @@ void check_topology(const Scenario& s) {
   }
 }
 
-void check_strategy(const Scenario& s) {
-  const int devices = s.cluster.devices();
-  if (s.workers() > devices) {
-    const std::string key = is_set(s, "strategy.workers") ? "strategy.workers" : "cluster.nodes";
-    fail_at(s, key, fmt::format("ranks ({}) exceed devices in the cluster ({})", s.workers(), devices));
+// The job's devices lie inside the cluster, hold its workers, and no other job uses them.
+void check_placement(const Scenario& s, size_t index, std::vector<int>& owner) {
+  const JobSpec& job = s.jobs[index];
+  const ClusterSpec& c = s.cluster;
+  const PlacementSpec& p = job.placement;
+  auto key = [&](const char* k) { return s.job_key(index, k); };
+  if (p.first_node >= c.nodes) {
+    fail_at(s, key("placement.first_node"),
+            fmt::format("{}: node {} is outside the cluster ({} nodes)", key("placement.first_node"), p.first_node, c.nodes));
   }
-  if (s.strategy.kind == StrategyKind::AllReduce) {
-    const int per_node = std::min(s.cluster.devices_per_node, s.workers());
-    GroupShape group{s.workers(), s.workers() % per_node == 0 ? per_node : 1, 0};
-    try {
-      const CollectiveAlgorithm& algo = find_algorithm(s.strategy.algorithm);
-      if (!algo.supports(CollectiveKind::AllReduce, group)) {
-        fail_at(s, "strategy.allreduce.algorithm",
-                fmt::format("strategy.allreduce.algorithm: '{}' cannot run an AllReduce over {} ranks ({} per node)",
-                            s.strategy.algorithm, group.size, group.per_node));
+  if (p.first_local >= c.devices_per_node) {
+    fail_at(s, key("placement.first_local"), fmt::format("{}: device {} is outside a node ({} devices per node)",
+                                                         key("placement.first_local"), p.first_local, c.devices_per_node));
+  }
+  if (p.first_node + job.node_count(c) > c.nodes) {
+    fail_at(s, key("placement.nodes"), fmt::format("{}: nodes {}..{} exceed the cluster ({} nodes)", key("placement.nodes"),
+                                                   p.first_node, p.first_node + job.node_count(c) - 1, c.nodes));
+  }
+  if (p.first_local + job.local_count(c) > c.devices_per_node) {
+    fail_at(s, key("placement.devices_per_node"),
+            fmt::format("{}: devices {}..{} exceed a node ({} devices per node)", key("placement.devices_per_node"),
+                        p.first_local, p.first_local + job.local_count(c) - 1, c.devices_per_node));
+  }
+  const int devices = job.devices(c);
+  if (job.workers(c) > devices) {
+    const std::string where_key = is_set(s, key("strategy.workers")) ? key("strategy.workers") : "cluster.nodes";
+    fail_at(s, where_key, fmt::format("ranks ({}) exceed devices in the {} ({})", job.workers(c),
+                                      s.jobs.size() > 1 ? "job's placement" : "cluster", devices));
+  }
+  for (int n = p.first_node; n < p.first_node + job.node_count(c); ++n) {
+    for (int l = p.first_local; l < p.first_local + job.local_count(c); ++l) {
+      int& o = owner[static_cast<size_t>(n) * c.devices_per_node + l];
+      if (o >= 0) {
+        std::string at_key = key("name");
+        for (const char* k : {"placement.devices_per_node", "placement.nodes", "placement.first_local",
+                              "placement.first_node"}) {
+          if (is_set(s, key(k))) at_key = key(k);
+        }
+        fail_at(s, at_key, fmt::format("job '{}' and job '{}' both use device {} of node {}",
+                                                            s.jobs[o].name, job.name, l, n));
       }
-    } catch (const InputError& e) {
-      if (!e.where().file.empty()) throw;
-      fail_at(s, "strategy.allreduce.algorithm", fmt::format("strategy.allreduce.algorithm: {}", e.message()));
+      o = static_cast<int>(index);
     }
-  } else if (s.strategy.ps_shards > s.workload.total_params()) {
-    fail_at(s, "strategy.parameter_server.shards", "strategy.parameter_server.shards: more shards than parameters");
+  }
+}
+
+void check_strategy(const Scenario& s, size_t index) {
+  const JobSpec& job = s.jobs[index];
+  if (job.strategy.kind != StrategyKind::AllReduce) return;
+  const std::string key = s.job_key(index, "strategy.allreduce.algorithm");
+  const int workers = job.workers(s.cluster);
+  const int per_node = std::min(job.local_count(s.cluster), workers);
+  GroupShape group{workers, workers % per_node == 0 ? per_node : 1, 0};
+  try {
+    const CollectiveAlgorithm& algo = find_algorithm(job.strategy.algorithm);
+    const std::string why = algo.unsupported_reason(CollectiveKind::AllReduce, group);
+    if (!why.empty()) fail_at(s, key, fmt::format("{}: {}", key, why));
+  } catch (const InputError& e) {
+    if (!e.where().file.empty()) throw;
+    fail_at(s, key, fmt::format("{}: {}", key, e.message()));
   }
 }
 
 }  // namespace
+
+std::string Scenario::job_key(size_t job, const std::string& key) const {
+  return job_list ? fmt::format("jobs.{}.{}", job, key) : key;
+}
 
 SourceLocation Scenario::location_of(const std::string& key) const {
   const auto it = where.find(key);
@@ -127,9 +169,14 @@ void finish_scenario(Scenario& s) {
   if (!is_set(s, "cluster.servers.nic_rate")) s.cluster.server_nic.rate = s.cluster.nic.rate;
   if (!is_set(s, "cluster.servers.nic_latency")) s.cluster.server_nic.latency = s.cluster.nic.latency;
   if (s.name.empty()) s.name = std::filesystem::path(s.path).stem().string();
-  resolve_workload(s);
+  if (!s.job_list) s.jobs[0].name = s.name;
   check_topology(s);
-  check_strategy(s);
+  std::vector<int> owner(static_cast<size_t>(s.cluster.devices()), -1);
+  for (size_t i = 0; i < s.jobs.size(); ++i) {
+    resolve_workload(s, i, s.jobs[i]);
+    check_placement(s, i, owner);
+    check_strategy(s, i);
+  }
 }
 
 }  // namespace dtsim

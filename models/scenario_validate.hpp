@@ -5,7 +5,7 @@
 
 namespace dtsim {
 
-// Throws InputError pointing at the key to change; fills s.workload and defaults that depend on other keys.
+// Throws InputError pointing at the key to change; fills each job's workload and defaults that depend on other keys.
 void finish_scenario(Scenario& s);
 
 }  // namespace dtsim

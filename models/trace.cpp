@@ -1,6 +1,7 @@
 // Writing the Chrome trace. Hand-formatted: traces run to millions of events.
 #include "models/trace.hpp"
 
+#include <algorithm>
 #include <set>
 
 #include <fmt/format.h>
@@ -73,6 +74,25 @@ std::string trace_json(const Plan& plan, const std::vector<OpRecord>& records, i
                    escape(op.label), phase_name(op.phase), rec.start * 1e6, (rec.end - rec.start) * 1e6, r.where.node,
                    thread_id(rec.rank, op.stream), rec.rank, rec.iteration, op_kind_name(op.body), op_bytes(op.body),
                    op_flops(op.body));
+  }
+  // Waiting: the gaps on each rank's compute lane between one compute op and the next.
+  std::vector<std::vector<const OpRecord*>> lanes(plan.ranks.size());
+  for (const auto& rec : records) {
+    if (plan.ranks[rec.rank].ops[rec.op].stream == Stream::Compute) lanes[rec.rank].push_back(&rec);
+  }
+  for (auto& lane : lanes) {
+    std::sort(lane.begin(), lane.end(), [](const OpRecord* a, const OpRecord* b) { return a->start < b->start; });
+    for (size_t i = 1; i < lane.size(); ++i) {
+      const double gap = lane[i]->start - lane[i - 1]->end;
+      if (gap <= 1e-12) continue;
+      const RankProgram& r = plan.ranks[lane[i]->rank];
+      sep();
+      fmt::format_to(std::back_inserter(out),
+                     "{{\"name\":\"waiting\",\"cat\":\"wait\",\"ph\":\"X\",\"ts\":{:.3f},\"dur\":{:.3f},\"pid\":{},"
+                     "\"tid\":{},\"args\":{{\"rank\":{},\"iteration\":{},\"kind\":\"wait\",\"before\":\"{}\"}}}}",
+                     lane[i - 1]->end * 1e6, gap * 1e6, r.where.node, thread_id(r.rank, Stream::Compute), r.rank,
+                     lane[i - 1]->iteration, escape(r.ops[lane[i]->op].label));
+    }
   }
   fmt::format_to(std::back_inserter(out), "\n]}}\n");
   return fmt::to_string(out);

@@ -29,9 +29,9 @@ std::string error_of(const std::string& text, const std::vector<std::string>& se
 TEST_CASE("a good scenario loads with its defaults") {
   const auto s = dtsim::load_scenario_text(kGood, "x.yaml");
   CHECK(s.workers() == 8);
-  CHECK(s.workload.name == "resnet50");
+  CHECK(s.job().workload.name == "resnet50");
   CHECK(s.cluster.nic.rate == Approx(12.5e9));
-  CHECK(s.strategy.bucket_size == 25e6);
+  CHECK(s.job().strategy.bucket_size == 25e6);
   CHECK(s.where.at("cluster.nodes").line == 5);
   CHECK(s.where.at("cluster.nodes").col == 10);
 }
@@ -97,7 +97,7 @@ TEST_CASE("invalid YAML and values of the wrong shape") {
 TEST_CASE("overrides from --set get the same validation") {
   const auto s = dtsim::load_scenario_text(kGood, "x.yaml", {"cluster.nodes=4", "strategy.allreduce.bucket_size=50MB"});
   CHECK(s.workers() == 16);
-  CHECK(s.strategy.bucket_size == 50e6);
+  CHECK(s.job().strategy.bucket_size == 50e6);
   CHECK(error_of(kGood, {"cluster.nodez=4"}) ==
         "--set cluster.nodez=4: error: unknown key 'cluster.nodez' (did you mean 'nodes'?)");
   CHECK(error_of(kGood, {"cluster.nic.rate=fast"}).rfind(

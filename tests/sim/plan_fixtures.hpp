@@ -24,11 +24,10 @@ inline ClusterSpec star_cluster(int nodes, double bw, double alpha) {
 inline Plan one_collective(int n, double bytes, const std::string& algorithm, CollectiveKind kind) {
   Plan p;
   p.name = "one collective";
-  p.worker_count = n;
   p.iterations = 1;
-  p.samples_per_iteration = n;
   CommGroup g;
   for (int r = 0; r < n; ++r) g.ranks.push_back(r);
+  p.jobs.push_back(JobPlan{"job", g.ranks, {}, static_cast<double>(n)});
   p.groups.push_back(g);
   for (int r = 0; r < n; ++r) {
     RankProgram rp;
@@ -49,10 +48,10 @@ inline Plan one_collective(int n, double bytes, const std::string& algorithm, Co
 inline Plan incast(int n, int shards, double bytes) {
   Plan p;
   p.name = "incast";
-  p.worker_count = n;
-  p.server_count = shards;
   p.iterations = 1;
-  p.samples_per_iteration = n;
+  p.jobs.push_back(JobPlan{"job", {}, {}, static_cast<double>(n)});
+  for (int w = 0; w < n; ++w) p.jobs[0].workers.push_back(w);
+  for (int j = 0; j < shards; ++j) p.jobs[0].servers.push_back(n + j);
   for (int w = 0; w < n; ++w) {
     RankProgram rp;
     rp.rank = w;

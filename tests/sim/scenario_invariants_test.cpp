@@ -70,7 +70,7 @@ TEST_CASE("the plan conserves gradient bytes") {
   for (const Op& op : plan.ranks[0].ops) {
     if (const auto* c = std::get_if<CollectiveOp>(&op.body)) allreduced += c->bytes;
   }
-  CHECK(allreduced == Approx(s.workload.total_params() * 4.0));  // fp32 gradients, every parameter once
+  CHECK(allreduced == Approx(s.job().workload.total_params() * 4.0));  // fp32 gradients, every parameter once
 
   const Scenario ps = load_scenario(std::string(DTSIM_SOURCE_DIR) + "/scenarios/parameter_server.yaml",
                                     {"strategy.parameter_server.shards=3", "strategy.parameter_server.split=by_layer"});
@@ -82,6 +82,6 @@ TEST_CASE("the plan conserves gradient bytes") {
       if (const auto* rcv = std::get_if<RecvOp>(&op.body); rcv && r.role == Role::Server) received += rcv->bytes;
     }
   }
-  CHECK(pushed == Approx(ps.workload.total_params() * 4.0 * ps.workers()));
+  CHECK(pushed == Approx(ps.job().workload.total_params() * 4.0 * ps.workers()));
   CHECK(received == Approx(pushed));
 }

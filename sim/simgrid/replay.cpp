@@ -1,0 +1,241 @@
+// The SimGrid actors of a Plan: FIFO stream actors, posted-op actors, and the replay of
+// collectives and point-to-point messages over mailboxes.
+#include "sim/simgrid/replay.hpp"
+
+#include <algorithm>
+
+#include <fmt/format.h>
+
+#include "models/error.hpp"
+#include <xbt/config.hpp>
+
+namespace sg4 = simgrid::s4u;
+
+namespace dtsim::sg {
+namespace {
+
+int token = 0;  // the payload of every message: only sizes matter
+
+template <class... Ts>
+struct Overloaded : Ts... {
+  using Ts::operator()...;
+};
+template <class... Ts>
+Overloaded(Ts...) -> Overloaded<Ts...>;
+
+}  // namespace
+
+Replay::Replay(const ClusterSpec& cluster, const Plan& plan, const Platform& platform, Observer& observer,
+               SimGridOptions options, SimGridStats& stats)
+    : cluster_(cluster),
+      plan_(plan),
+      platform_(platform),
+      observer_(observer),
+      options_(options),
+      stats_(stats),
+      costs_(cluster, plan),
+      total_iterations_(plan.warmup + plan.iterations),
+      latency_factor_(simgrid::config::get_value<double>("network/latency-factor")),
+      states_(plan.ranks.size()),
+      posted_ops_(plan.ranks.size()) {
+  for (size_t r = 0; r < plan.ranks.size(); ++r) {
+    states_[r].done.assign(plan.ranks[r].ops.size(), 0);
+    states_[r].mutex = sg4::Mutex::create();
+    states_[r].changed = sg4::ConditionVariable::create();
+    for (const Op& op : plan.ranks[r].ops) {
+      if (op.stream == Stream::Posted) posted_ops_[r].push_back(op.id);
+    }
+  }
+}
+
+void Replay::start() {
+  for (size_t r = 0; r < plan_.ranks.size(); ++r) {
+    const int rank = static_cast<int>(r);
+    for (Stream stream : {Stream::Compute, Stream::Comm}) {
+      const auto& ops = plan_.ranks[r].ops;
+      if (std::none_of(ops.begin(), ops.end(), [&](const Op& op) { return op.stream == stream; })) continue;
+      sg4::Actor::create(fmt::format("r{}s{}", rank, static_cast<int>(stream)), platform_.rank_hosts[r],
+                         [this, rank, stream] { stream_actor(rank, stream); });
+      ++stats_.actors;
+    }
+    spawn_posted(rank);
+  }
+}
+
+bool Replay::complete() const {
+  return std::all_of(states_.begin(), states_.end(), [&](const RankState& s) { return s.iteration == total_iterations_; });
+}
+
+void Replay::spawn_posted(int rank) {
+  for (int op : posted_ops_[rank]) {
+    sg4::Actor::create(fmt::format("r{}p{}", rank, op), platform_.rank_hosts[rank],
+                       [this, rank, op] { posted_actor(rank, op); });
+    ++stats_.actors;
+  }
+}
+
+void Replay::stream_actor(int rank, Stream stream) {
+  const auto units = stream_units(plan_.ranks[rank], stream, options_.fuse_compute);
+  RankState& st = states_[rank];
+  for (int it = 0; it < total_iterations_; ++it) {
+    {
+      std::unique_lock lock(*st.mutex);
+      while (st.iteration != it) st.changed->wait(lock);
+    }
+    for (const auto& unit : units) {
+      wait_deps(rank, plan_.ranks[rank].ops[unit.ops.front()].deps);
+      if (unit.ops.size() > 1) {
+        execute_run(rank, unit.ops);
+      } else {
+        execute(rank, unit.ops.front());
+      }
+    }
+  }
+}
+
+void Replay::posted_actor(int rank, int op) {
+  wait_deps(rank, plan_.ranks[rank].ops[op].deps);
+  execute(rank, op);
+}
+
+void Replay::wait_deps(int rank, const std::vector<int>& deps) {
+  RankState& st = states_[rank];
+  std::unique_lock lock(*st.mutex);
+  for (int d : deps) {
+    while (!st.done[d]) st.changed->wait(lock);
+  }
+}
+
+void Replay::finish(int rank, int op, double start, double end) {
+  RankState& st = states_[rank];
+  observer_.on_op(OpRecord{rank, st.iteration, op, start, end});
+  st.done[op] = 1;
+  if (++st.done_count == static_cast<int>(st.done.size())) {
+    ++st.iteration;
+    std::fill(st.done.begin(), st.done.end(), 0);
+    st.done_count = 0;
+    if (st.iteration < total_iterations_) spawn_posted(rank);
+  }
+  st.changed->notify_all();
+}
+
+double Replay::seconds(int rank, const Op& op) const {
+  if (const auto* c = std::get_if<ComputeOp>(&op.body)) return costs_.compute_time(plan_.ranks[rank], *c);
+  if (const auto* u = std::get_if<UpdateOp>(&op.body)) return costs_.update_time(plan_.ranks[rank], *u);
+  return 0.0;
+}
+
+void Replay::execute(int rank, int op_id) {
+  const Op& op = plan_.ranks[rank].ops[op_id];
+  const double start = sg4::Engine::get_clock();
+  std::visit(Overloaded{[&](const ComputeOp&) { execute_run(rank, {op_id}); },
+                        [&](const UpdateOp&) { execute_run(rank, {op_id}); },
+                        [&](const CollectiveOp& c) {
+                          replay_collective(rank, c);
+                          finish(rank, op_id, start, sg4::Engine::get_clock());
+                        },
+                        [&](const SendOp& s) {
+                          mailbox('p', s.peer, rank, s.tag)->put(&token, s.bytes);
+                          ++stats_.activities;
+                          finish(rank, op_id, start, sg4::Engine::get_clock());
+                        },
+                        [&](const RecvOp& r) {
+                          mailbox('p', rank, r.peer, r.tag)->get<int>();
+                          finish(rank, op_id, start, sg4::Engine::get_clock());
+                        }},
+             op.body);
+}
+
+// One activity for the whole run; each op's times recovered from its own duration.
+void Replay::execute_run(int rank, const std::vector<int>& ops) {
+  std::vector<double> durations;
+  double total = 0;
+  for (int id : ops) {
+    durations.push_back(seconds(rank, plan_.ranks[rank].ops[id]));
+    total += durations.back();
+  }
+  const double start = sg4::Engine::get_clock();
+  sg4::this_actor::execute(total * platform_.rank_speed[rank]);
+  ++stats_.activities;
+  const double end = sg4::Engine::get_clock();
+  double t = start;
+  for (size_t i = 0; i < ops.size(); ++i) {
+    const double op_end = i + 1 == ops.size() ? end : t + durations[i];
+    finish(rank, ops[i], t, op_end);
+    t = op_end;
+  }
+}
+
+void Replay::replay_collective(int rank, const CollectiveOp& c) {
+  const CommGroup& group = plan_.groups[c.group];
+  const auto pos = std::lower_bound(group.ranks.begin(), group.ranks.end(), rank);
+  if (pos == group.ranks.end() || *pos != rank) throw RuntimeError("simgrid engine: a rank outside its collective group");
+  const int me = static_cast<int>(pos - group.ranks.begin());
+  const CollectiveReplay& rp = collective(c);
+  std::vector<sg4::CommPtr> comms;
+  std::vector<int*> payloads;
+  for (size_t p = 0; p < rp.phases.size(); ++p) {
+    const FlowPhase& phase = rp.phases[p];
+    comms.clear();
+    payloads.assign(rp.in[p][me].size(), nullptr);
+    double alpha = 0;
+    for (int f : rp.out[p][me]) {
+      const int dst = group.ranks[phase.flows[f].dst];
+      comms.push_back(mailbox('c', dst, rank, 0)->put_async(&token, phase.flows[f].bytes));
+      alpha = std::max(alpha, latency(rank, dst));
+    }
+    for (size_t i = 0; i < rp.in[p][me].size(); ++i) {
+      const int src = group.ranks[phase.flows[rp.in[p][me][i]].src];
+      comms.push_back(mailbox('c', rank, src, 0)->get_async<int>(&payloads[i]));
+      alpha = std::max(alpha, latency(src, rank));
+    }
+    stats_.activities += static_cast<long>(rp.out[p][me].size());
+    sg4::Comm::wait_all(comms);
+    // A phase stands for `rounds` rounds: the messages paid one latency, the other rounds pay theirs here.
+    if (phase.rounds > 1 && alpha > 0) {
+      sg4::this_actor::sleep_for((phase.rounds - 1) * alpha);
+      ++stats_.activities;
+    }
+  }
+}
+
+const CollectiveReplay& Replay::collective(const CollectiveOp& c) {
+  const CommGroup& group = plan_.groups[c.group];
+  const auto key = std::make_tuple(c.group, static_cast<int>(group.ranks.size()), c.kind, c.bytes);
+  auto& slot = collectives_[key];
+  if (slot) return *slot;
+  const GroupShape shape{static_cast<int>(group.ranks.size()), group.per_node, 0};
+  auto rp = std::make_unique<CollectiveReplay>();
+  rp->phases = options_.fidelity == Fidelity::Step ? step_phases(c.algorithm->schedule(c.kind, shape, c.bytes))
+                                                   : c.algorithm->flow_phases(c.kind, shape, c.bytes);
+  rp->out.assign(rp->phases.size(), std::vector<std::vector<int>>(shape.size));
+  rp->in.assign(rp->phases.size(), std::vector<std::vector<int>>(shape.size));
+  for (size_t p = 0; p < rp->phases.size(); ++p) {
+    const auto& flows = rp->phases[p].flows;
+    for (size_t f = 0; f < flows.size(); ++f) {
+      rp->out[p][flows[f].src].push_back(static_cast<int>(f));
+      rp->in[p][flows[f].dst].push_back(static_cast<int>(f));
+    }
+  }
+  slot = std::move(rp);
+  return *slot;
+}
+
+sg4::Mailbox* Replay::mailbox(char kind, int dst, int src, int tag) {
+  sg4::Mailbox*& m = mailboxes_[std::make_tuple(kind, dst, src, tag)];
+  if (!m) m = sg4::Mailbox::by_name(fmt::format("{}{}:{}:{}", kind, dst, src, tag));
+  return m;
+}
+
+double Replay::latency(int src, int dst) {
+  auto [it, fresh] = latencies_.try_emplace({src, dst}, 0.0);
+  if (fresh) {
+    std::vector<sg4::Link*> links;
+    double lat = 0;
+    platform_.rank_hosts[src]->route_to(platform_.rank_hosts[dst], links, &lat);
+    it->second = lat * latency_factor_;
+  }
+  return it->second;
+}
+
+}  // namespace dtsim::sg

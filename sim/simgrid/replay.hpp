@@ -1,0 +1,76 @@
+// What the SimGrid actors share: the plan, op durations, per-rank progress, mailboxes and the
+// collectives' phases, each built once.
+#pragma once
+
+#include <simgrid/s4u.hpp>
+
+#include <map>
+#include <memory>
+#include <tuple>
+#include <unordered_map>
+#include <vector>
+
+#include "models/observer.hpp"
+#include "models/scenario.hpp"
+#include "sim/analytical/cost_model.hpp"
+#include "sim/simgrid/executor.hpp"
+#include "sim/simgrid/platform.hpp"
+#include "sim/simgrid/stream_units.hpp"
+
+namespace dtsim::sg {
+
+// A rank's progress through the current iteration.
+struct RankState {
+  int iteration = 0;
+  std::vector<char> done;
+  int done_count = 0;
+  simgrid::s4u::MutexPtr mutex;
+  simgrid::s4u::ConditionVariablePtr changed;
+};
+
+// A collective's phases with, per phase, each group rank's outgoing and incoming flows.
+struct CollectiveReplay {
+  std::vector<FlowPhase> phases;
+  std::vector<std::vector<std::vector<int>>> out;  // [phase][group rank] -> flow indices
+  std::vector<std::vector<std::vector<int>>> in;
+};
+
+class Replay {
+ public:
+  Replay(const ClusterSpec& cluster, const Plan& plan, const Platform& platform, Observer& observer,
+         SimGridOptions options, SimGridStats& stats);
+
+  void start();  // creates the actors; then Engine::run()
+  bool complete() const;  // every rank ran every iteration
+
+ private:
+  void stream_actor(int rank, Stream stream);
+  void posted_actor(int rank, int op);
+  void wait_deps(int rank, const std::vector<int>& ops);
+  void finish(int rank, int op, double start, double end);
+  void spawn_posted(int rank);
+  void execute(int rank, int op);
+  void execute_run(int rank, const std::vector<int>& ops);
+  void replay_collective(int rank, const CollectiveOp& c);
+  const CollectiveReplay& collective(const CollectiveOp& c);
+  simgrid::s4u::Mailbox* mailbox(char kind, int dst, int src, int tag);
+  double latency(int src, int dst);
+  double seconds(int rank, const Op& op) const;
+
+  const ClusterSpec& cluster_;
+  const Plan& plan_;
+  const Platform& platform_;
+  Observer& observer_;
+  SimGridOptions options_;
+  SimGridStats& stats_;
+  CostModel costs_;
+  int total_iterations_;
+  double latency_factor_;
+  std::vector<RankState> states_;
+  std::vector<std::vector<int>> posted_ops_;
+  std::map<std::tuple<int, int, CollectiveKind, double>, std::unique_ptr<CollectiveReplay>> collectives_;
+  std::map<std::tuple<char, int, int, int>, simgrid::s4u::Mailbox*> mailboxes_;
+  std::map<std::pair<int, int>, double> latencies_;
+};
+
+}  // namespace dtsim::sg

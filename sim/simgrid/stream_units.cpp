@@ -1,0 +1,42 @@
+// Fusion of compute runs on a FIFO stream.
+#include "sim/simgrid/stream_units.hpp"
+
+#include <algorithm>
+
+namespace dtsim::sg {
+namespace {
+
+bool is_compute(const Op& op) {
+  return std::holds_alternative<ComputeOp>(op.body) || std::holds_alternative<UpdateOp>(op.body);
+}
+
+}  // namespace
+
+std::vector<StreamUnit> stream_units(const RankProgram& rank, Stream stream, bool fuse) {
+  // dependents[i]: how many ops depend on op i (a run may only pass through ops whose sole
+  // dependent is the next op of the run).
+  std::vector<int> dependents(rank.ops.size(), 0);
+  for (const Op& op : rank.ops) {
+    for (int d : op.deps) ++dependents[d];
+  }
+  std::vector<StreamUnit> units;
+  bool open = false;  // the last unit is a compute run that may grow
+  for (const Op& op : rank.ops) {
+    if (op.stream != stream) continue;
+    const bool compute = is_compute(op);
+    if (fuse && compute && open) {
+      const std::vector<int>& run = units.back().ops;
+      const int prev = run.back();
+      const bool only_next_waits = dependents[prev] == 1 && op.deps.size() == 1 && op.deps[0] == prev;
+      if (only_next_waits) {
+        units.back().ops.push_back(op.id);
+        continue;
+      }
+    }
+    units.push_back(StreamUnit{{op.id}});
+    open = compute;
+  }
+  return units;
+}
+
+}  // namespace dtsim::sg
