@@ -117,8 +117,11 @@ class CollectiveAlgorithm {
   // otherwise (the double binary tree gives an upper bound). Throws as schedule() does.
   virtual double closed_form(CollectiveKind kind, const GroupShape& group, double bytes, const AlphaBeta& ab) const = 0;
   // Flow fidelity: merge_phases(step_phases(schedule(...))) by default; algorithms whose
-  // schedules grow as N^2 (ring) override it with an O(N) construction giving the same phases
-  // (the same flows in the same order, bytes summed in the same order). Throws as schedule() does.
+  // schedules grow as N^2 (ring, hierarchical, halving-doubling) or N k (double binary tree)
+  // override it with a construction of O(N) flows per phase giving the same phases (the same
+  // flows in the same order, bytes summed in the same order). Direct keeps the default: its N-1
+  // shifts use N-1 different sets of N pairs, so its flows are N^2 themselves.
+  // Throws as schedule() does.
   virtual std::vector<FlowPhase> flow_phases(CollectiveKind kind, const GroupShape& group, double bytes) const;
 
  protected:

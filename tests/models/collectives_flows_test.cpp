@@ -163,8 +163,8 @@ TEST_CASE("flow phases of ring and hierarchical allreduce and of halving-doublin
 }
 
 TEST_CASE("flow_phases equal merge_phases of step_phases of the schedule exactly") {
-  // The overrides (ring, hierarchical, halving-doubling) build them without the schedule; the
-  // others are the default itself. Bytes are compared with ==: the sums run in the same order.
+  // The overrides (ring, hierarchical, halving-doubling, double binary tree) build them without
+  // the schedule; direct's are the default itself. Bytes are compared with ==: the sums run in the same order.
   int compared = 0;
   for_each_case(kSizes, [&](const CollectiveAlgorithm& algorithm, K kind, const GroupShape& group, double bytes) {
     const std::vector<FlowPhase> expected = merge_phases(step_phases(algorithm.schedule(kind, group, bytes)));
@@ -172,6 +172,20 @@ TEST_CASE("flow_phases equal merge_phases of step_phases of the schedule exactly
     ++compared;
   });
   CHECK(compared > 1000);
+  // Larger groups for the ring, its chain and the trees (windows of levels longer than the pipeline).
+  for (const char* name : {"ring", "double_binary_tree"}) {
+    const CollectiveAlgorithm& algorithm = find_algorithm(name);
+    for (int n : {31, 64, 100, 257}) {
+      for (K kind : {K::AllReduce, K::Broadcast, K::Reduce}) {
+        for (double bytes : {3.5 * kMiB, 300 * kMiB}) {
+          const GroupShape group{n, 1, n / 3};
+          INFO(name << " " << collective_name(kind) << " size " << n << " bytes " << bytes);
+          CHECK(same_phases(algorithm.flow_phases(kind, group, bytes),
+                            merge_phases(step_phases(algorithm.schedule(kind, group, bytes)))));
+        }
+      }
+    }
+  }
   // More shapes for the hierarchical rings: every per_node up to 8 on up to 9 nodes, odd bytes.
   const CollectiveAlgorithm& hier = find_algorithm("hierarchical");
   for (int g = 1; g <= 8; ++g) {
@@ -255,7 +269,7 @@ TEST_CASE("flows conserve the schedule's bytes in total and per rank") {
 
 TEST_CASE("flow phases of 16384 ranks are built without the schedule") {
   // A ring schedule of 16384 ranks would hold 2 * 16383 * 16384 transfers (13 GB); the overrides
-  // build O(N) flows.
+  // build O(N) flows per phase.
   const auto start = std::chrono::steady_clock::now();
   const GroupShape flat{16384, 1, 0};
   const auto ring = find_algorithm("ring").flow_phases(K::AllReduce, flat, 1e9);
@@ -273,6 +287,11 @@ TEST_CASE("flow phases of 16384 ranks are built without the schedule") {
   CHECK(hd.size() == 2 * 14 - 1);
   CHECK(flow_phase_time(hd, nodes, kFastIntra) ==
         Approx(find_algorithm("halving_doubling").closed_form(K::AllReduce, nodes, 1e9, kFastIntra)).epsilon(1e-9));
+  // The double binary tree's schedule is O(N k), not N^2 (400 MB here), but it too is skipped.
+  const auto tree = find_algorithm("double_binary_tree").flow_phases(K::AllReduce, nodes, 1e9);
+  CHECK(tree.size() == 2 * (2 * 14 - 1));
+  CHECK(flow_phase_time(tree, nodes, kFastIntra) <=
+        find_algorithm("double_binary_tree").closed_form(K::AllReduce, nodes, 1e9, kFastIntra) * (1 + 1e-12));
   const double seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
   // Milliseconds in practice; the bound only catches a schedule being built.
   CHECK(seconds < 2.0);
