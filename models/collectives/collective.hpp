@@ -91,9 +91,13 @@ struct FlowPhase {
   int rounds = 1;
 };
 
-// Step fidelity: every round of the schedule as its own phase.
+// Step fidelity: every round of the schedule as its own phase (rounds = 1, even when the round
+// is empty), its same-pair transfers merged into one flow (bytes summed in schedule order), flows
+// sorted by src, then dst.
 std::vector<FlowPhase> step_phases(const Schedule& schedule);
-// Flow fidelity from a schedule: consecutive rounds with the same set of pairs merged.
+// Flow fidelity from a schedule: consecutive phases with the same set of (src, dst) pairs merged,
+// each pair's bytes summed and the rounds added up. Each input phase's flows are first sorted
+// and same-pair flows merged, as step_phases does, so the output is in the same order.
 std::vector<FlowPhase> merge_phases(const std::vector<FlowPhase>& steps);
 
 class CollectiveAlgorithm {
@@ -113,7 +117,11 @@ class CollectiveAlgorithm {
   // otherwise (the double binary tree gives an upper bound). Throws as schedule() does.
   virtual double closed_form(CollectiveKind kind, const GroupShape& group, double bytes, const AlphaBeta& ab) const = 0;
   // Flow fidelity: merge_phases(step_phases(schedule(...))) by default; algorithms whose
-  // schedules grow as N^2 (ring) override it with an O(N) construction giving the same phases.
+  // schedules grow as N^2 (ring, hierarchical, halving-doubling) or N k (double binary tree)
+  // override it with a construction of O(N) flows per phase giving the same phases (the same
+  // flows in the same order, bytes summed in the same order). Direct keeps the default: its N-1
+  // shifts use N-1 different sets of N pairs, so its flows are N^2 themselves.
+  // Throws as schedule() does.
   virtual std::vector<FlowPhase> flow_phases(CollectiveKind kind, const GroupShape& group, double bytes) const;
 
  protected:
@@ -144,5 +152,18 @@ int pipeline_chunks(double bytes);
 //   alpha + max over ranks of max(bytes sent, bytes received) / bw.
 // A transfer between two ranks of one node uses the intra parameters, otherwise the inter ones.
 double schedule_time(const Schedule& schedule, const GroupShape& group, const AlphaBeta& ab);
+
+// Time of flow phases on uncontended full-duplex links, phases in sequence: the closed form the
+// SimGrid engine's flow fidelity is checked against. The rule of schedule_time with a phase of
+// R rounds paying R latencies per class it uses and its flows sharing the ports:
+//   max over classes k of  R alpha_k + max over ranks r of max(out_k(r), in_k(r)) / bw_k.
+// For step_phases(s) it equals schedule_time(s). Merging never makes a phase slower (a max of
+// sums is at most the sum of the maxes), and it keeps the time wherever the merged rounds load
+// every rank and class alike (ring, halving-doubling, hierarchical, direct: equal to closed_form).
+// Throws RuntimeError for a flow with a rank outside the group.
+double flow_phase_time(const std::vector<FlowPhase>& phases, const GroupShape& group, const AlphaBeta& ab);
+
+// Bytes each rank 0..group_size-1 sends over all the phases (for metrics: bytes on the wire).
+std::vector<double> bytes_sent(const std::vector<FlowPhase>& phases, int group_size);
 
 }  // namespace dtsim

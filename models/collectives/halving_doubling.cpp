@@ -43,6 +43,16 @@ void add_step(Schedule& s, int n, int d, double chunk_bytes, bool reduce) {
   }
 }
 
+// One halving or doubling step at distance d as flows: r -> r ^ d carrying the n / 2d chunks
+// add_step sends as separate transfers.
+std::vector<Flow> step_flows(int n, int d, double chunk_bytes) {
+  const double bytes = repeated_sum(chunk_bytes, n / (2 * d));
+  std::vector<Flow> flows;
+  flows.reserve(static_cast<std::size_t>(n));
+  for (int r = 0; r < n; ++r) flows.push_back({r, r ^ d, bytes});
+  return flows;
+}
+
 class HalvingDoubling final : public CollectiveAlgorithm {
  public:
   std::string_view name() const override { return "halving_doubling"; }
@@ -88,6 +98,28 @@ class HalvingDoubling final : public CollectiveAlgorithm {
       for (int k = steps - 1; k >= 0; --k) add_step(s, n, 1 << k, chunk_bytes, false);
     }
     return s;
+  }
+
+  // Reduce-scatter and all-gather hold N^2 transfers (N/2d chunks per pair at distance d); their
+  // flows, N per step, are built directly. Each step pairs ranks at its own distance, so only the
+  // last halving and first doubling step of AllReduce (both at N/2) merge. The binomial trees'
+  // schedules are O(N): the default.
+  std::vector<FlowPhase> flow_phases(CollectiveKind kind, const GroupShape& group, double bytes) const override {
+    if (kind == CollectiveKind::Broadcast || kind == CollectiveKind::Reduce) {
+      return CollectiveAlgorithm::flow_phases(kind, group, bytes);
+    }
+    require(kind, group, bytes);
+    const int n = group.size;
+    const int steps = log2_of(n);
+    const double chunk_bytes = bytes / n;
+    PhaseBuilder builder;
+    if (kind != CollectiveKind::AllGather) {
+      for (int k = 0; k < steps; ++k) builder.add_rounds(step_flows(n, 1 << k, chunk_bytes), 1);
+    }
+    if (kind != CollectiveKind::ReduceScatter) {
+      for (int k = steps - 1; k >= 0; --k) builder.add_rounds(step_flows(n, 1 << k, chunk_bytes), 1);
+    }
+    return builder.take();
   }
 
   double closed_form(CollectiveKind kind, const GroupShape& group, double bytes, const AlphaBeta& ab) const override {

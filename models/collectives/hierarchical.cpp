@@ -46,6 +46,29 @@ void add_inter_phase(Schedule& s, const GroupShape& g, std::size_t first, double
   }
 }
 
+// One round of the intra-node rings, side by side: each ring link carries `chunks` chunks.
+std::vector<Flow> intra_flows(const GroupShape& g, double chunk_bytes, int chunks) {
+  std::vector<Flow> flows;
+  std::vector<int> members(static_cast<std::size_t>(g.per_node));
+  const double bytes = repeated_sum(chunk_bytes, chunks);
+  for (int m = 0; m < g.nodes(); ++m) {
+    for (int l = 0; l < g.per_node; ++l) members[static_cast<std::size_t>(l)] = m * g.per_node + l;
+    add_ring_flows(flows, members, bytes);
+  }
+  return flows;
+}
+
+// One round of the inter-node rings, one per column, side by side: one chunk per ring link.
+std::vector<Flow> inter_flows(const GroupShape& g, double chunk_bytes) {
+  std::vector<Flow> flows;
+  std::vector<int> members(static_cast<std::size_t>(g.nodes()));
+  for (int l = 0; l < g.per_node; ++l) {
+    for (int m = 0; m < g.nodes(); ++m) members[static_cast<std::size_t>(m)] = m * g.per_node + l;
+    add_ring_flows(flows, members, chunk_bytes);
+  }
+  return flows;
+}
+
 class Hierarchical final : public CollectiveAlgorithm {
  public:
   std::string_view name() const override { return "hierarchical"; }
@@ -79,6 +102,31 @@ class Hierarchical final : public CollectiveAlgorithm {
       add_intra_phase(s, group, intra_rounds + 2 * inter_rounds, chunk_bytes, false);
     }
     return s;
+  }
+
+  // Without the schedule (N^2 transfers in its intra-node phases: N/G chunks per ring link):
+  // O(N) flows in at most four phases, fewer where consecutive ones use the same pairs (one node:
+  // the intra-node reduce-scatter and all-gather merge; the inter-node ones always do).
+  std::vector<FlowPhase> flow_phases(CollectiveKind kind, const GroupShape& group, double bytes) const override {
+    require(kind, group, bytes);
+    const int intra_rounds = group.per_node - 1;
+    const int inter_rounds = group.nodes() - 1;
+    const double chunk_bytes = bytes / group.size;
+    const std::vector<Flow> intra = intra_flows(group, chunk_bytes, group.nodes());
+    const std::vector<Flow> inter = inter_flows(group, chunk_bytes);
+    PhaseBuilder builder;
+    if (kind == CollectiveKind::AllGather) {
+      builder.add_rounds(inter, inter_rounds);
+      builder.add_rounds(intra, intra_rounds);
+      return builder.take();
+    }
+    builder.add_rounds(intra, intra_rounds);
+    builder.add_rounds(inter, inter_rounds);
+    if (kind == CollectiveKind::AllReduce) {
+      builder.add_rounds(inter, inter_rounds);
+      builder.add_rounds(intra, intra_rounds);
+    }
+    return builder.take();
   }
 
   double closed_form(CollectiveKind kind, const GroupShape& group, double bytes, const AlphaBeta& ab) const override {

@@ -73,6 +73,33 @@ double chain_closed_form(const GroupShape& g, double bytes, const AlphaBeta& ab,
   return total;
 }
 
+// The chain's flow phases without its schedule: round t uses the links in the window
+// max(0, t-k+1) .. min(t, n-2), so consecutive rounds merge exactly when their windows agree
+// (the full chain in the steady state, when k >= n-1).
+std::vector<FlowPhase> chain_phases(const GroupShape& g, double bytes, bool reduce) {
+  const int n = g.size;
+  const int k = pipeline_chunks(bytes);
+  PhaseBuilder builder;
+  if (n < 2) return builder.take();
+  const double chunk_bytes = bytes / k;
+  auto window = [&](int t) { return std::pair(std::max(0, t - k + 1), std::min(t, n - 2)); };
+  for (int t = 0; t < k + n - 2;) {
+    const auto [lo, hi] = window(t);
+    int rounds = 1;
+    while (t + rounds < k + n - 2 && window(t + rounds) == std::pair(lo, hi)) ++rounds;
+    std::vector<Flow> flows;
+    flows.reserve(static_cast<std::size_t>(hi - lo + 1));
+    for (int link = lo; link <= hi; ++link) {
+      const int from = reduce ? n - 1 - link : link;
+      const int to = reduce ? n - 2 - link : link + 1;
+      flows.push_back({(g.root + from) % n, (g.root + to) % n, chunk_bytes});
+    }
+    builder.add_rounds(std::move(flows), rounds);
+    t += rounds;
+  }
+  return builder.take();
+}
+
 class Ring final : public CollectiveAlgorithm {
  public:
   std::string_view name() const override { return "ring"; }
@@ -101,6 +128,24 @@ class Ring final : public CollectiveAlgorithm {
       add_ring_phase(s.rounds, s.rounds.size(), members, PieceLayout{}, chunk_bytes, false);
     }
     return s;
+  }
+
+  // Without the N^2 schedule: in O(N), one phase of n-1 rounds (reduce-scatter, all-gather) or
+  // 2(n-1) rounds (allreduce) of flows r -> r+1; the chain's phases from its windows of links.
+  std::vector<FlowPhase> flow_phases(CollectiveKind kind, const GroupShape& group, double bytes) const override {
+    require(kind, group, bytes);
+    if (kind == CollectiveKind::Broadcast || kind == CollectiveKind::Reduce) {
+      return chain_phases(group, bytes, kind == CollectiveKind::Reduce);
+    }
+    const int n = group.size;
+    std::vector<int> members(static_cast<std::size_t>(n));
+    for (int r = 0; r < n; ++r) members[static_cast<std::size_t>(r)] = r;
+    std::vector<Flow> flows;
+    add_ring_flows(flows, members, bytes / n);
+    PhaseBuilder builder;
+    if (kind != CollectiveKind::AllGather) builder.add_rounds(flows, n - 1);
+    if (kind != CollectiveKind::ReduceScatter) builder.add_rounds(flows, n - 1);
+    return builder.take();
   }
 
   double closed_form(CollectiveKind kind, const GroupShape& group, double bytes, const AlphaBeta& ab) const override {
