@@ -71,21 +71,18 @@ Stats summarize(std::vector<double> v) {
   return s;
 }
 
-double wire_bytes(const Plan& plan, const OpBody& body) {
+double WireBytes::operator()(int rank, const OpBody& body) {
   if (const auto* s = std::get_if<SendOp>(&body)) return s->bytes;
   const auto* c = std::get_if<CollectiveOp>(&body);
   if (!c) return 0;
-  const double n = static_cast<double>(plan.groups[c->group].ranks.size());
-  if (n <= 1) return 0;
-  switch (c->kind) {
-    case CollectiveKind::AllReduce: return 2 * (n - 1) / n * c->bytes;
-    case CollectiveKind::ReduceScatter:
-    case CollectiveKind::AllGather:
-    case CollectiveKind::AllToAll: return (n - 1) / n * c->bytes;
-    case CollectiveKind::Broadcast:
-    case CollectiveKind::Reduce: return c->bytes;
+  const CommGroup& group = plan_.groups[c->group];
+  auto& per_rank = cache_[std::make_tuple(c->group, c->kind, c->bytes)];
+  if (per_rank.empty()) {
+    const GroupShape shape{static_cast<int>(group.ranks.size()), group.per_node, 0};
+    per_rank = bytes_sent(c->algorithm->flow_phases(c->kind, shape, c->bytes), shape.size);
   }
-  return 0;
+  const auto pos = std::lower_bound(group.ranks.begin(), group.ranks.end(), rank);
+  return pos != group.ranks.end() && *pos == rank ? per_rank[pos - group.ranks.begin()] : 0.0;
 }
 
 Metrics compute_metrics(const Plan& plan, const std::vector<OpRecord>& records, const RunInfo& info, int job) {
@@ -114,11 +111,12 @@ Metrics compute_metrics(const Plan& plan, const std::vector<OpRecord>& records, 
   const double window = m.simulated_time_s - window_start;
   std::vector<std::vector<Interval>> compute(plan.ranks.size()), comm(plan.ranks.size());
   std::vector<double> bytes(plan.ranks.size(), 0.0);
+  WireBytes wire_bytes(plan);
   for (const auto& r : records) {
     if (r.iteration < plan.warmup || plan.ranks[r.rank].job != job) continue;
     const Op& op = plan.ranks[r.rank].ops[r.op];
     (is_compute(op.body) ? compute : comm)[r.rank].emplace_back(r.start, r.end);
-    bytes[r.rank] += wire_bytes(plan, op.body);
+    bytes[r.rank] += wire_bytes(r.rank, op.body);
   }
   const double per_it = 1.0 / plan.iterations;
   std::vector<int> ranks = jp.workers;

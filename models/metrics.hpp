@@ -2,7 +2,9 @@
 // throughput, where the time goes per rank, bytes on the wire. Written as metrics.json.
 #pragma once
 
+#include <map>
 #include <string>
+#include <tuple>
 #include <vector>
 
 #include <nlohmann/json_fwd.hpp>
@@ -58,8 +60,16 @@ nlohmann::json metrics_to_json(const Metrics& m);
 // metrics.json: the first job's metrics at the top level (most scenarios have one job) and
 // every job's under "jobs".
 nlohmann::json run_metrics_json(const std::vector<Metrics>& jobs);
-// Bytes one rank puts on the wire for an op: p2p sends their size; collectives their bus bytes
-// (nccl-tests: AllReduce 2(N-1)/N*S, ReduceScatter/AllGather/AllToAll (N-1)/N*S, Broadcast/Reduce S).
-double wire_bytes(const Plan& plan, const OpBody& body);
+// Bytes one rank puts on the wire for an op: p2p sends their size; collectives what the
+// algorithm makes that rank send (its flow phases), cached per collective.
+class WireBytes {
+ public:
+  explicit WireBytes(const Plan& plan) : plan_(plan) {}
+  double operator()(int rank, const OpBody& body);
+
+ private:
+  const Plan& plan_;
+  std::map<std::tuple<int, CollectiveKind, double>, std::vector<double>> cache_;
+};
 
 }  // namespace dtsim

@@ -89,7 +89,7 @@ TEST_CASE("the symbolic executor catches broken schedules") {
   CHECK(testing::verify_schedule(CollectiveKind::Broadcast, group, bcast).find("does not hold") != std::string::npos);
 }
 
-TEST_CASE("ring schedules are correct for sizes 1..17 on 1; 2; 3 or 4 ranks per node") {
+TEST_CASE("ring schedules are correct for sizes 1..17 on 1 / 2 / 3 or 4 ranks per node") {
   check_algorithm("ring", testing::shapes(range(1, 17), {1, 2, 3, 4}));
 }
 
@@ -105,7 +105,7 @@ TEST_CASE("double binary tree schedules are correct for sizes 1..17 and any root
   check_algorithm("double_binary_tree", groups);
 }
 
-TEST_CASE("hierarchical schedules are correct for 1; 2; 4 or 8 ranks per node") {
+TEST_CASE("hierarchical schedules are correct for 1 / 2 / 4 or 8 ranks per node") {
   check_algorithm("hierarchical", testing::shapes({1, 2, 3, 4, 6, 8, 12, 16, 24, 32}, {1, 2, 4, 8}));
 }
 

@@ -89,7 +89,7 @@ double total_flow_bytes(const std::vector<FlowPhase>& phases) {
 
 }  // namespace
 
-TEST_CASE("step_phases: one phase per round; same-pair transfers merged; flows sorted") {
+TEST_CASE("step_phases: one phase per round / same-pair transfers merged / flows sorted") {
   Schedule s;
   s.rounds.push_back(Round{{{2, 0, 0, false, 10}, {0, 1, 0, false, 1}, {2, 0, 1, true, 5}, {0, 2, 1, false, 3}}});
   s.rounds.push_back(Round{});
@@ -211,7 +211,7 @@ TEST_CASE("flow_phase_time of step phases equals schedule_time") {
   });
 }
 
-TEST_CASE("merged flow_phase_time equals closed_form for ring; halving-doubling; hierarchical and direct") {
+TEST_CASE("merged flow_phase_time equals closed_form for ring / halving-doubling / hierarchical and direct") {
   for_each_case(kSizes, [](const CollectiveAlgorithm& algorithm, K kind, const GroupShape& group, double bytes) {
     if (algorithm.name() == "double_binary_tree") return;
     const std::vector<FlowPhase> phases = algorithm.flow_phases(kind, group, bytes);
@@ -222,7 +222,7 @@ TEST_CASE("merged flow_phase_time equals closed_form for ring; halving-doubling;
   });
 }
 
-TEST_CASE("double binary tree: merged phases take schedule_time; closed_form bounds it") {
+TEST_CASE("double binary tree: merged phases take schedule_time / closed_form bounds it") {
   // Rounds filling and draining a tree's pipeline each use their own pairs and stay single
   // phases; the steady-state rounds (every edge of both trees busy) share pairs and loads, so
   // merging them keeps the time: flow_phase_time == schedule_time <= closed_form.
@@ -297,7 +297,7 @@ TEST_CASE("flow phases of 16384 ranks are built without the schedule") {
   CHECK(seconds < 2.0);
 }
 
-TEST_CASE("flow_phases throws as schedule does; flow_phase_time and bytes_sent check ranks") {
+TEST_CASE("flow_phases throws as schedule does / flow_phase_time and bytes_sent check ranks") {
   for (const char* name : {"ring", "hierarchical", "halving_doubling", "direct", "double_binary_tree"}) {
     const CollectiveAlgorithm& algorithm = find_algorithm(name);
     INFO(name);

@@ -50,7 +50,7 @@ void check_exact(const std::string& name, const std::vector<GroupShape>& groups)
 
 }  // namespace
 
-TEST_CASE("pipeline chunk counts: one per started MiB; 1 to 256") {
+TEST_CASE("pipeline chunk counts: one per started MiB / 1 to 256") {
   CHECK(pipeline_chunks(0) == 1);
   CHECK(pipeline_chunks(1000) == 1);
   CHECK(pipeline_chunks(kMiB) == 1);
@@ -60,7 +60,7 @@ TEST_CASE("pipeline chunk counts: one per started MiB; 1 to 256") {
   CHECK(pipeline_chunks(1e15) == 256);
 }
 
-TEST_CASE("schedule_time: one class; mixed classes; shared ports") {
+TEST_CASE("schedule_time: one class / mixed classes / shared ports") {
   const GroupShape group{4, 2, 0};  // ranks 0,1 on node 0; 2,3 on node 1
   Schedule s;
   s.rounds.push_back(Round{{{0, 1, 0, false, 100}}});                         // intra only
@@ -112,7 +112,7 @@ TEST_CASE("bytes on the wire are the textbook volumes") {
   }
 }
 
-TEST_CASE("schedule_time equals closed_form for ring; halving-doubling; hierarchical and direct") {
+TEST_CASE("schedule_time equals closed_form for ring / halving-doubling / hierarchical and direct") {
   check_exact("ring", testing::shapes(range(1, 17), {1, 2, 3, 4}));
   check_exact("halving_doubling", testing::shapes({1, 2, 4, 8, 16, 32}, {1, 2, 4, 8}));
   check_exact("hierarchical", testing::shapes({1, 2, 4, 6, 8, 12, 16, 24, 32}, {1, 2, 4, 8}));

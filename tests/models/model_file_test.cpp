@@ -47,7 +47,7 @@ TEST_CASE("a model file is read into layers") {
   CHECK(w.activations_per_sample() == 60);
 }
 
-TEST_CASE("counts: macs doubles the FLOP columns; missing optional columns take their defaults") {
+TEST_CASE("counts: macs doubles the FLOP columns / missing optional columns take their defaults") {
   const auto w = parse_model_text(
       "name: m\ncounts: macs\ncolumns: [name, fwd_flops, params]\nlayers:\n  - [a, 10, 7]\n  - [b, 5, 0]\n", "m.yaml");
   CHECK(w.source.empty());
@@ -89,7 +89,7 @@ TEST_CASE("mistakes in a model file point at their line and column") {
         "my_model.yaml:1:1: error: a model file is a map with the keys name, source, counts, input, columns, layers");
 }
 
-TEST_CASE("model files are read from disk; a missing one is an input error") {
+TEST_CASE("model files are read from disk / a missing one is an input error") {
   const std::string path = std::string(DTSIM_BINARY_DIR) + "/model_file_test.yaml";
   {
     std::ofstream out(path);

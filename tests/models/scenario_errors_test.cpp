@@ -77,7 +77,7 @@ TEST_CASE("a model that does not exist") {
         "gpt2_xl, gpt3_175b, inception_v3, resnet101, resnet50, vgg16)");
 }
 
-TEST_CASE("unknown devices; choices and algorithms") {
+TEST_CASE("unknown devices / choices and algorithms") {
   CHECK(error_of("model:\n  name: resnet50\ncluster:\n  device: a100\n") ==
         "x.yaml:4:11: error: cluster.device: unknown device 'a100' (valid: a100_40gb, a100_80gb, cpu_socket, h100_sxm, "
         "h200, p100, v100)");

@@ -34,7 +34,7 @@ TEST_CASE("times from nanoseconds to hours") {
   CHECK(parse_quantity("24h", Quantity::Time) == 86400.0);
 }
 
-TEST_CASE("FLOP rates; FLOP counts; numbers and counts") {
+TEST_CASE("FLOP rates / FLOP counts / numbers and counts") {
   CHECK(parse_quantity("312TFLOPS", Quantity::FlopRate) == Approx(312e12));
   CHECK(parse_quantity("19.5 TFLOP/s", Quantity::FlopRate) == Approx(19.5e12));
   CHECK(parse_quantity("900GFLOPS", Quantity::FlopRate) == Approx(9e11));

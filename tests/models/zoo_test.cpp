@@ -85,7 +85,7 @@ TEST_CASE("make_transformer agrees with the zoo's transformer files row by row")
   }
 }
 
-TEST_CASE("make_transformer: untied heads; ffn width and bad shapes") {
+TEST_CASE("make_transformer: untied heads / ffn width and bad shapes") {
   dtsim::TransformerSpec spec{.layers = 2, .hidden = 64, .heads = 4, .seq_len = 16, .vocab = 100};
   const double tied = dtsim::make_transformer(spec, "t").total_params();
   spec.tied_embeddings = false;

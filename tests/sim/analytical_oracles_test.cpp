@@ -57,7 +57,7 @@ TEST_CASE("parameter-server incast: N*S/(k*B) when the server link is the bottle
   }
 }
 
-TEST_CASE("more bandwidth is never slower; less latency is never slower") {
+TEST_CASE("more bandwidth is never slower / less latency is never slower") {
   const Plan p = test::one_collective(8, 10e6, "ring", CollectiveKind::AllReduce);
   double last = 1e9;
   for (double bw : {1e9, 5e9, 12.5e9, 50e9}) {

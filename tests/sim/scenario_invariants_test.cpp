@@ -85,3 +85,16 @@ TEST_CASE("the plan conserves gradient bytes") {
   CHECK(pushed == Approx(ps.job().workload.total_params() * 4.0 * ps.workers()));
   CHECK(received == Approx(pushed));
 }
+
+TEST_CASE("bytes on the wire equal the algorithm's count") {
+  const Scenario s = load_scenario(std::string(DTSIM_SOURCE_DIR) + "/scenarios/quickstart.yaml");
+  const double grads = s.job().workload.total_params() * 4.0;
+  const double n = s.workers();
+  // Ring AllReduce: every rank sends 2(N-1)/N of the gradients.
+  CHECK(run("quickstart.yaml", {}).bytes_on_wire_per_iteration == Approx(n * 2 * (n - 1) / n * grads));
+  // Halving-doubling sends the same volume; a parameter server's workers push and its servers send back.
+  CHECK(run("quickstart.yaml", {"strategy.allreduce.algorithm=halving_doubling"}).bytes_on_wire_per_iteration ==
+        Approx(n * 2 * (n - 1) / n * grads));
+  CHECK(run("quickstart.yaml", {"strategy.kind=parameter_server", "strategy.parameter_server.shards=2"})
+            .bytes_on_wire_per_iteration == Approx(2 * n * grads));
+}
