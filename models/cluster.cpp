@@ -35,12 +35,18 @@ int ClusterSpec::hops(int a, int b) const {
       return h;
     }
     case TopologyKind::Dragonfly: {
+      // Minimal routing with SimGrid's wiring: group i's global link to group j leaves from its
+      // router j mod R and lands on group j's router i mod R (R routers per group). Across groups:
+      // the source router, a local link to the router holding the global link if that is another
+      // one, the landing router, a local link to the destination router if that is another one.
       const int per_router = topology.nodes_per_router;
-      const int per_group = per_router * topology.routers_per_group;
-      if (per_router <= 0 || per_group <= 0) return 1;
-      if (a / per_router == b / per_router) return 1;
-      if (a / per_group == b / per_group) return 2;
-      return 3;  // local router, global link, remote router (minimal routing)
+      const int routers = topology.routers_per_group;
+      if (per_router <= 0 || routers <= 0) return 1;
+      const int ra = a / per_router, rb = b / per_router;  // global router indices
+      if (ra == rb) return 1;
+      const int ga = ra / routers, gb = rb / routers;
+      if (ga == gb) return 2;
+      return 2 + (ra % routers != gb % routers) + (rb % routers != ga % routers);
     }
   }
   return 1;

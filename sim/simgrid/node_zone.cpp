@@ -1,0 +1,79 @@
+// The zone of one node: its devices (one host per plan rank placed there), the node's switch
+// fabric (NVSwitch / PCIe switch) and its NICs, behind a gateway router.
+//
+//           dev0   dev1   dev2   dev3        each device: its own split-duplex link
+//            |      |      |      |          (intra.rate per direction, intra.latency / 2)
+//        ====+======+======+======+====      node switch
+//                      |
+//                    [NIC]  nics * nic.rate, nic.latency / 2 (+ a share of the first switch)
+//                      |
+//                     gw   ---- to the topology
+//
+// Routes (a full zone, every pair written out):
+//  - device i -> device j: intra_i (up), intra_j (down): latency intra.latency, bottleneck intra.rate;
+//  - device i -> gw: the NIC (up) only. Traffic leaving the node crosses nothing but the NIC, so
+//    the intra links never slow or delay it; intra-node and inter-node traffic of one device do
+//    not compete (an NVLink fabric and a NIC are separate paths; for PCIe nodes the shared
+//    device link is not modelled).
+#include <fmt/format.h>
+
+#include <string>
+
+#include "sim/simgrid/platform_parts.hpp"
+
+namespace dtsim::sg::detail {
+
+namespace {
+constexpr auto kUp = sg4::LinkInRoute::Direction::UP;
+constexpr auto kDown = sg4::LinkInRoute::Direction::DOWN;
+}  // namespace
+
+ZoneRef NodeFactory::make(sg4::NetZone* parent, int node, double switch_share) {
+  const bool server_node = node >= cluster_.nodes;
+  const LinkSpec nic = server_node ? cluster_.server_nic : LinkSpec{cluster_.node_bandwidth(), cluster_.nic.latency};
+  const std::string name = fmt::format("n{}", node);
+
+  sg4::NetZone* zone = sg4::create_full_zone(name);
+  zone->set_parent(parent);
+  NetPoint* gateway = zone->create_router(name + ".gw");
+  sg4::Link* nic_link =
+      zone->create_split_duplex_link(name + ".nic", nic.rate)->set_latency(nic.latency / 2 + switch_share);
+
+  const std::vector<RankHost>& ranks = hosts_at_[node];
+  std::vector<sg4::Host*> hosts;
+  std::vector<sg4::Link*> intra;
+  for (const RankHost& r : ranks) {
+    const std::string host_name = fmt::format("{}.d{}", name, r.local);
+    sg4::Host* host = zone->create_host(host_name, r.speed);
+    platform_.rank_hosts[r.rank] = host;
+    platform_.rank_speed[r.rank] = r.speed;
+    zone->add_route(host->get_netpoint(), gateway, nullptr, nullptr, {{nic_link, kUp}}, true);
+    hosts.push_back(host);
+    if (ranks.size() > 1) {
+      intra.push_back(zone->create_split_duplex_link(host_name + ".intra", cluster_.intra.rate)
+                          ->set_latency(cluster_.intra.latency / 2));
+    }
+  }
+  for (size_t i = 0; i < hosts.size(); ++i) {
+    for (size_t j = i + 1; j < hosts.size(); ++j) {
+      zone->add_route(hosts[i]->get_netpoint(), hosts[j]->get_netpoint(), nullptr, nullptr,
+                      {{intra[i], kUp}, {intra[j], kDown}}, true);
+    }
+  }
+  zone->seal();  // now: sealing scans every host of the platform, fewer now than at the end
+  return ZoneRef{zone, gateway};
+}
+
+ZoneRef make_switch(sg4::NetZone* parent, const std::string& name) {
+  sg4::NetZone* zone = sg4::create_empty_zone(name);
+  zone->set_parent(parent);
+  NetPoint* router = zone->create_router(name + ".r");
+  attach_to_star(parent, ZoneRef{zone, router});
+  return ZoneRef{zone, router};
+}
+
+void attach_to_star(sg4::NetZone* star, const ZoneRef& child, const std::vector<sg4::LinkInRoute>& links) {
+  star->add_route(child.zone->get_netpoint(), nullptr, child.gateway, nullptr, links, true);
+}
+
+}  // namespace dtsim::sg::detail

@@ -1,0 +1,77 @@
+// Internals of the platform builder shared by its files: node zones, switch zones, and the
+// builders of each inter-node topology. Only sim/simgrid/ includes this.
+#pragma once
+
+#include <simgrid/kernel/routing/NetPoint.hpp>
+#include <simgrid/s4u.hpp>
+#include <string>
+#include <vector>
+
+#include "models/cluster.hpp"
+#include "sim/simgrid/platform.hpp"
+
+namespace dtsim::sg::detail {
+
+namespace sg4 = simgrid::s4u;
+using NetPoint = simgrid::kernel::routing::NetPoint;
+
+// A host to create in a node: the plan rank it runs, its device index in the node, its FLOP/s.
+struct RankHost {
+  int rank = 0;
+  int local = 0;
+  double speed = 0;
+};
+
+// A zone as its parent routes to it: the zone, and the router inside it that traffic enters
+// and leaves by (SimGrid resolves a route to a gateway only when the gateway lies in the
+// child zone itself, never in an ancestor, hence switch zones below).
+struct ZoneRef {
+  sg4::NetZone* zone = nullptr;
+  NetPoint* gateway = nullptr;
+};
+
+// Creates the zone of one node (a worker node, or a dedicated server node at index >= nodes).
+class NodeFactory {
+ public:
+  NodeFactory(const ClusterSpec& cluster, std::vector<std::vector<RankHost>> hosts_at, Platform& platform)
+      : cluster_(cluster), hosts_at_(std::move(hosts_at)), platform_(platform) {}
+
+  // The zone "n<node>" under `parent`: its hosts, their intra-node links, the NIC and the
+  // gateway router. `switch_share` is added to the NIC latency on each crossing: the half of
+  // the first (last) switch that topologies with switches apart from the nodes fold in here.
+  ZoneRef make(sg4::NetZone* parent, int node, double switch_share);
+
+ private:
+  const ClusterSpec& cluster_;
+  std::vector<std::vector<RankHost>> hosts_at_;  // index: node
+  Platform& platform_;
+};
+
+// An empty zone holding one router, as a leaf of the star zone `parent`: a switch that the zone
+// above can use as the gateway of `parent` (whose nodes sit in zones of their own).
+ZoneRef make_switch(sg4::NetZone* parent, const std::string& name);
+
+// Attaches `child` to the star zone `star` through the given links (none: a zero-latency leg).
+void attach_to_star(sg4::NetZone* star, const ZoneRef& child, const std::vector<sg4::LinkInRoute>& links = {});
+
+// The topology between the cluster's nodes. `parent` is nullptr when the topology zone is the
+// root. Each builder appends the worker nodes' zones, in node order, to `nodes_out` and says how
+// much of a switch it folded into each NIC crossing (`node_share`).
+struct Fabric {
+  sg4::NetZone* zone = nullptr;
+  std::vector<ZoneRef> nodes;
+  double node_share = 0;
+};
+// Star: also holds the dedicated server nodes (`extra` of them, after the cluster's nodes).
+Fabric build_star(NodeFactory& factory, const ClusterSpec& cluster, sg4::NetZone* parent, int extra);
+Fabric build_fat_tree(NodeFactory& factory, const ClusterSpec& cluster, sg4::NetZone* parent);
+Fabric build_torus(NodeFactory& factory, const ClusterSpec& cluster, sg4::NetZone* parent);
+Fabric build_dragonfly(NodeFactory& factory, const ClusterSpec& cluster, sg4::NetZone* parent);
+
+// Dedicated server nodes of a fat-tree, torus or dragonfly: `count` nodes from index
+// `cluster.nodes`, leaves of the star zone `top` beside the fabric, one switch away from every
+// node through bypass routes.
+void attach_servers(NodeFactory& factory, const ClusterSpec& cluster, sg4::NetZone* top, const Fabric& fabric,
+                    int count);
+
+}  // namespace dtsim::sg::detail
