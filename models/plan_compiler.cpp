@@ -168,7 +168,8 @@ void compile_parameter_server(const Scenario& s, const JobSpec& job, int job_ind
         if (split[j][l] > 0 && job.strategy.overlap && pass.backward[l] > ready) ready = pass.backward[l];
       }
       if (!job.strategy.overlap) ready = pass.last;
-      Op op = comm_op(r, fmt::format("push shard {}", j), Stream::Comm, {ready},
+      // Posted: a worker pushes to every shard at once, as ps-lite and BytePS do.
+      Op op = comm_op(r, fmt::format("push shard {}", j), Stream::Posted, {ready},
                       SendOp{first_server + j, params * grad_bytes, j});
       pushes[j] = op.id;
       r.ops.push_back(std::move(op));

@@ -3,29 +3,48 @@
 
 #include <algorithm>
 #include <map>
-#include <set>
 
 namespace dtsim {
 
+namespace {
+
+// A group of the same shape small enough to inspect (at most `nodes` nodes), or the group itself
+// when the algorithm cannot run the smaller one (e.g. not a power of two).
+GroupShape reduced(const CollectiveAlgorithm& algo, CollectiveKind kind, const GroupShape& shape, int nodes) {
+  GroupShape small{shape.per_node * std::min(shape.nodes(), nodes), shape.per_node, 0};
+  return algo.supports(kind, small) ? small : shape;
+}
+
+}  // namespace
+
 int inter_node_concurrency(const CollectiveAlgorithm& algo, CollectiveKind kind, const GroupShape& shape) {
-  const int nodes = shape.size / shape.per_node;
-  if (nodes <= 1) return 1;
-  // A reduced group of up to 4 nodes has the same per-node pattern for the algorithms we have;
-  // fall back to the full shape when the reduced one is not supported (e.g. not a power of two).
-  GroupShape small{shape.per_node * std::min(nodes, 4), shape.per_node, 0};
-  if (!algo.supports(kind, small)) small = shape;
-  const Schedule sched = algo.schedule(kind, small, 1.0);
+  if (shape.nodes() <= 1) return 1;
+  const GroupShape small = reduced(algo, kind, shape, 4);
   int most = 1;
-  for (const auto& round : sched.rounds) {
-    // Distinct sender-receiver pairs: several chunks to one partner in a round are one message.
-    std::set<std::pair<int, int>> pairs;
+  // Phases hold distinct sender-receiver pairs; merged rounds use the same pairs.
+  for (const auto& phase : algo.flow_phases(kind, small, 1.0)) {
     std::map<int, int> leaving;
-    for (const auto& t : round.transfers) {
-      if (small.same_node(t.src, t.dst) || !pairs.insert({t.src, t.dst}).second) continue;
-      most = std::max(most, ++leaving[small.node_of(t.src)]);
+    for (const auto& f : phase.flows) {
+      if (!small.same_node(f.src, f.dst)) most = std::max(most, ++leaving[small.node_of(f.src)]);
     }
   }
   return std::min(most, shape.per_node);
+}
+
+int leaf_crossing_flows(const CollectiveAlgorithm& algo, CollectiveKind kind, const GroupShape& shape,
+                        int nodes_per_leaf) {
+  if (shape.nodes() <= nodes_per_leaf) return 0;
+  const GroupShape small = reduced(algo, kind, shape, 2 * nodes_per_leaf);
+  const int leaf_ranks = nodes_per_leaf * shape.per_node;
+  int most = 0;
+  for (const auto& phase : algo.flow_phases(kind, small, 1.0)) {
+    int leaving = 0;
+    for (const auto& f : phase.flows) {
+      if (f.src < leaf_ranks && f.dst >= leaf_ranks) ++leaving;
+    }
+    most = std::max(most, leaving);
+  }
+  return most;
 }
 
 CostModel::CostModel(const ClusterSpec& cluster, const Plan& plan) : cluster_(cluster), plan_(plan) {}
@@ -69,14 +88,29 @@ AlphaBeta CostModel::group_alpha_beta(const CommGroup& group, const CollectiveAl
     prev_node = node;
   }
   ab.alpha_inter = cluster_.nic.latency + hops * cluster_.topology.switch_latency;
-  double bw = cluster_.node_bandwidth() / inter_node_concurrency(algo, kind, shape);
+  const auto [concurrency, crossing] = traffic_shape(algo, kind, shape);
+  double bw = cluster_.node_bandwidth() / concurrency;
   const TopologySpec& t = cluster_.topology;
-  const int nodes = shape.size / shape.per_node;
-  if (t.kind == TopologyKind::FatTree && t.nodes_per_switch > 0 && nodes > t.nodes_per_switch) {
-    bw /= t.oversubscription;  // the group crosses leaf uplinks
+  if (t.kind == TopologyKind::FatTree && crossing > 0) {
+    // A leaf's uplink (its nodes' bandwidth / oversubscription) shared by the flows leaving it.
+    bw = std::min(bw, t.nodes_per_switch * cluster_.node_bandwidth() / t.oversubscription / crossing);
   }
   ab.bw_inter = bw;
   return ab;
+}
+
+std::pair<int, int> CostModel::traffic_shape(const CollectiveAlgorithm& algo, CollectiveKind kind,
+                                             const GroupShape& shape) const {
+  const auto key = std::make_tuple(&algo, kind, shape.size, shape.per_node);
+  auto it = traffic_cache_.find(key);
+  if (it == traffic_cache_.end()) {
+    const TopologySpec& t = cluster_.topology;
+    const int crossing = t.kind == TopologyKind::FatTree && t.nodes_per_switch > 0
+                             ? leaf_crossing_flows(algo, kind, shape, t.nodes_per_switch)
+                             : 0;
+    it = traffic_cache_.emplace(key, std::make_pair(inter_node_concurrency(algo, kind, shape), crossing)).first;
+  }
+  return it->second;
 }
 
 double CostModel::collective_time(const CollectiveOp& op) const {

@@ -43,13 +43,21 @@ class CostModel {
   double node_bandwidth(int node) const;
   double node_latency(int node) const;
 
+  // (ranks of a node crossing its NICs at once, flows leaving a fat-tree leaf at once), cached.
+  std::pair<int, int> traffic_shape(const CollectiveAlgorithm& algo, CollectiveKind kind, const GroupShape& shape) const;
+
   const ClusterSpec& cluster_;
   const Plan& plan_;
+  mutable std::map<std::tuple<const CollectiveAlgorithm*, CollectiveKind, int, int>, std::pair<int, int>> traffic_cache_;
   mutable std::map<std::tuple<int, int, CollectiveKind, double>, double> collective_cache_;
 };
 
 // How many of one node's ranks send across its NICs at once in the algorithm's busiest round,
-// measured on the algorithm's own schedule over a group of the same shape (at most 4 nodes).
+// read off the algorithm's own flow phases over a group of the same shape (at most 4 nodes).
 int inter_node_concurrency(const CollectiveAlgorithm& algo, CollectiveKind kind, const GroupShape& shape);
+// How many flows leave the first fat-tree leaf (of `nodes_per_leaf` nodes) at once in the
+// busiest round, over a group of the same shape (at most two leaves); 0 if one leaf holds it all.
+int leaf_crossing_flows(const CollectiveAlgorithm& algo, CollectiveKind kind, const GroupShape& shape,
+                        int nodes_per_leaf);
 
 }  // namespace dtsim

@@ -42,8 +42,8 @@ Fabric build_star(NodeFactory& factory, const ClusterSpec& cluster, sg4::NetZone
 
 // Fat-tree, built by hand from star zones: leaves of `nodes_per_switch` nodes (the last leaf may
 // hold fewer) under one spine level. Each leaf's uplinks are one aggregated split-duplex link of
-// max(1, nodes in the leaf / oversubscription) * node bandwidth per direction (a leaf has at least
-// one uplink, so one flow is never slower than its NIC), latency switch_latency:
+// (nodes in the leaf / oversubscription) * node bandwidth per direction, latency switch_latency
+// (an oversubscription above the leaf's size leaves less than one NIC's worth of uplink):
 //
 //                      [spine]                      spine level: a star zone
 //              up_0 /           \ up_1              uplink = leaf downlinks / oversubscription
@@ -77,7 +77,7 @@ Fabric build_fat_tree(NodeFactory& factory, const ClusterSpec& cluster, sg4::Net
       attach_to_star(leaf, node);
       f.nodes.push_back(node);
     }
-    const double uplinks = std::max(1.0, members / t.oversubscription);  // a leaf has at least one uplink
+    const double uplinks = members / t.oversubscription;
     sg4::Link* up = f.zone->create_split_duplex_link(name + ".up", uplinks * cluster.node_bandwidth())
                         ->set_latency(t.switch_latency);
     attach_to_star(f.zone, ZoneRef{leaf, sw.gateway}, {{up, kUp}});

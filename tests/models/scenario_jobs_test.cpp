@@ -57,7 +57,7 @@ TEST_CASE("overrides reach one job with jobs.N.key") {
   CHECK(s.jobs[1].model.batch_per_worker == 7);
   CHECK(s.jobs[0].model.batch_per_worker == 32);
   CHECK(error_of(kTwo, {"model.batch_per_worker=7"}) ==
-        "--set model.batch_per_worker=7: error: model.batch_per_worker=7: this scenario has a jobs list; use "
+        "--set model.batch_per_worker=7: error: model.batch_per_worker: this scenario has a jobs list; use "
         "jobs.N.model.batch_per_worker");
   CHECK(error_of(kTwo, {"jobs.5.model.batch_per_worker=7"}) ==
         "--set jobs.5.model.batch_per_worker=7: error: jobs.5.model.batch_per_worker: there is no job 5");

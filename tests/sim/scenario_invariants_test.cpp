@@ -98,3 +98,14 @@ TEST_CASE("bytes on the wire equal the algorithm's count") {
   CHECK(run("quickstart.yaml", {"strategy.kind=parameter_server", "strategy.parameter_server.shards=2"})
             .bytes_on_wire_per_iteration == Approx(2 * n * grads));
 }
+
+TEST_CASE("the analytical engine sees a fat-tree's leaf uplinks as the SimGrid engine does") {
+  // A node-ordered ring sends one node's traffic across each leaf uplink: 4 nodes per leaf at
+  // oversubscription 2 still carry it; at 8 the uplink is half a node and the ring slows.
+  auto with = [](const char* over) {
+    return mean("gpt2_fat_tree.yaml", {"model.batch_per_worker=1", "strategy.allreduce.algorithm=ring",
+                                       std::string("cluster.topology.oversubscription=") + over});
+  };
+  CHECK(with("2") == Approx(with("1")));
+  CHECK(with("8") > with("1") * 1.1);
+}

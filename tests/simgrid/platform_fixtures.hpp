@@ -41,14 +41,14 @@ inline Plan placed(const std::vector<Placement>& workers, const std::vector<Plac
                    int server_nodes = 0) {
   Plan p;
   p.name = "placement";
-  p.worker_count = static_cast<int>(workers.size());
-  p.server_count = static_cast<int>(servers.size());
   p.server_nodes = server_nodes;
+  p.jobs.push_back(JobPlan{"job", {}, {}, 0});
   for (size_t i = 0; i < workers.size() + servers.size(); ++i) {
     RankProgram r;
     r.rank = static_cast<int>(i);
     r.role = i < workers.size() ? Role::Worker : Role::Server;
     r.where = i < workers.size() ? workers[i] : servers[i - workers.size()];
+    (i < workers.size() ? p.jobs[0].workers : p.jobs[0].servers).push_back(r.rank);
     p.ranks.push_back(r);
   }
   return p;
