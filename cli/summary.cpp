@@ -1,6 +1,8 @@
 // Formatting of the run summary: the cluster, then per job what it runs and its metrics.
 #include "cli/summary.hpp"
 
+#include <algorithm>
+
 #include <fmt/format.h>
 
 #include "models/units.hpp"
@@ -45,7 +47,7 @@ void job_summary(std::ostream& os, const Scenario& s, const JobSpec& job, const 
 
 // Several jobs side by side: one row each.
 void jobs_table(std::ostream& os, const Scenario& s, const std::vector<Metrics>& jobs) {
-  os << fmt::format("  {:<14} {:<34} {:>8} {:>11} {:>13} {:>8} {:>8} {:>8}\n", "job", "strategy", "workers",
+  os << fmt::format("  {:<14} {:<40} {:>8} {:>11} {:>13} {:>8} {:>8} {:>8}\n", "job", "strategy", "workers",
                     "iteration", "samples/s", "compute", "exposed", "waiting");
   for (size_t j = 0; j < jobs.size(); ++j) {
     const JobSpec& job = s.jobs[j];
@@ -54,7 +56,7 @@ void jobs_table(std::ostream& os, const Scenario& s, const std::vector<Metrics>&
         job.strategy.kind == StrategyKind::AllReduce
             ? fmt::format("allreduce {}", job.strategy.algorithm)
             : fmt::format("parameter server, {} shard{}", job.strategy.ps_shards, job.strategy.ps_shards > 1 ? "s" : "");
-    os << fmt::format("  {:<14} {:<34} {:>8} {:>11} {:>13.1f} {:>8} {:>8} {:>8}\n", job.name,
+    os << fmt::format("  {:<14} {:<40} {:>8} {:>11} {:>13.1f} {:>8} {:>8} {:>8}\n", job.name,
                       fmt::format("{} ({})", strategy, job.workload.name), m.workers,
                       format_time(m.iteration_time.mean), m.throughput_samples_per_s, percent(m.compute_fraction),
                       percent(m.exposed_comm_fraction), percent(m.wait_fraction));
@@ -83,7 +85,9 @@ void print_summary(std::ostream& os, const Scenario& s, const std::vector<Metric
     jobs_table(os, s, jobs);
   }
   os << "\n";
-  row(os, "simulated time", format_time(first.simulated_time_s));
+  double simulated = 0;
+  for (const auto& m : jobs) simulated = std::max(simulated, m.simulated_time_s);
+  row(os, "simulated time", format_time(simulated));
   row(os, "wall time", format_time(first.run.wall_time_s));
 }
 

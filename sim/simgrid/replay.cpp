@@ -125,25 +125,39 @@ double Replay::seconds(int rank, const Op& op) const {
   return 0.0;
 }
 
+// Communication starts when every party has arrived: the time a rank spends before that, blocked
+// on a peer that is late, is waiting, not communication (as the analytical engine counts it).
 void Replay::execute(int rank, int op_id) {
   const Op& op = plan_.ranks[rank].ops[op_id];
   const double start = sg4::Engine::get_clock();
+  const int it = states_[rank].iteration;
   std::visit(Overloaded{[&](const ComputeOp&) { execute_run(rank, {op_id}); },
                         [&](const UpdateOp&) { execute_run(rank, {op_id}); },
                         [&](const CollectiveOp& c) {
+                          double& arrived = arrivals_[std::make_tuple(c.group, c.seq, it)];
+                          arrived = std::max(arrived, start);
                           replay_collective(rank, c);
-                          finish(rank, op_id, start, sg4::Engine::get_clock());
+                          finish_comm(rank, op_id, arrived);
                         },
                         [&](const SendOp& s) {
+                          double& arrived = arrivals_[std::make_tuple(-1 - rank, s.peer * 65536 + s.tag, it)];
+                          arrived = std::max(arrived, start);
                           mailbox('p', s.peer, rank, s.tag)->put(&token, s.bytes);
                           ++stats_.activities;
-                          finish(rank, op_id, start, sg4::Engine::get_clock());
+                          finish_comm(rank, op_id, arrived);
                         },
                         [&](const RecvOp& r) {
+                          double& arrived = arrivals_[std::make_tuple(-1 - r.peer, rank * 65536 + r.tag, it)];
+                          arrived = std::max(arrived, start);
                           mailbox('p', rank, r.peer, r.tag)->get<int>();
-                          finish(rank, op_id, start, sg4::Engine::get_clock());
+                          finish_comm(rank, op_id, arrived);
                         }},
              op.body);
+}
+
+void Replay::finish_comm(int rank, int op, double arrived) {
+  const double end = sg4::Engine::get_clock();
+  finish(rank, op, std::min(arrived, end), end);
 }
 
 // One activity for the whole run; each op's times recovered from its own duration.

@@ -48,6 +48,7 @@ class Replay {
   void posted_actor(int rank, int op);
   void wait_deps(int rank, const std::vector<int>& ops);
   void finish(int rank, int op, double start, double end);
+  void finish_comm(int rank, int op, double arrived);
   void spawn_posted(int rank);
   void execute(int rank, int op);
   void execute_run(int rank, const std::vector<int>& ops);
@@ -71,6 +72,8 @@ class Replay {
   std::map<std::tuple<int, int, CollectiveKind, double>, std::unique_ptr<CollectiveReplay>> collectives_;
   std::map<std::tuple<char, int, int, int>, simgrid::s4u::Mailbox*> mailboxes_;
   std::map<std::pair<int, int>, double> latencies_;
+  // Latest arrival at a collective (group, seq, iteration) or a message (-1 - src, dst * 65536 + tag, iteration).
+  std::map<std::tuple<int, int, int>, double> arrivals_;
 };
 
 }  // namespace dtsim::sg
