@@ -20,6 +20,7 @@ struct SimGridOptions {
 struct SimGridStats {
   long activities = 0;  // SimGrid activities issued (execs, comms, sleeps)
   int actors = 0;
+  double platform_s = 0;  // wall time spent building the platform
 };
 
 class SimGridExecutor : public Executor {

@@ -42,8 +42,13 @@ Replay::Replay(const ClusterSpec& cluster, const Plan& plan, const Platform& pla
     states_[r].done.assign(plan.ranks[r].ops.size(), 0);
     states_[r].mutex = sg4::Mutex::create();
     states_[r].changed = sg4::ConditionVariable::create();
+    states_[r].wakes.assign(plan.ranks[r].ops.size(), 0);
     for (const Op& op : plan.ranks[r].ops) {
       if (op.stream == Stream::Posted) posted_ops_[r].push_back(op.id);
+      for (int d : op.deps) {
+        const Op& dep = plan.ranks[r].ops[d];
+        if (op.stream == Stream::Posted || dep.stream != op.stream) states_[r].wakes[d] = 1;
+      }
     }
   }
 }
@@ -110,13 +115,16 @@ void Replay::finish(int rank, int op, double start, double end) {
   RankState& st = states_[rank];
   observer_.on_op(OpRecord{rank, st.iteration, op, start, end});
   st.done[op] = 1;
+  bool wake = st.wakes[op];
   if (++st.done_count == static_cast<int>(st.done.size())) {
     ++st.iteration;
     std::fill(st.done.begin(), st.done.end(), 0);
     st.done_count = 0;
     if (st.iteration < total_iterations_) spawn_posted(rank);
+    wake = true;
   }
-  st.changed->notify_all();
+  // Only another actor waits on an op: its own stream's next op runs in the same actor.
+  if (wake) st.changed->notify_all();
 }
 
 double Replay::seconds(int rank, const Op& op) const {

@@ -23,6 +23,7 @@ namespace dtsim::sg {
 struct RankState {
   int iteration = 0;
   std::vector<char> done;
+  std::vector<char> wakes;  // an actor other than the op's own waits on it
   int done_count = 0;
   simgrid::s4u::MutexPtr mutex;
   simgrid::s4u::ConditionVariablePtr changed;
