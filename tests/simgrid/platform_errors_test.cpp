@@ -85,6 +85,10 @@ TEST_CASE("a run prints nothing of SimGrid's at INFO") {
       return text;
     });
     CHECK(r.code == 0);
-    CHECK(r.output.empty());
+    INFO(r.output);
+    // SimGrid's log lines read "[time] [category/PRIORITY] text"; under AddressSanitizer the
+    // sanitizer's own warnings about context switches (lines starting "==") may appear.
+    CHECK(r.output.find("/INFO]") == std::string::npos);
+    CHECK(r.output.find("] [") == std::string::npos);
   }
 }
