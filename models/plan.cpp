@@ -1,6 +1,8 @@
 // Names and sizes of Plan ops, shared by every executor and the Observer.
 #include "models/plan.hpp"
 
+#include "models/overloaded.hpp"
+
 namespace dtsim {
 
 int Plan::total_ops() const {
@@ -20,14 +22,6 @@ std::string_view phase_name(Phase p) {
   return "?";
 }
 
-namespace {
-template <class... Ts>
-struct Overloaded : Ts... {
-  using Ts::operator()...;
-};
-template <class... Ts>
-Overloaded(Ts...) -> Overloaded<Ts...>;
-}  // namespace
 
 std::string_view op_kind_name(const OpBody& body) {
   return std::visit(Overloaded{[](const ComputeOp&) -> std::string_view { return "compute"; },

@@ -80,41 +80,8 @@ int pipeline_chunks(double bytes) {
 }
 
 double schedule_time(const Schedule& schedule, const GroupShape& group, const AlphaBeta& ab) {
-  validate_group(group);
-  // load[(rank * 2 + class) * 2 + direction]: bytes out (0) and in (1) per class (0 intra, 1 inter).
-  std::vector<double> load(static_cast<std::size_t>(group.size) * 4, 0.0);
-  std::vector<int> touched;
-  double total = 0;
-  for (const Round& round : schedule.rounds) {
-    std::array<bool, 2> used{};
-    touched.clear();
-    for (const Transfer& t : round.transfers) {
-      if (t.src < 0 || t.src >= group.size || t.dst < 0 || t.dst >= group.size) {
-        throw RuntimeError(
-            fmt::format("schedule sends from rank {} to rank {} in a group of {}", t.src, t.dst, group.size));
-      }
-      const std::size_t cls = group.same_node(t.src, t.dst) ? 0 : 1;
-      used[cls] = true;
-      load[(static_cast<std::size_t>(t.src) * 2 + cls) * 2] += t.bytes;
-      load[(static_cast<std::size_t>(t.dst) * 2 + cls) * 2 + 1] += t.bytes;
-      touched.push_back(t.src);
-      touched.push_back(t.dst);
-    }
-    std::array<double, 2> worst{};
-    for (int r : touched) {
-      for (std::size_t cls = 0; cls < 2; ++cls) {
-        const std::size_t at = (static_cast<std::size_t>(r) * 2 + cls) * 2;
-        worst[cls] = std::max({worst[cls], load[at], load[at + 1]});
-        load[at] = 0;
-        load[at + 1] = 0;
-      }
-    }
-    double round_time = 0;
-    if (used[0]) round_time = ab.alpha_intra + worst[0] / ab.bw_intra;
-    if (used[1]) round_time = std::max(round_time, ab.alpha_inter + worst[1] / ab.bw_inter);
-    total += round_time;
-  }
-  return total;
+  // A round is a phase of one round; same-pair transfers load a port exactly as their merged flow does.
+  return flow_phase_time(step_phases(schedule), group, ab);
 }
 
 namespace collectives {

@@ -2,12 +2,14 @@
 // collectives and point-to-point messages over mailboxes.
 #include "sim/simgrid/replay.hpp"
 
+#include <xbt/config.hpp>
+
 #include <algorithm>
 
 #include <fmt/format.h>
 
 #include "models/error.hpp"
-#include <xbt/config.hpp>
+#include "models/overloaded.hpp"
 
 namespace sg4 = simgrid::s4u;
 
@@ -15,13 +17,6 @@ namespace dtsim::sg {
 namespace {
 
 int token = 0;  // the payload of every message: only sizes matter
-
-template <class... Ts>
-struct Overloaded : Ts... {
-  using Ts::operator()...;
-};
-template <class... Ts>
-Overloaded(Ts...) -> Overloaded<Ts...>;
 
 }  // namespace
 
