@@ -94,10 +94,16 @@ struct Plan {
   int server_nodes = 0;  // dedicated server hosts (placed after the cluster's nodes)
   int iterations = 1;
   int warmup = 0;
+  // Straggling: compute durations of rank r in iteration k are multiplied by slowdown[r][k]
+  // (warm-up included); empty means 1 everywhere.
+  std::vector<std::vector<double>> slowdown;
   // BSP: a rank starts iteration k+1 when all its ops of iteration k have ended; the
   // collectives and the parameter server's pushes and pulls synchronise ranks with each other.
 
   int total_ops() const;
+  double slowdown_of(int rank, int iteration) const {
+    return slowdown.empty() ? 1.0 : slowdown[rank][iteration];
+  }
 };
 
 std::string_view phase_name(Phase p);

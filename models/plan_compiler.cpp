@@ -9,6 +9,7 @@
 #include <fmt/format.h>
 
 #include "models/plan_worker.hpp"
+#include "models/stragglers.hpp"
 
 namespace dtsim {
 namespace {
@@ -229,6 +230,7 @@ Plan compile_plan(const Scenario& s) {
       compile_parameter_server(s, job, static_cast<int>(i), plan);
     }
   }
+  apply_stragglers(s, plan);
   return plan;
 }
 

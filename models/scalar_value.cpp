@@ -61,6 +61,29 @@ std::vector<int> ScalarValue::dims() const {
   return out;
 }
 
+std::vector<int> ScalarValue::indices() const {
+  std::vector<int> out;
+  size_t start = 0;
+  while (start < text_.size()) {
+    const size_t comma = text_.find(',', start);
+    const std::string part = text_.substr(start, comma == std::string::npos ? std::string::npos : comma - start);
+    try {
+      out.push_back(static_cast<int>(parse_quantity(part, Quantity::Count)));
+    } catch (const InputError&) {
+      fail(fmt::format("'{}' is not a list of indices (use e.g. 0,5,7)", text_));
+    }
+    if (comma == std::string::npos) break;
+    start = comma + 1;
+  }
+  return out;
+}
+
+double ScalarValue::at_least(double min_value) const {
+  const double v = quantity(Quantity::Number);
+  if (v < min_value) fail(fmt::format("must be at least {} (got {})", min_value, text_));
+  return v;
+}
+
 DeviceSpec ScalarValue::device() const {
   try {
     return load_device(text_);

@@ -48,6 +48,20 @@ struct SyncSpec {
   SyncKind kind = SyncKind::Bsp;
 };
 
+enum class Jitter { None, Lognormal, Exponential, Hiccup };
+
+// Slow workers: some always slower by a factor, and every worker's compute time jittered per
+// iteration (seeded by run.seed). Factors multiply compute durations.
+struct StragglerSpec {
+  std::vector<int> slow_workers;  // worker indices within the job
+  double slow_factor = 1.0;
+  Jitter jitter = Jitter::None;
+  double sigma = 0.1;       // lognormal: standard deviation of the log of the factor (median 1)
+  double tail_mean = 0.1;   // exponential: factor 1 + Exp(mean)
+  double hiccup_probability = 0.01;
+  double hiccup_factor = 3.0;
+};
+
 struct RunSpec {
   int iterations = 10;
   int warmup = 1;
@@ -73,6 +87,7 @@ struct JobSpec {
   ModelSpec model;
   StrategySpec strategy;
   SyncSpec sync;
+  StragglerSpec stragglers;
   PlacementSpec placement;
   Workload workload;  // resolved from `model`
 

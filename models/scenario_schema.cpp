@@ -178,6 +178,32 @@ std::vector<ScenarioKey> build_keys() {
           "Devices per node the job uses; 0 means all from first_local on.",
           [](J& j, const V& v) { j.placement.devices_per_node = v.count(0); });
 
+  // stragglers
+  add_job("stragglers.slow_workers", "indices", "",
+          "Workers (indices within the job, e.g. 0,5) whose compute is always slower by slow_factor.",
+          [](J& j, const V& v) { j.stragglers.slow_workers = v.indices(); });
+  add_job("stragglers.slow_factor", "number", "1", "How many times slower the slow workers compute (>= 1).",
+          [](J& j, const V& v) { j.stragglers.slow_factor = v.at_least(1.0); });
+  add_job("stragglers.jitter", "one of: none, lognormal, exponential, hiccup", "none",
+          "Per-iteration random slowdown of every worker's compute, seeded by run.seed.", [](J& j, const V& v) {
+            j.stragglers.jitter = v.choice<Jitter>({{"none", Jitter::None},
+                                                    {"lognormal", Jitter::Lognormal},
+                                                    {"exponential", Jitter::Exponential},
+                                                    {"hiccup", Jitter::Hiccup}});
+          });
+  add_job("stragglers.sigma", "number", "0.1", "lognormal: standard deviation of the factor's logarithm (median 1).",
+          [](J& j, const V& v) { j.stragglers.sigma = v.at_least(0.0); });
+  add_job("stragglers.tail_mean", "number", "0.1", "exponential: the factor is 1 + an exponential of this mean.",
+          [](J& j, const V& v) { j.stragglers.tail_mean = v.at_least(0.0); });
+  add_job("stragglers.hiccup_probability", "number", "0.01", "hiccup: chance per worker and iteration of a hiccup.",
+          [](J& j, const V& v) {
+            const double p = v.at_least(0.0);
+            if (p > 1) v.fail(fmt::format("must be at most 1 (got {})", v.text()));
+            j.stragglers.hiccup_probability = p;
+          });
+  add_job("stragglers.hiccup_factor", "number", "3", "hiccup: how many times slower a hiccuping iteration computes.",
+          [](J& j, const V& v) { j.stragglers.hiccup_factor = v.at_least(1.0); });
+
   // sync and run
   add_job("sync.policy", "one of: bsp", "bsp", "Synchronisation between iterations: bulk-synchronous.",
       [](J& j, const V& v) { j.sync.kind = v.choice<SyncKind>({{"bsp", SyncKind::Bsp}}); });

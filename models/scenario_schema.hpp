@@ -26,6 +26,8 @@ class ScalarValue {
   int count(int min_value) const;     // whole number >= min_value
   bool boolean() const;               // true/false, yes/no, on/off
   std::vector<int> dims() const;      // "4x4x2"
+  std::vector<int> indices() const;   // "0,5,7" (may be empty)
+  double at_least(double min_value) const;  // a number >= min_value
   DeviceSpec device() const;          // a device zoo name
   template <typename E>
   E choice(const std::vector<std::pair<std::string, E>>& options) const;

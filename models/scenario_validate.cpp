@@ -129,6 +129,17 @@ void check_placement(const Scenario& s, size_t index, std::vector<int>& owner) {
   }
 }
 
+void check_stragglers(const Scenario& s, size_t index) {
+  const JobSpec& job = s.jobs[index];
+  const std::string key = s.job_key(index, "stragglers.slow_workers");
+  for (int w : job.stragglers.slow_workers) {
+    if (w >= job.workers(s.cluster)) {
+      fail_at(s, key, fmt::format("{}: worker {} does not exist (the job has workers 0..{})", key, w,
+                                  job.workers(s.cluster) - 1));
+    }
+  }
+}
+
 void check_strategy(const Scenario& s, size_t index) {
   const JobSpec& job = s.jobs[index];
   if (job.strategy.kind != StrategyKind::AllReduce) return;
@@ -176,6 +187,7 @@ void finish_scenario(Scenario& s) {
     resolve_workload(s, i, s.jobs[i]);
     check_placement(s, i, owner);
     check_strategy(s, i);
+    check_stragglers(s, i);
   }
 }
 

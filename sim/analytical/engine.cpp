@@ -103,10 +103,11 @@ class Scheduler {
     const RankProgram& rank = plan_.ranks[e.rank];
     const Op& op = rank.ops[e.op];
     const int it = iteration_[e.rank];
+    const double slow = plan_.slowdown_of(e.rank, it);
     if (const auto* c = std::get_if<ComputeOp>(&op.body)) {
-      push(e.time + costs_.compute_time(rank, *c), true, e.rank, e.op, e.time);
+      push(e.time + costs_.compute_time(rank, *c) * slow, true, e.rank, e.op, e.time);
     } else if (const auto* u = std::get_if<UpdateOp>(&op.body)) {
-      push(e.time + costs_.update_time(rank, *u), true, e.rank, e.op, e.time);
+      push(e.time + costs_.update_time(rank, *u) * slow, true, e.rank, e.op, e.time);
     } else if (const auto* col = std::get_if<CollectiveOp>(&op.body)) {
       auto& waiting = collectives_[{col->group, col->seq, it}];
       waiting.push_back({e.rank, e.op});

@@ -123,8 +123,9 @@ void Replay::finish(int rank, int op, double start, double end) {
 }
 
 double Replay::seconds(int rank, const Op& op) const {
-  if (const auto* c = std::get_if<ComputeOp>(&op.body)) return costs_.compute_time(plan_.ranks[rank], *c);
-  if (const auto* u = std::get_if<UpdateOp>(&op.body)) return costs_.update_time(plan_.ranks[rank], *u);
+  const double slow = plan_.slowdown_of(rank, states_[rank].iteration);
+  if (const auto* c = std::get_if<ComputeOp>(&op.body)) return costs_.compute_time(plan_.ranks[rank], *c) * slow;
+  if (const auto* u = std::get_if<UpdateOp>(&op.body)) return costs_.update_time(plan_.ranks[rank], *u) * slow;
   return 0.0;
 }
 
@@ -139,7 +140,12 @@ void Replay::execute(int rank, int op_id) {
                         [&](const CollectiveOp& c) {
                           double& arrived = arrivals_[std::make_tuple(c.group, c.seq, it)];
                           arrived = std::max(arrived, start);
+                          // Merged flows lose the data dependencies between rounds (no rank's result is
+                          // ready before every rank's input has gone round): at flow fidelity the
+                          // members start together and end together.
+                          if (options_.fidelity == Fidelity::Flow) together(c, it, 0);
                           replay_collective(rank, c);
+                          if (options_.fidelity == Fidelity::Flow) together(c, it, 1);
                           finish_comm(rank, op_id, arrived);
                         },
                         [&](const SendOp& s) {
@@ -156,6 +162,15 @@ void Replay::execute(int rank, int op_id) {
                           finish_comm(rank, op_id, arrived);
                         }},
              op.body);
+}
+
+// A barrier of the collective's members, one per (collective, iteration, start or end).
+void Replay::together(const CollectiveOp& c, int iteration, int which) {
+  const auto key = std::make_tuple(c.group, c.seq * 2 + which, iteration);
+  auto& barrier = barriers_[key];
+  if (!barrier) barrier = sg4::Barrier::create(static_cast<unsigned>(plan_.groups[c.group].ranks.size()));
+  const sg4::BarrierPtr keep = barrier;  // the map entry goes when the last member arrives
+  if (keep->wait()) barriers_.erase(key);
 }
 
 void Replay::finish_comm(int rank, int op, double arrived) {

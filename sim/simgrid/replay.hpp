@@ -50,6 +50,7 @@ class Replay {
   void wait_deps(int rank, const std::vector<int>& ops);
   void finish(int rank, int op, double start, double end);
   void finish_comm(int rank, int op, double arrived);
+  void together(const CollectiveOp& c, int iteration, int which);
   void spawn_posted(int rank);
   void execute(int rank, int op);
   void execute_run(int rank, const std::vector<int>& ops);
@@ -75,6 +76,7 @@ class Replay {
   std::map<std::pair<int, int>, double> latencies_;
   // Latest arrival at a collective (group, seq, iteration) or a message (-1 - src, dst * 65536 + tag, iteration).
   std::map<std::tuple<int, int, int>, double> arrivals_;
+  std::map<std::tuple<int, int, int>, simgrid::s4u::BarrierPtr> barriers_;
 };
 
 }  // namespace dtsim::sg

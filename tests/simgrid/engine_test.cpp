@@ -7,6 +7,7 @@
 #include "models/metrics.hpp"
 #include "models/plan_compiler.hpp"
 #include "models/scenario_loader.hpp"
+#include "sim/analytical/engine.hpp"
 #include "simulate.hpp"
 
 using namespace dtsim;
@@ -151,5 +152,22 @@ TEST_CASE("each rank's streams run one op at a time and cover the iteration") {
     for (int it = 0; it < plan.warmup + plan.iterations; ++it) {
       CHECK(ops_seen[{static_cast<int>(r), it}] == static_cast<int>(plan.ranks[r].ops.size()));
     }
+  }
+}
+
+TEST_CASE("a straggler paces a BSP ring on SimGrid as the closed forms say") {
+  // Flow fidelity: a collective's members start and end together, so a slow worker delays
+  // everyone by its extra compute and nothing else.
+  for (const char* factor : {"1", "3"}) {
+    const std::vector<std::string> sets{"stragglers.slow_workers=2", std::string("stragglers.slow_factor=") + factor,
+                                        "run.iterations=2"};
+    const Scenario s = scenario("quickstart.yaml", sets);
+    const Plan plan = compile_plan(s);
+    Recorder rec;
+    AnalyticalExecutor analytical(s.cluster);
+    const RunInfo info = analytical.run(plan, rec);
+    const double expected = compute_metrics(plan, rec.records(), info).iteration_time.mean;
+    INFO("factor " << factor);
+    CHECK(metrics_of(s).front().iteration_time.mean == Approx(expected).epsilon(0.01));
   }
 }

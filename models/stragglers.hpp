@@ -1,0 +1,14 @@
+// Stragglers in the Plan: per-rank, per-iteration compute slowdown factors drawn from the
+// scenario (fixed slow workers, seeded random jitter). Every executor multiplies compute
+// durations by them, so the simulated and the real runs straggle alike.
+#pragma once
+
+#include "models/plan.hpp"
+#include "models/scenario.hpp"
+
+namespace dtsim {
+
+// Fills plan.slowdown when any job straggles; leaves it empty otherwise.
+void apply_stragglers(const Scenario& s, Plan& plan);
+
+}  // namespace dtsim
