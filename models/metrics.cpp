@@ -85,6 +85,59 @@ double WireBytes::operator()(int rank, const OpBody& body) {
   return pos != group.ranks.end() && *pos == rank ? per_rank[pos - group.ranks.begin()] : 0.0;
 }
 
+namespace {
+
+// Staleness of every measured update of an asynchronous job, and each worker's own sample rate.
+void async_metrics(const Plan& plan, const std::vector<OpRecord>& records, int job, Metrics& m) {
+  const JobPlan& jp = plan.jobs[job];
+  // Updates per shard: (start, end, worker, iteration), from the server ranks' update ops.
+  std::map<int, std::vector<std::tuple<double, double, int, int>>> updates;
+  std::map<int, std::pair<double, double>> worker_window;  // worker -> (end of warm-up, last end)
+  for (const auto& r : records) {
+    const RankProgram& rank = plan.ranks[r.rank];
+    if (rank.job != job) continue;
+    if (rank.role == Role::Server && std::holds_alternative<UpdateOp>(rank.ops[r.op].body)) {
+      updates[rank.shard].emplace_back(r.start, r.end, rank.serves, r.iteration);
+    } else if (rank.role == Role::Worker) {
+      auto& [warm, last] = worker_window[r.rank];
+      if (r.iteration < plan.warmup) warm = std::max(warm, r.end);
+      last = std::max(last, r.end);
+    }
+  }
+  std::vector<double> staleness;
+  for (auto& [shard, list] : updates) {
+    std::sort(list.begin(), list.end(), [](const auto& a, const auto& b) { return std::get<1>(a) < std::get<1>(b); });
+    std::map<int, double> last_own;  // worker -> end of its previous update of this shard
+    std::vector<double> ends;
+    for (const auto& u : list) ends.push_back(std::get<1>(u));
+    for (const auto& [start, end, worker, iteration] : list) {
+      const double pulled = last_own.count(worker) ? last_own[worker] : -1.0;
+      // Updates that ended after this worker's previous one and before this one began.
+      const auto lo = std::upper_bound(ends.begin(), ends.end(), pulled);
+      const auto hi = std::upper_bound(ends.begin(), ends.end(), start);
+      if (iteration >= plan.warmup) staleness.push_back(static_cast<double>(std::max<long>(0, hi - lo)));
+      last_own[worker] = end;
+    }
+  }
+  m.staleness = summarize(staleness);
+  for (double s : staleness) {
+    const auto bin = static_cast<size_t>(s);
+    if (m.staleness_histogram.size() <= bin) m.staleness_histogram.resize(bin + 1, 0);
+    ++m.staleness_histogram[bin];
+  }
+  const double per_worker = jp.samples_per_iteration / static_cast<double>(jp.workers.size());
+  m.throughput_samples_per_s = 0;
+  m.updates_per_s = 0;
+  for (const auto& [worker, window] : worker_window) {
+    const double span = window.second - window.first;
+    if (span <= 0) continue;
+    m.throughput_samples_per_s += per_worker * plan.iterations / span;
+    m.updates_per_s += plan.iterations / span;
+  }
+}
+
+}  // namespace
+
 Metrics compute_metrics(const Plan& plan, const std::vector<OpRecord>& records, const RunInfo& info, int job) {
   const JobPlan& jp = plan.jobs[job];
   Metrics m;
@@ -115,6 +168,7 @@ Metrics compute_metrics(const Plan& plan, const std::vector<OpRecord>& records, 
   for (const auto& r : records) {
     if (r.iteration < plan.warmup || plan.ranks[r.rank].job != job) continue;
     const Op& op = plan.ranks[r.rank].ops[r.op];
+    if (std::holds_alternative<GateOp>(op.body)) continue;  // waiting at a staleness bound
     (is_compute(op.body) ? compute : comm)[r.rank].emplace_back(r.start, r.end);
     bytes[r.rank] += wire_bytes(r.rank, op.body);
   }
@@ -143,6 +197,10 @@ Metrics compute_metrics(const Plan& plan, const std::vector<OpRecord>& records, 
     }
     m.ranks.push_back(rm);
   }
+  m.updates_per_s = m.iteration_time.mean > 0 ? 1.0 / m.iteration_time.mean : 0;
+  m.staleness = summarize({0.0});
+  m.asynchronous = jp.asynchronous;
+  if (jp.asynchronous) async_metrics(plan, records, job, m);
   return m;
 }
 
@@ -183,6 +241,10 @@ nlohmann::json metrics_to_json(const Metrics& m) {
                         {"exposed_comm_fraction", m.exposed_comm_fraction},
                         {"wait_fraction", m.wait_fraction},
                         {"bytes_on_wire_per_iteration", m.bytes_on_wire_per_iteration},
+                        {"updates_per_s", m.updates_per_s},
+                        {"synchronous", !m.asynchronous},
+                        {"staleness", {{"mean", m.staleness.mean}, {"p50", m.staleness.p50}, {"p99", m.staleness.p99},
+                                       {"max", m.staleness.max}, {"histogram", m.staleness_histogram}}},
                         {"simulated_time_s", m.simulated_time_s},
                         {"wall_time_s", m.run.wall_time_s},
                         {"per_rank", ranks}};

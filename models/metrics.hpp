@@ -49,6 +49,12 @@ struct Metrics {
   double exposed_comm_fraction = 0;   // compute + exposed + wait = 1
   double wait_fraction = 0;
   double bytes_on_wire_per_iteration = 0;
+  double updates_per_s = 0;    // model updates applied per second (one per iteration under BSP)
+  bool asynchronous = false;   // ASP/SSP: throughput is the sum of the workers' own rates
+  // Per-update staleness (ASP/SSP): how many updates other workers applied to a shard between a
+  // worker's pull of it and the application of its gradient. Zero under BSP.
+  Stats staleness;
+  std::vector<long> staleness_histogram;  // [s] = updates with staleness s
   double simulated_time_s = 0;
   std::vector<RankMetrics> ranks;
 };

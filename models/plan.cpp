@@ -28,21 +28,22 @@ std::string_view op_kind_name(const OpBody& body) {
                                [](const CollectiveOp& c) { return collective_name(c.kind); },
                                [](const SendOp&) -> std::string_view { return "send"; },
                                [](const RecvOp&) -> std::string_view { return "recv"; },
-                               [](const UpdateOp&) -> std::string_view { return "update"; }},
+                               [](const UpdateOp&) -> std::string_view { return "update"; },
+                               [](const GateOp&) -> std::string_view { return "gate"; }},
                     body);
 }
 
 double op_bytes(const OpBody& body) {
   return std::visit(Overloaded{[](const ComputeOp&) { return 0.0; }, [](const CollectiveOp& c) { return c.bytes; },
                                [](const SendOp& s) { return s.bytes; }, [](const RecvOp& r) { return r.bytes; },
-                               [](const UpdateOp&) { return 0.0; }},
+                               [](const UpdateOp&) { return 0.0; }, [](const GateOp&) { return 0.0; }},
                     body);
 }
 
 double op_flops(const OpBody& body) {
   return std::visit(Overloaded{[](const ComputeOp& c) { return c.flops; }, [](const CollectiveOp&) { return 0.0; },
                                [](const SendOp&) { return 0.0; }, [](const RecvOp&) { return 0.0; },
-                               [](const UpdateOp& u) { return u.flops; }},
+                               [](const UpdateOp& u) { return u.flops; }, [](const GateOp&) { return 0.0; }},
                     body);
 }
 

@@ -48,7 +48,14 @@ struct UpdateOp {
   Dtype dtype = Dtype::Fp32;
 };
 
-using OpBody = std::variant<ComputeOp, CollectiveOp, SendOp, RecvOp, UpdateOp>;
+// Stale-synchronous gate: passes once every worker of `job` has reached its own gate of an
+// iteration at least (this iteration - lag). lag = 0 is a barrier of the job's workers.
+struct GateOp {
+  int job = 0;
+  int lag = 0;
+};
+
+using OpBody = std::variant<ComputeOp, CollectiveOp, SendOp, RecvOp, UpdateOp, GateOp>;
 
 struct Op {
   int id = 0;  // index in the rank's program
@@ -67,7 +74,9 @@ struct Placement {
 
 struct RankProgram {
   int rank = 0;
-  int job = 0;  // index into Plan::jobs
+  int job = 0;     // index into Plan::jobs
+  int shard = -1;  // a server rank's shard
+  int serves = -1;  // an asynchronous server rank's worker (one such rank per shard and worker)
   Role role = Role::Worker;
   Placement where;
   std::vector<Op> ops;  // one iteration, in issue order (each stream runs its ops in this order)
@@ -82,8 +91,10 @@ struct CommGroup {
 struct JobPlan {
   std::string name;
   std::vector<int> workers;  // global ranks
-  std::vector<int> servers;  // global ranks of its parameter-server shards
+  std::vector<int> servers;  // global ranks of its parameter-server ranks (per shard, or per shard and worker)
   double samples_per_iteration = 0;
+  bool asynchronous = false;  // ASP or SSP: workers' iterations drift apart
+  int shards = 0;             // parameter-server shards
 };
 
 struct Plan {
@@ -97,6 +108,8 @@ struct Plan {
   // Straggling: compute durations of rank r in iteration k are multiplied by slowdown[r][k]
   // (warm-up included); empty means 1 everywhere.
   std::vector<std::vector<double>> slowdown;
+  // Ranks placed on the same device (an asynchronous server's per-worker ranks) compute one op
+  // at a time, in the order they become ready.
   // BSP: a rank starts iteration k+1 when all its ops of iteration k have ended; the
   // collectives and the parameter server's pushes and pulls synchronise ranks with each other.
 

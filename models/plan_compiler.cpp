@@ -8,6 +8,7 @@
 
 #include <fmt/format.h>
 
+#include "models/plan_ps.hpp"
 #include "models/plan_worker.hpp"
 #include "models/stragglers.hpp"
 
@@ -28,16 +29,6 @@ void place_workers(const Scenario& s, const JobSpec& job, int job_index, Plan& p
   }
 }
 
-Op comm_op(RankProgram& r, std::string label, Stream stream, std::vector<int> deps, OpBody body) {
-  Op op;
-  op.id = static_cast<int>(r.ops.size());
-  op.label = std::move(label);
-  op.stream = stream;
-  op.phase = Phase::Communication;
-  op.deps = std::move(deps);
-  op.body = std::move(body);
-  return op;
-}
 
 void compile_allreduce(const Scenario& s, const JobSpec& job, JobPlan& jp, Plan& plan) {
   const double grad_bytes = dtype_bytes(job.model.grad_dtype);
@@ -72,120 +63,6 @@ void compile_allreduce(const Scenario& s, const JobSpec& job, JobPlan& jp, Plan&
     update.deps = update_deps;
     update.body = make_update(job.workload.total_params(), job.model.optimizer);
     r.ops.push_back(std::move(update));
-  }
-}
-
-// Parameters of each layer that fall in each shard: [shard][layer].
-std::vector<std::vector<double>> shard_params(const Workload& w, int shards, PsSplit split) {
-  const int layers = static_cast<int>(w.layers.size());
-  std::vector<std::vector<double>> out(shards, std::vector<double>(layers, 0.0));
-  if (split == PsSplit::ByLayer) {
-    std::vector<double> load(shards, 0.0);
-    std::vector<int> order(layers);
-    std::iota(order.begin(), order.end(), 0);
-    std::stable_sort(order.begin(), order.end(),
-                     [&](int a, int b) { return w.layers[a].params > w.layers[b].params; });
-    for (int l : order) {
-      const int j = static_cast<int>(std::min_element(load.begin(), load.end()) - load.begin());
-      out[j][l] = w.layers[l].params;
-      load[j] += w.layers[l].params;
-    }
-    return out;
-  }
-  // Even: the flat parameter vector cut into equal pieces.
-  const double total = w.total_params();
-  double offset = 0;
-  for (int l = 0; l < layers; ++l) {
-    const double lo = offset, hi = offset + w.layers[l].params;
-    for (int j = 0; j < shards; ++j) {
-      const double s_lo = total * j / shards, s_hi = total * (j + 1) / shards;
-      out[j][l] = std::max(0.0, std::min(hi, s_hi) - std::max(lo, s_lo));
-    }
-    offset = hi;
-  }
-  return out;
-}
-
-RankProgram make_server(const Scenario& s, const JobSpec& job, const JobPlan& jp, int shard, int rank, int job_index,
-                        Plan& plan, double params) {
-  const int shards = job.strategy.ps_shards;
-  const double bytes = params * dtype_bytes(job.model.grad_dtype);
-  const auto workers = static_cast<int>(jp.workers.size());
-  RankProgram server;
-  server.rank = rank;
-  server.job = job_index;
-  server.role = Role::Server;
-  if (s.cluster.server_placement == ServerPlacement::Dedicated) {
-    server.where = Placement{s.cluster.nodes + plan.server_nodes++, 0};
-  } else {
-    const int n = job.node_count(s.cluster);
-    server.where = Placement{job.placement.first_node + shard % n, s.cluster.devices_per_node + shard / n};
-  }
-  std::vector<int> recvs;
-  for (int w : jp.workers) {
-    Op op = comm_op(server, fmt::format("recv grads r{}", w), Stream::Posted, {}, RecvOp{w, bytes, shard});
-    recvs.push_back(op.id);
-    server.ops.push_back(std::move(op));
-  }
-  Op aggregate;
-  aggregate.id = static_cast<int>(server.ops.size());
-  aggregate.label = "aggregate";
-  aggregate.phase = Phase::Aggregate;
-  aggregate.deps = recvs;
-  // (N-1) additions per parameter; read N gradients, write one sum (fp32 accumulation).
-  aggregate.body = ComputeOp{(workers - 1) * params, (workers + 1) * params * 4.0, Dtype::Fp32};
-  server.ops.push_back(std::move(aggregate));
-  Op update;
-  update.id = static_cast<int>(server.ops.size());
-  update.label = "optimizer step";
-  update.phase = Phase::Optimizer;
-  update.deps = {update.id - 1};
-  update.body = make_update(params, job.model.optimizer);
-  const int update_id = update.id;
-  server.ops.push_back(std::move(update));
-  for (int w : jp.workers) {
-    server.ops.push_back(comm_op(server, fmt::format("send params r{}", w), Stream::Posted, {update_id},
-                                 SendOp{w, bytes, shards + shard}));
-  }
-  return server;
-}
-
-void compile_parameter_server(const Scenario& s, const JobSpec& job, int job_index, Plan& plan) {
-  JobPlan& jp = plan.jobs[job_index];
-  const int shards = job.strategy.ps_shards;
-  const double grad_bytes = dtype_bytes(job.model.grad_dtype);
-  const auto split = shard_params(job.workload, shards, job.strategy.ps_split);
-  const int first_server = static_cast<int>(plan.ranks.size());
-
-  for (int rank : jp.workers) {
-    RankProgram& r = plan.ranks[rank];
-    const PassOps pass = add_forward_backward(r, job);
-    std::vector<int> pushes(shards);
-    for (int j = shards - 1; j >= 0; --j) {  // the last shard's gradients are ready first
-      int ready = pass.last;
-      double params = 0;
-      for (size_t l = 0; l < split[j].size(); ++l) {
-        params += split[j][l];
-        if (split[j][l] > 0 && job.strategy.overlap && pass.backward[l] > ready) ready = pass.backward[l];
-      }
-      if (!job.strategy.overlap) ready = pass.last;
-      // Posted: a worker pushes to every shard at once, as ps-lite and BytePS do.
-      Op op = comm_op(r, fmt::format("push shard {}", j), Stream::Posted, {ready},
-                      SendOp{first_server + j, params * grad_bytes, j});
-      pushes[j] = op.id;
-      r.ops.push_back(std::move(op));
-    }
-    for (int j = 0; j < shards; ++j) {
-      const double params = std::accumulate(split[j].begin(), split[j].end(), 0.0);
-      r.ops.push_back(comm_op(r, fmt::format("pull shard {}", j), Stream::Posted, {pushes[j]},
-                              RecvOp{first_server + j, params * grad_bytes, shards + j}));
-    }
-  }
-  for (int j = 0; j < shards; ++j) {
-    const double params = std::accumulate(split[j].begin(), split[j].end(), 0.0);
-    const int rank = first_server + j;
-    plan.ranks.push_back(make_server(s, job, jp, j, rank, job_index, plan, params));
-    jp.servers.push_back(rank);
   }
 }
 

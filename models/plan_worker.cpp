@@ -5,6 +5,17 @@
 
 namespace dtsim {
 
+Op comm_op(RankProgram& r, std::string label, Stream stream, std::vector<int> deps, OpBody body) {
+  Op op;
+  op.id = static_cast<int>(r.ops.size());
+  op.label = std::move(label);
+  op.stream = stream;
+  op.phase = Phase::Communication;
+  op.deps = std::move(deps);
+  op.body = std::move(body);
+  return op;
+}
+
 double optimizer_state_copies(Optimizer o) {
   switch (o) {
     case Optimizer::Sgd: return 0;

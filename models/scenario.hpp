@@ -17,7 +17,7 @@ namespace dtsim {
 enum class Optimizer { Sgd, Momentum, Adam };
 enum class StrategyKind { AllReduce, ParameterServer };
 enum class PsSplit { Even, ByLayer };
-enum class SyncKind { Bsp };
+enum class SyncKind { Bsp, Asp, Ssp };
 enum class Engine { Analytical, SimGrid };
 enum class Fidelity { Flow, Step };
 
@@ -46,6 +46,7 @@ struct StrategySpec {
 
 struct SyncSpec {
   SyncKind kind = SyncKind::Bsp;
+  int staleness = 0;  // SSP: how many iterations a worker may run ahead of the slowest
 };
 
 enum class Jitter { None, Lognormal, Exponential, Hiccup };

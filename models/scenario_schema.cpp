@@ -205,8 +205,14 @@ std::vector<ScenarioKey> build_keys() {
           [](J& j, const V& v) { j.stragglers.hiccup_factor = v.at_least(1.0); });
 
   // sync and run
-  add_job("sync.policy", "one of: bsp", "bsp", "Synchronisation between iterations: bulk-synchronous.",
-      [](J& j, const V& v) { j.sync.kind = v.choice<SyncKind>({{"bsp", SyncKind::Bsp}}); });
+  add_job("sync.policy", "one of: bsp, asp, ssp", "bsp",
+          "Bulk-synchronous; asynchronous (parameter server: each push applied at once, the worker pulls the "
+          "latest); stale-synchronous (as asp, but a worker waits while more than sync.staleness iterations ahead).",
+          [](J& j, const V& v) {
+            j.sync.kind = v.choice<SyncKind>({{"bsp", SyncKind::Bsp}, {"asp", SyncKind::Asp}, {"ssp", SyncKind::Ssp}});
+          });
+  add_job("sync.staleness", "count", "0", "SSP: the staleness bound s (s = 0 waits for every worker each iteration).",
+          [](J& j, const V& v) { j.sync.staleness = v.count(0); });
   add("run.iterations", "count", "10", "Iterations to run (after warm-up).",
       [](S& s, const V& v) { s.run.iterations = v.count(1); });
   add("run.warmup", "count", "1", "Warm-up iterations, run first and left out of the statistics.",

@@ -142,6 +142,11 @@ void check_stragglers(const Scenario& s, size_t index) {
 
 void check_strategy(const Scenario& s, size_t index) {
   const JobSpec& job = s.jobs[index];
+  if (job.sync.kind != SyncKind::Bsp && job.strategy.kind != StrategyKind::ParameterServer) {
+    const std::string key = s.job_key(index, "sync.policy");
+    fail_at(s, key, fmt::format("{}: '{}' needs a parameter server (set strategy.kind: parameter_server); an "
+                                "AllReduce job is bsp", key, job.sync.kind == SyncKind::Asp ? "asp" : "ssp"));
+  }
   if (job.strategy.kind != StrategyKind::AllReduce) return;
   const std::string key = s.job_key(index, "strategy.allreduce.algorithm");
   const int workers = job.workers(s.cluster);

@@ -128,13 +128,13 @@ double CostModel::collective_time(const CollectiveOp& op) const {
 TransferPath CostModel::path(const Placement& src, const Placement& dst) const {
   if (src.node == dst.node) {
     return TransferPath{Port{src.node, src.local, true}, Port{dst.node, dst.local, false}, cluster_.intra.latency,
-                        cluster_.intra.rate};
+                        cluster_.intra.rate, cluster_.intra.rate};
   }
   const bool server_hop = src.node >= cluster_.nodes || dst.node >= cluster_.nodes;
   const int hops = server_hop ? 1 : cluster_.hops(src.node, dst.node);
   const double alpha = std::max(node_latency(src.node), node_latency(dst.node)) + hops * cluster_.topology.switch_latency;
-  return TransferPath{Port{src.node, -1, true}, Port{dst.node, -1, false}, alpha,
-                      std::min(node_bandwidth(src.node), node_bandwidth(dst.node))};
+  return TransferPath{Port{src.node, -1, true}, Port{dst.node, -1, false}, alpha, node_bandwidth(src.node),
+                      node_bandwidth(dst.node)};
 }
 
 }  // namespace dtsim

@@ -21,8 +21,9 @@ struct Port {
 struct TransferPath {
   Port from;
   Port to;
-  double alpha = 0;      // latency
-  double bandwidth = 1;  // bytes/s
+  double alpha = 0;     // latency
+  double from_bw = 1;   // bytes/s of the sending port
+  double to_bw = 1;     // bytes/s of the receiving port
 };
 
 class CostModel {

@@ -105,9 +105,9 @@ class Scheduler {
     const int it = iteration_[e.rank];
     const double slow = plan_.slowdown_of(e.rank, it);
     if (const auto* c = std::get_if<ComputeOp>(&op.body)) {
-      push(e.time + costs_.compute_time(rank, *c) * slow, true, e.rank, e.op, e.time);
+      compute(e, costs_.compute_time(rank, *c) * slow);
     } else if (const auto* u = std::get_if<UpdateOp>(&op.body)) {
-      push(e.time + costs_.update_time(rank, *u) * slow, true, e.rank, e.op, e.time);
+      compute(e, costs_.update_time(rank, *u) * slow);
     } else if (const auto* col = std::get_if<CollectiveOp>(&op.body)) {
       auto& waiting = collectives_[{col->group, col->seq, it}];
       waiting.push_back({e.rank, e.op});
@@ -120,6 +120,38 @@ class Scheduler {
       rendezvous(e, {e.rank, s->peer, s->tag, it}, s->bytes);
     } else if (const auto* rv = std::get_if<RecvOp>(&op.body)) {
       rendezvous(e, {rv->peer, e.rank, rv->tag, it}, rv->bytes);
+    } else if (const auto* g = std::get_if<GateOp>(&op.body)) {
+      gate(e, *g, it);
+    }
+  }
+
+  // A device computes one op at a time: ranks sharing one (a server's per-worker ranks) queue.
+  void compute(const Event& e, double seconds) {
+    const Placement& where = plan_.ranks[e.rank].where;
+    double& free_at = device_free_[{where.node, where.local}];
+    const double start = std::max(e.time, free_at);
+    free_at = start + seconds;
+    push(start + seconds, true, e.rank, e.op, start);
+  }
+
+  // SSP: a worker's gate of iteration k passes once every worker of the job has reached its gate
+  // of iteration k - lag.
+  void gate(const Event& e, const GateOp& g, int it) {
+    const auto& workers = plan_.jobs[g.job].workers;
+    auto& progress = gate_progress_[g.job];
+    progress.resize(workers.size(), 0);
+    const auto pos = std::lower_bound(workers.begin(), workers.end(), e.rank) - workers.begin();
+    progress[pos] = it + 1;
+    gate_waiting_[g.job].push_back({e.rank, e.op, it - g.lag + 1, e.time});
+    const int slowest = *std::min_element(progress.begin(), progress.end());
+    auto& waiting = gate_waiting_[g.job];
+    for (auto w = waiting.begin(); w != waiting.end();) {
+      if (slowest >= w->required) {
+        push(e.time, true, w->rank, w->op, w->since);
+        w = waiting.erase(w);
+      } else {
+        ++w;
+      }
     }
   }
 
@@ -134,18 +166,18 @@ class Scheduler {
     pending_p2p_.erase(found);
     const auto [src, dst, tag, it] = key;
     const TransferPath p = costs_.path(plan_.ranks[src].where, plan_.ranks[dst].where);
-    batch_.push_back(Transfer{p, bytes / p.bandwidth, e.rank, e.op, other_rank, other_op});
+    batch_.push_back(Transfer{p, bytes, e.rank, e.op, other_rank, other_op});
   }
 
-  // Transfers that start together share their ports: each port drains the sum of what crosses it
+  // Transfers that start together share their ports: each port drains the sum of what crosses it, at its own rate
   // (after what it already carries), and a transfer ends when the busier of its two ports has
   // drained, plus latency. N equal pushes into one server port end at N*S/B.
   void flush_transfers(double now) {
     if (batch_.empty()) return;
     std::map<Port, double> load;
     for (const auto& t : batch_) {
-      load[t.path.from] += t.serial;
-      load[t.path.to] += t.serial;
+      load[t.path.from] += t.bytes / t.path.from_bw;
+      load[t.path.to] += t.bytes / t.path.to_bw;
     }
     std::map<Port, double> drained;
     for (const auto& [port, seconds] : load) {
@@ -187,10 +219,17 @@ class Scheduler {
   std::map<Port, double> port_free_;
   struct Transfer {
     TransferPath path;
-    double serial;  // bytes / bandwidth
+    double bytes;
     int rank_a, op_a, rank_b, op_b;
   };
   std::vector<Transfer> batch_;
+  struct GateWait {
+    int rank, op, required;
+    double since;
+  };
+  std::map<std::pair<int, int>, double> device_free_;
+  std::map<int, std::vector<int>> gate_progress_;     // per job: gates reached by each worker
+  std::map<int, std::vector<GateWait>> gate_waiting_;  // per job
 };
 
 }  // namespace

@@ -7,6 +7,7 @@
 
 #include <functional>
 #include <numeric>
+#include <map>
 #include <set>
 #include <utility>
 
@@ -77,9 +78,12 @@ double rank_speed(const ClusterSpec& c, const RankProgram& r) {
 }
 
 // The hosts of every node (cluster nodes, then dedicated server nodes), checking placements.
-std::vector<std::vector<RankHost>> place_ranks(const ClusterSpec& c, const Plan& plan, int server_nodes) {
+// Server ranks may share a host (an asynchronous server's per-worker threads): `aliases` maps such a
+// rank to the first rank on that host.
+std::vector<std::vector<RankHost>> place_ranks(const ClusterSpec& c, const Plan& plan, int server_nodes,
+                                               std::vector<std::pair<int, int>>& aliases) {
   std::vector<std::vector<RankHost>> at(static_cast<size_t>(c.nodes + server_nodes));
-  std::set<std::pair<int, int>> taken;
+  std::map<std::pair<int, int>, int> taken;
   for (size_t i = 0; i < plan.ranks.size(); ++i) {
     const RankProgram& r = plan.ranks[i];
     const Placement& p = r.where;
@@ -93,9 +97,13 @@ std::vector<std::vector<RankHost>> place_ranks(const ClusterSpec& c, const Plan&
     require(p.local >= 0 && (r.role == Role::Server || p.local < c.devices_per_node),
             fmt::format("rank {} is placed on device {} of node {}, which has {} devices", r.rank, p.local, p.node,
                         c.devices_per_node));
-    require(
-        taken.insert({p.node, p.local}).second,
-        fmt::format("rank {} is placed on device {} of node {}, which another rank holds", r.rank, p.local, p.node));
+    const auto [slot, fresh] = taken.try_emplace({p.node, p.local}, r.rank);
+    if (!fresh && r.role == Role::Server && plan.ranks[slot->second].role == Role::Server) {
+      aliases.emplace_back(r.rank, slot->second);
+      continue;
+    }
+    require(fresh, fmt::format("rank {} is placed on device {} of node {}, which another rank holds", r.rank, p.local,
+                               p.node));
     at[static_cast<size_t>(p.node)].push_back(RankHost{r.rank, p.local, rank_speed(c, r)});
   }
   return at;
@@ -112,7 +120,14 @@ Platform build_platform(const ClusterSpec& cluster, const Plan& plan) {
   Platform platform;
   platform.rank_hosts.assign(plan.ranks.size(), nullptr);
   platform.rank_speed.assign(plan.ranks.size(), 0.0);
-  detail::NodeFactory factory(cluster, place_ranks(cluster, plan, server_nodes), platform);
+  std::vector<std::pair<int, int>> aliases;
+  detail::NodeFactory factory(cluster, place_ranks(cluster, plan, server_nodes, aliases), platform);
+  const auto share_hosts = [&] {
+    for (const auto& [rank, first] : aliases) {
+      platform.rank_hosts[rank] = platform.rank_hosts[first];
+      platform.rank_speed[rank] = platform.rank_speed[first];
+    }
+  };
 
   using Builder = std::function<detail::Fabric(detail::NodeFactory&, const ClusterSpec&, simgrid::s4u::NetZone*)>;
   Builder build;
@@ -121,6 +136,7 @@ Platform build_platform(const ClusterSpec& cluster, const Plan& plan) {
       // Server nodes are leaves of the star like any node.
       const detail::Fabric star = detail::build_star(factory, cluster, nullptr, server_nodes);
       star.zone->seal();
+      share_hosts();
       return platform;
     }
     case TopologyKind::FatTree: build = detail::build_fat_tree; break;
@@ -135,6 +151,7 @@ Platform build_platform(const ClusterSpec& cluster, const Plan& plan) {
     root = build(factory, cluster, nullptr).zone;
   }
   root->seal();
+  share_hosts();
   return platform;
 }
 

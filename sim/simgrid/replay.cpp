@@ -49,6 +49,17 @@ Replay::Replay(const ClusterSpec& cluster, const Plan& plan, const Platform& pla
 }
 
 void Replay::start() {
+  std::map<sg4::Host*, int> ranks_on;
+  for (sg4::Host* h : platform_.rank_hosts) ++ranks_on[h];
+  for (const auto& [host, count] : ranks_on) {
+    if (count > 1) host_locks_[host] = sg4::Mutex::create();
+  }
+  for (size_t j = 0; j < plan_.jobs.size(); ++j) {
+    GateState& st = gates_[static_cast<int>(j)];
+    st.progress.assign(plan_.jobs[j].workers.size(), 0);
+    st.mutex = sg4::Mutex::create();
+    st.changed = sg4::ConditionVariable::create();
+  }
   for (size_t r = 0; r < plan_.ranks.size(); ++r) {
     const int rank = static_cast<int>(r);
     for (Stream stream : {Stream::Compute, Stream::Comm}) {
@@ -160,6 +171,10 @@ void Replay::execute(int rank, int op_id) {
                           arrived = std::max(arrived, start);
                           mailbox('p', rank, r.peer, r.tag)->get<int>();
                           finish_comm(rank, op_id, arrived);
+                        },
+                        [&](const GateOp& g) {
+                          gate(rank, g, it);
+                          finish(rank, op_id, start, sg4::Engine::get_clock());
                         }},
              op.body);
 }
@@ -167,10 +182,25 @@ void Replay::execute(int rank, int op_id) {
 // A barrier of the collective's members, one per (collective, iteration, start or end).
 void Replay::together(const CollectiveOp& c, int iteration, int which) {
   const auto key = std::make_tuple(c.group, c.seq * 2 + which, iteration);
-  auto& barrier = barriers_[key];
-  if (!barrier) barrier = sg4::Barrier::create(static_cast<unsigned>(plan_.groups[c.group].ranks.size()));
-  const sg4::BarrierPtr keep = barrier;  // the map entry goes when the last member arrives
+  auto found = barriers_.find(key);
+  if (found == barriers_.end()) {
+    // Creating a synchronisation object may yield to other actors: look again before adding it.
+    const sg4::BarrierPtr made = sg4::Barrier::create(static_cast<unsigned>(plan_.groups[c.group].ranks.size()));
+    found = barriers_.find(key);
+    if (found == barriers_.end()) found = barriers_.emplace(key, made).first;
+  }
+  const sg4::BarrierPtr keep = found->second;  // the map entry goes when the last member arrives
   if (keep->wait()) barriers_.erase(key);
+}
+
+// SSP: wait until every worker of the job has reached its gate of iteration (it - lag).
+void Replay::gate(int rank, const GateOp& g, int it) {
+  const auto& workers = plan_.jobs[g.job].workers;
+  GateState& st = gates_[g.job];  // made in the constructor: creating sync objects yields to other actors
+  st.progress[std::lower_bound(workers.begin(), workers.end(), rank) - workers.begin()] = it + 1;
+  st.changed->notify_all();
+  std::unique_lock lock(*st.mutex);
+  while (*std::min_element(st.progress.begin(), st.progress.end()) < it - g.lag + 1) st.changed->wait(lock);
 }
 
 void Replay::finish_comm(int rank, int op, double arrived) {
@@ -186,10 +216,15 @@ void Replay::execute_run(int rank, const std::vector<int>& ops) {
     durations.push_back(seconds(rank, plan_.ranks[rank].ops[id]));
     total += durations.back();
   }
+  // A device computes one op at a time: ranks sharing a host take turns, first come first served.
+  const auto shared = host_locks_.find(platform_.rank_hosts[rank]);
+  std::unique_lock<sg4::Mutex> turn;
+  if (shared != host_locks_.end()) turn = std::unique_lock<sg4::Mutex>(*shared->second);
   const double start = sg4::Engine::get_clock();
   sg4::this_actor::execute(total * platform_.rank_speed[rank]);
   ++stats_.activities;
   const double end = sg4::Engine::get_clock();
+  if (turn.owns_lock()) turn.unlock();
   double t = start;
   for (size_t i = 0; i < ops.size(); ++i) {
     const double op_end = i + 1 == ops.size() ? end : t + durations[i];

@@ -51,6 +51,7 @@ class Replay {
   void finish(int rank, int op, double start, double end);
   void finish_comm(int rank, int op, double arrived);
   void together(const CollectiveOp& c, int iteration, int which);
+  void gate(int rank, const GateOp& g, int iteration);
   void spawn_posted(int rank);
   void execute(int rank, int op);
   void execute_run(int rank, const std::vector<int>& ops);
@@ -77,6 +78,13 @@ class Replay {
   // Latest arrival at a collective (group, seq, iteration) or a message (-1 - src, dst * 65536 + tag, iteration).
   std::map<std::tuple<int, int, int>, double> arrivals_;
   std::map<std::tuple<int, int, int>, simgrid::s4u::BarrierPtr> barriers_;
+  struct GateState {
+    std::vector<int> progress;  // gates reached by each worker of the job
+    simgrid::s4u::MutexPtr mutex;
+    simgrid::s4u::ConditionVariablePtr changed;
+  };
+  std::map<int, GateState> gates_;
+  std::map<simgrid::s4u::Host*, simgrid::s4u::MutexPtr> host_locks_;  // hosts several ranks compute on
 };
 
 }  // namespace dtsim::sg

@@ -171,3 +171,22 @@ TEST_CASE("a straggler paces a BSP ring on SimGrid as the closed forms say") {
     CHECK(metrics_of(s).front().iteration_time.mean == Approx(expected).epsilon(0.01));
   }
 }
+
+TEST_CASE("parameter-server sync policies on SimGrid agree with the analytical engine") {
+  // One straggler among 8 VGG-16 workers; BSP, SSP(2) and ASP.
+  for (const char* policy : {"bsp", "ssp", "asp"}) {
+    const std::vector<std::string> sets{"stragglers.slow_workers=1", "stragglers.slow_factor=3",
+                                        std::string("sync.policy=") + policy, "sync.staleness=2", "run.iterations=4",
+                                        "cluster.transport=rdma"};
+    const Scenario s = scenario("parameter_server.yaml", sets);
+    const Plan plan = compile_plan(s);
+    Recorder rec;
+    AnalyticalExecutor analytical(s.cluster);
+    const RunInfo info = analytical.run(plan, rec);
+    const Metrics expected = compute_metrics(plan, rec.records(), info);
+    const Metrics got = metrics_of(s).front();
+    INFO(policy);
+    CHECK(got.throughput_samples_per_s == Approx(expected.throughput_samples_per_s).epsilon(0.05));
+    CHECK(got.staleness.mean == Approx(expected.staleness.mean).margin(0.5));
+  }
+}
