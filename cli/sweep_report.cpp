@@ -103,6 +103,7 @@ std::vector<std::string> write_scaling_plots(const std::string& dir, const Sweep
   speedup.x_label = "workers N";
   speedup.y_label = "speedup S(N)";
   speedup.log_x = log_x;
+  speedup.log_y = log_x;
   speedup.series = {
       {"ideal S = N", nd, nd, "#999999", true, false, true},
       {fmt::format("Amdahl p = {:.4f}", r.amdahl.p), nd, fitted(nd, r.amdahl.p, amdahl_speedup), "#d62728"},

@@ -94,7 +94,7 @@ void draw_chart(const Chart& c, Canvas& canvas) {
     if (g.vertical) {
       const double px = x.map(g.at);
       canvas.line(px, top, px, bottom, g.color, 1.5, true);
-      canvas.text(px + 4, top + 14, g.label, 's', 12, false);
+      canvas.text(px + 4, bottom - 8, g.label, 's', 12, false);
     } else {
       const double py = y.map(g.at);
       canvas.line(left, py, right, py, g.color, 1.5, true);

@@ -69,6 +69,8 @@ class QtCanvas : public Canvas {
 void ensure_app() {
   if (QGuiApplication::instance()) return;
   setenv("QT_QPA_PLATFORM", "offscreen", 0);
+  // Qt's own notes (e.g. about XDG_RUNTIME_DIR) are not the user's business here.
+  qInstallMessageHandler([](QtMsgType, const QMessageLogContext&, const QString&) {});
   static int argc = 1;
   static char name[] = "dtsim";
   static char* argv[] = {name, nullptr};

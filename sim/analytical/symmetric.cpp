@@ -82,12 +82,16 @@ std::optional<std::vector<Metrics>> run_symmetric(const Scenario& s) {
   m.ranks.reserve(workers.size());
   m.bytes_on_wire_per_iteration = 0;
   WireBytes wire(plan);
+  std::vector<const OpBody*> sends;  // the ops that put bytes on the wire
+  for (const Op& op : rep.ops) {
+    if (!std::holds_alternative<ComputeOp>(op.body) && !std::holds_alternative<UpdateOp>(op.body)) sends.push_back(&op.body);
+  }
   for (int r : workers) {
     RankMetrics rm = first;
     rm.rank = r;
     rm.node = plan.ranks[r].where.node;
     rm.bytes_sent = 0;
-    for (const Op& op : rep.ops) rm.bytes_sent += wire(r, op.body);
+    for (const OpBody* body : sends) rm.bytes_sent += wire(r, *body);
     m.bytes_on_wire_per_iteration += rm.bytes_sent;
     m.ranks.push_back(rm);
   }
