@@ -34,11 +34,14 @@ void write_all(int fd, const std::string& s) {
 [[noreturn]] void child_main(const Scenario& s, int fd) {
   std::string message;
   try {
-    message = "O" + simulate_point(s).dump();
+    const std::string metrics = simulate_point(s).dump();
+    message.reserve(metrics.size() + 1);
+    message.push_back('O');
+    message.append(metrics);
   } catch (const InputError& e) {
-    message = std::string("E") + e.what();
+    message = fmt::format("E{}", e.what());
   } catch (const std::exception& e) {
-    message = std::string("E") + e.what();
+    message = fmt::format("E{}", e.what());
   }
   write_all(fd, message);
   ::close(fd);
