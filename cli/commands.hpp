@@ -5,6 +5,8 @@
 #include <string>
 #include <vector>
 
+#include "sim/sweep/sweep_plan.hpp"
+
 namespace dtsim::cli {
 
 struct RunOptions {
@@ -17,6 +19,20 @@ struct RunOptions {
 };
 
 int run_command(const RunOptions& o);
+
+struct SweepOptions {
+  SweepRequest request;
+  std::string scaling = "weak";  // strong or weak
+  std::string out;               // "" = runs/<scenario name>-sweep
+  int jobs = 1;
+  bool mpi = false;
+  std::string shard;  // "i/n" or ""
+  bool plots = true;
+};
+
+int sweep_command(const SweepOptions& o);
+int merge_command(const std::string& out, const std::vector<std::string>& shards);
+int compare_command(const std::vector<std::string>& runs);
 int check_command(const std::string& scenario, const std::vector<std::string>& sets);
 int models_command(const std::string& action, const std::string& name);
 int devices_command();

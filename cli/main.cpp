@@ -15,6 +15,9 @@ Examples:
   dtsim run scenarios/quickstart.yaml --set cluster.nodes=8 --out runs/8nodes
   dtsim run scenarios/parameter_server.yaml --set strategy.parameter_server.shards=4
   dtsim check scenarios/quickstart.yaml
+  dtsim sweep scenarios/quickstart.yaml --param cluster.nodes=1..64:x2
+  dtsim sweep scenarios/quickstart.yaml --param cluster.nodes=1..16:x2 --scaling strong --jobs 2
+  dtsim compare runs/a runs/b
   dtsim models list          dtsim models show resnet50
   dtsim devices              dtsim keys
 )";
@@ -43,6 +46,38 @@ int main(int argc, char** argv) {
   check_cmd->add_option("scenario", check_file, "Scenario file (YAML)")->required();
   check_cmd->add_option("--set", check_sets, "Override a scenario key: key.path=value (repeatable)");
 
+  cli::SweepOptions sweep;
+  auto* sweep_cmd = app.add_subcommand("sweep", "Run a grid of points; write results, Amdahl/Gustafson fits and plots");
+  sweep_cmd->add_option("scenario", sweep.request.scenario, "Scenario file (YAML)")->required();
+  sweep_cmd->add_option("--param", sweep.request.params,
+                        "key.path=v1,v2,... or key.path=1..1024:x2 or key.path=1..16:+4 (repeatable: a grid)")
+      ->required();
+  sweep_cmd->add_option("--set", sweep.request.sets, "Override a scenario key for every point (repeatable)");
+  sweep_cmd->add_option("--scaling", sweep.scaling, "strong (fixed global batch) or weak (fixed per-worker batch)")
+      ->check(CLI::IsMember({"strong", "weak"}))
+      ->capture_default_str();
+  sweep_cmd->add_option("--engine", sweep.request.engine, "analytical or simgrid (default: the scenario's run.engine)");
+  sweep_cmd->add_option("--out", sweep.out, "Output folder (default: runs/<scenario name>-sweep)");
+  sweep_cmd->add_option("--jobs,-j", sweep.jobs, "Simulations at once, each in its own process")
+      ->check(CLI::Range(1, 4096))
+      ->capture_default_str();
+  sweep_cmd->add_option("--efficiency-threshold", sweep.request.efficiency_threshold,
+                        "Efficiency under which scaling stops paying")
+      ->capture_default_str();
+  sweep_cmd->add_flag("--mpi", sweep.mpi, "Spread the points over MPI ranks (run under mpirun); rank 0 writes");
+  sweep_cmd->add_option("--shard", sweep.shard, "Run shard i of n (i/n, from 0), e.g. a Slurm array task; see merge");
+  sweep_cmd->add_flag("!--no-plots", sweep.plots, "Do not write the plots");
+
+  std::string merge_out;
+  std::vector<std::string> merge_shards;
+  auto* merge_cmd = app.add_subcommand("merge", "Merge the shard folders of a sweep (--shard i/n) into one");
+  merge_cmd->add_option("out", merge_out, "Output folder")->required();
+  merge_cmd->add_option("shards", merge_shards, "Shard folders")->required();
+
+  std::vector<std::string> compare_runs;
+  auto* compare_cmd = app.add_subcommand("compare", "Print runs side by side with their differences");
+  compare_cmd->add_option("runs", compare_runs, "metrics.json files or run folders")->required()->expected(2, -1);
+
   std::string models_action = "list", model_name;
   auto* models_cmd = app.add_subcommand("models", "List the model zoo, or show one model's layer table");
   models_cmd->add_option("action", models_action, "list or show")->check(CLI::IsMember({"list", "show"}));
@@ -62,6 +97,9 @@ int main(int argc, char** argv) {
   }
   try {
     if (*run_cmd) return cli::run_command(run);
+    if (*sweep_cmd) return cli::sweep_command(sweep);
+    if (*merge_cmd) return cli::merge_command(merge_out, merge_shards);
+    if (*compare_cmd) return cli::compare_command(compare_runs);
     if (*check_cmd) return cli::check_command(check_file, check_sets);
     if (*models_cmd) return cli::models_command(models_action, model_name);
     if (*devices_cmd) return cli::devices_command();

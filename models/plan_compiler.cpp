@@ -30,7 +30,7 @@ void place_workers(const Scenario& s, const JobSpec& job, int job_index, Plan& p
 }
 
 
-void compile_allreduce(const Scenario& s, const JobSpec& job, JobPlan& jp, Plan& plan) {
+void compile_allreduce(const Scenario& s, const JobSpec& job, JobPlan& jp, Plan& plan, bool first_only) {
   const double grad_bytes = dtype_bytes(job.model.grad_dtype);
   const auto buckets = gradient_buckets(job.workload, grad_bytes, job.strategy.bucket_size);
   const CollectiveAlgorithm& algorithm = find_algorithm(job.strategy.algorithm);
@@ -43,6 +43,7 @@ void compile_allreduce(const Scenario& s, const JobSpec& job, JobPlan& jp, Plan&
   plan.groups.push_back(all);
 
   for (int rank : jp.workers) {
+    if (first_only && rank != jp.workers.front()) break;
     RankProgram& r = plan.ranks[rank];
     const PassOps pass = add_forward_backward(r, job);
     std::vector<int> update_deps{pass.last};
@@ -86,7 +87,9 @@ std::vector<std::vector<int>> gradient_buckets(const Workload& w, double bytes_p
   return buckets;
 }
 
-Plan compile_plan(const Scenario& s) {
+Plan compile_plan(const Scenario& s) { return compile_plan(s, PlanScope::AllRanks); }
+
+Plan compile_plan(const Scenario& s, PlanScope scope) {
   Plan plan;
   plan.name = s.name;
   plan.iterations = s.run.iterations;
@@ -102,8 +105,9 @@ Plan compile_plan(const Scenario& s) {
   for (size_t i = 0; i < s.jobs.size(); ++i) {
     const JobSpec& job = s.jobs[i];
     if (job.strategy.kind == StrategyKind::AllReduce) {
-      compile_allreduce(s, job, plan.jobs[i], plan);
+      compile_allreduce(s, job, plan.jobs[i], plan, scope == PlanScope::FirstWorkerOnly);
     } else {
+      if (scope == PlanScope::FirstWorkerOnly) throw RuntimeError("plan: only AllReduce jobs compile one worker alone");
       compile_parameter_server(s, job, static_cast<int>(i), plan);
     }
   }

@@ -9,6 +9,11 @@ namespace dtsim {
 
 Plan compile_plan(const Scenario& s);
 
+// FirstWorkerOnly: every rank is placed, but only each AllReduce job's first worker gets its
+// program (the others are left empty); for engines that exploit the workers' symmetry.
+enum class PlanScope { AllRanks, FirstWorkerOnly };
+Plan compile_plan(const Scenario& s, PlanScope scope);
+
 // Gradient buckets in backward order, as PyTorch DDP forms them: layers are taken from the last
 // to the first, and a bucket closes once it holds at least bucket_bytes. Each bucket lists its
 // layers; the last one listed is the one whose backward finishes it.

@@ -1,0 +1,57 @@
+// Speed of analytical sweeps: points per second on one core. Each point's Scenario is loaded once
+// before timing (YAML and zoo parsing excluded, as a sweep loads each point once and the
+// analytical fast path then costs microseconds); timed per point: compiling the representative
+// worker's plan, evaluating it, and the point's full metrics (run_symmetric / run_analytical).
+#include <benchmark/benchmark.h>
+
+#include <string>
+
+#include "models/metrics.hpp"
+#include "models/plan_compiler.hpp"
+#include "models/scenario_loader.hpp"
+#include "sim/analytical/engine.hpp"
+#include "sim/analytical/symmetric.hpp"
+
+namespace {
+
+using namespace dtsim;
+
+const std::string kQuickstart = std::string(DTSIM_SOURCE_DIR) + "/scenarios/quickstart.yaml";
+
+// The quickstart (ResNet-50, 161 layers) at 1..64 nodes of 4 A100s, as `--param cluster.nodes=1..64:x2`.
+std::vector<Scenario> points(const std::string& file, const std::vector<std::string>& extra = {}) {
+  std::vector<Scenario> out;
+  for (int nodes = 1; nodes <= 64; nodes *= 2) {
+    std::vector<std::string> sets = extra;
+    sets.push_back("cluster.nodes=" + std::to_string(nodes));
+    out.push_back(load_scenario(file, sets));
+  }
+  return out;
+}
+
+void BM_SweepPointFastPath(benchmark::State& state) {
+  const auto pts = points(kQuickstart, {"run.iterations=" + std::to_string(state.range(0)), "run.warmup=0"});
+  size_t i = 0;
+  for (auto _ : state) benchmark::DoNotOptimize(run_symmetric(pts[i++ % pts.size()]));
+  state.counters["points/s"] = benchmark::Counter(static_cast<double>(state.iterations()), benchmark::Counter::kIsRate);
+}
+BENCHMARK(BM_SweepPointFastPath)->Arg(1)->Arg(10)->Unit(benchmark::kMicrosecond);
+
+void BM_SweepPointFullEngine(benchmark::State& state) {
+  const auto pts = points(kQuickstart, {"run.iterations=1", "run.warmup=0"});
+  size_t i = 0;
+  for (auto _ : state) {
+    const Scenario& s = pts[i++ % pts.size()];
+    const Plan plan = compile_plan(s);
+    Recorder rec;
+    AnalyticalExecutor engine(s.cluster);
+    const RunInfo info = engine.run(plan, rec);
+    benchmark::DoNotOptimize(compute_job_metrics(plan, rec.records(), info));
+  }
+  state.counters["points/s"] = benchmark::Counter(static_cast<double>(state.iterations()), benchmark::Counter::kIsRate);
+}
+BENCHMARK(BM_SweepPointFullEngine)->Unit(benchmark::kMicrosecond);
+
+}  // namespace
+
+BENCHMARK_MAIN();

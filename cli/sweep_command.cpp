@@ -1,0 +1,143 @@
+// `dtsim sweep` and `dtsim merge`: run a grid of points (locally, over MPI ranks, or one shard
+// of it), keep a resumable journal, and write the results, the scaling analysis and its plots.
+#include <chrono>
+#include <filesystem>
+#include <iostream>
+#include <optional>
+
+#include <fmt/format.h>
+
+#include "cli/commands.hpp"
+#include "cli/mpi/mpi_sweep.hpp"
+#include "cli/progress.hpp"
+#include "cli/sweep_report.hpp"
+#include "plot/chart.hpp"
+#include "sim/sweep/point_runner.hpp"
+#include "sim/sweep/sweep_results.hpp"
+
+namespace dtsim::cli {
+namespace {
+
+std::pair<size_t, size_t> parse_shard(const std::string& text) {
+  const SourceLocation where{"--shard " + text, 0, 0};
+  const size_t slash = text.find('/');
+  try {
+    if (slash == std::string::npos) throw std::invalid_argument("no slash");
+    size_t used = 0;
+    const unsigned long i = std::stoul(text.substr(0, slash), &used);
+    if (used != slash) throw std::invalid_argument("index");
+    const std::string n_text = text.substr(slash + 1);
+    const unsigned long n = std::stoul(n_text, &used);
+    if (used != n_text.size() || n == 0 || i >= n) throw std::invalid_argument("range");
+    return {i, n};
+  } catch (const std::logic_error&) {
+    throw InputError(where, "expected i/n with 0 <= i < n, e.g. --shard 0/4");
+  }
+}
+
+std::string point_text(const SweepPointInfo& p) {
+  std::string s;
+  for (const auto& [k, v] : p.params) s += fmt::format("{}{}={}", s.empty() ? "" : " ", k, v);
+  return s;
+}
+
+void report(const std::string& out, const SweepManifest& m, const PointResults& done, bool plots) {
+  const auto scaling = scaling_of(m, done);
+  std::cout << fmt::format("dtsim {}: sweep of {} ({} points)\n\n", DTSIM_VERSION, m.scenario, m.points.size());
+  print_sweep_table(std::cout, m, done, scaling);
+  if (scaling) print_scaling(std::cout, m, *scaling);
+  std::vector<std::string> files{out + "/results.csv", out + "/results.json"};
+  if (scaling) {
+    files.push_back(out + "/scaling.json");
+    if (plots) {
+      for (auto& f : write_scaling_plots(out, m, *scaling)) files.push_back(std::move(f));
+    }
+  } else if (m.param_keys.size() > 1) {
+    std::cout << "\n(no scaling analysis: it needs a sweep of one --param whose points have distinct worker counts)\n";
+  }
+  std::cout << fmt::format("\nwrote {}\n", fmt::join(files, ", "));
+  if (scaling && plots && !plot::png_supported()) std::cout << "(plots as SVG only: this dtsim was built without Qt 6 Gui)\n";
+}
+
+}  // namespace
+
+int sweep_command(const SweepOptions& o) {
+  SweepRequest request = o.request;
+  request.mode = o.scaling == "strong" ? ScalingMode::Strong : ScalingMode::Weak;
+  const SweepPlan plan = plan_sweep(request);  // every point checked before anything runs
+  const SweepManifest& m = plan.manifest;
+  const auto [shard, shards] = o.shard.empty() ? std::pair<size_t, size_t>{0, 1} : parse_shard(o.shard);
+  if (o.mpi && shards > 1) throw InputError("--mpi and --shard: use one or the other");
+  const std::string out = o.out.empty() ? (std::filesystem::path("runs") / (m.scenario + "-sweep")).string() : o.out;
+
+  std::optional<MpiSweep> mpi;
+  if (o.mpi) mpi.emplace();
+  const bool root = !mpi || mpi->rank() == 0;
+  PointResults done;
+  std::vector<size_t> todo;
+  std::optional<Journal> journal;
+  if (root) {
+    std::error_code ec;
+    std::filesystem::create_directories(out, ec);
+    if (ec) throw RuntimeError(fmt::format("cannot create output folder {}: {}", out, ec.message()));
+    check_same_sweep(out, m);
+    write_manifest(out, m);
+    const PointResults journaled = read_journal(out);
+    for (size_t i = 0; i < m.points.size(); ++i) {
+      if (i % shards != shard) continue;
+      if (const auto f = journaled.find(m.points[i].key); f != journaled.end()) {
+        done.emplace(f->first, f->second);
+      } else {
+        todo.push_back(i);
+      }
+    }
+    journal.emplace(out);
+  }
+  const size_t total = root ? done.size() + todo.size() : 0;
+  std::optional<Progress> progress;
+  if (root) progress.emplace(total, done.size());
+  auto last_write = std::chrono::steady_clock::now();
+  const auto on_done = [&](size_t index, const nlohmann::json& metrics) {
+    const SweepPointInfo& p = m.points[index];
+    journal->append(p.key, metrics);
+    done[p.key] = metrics;
+    progress->point_done(fmt::format("{}: {:.6g} s/iteration", point_text(p),
+                                     metrics["iteration_time_s"]["mean"].get<double>()));
+    const auto now = std::chrono::steady_clock::now();
+    if (now - last_write > std::chrono::milliseconds(500)) {
+      write_results(out, m, done);
+      last_write = now;
+    }
+  };
+  try {
+    if (mpi) {
+      mpi->run(plan.scenarios, todo, o.jobs, on_done);
+    } else {
+      run_points(plan.scenarios, todo, o.jobs, on_done);
+    }
+  } catch (...) {
+    if (root) {
+      progress->finish();
+      write_results(out, m, done);
+    }
+    throw;
+  }
+  if (!root) return 0;
+  progress->finish();
+  write_results(out, m, done);
+  report(out, m, done, o.plots);
+  return 0;
+}
+
+int merge_command(const std::string& out, const std::vector<std::string>& shards) {
+  const PointResults done = merge_sweeps(out, shards);
+  const SweepManifest m = read_manifest(out);
+  if (done.size() < m.points.size()) {
+    std::cerr << fmt::format("dtsim merge: warning: {} of {} points are missing from the shards\n",
+                             m.points.size() - done.size(), m.points.size());
+  }
+  report(out, m, done, true);
+  return 0;
+}
+
+}  // namespace dtsim::cli

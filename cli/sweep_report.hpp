@@ -1,0 +1,20 @@
+// What `dtsim sweep` shows a person: the table of points, the fitted laws in words, and the
+// speedup and efficiency plots (SVG, and PNG when built with Qt).
+#pragma once
+
+#include <optional>
+#include <ostream>
+#include <string>
+#include <vector>
+
+#include "sim/sweep/sweep_results.hpp"
+
+namespace dtsim::cli {
+
+void print_sweep_table(std::ostream& os, const SweepManifest& m, const PointResults& done,
+                       const std::optional<ScalingReport>& report);
+void print_scaling(std::ostream& os, const SweepManifest& m, const ScalingReport& r);
+// Writes speedup.svg/png and efficiency.svg/png into DIR; returns the files written.
+std::vector<std::string> write_scaling_plots(const std::string& dir, const SweepManifest& m, const ScalingReport& r);
+
+}  // namespace dtsim::cli

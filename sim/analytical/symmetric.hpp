@@ -1,0 +1,27 @@
+// The analytical engine's fast path for symmetric data parallelism. In a single AllReduce job
+// under BSP every worker runs the same program on the same kind of device, and every collective
+// spans all workers, so every worker sees the same timeline: evaluating one representative
+// worker with the full engine's rules (FIFO streams, deps, a collective ends at the last
+// arrival plus its closed form) gives every worker's records. tests/sim/symmetric_test.cpp
+// holds it equal to the full engine on every scenario in scenarios/ and on sweeps.
+#pragma once
+
+#include <optional>
+#include <vector>
+
+#include "models/metrics.hpp"
+#include "models/scenario.hpp"
+
+namespace dtsim {
+
+// Whether the fast path applies (one job, AllReduce, no stragglers); when not, use AnalyticalExecutor.
+bool is_symmetric(const Scenario& s);
+
+// The metrics AnalyticalExecutor would give for the scenario, or nothing when the fast path does
+// not apply. RunInfo says engine "analytical", fidelity "closed_form".
+std::optional<std::vector<Metrics>> run_symmetric(const Scenario& s);
+
+// The metrics of the analytical engine: the fast path where it applies, else the full engine.
+std::vector<Metrics> run_analytical(const Scenario& s);
+
+}  // namespace dtsim

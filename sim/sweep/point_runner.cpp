@@ -1,0 +1,160 @@
+// A small process pool: fork a child per point, read its answer from a pipe, reap it.
+// The child writes one message: 'O' + metrics JSON, or 'E' + an error line.
+#include "sim/sweep/point_runner.hpp"
+
+#include <poll.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include <cerrno>
+#include <cstring>
+#include <map>
+#include <optional>
+
+#include <fmt/format.h>
+
+#include "models/metrics.hpp"
+#include "models/plan_compiler.hpp"
+#include "sim/analytical/symmetric.hpp"
+#include "sim/simgrid/executor.hpp"
+
+namespace dtsim {
+namespace {
+
+void write_all(int fd, const std::string& s) {
+  size_t off = 0;
+  while (off < s.size()) {
+    const ssize_t n = ::write(fd, s.data() + off, s.size() - off);
+    if (n < 0 && errno == EINTR) continue;
+    if (n <= 0) return;
+    off += static_cast<size_t>(n);
+  }
+}
+
+[[noreturn]] void child_main(const Scenario& s, int fd) {
+  std::string message;
+  try {
+    const std::string metrics = simulate_point(s).dump();
+    message.reserve(metrics.size() + 1);
+    message.push_back('O');
+    message.append(metrics);
+  } catch (const InputError& e) {
+    message = fmt::format("E{}", e.what());
+  } catch (const std::exception& e) {
+    message = fmt::format("E{}", e.what());
+  }
+  write_all(fd, message);
+  ::close(fd);
+  ::_exit(0);
+}
+
+struct Child {
+  pid_t pid = -1;
+  size_t index = 0;
+  std::string buffer;
+};
+
+class Pool {
+ public:
+  Pool(const std::vector<Scenario>& scenarios, const std::function<void(size_t, const nlohmann::json&)>& done)
+      : scenarios_(scenarios), done_(done) {}
+
+  void launch(size_t index) {
+    int fds[2];
+    if (::pipe(fds) != 0) throw RuntimeError(fmt::format("sweep: pipe failed: {}", std::strerror(errno)));
+    const pid_t pid = ::fork();
+    if (pid < 0) throw RuntimeError(fmt::format("sweep: fork failed: {}", std::strerror(errno)));
+    if (pid == 0) {
+      ::close(fds[0]);
+      child_main(scenarios_[index], fds[1]);
+    }
+    ::close(fds[1]);
+    children_.emplace(fds[0], Child{pid, index, {}});
+  }
+
+  size_t running() const { return children_.size(); }
+
+  // Waits until at least one child has finished and handles it.
+  void wait_one() {
+    std::vector<pollfd> fds;
+    for (const auto& [fd, child] : children_) fds.push_back(pollfd{fd, POLLIN, 0});
+    if (::poll(fds.data(), fds.size(), -1) < 0 && errno != EINTR) {
+      throw RuntimeError(fmt::format("sweep: poll failed: {}", std::strerror(errno)));
+    }
+    for (const auto& p : fds) {
+      if (p.revents == 0) continue;
+      char buf[65536];
+      const ssize_t n = ::read(p.fd, buf, sizeof buf);
+      if (n < 0 && errno == EINTR) continue;
+      Child& child = children_.at(p.fd);
+      if (n > 0) {
+        child.buffer.append(buf, static_cast<size_t>(n));
+        continue;
+      }
+      finish(p.fd, child);
+    }
+  }
+
+  const std::optional<std::string>& failure() const { return failure_; }
+
+ private:
+  void finish(int fd, Child& child) {
+    ::close(fd);
+    int status = 0;
+    while (::waitpid(child.pid, &status, 0) < 0 && errno == EINTR) {
+    }
+    const Child c = std::move(child);
+    children_.erase(fd);
+    const std::string where = fmt::format("sweep point {}", c.index);
+    if (c.buffer.empty() || !WIFEXITED(status) || WEXITSTATUS(status) != 0) {
+      if (!failure_) failure_ = fmt::format("{}: the simulation process died ({})", where,
+                                            WIFSIGNALED(status) ? fmt::format("signal {}", WTERMSIG(status))
+                                                                : fmt::format("status {}", WEXITSTATUS(status)));
+      return;
+    }
+    if (c.buffer[0] != 'O') {
+      if (!failure_) failure_ = fmt::format("{}: {}", where, c.buffer.substr(1));
+      return;
+    }
+    done_(c.index, nlohmann::json::parse(c.buffer.begin() + 1, c.buffer.end()));
+  }
+
+  const std::vector<Scenario>& scenarios_;
+  const std::function<void(size_t, const nlohmann::json&)>& done_;
+  std::map<int, Child> children_;
+  std::optional<std::string> failure_;
+};
+
+}  // namespace
+
+nlohmann::json simulate_point(const Scenario& s) {
+  if (s.run.engine == Engine::Analytical) return run_metrics_json(run_analytical(s));
+  const Plan plan = compile_plan(s);
+  Recorder recorder;
+  recorder.reserve(static_cast<size_t>(plan.total_ops()) * (plan.iterations + plan.warmup));
+  sg::SimGridExecutor engine(s.cluster, sg::SimGridOptions{s.run.fidelity, s.run.fuse_compute});
+  const RunInfo info = engine.run(plan, recorder);
+  return run_metrics_json(compute_job_metrics(plan, recorder.records(), info));
+}
+
+void run_points(const std::vector<Scenario>& scenarios, const std::vector<size_t>& todo, int jobs,
+                const std::function<void(size_t index, const nlohmann::json& metrics)>& done) {
+  if (jobs < 1) throw InputError("--jobs: expected 1 or more");
+  size_t next = 0;
+  if (jobs == 1) {
+    for (; next < todo.size() && scenarios[todo[next]].run.engine == Engine::Analytical; ++next) {
+      done(todo[next], simulate_point(scenarios[todo[next]]));
+    }
+  }
+  Pool pool(scenarios, done);
+  while (next < todo.size() || pool.running() > 0) {
+    while (!pool.failure() && next < todo.size() && pool.running() < static_cast<size_t>(jobs)) {
+      pool.launch(todo[next++]);
+    }
+    if (pool.running() == 0) break;
+    pool.wait_one();
+  }
+  if (pool.failure()) throw RuntimeError(*pool.failure());
+}
+
+}  // namespace dtsim

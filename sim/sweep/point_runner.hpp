@@ -1,0 +1,25 @@
+// Running the points of a sweep. SimGrid keeps process-wide state, so every SimGrid point runs
+// in a forked child that sends its metrics back through a pipe; up to `jobs` children at once.
+// Analytical points (microseconds each) run in this process unless jobs > 1.
+#pragma once
+
+#include <cstddef>
+#include <functional>
+#include <vector>
+
+#include <nlohmann/json.hpp>
+
+#include "models/scenario.hpp"
+
+namespace dtsim {
+
+// metrics.json of one point (run_metrics_json), computed in this process. SimGrid: once per process.
+nlohmann::json simulate_point(const Scenario& s);
+
+// Runs the points `todo` (indices into `scenarios`), calling `done` in this process as each
+// finishes, in completion order. A failed point throws RuntimeError after the running children
+// have finished (their results are still handed to `done`).
+void run_points(const std::vector<Scenario>& scenarios, const std::vector<size_t>& todo, int jobs,
+                const std::function<void(size_t index, const nlohmann::json& metrics)>& done);
+
+}  // namespace dtsim

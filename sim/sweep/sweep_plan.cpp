@@ -1,0 +1,105 @@
+// Expanding and checking a sweep: grid, strong-scaling batches, one loaded Scenario per point.
+#include "sim/sweep/sweep_plan.hpp"
+
+#include <algorithm>
+
+#include <fmt/format.h>
+#include <nlohmann/json.hpp>
+
+#include "models/scenario_loader.hpp"
+
+namespace dtsim {
+
+std::string_view scaling_mode_name(ScalingMode m) { return m == ScalingMode::Strong ? "strong" : "weak"; }
+
+SweepPlan plan_sweep(const SweepRequest& request) {
+  if (request.params.empty()) throw InputError("dtsim sweep: give at least one --param key.path=values");
+  if (!(request.efficiency_threshold > 0 && request.efficiency_threshold <= 1)) {
+    throw InputError("--efficiency-threshold: expected a fraction in (0, 1], e.g. 0.8");
+  }
+  std::vector<SweepParam> params;
+  for (const auto& text : request.params) params.push_back(parse_sweep_param(text));
+  std::vector<std::string> base = request.sets;
+  if (!request.engine.empty()) base.push_back("run.engine=" + request.engine);
+
+  SweepPlan plan;
+  SweepManifest& m = plan.manifest;
+  m.scenario_file = request.scenario;
+  m.mode = request.mode;
+  m.efficiency_threshold = request.efficiency_threshold;
+  for (const auto& p : params) m.param_keys.push_back(p.key);
+  for (const auto& overrides : expand_grid(params)) {
+    std::vector<std::string> sets = base;
+    sets.insert(sets.end(), overrides.begin(), overrides.end());
+    plan.scenarios.push_back(load_scenario(request.scenario, sets));
+    SweepPointInfo info;
+    for (size_t i = 0; i < params.size(); ++i) {
+      const std::string& o = overrides[i];
+      info.params.emplace_back(params[i].key, o.substr(params[i].key.size() + 1));
+    }
+    info.sets = std::move(sets);
+    info.workers = plan.scenarios.back().workers();
+    m.points.push_back(std::move(info));
+  }
+  m.scenario = plan.scenarios.front().name;
+  if (request.mode == ScalingMode::Strong) {
+    // The baseline is the point with the fewest workers, at the scenario's per-worker batch.
+    const auto smallest = std::min_element(m.points.begin(), m.points.end(),
+                                           [](const auto& a, const auto& b) { return a.workers < b.workers; });
+    const size_t b = static_cast<size_t>(smallest - m.points.begin());
+    const long global = static_cast<long>(smallest->workers) * plan.scenarios[b].job().model.batch_per_worker;
+    for (size_t i = 0; i < m.points.size(); ++i) {
+      SweepPointInfo& p = m.points[i];
+      if (global % p.workers != 0) {
+        throw InputError(fmt::format("--scaling strong: the global batch {} ({} workers x {}) does not divide over {} "
+                                     "workers (at {})",
+                                     global, smallest->workers, plan.scenarios[b].job().model.batch_per_worker,
+                                     p.workers, fmt::join(p.sets, " ")));
+      }
+      p.sets.push_back(fmt::format("model.batch_per_worker={}", global / p.workers));
+      plan.scenarios[i] = load_scenario(request.scenario, p.sets);
+    }
+  }
+  for (auto& p : m.points) p.key = fmt::format("{}", fmt::join(p.sets, " "));
+  return plan;
+}
+
+nlohmann::json manifest_json(const SweepManifest& m) {
+  nlohmann::json points = nlohmann::json::array();
+  for (const auto& p : m.points) {
+    nlohmann::json params = nlohmann::json::object();
+    for (const auto& [k, v] : p.params) params[k] = v;
+    points.push_back({{"key", p.key}, {"params", params}, {"sets", p.sets}, {"workers", p.workers}});
+  }
+  return {{"schema_version", 1},
+          {"scenario_file", m.scenario_file},
+          {"scenario", m.scenario},
+          {"params", m.param_keys},
+          {"mode", scaling_mode_name(m.mode)},
+          {"efficiency_threshold", m.efficiency_threshold},
+          {"points", points}};
+}
+
+SweepManifest manifest_from_json(const nlohmann::json& j) {
+  try {
+    SweepManifest m;
+    m.scenario_file = j.at("scenario_file").get<std::string>();
+    m.scenario = j.at("scenario").get<std::string>();
+    m.param_keys = j.at("params").get<std::vector<std::string>>();
+    m.mode = j.at("mode").get<std::string>() == "strong" ? ScalingMode::Strong : ScalingMode::Weak;
+    m.efficiency_threshold = j.at("efficiency_threshold").get<double>();
+    for (const auto& p : j.at("points")) {
+      SweepPointInfo info;
+      info.key = p.at("key").get<std::string>();
+      info.sets = p.at("sets").get<std::vector<std::string>>();
+      info.workers = p.at("workers").get<int>();
+      for (const auto& k : m.param_keys) info.params.emplace_back(k, p.at("params").at(k).get<std::string>());
+      m.points.push_back(std::move(info));
+    }
+    return m;
+  } catch (const nlohmann::json::exception& e) {
+    throw InputError(fmt::format("sweep.json: not a dtsim sweep manifest ({})", e.what()));
+  }
+}
+
+}  // namespace dtsim

@@ -1,0 +1,54 @@
+// A sweep's folder: sweep.json (the manifest), points.jsonl (a journal, one line appended per
+// finished point, so an interrupted sweep resumes where it stopped), and the results rewritten
+// whole after each point: results.csv, results.json and scaling.json.
+#pragma once
+
+#include <map>
+#include <optional>
+#include <string>
+
+#include <nlohmann/json.hpp>
+
+#include "sim/sweep/scaling_fit.hpp"
+#include "sim/sweep/sweep_plan.hpp"
+
+namespace dtsim {
+
+using PointResults = std::map<std::string, nlohmann::json>;  // point key -> metrics.json object
+
+// Finished points in a folder's journal (empty if none); a torn last line is ignored.
+PointResults read_journal(const std::string& dir);
+
+// Appends finished points to DIR/points.jsonl, one whole line per write.
+class Journal {
+ public:
+  explicit Journal(const std::string& dir);
+  ~Journal();
+  Journal(const Journal&) = delete;
+  Journal& operator=(const Journal&) = delete;
+  void append(const std::string& key, const nlohmann::json& metrics);
+
+ private:
+  void append_raw(const std::string& text);
+  int fd_ = -1;
+  std::string path_;
+};
+
+void write_manifest(const std::string& dir, const SweepManifest& m);
+// Throws InputError if DIR has no sweep.json.
+SweepManifest read_manifest(const std::string& dir);
+// Throws InputError when DIR already holds a different sweep (other points).
+void check_same_sweep(const std::string& dir, const SweepManifest& m);
+
+// The scaling analysis of the finished points: for one-parameter sweeps whose points have
+// distinct worker counts, with at least one point done; otherwise none.
+std::optional<ScalingReport> scaling_of(const SweepManifest& m, const PointResults& done);
+
+// Writes results.csv, results.json and (when scaling_of gives one) scaling.json atomically.
+void write_results(const std::string& dir, const SweepManifest& m, const PointResults& done);
+
+// Merges the shard folders of one sweep into OUT (journal, manifest, results). Throws InputError
+// if the shards belong to different sweeps.
+PointResults merge_sweeps(const std::string& out, const std::vector<std::string>& shards);
+
+}  // namespace dtsim

@@ -1,0 +1,160 @@
+// End-to-end tests of `dtsim sweep`, `merge` and `compare`: outputs, --jobs, MPI, shards,
+// resume and errors before any simulation.
+#include <catch2/catch.hpp>
+
+#include <filesystem>
+
+#include <nlohmann/json.hpp>
+
+#include "run_process.hpp"
+
+namespace {
+
+using dtsim::test::run_dtsim;
+using dtsim::test::slurp;
+using dtsim::test::temp_dir;
+
+nlohmann::json read_json(const std::string& path) { return nlohmann::json::parse(slurp(path)); }
+
+// results.json with wall times removed: what must be identical between ways of running a sweep.
+nlohmann::json comparable(const std::string& dir) {
+  nlohmann::json j = read_json(dir + "/results.json");
+  for (auto& p : j["points"]) {
+    p["metrics"].erase("wall_time_s");
+    for (auto& job : p["metrics"]["jobs"]) job.erase("wall_time_s");
+  }
+  return j;
+}
+
+const std::string kSmallSimgrid =
+    "scenarios/quickstart.yaml --engine simgrid --set run.iterations=2 --set run.warmup=0 --param cluster.nodes=1,2,4";
+
+}  // namespace
+
+TEST_CASE("sweep writes results and scaling json with the documented schema") {
+  const std::string out = temp_dir("sweep-analytical");
+  const auto r = run_dtsim("sweep scenarios/quickstart.yaml --engine analytical --param cluster.nodes=1..64:x2 --out '" +
+                               out + "'",
+                           "sweep-analytical");
+  INFO(r.err);
+  REQUIRE(r.code == 0);
+  CHECK(r.out.find("Amdahl") != std::string::npos);
+  CHECK(r.out.find("Gustafson") != std::string::npos);
+  const auto s = read_json(out + "/scaling.json");
+  CHECK(s["schema_version"] == 1);
+  CHECK(s["mode"] == "weak");
+  CHECK(s["param"] == "cluster.nodes");
+  CHECK(s["efficiency_threshold"] == 0.8);
+  REQUIRE(s["points"].size() == 7);
+  CHECK(s["points"][0]["workers"] == 4);
+  CHECK(s["points"][0]["speedup"].get<double>() == Approx(4.0));
+  for (const char* k : {"iteration_time_s", "throughput_samples_per_s", "speedup", "efficiency", "karp_flatt"}) {
+    CHECK(s["points"][3].contains(k));
+  }
+  for (const char* k : {"p", "max_speedup", "r2", "residuals"}) CHECK(s["amdahl"].contains(k));
+  for (const char* k : {"p", "r2", "residuals"}) CHECK(s["gustafson"].contains(k));
+  CHECK(s.contains("efficiency_below_threshold_at"));
+  const auto res = read_json(out + "/results.json");
+  CHECK(res["params"] == nlohmann::json::array({"cluster.nodes"}));
+  REQUIRE(res["points"].size() == 7);
+  CHECK(res["points"][2]["params"]["cluster.nodes"] == "4");
+  CHECK(res["points"][2]["workers"] == 16);
+  CHECK(res["points"][2]["metrics"]["engine"] == "analytical");
+  const std::string csv = slurp(out + "/results.csv");
+  CHECK(csv.rfind("cluster.nodes,workers,iteration_time_s", 0) == 0);
+  CHECK(std::count(csv.begin(), csv.end(), '\n') == 8);
+  for (const char* f : {"speedup.svg", "efficiency.svg"}) {
+    const std::string svg = slurp(out + "/" + f);
+    CHECK(svg.find("<svg") != std::string::npos);
+    CHECK(svg.find("</svg>") != std::string::npos);
+  }
+  if (!std::filesystem::exists(out + "/speedup.png")) WARN("no PNG plots: dtsim was built without Qt 6 Gui");
+}
+
+TEST_CASE("sweep with a bad parameter fails before any simulation with the loader's error line") {
+  const std::string out = temp_dir("sweep-bad");
+  const auto r = run_dtsim("sweep scenarios/quickstart.yaml --param cluster.nodez=4 --out '" + out + "/x'", "sweep-bad");
+  CHECK(r.code == 2);
+  CHECK(r.err == "--set cluster.nodez=4: error: unknown key 'cluster.nodez' (did you mean 'nodes'?)\n");
+  CHECK_FALSE(std::filesystem::exists(out + "/x"));
+  const auto v = run_dtsim("sweep scenarios/quickstart.yaml --param cluster.nodes=2,4,lots --out '" + out + "/y'",
+                           "sweep-bad-value");
+  CHECK(v.code == 2);
+  CHECK(v.err.rfind("--set cluster.nodes=lots: error: ", 0) == 0);
+  CHECK(std::count(v.err.begin(), v.err.end(), '\n') == 1);
+  CHECK_FALSE(std::filesystem::exists(out + "/y"));
+  const auto range = run_dtsim("sweep scenarios/quickstart.yaml --param cluster.nodes=1..8:q --out '" + out + "/z'",
+                               "sweep-bad-range");
+  CHECK(range.code == 2);
+}
+
+TEST_CASE("sweep with --jobs 2 gives the same results as --jobs 1") {
+  const std::string one = temp_dir("sweep-jobs1"), two = temp_dir("sweep-jobs2");
+  REQUIRE(run_dtsim("sweep " + kSmallSimgrid + " --no-plots --jobs 1 --out '" + one + "'", "sweep-jobs1").code == 0);
+  REQUIRE(run_dtsim("sweep " + kSmallSimgrid + " --no-plots --jobs 2 --out '" + two + "'", "sweep-jobs2").code == 0);
+  CHECK(comparable(one) == comparable(two));
+  CHECK(read_json(one + "/scaling.json") == read_json(two + "/scaling.json"));
+  CHECK(slurp(one + "/results.csv") == slurp(two + "/results.csv"));
+}
+
+TEST_CASE("sweep resumes: points already in the output are skipped") {
+  const std::string out = temp_dir("sweep-resume");
+  const std::string base = "sweep scenarios/quickstart.yaml --engine analytical --no-plots --out '" + out + "' ";
+  REQUIRE(run_dtsim(base + "--param cluster.nodes=1,2,4 --shard 0/2", "sweep-resume-a").code == 0);
+  CHECK(read_json(out + "/results.json")["points"].size() == 2);
+  const auto r = run_dtsim(base + "--param cluster.nodes=1,2,4", "sweep-resume-b");
+  REQUIRE(r.code == 0);
+  CHECK(r.err.find("resuming: 2 of 3 points already done") != std::string::npos);
+  CHECK(r.err.find("[3/3]") != std::string::npos);
+  CHECK(r.err.find("[1/3]") == std::string::npos);
+  CHECK(read_json(out + "/results.json")["points"].size() == 3);
+  // A torn last line (an interrupted write) is ignored and that point runs again.
+  std::system(("printf '{\"key\": \"trunc' >> '" + out + "/points.jsonl'").c_str());
+  CHECK(run_dtsim(base + "--param cluster.nodes=1,2,4", "sweep-resume-c").code == 0);
+  const auto other = run_dtsim(base + "--param cluster.nodes=8", "sweep-resume-d");
+  CHECK(other.code == 2);
+  CHECK(other.err.find("holds the results of a different sweep") != std::string::npos);
+}
+
+TEST_CASE("sweep shards merged give the same results as one local sweep") {
+  const std::string local = temp_dir("sweep-local"), a = temp_dir("sweep-shard0"), b = temp_dir("sweep-shard1"),
+                    merged = temp_dir("sweep-merged");
+  const std::string args = "sweep scenarios/quickstart.yaml --engine analytical --no-plots --param cluster.nodes=1..16:x2 ";
+  REQUIRE(run_dtsim(args + "--out '" + local + "'", "shard-local").code == 0);
+  REQUIRE(run_dtsim(args + "--shard 0/2 --out '" + a + "'", "shard-0").code == 0);
+  REQUIRE(run_dtsim(args + "--shard 1/2 --out '" + b + "'", "shard-1").code == 0);
+  REQUIRE(run_dtsim("merge '" + merged + "' '" + a + "' '" + b + "'", "merge").code == 0);
+  CHECK(comparable(local) == comparable(merged));
+  CHECK(read_json(local + "/scaling.json") == read_json(merged + "/scaling.json"));
+}
+
+TEST_CASE("sweep over MPI ranks gives the same results as a local sweep") {
+  if (std::system("command -v mpirun >/dev/null 2>&1") != 0) {
+    WARN("mpirun not found: the MPI sweep test is skipped");
+    return;
+  }
+  const std::string local = temp_dir("sweep-mpi-local"), mpi = temp_dir("sweep-mpi");
+  REQUIRE(run_dtsim("sweep " + kSmallSimgrid + " --no-plots --out '" + local + "'", "mpi-local").code == 0);
+  const std::string cmd = "cd '" + std::string(DTSIM_SOURCE_DIR) +
+                          "' && OMPI_ALLOW_RUN_AS_ROOT=1 OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1 OMPI_MCA_btl=self,vader "
+                          "mpirun --oversubscribe -np 2 '" + DTSIM_BINARY_DIR + "/bin/dtsim' sweep " + kSmallSimgrid +
+                          " --no-plots --mpi --out '" + mpi + "' >'" + mpi + "/../mpi.out' 2>&1";
+  const int status = std::system(cmd.c_str());
+  INFO(slurp(mpi + "/../mpi.out"));
+  REQUIRE(status == 0);
+  CHECK(comparable(local) == comparable(mpi));
+  CHECK(read_json(local + "/scaling.json") == read_json(mpi + "/scaling.json"));
+}
+
+TEST_CASE("compare prints runs side by side with deltas") {
+  const std::string a = temp_dir("compare-a"), b = temp_dir("compare-b");
+  REQUIRE(run_dtsim("run scenarios/quickstart.yaml --engine analytical --no-trace --out '" + a + "'", "cmp-a").code == 0);
+  REQUIRE(run_dtsim("run scenarios/quickstart.yaml --engine analytical --no-trace --set cluster.nodes=4 --out '" + b + "'",
+                    "cmp-b")
+              .code == 0);
+  const auto r = run_dtsim("compare '" + a + "' '" + b + "/metrics.json'", "cmp");
+  REQUIRE(r.code == 0);
+  CHECK(r.out.find("iteration time mean") != std::string::npos);
+  CHECK(r.out.find("(+100.0%)") != std::string::npos);  // workers 8 -> 16
+  CHECK(run_dtsim("compare '" + a + "' /nonexistent", "cmp-bad").code == 2);
+}
