@@ -65,17 +65,24 @@ bool event_columns(const TraceEvent& e, const TimeAxis& axis, int width, int& c0
 void aggregate_lane(std::span<const TraceEvent> events, std::span<const double> max_end, const TimeAxis& axis,
                     int width, std::span<const uint8_t> keep, std::vector<LodRect>& out) {
   if (events.empty() || width <= 0) return;
-  const double t_begin = axis.time_at(0), t_end = axis.time_at(width);
-  const size_t from = static_cast<size_t>(std::lower_bound(max_end.begin(), max_end.end(), t_begin) - max_end.begin());
+  const double t0 = axis.t0(), inv = 1.0 / axis.us_per_px(), w = width;
+  const double t_end = axis.time_at(width);
+  const size_t from =
+      static_cast<size_t>(std::lower_bound(max_end.begin(), max_end.end(), t0) - max_end.begin());
   Columns cols(out);
   int cur = -1;
   for (size_t i = from; i < events.size(); ++i) {
     const TraceEvent& e = events[i];
     if (e.start > t_end) break;
     if (!keep.empty() && !keep[i]) continue;
-    int c0 = 0, c1 = 0;
-    if (!event_columns(e, axis, width, c0, c1)) continue;
-    const double x0 = axis.x_of(e.start), x1 = std::min(axis.x_of(e.end()), static_cast<double>(width));
+    double x0 = (e.start - t0) * inv, x1 = (e.start + e.dur - t0) * inv;
+    if (x1 < 0 || x0 >= w) continue;
+    // The same columns as event_columns(), without calling back into the axis.
+    x0 = std::max(x0, 0.0);
+    x1 = std::min(x1, w);
+    const int c0 = std::min(static_cast<int>(x0), width - 1);
+    int c1 = x1 > x0 ? static_cast<int>(std::ceil(x1)) - 1 : c0;
+    c1 = std::clamp(c1, c0, width - 1);
     if (c0 > cur) {
       cols.flush(cur);
       cur = c0;
@@ -92,6 +99,84 @@ void aggregate_lane(std::span<const TraceEvent> events, std::span<const double> 
     cols.add(e.kind, x1 - c1);
   }
   cols.flush(cur);
+}
+
+namespace {
+
+// Merges `src` (sorted by start) into blocks spanning at most `span` us.
+LodLevel coarsen(std::span<const TraceEvent> src, double span) {
+  LodLevel level;
+  level.max_span = span;
+  std::vector<std::pair<uint16_t, double>> acc;
+  TraceEvent block;
+  double block_end = 0;
+  bool open = false;
+  auto close = [&] {
+    if (!open) return;
+    auto best = acc.front();
+    for (const auto& a : acc) {
+      if (a.second > best.second) best = a;
+    }
+    block.kind = best.first;
+    block.dur = block_end - block.start;
+    level.blocks.push_back(block);
+    const double prev = level.max_end.empty() ? block_end : std::max(level.max_end.back(), block_end);
+    level.max_end.push_back(prev);
+    acc.clear();
+    open = false;
+  };
+  for (const TraceEvent& e : src) {
+    if (open && std::max(block_end, e.end()) - block.start > span) close();
+    if (!open) {
+      block = e;
+      block_end = e.end();
+      open = true;
+    }
+    block_end = std::max(block_end, e.end());
+    bool found = false;
+    for (auto& [k, c] : acc) {
+      if (k == e.kind) {
+        c += e.dur + 1e-9;
+        found = true;
+      }
+    }
+    if (!found) acc.emplace_back(e.kind, e.dur + 1e-9);
+  }
+  close();
+  return level;
+}
+
+}  // namespace
+
+void build_lod_levels(Trace& trace) {
+  const double base = std::max(trace.t_max - trace.t_min, 1e-3) / (1 << 22);
+  for (size_t l = 0; l < trace.lanes.size(); ++l) {
+    Lane& lane = trace.lanes[l];
+    lane.levels.clear();
+    std::span<const TraceEvent> src = trace.lane_events(l);
+    size_t count = src.size();
+    for (double span = base; count > 64; span *= 4) {
+      LodLevel level = coarsen(src, span);
+      if (level.blocks.size() * 2 > count) continue;  // not worth a level yet: try a coarser one
+      count = level.blocks.size();
+      lane.levels.push_back(std::move(level));
+      src = lane.levels.back().blocks;
+    }
+  }
+}
+
+void aggregate_lane_auto(const Trace& trace, size_t lane, const TimeAxis& axis, int width,
+                         std::span<const uint8_t> keep, std::vector<LodRect>& out) {
+  const Lane& l = trace.lanes[lane];
+  if (keep.empty()) {
+    for (auto it = l.levels.rbegin(); it != l.levels.rend(); ++it) {
+      if (it->max_span <= axis.us_per_px()) {
+        aggregate_lane(it->blocks, it->max_end, axis, width, {}, out);
+        return;
+      }
+    }
+  }
+  aggregate_lane(trace.lane_events(lane), l.max_end, axis, width, keep, out);
 }
 
 }  // namespace dtsim::gui

@@ -24,6 +24,16 @@ struct LodRect {
 void aggregate_lane(std::span<const TraceEvent> events, std::span<const double> max_end, const TimeAxis& axis,
                     int width, std::span<const uint8_t> keep, std::vector<LodRect>& out);
 
+// Builds each lane's coarser levels (blocks of at most 4^k * base us), stopping when a level
+// no longer halves the count. Called once after loading.
+void build_lod_levels(Trace& trace);
+
+// What the renderer draws: aggregate_lane over the coarsest level whose blocks fit in one
+// pixel (so the result matches the events' own aggregation to within a pixel), or over the
+// events themselves when zoomed in or when a filter is set.
+void aggregate_lane_auto(const Trace& trace, size_t lane, const TimeAxis& axis, int width,
+                         std::span<const uint8_t> keep, std::vector<LodRect>& out);
+
 // The pixel columns [c0, c1] an event occupies, clipped to [0, width); false if outside.
 bool event_columns(const TraceEvent& e, const TimeAxis& axis, int width, int& c0, int& c1);
 

@@ -6,6 +6,8 @@
 
 #include "gui/model/trace_model.hpp"
 
+#include "gui/model/lod.hpp"
+
 namespace dtsim::gui {
 
 uint32_t StringPool::intern(std::string_view s) {
@@ -80,6 +82,7 @@ Trace subset_trace(const Trace& trace, const std::vector<int>& ranks) {
     out.lanes.push_back(std::move(lane));
   }
   if (out.events.empty()) out.t_min = out.t_max = 0;
+  build_lod_levels(out);
   return out;
 }
 

@@ -46,6 +46,14 @@ struct TraceEvent {
   double end() const { return start + dur; }
 };
 
+// A coarser copy of a lane's events for zoomed-out views: consecutive events merged into blocks
+// spanning at most `max_span` us (a longer event stays its own block), in the dominant kind.
+struct LodLevel {
+  double max_span = 0;
+  std::vector<TraceEvent> blocks;
+  std::vector<double> max_end;
+};
+
 struct Lane {
   int pid = 0;
   int tid = 0;
@@ -54,6 +62,7 @@ struct Lane {
   std::string name;            // "rank 3 compute"
   uint32_t first = 0, last = 0;  // its events: [first, last) of Trace::events
   std::vector<double> max_end;   // prefix maximum of event ends, to find the first visible event
+  std::vector<LodLevel> levels;  // coarser and coarser; see build_lod_levels
 };
 
 class Trace {

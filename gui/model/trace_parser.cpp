@@ -8,6 +8,7 @@
 #include <sstream>
 
 #include "gui/model/json_scanner.hpp"
+#include "gui/model/lod.hpp"
 #include "gui/model/trace_model.hpp"
 
 namespace dtsim::gui {
@@ -139,6 +140,7 @@ class TraceBuilder {
       t_.lanes.push_back(std::move(lane));
     }
     if (t_.events.empty()) t_.t_min = t_.t_max = 0;
+    build_lod_levels(t_);
   }
 
  private:

@@ -60,7 +60,7 @@ void TimelineRenderer::draw_lanes(QImage& image, const TimelineFrame& f, int lan
     std::span<const uint8_t> keep;
     if (f.keep && !f.keep->empty()) keep = {f.keep->data() + lane.first, lane.last - lane.first};
     rects_.clear();
-    aggregate_lane(f.trace->lane_events(row.lane), lane.max_end, f.axis, lane_width, keep, rects_);
+    aggregate_lane_auto(*f.trace, static_cast<size_t>(row.lane), f.axis, lane_width, keep, rects_);
     rects_drawn_ += rects_.size();
     // A one-pixel gap between lanes once they are tall enough to afford it.
     const int inner_y1 = row.height >= 5 ? y1 - 1 : y1;
@@ -85,18 +85,20 @@ void TimelineRenderer::draw_ruler_and_markers(QImage& image, const TimelineFrame
   for (double t = std::ceil(t_begin / step) * step; t <= t_end; t += step) {
     const int x = left + static_cast<int>(std::lround(f.axis.x_of(t)));
     p.drawLine(x, top - 6, x, top - 1);
-    p.drawText(x + 3, top - 4, QString::fromStdString(format_duration_us(t)));
+    const double shown = std::fabs(t) < step * 1e-9 ? 0.0 : t;  // no "-0 us"
+    p.drawText(x + 3, top - 4, QString::fromStdString(format_duration_us(shown)));
   }
-  // Iteration markers: a dashed line at the start of each iteration.
-  QPen pen(QColor(0x33, 0x33, 0x33, 150));
-  pen.setStyle(Qt::DashLine);
+  // Iteration markers: a dashed line at the start of each iteration, written into the pixels
+  // (QPainter's dashed pens cost milliseconds per line on a tall image).
   const auto& starts = f.trace->iteration_starts;
   double last_x = -1e9;
   for (size_t k = 0; k < starts.size(); ++k) {
     if (std::isnan(starts[k]) || starts[k] < t_begin || starts[k] > t_end) continue;
     const int x = left + static_cast<int>(std::lround(f.axis.x_of(starts[k])));
-    p.setPen(pen);
-    p.drawLine(x, top, x, image.height());
+    if (x < left || x >= image.width()) continue;
+    for (int y = top; y < image.height(); ++y) {
+      if ((y / 4) % 2 == 0) reinterpret_cast<QRgb*>(image.scanLine(y))[x] = 0xff444444;
+    }
     if (x - last_x > 44) {
       p.setPen(QColor(0x22, 0x22, 0x22));
       p.drawText(x + 3, 11, QStringLiteral("iter %1").arg(k));

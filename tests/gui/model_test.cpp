@@ -60,8 +60,10 @@ TEST_CASE("level of detail keeps every op visible as at least one pixel (random 
     axis.fit(trace.t_min, trace.t_max, width);
     if (seed % 2) axis.zoom_at(u(rng) * width, 1 + u(rng) * 200);  // also zoomed into a part
     for (size_t l = 0; l < trace.lanes.size(); ++l) {
+      REQUIRE(!trace.lanes[l].levels.empty());
       std::vector<LodRect> rects;
-      aggregate_lane(trace.lane_events(l), trace.lanes[l].max_end, axis, width, {}, rects);
+      // What the renderer draws: the coarsened levels when zoomed out, the events when zoomed in.
+      aggregate_lane_auto(trace, l, axis, width, {}, rects);
       std::vector<int> painted(width, 0);
       for (size_t i = 0; i < rects.size(); ++i) {
         REQUIRE(rects[i].x0 < rects[i].x1);
@@ -78,6 +80,21 @@ TEST_CASE("level of detail keeps every op visible as at least one pixel (random 
         for (int x = c0; x <= c1 && !seen; ++x) seen = painted[x] > 0;
         REQUIRE(seen);
       }
+    }
+  }
+}
+
+TEST_CASE("coarser levels merge ops into blocks no wider than their span") {
+  const Trace trace = parse_trace(dtsim::test::random_trace_text(5, 1, 5000));
+  const Lane& lane = trace.lanes[0];
+  REQUIRE(lane.levels.size() >= 2);
+  size_t previous = trace.events.size();
+  for (const LodLevel& level : lane.levels) {
+    CHECK(level.blocks.size() * 2 <= previous);
+    previous = level.blocks.size();
+    for (const TraceEvent& b : level.blocks) {
+      // A block wider than its span is a single op longer than the span.
+      if (b.dur > level.max_span) CHECK(b.dur <= 5000);
     }
   }
 }
