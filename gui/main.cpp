@@ -49,7 +49,8 @@ int main(int argc, char** argv) {
         if (!request.view) return usage(qPrintable("unknown view '" + v + "'"));
       } else {
         const QStringList wh = v.split('x');
-        if (wh.size() != 2 || wh[0].toInt() < 100 || wh[1].toInt() < 100) return usage("--size wants WxH, e.g. 1600x1000");
+        if (wh.size() != 2 || wh[0].toInt() < 100 || wh[1].toInt() < 100)
+          return usage("--size wants WxH, e.g. 1600x1000");
         request.size = QSize(wh[0].toInt(), wh[1].toInt());
       }
     } else if (a.startsWith("--")) {

@@ -34,7 +34,8 @@ Document load_document(const std::string& path) {
         break;
       }
       case FileKind::Results:
-        if (!fs::exists(p.parent_path() / "scaling.json")) throw ParseError("results.json needs scaling.json beside it");
+        if (!fs::exists(p.parent_path() / "scaling.json"))
+          throw ParseError("results.json needs scaling.json beside it");
         d.kind = FileKind::SweepFolder;
         d.sweep = load_sweep(p.parent_path().string());
         break;

@@ -11,8 +11,8 @@
 namespace dtsim::gui {
 
 std::string format_duration_us(double us);  // "1.25 ms", "830 us", "2.1 s"
-std::string format_bytes(double bytes);      // "25.0 MB"
-std::string format_flops(double flops);      // "3.1 GFLOP"
+std::string format_bytes(double bytes);     // "25.0 MB"
+std::string format_flops(double flops);     // "3.1 GFLOP"
 std::string format_number(double v, int digits = 4);
 
 // Name, kind, rank, lane, iteration, start, duration, bytes, FLOPs, what a wait waited for.

@@ -15,16 +15,26 @@ struct Preset {
 
 // Waiting is the one saturated red: it is what a reader looks for first.
 constexpr std::array kPresets{
-    Preset{"forward", "forward", 0x4e79a7},        Preset{"backward", "backward", 0x59a14f},
-    Preset{"optimizer", "optimizer", 0xb07aa1},    Preset{"update", "update", 0xb07aa1},
-    Preset{"aggregate", "aggregate", 0x9c755f},    Preset{"allreduce", "allreduce", 0xf28e2b},
-    Preset{"reduce_scatter", "reduce-scatter", 0xedc948}, Preset{"allgather", "allgather", 0xff9da7},
-    Preset{"broadcast", "broadcast", 0x76b7b2},    Preset{"reduce", "reduce", 0xd4a373},
-    Preset{"alltoall", "all-to-all", 0x8f8f8f},    Preset{"send", "send (push)", 0x17becf},
-    Preset{"recv", "recv (pull)", 0xa0a60a},       Preset{"compress", "compress", 0x8c564b},
-    Preset{"decompress", "decompress", 0xc49c94},  Preset{"waiting", "waiting", 0xe31a1c},
-    Preset{"failure", "failure", 0x111111},        Preset{"restart", "restart", 0x6a3d9a},
-    Preset{"checkpoint", "checkpoint", 0x393b79},  Preset{"compute", "compute", 0x4e79a7},
+    Preset{"forward", "forward", 0x4e79a7},
+    Preset{"backward", "backward", 0x59a14f},
+    Preset{"optimizer", "optimizer", 0xb07aa1},
+    Preset{"update", "update", 0xb07aa1},
+    Preset{"aggregate", "aggregate", 0x9c755f},
+    Preset{"allreduce", "allreduce", 0xf28e2b},
+    Preset{"reduce_scatter", "reduce-scatter", 0xedc948},
+    Preset{"allgather", "allgather", 0xff9da7},
+    Preset{"broadcast", "broadcast", 0x76b7b2},
+    Preset{"reduce", "reduce", 0xd4a373},
+    Preset{"alltoall", "all-to-all", 0x8f8f8f},
+    Preset{"send", "send (push)", 0x17becf},
+    Preset{"recv", "recv (pull)", 0xa0a60a},
+    Preset{"compress", "compress", 0x8c564b},
+    Preset{"decompress", "decompress", 0xc49c94},
+    Preset{"waiting", "waiting", 0xe31a1c},
+    Preset{"failure", "failure", 0x111111},
+    Preset{"restart", "restart", 0x6a3d9a},
+    Preset{"checkpoint", "checkpoint", 0x393b79},
+    Preset{"compute", "compute", 0x4e79a7},
 };
 
 Rgb hsv_to_rgb(double h, double s, double v) {
@@ -32,12 +42,18 @@ Rgb hsv_to_rgb(double h, double s, double v) {
   const double x = c * (1 - std::fabs(std::fmod(h / 60.0, 2) - 1));
   const double m = v - c;
   double r = 0, g = 0, b = 0;
-  if (h < 60) r = c, g = x;
-  else if (h < 120) r = x, g = c;
-  else if (h < 180) g = c, b = x;
-  else if (h < 240) g = x, b = c;
-  else if (h < 300) r = x, b = c;
-  else r = c, b = x;
+  if (h < 60)
+    r = c, g = x;
+  else if (h < 120)
+    r = x, g = c;
+  else if (h < 180)
+    g = c, b = x;
+  else if (h < 240)
+    g = x, b = c;
+  else if (h < 300)
+    r = x, b = c;
+  else
+    r = c, b = x;
   auto byte = [&](double f) { return static_cast<Rgb>(std::lround((f + m) * 255)); };
   return byte(r) << 16 | byte(g) << 8 | byte(b);
 }

@@ -14,7 +14,7 @@ struct LayoutRow {
   int y = 0;      // top, in content pixels
   int height = 0;
   std::string label;
-  int group_height = 0;  // on the first lane of a process: the height of all its lanes, else 0
+  int group_height = 0;     // on the first lane of a process: the height of all its lanes, else 0
   std::string group_label;  // on the first lane of a process: "node 3  ·  job"
 };
 
@@ -22,8 +22,7 @@ class LaneLayout {
  public:
   LaneLayout() = default;
   // `job_of_rank`, if given, names the job each rank belongs to in the headers.
-  LaneLayout(const Trace& trace, int lane_height, int header_height,
-             const std::vector<std::string>& job_of_rank = {});
+  LaneLayout(const Trace& trace, int lane_height, int header_height, const std::vector<std::string>& job_of_rank = {});
 
   const std::vector<LayoutRow>& rows() const { return rows_; }
   int total_height() const { return total_; }

@@ -67,8 +67,7 @@ void aggregate_lane(std::span<const TraceEvent> events, std::span<const double> 
   if (events.empty() || width <= 0) return;
   const double t0 = axis.t0(), inv = 1.0 / axis.us_per_px(), w = width;
   const double t_end = axis.time_at(width);
-  const size_t from =
-      static_cast<size_t>(std::lower_bound(max_end.begin(), max_end.end(), t0) - max_end.begin());
+  const size_t from = static_cast<size_t>(std::lower_bound(max_end.begin(), max_end.end(), t0) - max_end.begin());
   Columns cols(out);
   int cur = -1;
   for (size_t i = from; i < events.size(); ++i) {

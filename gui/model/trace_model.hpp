@@ -57,9 +57,9 @@ struct LodLevel {
 struct Lane {
   int pid = 0;
   int tid = 0;
-  int rank = -1;               // from the events' args.rank, -1 if none
-  std::string process_name;    // "node 3"
-  std::string name;            // "rank 3 compute"
+  int rank = -1;                 // from the events' args.rank, -1 if none
+  std::string process_name;      // "node 3"
+  std::string name;              // "rank 3 compute"
   uint32_t first = 0, last = 0;  // its events: [first, last) of Trace::events
   std::vector<double> max_end;   // prefix maximum of event ends, to find the first visible event
   std::vector<LodLevel> levels;  // coarser and coarser; see build_lod_levels

@@ -37,24 +37,40 @@ class TraceBuilder {
     double ts = 0, dur = 0, bytes = 0, flops = 0, sort_index = 0;
     int pid = 0, tid = 0, rank = -1, iteration = -1;
     for (JsonMembers m(s); m.next(key, scratch_);) {
-      if (key == "name") name = keep(s.string(scratch_), names[0]);
-      else if (key == "cat") cat = keep(s.string(scratch_), names[1]);
-      else if (key == "ph") ph = s.string(scratch_);
-      else if (key == "ts") ts = s.number_like(scratch_);
-      else if (key == "dur") dur = s.number_like(scratch_);
-      else if (key == "pid") pid = static_cast<int>(s.number_like(scratch_));
-      else if (key == "tid") tid = static_cast<int>(s.number_like(scratch_));
+      if (key == "name")
+        name = keep(s.string(scratch_), names[0]);
+      else if (key == "cat")
+        cat = keep(s.string(scratch_), names[1]);
+      else if (key == "ph")
+        ph = s.string(scratch_);
+      else if (key == "ts")
+        ts = s.number_like(scratch_);
+      else if (key == "dur")
+        dur = s.number_like(scratch_);
+      else if (key == "pid")
+        pid = static_cast<int>(s.number_like(scratch_));
+      else if (key == "tid")
+        tid = static_cast<int>(s.number_like(scratch_));
       else if (key == "args" && s.peek() == '{') {
         for (JsonMembers a(s); a.next(key, scratch_);) {
-          if (key == "rank") rank = static_cast<int>(s.number_like(scratch_));
-          else if (key == "iteration") iteration = static_cast<int>(s.number_like(scratch_));
-          else if (key == "kind" && s.peek() == '"') kind = keep(s.string(scratch_), names[2]);
-          else if (key == "bytes") bytes = s.number_like(scratch_);
-          else if (key == "flops") flops = s.number_like(scratch_);
-          else if (key == "name" && s.peek() == '"') meta_name = keep(s.string(scratch_), names[3]);
-          else if (key == "before" && s.peek() == '"') before = keep(s.string(scratch_), names[3]);
-          else if (key == "sort_index") sort_index = s.number_like(scratch_);
-          else s.skip_value();
+          if (key == "rank")
+            rank = static_cast<int>(s.number_like(scratch_));
+          else if (key == "iteration")
+            iteration = static_cast<int>(s.number_like(scratch_));
+          else if (key == "kind" && s.peek() == '"')
+            kind = keep(s.string(scratch_), names[2]);
+          else if (key == "bytes")
+            bytes = s.number_like(scratch_);
+          else if (key == "flops")
+            flops = s.number_like(scratch_);
+          else if (key == "name" && s.peek() == '"')
+            meta_name = keep(s.string(scratch_), names[3]);
+          else if (key == "before" && s.peek() == '"')
+            before = keep(s.string(scratch_), names[3]);
+          else if (key == "sort_index")
+            sort_index = s.number_like(scratch_);
+          else
+            s.skip_value();
         }
       } else {
         s.skip_value();
@@ -75,10 +91,14 @@ class TraceBuilder {
       if (rank >= 0 && lane.rank < 0) lane.rank = rank;
       lane.events.push_back(e);
     } else if (ph == "M") {
-      if (name == "process_name") processes_[pid].name = meta_name;
-      else if (name == "process_sort_index") processes_[pid].sort = static_cast<long>(sort_index);
-      else if (name == "thread_name") lane.name = meta_name;
-      else if (name == "thread_sort_index") lane.sort = static_cast<long>(sort_index);
+      if (name == "process_name")
+        processes_[pid].name = meta_name;
+      else if (name == "process_sort_index")
+        processes_[pid].sort = static_cast<long>(sort_index);
+      else if (name == "thread_name")
+        lane.name = meta_name;
+      else if (name == "thread_sort_index")
+        lane.sort = static_cast<long>(sort_index);
     }
   }
 
@@ -115,7 +135,8 @@ class TraceBuilder {
                                                                                  : "process " + std::to_string(key.pid);
       lane.name = meta->name.empty() ? "thread " + std::to_string(key.tid) : meta->name;
       auto& ev = meta->events;
-      std::stable_sort(ev.begin(), ev.end(), [](const TraceEvent& a, const TraceEvent& b) { return a.start < b.start; });
+      std::stable_sort(ev.begin(), ev.end(),
+                       [](const TraceEvent& a, const TraceEvent& b) { return a.start < b.start; });
       lane.first = static_cast<uint32_t>(t_.events.size());
       const auto lane_index = static_cast<int32_t>(t_.lanes.size());
       double max_end = -std::numeric_limits<double>::infinity();
@@ -196,8 +217,10 @@ Trace parse_trace(std::string_view text) {
   std::string scratch;
   auto events = [&] {
     for (JsonElements e(s); e.next();) {
-      if (s.peek() == '{') b.event(s);
-      else s.skip_value();
+      if (s.peek() == '{')
+        b.event(s);
+      else
+        s.skip_value();
     }
   };
   if (s.peek() == '[') {
@@ -211,8 +234,10 @@ Trace parse_trace(std::string_view text) {
         found = true;
       } else if (key == "otherData" && s.peek() == '{') {
         for (JsonMembers o(s); o.next(key, scratch);) {
-          if (key == "scenario" && s.peek() == '"') t.scenario = std::string(s.string(scratch));
-          else s.skip_value();
+          if (key == "scenario" && s.peek() == '"')
+            t.scenario = std::string(s.string(scratch));
+          else
+            s.skip_value();
         }
       } else {
         s.skip_value();

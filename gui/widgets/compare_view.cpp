@@ -148,7 +148,10 @@ void CompareView::fill_table() {
     table_->setItem(row, 2, new QTableWidgetItem(value(d.b, d.unit)));
     table_->setItem(row, 3, new QTableWidgetItem(value(d.delta(), d.unit)));
     const double rel = d.relative();
-    table_->setItem(row, 4, new QTableWidgetItem(std::isnan(rel) ? "-" : QStringLiteral("%1%2%").arg(rel >= 0 ? "+" : "").arg(rel * 100, 0, 'f', 1)));
+    table_->setItem(
+        row, 4,
+        new QTableWidgetItem(
+            std::isnan(rel) ? "-" : QStringLiteral("%1%2%").arg(rel >= 0 ? "+" : "").arg(rel * 100, 0, 'f', 1)));
   }
 }
 

@@ -165,9 +165,10 @@ void MainWindow::show_document(const Document& doc, bool add) {
   }
   if (doc.sweep && !add) scaling_->set_data(&*doc.sweep);
   show_view(add ? ViewKind::Compare : preferred_view());
-  statusBar()->showMessage(tr("opened %1 (%2)").arg(QString::fromStdString(doc.path),
-                                                    QString::fromStdString(std::string(file_kind_name(doc.kind)))),
-                           5000);
+  statusBar()->showMessage(
+      tr("opened %1 (%2)")
+          .arg(QString::fromStdString(doc.path), QString::fromStdString(std::string(file_kind_name(doc.kind)))),
+      5000);
 }
 
 ViewKind MainWindow::preferred_view() const {

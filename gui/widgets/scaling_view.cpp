@@ -59,16 +59,18 @@ QChart* make_chart(const ScalingData& d, bool efficiency) {
          y);
   if (d.amdahl) {
     const double p = d.amdahl->p;
-    attach(chart, curve(QObject::tr("Amdahl p=%1 (R²=%2)").arg(p, 0, 'f', 4).arg(d.amdahl->r2, 0, 'f', 3),
-                        QColor(0xd6, 0x27, 0x28), Qt::SolidLine, n_max,
-                        [&](double n) { return per_n(amdahl_speedup(p, n), n); }),
-           x, y);
+    attach(
+        chart,
+        curve(QObject::tr("Amdahl p=%1 (R²=%2)").arg(p, 0, 'f', 4).arg(d.amdahl->r2, 0, 'f', 3),
+              QColor(0xd6, 0x27, 0x28), Qt::SolidLine, n_max, [&](double n) { return per_n(amdahl_speedup(p, n), n); }),
+        x, y);
   }
   if (d.gustafson) {
     const double p = d.gustafson->p;
-    attach(chart, curve(QObject::tr("Gustafson p=%1 (R²=%2)").arg(p, 0, 'f', 4).arg(d.gustafson->r2, 0, 'f', 3),
-                        QColor(0x2c, 0xa0, 0x2c), Qt::DashDotLine, n_max,
-                        [&](double n) { return per_n(gustafson_speedup(p, n), n); }),
+    attach(chart,
+           curve(QObject::tr("Gustafson p=%1 (R²=%2)").arg(p, 0, 'f', 4).arg(d.gustafson->r2, 0, 'f', 3),
+                 QColor(0x2c, 0xa0, 0x2c), Qt::DashDotLine, n_max,
+                 [&](double n) { return per_n(gustafson_speedup(p, n), n); }),
            x, y);
   }
   auto* measured = new QScatterSeries;
@@ -97,7 +99,8 @@ QChart* make_chart(const ScalingData& d, bool efficiency) {
     y->applyNiceNumbers();
   }
   y->setTitleText(efficiency ? QObject::tr("efficiency S/N") : QObject::tr("speedup S"));
-  chart->setTitle(efficiency ? QObject::tr("Efficiency") : QObject::tr("Speedup: %1").arg(QString::fromStdString(d.scenario)));
+  chart->setTitle(efficiency ? QObject::tr("Efficiency")
+                             : QObject::tr("Speedup: %1").arg(QString::fromStdString(d.scenario)));
   chart->legend()->setAlignment(Qt::AlignBottom);
   return chart;
 }
@@ -131,13 +134,18 @@ void ScalingView::set_data(const ScalingData* d) {
   }
   replace_chart(speedup_, make_chart(*d, false));
   replace_chart(efficiency_, make_chart(*d, true));
-  QString text = tr("<b>%1</b>: %2 scaling over %3").arg(QString::fromStdString(d->scenario),
-                                                        QString::fromStdString(d->mode), QString::fromStdString(d->param));
+  QString text =
+      tr("<b>%1</b>: %2 scaling over %3")
+          .arg(QString::fromStdString(d->scenario), QString::fromStdString(d->mode), QString::fromStdString(d->param));
   if (d->amdahl)
-    text += tr(" &nbsp; Amdahl: parallel fraction p = %1, speedup at most %2").arg(d->amdahl->p, 0, 'f', 4).arg(d->amdahl->max_speedup, 0, 'f', 1);
+    text += tr(" &nbsp; Amdahl: parallel fraction p = %1, speedup at most %2")
+                .arg(d->amdahl->p, 0, 'f', 4)
+                .arg(d->amdahl->max_speedup, 0, 'f', 1);
   if (d->gustafson) text += tr(" &nbsp; Gustafson: p = %1").arg(d->gustafson->p, 0, 'f', 4);
   if (d->efficiency_below_threshold_at)
-    text += tr(" &nbsp; efficiency falls below %1 at N = %2").arg(d->efficiency_threshold).arg(*d->efficiency_below_threshold_at);
+    text += tr(" &nbsp; efficiency falls below %1 at N = %2")
+                .arg(d->efficiency_threshold)
+                .arg(*d->efficiency_below_threshold_at);
   summary_->setText(text);
 }
 

@@ -30,8 +30,8 @@ QString ScenarioRunner::dtsim_binary() {
 }
 
 QString ScenarioRunner::output_folder_for(const QString& scenario) {
-  const QString name = QFileInfo(scenario).completeBaseName() + "-" +
-                       QDateTime::currentDateTime().toString("yyyyMMdd-HHmmss-zzz");
+  const QString name =
+      QFileInfo(scenario).completeBaseName() + "-" + QDateTime::currentDateTime().toString("yyyyMMdd-HHmmss-zzz");
   return QDir(QDir::tempPath()).filePath("dtsim-gui-runs/" + name);
 }
 

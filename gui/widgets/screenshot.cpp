@@ -23,7 +23,8 @@ QImage render_screenshot(const ScreenshotRequest& request, QString* error) {
   for (int i = 0; i < request.files.size(); ++i) {
     const QString& file = request.files[i];
     const bool scenario = detect_file_kind(file.toStdString()) == FileKind::Scenario;
-    const bool ok = scenario && i == 0 ? window.run_scenario_blocking(file, error) : window.open_path(file, error, i > 0);
+    const bool ok =
+        scenario && i == 0 ? window.run_scenario_blocking(file, error) : window.open_path(file, error, i > 0);
     if (!ok) return {};
   }
   window.show_view(request.view.value_or(window.preferred_view()));

@@ -42,9 +42,9 @@ void SummaryView::set_metrics(const RunMetrics* metrics) {
     return;
   }
   const JobMetrics& top = metrics->top;
-  QString head = QStringLiteral("<b>%1</b> &nbsp; engine %2 (%3)").arg(QString::fromStdString(top.scenario),
-                                                                       QString::fromStdString(top.engine),
-                                                                       QString::fromStdString(top.fidelity));
+  QString head = QStringLiteral("<b>%1</b> &nbsp; engine %2 (%3)")
+                     .arg(QString::fromStdString(top.scenario), QString::fromStdString(top.engine),
+                          QString::fromStdString(top.fidelity));
   for (const auto& job : metrics->jobs) {
     head += QStringLiteral("<br>%1: iteration %2, %3 samples/s; compute %4%, exposed comm %5%, waiting %6%")
                 .arg(job.job.empty() ? tr("run") : QString::fromStdString(job.job))

@@ -65,7 +65,8 @@ void TimelineRenderer::draw_lanes(QImage& image, const TimelineFrame& f, int lan
     // A one-pixel gap between lanes once they are tall enough to afford it.
     const int inner_y1 = row.height >= 5 ? y1 - 1 : y1;
     const int inner_y0 = std::max(row.height >= 8 ? y + 1 : y, top);
-    for (const LodRect& rect : rects_) fill_span(image, inner_y0, inner_y1, left + rect.x0, left + rect.x1, palette_[rect.kind]);
+    for (const LodRect& rect : rects_)
+      fill_span(image, inner_y0, inner_y1, left + rect.x0, left + rect.x1, palette_[rect.kind]);
   }
 }
 

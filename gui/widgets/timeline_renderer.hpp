@@ -23,8 +23,8 @@ struct TimelineGeometry {
 struct TimelineFrame {
   const Trace* trace = nullptr;
   const LaneLayout* layout = nullptr;
-  TimeAxis axis;                 // x = 0 at the left edge of the lane area
-  int scroll_y = 0;              // content pixels scrolled off the top
+  TimeAxis axis;                               // x = 0 at the left edge of the lane area
+  int scroll_y = 0;                            // content pixels scrolled off the top
   const std::vector<uint8_t>* keep = nullptr;  // label filter (empty: all)
   long selected = -1;
   TimelineGeometry geometry;

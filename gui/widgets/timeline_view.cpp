@@ -36,8 +36,9 @@ TimelineView::TimelineView(QWidget* parent) : QWidget(parent) {
   legend_->setWordWrap(true);
   details_ = new QTextBrowser(this);
   details_->setMinimumWidth(220);
-  details_->setHtml(tr("<i>Click an op to see its details.</i><br><br>Wheel: zoom around the cursor<br>"
-                       "Shift+wheel: scroll lanes<br>Drag: pan<br>F: fit<br>Esc: clear selection"));
+  details_->setHtml(
+      tr("<i>Click an op to see its details.</i><br><br>Wheel: zoom around the cursor<br>"
+         "Shift+wheel: scroll lanes<br>Drag: pan<br>F: fit<br>Esc: clear selection"));
 
   auto* bar = new QHBoxLayout;
   bar->addWidget(filter_, 1);
@@ -83,8 +84,8 @@ void TimelineView::show_details(long event) {
   QString html = "<h3>" + QString::fromStdString(trace->strings.at(trace->events[event].name)).toHtmlEscaped() +
                  "</h3><table cellspacing=4>";
   for (const auto& [k, v] : event_details(*trace, static_cast<size_t>(event)))
-    html += QStringLiteral("<tr><td><b>%1</b></td><td>%2</td></tr>").arg(QString::fromStdString(k).toHtmlEscaped(),
-                                                                         QString::fromStdString(v).toHtmlEscaped());
+    html += QStringLiteral("<tr><td><b>%1</b></td><td>%2</td></tr>")
+                .arg(QString::fromStdString(k).toHtmlEscaped(), QString::fromStdString(v).toHtmlEscaped());
   details_->setHtml(html + "</table>");
 }
 

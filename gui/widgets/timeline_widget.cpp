@@ -84,7 +84,8 @@ bool TimelineWidget::set_filter(const QString& pattern) {
     name_match[i] = re.match(QString::fromStdString(trace_->strings.at(i))).hasMatch();
   for (size_t i = 0; i < kind_match.size(); ++i) {
     const auto& k = trace_->kinds.info(static_cast<uint16_t>(i));
-    kind_match[i] = re.match(QString::fromStdString(k.name)).hasMatch() || re.match(QString::fromStdString(k.label)).hasMatch();
+    kind_match[i] =
+        re.match(QString::fromStdString(k.name)).hasMatch() || re.match(QString::fromStdString(k.label)).hasMatch();
   }
   keep_.resize(trace_->events.size());
   for (size_t i = 0; i < keep_.size(); ++i) {
@@ -135,7 +136,8 @@ void TimelineWidget::paintEvent(QPaintEvent*) {
   p.drawImage(0, 0, frame_);
   if (!trace_) {
     p.setPen(Qt::gray);
-    p.drawText(rect(), Qt::AlignCenter, tr("Open a trace.json, a run folder or a scenario (File > Open, or drop it here)"));
+    p.drawText(rect(), Qt::AlignCenter,
+               tr("Open a trace.json, a run folder or a scenario (File > Open, or drop it here)"));
   }
 }
 
@@ -221,8 +223,8 @@ bool TimelineWidget::event(QEvent* e) {
     }
     QString html = "<table>";
     for (const auto& [k, v] : event_details(*trace_, static_cast<size_t>(ev)))
-      html += QStringLiteral("<tr><td><b>%1</b></td><td>%2</td></tr>").arg(QString::fromStdString(k).toHtmlEscaped(),
-                                                                           QString::fromStdString(v).toHtmlEscaped());
+      html += QStringLiteral("<tr><td><b>%1</b></td><td>%2</td></tr>")
+                  .arg(QString::fromStdString(k).toHtmlEscaped(), QString::fromStdString(v).toHtmlEscaped());
     QToolTip::showText(help->globalPos(), html + "</table>", this);
     return true;
   }

@@ -15,8 +15,9 @@ namespace dtsim::test {
 inline std::string quickstart_run() {
   static const std::string dir = [] {
     const std::string d = std::string(DTSIM_BINARY_DIR) + "/test-output/gui-quickstart-" + std::to_string(getpid());
-    const std::string cmd = "cd '" DTSIM_SOURCE_DIR "' && rm -rf '" + d + "' && '" DTSIM_BINARY_DIR
-                            "/bin/dtsim' run scenarios/quickstart.yaml --out '" + d + "' >/dev/null";
+    const std::string cmd = "cd '" DTSIM_SOURCE_DIR "' && rm -rf '" + d +
+                            "' && '" DTSIM_BINARY_DIR "/bin/dtsim' run scenarios/quickstart.yaml --out '" + d +
+                            "' >/dev/null";
     if (std::system(cmd.c_str()) != 0) return std::string();
     return d;
   }();
@@ -38,10 +39,11 @@ inline std::string random_trace_text(unsigned seed, int lanes, int per_lane) {
       const double d = big(rng) < 0.05 ? len(rng) * 100 : (big(rng) < 0.1 ? 0.0 : len(rng));
       out += first ? "" : ",";
       first = false;
-      out += "{\"name\":\"op" + std::to_string(i % 7) + "\",\"cat\":\"forward\",\"ph\":\"X\",\"ts\":" +
-             std::to_string(t) + ",\"dur\":" + std::to_string(d) + ",\"pid\":" + std::to_string(l / 2) +
-             ",\"tid\":" + std::to_string(l) + ",\"args\":{\"rank\":" + std::to_string(l) +
-             ",\"iteration\":" + std::to_string(i / 10) + ",\"kind\":\"" + kinds[rng() % 5] + "\"}}";
+      out += "{\"name\":\"op" + std::to_string(i % 7) +
+             "\",\"cat\":\"forward\",\"ph\":\"X\",\"ts\":" + std::to_string(t) + ",\"dur\":" + std::to_string(d) +
+             ",\"pid\":" + std::to_string(l / 2) + ",\"tid\":" + std::to_string(l) +
+             ",\"args\":{\"rank\":" + std::to_string(l) + ",\"iteration\":" + std::to_string(i / 10) + ",\"kind\":\"" +
+             kinds[rng() % 5] + "\"}}";
       t += big(rng) < 0.1 ? d * 0.5 : d + gap(rng);  // sometimes overlap the previous op
     }
   }

@@ -123,11 +123,11 @@ TEST_CASE("the label filter hides what does not match") {
 TEST_CASE("screenshots of every view are not blank") {
   const QString run = QString::fromStdString(dtsim::test::quickstart_run());
   const QString sweep = QString::fromStdString(dtsim::test::sample_sweep());
-  for (const auto& [files, view] : std::vector<std::pair<QStringList, ViewKind>>{
-           {{run}, ViewKind::Timeline},
-           {{run + "/metrics.json"}, ViewKind::Summary},
-           {{sweep}, ViewKind::Scaling},
-           {{run, run}, ViewKind::Compare}}) {
+  for (const auto& [files, view] :
+       std::vector<std::pair<QStringList, ViewKind>>{{{run}, ViewKind::Timeline},
+                                                     {{run + "/metrics.json"}, ViewKind::Summary},
+                                                     {{sweep}, ViewKind::Scaling},
+                                                     {{run, run}, ViewKind::Compare}}) {
     ScreenshotRequest r;
     r.files = files;
     r.view = view;
