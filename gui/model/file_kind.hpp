@@ -1,0 +1,15 @@
+// What a path the user opens is: a trace, a metrics file, a run folder, a sweep folder, or a
+// scenario to run. Decided by name and, for other .json files, by their first bytes.
+#pragma once
+
+#include <string>
+#include <string_view>
+
+namespace dtsim::gui {
+
+enum class FileKind { Unknown, Trace, Metrics, RunFolder, SweepFolder, Scaling, Results, Scenario };
+
+FileKind detect_file_kind(const std::string& path);
+std::string_view file_kind_name(FileKind kind);
+
+}  // namespace dtsim::gui

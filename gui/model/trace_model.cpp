@@ -1,0 +1,89 @@
+// Trace queries: interning, hit testing and counts.
+#include <algorithm>
+#include <cmath>
+#include <limits>
+#include <set>
+
+#include "gui/model/trace_model.hpp"
+
+#include "gui/model/lod.hpp"
+
+namespace dtsim::gui {
+
+uint32_t StringPool::intern(std::string_view s) {
+  if (auto it = ids_.find(s); it != ids_.end()) return it->second;
+  strings_.emplace_back(s);
+  const auto id = static_cast<uint32_t>(strings_.size() - 1);
+  ids_.emplace(strings_.back(), id);
+  return id;
+}
+
+StringPool& StringPool::operator=(const StringPool& other) {
+  if (this == &other) return *this;
+  strings_ = other.strings_;
+  ids_.clear();
+  for (size_t i = 0; i < strings_.size(); ++i) ids_.emplace(strings_[i], static_cast<uint32_t>(i));
+  return *this;
+}
+
+long Trace::find_event(size_t lane, double t, double slack) const {
+  const Lane& l = lanes[lane];
+  // The first event that can reach t - slack: max_end is non-decreasing.
+  const auto from = std::lower_bound(l.max_end.begin(), l.max_end.end(), t - slack) - l.max_end.begin();
+  long best = -1;
+  double best_dist = 0, best_dur = 0;
+  for (uint32_t i = l.first + static_cast<uint32_t>(from); i < l.last; ++i) {
+    const TraceEvent& e = events[i];
+    if (e.start > t + slack) break;
+    if (e.end() < t - slack) continue;
+    // Prefer an event that contains t over a near one, then the shortest (the most specific).
+    const double dist = std::max({0.0, e.start - t, t - e.end()});
+    if (best < 0 || dist < best_dist || (dist == best_dist && e.dur < best_dur)) {
+      best = static_cast<long>(i);
+      best_dist = dist;
+      best_dur = e.dur;
+    }
+  }
+  return best;
+}
+
+size_t Trace::rank_count() const {
+  std::set<int> ranks;
+  for (const auto& l : lanes) {
+    if (l.rank >= 0) ranks.insert(l.rank);
+  }
+  return ranks.size();
+}
+
+Trace subset_trace(const Trace& trace, const std::vector<int>& ranks) {
+  Trace out;
+  out.strings = trace.strings;
+  out.kinds = trace.kinds;
+  out.scenario = trace.scenario;
+  out.t_min = std::numeric_limits<double>::infinity();
+  out.t_max = -out.t_min;
+  const std::set<int> wanted(ranks.begin(), ranks.end());
+  for (size_t i = 0; i < trace.lanes.size(); ++i) {
+    if (!wanted.count(trace.lanes[i].rank)) continue;
+    Lane lane = trace.lanes[i];
+    lane.first = static_cast<uint32_t>(out.events.size());
+    for (const TraceEvent& e : trace.lane_events(i)) {
+      out.events.push_back(e);
+      out.events.back().lane = static_cast<int32_t>(out.lanes.size());
+      out.t_min = std::min(out.t_min, e.start);
+      out.t_max = std::max(out.t_max, e.end());
+      if (e.iteration < 0 || trace.kinds.info(e.kind).name == "waiting") continue;
+      if (out.iteration_starts.size() <= static_cast<size_t>(e.iteration))
+        out.iteration_starts.resize(e.iteration + 1, std::numeric_limits<double>::quiet_NaN());
+      double& s = out.iteration_starts[e.iteration];
+      if (std::isnan(s) || e.start < s) s = e.start;
+    }
+    lane.last = static_cast<uint32_t>(out.events.size());
+    out.lanes.push_back(std::move(lane));
+  }
+  if (out.events.empty()) out.t_min = out.t_max = 0;
+  build_lod_levels(out);
+  return out;
+}
+
+}  // namespace dtsim::gui
