@@ -76,15 +76,15 @@ void check_world_size(const Plan& plan, int world, const LaunchOptions& o) {
   if (needed == world) return;
   int servers = 0;
   for (const auto& r : plan.ranks) servers += r.role == Role::Server;
-  std::string msg = fmt::format("{}: error: scenario needs {} ranks ({} workers + {} servers) but mpirun started {}; "
+  std::string msg = fmt::format("scenario needs {} ranks ({} workers + {} servers) but mpirun started {}; "
                                 "use mpirun -np {}",
-                                o.scenario, needed, needed - servers, servers, world, needed);
+                                needed, needed - servers, servers, world, needed);
   const std::vector<std::string> hints = world_size_hints(o, world);
   if (!hints.empty()) {
     msg += fmt::format(", or shrink the scenario to {} ranks with {}", world, hints.front());
     if (hints.size() > 1) msg += fmt::format(" (or {})", hints[1]);
   }
-  throw InputError(msg);
+  throw InputError(SourceLocation{o.scenario, 0, 0}, msg);
 }
 
 int launch(const LaunchOptions& o, const MpiWorld& world) {
