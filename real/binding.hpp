@@ -21,20 +21,20 @@ enum class BufferKind {
 
 struct Binding {
   BufferKind buffer = BufferKind::None;
-  int inbox = -1;                // BufferKind::Inbox: which worker (index in the job)
-  std::int64_t offset = 0;       // first element in the buffer
+  int inbox = -1;           // BufferKind::Inbox: which worker (index in the job)
+  std::int64_t offset = 0;  // first element in the buffer
   std::int64_t elements = 0;
   std::int64_t model_offset = 0;  // index in the job's model of the first element
 };
 
 struct RankBinding {
-  int worker_index = -1;           // position among the job's workers; -1 for a server
-  int workers = 0;                 // workers in the job
+  int worker_index = -1;            // position among the job's workers; -1 for a server
+  int workers = 0;                  // workers in the job
   std::int64_t model_elements = 0;  // the job's whole model
   std::int64_t local_elements = 0;  // Params and Grads on this rank (a server: its shard)
   std::int64_t local_offset = 0;    // index in the model of this rank's first local element
   std::int64_t scratch_elements = 0;
-  std::vector<Binding> ops;         // one per op of the rank's program
+  std::vector<Binding> ops;  // one per op of the rank's program
 };
 
 // Floats standing for `bytes` on the wire (4 bytes each, rounded to nearest).

@@ -16,7 +16,7 @@
 namespace dtsim::real {
 
 struct RealOptions {
-  bool mpi_collectives = false;    // cpu: the MPI library's collectives instead of the schedules
+  bool mpi_collectives = false;     // cpu: the MPI library's collectives instead of the schedules
   float learning_rate = 1.0f / 16;  // SGD on the summed gradient; a power of two keeps it exact
   std::int64_t max_gemm_dim = 512;  // matrices at most this side (bigger ops repeat products)
 };

@@ -76,9 +76,10 @@ void check_world_size(const Plan& plan, int world, const LaunchOptions& o) {
   if (needed == world) return;
   int servers = 0;
   for (const auto& r : plan.ranks) servers += r.role == Role::Server;
-  std::string msg = fmt::format("scenario needs {} ranks ({} workers + {} servers) but mpirun started {}; "
-                                "use mpirun -np {}",
-                                needed, needed - servers, servers, world, needed);
+  std::string msg = fmt::format(
+      "scenario needs {} ranks ({} workers + {} servers) but mpirun started {}; "
+      "use mpirun -np {}",
+      needed, needed - servers, servers, world, needed);
   const std::vector<std::string> hints = world_size_hints(o, world);
   if (!hints.empty()) {
     msg += fmt::format(", or shrink the scenario to {} ranks with {}", world, hints.front());
@@ -104,7 +105,8 @@ int launch(const LaunchOptions& o, const MpiWorld& world) {
   std::unique_ptr<RealExecutor> executor;
   std::string unavailable;
   try {
-    executor = o.backend == "cuda" ? make_cuda_executor(world.rank(), options) : make_cpu_executor(world.rank(), options);
+    executor =
+        o.backend == "cuda" ? make_cuda_executor(world.rank(), options) : make_cpu_executor(world.rank(), options);
   } catch (const BackendUnavailable& e) {
     unavailable = e.what();
   }
@@ -113,14 +115,14 @@ int launch(const LaunchOptions& o, const MpiWorld& world) {
   if (missing) throw BackendUnavailable(unavailable.empty() ? "another rank cannot run the backend" : unavailable);
 
   const RankProgram& me = plan.ranks[world.rank()];
-  const std::vector<std::string> mapping = gather_strings(
-      fmt::format("{}\t{}\t{}\t{}\t{}", hostname(), me.role == Role::Worker ? "worker" : "server", me.where.node,
-                  me.where.local, executor->device()),
-      MPI_COMM_WORLD);
+  const std::vector<std::string> mapping =
+      gather_strings(fmt::format("{}\t{}\t{}\t{}\t{}", hostname(), me.role == Role::Worker ? "worker" : "server",
+                                 me.where.node, me.where.local, executor->device()),
+                     MPI_COMM_WORLD);
   if (world.rank() == 0) {
-    std::cout << fmt::format("dtsim-real {}: {} on {} ranks, backend {}, {}\n", DTSIM_VERSION, s.name, world.size(),
-                             o.backend,
-                             o.mpi_collectives ? "MPI library collectives" : "collective schedules of models/collectives");
+    std::cout << fmt::format(
+        "dtsim-real {}: {} on {} ranks, backend {}, {}\n", DTSIM_VERSION, s.name, world.size(), o.backend,
+        o.mpi_collectives ? "MPI library collectives" : "collective schedules of models/collectives");
     std::cout << fmt::format("  compute scale {:.6g}{}, comm scale {:.6g}\n", compute_scale,
                              o.compute_scale == "auto"
                                  ? fmt::format(" (auto: at most {} per rank per iteration; --compute-scale 1 runs "

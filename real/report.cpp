@@ -13,12 +13,21 @@ namespace dtsim::real {
 nlohmann::json report_to_json(const RankReport& r) {
   nlohmann::json checks = nlohmann::json::array();
   for (const auto& c : r.checks) {
-    checks.push_back({{"op", c.op}, {"kind", c.kind}, {"algorithm", c.algorithm}, {"elements", c.elements},
-                      {"checked", c.checked}, {"mismatched", c.mismatched}, {"iterations", c.iterations},
-                      {"checksum", c.checksum}, {"expected", c.expected}});
+    checks.push_back({{"op", c.op},
+                      {"kind", c.kind},
+                      {"algorithm", c.algorithm},
+                      {"elements", c.elements},
+                      {"checked", c.checked},
+                      {"mismatched", c.mismatched},
+                      {"iterations", c.iterations},
+                      {"checksum", c.checksum},
+                      {"expected", c.expected}});
   }
-  return {{"checks", checks}, {"model_hash", r.model_hash}, {"flops_planned", r.flops_planned},
-          {"flops_executed", r.flops_executed}, {"elements_sent", r.elements_sent}};
+  return {{"checks", checks},
+          {"model_hash", r.model_hash},
+          {"flops_planned", r.flops_planned},
+          {"flops_executed", r.flops_executed},
+          {"elements_sent", r.elements_sent}};
 }
 
 RealSummary summarize_reports(const Plan& plan, const std::vector<std::string>& reports,
@@ -40,9 +49,17 @@ RealSummary summarize_reports(const Plan& plan, const std::vector<std::string>& 
       nlohmann::json& m = it->second;
       if (fresh) {
         order.push_back(key);
-        m = {{"job", plan.jobs[prog.job].name}, {"op", c["op"]}, {"kind", c["kind"]}, {"algorithm", c["algorithm"]},
-             {"elements", c["elements"]}, {"ranks", 0}, {"iterations", c["iterations"]}, {"checked_elements", 0},
-             {"mismatched_elements", 0}, {"checksum", 0.0}, {"expected_checksum", 0.0}};
+        m = {{"job", plan.jobs[prog.job].name},
+             {"op", c["op"]},
+             {"kind", c["kind"]},
+             {"algorithm", c["algorithm"]},
+             {"elements", c["elements"]},
+             {"ranks", 0},
+             {"iterations", c["iterations"]},
+             {"checked_elements", 0},
+             {"mismatched_elements", 0},
+             {"checksum", 0.0},
+             {"expected_checksum", 0.0}};
       }
       m["ranks"] = m["ranks"].get<int>() + 1;
       m["checked_elements"] = m["checked_elements"].get<std::int64_t>() + c["checked"].get<std::int64_t>();
@@ -59,12 +76,15 @@ RealSummary summarize_reports(const Plan& plan, const std::vector<std::string>& 
     bool agree = true;
     for (auto h : list) agree = agree && h == list.front();
     if (!agree) s.exact = false;
-    models.push_back({{"job", plan.jobs[job].name}, {"hash", fmt::format("{:016x}", list.front())},
-                      {"workers", list.size()}, {"workers_agree", agree}});
+    models.push_back({{"job", plan.jobs[job].name},
+                      {"hash", fmt::format("{:016x}", list.front())},
+                      {"workers", list.size()},
+                      {"workers_agree", agree}});
   }
   s.checks = {{"exact", s.exact},
-              {"note", "checksums: the last iteration's sum over ranks of the checked elements; values are "
-                       "integer-valued floats so every sum is exact"},
+              {"note",
+               "checksums: the last iteration's sum over ranks of the checked elements; values are "
+               "integer-valued floats so every sum is exact"},
               {"collectives", collectives},
               {"models", models}};
   s.ranks = nlohmann::json::array();
@@ -76,8 +96,12 @@ RealSummary summarize_reports(const Plan& plan, const std::vector<std::string>& 
     }
     f.push_back(mapping[rank].substr(at));
     f.resize(5);
-    s.ranks.push_back({{"rank", rank}, {"host", f[0]}, {"role", f[1]}, {"node", std::stoi(f[2])},
-                       {"local", std::stoi(f[3])}, {"device", f[4]}});
+    s.ranks.push_back({{"rank", rank},
+                       {"host", f[0]},
+                       {"role", f[1]},
+                       {"node", std::stoi(f[2])},
+                       {"local", std::stoi(f[3])},
+                       {"device", f[4]}});
   }
   return s;
 }
@@ -98,11 +122,11 @@ void print_mapping(std::ostream& os, const std::vector<std::string>& mapping) {
 
 void print_result(std::ostream& os, const std::vector<Metrics>& jobs, const RealSummary& summary) {
   for (const Metrics& m : jobs) {
-    os << fmt::format("  job {}: iteration time mean {} (p50 {}, p95 {}), {:.1f} samples/s, compute {:.1f} %, "
-                      "exposed comm {:.1f} %, waiting {:.1f} %\n",
-                      m.job, format_time(m.iteration_time.mean), format_time(m.iteration_time.p50),
-                      format_time(m.iteration_time.p95), m.throughput_samples_per_s, 100 * m.compute_fraction,
-                      100 * m.exposed_comm_fraction, 100 * m.wait_fraction);
+    os << fmt::format(
+        "  job {}: iteration time mean {} (p50 {}, p95 {}), {:.1f} samples/s, compute {:.1f} %, "
+        "exposed comm {:.1f} %, waiting {:.1f} %\n",
+        m.job, format_time(m.iteration_time.mean), format_time(m.iteration_time.p50), format_time(m.iteration_time.p95),
+        m.throughput_samples_per_s, 100 * m.compute_fraction, 100 * m.exposed_comm_fraction, 100 * m.wait_fraction);
   }
   os << fmt::format("  FLOPs executed {:.4g} of {:.4g} planned; {} sent\n", summary.flops_executed,
                     summary.flops_planned, format_bytes(summary.bytes_sent));

@@ -48,9 +48,8 @@ std::int64_t run_schedule(const Schedule& schedule, const ChunkLayout& layout, s
       if (t.dst != me || t.src == me) continue;
       PendingRecv r{&t, {}};
       const bool shared = t.reduce || sending[t.chunk] ||
-                          std::count_if(round.transfers.begin(), round.transfers.end(), [&](const Transfer& o) {
-                            return o.dst == me && o.chunk == t.chunk;
-                          }) > 1;
+                          std::count_if(round.transfers.begin(), round.transfers.end(),
+                                        [&](const Transfer& o) { return o.dst == me && o.chunk == t.chunk; }) > 1;
       if (shared) r.data.resize(static_cast<size_t>(layout.size(t.chunk)));
       recvs.push_back(std::move(r));
     }
@@ -64,8 +63,8 @@ std::int64_t run_schedule(const Schedule& schedule, const ChunkLayout& layout, s
     for (const Transfer& t : round.transfers) {
       if (t.src != me || t.dst == me) continue;
       requests.emplace_back();
-      check_mpi(MPI_Isend(chunk_ptr(buffer, layout, t.chunk), chunk_count(layout, t.chunk), MPI_FLOAT, t.dst, tag,
-                          comm, &requests.back()),
+      check_mpi(MPI_Isend(chunk_ptr(buffer, layout, t.chunk), chunk_count(layout, t.chunk), MPI_FLOAT, t.dst, tag, comm,
+                          &requests.back()),
                 "MPI_Isend");
       sent += layout.size(t.chunk);
     }
@@ -117,8 +116,9 @@ std::int64_t run_native(CollectiveKind kind, const ChunkLayout& layout, const Gr
       return layout.elements;
     }
     case CollectiveKind::AllGather:
-      check_mpi(MPI_Allgatherv(MPI_IN_PLACE, 0, MPI_FLOAT, buffer.data(), counts.data(), displs.data(), MPI_FLOAT, comm),
-                "MPI_Allgatherv");
+      check_mpi(
+          MPI_Allgatherv(MPI_IN_PLACE, 0, MPI_FLOAT, buffer.data(), counts.data(), displs.data(), MPI_FLOAT, comm),
+          "MPI_Allgatherv");
       return counts[me];
     case CollectiveKind::AllToAll: {
       // Rank i sends chunk i*n+j to rank j; rank j keeps chunk i*n+j from every i.

@@ -68,7 +68,7 @@ class CpuExecutor : public RealExecutor {
   std::vector<float> params_, grads_, scratch_;
   std::vector<std::vector<float>> inbox_;
   Eigen::MatrixXf a_, b_, c_;
-  std::map<int, MPI_Comm> group_comms_;   // plan group -> its communicator
+  std::map<int, MPI_Comm> group_comms_;         // plan group -> its communicator
   std::map<int, CollectiveSetup> collectives_;  // op id -> how it runs
   MPI_Comm p2p_ = MPI_COMM_NULL;
   BspPolicy policy_;

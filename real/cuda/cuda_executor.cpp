@@ -32,9 +32,10 @@ CudaExecutor::CudaExecutor(int rank, const RealOptions& options) : rank_(rank), 
   int count = 0;
   const cudaError_t rc = cudaGetDeviceCount(&count);
   if (rc != cudaSuccess || count == 0) {
-    throw BackendUnavailable(fmt::format("no CUDA device on this host ({}); the cuda backend needs one GPU per rank, "
-                                         "--backend cpu runs without one",
-                                         rc != cudaSuccess ? cudaGetErrorString(rc) : "0 devices"));
+    throw BackendUnavailable(
+        fmt::format("no CUDA device on this host ({}); the cuda backend needs one GPU per rank, "
+                    "--backend cpu runs without one",
+                    rc != cudaSuccess ? cudaGetErrorString(rc) : "0 devices"));
   }
   device_ = local % count;
   check_cuda(cudaSetDevice(device_), "cudaSetDevice");
@@ -101,7 +102,8 @@ void CudaExecutor::setup(const Plan& plan) {
   gemm_c_ = alloc(side * side * 4);
   check_cuda(cudaMemset(gemm_a_, 0, static_cast<size_t>(side * side * 4)), "cudaMemset");
   check_cuda(cudaMemset(gemm_b_, 0, static_cast<size_t>(side * side * 4)), "cudaMemset");
-  device_checks_ = static_cast<DeviceCheck*>(alloc(static_cast<std::int64_t>(program_->ops.size() * sizeof(DeviceCheck))));
+  device_checks_ =
+      static_cast<DeviceCheck*>(alloc(static_cast<std::int64_t>(program_->ops.size() * sizeof(DeviceCheck))));
   check_cuda(cudaMemset(device_checks_, 0, program_->ops.size() * sizeof(DeviceCheck)), "cudaMemset");
   checked_.assign(program_->ops.size(), 0);
 
@@ -157,10 +159,10 @@ RunInfo CudaExecutor::run(const Plan& plan, Observer& observer) {
     }
     for (size_t i = 0; i < ops; ++i) {
       const Op& op = program_->ops[i];
-      const bool grouped = i > 0 && op.stream == Stream::Posted && program_->ops[i - 1].stream == Stream::Posted &&
-                           program_->ops[i - 1].deps == op.deps &&
-                           std::holds_alternative<SendOp>(program_->ops[i - 1].body) ==
-                               std::holds_alternative<SendOp>(op.body);
+      const bool grouped =
+          i > 0 && op.stream == Stream::Posted && program_->ops[i - 1].stream == Stream::Posted &&
+          program_->ops[i - 1].deps == op.deps &&
+          std::holds_alternative<SendOp>(program_->ops[i - 1].body) == std::holds_alternative<SendOp>(op.body);
       if (grouped) continue;  // enqueued with the first op of its group
       cudaStream_t s = stream_of(op.stream);
       for (int d : op.deps) check_cuda(cudaStreamWaitEvent(s, end_[k * ops + d], 0), "cudaStreamWaitEvent");
@@ -203,9 +205,8 @@ RankReport CudaExecutor::report() const {
     const DeviceCheck& d = host_checks_[i];
     const auto* c = std::get_if<CollectiveOp>(&op.body);
     r.checks.push_back(CheckRecord{op.label, c ? std::string(collective_name(c->kind)) : "aggregate",
-                                   c ? "nccl" : "sum", binding_.ops[i].elements,
-                                   static_cast<std::int64_t>(d.checked), static_cast<std::int64_t>(d.mismatched),
-                                   iterations, d.checksum, d.expected});
+                                   c ? "nccl" : "sum", binding_.ops[i].elements, static_cast<std::int64_t>(d.checked),
+                                   static_cast<std::int64_t>(d.mismatched), iterations, d.checksum, d.expected});
   }
   r.model_hash = model_hash_;
   r.flops_planned = flops_planned_;

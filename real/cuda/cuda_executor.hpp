@@ -60,7 +60,7 @@ class CudaExecutor : public RealExecutor {
   void *gemm_a_ = nullptr, *gemm_b_ = nullptr, *gemm_c_ = nullptr;
   DeviceCheck* device_checks_ = nullptr;  // one per op
   std::vector<DeviceCheck> host_checks_;
-  std::vector<char> checked_;  // ops with a device check
+  std::vector<char> checked_;             // ops with a device check
   std::vector<cudaEvent_t> begin_, end_;  // [iteration * ops + op]
   double flops_planned_ = 0, flops_executed_ = 0, elements_sent_ = 0;
   std::uint64_t model_hash_ = 0;

@@ -35,12 +35,12 @@ void CudaExecutor::enqueue_compute(double flops, Dtype dtype, cudaStream_t strea
   const std::vector<GemmShape> shapes = gemm_shapes(flops, options_.max_gemm_dim);
   for (const GemmShape& g : shapes) {
     for (std::int64_t i = 0; i < g.repeat; ++i) {
-      const cublasStatus_t rc =
-          cublasGemmEx(cublas_, CUBLAS_OP_N, CUBLAS_OP_N, static_cast<int>(g.m), static_cast<int>(g.n),
-                       static_cast<int>(g.k), &one, gemm_a_, type, static_cast<int>(g.m), gemm_b_, type,
-                       static_cast<int>(g.k), &zero, gemm_c_, type, static_cast<int>(g.m), compute,
-                       CUBLAS_GEMM_DEFAULT);
-      if (rc != CUBLAS_STATUS_SUCCESS) throw RuntimeError(fmt::format("cublasGemmEx failed ({})", static_cast<int>(rc)));
+      const cublasStatus_t rc = cublasGemmEx(cublas_, CUBLAS_OP_N, CUBLAS_OP_N, static_cast<int>(g.m),
+                                             static_cast<int>(g.n), static_cast<int>(g.k), &one, gemm_a_, type,
+                                             static_cast<int>(g.m), gemm_b_, type, static_cast<int>(g.k), &zero,
+                                             gemm_c_, type, static_cast<int>(g.m), compute, CUBLAS_GEMM_DEFAULT);
+      if (rc != CUBLAS_STATUS_SUCCESS)
+        throw RuntimeError(fmt::format("cublasGemmEx failed ({})", static_cast<int>(rc)));
     }
   }
   flops_executed_ += gemm_flops(shapes);
@@ -116,12 +116,12 @@ void CudaExecutor::enqueue_collective(int k, const Op& op, cudaStream_t stream) 
     case CollectiveKind::AllToAll:
       check_nccl(ncclGroupStart(), "ncclGroupStart");
       for (int peer = 0; peer < size; ++peer) {
-        check_nccl(ncclSend(buf + static_cast<size_t>(me * size + peer) * n / size, n / size, ncclFloat, peer, comm,
-                            stream),
-                   "ncclSend");
-        check_nccl(ncclRecv(buf + static_cast<size_t>(peer * size + me) * n / size, n / size, ncclFloat, peer, comm,
-                            stream),
-                   "ncclRecv");
+        check_nccl(
+            ncclSend(buf + static_cast<size_t>(me * size + peer) * n / size, n / size, ncclFloat, peer, comm, stream),
+            "ncclSend");
+        check_nccl(
+            ncclRecv(buf + static_cast<size_t>(peer * size + me) * n / size, n / size, ncclFloat, peer, comm, stream),
+            "ncclRecv");
       }
       check_nccl(ncclGroupEnd(), "ncclGroupEnd");
       break;
@@ -141,7 +141,8 @@ void CudaExecutor::enqueue_p2p(int k, const Op& first, cudaStream_t stream) {
   const bool sends = std::holds_alternative<SendOp>(first.body);
   while (first.stream == Stream::Posted && last + 1 < ops) {
     const Op& next = program_->ops[last + 1];
-    if (next.stream != Stream::Posted || next.deps != first.deps || std::holds_alternative<SendOp>(next.body) != sends ||
+    if (next.stream != Stream::Posted || next.deps != first.deps ||
+        std::holds_alternative<SendOp>(next.body) != sends ||
         !(std::holds_alternative<SendOp>(next.body) || std::holds_alternative<RecvOp>(next.body))) {
       break;
     }

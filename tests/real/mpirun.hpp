@@ -14,9 +14,9 @@ namespace dtsim::test {
 inline ProcessResult run_mpi(int np, const std::string& binary, const std::string& args, const std::string& tag) {
   const std::string dir = temp_dir("mpi-" + tag);
   const std::string cmd = "cd '" + std::string(DTSIM_SOURCE_DIR) +
-                          "' && OMPI_ALLOW_RUN_AS_ROOT=1 OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1 '" +
-                          DTSIM_MPIEXEC + "' --oversubscribe -np " + std::to_string(np) + " '" + DTSIM_BINARY_DIR +
-                          "/bin/" + binary + "' " + args + " >'" + dir + "/out' 2>'" + dir + "/err'";
+                          "' && OMPI_ALLOW_RUN_AS_ROOT=1 OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1 '" + DTSIM_MPIEXEC +
+                          "' --oversubscribe -np " + std::to_string(np) + " '" + DTSIM_BINARY_DIR + "/bin/" + binary +
+                          "' " + args + " >'" + dir + "/out' 2>'" + dir + "/err'";
   const int status = std::system(cmd.c_str());
   ProcessResult r;
   r.code = WIFEXITED(status) ? WEXITSTATUS(status) : -1;

@@ -50,7 +50,7 @@ TEST_CASE("GEMM shapes execute the op's FLOPs") {
 
 TEST_CASE("every schedule leaves every rank holding the exact result its checks expect") {
   const CollectiveKind kinds[] = {CollectiveKind::AllReduce, CollectiveKind::ReduceScatter, CollectiveKind::AllGather,
-                                  CollectiveKind::Broadcast, CollectiveKind::Reduce, CollectiveKind::AllToAll};
+                                  CollectiveKind::Broadcast, CollectiveKind::Reduce,        CollectiveKind::AllToAll};
   int runs = 0;
   for (auto name : algorithm_names()) {
     const CollectiveAlgorithm& algo = find_algorithm(name);
@@ -73,7 +73,8 @@ TEST_CASE("every schedule leaves every rank holding the exact result its checks 
         // Untouched inputs fail the check (except where rank 0 already holds the result: a
         // Broadcast's root; a Reduce checks only its root): the checks are not vacuous.
         const CheckResult before = check_output(kind, layout, shape, 0, 3, 40, buffers[0]);
-        const bool holds = kind == CollectiveKind::Broadcast ? shape.root == 0 : kind == CollectiveKind::Reduce && shape.root != 0;
+        const bool holds =
+            kind == CollectiveKind::Broadcast ? shape.root == 0 : kind == CollectiveKind::Reduce && shape.root != 0;
         if (!holds) CHECK(before.mismatched > 0);
         ++runs;
       }
@@ -105,7 +106,8 @@ TEST_CASE("the wrong world size names both numbers and a --set that fits") {
     FAIL("no error");
   } catch (const InputError& e) {
     const std::string what = e.what();
-    CHECK(what.find("needs 8 ranks (8 workers + 0 servers) but mpirun started 4; use mpirun -np 8") != std::string::npos);
+    CHECK(what.find("needs 8 ranks (8 workers + 0 servers) but mpirun started 4; use mpirun -np 8") !=
+          std::string::npos);
     CHECK(what.find("--set cluster.nodes=1") != std::string::npos);
   }
   const auto hints = world_size_hints(o, 4);

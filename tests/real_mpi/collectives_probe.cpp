@@ -18,7 +18,7 @@ int main(int argc, char** argv) {
   MpiWorld world(argc, argv);
   const int n = world.size(), me = world.rank();
   const CollectiveKind kinds[] = {CollectiveKind::AllReduce, CollectiveKind::ReduceScatter, CollectiveKind::AllGather,
-                                  CollectiveKind::Broadcast, CollectiveKind::Reduce, CollectiveKind::AllToAll};
+                                  CollectiveKind::Broadcast, CollectiveKind::Reduce,        CollectiveKind::AllToAll};
   std::vector<int> per_node{1};
   if (n % 2 == 0 && n > 2) per_node.push_back(2);
   int runs = 0, failures = 0, unsupported = 0;
