@@ -1,0 +1,129 @@
+// Binding ops to model ranges: AllReduce bucket b covers the model from its end backwards (the
+// last layers' gradients are bucketed first); parameter-server shard j covers the j-th range in
+// shard order; pushes, pulls and the servers' receives and sends follow their shard.
+#include "real/binding.hpp"
+
+#include <algorithm>
+#include <cmath>
+#include <variant>
+
+namespace dtsim::real {
+namespace {
+
+// Ranges from cumulative byte counts, so rounding never makes the pieces overlap or leave gaps.
+struct Ranges {
+  std::vector<std::int64_t> begin;  // size n + 1
+  std::int64_t total() const { return begin.back(); }
+};
+
+Ranges ranges_of(const std::vector<double>& bytes) {
+  Ranges r;
+  double cum = 0;
+  r.begin.push_back(0);
+  for (double b : bytes) {
+    cum += b;
+    r.begin.push_back(elements_of(cum));
+  }
+  return r;
+}
+
+int index_of(const std::vector<int>& v, int x) {
+  const auto it = std::find(v.begin(), v.end(), x);
+  return it == v.end() ? -1 : static_cast<int>(it - v.begin());
+}
+
+// Bytes of each AllReduce bucket of a worker, in seq order.
+std::vector<double> bucket_bytes(const RankProgram& r) {
+  std::vector<double> out;
+  for (const Op& op : r.ops) {
+    const auto* c = std::get_if<CollectiveOp>(&op.body);
+    if (c && c->kind == CollectiveKind::AllReduce) out.push_back(c->bytes);
+  }
+  return out;
+}
+
+// Bytes of each server's shard: what one of its receives carries.
+std::vector<double> shard_bytes(const Plan& plan, const JobPlan& job) {
+  std::vector<double> out;
+  for (int s : job.servers) {
+    double bytes = 0;
+    for (const Op& op : plan.ranks[s].ops) {
+      if (const auto* r = std::get_if<RecvOp>(&op.body)) bytes = r->bytes;
+    }
+    out.push_back(bytes);
+  }
+  return out;
+}
+
+Binding scratch(RankBinding& rb, double bytes) {
+  const std::int64_t n = elements_of(bytes);
+  rb.scratch_elements = std::max(rb.scratch_elements, n);
+  return Binding{BufferKind::Scratch, -1, 0, n, 0};
+}
+
+}  // namespace
+
+std::int64_t elements_of(double bytes) { return std::max<std::int64_t>(0, std::llround(bytes / 4.0)); }
+
+RankBinding bind_rank(const Plan& plan, int rank) {
+  const RankProgram& prog = plan.ranks[rank];
+  const JobPlan& job = plan.jobs[prog.job];
+  RankBinding rb;
+  rb.workers = static_cast<int>(job.workers.size());
+  rb.worker_index = index_of(job.workers, rank);
+  rb.ops.resize(prog.ops.size());
+  const bool ps = !job.servers.empty();
+  const Ranges shards = ranges_of(ps ? shard_bytes(plan, job) : std::vector<double>{});
+  std::vector<double> buckets = ps ? std::vector<double>{} : bucket_bytes(plan.ranks[job.workers.front()]);
+  const Ranges cum = ranges_of(buckets);
+  rb.model_elements = ps ? shards.total() : cum.total();
+  const int shard = index_of(job.servers, rank);
+  if (shard >= 0) {
+    rb.local_offset = shards.begin[shard];
+    rb.local_elements = shards.begin[shard + 1] - shards.begin[shard];
+  } else {
+    rb.local_elements = rb.model_elements;
+  }
+  int bucket = 0;
+  for (const Op& op : prog.ops) {
+    Binding& b = rb.ops[op.id];
+    if (const auto* c = std::get_if<CollectiveOp>(&op.body)) {
+      if (c->kind == CollectiveKind::AllReduce && !ps && bucket < static_cast<int>(buckets.size())) {
+        const std::int64_t end = rb.model_elements - cum.begin[bucket];
+        const std::int64_t begin = rb.model_elements - cum.begin[bucket + 1];
+        b = Binding{BufferKind::Grads, -1, begin, end - begin, begin};
+        ++bucket;
+      } else {
+        b = scratch(rb, c->bytes);
+      }
+    } else if (const auto* s = std::get_if<SendOp>(&op.body)) {
+      const int to_shard = index_of(job.servers, s->peer);
+      if (shard < 0 && to_shard >= 0) {  // a worker's push
+        const std::int64_t begin = shards.begin[to_shard];
+        b = Binding{BufferKind::Grads, -1, begin, shards.begin[to_shard + 1] - begin, begin};
+      } else if (shard >= 0 && index_of(job.workers, s->peer) >= 0) {  // a server's reply
+        b = Binding{BufferKind::Params, -1, 0, rb.local_elements, rb.local_offset};
+      } else {
+        b = scratch(rb, s->bytes);
+      }
+    } else if (const auto* r = std::get_if<RecvOp>(&op.body)) {
+      const int from_shard = index_of(job.servers, r->peer);
+      const int from_worker = index_of(job.workers, r->peer);
+      if (shard < 0 && from_shard >= 0) {  // a worker's pull
+        const std::int64_t begin = shards.begin[from_shard];
+        b = Binding{BufferKind::Params, -1, begin, shards.begin[from_shard + 1] - begin, begin};
+      } else if (shard >= 0 && from_worker >= 0) {
+        b = Binding{BufferKind::Inbox, from_worker, 0, rb.local_elements, rb.local_offset};
+      } else {
+        b = scratch(rb, r->bytes);
+      }
+    } else if (std::holds_alternative<UpdateOp>(op.body)) {
+      b = Binding{BufferKind::Params, -1, 0, rb.local_elements, rb.local_offset};
+    } else if (shard >= 0 && op.phase == Phase::Aggregate) {
+      b = Binding{BufferKind::Aggregate, -1, 0, rb.local_elements, rb.local_offset};
+    }
+  }
+  return rb;
+}
+
+}  // namespace dtsim::real

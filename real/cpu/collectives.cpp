@@ -1,0 +1,148 @@
+// Round-by-round execution of collective schedules over MPI point-to-point, and the native
+// MPI collectives with the same buffer conventions.
+#include "real/cpu/collectives.hpp"
+
+#include <algorithm>
+#include <vector>
+
+#include <fmt/format.h>
+
+#include "models/error.hpp"
+#include "real/mpi_world.hpp"
+
+namespace dtsim::real {
+namespace {
+
+struct PendingRecv {
+  const Transfer* transfer = nullptr;
+  std::vector<float> data;  // empty: received in place
+};
+
+float* chunk_ptr(std::span<float> buffer, const ChunkLayout& layout, int chunk) {
+  return buffer.data() + layout.begin(chunk);
+}
+
+int chunk_count(const ChunkLayout& layout, int chunk) { return static_cast<int>(layout.size(chunk)); }
+
+}  // namespace
+
+std::int64_t run_schedule(const Schedule& schedule, const ChunkLayout& layout, std::span<float> buffer, int me,
+                          MPI_Comm comm) {
+  if (layout.chunks != schedule.chunks) {
+    throw RuntimeError(fmt::format("buffer cut into {} chunks for a schedule of {}", layout.chunks, schedule.chunks));
+  }
+  std::int64_t sent = 0;
+  std::vector<MPI_Request> requests;
+  std::vector<PendingRecv> recvs;
+  std::vector<char> sending(static_cast<size_t>(schedule.chunks), 0);
+  int round_index = 0;
+  for (const Round& round : schedule.rounds) {
+    const int tag = round_index++ % 32768;
+    requests.clear();
+    recvs.clear();
+    for (const Transfer& t : round.transfers) {
+      if (t.src == me) sending[t.chunk] = 1;
+    }
+    // In place only when nothing else this round reads or writes the chunk here.
+    for (const Transfer& t : round.transfers) {
+      if (t.dst != me || t.src == me) continue;
+      PendingRecv r{&t, {}};
+      const bool shared = t.reduce || sending[t.chunk] ||
+                          std::count_if(round.transfers.begin(), round.transfers.end(),
+                                        [&](const Transfer& o) { return o.dst == me && o.chunk == t.chunk; }) > 1;
+      if (shared) r.data.resize(static_cast<size_t>(layout.size(t.chunk)));
+      recvs.push_back(std::move(r));
+    }
+    for (PendingRecv& r : recvs) {
+      float* into = r.data.empty() ? chunk_ptr(buffer, layout, r.transfer->chunk) : r.data.data();
+      requests.emplace_back();
+      check_mpi(MPI_Irecv(into, chunk_count(layout, r.transfer->chunk), MPI_FLOAT, r.transfer->src, tag, comm,
+                          &requests.back()),
+                "MPI_Irecv");
+    }
+    for (const Transfer& t : round.transfers) {
+      if (t.src != me || t.dst == me) continue;
+      requests.emplace_back();
+      check_mpi(MPI_Isend(chunk_ptr(buffer, layout, t.chunk), chunk_count(layout, t.chunk), MPI_FLOAT, t.dst, tag, comm,
+                          &requests.back()),
+                "MPI_Isend");
+      sent += layout.size(t.chunk);
+    }
+    wait_all(requests);
+    for (PendingRecv& r : recvs) {
+      if (r.data.empty()) continue;
+      float* into = chunk_ptr(buffer, layout, r.transfer->chunk);
+      if (r.transfer->reduce) {
+        for (size_t i = 0; i < r.data.size(); ++i) into[i] += r.data[i];
+      } else {
+        std::copy(r.data.begin(), r.data.end(), into);
+      }
+    }
+    for (const Transfer& t : round.transfers) {
+      if (t.src == me) sending[t.chunk] = 0;
+    }
+  }
+  return sent;
+}
+
+std::int64_t run_native(CollectiveKind kind, const ChunkLayout& layout, const GroupShape& group,
+                        std::span<float> buffer, int me, MPI_Comm comm) {
+  const int n = group.size;
+  const int per_rank = std::max(1, layout.chunks / n);
+  // Elements of rank r's block of chunks [r * per_rank, (r + 1) * per_rank).
+  std::vector<int> counts(n), displs(n);
+  for (int r = 0; r < n; ++r) {
+    displs[r] = static_cast<int>(layout.begin(std::min(r * per_rank, layout.chunks)));
+    counts[r] = static_cast<int>(layout.begin(std::min((r + 1) * per_rank, layout.chunks))) - displs[r];
+  }
+  const int all = static_cast<int>(layout.elements);
+  switch (kind) {
+    case CollectiveKind::AllReduce:
+      check_mpi(MPI_Allreduce(MPI_IN_PLACE, buffer.data(), all, MPI_FLOAT, MPI_SUM, comm), "MPI_Allreduce");
+      return layout.elements;
+    case CollectiveKind::Reduce:
+      check_mpi(MPI_Reduce(me == group.root ? MPI_IN_PLACE : buffer.data(), buffer.data(), all, MPI_FLOAT, MPI_SUM,
+                           group.root, comm),
+                "MPI_Reduce");
+      return layout.elements;
+    case CollectiveKind::Broadcast:
+      check_mpi(MPI_Bcast(buffer.data(), all, MPI_FLOAT, group.root, comm), "MPI_Bcast");
+      return me == group.root ? layout.elements : 0;
+    case CollectiveKind::ReduceScatter: {
+      std::vector<float> mine(static_cast<size_t>(counts[me]));
+      check_mpi(MPI_Reduce_scatter(buffer.data(), mine.data(), counts.data(), MPI_FLOAT, MPI_SUM, comm),
+                "MPI_Reduce_scatter");
+      std::copy(mine.begin(), mine.end(), buffer.begin() + displs[me]);
+      return layout.elements;
+    }
+    case CollectiveKind::AllGather:
+      check_mpi(
+          MPI_Allgatherv(MPI_IN_PLACE, 0, MPI_FLOAT, buffer.data(), counts.data(), displs.data(), MPI_FLOAT, comm),
+          "MPI_Allgatherv");
+      return counts[me];
+    case CollectiveKind::AllToAll: {
+      // Rank i sends chunk i*n+j to rank j; rank j keeps chunk i*n+j from every i.
+      std::vector<int> scount(n), sdispl(n), rcount(n), rdispl(n);
+      std::vector<float> in;
+      int at = 0;
+      for (int r = 0; r < n; ++r) {
+        scount[r] = static_cast<int>(layout.size(me * n + r));
+        sdispl[r] = static_cast<int>(layout.begin(me * n + r));
+        rcount[r] = static_cast<int>(layout.size(r * n + me));
+        rdispl[r] = at;
+        at += rcount[r];
+      }
+      in.resize(static_cast<size_t>(at));
+      check_mpi(MPI_Alltoallv(buffer.data(), scount.data(), sdispl.data(), MPI_FLOAT, in.data(), rcount.data(),
+                              rdispl.data(), MPI_FLOAT, comm),
+                "MPI_Alltoallv");
+      for (int r = 0; r < n; ++r) {
+        std::copy_n(in.begin() + rdispl[r], rcount[r], buffer.begin() + layout.begin(r * n + me));
+      }
+      return at;
+    }
+  }
+  return 0;
+}
+
+}  // namespace dtsim::real

@@ -1,0 +1,235 @@
+// Setting up one rank's buffers and communicators, then running its streams as threads.
+#include "real/cpu/cpu_executor.hpp"
+
+#include <sched.h>
+
+#include <algorithm>
+#include <chrono>
+#include <exception>
+#include <thread>
+
+#include <fmt/format.h>
+
+#include "models/error.hpp"
+#include "real/mpi_world.hpp"
+
+namespace dtsim::real {
+
+CpuExecutor::CpuExecutor(int rank, const RealOptions& options) : rank_(rank), options_(options) {}
+
+CpuExecutor::~CpuExecutor() {
+  for (auto& [group, comm] : group_comms_) MPI_Comm_free(&comm);
+  if (p2p_ != MPI_COMM_NULL) MPI_Comm_free(&p2p_);
+}
+
+void CpuExecutor::setup(const Plan& plan) {
+  plan_ = &plan;
+  program_ = &plan.ranks.at(rank_);
+  binding_ = bind_rank(plan, rank_);
+  const auto local = static_cast<size_t>(binding_.local_elements);
+  params_.resize(local);
+  grads_.assign(local, 0.0f);
+  for (size_t e = 0; e < local; ++e) params_[e] = static_cast<float>((binding_.local_offset + e) % 1024);
+  if (program_->role == Role::Server) inbox_.assign(static_cast<size_t>(binding_.workers), std::vector<float>(local));
+  const auto side = static_cast<Eigen::Index>(options_.max_gemm_dim);
+  a_ = Eigen::MatrixXf::Constant(side, side, 0.5f);
+  b_ = Eigen::MatrixXf::Constant(side, side, 0.25f);
+  c_ = Eigen::MatrixXf::Zero(side, side);
+
+  check_mpi(MPI_Comm_dup(MPI_COMM_WORLD, &p2p_), "MPI_Comm_dup");
+  MPI_Group world_group;
+  MPI_Comm_group(MPI_COMM_WORLD, &world_group);
+  for (size_t g = 0; g < plan.groups.size(); ++g) {
+    const auto& ranks = plan.groups[g].ranks;
+    if (std::find(ranks.begin(), ranks.end(), rank_) == ranks.end()) continue;
+    MPI_Group group;
+    MPI_Group_incl(world_group, static_cast<int>(ranks.size()), ranks.data(), &group);
+    MPI_Comm comm;
+    check_mpi(MPI_Comm_create_group(MPI_COMM_WORLD, group, static_cast<int>(g), &comm), "MPI_Comm_create_group");
+    MPI_Comm_set_errhandler(comm, MPI_ERRORS_RETURN);
+    MPI_Group_free(&group);
+    group_comms_[static_cast<int>(g)] = comm;
+  }
+  MPI_Group_free(&world_group);
+
+  std::int64_t scratch = binding_.scratch_elements;
+  for (const Op& op : program_->ops) {
+    const auto* c = std::get_if<CollectiveOp>(&op.body);
+    if (!c) continue;
+    const CommGroup& group = plan.groups.at(c->group);
+    CollectiveSetup cs;
+    cs.comm = group_comms_.at(c->group);
+    cs.shape = GroupShape{static_cast<int>(group.ranks.size()), group.per_node, 0};
+    cs.me = static_cast<int>(std::find(group.ranks.begin(), group.ranks.end(), rank_) - group.ranks.begin());
+    const Binding& b = binding_.ops[op.id];
+    const std::int64_t elements = buffer_elements(c->kind, cs.shape.size, b.elements);
+    if (b.buffer == BufferKind::Scratch) scratch = std::max(scratch, elements);
+    if (options_.mpi_collectives) {
+      cs.layout = ChunkLayout{elements, native_chunks(c->kind, cs.shape.size)};
+    } else {
+      cs.schedule = c->algorithm->schedule(c->kind, cs.shape, c->bytes);
+      cs.layout = ChunkLayout{elements, cs.schedule.chunks};
+    }
+    collectives_[op.id] = std::move(cs);
+  }
+  scratch_.assign(static_cast<size_t>(scratch), 0.0f);
+  board_ = std::make_unique<OpBoard>(*program_, plan.warmup + plan.iterations, policy_);
+}
+
+std::span<float> CpuExecutor::buffer(const Binding& b) {
+  std::vector<float>* v = nullptr;
+  switch (b.buffer) {
+    case BufferKind::Grads: v = &grads_; break;
+    case BufferKind::Params:
+    case BufferKind::Aggregate: v = &params_; break;
+    case BufferKind::Inbox: v = &inbox_.at(static_cast<size_t>(b.inbox)); break;
+    case BufferKind::Scratch: v = &scratch_; break;
+    case BufferKind::None: return {};
+  }
+  return std::span<float>(*v).subspan(static_cast<size_t>(b.offset), static_cast<size_t>(b.elements));
+}
+
+void CpuExecutor::record(int k, const Op& op, double start, double end) {
+  std::lock_guard lock(mutex_);
+  records_.push_back(OpRecord{rank_, k, op.id, start, end});
+  flops_planned_ += op_flops(op.body);
+}
+
+void CpuExecutor::stream_loop(Stream stream, int iterations) {
+  for (int k = 0; k < iterations; ++k) {
+    for (const Op& op : program_->ops) {
+      if (op.stream != stream) continue;
+      board_->wait_ready(k, op.id);
+      const double start = clock_.now();
+      if (std::holds_alternative<ComputeOp>(op.body)) {
+        if (binding_.ops[op.id].buffer == BufferKind::Aggregate) {
+          run_aggregate(k, op);
+        } else {
+          run_compute(k, op);
+        }
+      } else if (std::holds_alternative<UpdateOp>(op.body)) {
+        run_update(k, op);
+      } else if (std::holds_alternative<CollectiveOp>(op.body)) {
+        run_collective(k, op);  // records its own times: buffers are filled and checked outside them
+        board_->finish(k, op.id);
+        continue;
+      } else {
+        run_p2p_blocking(k, op);
+        board_->finish(k, op.id);
+        continue;
+      }
+      record(k, op, start, clock_.now());
+      board_->finish(k, op.id);
+    }
+  }
+}
+
+void CpuExecutor::posted_loop(int iterations) {
+  struct Active {
+    const Op* op;
+    MPI_Request request;
+    double start;
+  };
+  for (int k = 0; k < iterations; ++k) {
+    std::vector<const Op*> pending;
+    for (const Op& op : program_->ops) {
+      if (op.stream == Stream::Posted) pending.push_back(&op);
+    }
+    std::vector<Active> active;
+    int idle = 0;
+    while (!pending.empty() || !active.empty()) {
+      if (cancel_) throw RuntimeError("cancelled: another stream of this rank failed");
+      bool progressed = false;
+      for (auto it = pending.begin(); it != pending.end();) {
+        if (!board_->ready(k, (*it)->id)) {
+          ++it;
+          continue;
+        }
+        MPI_Request request = start_p2p(k, **it);
+        active.push_back(Active{*it, request, clock_.now()});
+        it = pending.erase(it);
+        progressed = true;
+      }
+      for (auto it = active.begin(); it != active.end();) {
+        int done = 0;
+        check_mpi(MPI_Test(&it->request, &done, MPI_STATUS_IGNORE), "MPI_Test");
+        if (!done) {
+          ++it;
+          continue;
+        }
+        record(k, *it->op, it->start, clock_.now());
+        board_->finish(k, it->op->id);
+        it = active.erase(it);
+        progressed = true;
+      }
+      idle = progressed ? 0 : idle + 1;
+      if (progressed) continue;
+      if (active.empty()) {
+        board_->wait_change(500);
+      } else if (idle < 200) {
+        std::this_thread::yield();
+      } else {
+        std::this_thread::sleep_for(std::chrono::microseconds(20));
+      }
+    }
+  }
+}
+
+RunInfo CpuExecutor::run(const Plan& plan, Observer& observer) {
+  const auto wall_start = std::chrono::steady_clock::now();
+  setup(plan);
+  clock_ = Clock::aligned(MPI_COMM_WORLD);
+  const int iterations = plan.warmup + plan.iterations;
+  std::vector<std::thread> threads;
+  std::vector<std::exception_ptr> errors(3);
+  auto guarded = [&](int slot, auto body) {
+    return std::thread([&, slot, body] {
+      try {
+        body();
+      } catch (...) {
+        errors[static_cast<size_t>(slot)] = std::current_exception();
+        cancel_ = true;
+        board_->cancel();
+      }
+    });
+  };
+  bool has[3] = {false, false, false};
+  for (const Op& op : program_->ops) has[static_cast<int>(op.stream)] = true;
+  if (has[0]) threads.push_back(guarded(0, [&] { stream_loop(Stream::Compute, iterations); }));
+  if (has[1]) threads.push_back(guarded(1, [&] { stream_loop(Stream::Comm, iterations); }));
+  if (has[2]) threads.push_back(guarded(2, [&] { posted_loop(iterations); }));
+  for (auto& t : threads) t.join();
+  for (const auto& e : errors) {
+    if (e) std::rethrow_exception(e);
+  }
+  for (const auto& r : records_) observer.on_op(r);
+  RunInfo info;
+  info.engine = "cpu";
+  info.fidelity = "real";
+  info.wall_time_s = std::chrono::duration<double>(std::chrono::steady_clock::now() - wall_start).count();
+  return info;
+}
+
+RankReport CpuExecutor::report() const {
+  std::lock_guard lock(mutex_);
+  RankReport r;
+  for (const auto& [id, check] : checks_) r.checks.push_back(check);
+  if (program_ && program_->role == Role::Worker) {
+    r.model_hash = hash_floats(params_.data(), static_cast<std::int64_t>(params_.size()));
+  }
+  r.flops_planned = flops_planned_;
+  r.flops_executed = flops_executed_;
+  r.elements_sent = elements_sent_;
+  return r;
+}
+
+std::string CpuExecutor::device() const {
+  const int cpu = sched_getcpu();
+  return cpu >= 0 ? fmt::format("cpu (core {} at start)", cpu) : std::string("cpu");
+}
+
+std::unique_ptr<RealExecutor> make_cpu_executor(int rank, const RealOptions& options) {
+  return std::make_unique<CpuExecutor>(rank, options);
+}
+
+}  // namespace dtsim::real

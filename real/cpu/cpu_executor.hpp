@@ -1,0 +1,86 @@
+// The CPU backend: one MPI process per rank, a thread per stream of the Plan (compute, comm,
+// posted) so compute and communication overlap for real; compute ops as Eigen GEMMs, collectives
+// as the schedules of models/collectives/ over MPI point-to-point, parameter servers that sum
+// real gradients and apply a real SGD step.
+//
+// Why threads (MPI_THREAD_MULTIPLE) rather than nonblocking calls from one thread: a GEMM of a
+// few hundred milliseconds gives MPI no chance to progress, so a single thread would serialise
+// what the Plan overlaps. The comm and posted threads wait politely (wait_all) so they leave
+// the core to the compute thread.
+#pragma once
+
+#include <atomic>
+#include <map>
+#include <mutex>
+
+#include <Eigen/Dense>
+
+#include "real/binding.hpp"
+#include "real/executor.hpp"
+#include "real/op_board.hpp"
+#include "real/values.hpp"
+
+namespace dtsim::real {
+
+class CpuExecutor : public RealExecutor {
+ public:
+  CpuExecutor(int rank, const RealOptions& options);
+  ~CpuExecutor() override;
+  CpuExecutor(const CpuExecutor&) = delete;
+  CpuExecutor& operator=(const CpuExecutor&) = delete;
+
+  RunInfo run(const Plan& plan, Observer& observer) override;
+  RankReport report() const override;
+  std::string device() const override;
+
+ private:
+  struct CollectiveSetup {
+    MPI_Comm comm = MPI_COMM_NULL;
+    GroupShape shape;
+    int me = 0;
+    ChunkLayout layout;
+    Schedule schedule;  // empty with --mpi-collectives
+  };
+
+  void setup(const Plan& plan);
+  void stream_loop(Stream stream, int iterations);
+  void posted_loop(int iterations);
+  void record(int k, const Op& op, double start, double end);
+
+  // Op bodies (cpu_ops.cpp).
+  void run_compute(int k, const Op& op);
+  void run_update(int k, const Op& op);
+  void run_aggregate(int k, const Op& op);
+  void run_collective(int k, const Op& op);
+  void run_p2p_blocking(int k, const Op& op);
+  // Starts a send or receive; fills a worker's gradients before a push.
+  MPI_Request start_p2p(int k, const Op& op);
+  void execute_flops(double flops);
+  void add_check(const Op& op, std::string kind, std::string algorithm, std::int64_t elements, const CheckResult& r);
+  std::span<float> buffer(const Binding& b);
+
+  int rank_;
+  RealOptions options_;
+  Clock clock_;
+  const Plan* plan_ = nullptr;
+  const RankProgram* program_ = nullptr;
+  RankBinding binding_;
+  std::vector<float> params_, grads_, scratch_;
+  std::vector<std::vector<float>> inbox_;
+  Eigen::MatrixXf a_, b_, c_;
+  std::map<int, MPI_Comm> group_comms_;         // plan group -> its communicator
+  std::map<int, CollectiveSetup> collectives_;  // op id -> how it runs
+  MPI_Comm p2p_ = MPI_COMM_NULL;
+  BspPolicy policy_;
+  std::unique_ptr<OpBoard> board_;
+  std::atomic<bool> cancel_{false};
+
+  mutable std::mutex mutex_;  // guards what follows
+  std::vector<OpRecord> records_;
+  std::map<int, CheckRecord> checks_;  // by op id
+  double flops_planned_ = 0;
+  double flops_executed_ = 0;
+  double elements_sent_ = 0;
+};
+
+}  // namespace dtsim::real

@@ -1,0 +1,133 @@
+// The bodies of one rank's ops on the CPU: GEMMs, the SGD step, a server's aggregation,
+// collectives and point-to-point transfers on the real buffers, with their checks.
+#include <fmt/format.h>
+
+#include "models/error.hpp"
+#include "real/cpu/collectives.hpp"
+#include "real/cpu/cpu_executor.hpp"
+#include "real/gemm.hpp"
+
+namespace dtsim::real {
+
+void CpuExecutor::execute_flops(double flops) {
+  const std::vector<GemmShape> shapes = gemm_shapes(flops, options_.max_gemm_dim);
+  for (const GemmShape& s : shapes) {
+    for (std::int64_t i = 0; i < s.repeat; ++i) {
+      c_.topLeftCorner(s.m, s.n).noalias() = a_.topLeftCorner(s.m, s.k) * b_.topLeftCorner(s.k, s.n);
+    }
+  }
+  std::lock_guard lock(mutex_);
+  flops_executed_ += gemm_flops(shapes);
+}
+
+void CpuExecutor::run_compute(int, const Op& op) {
+  // fp16 and bf16 are computed in fp32: Eigen has no fast half-precision GEMM on CPUs.
+  execute_flops(std::get<ComputeOp>(op.body).flops);
+}
+
+void CpuExecutor::run_update(int, const Op& op) {
+  const auto& u = std::get<UpdateOp>(op.body);
+  const float lr = options_.learning_rate;
+  for (size_t e = 0; e < params_.size(); ++e) params_[e] -= lr * grads_[e];
+  const double done = 2.0 * static_cast<double>(params_.size());
+  {
+    std::lock_guard lock(mutex_);
+    flops_executed_ += done;
+  }
+  // Momentum's and Adam's extra arithmetic as GEMMs (the state is not kept).
+  if (u.flops > done) execute_flops(u.flops - done);
+}
+
+void CpuExecutor::run_aggregate(int k, const Op& op) {
+  const size_t n = grads_.size();
+  std::copy(inbox_.front().begin(), inbox_.front().end(), grads_.begin());
+  for (size_t w = 1; w < inbox_.size(); ++w) {
+    const std::vector<float>& in = inbox_[w];
+    for (size_t e = 0; e < n; ++e) grads_[e] += in[e];
+  }
+  const double done = static_cast<double>(n) * static_cast<double>(inbox_.size() - 1);
+  {
+    std::lock_guard lock(mutex_);
+    flops_executed_ += done;
+  }
+  const double planned = std::get<ComputeOp>(op.body).flops;
+  if (planned > done) execute_flops(planned - done);
+  // The exact sum of every worker's gradients.
+  const SumTable sums(binding_.workers, k);
+  CheckResult r;
+  for (size_t e = 0; e < n; ++e) {
+    const float want = sums.at(binding_.local_offset + static_cast<std::int64_t>(e));
+    ++r.checked;
+    if (grads_[e] != want) ++r.mismatched;
+    r.checksum += grads_[e];
+    r.expected += want;
+  }
+  add_check(op, "aggregate", "sum", static_cast<std::int64_t>(n), r);
+}
+
+void CpuExecutor::run_collective(int k, const Op& op) {
+  const auto& c = std::get<CollectiveOp>(op.body);
+  const CollectiveSetup& cs = collectives_.at(op.id);
+  const Binding& b = binding_.ops[op.id];
+  std::span<float> buf = b.buffer == BufferKind::Scratch
+                             ? std::span<float>(scratch_).first(static_cast<size_t>(cs.layout.elements))
+                             : buffer(b);
+  const GroupShape shape = cs.shape;
+  fill_input(c.kind, cs.layout, shape, cs.me, k, b.model_offset, buf);
+  const double start = clock_.now();
+  const std::int64_t sent = options_.mpi_collectives ? run_native(c.kind, cs.layout, shape, buf, cs.me, cs.comm)
+                                                     : run_schedule(cs.schedule, cs.layout, buf, cs.me, cs.comm);
+  record(k, op, start, clock_.now());
+  {
+    std::lock_guard lock(mutex_);
+    elements_sent_ += static_cast<double>(sent);
+  }
+  const CheckResult r = check_output(c.kind, cs.layout, shape, cs.me, k, b.model_offset, buf);
+  add_check(op, std::string(collective_name(c.kind)),
+            options_.mpi_collectives ? std::string("mpi") : std::string(c.algorithm->name()), cs.layout.elements, r);
+}
+
+MPI_Request CpuExecutor::start_p2p(int k, const Op& op) {
+  const Binding& b = binding_.ops[op.id];
+  std::span<float> buf = buffer(b);
+  MPI_Request request = MPI_REQUEST_NULL;
+  const int count = static_cast<int>(buf.size());
+  if (const auto* s = std::get_if<SendOp>(&op.body)) {
+    if (b.buffer == BufferKind::Grads) {  // a worker's push: this iteration's gradients
+      for (size_t e = 0; e < buf.size(); ++e) {
+        buf[e] = contribution(b.model_offset + static_cast<std::int64_t>(e), binding_.worker_index, k);
+      }
+    }
+    check_mpi(MPI_Isend(buf.data(), count, MPI_FLOAT, s->peer, s->tag, p2p_, &request), "MPI_Isend");
+    std::lock_guard lock(mutex_);
+    elements_sent_ += count;
+  } else {
+    const auto& r = std::get<RecvOp>(op.body);
+    check_mpi(MPI_Irecv(buf.data(), count, MPI_FLOAT, r.peer, r.tag, p2p_, &request), "MPI_Irecv");
+  }
+  return request;
+}
+
+void CpuExecutor::run_p2p_blocking(int k, const Op& op) {
+  const double start = clock_.now();
+  MPI_Request request = start_p2p(k, op);
+  wait_all(std::span<MPI_Request>(&request, 1), &cancel_);
+  record(k, op, start, clock_.now());
+}
+
+void CpuExecutor::add_check(const Op& op, std::string kind, std::string algorithm, std::int64_t elements,
+                            const CheckResult& r) {
+  std::lock_guard lock(mutex_);
+  CheckRecord& c = checks_[op.id];
+  c.op = op.label;
+  c.kind = std::move(kind);
+  c.algorithm = std::move(algorithm);
+  c.elements = elements;
+  c.checked += r.checked;
+  c.mismatched += r.mismatched;
+  c.iterations += 1;
+  c.checksum = r.checksum;
+  c.expected = r.expected;
+}
+
+}  // namespace dtsim::real

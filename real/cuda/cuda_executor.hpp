@@ -1,0 +1,69 @@
+// The cuda backend: one GPU per rank (local rank modulo the node's devices), NCCL communicators
+// bootstrapped through MPI (ncclGetUniqueId on rank 0, MPI_Bcast), one CUDA stream per Plan
+// stream with dependencies as CUDA events, compute as cuBLAS GEMMs in the op's dtype, NCCL
+// collectives and ncclSend/ncclRecv for parameter servers, CUDA events for timing.
+//
+// The whole run is enqueued up front and timed by events; BSP is each stream waiting on the
+// previous iteration's last event of every stream. Consecutive posted transfers with the same
+// dependencies form one NCCL group (a server receiving from every worker at once) and share one
+// pair of events. Checks run on the device (kernels.cu) outside the timed events.
+#pragma once
+
+#include <cublas_v2.h>
+#include <cuda_runtime.h>
+#include <nccl.h>
+
+#include <map>
+#include <vector>
+
+#include "real/binding.hpp"
+#include "real/cuda/kernels.hpp"
+#include "real/executor.hpp"
+
+namespace dtsim::real::cuda {
+
+class CudaExecutor : public RealExecutor {
+ public:
+  CudaExecutor(int rank, const RealOptions& options);  // throws BackendUnavailable without a GPU
+  ~CudaExecutor() override;
+  CudaExecutor(const CudaExecutor&) = delete;
+  CudaExecutor& operator=(const CudaExecutor&) = delete;
+
+  RunInfo run(const Plan& plan, Observer& observer) override;
+  RankReport report() const override;
+  std::string device() const override { return device_name_; }
+
+ private:
+  void setup(const Plan& plan);
+  void enqueue(int k, const Op& op, cudaStream_t stream);
+  void enqueue_compute(double flops, Dtype dtype, cudaStream_t stream);
+  void enqueue_collective(int k, const Op& op, cudaStream_t stream);
+  void enqueue_p2p(int k, const Op& op, cudaStream_t stream);
+  float* buffer(const Binding& b);
+  cudaStream_t stream_of(Stream s) const { return streams_[static_cast<int>(s)]; }
+
+  int rank_;
+  int device_ = 0;
+  std::string device_name_;
+  RealOptions options_;
+  Clock clock_;
+  const Plan* plan_ = nullptr;
+  const RankProgram* program_ = nullptr;
+  RankBinding binding_;
+  cudaStream_t streams_[3] = {};
+  cublasHandle_t cublas_ = nullptr;
+  ncclComm_t world_ = nullptr, p2p_ = nullptr;
+  std::map<int, ncclComm_t> groups_;  // plan group -> communicator
+  std::vector<void*> allocations_;
+  float *params_ = nullptr, *grads_ = nullptr, *scratch_ = nullptr;
+  std::vector<float*> inbox_;
+  void *gemm_a_ = nullptr, *gemm_b_ = nullptr, *gemm_c_ = nullptr;
+  DeviceCheck* device_checks_ = nullptr;  // one per op
+  std::vector<DeviceCheck> host_checks_;
+  std::vector<char> checked_;             // ops with a device check
+  std::vector<cudaEvent_t> begin_, end_;  // [iteration * ops + op]
+  double flops_planned_ = 0, flops_executed_ = 0, elements_sent_ = 0;
+  std::uint64_t model_hash_ = 0;
+};
+
+}  // namespace dtsim::real::cuda

@@ -1,0 +1,98 @@
+// The cuda backend's kernels (see kernels.hpp).
+#include "real/cuda/kernels.hpp"
+
+namespace dtsim::real::cuda {
+namespace {
+
+constexpr int kThreads = 256;
+
+int blocks(std::int64_t n) {
+  const std::int64_t b = (n + kThreads - 1) / kThreads;
+  return static_cast<int>(b < 65535 ? (b < 1 ? 1 : b) : 65535);
+}
+
+__device__ float contribution(std::int64_t e, int r, int salt) {
+  return static_cast<float>(((e + 3 * static_cast<std::int64_t>(r) + salt) & 7) - 3);
+}
+
+__global__ void fill_kernel(float* buf, std::int64_t n, std::int64_t offset, int rank, int salt) {
+  for (std::int64_t i = blockIdx.x * static_cast<std::int64_t>(blockDim.x) + threadIdx.x; i < n;
+       i += static_cast<std::int64_t>(gridDim.x) * blockDim.x) {
+    buf[i] = contribution(offset + i, rank, salt);
+  }
+}
+
+__global__ void reset_kernel(DeviceCheck* out) {
+  out->checksum = 0;
+  out->expected = 0;
+}
+
+__global__ void check_kernel(const float* buf, std::int64_t n, std::int64_t offset, int ranks, int salt,
+                             DeviceCheck* out) {
+  float sums[8];
+  for (int k = 0; k < 8; ++k) {
+    sums[k] = 0;
+    for (int r = 0; r < ranks; ++r) sums[k] += contribution(k, r, salt);
+  }
+  unsigned long long checked = 0, bad = 0;
+  double have_sum = 0, want_sum = 0;
+  for (std::int64_t i = blockIdx.x * static_cast<std::int64_t>(blockDim.x) + threadIdx.x; i < n;
+       i += static_cast<std::int64_t>(gridDim.x) * blockDim.x) {
+    const float want = sums[(offset + i) & 7];
+    ++checked;
+    if (buf[i] != want) ++bad;
+    have_sum += buf[i];
+    want_sum += want;
+  }
+  atomicAdd(&out->checked, checked);
+  atomicAdd(&out->mismatched, bad);
+  atomicAdd(&out->checksum, have_sum);
+  atomicAdd(&out->expected, want_sum);
+}
+
+__global__ void add_kernel(float* out, const float* in, std::int64_t n) {
+  for (std::int64_t i = blockIdx.x * static_cast<std::int64_t>(blockDim.x) + threadIdx.x; i < n;
+       i += static_cast<std::int64_t>(gridDim.x) * blockDim.x) {
+    out[i] += in[i];
+  }
+}
+
+__global__ void sgd_kernel(float* p, const float* g, std::int64_t n, float lr) {
+  for (std::int64_t i = blockIdx.x * static_cast<std::int64_t>(blockDim.x) + threadIdx.x; i < n;
+       i += static_cast<std::int64_t>(gridDim.x) * blockDim.x) {
+    p[i] -= lr * g[i];
+  }
+}
+
+__global__ void init_kernel(float* p, std::int64_t n, std::int64_t offset) {
+  for (std::int64_t i = blockIdx.x * static_cast<std::int64_t>(blockDim.x) + threadIdx.x; i < n;
+       i += static_cast<std::int64_t>(gridDim.x) * blockDim.x) {
+    p[i] = static_cast<float>((offset + i) % 1024);
+  }
+}
+
+}  // namespace
+
+void fill_contribution(float* buf, std::int64_t n, std::int64_t offset, int rank, int salt, cudaStream_t s) {
+  if (n > 0) fill_kernel<<<blocks(n), kThreads, 0, s>>>(buf, n, offset, rank, salt);
+}
+
+void check_sum(const float* buf, std::int64_t n, std::int64_t offset, int ranks, int salt, DeviceCheck* out,
+               cudaStream_t s) {
+  reset_kernel<<<1, 1, 0, s>>>(out);
+  if (n > 0) check_kernel<<<blocks(n), kThreads, 0, s>>>(buf, n, offset, ranks, salt, out);
+}
+
+void add_into(float* out, const float* in, std::int64_t n, cudaStream_t s) {
+  if (n > 0) add_kernel<<<blocks(n), kThreads, 0, s>>>(out, in, n);
+}
+
+void sgd_step(float* p, const float* g, std::int64_t n, float lr, cudaStream_t s) {
+  if (n > 0) sgd_kernel<<<blocks(n), kThreads, 0, s>>>(p, g, n, lr);
+}
+
+void init_params(float* p, std::int64_t n, std::int64_t offset, cudaStream_t s) {
+  if (n > 0) init_kernel<<<blocks(n), kThreads, 0, s>>>(p, n, offset);
+}
+
+}  // namespace dtsim::real::cuda

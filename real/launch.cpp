@@ -1,0 +1,194 @@
+// Loading, checking the world, running and merging the results of dtsim-real.
+#include "real/launch.hpp"
+
+#include <unistd.h>
+
+#include <filesystem>
+#include <iostream>
+
+#include <fmt/format.h>
+#include <nlohmann/json.hpp>
+
+#include "models/atomic_file.hpp"
+#include "models/error.hpp"
+#include "models/metrics.hpp"
+#include "models/plan_compiler.hpp"
+#include "models/scenario_loader.hpp"
+#include "models/trace.hpp"
+#include "real/executor.hpp"
+#include "real/plan_scale.hpp"
+#include "real/report.hpp"
+
+namespace dtsim::real {
+namespace {
+
+int plan_ranks(const std::string& scenario, std::vector<std::string> sets) {
+  try {
+    return static_cast<int>(compile_plan(load_scenario(scenario, sets)).ranks.size());
+  } catch (const std::exception&) {
+    return -1;
+  }
+}
+
+double parse_scale(const std::string& text, const Plan& plan) {
+  if (text == "auto") return auto_compute_scale(plan);
+  double v = 0;
+  try {
+    v = std::stod(text);
+  } catch (const std::exception&) {
+    v = -1;
+  }
+  if (!(v > 0)) throw InputError(fmt::format("--compute-scale: '{}' is not a positive number or 'auto'", text));
+  return v;
+}
+
+std::string hostname() {
+  char name[256] = {};
+  gethostname(name, sizeof(name) - 1);
+  return name;
+}
+
+}  // namespace
+
+std::vector<std::string> world_size_hints(const LaunchOptions& o, int world) {
+  std::vector<std::string> found;
+  auto attempt = [&](std::vector<std::string> extra) {
+    if (found.size() >= 2) return;
+    std::vector<std::string> sets = o.sets;
+    sets.insert(sets.end(), extra.begin(), extra.end());
+    if (plan_ranks(o.scenario, sets) != world) return;
+    std::string text;
+    for (const auto& e : extra) text += (text.empty() ? "--set " : " --set ") + e;
+    found.push_back(text);
+  };
+  for (int n = 1; n <= 64 && found.empty(); ++n) attempt({fmt::format("cluster.nodes={}", n)});
+  for (int d = 1; d <= 16 && found.size() < 2; ++d) attempt({fmt::format("cluster.devices_per_node={}", d)});
+  for (int n = 1; n <= 16 && found.empty(); ++n) {
+    for (int d = 1; d <= 16 && found.empty(); ++d) {
+      attempt({fmt::format("cluster.nodes={}", n), fmt::format("cluster.devices_per_node={}", d)});
+    }
+  }
+  return found;
+}
+
+void check_world_size(const Plan& plan, int world, const LaunchOptions& o) {
+  const int needed = static_cast<int>(plan.ranks.size());
+  if (needed == world) return;
+  int servers = 0;
+  for (const auto& r : plan.ranks) servers += r.role == Role::Server;
+  std::string msg = fmt::format(
+      "scenario needs {} ranks ({} workers + {} servers) but mpirun started {}; "
+      "use mpirun -np {}",
+      needed, needed - servers, servers, world, needed);
+  const std::vector<std::string> hints = world_size_hints(o, world);
+  if (!hints.empty()) {
+    msg += fmt::format(", or shrink the scenario to {} ranks with {}", world, hints.front());
+    if (hints.size() > 1) msg += fmt::format(" (or {})", hints[1]);
+  }
+  throw InputError(SourceLocation{o.scenario, 0, 0}, msg);
+}
+
+// What the real backends do not execute yet: asynchronous synchronisation and straggler injection
+// (the executor's extension point is the SyncPolicy in real/op_board.hpp).
+void check_supported(const Scenario& s) {
+  for (size_t j = 0; j < s.jobs.size(); ++j) {
+    const JobSpec& job = s.jobs[j];
+    if (job.sync.kind != SyncKind::Bsp) {
+      const std::string key = s.job_key(j, "sync.policy");
+      throw InputError(s.location_of(key), fmt::format("{}: dtsim-real runs bsp only so far (asp and ssp run in the "
+                                                       "simulator: dtsim run)", key));
+    }
+    const StragglerSpec& st = job.stragglers;
+    if (st.jitter != Jitter::None || (!st.slow_workers.empty() && st.slow_factor != 1.0)) {
+      const std::string key = s.job_key(j, st.jitter != Jitter::None ? "stragglers.jitter" : "stragglers.slow_workers");
+      throw InputError(s.location_of(key), fmt::format("{}: dtsim-real does not inject stragglers yet (they run in the "
+                                                       "simulator: dtsim run)", key));
+    }
+  }
+}
+
+int launch(const LaunchOptions& o, const MpiWorld& world) {
+  const Scenario s = load_scenario(o.scenario, o.sets);
+  check_supported(s);
+  Plan plan = compile_plan(s);
+  check_world_size(plan, world.size(), o);
+  if (o.comm_scale <= 0) throw InputError("--comm-scale must be positive");
+  const double compute_scale = parse_scale(o.compute_scale, plan);
+  scale_plan(plan, compute_scale, o.comm_scale);
+
+  RealOptions options;
+  options.mpi_collectives = o.mpi_collectives;
+  if (o.backend != "cpu" && o.backend != "cuda") {
+    throw InputError(fmt::format("--backend: '{}' is not a backend (valid: cpu, cuda)", o.backend));
+  }
+  // Every rank learns whether any rank lacks its backend, so all exit with code 3 together.
+  std::unique_ptr<RealExecutor> executor;
+  std::string unavailable;
+  try {
+    executor =
+        o.backend == "cuda" ? make_cuda_executor(world.rank(), options) : make_cpu_executor(world.rank(), options);
+  } catch (const BackendUnavailable& e) {
+    unavailable = e.what();
+  }
+  int missing = unavailable.empty() ? 0 : 1;
+  MPI_Allreduce(MPI_IN_PLACE, &missing, 1, MPI_INT, MPI_MAX, MPI_COMM_WORLD);
+  if (missing) throw BackendUnavailable(unavailable.empty() ? "another rank cannot run the backend" : unavailable);
+
+  const RankProgram& me = plan.ranks[world.rank()];
+  const std::vector<std::string> mapping =
+      gather_strings(fmt::format("{}\t{}\t{}\t{}\t{}", hostname(), me.role == Role::Worker ? "worker" : "server",
+                                 me.where.node, me.where.local, executor->device()),
+                     MPI_COMM_WORLD);
+  if (world.rank() == 0) {
+    std::cout << fmt::format(
+        "dtsim-real {}: {} on {} ranks, backend {}, {}\n", DTSIM_VERSION, s.name, world.size(), o.backend,
+        o.mpi_collectives ? "MPI library collectives" : "collective schedules of models/collectives");
+    std::cout << fmt::format("  compute scale {:.6g}{}, comm scale {:.6g}\n", compute_scale,
+                             o.compute_scale == "auto"
+                                 ? fmt::format(" (auto: at most {} per rank per iteration; --compute-scale 1 runs "
+                                               "the full workload)",
+                                               fmt::format("{:g} GFLOP", kAutoFlopsPerRank / 1e9))
+                                 : "",
+                             o.comm_scale);
+    if (!o.quiet) print_mapping(std::cout, mapping);
+  }
+
+  Recorder recorder;
+  const RunInfo info = executor->run(plan, recorder);
+  const RankReport mine = executor->report();
+  const std::vector<OpRecord> records = gather_records(recorder.records(), MPI_COMM_WORLD);
+  const std::vector<std::string> reports = gather_strings(report_to_json(mine).dump(), MPI_COMM_WORLD);
+  double wall = info.wall_time_s;
+  MPI_Reduce(world.rank() == 0 ? MPI_IN_PLACE : &wall, &wall, 1, MPI_DOUBLE, MPI_MAX, 0, MPI_COMM_WORLD);
+  if (world.rank() != 0) return 0;
+
+  RunInfo merged = info;
+  merged.wall_time_s = wall;
+  const std::vector<Metrics> jobs = compute_job_metrics(plan, records, merged);
+  nlohmann::json metrics = run_metrics_json(jobs);
+  const RealSummary summary = summarize_reports(plan, reports, mapping);
+  metrics["checks"] = summary.checks;
+  metrics["real"] = {{"backend", o.backend},
+                     {"collectives", o.mpi_collectives ? "mpi" : "schedule"},
+                     {"compute_scale", compute_scale},
+                     {"comm_scale", o.comm_scale},
+                     {"compute_dtype_note", "fp16/bf16/tf32 compute runs in fp32 on the cpu backend"},
+                     {"flops_planned", summary.flops_planned},
+                     {"flops_executed", summary.flops_executed},
+                     {"bytes_sent", summary.bytes_sent},
+                     {"clock", "MPI_Wtime aligned to rank 0 (ping-pong offsets), t=0 at the start barrier"},
+                     {"ranks", summary.ranks}};
+  const std::string out = o.out.empty() ? (std::filesystem::path("runs") / (s.name + "-real")).string() : o.out;
+  std::error_code ec;
+  std::filesystem::create_directories(out, ec);
+  if (ec) throw RuntimeError(fmt::format("cannot create output folder {}: {}", out, ec.message()));
+  if (o.trace) {
+    write_file_atomic((std::filesystem::path(out) / "trace.json").string(), trace_json(plan, records, s.cluster.nodes));
+  }
+  write_file_atomic((std::filesystem::path(out) / "metrics.json").string(), metrics.dump(2) + "\n");
+  print_result(std::cout, jobs, summary);
+  std::cout << fmt::format("wrote {}/metrics.json{}\n", out, o.trace ? fmt::format(" and {}/trace.json", out) : "");
+  return summary.exact ? 0 : 1;
+}
+
+}  // namespace dtsim::real

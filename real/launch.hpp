@@ -1,0 +1,37 @@
+// The dtsim-real launcher's work, rank by rank: load the scenario, build the Plan, check the
+// world size, report how ranks map onto hosts and devices, run the backend, and on rank 0 merge
+// every rank's records into metrics.json and trace.json.
+#pragma once
+
+#include <string>
+#include <vector>
+
+#include "models/plan.hpp"
+#include "real/mpi_world.hpp"
+
+namespace dtsim::real {
+
+struct LaunchOptions {
+  std::string scenario;
+  std::string backend = "cpu";  // "cpu" or "cuda"
+  std::string out;              // "" = runs/<scenario name>-real
+  std::vector<std::string> sets;
+  bool mpi_collectives = false;
+  std::string compute_scale = "auto";  // a factor, or "auto"
+  double comm_scale = 1.0;
+  bool trace = true;
+  bool quiet = false;  // no per-rank table
+};
+
+// Throws InputError when the world is not the Plan's ranks, e.g.
+//   scenario needs 8 ranks (8 workers + 0 servers) but mpirun started 4; use mpirun -np 8, or
+//   shrink the scenario to 4 ranks with --set cluster.nodes=1
+void check_world_size(const Plan& plan, int world, const LaunchOptions& o);
+
+// --set overrides that give the scenario `world` ranks (at most two), e.g. "cluster.nodes=1".
+std::vector<std::string> world_size_hints(const LaunchOptions& o, int world);
+
+// Runs this rank; returns the exit code (0, or 1 when a correctness check failed).
+int launch(const LaunchOptions& o, const MpiWorld& world);
+
+}  // namespace dtsim::real

@@ -1,0 +1,64 @@
+// The numbers in the real buffers: integer-valued floats, so every sum of them is exact in fp32
+// and every rank can check a collective's result element by element. Pure functions, no MPI.
+#pragma once
+
+#include <cstdint>
+#include <span>
+
+#include "models/collectives/collective.hpp"
+
+namespace dtsim::real {
+
+// Contribution of group rank `r` to element `e` in round `salt` (an iteration): -3..4.
+inline float contribution(std::int64_t e, int r, int salt) {
+  return static_cast<float>(((e + 3 * static_cast<std::int64_t>(r) + salt) & 7) - 3);
+}
+// What a buffer holds where nobody has written yet (a gather's or broadcast's empty slots).
+inline constexpr float kEmpty = -1000.0f;
+
+// How a buffer of `elements` floats is cut into `chunks` pieces (the schedule's chunk ids):
+// chunk c is [c * elements / chunks, (c + 1) * elements / chunks), sizes differing by at most one.
+struct ChunkLayout {
+  std::int64_t elements = 0;
+  int chunks = 1;
+
+  std::int64_t begin(int c) const { return static_cast<std::int64_t>(c) * elements / chunks; }
+  std::int64_t size(int c) const { return begin(c + 1) - begin(c); }
+};
+
+// The buffer a collective of `kind` works on, of `elements` per rank as collective.hpp defines
+// S (AllToAll: `elements` sent by each rank, the buffer holding all size * size pieces).
+std::int64_t buffer_elements(CollectiveKind kind, int group_size, std::int64_t elements);
+// Chunks the MPI library's own collectives use for `kind` (one per rank where ownership matters).
+int native_chunks(CollectiveKind kind, int group_size);
+
+// Fills `buffer` with what group rank `me` starts with (offset: the buffer's first element's
+// index in the model, so values follow the model and not the buffer).
+void fill_input(CollectiveKind kind, const ChunkLayout& layout, const GroupShape& group, int me, int salt,
+                std::int64_t offset, std::span<float> buffer);
+
+struct CheckResult {
+  std::int64_t checked = 0;     // elements checked
+  std::int64_t mismatched = 0;  // elements not as the collective promises
+  double checksum = 0;          // sum of the checked elements as held
+  double expected = 0;          // the sum they should have
+};
+
+// Checks what group rank `me` holds after the collective against what it promises.
+CheckResult check_output(CollectiveKind kind, const ChunkLayout& layout, const GroupShape& group, int me, int salt,
+                         std::int64_t offset, std::span<const float> buffer);
+
+// Sum over group ranks 0..size-1 of contribution(e, r, salt), from a table of 8 residues.
+class SumTable {
+ public:
+  SumTable(int size, int salt);
+  float at(std::int64_t e) const { return sums_[static_cast<std::size_t>(e & 7)]; }
+
+ private:
+  float sums_[8] = {};
+};
+
+// FNV-1a over the bytes of the floats (a model's fingerprint).
+std::uint64_t hash_floats(const float* data, std::int64_t n);
+
+}  // namespace dtsim::real

@@ -1,0 +1,147 @@
+// End-to-end runs of dtsim-real under mpirun on tiny scenarios: exact collectives and
+// aggregation, the parameter server's model equal to the AllReduce model, refusals with exit 2,
+// metrics and trace in the simulator's format, and the cuda backend (skipped without a GPU).
+#include <catch2/catch.hpp>
+
+#include <set>
+
+#include "mpirun.hpp"
+
+using dtsim::test::run_dtsim;
+using dtsim::test::run_mpi;
+using dtsim::test::run_real;
+
+namespace {
+
+const std::string kTiny = "tests/real/data/tiny_allreduce.yaml";
+const std::string kTinyPs = "tests/real/data/tiny_ps.yaml";
+
+void require_exact(const dtsim::test::RealRun& r, int collectives_at_least) {
+  INFO(r.process.out << r.process.err);
+  REQUIRE(r.process.code == 0);
+  const auto& checks = r.metrics["checks"];
+  CHECK(checks["exact"] == true);
+  int checked = 0;
+  for (const auto& c : checks["collectives"]) {
+    CHECK(c["mismatched_elements"] == 0);
+    CHECK(c["checksum"].get<double>() == c["expected_checksum"].get<double>());
+    checked += c["ranks"].get<int>() * c["iterations"].get<int>();
+  }
+  CHECK(checked >= collectives_at_least);
+  for (const auto& m : checks["models"]) CHECK(m["workers_agree"] == true);
+}
+
+std::set<std::string> keys(const nlohmann::json& j) {
+  std::set<std::string> out;
+  for (auto it = j.begin(); it != j.end(); ++it) out.insert(it.key());
+  return out;
+}
+
+}  // namespace
+
+TEST_CASE("two ranks run a ring AllReduce job with exact sums") {
+  const auto r = run_real(2, kTiny + " --compute-scale 1", "ring2");
+  require_exact(r, 2 * 4);
+  CHECK(r.metrics["engine"] == "cpu");
+  CHECK(r.metrics["fidelity"] == "real");
+  CHECK(r.metrics["real"]["compute_scale"] == 1.0);
+  CHECK(r.metrics["real"]["collectives"] == "schedule");
+  CHECK(r.metrics["iteration_time_s"]["mean"].get<double>() > 0);
+  CHECK(r.metrics["checks"]["collectives"][0]["algorithm"] == "ring");
+}
+
+TEST_CASE("four ranks run the AllReduce job with every algorithm and with MPI's own collectives") {
+  const std::string four = kTiny + " --set cluster.nodes=2 --set cluster.devices_per_node=2";
+  for (const char* algorithm : {"ring", "double_binary_tree", "halving_doubling", "hierarchical", "direct"}) {
+    const auto r = run_real(4, four + " --set strategy.allreduce.algorithm=" + algorithm, algorithm);
+    require_exact(r, 4 * 4);
+    CHECK(r.metrics["checks"]["collectives"][0]["algorithm"] == algorithm);
+  }
+  const auto mpi = run_real(4, four + " --mpi-collectives", "mpi4");
+  require_exact(mpi, 4 * 4);
+  CHECK(mpi.metrics["real"]["collectives"] == "mpi");
+}
+
+TEST_CASE("every collective kind of every algorithm is exact over MPI on 2 3 and 4 ranks") {
+  for (int np : {2, 3, 4}) {
+    const auto r = run_mpi(np, "real_collectives_probe", "", "probe" + std::to_string(np));
+    INFO(r.out << r.err);
+    CHECK(r.code == 0);
+    CHECK(r.out.find(" 0 failed") != std::string::npos);
+  }
+}
+
+TEST_CASE("a parameter server aggregates exactly and under BSP ends with the AllReduce model") {
+  const auto ps = run_real(4, kTinyPs, "ps");
+  INFO(ps.process.out << ps.process.err);
+  REQUIRE(ps.process.code == 0);
+  const auto& aggregate = ps.metrics["checks"]["collectives"][0];
+  CHECK(aggregate["kind"] == "aggregate");
+  CHECK(aggregate["ranks"] == 2);
+  CHECK(aggregate["mismatched_elements"] == 0);
+  CHECK(ps.metrics["servers"] == 2);
+  const auto ar = run_real(2, kTiny, "ps-vs-ar");
+  REQUIRE(ar.process.code == 0);
+  CHECK(ps.metrics["checks"]["models"][0]["hash"] == ar.metrics["checks"]["models"][0]["hash"]);
+  // One shard, one server: the same model again.
+  const auto one = run_real(3, kTinyPs + " --set strategy.parameter_server.shards=1", "ps1");
+  REQUIRE(one.process.code == 0);
+  CHECK(one.metrics["checks"]["models"][0]["hash"] == ar.metrics["checks"]["models"][0]["hash"]);
+}
+
+TEST_CASE("the wrong world size is refused with exit 2 and a hint that works") {
+  const auto r = run_real(4, kTiny, "wrong-size");
+  CHECK(r.process.code == 2);
+  CHECK(r.process.err.find("needs 2 ranks (2 workers + 0 servers) but mpirun started 4; use mpirun -np 2") !=
+        std::string::npos);
+  CHECK(r.process.err.find("--set cluster.nodes=4") != std::string::npos);
+  CHECK(r.metrics.is_null());
+  const auto fixed = run_real(4, kTiny + " --set cluster.nodes=4", "hint-works");
+  require_exact(fixed, 4 * 4);
+  const auto bad = run_real(2, "tests/cli/data/unknown_key.yaml", "bad-scenario");
+  CHECK(bad.process.code == 2);
+  CHECK(bad.process.err.find("unknown key 'cluster.nodez'") != std::string::npos);
+}
+
+TEST_CASE("metrics and trace carry the simulator's fields") {
+  const auto real = run_real(2, kTiny, "format");
+  REQUIRE(real.process.code == 0);
+  const std::string sim_out = dtsim::test::temp_dir("format-sim");
+  const auto sim = run_dtsim("run " + kTiny + " --engine analytical --out '" + sim_out + "'", "format-sim");
+  REQUIRE(sim.code == 0);
+  const auto sim_metrics = nlohmann::json::parse(dtsim::test::slurp(sim_out + "/metrics.json"));
+  std::set<std::string> extra = keys(real.metrics);
+  for (const auto& k : keys(sim_metrics)) CHECK(extra.erase(k) == 1);
+  CHECK(extra == std::set<std::string>{"checks", "real"});
+  CHECK(keys(real.metrics["per_rank"][0]) == keys(sim_metrics["per_rank"][0]));
+  CHECK(keys(real.metrics["iteration_time_s"]) == keys(sim_metrics["iteration_time_s"]));
+  CHECK(real.metrics["jobs"].size() == sim_metrics["jobs"].size());
+  const auto trace = nlohmann::json::parse(dtsim::test::slurp(real.out + "/trace.json"));
+  const auto sim_trace = nlohmann::json::parse(dtsim::test::slurp(sim_out + "/trace.json"));
+  CHECK(trace["traceEvents"].size() > 20);
+  CHECK(keys(trace) == keys(sim_trace));
+  // Every simulated op appears once per iteration in the real trace too.
+  auto ops = [](const nlohmann::json& t) {
+    std::multiset<std::string> out;
+    for (const auto& e : t["traceEvents"]) {
+      if (e["ph"] == "X" && e["cat"] != "wait") out.insert(e["name"].get<std::string>());
+    }
+    return out;
+  };
+  CHECK(ops(trace) == ops(sim_trace));
+  for (const auto& e : trace["traceEvents"]) {
+    if (e["ph"] == "X") CHECK(keys(e) == std::set<std::string>{"name", "cat", "ph", "ts", "dur", "pid", "tid", "args"});
+  }
+}
+
+TEST_CASE("the cuda backend runs on a GPU or exits with code 3 and says why") {
+  const auto r = run_real(2, kTiny + " --backend cuda", "cuda");
+  if (r.process.code == 3) {
+    CHECK(r.process.err.find("dtsim-real: error:") != std::string::npos);
+    WARN("cuda backend skipped: " << r.process.err.substr(0, r.process.err.find('\n')));
+    SUCCEED();
+    return;
+  }
+  require_exact(r, 2 * 4);
+  CHECK(r.metrics["engine"] == "cuda");
+}

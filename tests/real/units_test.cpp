@@ -1,0 +1,128 @@
+// Unit tests of the real backends' pure parts: GEMM shapes, the values in the buffers and their
+// checks (against an in-memory replay of every schedule), model bindings, and world-size hints.
+#include <catch2/catch.hpp>
+
+#include <vector>
+
+#include "models/plan_compiler.hpp"
+#include "models/scenario_loader.hpp"
+#include "real/binding.hpp"
+#include "real/gemm.hpp"
+#include "real/launch.hpp"
+#include "real/plan_scale.hpp"
+#include "real/values.hpp"
+
+using namespace dtsim;
+using namespace dtsim::real;
+
+namespace {
+
+// Every rank's buffer after `schedule`, replayed in memory round by round (sends read the
+// chunk as it was when the round started).
+std::vector<std::vector<float>> replay(const Schedule& schedule, const ChunkLayout& layout,
+                                       std::vector<std::vector<float>> buffers) {
+  for (const Round& round : schedule.rounds) {
+    const auto before = buffers;
+    for (const Transfer& t : round.transfers) {
+      for (std::int64_t e = layout.begin(t.chunk); e < layout.begin(t.chunk + 1); ++e) {
+        const float v = before[t.src][static_cast<size_t>(e)];
+        float& into = buffers[t.dst][static_cast<size_t>(e)];
+        into = t.reduce ? into + v : v;
+      }
+    }
+  }
+  return buffers;
+}
+
+std::string source(const std::string& rel) { return std::string(DTSIM_SOURCE_DIR) + "/" + rel; }
+
+}  // namespace
+
+TEST_CASE("GEMM shapes execute the op's FLOPs") {
+  for (double flops : {2.0, 1e3, 7.3e6, 1e9, 3.3e11}) {
+    const auto shapes = gemm_shapes(flops, 512);
+    REQUIRE(!shapes.empty());
+    for (const auto& s : shapes) CHECK((s.m <= 512 && s.n <= 512 && s.k <= 512));
+    CHECK(gemm_flops(shapes) == Approx(flops).epsilon(0.02));
+  }
+  CHECK(gemm_shapes(1.0, 512).empty());
+}
+
+TEST_CASE("every schedule leaves every rank holding the exact result its checks expect") {
+  const CollectiveKind kinds[] = {CollectiveKind::AllReduce, CollectiveKind::ReduceScatter, CollectiveKind::AllGather,
+                                  CollectiveKind::Broadcast, CollectiveKind::Reduce,        CollectiveKind::AllToAll};
+  int runs = 0;
+  for (auto name : algorithm_names()) {
+    const CollectiveAlgorithm& algo = find_algorithm(name);
+    for (CollectiveKind kind : kinds) {
+      for (const GroupShape shape : {GroupShape{4, 2, 1}, GroupShape{5, 1, 0}, GroupShape{8, 4, 7}}) {
+        if (!algo.supports(kind, shape)) continue;
+        const std::int64_t elements = buffer_elements(kind, shape.size, 1001);
+        const Schedule s = algo.schedule(kind, shape, 4.0 * 1001);
+        const ChunkLayout layout{elements, s.chunks};
+        std::vector<std::vector<float>> buffers(static_cast<size_t>(shape.size),
+                                                std::vector<float>(static_cast<size_t>(elements)));
+        for (int r = 0; r < shape.size; ++r) fill_input(kind, layout, shape, r, 3, 40, buffers[r]);
+        const auto out = replay(s, layout, buffers);
+        for (int r = 0; r < shape.size; ++r) {
+          const CheckResult c = check_output(kind, layout, shape, r, 3, 40, out[r]);
+          INFO(name << " " << collective_name(kind) << " size " << shape.size << " rank " << r);
+          CHECK(c.mismatched == 0);
+          CHECK(c.checksum == c.expected);
+        }
+        // Untouched inputs fail the check (except where rank 0 already holds the result: a
+        // Broadcast's root; a Reduce checks only its root): the checks are not vacuous.
+        const CheckResult before = check_output(kind, layout, shape, 0, 3, 40, buffers[0]);
+        const bool holds =
+            kind == CollectiveKind::Broadcast ? shape.root == 0 : kind == CollectiveKind::Reduce && shape.root != 0;
+        if (!holds) CHECK(before.mismatched > 0);
+        ++runs;
+      }
+    }
+  }
+  CHECK(runs > 40);
+}
+
+TEST_CASE("bindings cover the model exactly for AllReduce buckets and parameter-server shards") {
+  for (const char* file : {"tests/real/data/tiny_allreduce.yaml", "tests/real/data/tiny_ps.yaml"}) {
+    const Plan plan = compile_plan(load_scenario(source(file), {"strategy.allreduce.bucket_size=70KB"}));
+    const RankBinding w = bind_rank(plan, 0);
+    CHECK(w.model_elements == 200000);  // 2e5 fp32 parameters
+    std::vector<int> covered(static_cast<size_t>(w.model_elements), 0);
+    for (const Binding& b : w.ops) {
+      if (b.buffer != BufferKind::Grads) continue;
+      for (std::int64_t e = b.model_offset; e < b.model_offset + b.elements; ++e) ++covered[static_cast<size_t>(e)];
+    }
+    for (int c : covered) REQUIRE(c == 1);
+  }
+}
+
+TEST_CASE("the wrong world size names both numbers and a --set that fits") {
+  LaunchOptions o;
+  o.scenario = source("scenarios/quickstart.yaml");
+  const Plan plan = compile_plan(load_scenario(o.scenario));
+  try {
+    check_world_size(plan, 4, o);
+    FAIL("no error");
+  } catch (const InputError& e) {
+    const std::string what = e.what();
+    CHECK(what.find("needs 8 ranks (8 workers + 0 servers) but mpirun started 4; use mpirun -np 8") !=
+          std::string::npos);
+    CHECK(what.find("--set cluster.nodes=1") != std::string::npos);
+  }
+  const auto hints = world_size_hints(o, 4);
+  REQUIRE(!hints.empty());
+  CHECK(hints.front() == "--set cluster.nodes=1");
+  CHECK(compile_plan(load_scenario(o.scenario, {"cluster.nodes=1"})).ranks.size() == 4);
+  CHECK_NOTHROW(check_world_size(plan, 8, o));
+}
+
+TEST_CASE("compute scale auto caps a rank's iteration at 2 GFLOP") {
+  Plan plan = compile_plan(load_scenario(source("scenarios/quickstart.yaml")));
+  const double scale = auto_compute_scale(plan);
+  CHECK(scale < 0.01);
+  scale_plan(plan, scale, 1.0);
+  CHECK(max_rank_flops(plan) == Approx(kAutoFlopsPerRank));
+  Plan tiny = compile_plan(load_scenario(source("tests/real/data/tiny_allreduce.yaml")));
+  CHECK(auto_compute_scale(tiny) == 1.0);
+}
