@@ -32,12 +32,24 @@ void job_summary(std::ostream& os, const Scenario& s, const JobSpec& job, const 
   row(os, "model", fmt::format("{} ({:.4g} M params, {:.4g} GFLOP/sample fwd+bwd, batch {}/worker, {})", w.name,
                                w.total_params() / 1e6, (w.fwd_flops_per_sample() + w.bwd_flops_per_sample()) / 1e9,
                                job.model.batch_per_worker, dtype_name(job.model.dtype)));
-  row(os, "strategy", fmt::format("{}, {} workers{}, BSP", strategy_text(s, job), m.workers,
-                                  m.servers ? fmt::format(" + {} servers", m.servers) : ""));
+  const std::string sync = job.sync.kind == SyncKind::Bsp   ? "BSP"
+                           : job.sync.kind == SyncKind::Asp ? "ASP"
+                                                            : fmt::format("SSP (staleness bound {})", job.sync.staleness);
+  row(os, "strategy", fmt::format("{}, {} workers{}, {}", strategy_text(s, job), m.workers,
+                                  job.strategy.kind == StrategyKind::ParameterServer
+                                      ? fmt::format(" + {} server shards", job.strategy.ps_shards)
+                                      : "",
+                                  sync));
   row(os, "iteration time mean", format_time(m.iteration_time.mean));
   row(os, "iteration time p50/p95/p99", fmt::format("{} / {} / {}", format_time(m.iteration_time.p50),
                                                     format_time(m.iteration_time.p95), format_time(m.iteration_time.p99)));
-  row(os, "throughput", fmt::format("{:.1f} samples/s", m.throughput_samples_per_s));
+  row(os, "throughput", fmt::format("{:.1f} samples/s{}", m.throughput_samples_per_s,
+                                    m.asynchronous ? " (the sum of the workers' own rates)" : ""));
+  if (m.asynchronous) {
+    row(os, "updates", fmt::format("{:.1f} model updates/s", m.updates_per_s));
+    row(os, "staleness", fmt::format("mean {:.2f}, p99 {:.0f}, max {:.0f} updates", m.staleness.mean, m.staleness.p99,
+                                     m.staleness.max));
+  }
   row(os, "compute", percent(m.compute_fraction));
   row(os, "exposed communication", percent(m.exposed_comm_fraction));
   row(os, "waiting", percent(m.wait_fraction));
@@ -45,21 +57,32 @@ void job_summary(std::ostream& os, const Scenario& s, const JobSpec& job, const 
   row(os, "bytes on the wire", fmt::format("{} per iteration", format_bytes(m.bytes_on_wire_per_iteration)));
 }
 
+std::string sync_text(const JobSpec& job) {
+  switch (job.sync.kind) {
+    case SyncKind::Bsp: return "";
+    case SyncKind::Asp: return ", asp";
+    case SyncKind::Ssp: return fmt::format(", ssp({})", job.sync.staleness);
+  }
+  return "";
+}
+
 // Several jobs side by side: one row each.
 void jobs_table(std::ostream& os, const Scenario& s, const std::vector<Metrics>& jobs) {
-  os << fmt::format("  {:<14} {:<40} {:>8} {:>11} {:>13} {:>8} {:>8} {:>8}\n", "job", "strategy", "workers",
-                    "iteration", "samples/s", "compute", "exposed", "waiting");
+  os << fmt::format("  {:<14} {:<46} {:>8} {:>11} {:>13} {:>8} {:>8} {:>8} {:>9}\n", "job", "strategy", "workers",
+                    "iteration", "samples/s", "compute", "exposed", "waiting", "staleness");
   for (size_t j = 0; j < jobs.size(); ++j) {
     const JobSpec& job = s.jobs[j];
     const Metrics& m = jobs[j];
     const std::string strategy =
         job.strategy.kind == StrategyKind::AllReduce
             ? fmt::format("allreduce {}", job.strategy.algorithm)
-            : fmt::format("parameter server, {} shard{}", job.strategy.ps_shards, job.strategy.ps_shards > 1 ? "s" : "");
-    os << fmt::format("  {:<14} {:<40} {:>8} {:>11} {:>13.1f} {:>8} {:>8} {:>8}\n", job.name,
+            : fmt::format("parameter server, {} shard{}{}", job.strategy.ps_shards, job.strategy.ps_shards > 1 ? "s" : "",
+                          sync_text(job));
+    os << fmt::format("  {:<14} {:<46} {:>8} {:>11} {:>13.1f} {:>8} {:>8} {:>8} {:>9}\n", job.name,
                       fmt::format("{} ({})", strategy, job.workload.name), m.workers,
                       format_time(m.iteration_time.mean), m.throughput_samples_per_s, percent(m.compute_fraction),
-                      percent(m.exposed_comm_fraction), percent(m.wait_fraction));
+                      percent(m.exposed_comm_fraction), percent(m.wait_fraction),
+                      m.asynchronous ? fmt::format("{:.1f}", m.staleness.mean) : std::string("-"));
   }
   os << "  (compute, exposed communication and waiting: shares of a worker's iteration; per-job details in "
         "metrics.json)\n";

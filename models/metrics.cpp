@@ -88,20 +88,16 @@ double WireBytes::operator()(int rank, const OpBody& body) {
 namespace {
 
 // Staleness of every measured update of an asynchronous job, and each worker's own sample rate.
-void async_metrics(const Plan& plan, const std::vector<OpRecord>& records, int job, Metrics& m) {
+// `spans`: each rank's measured window (end of its warm-up, end of its last op).
+void async_metrics(const Plan& plan, const std::vector<OpRecord>& records, int job,
+                   const std::vector<std::pair<double, double>>& spans, Metrics& m) {
   const JobPlan& jp = plan.jobs[job];
   // Updates per shard: (start, end, worker, iteration), from the server ranks' update ops.
   std::map<int, std::vector<std::tuple<double, double, int, int>>> updates;
-  std::map<int, std::pair<double, double>> worker_window;  // worker -> (end of warm-up, last end)
   for (const auto& r : records) {
     const RankProgram& rank = plan.ranks[r.rank];
-    if (rank.job != job) continue;
-    if (rank.role == Role::Server && std::holds_alternative<UpdateOp>(rank.ops[r.op].body)) {
+    if (rank.job == job && rank.role == Role::Server && std::holds_alternative<UpdateOp>(rank.ops[r.op].body)) {
       updates[rank.shard].emplace_back(r.start, r.end, rank.serves, r.iteration);
-    } else if (rank.role == Role::Worker) {
-      auto& [warm, last] = worker_window[r.rank];
-      if (r.iteration < plan.warmup) warm = std::max(warm, r.end);
-      last = std::max(last, r.end);
     }
   }
   std::vector<double> staleness;
@@ -128,8 +124,8 @@ void async_metrics(const Plan& plan, const std::vector<OpRecord>& records, int j
   const double per_worker = jp.samples_per_iteration / static_cast<double>(jp.workers.size());
   m.throughput_samples_per_s = 0;
   m.updates_per_s = 0;
-  for (const auto& [worker, window] : worker_window) {
-    const double span = window.second - window.first;
+  for (int worker : jp.workers) {
+    const double span = spans[worker].second - spans[worker].first;
     if (span <= 0) continue;
     m.throughput_samples_per_s += per_worker * plan.iterations / span;
     m.updates_per_s += plan.iterations / span;
@@ -164,9 +160,14 @@ Metrics compute_metrics(const Plan& plan, const std::vector<OpRecord>& records, 
   const double window = m.simulated_time_s - window_start;
   std::vector<std::vector<Interval>> compute(plan.ranks.size()), comm(plan.ranks.size());
   std::vector<double> bytes(plan.ranks.size(), 0.0);
+  std::vector<std::pair<double, double>> spans(plan.ranks.size(), {0.0, 0.0});
   WireBytes wire_bytes(plan);
   for (const auto& r : records) {
-    if (r.iteration < plan.warmup || plan.ranks[r.rank].job != job) continue;
+    if (plan.ranks[r.rank].job != job) continue;
+    auto& [warm, last] = spans[r.rank];
+    if (r.iteration < plan.warmup) warm = std::max(warm, r.end);
+    last = std::max(last, r.end);
+    if (r.iteration < plan.warmup) continue;
     const Op& op = plan.ranks[r.rank].ops[r.op];
     if (std::holds_alternative<GateOp>(op.body)) continue;  // waiting at a staleness bound
     (is_compute(op.body) ? compute : comm)[r.rank].emplace_back(r.start, r.end);
@@ -185,11 +186,13 @@ Metrics compute_metrics(const Plan& plan, const std::vector<OpRecord>& records, 
     rm.compute_s = length(compute[i]) * per_it;
     rm.comm_s = length(comm[i]) * per_it;
     rm.exposed_comm_s = length_minus(comm[i], compute[i]) * per_it;
-    rm.wait_s = std::max(0.0, window * per_it - rm.compute_s - rm.exposed_comm_s);
+    // Asynchronous workers each run their own iterations: each is measured over its own window.
+    const double own = jp.asynchronous ? spans[i].second - spans[i].first : window;
+    rm.wait_s = std::max(0.0, own * per_it - rm.compute_s - rm.exposed_comm_s);
     rm.bytes_sent = bytes[i] * per_it;
     m.bytes_on_wire_per_iteration += rm.bytes_sent;
-    if (rm.role == Role::Worker && window > 0) {
-      const double it = window * per_it;
+    if (rm.role == Role::Worker && own > 0) {
+      const double it = own * per_it;
       m.compute_fraction += rm.compute_s / it / m.workers;
       m.comm_fraction += rm.comm_s / it / m.workers;
       m.exposed_comm_fraction += rm.exposed_comm_s / it / m.workers;
@@ -200,7 +203,7 @@ Metrics compute_metrics(const Plan& plan, const std::vector<OpRecord>& records, 
   m.updates_per_s = m.iteration_time.mean > 0 ? 1.0 / m.iteration_time.mean : 0;
   m.staleness = summarize({0.0});
   m.asynchronous = jp.asynchronous;
-  if (jp.asynchronous) async_metrics(plan, records, job, m);
+  if (jp.asynchronous) async_metrics(plan, records, job, spans, m);
   return m;
 }
 
