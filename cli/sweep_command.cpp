@@ -74,7 +74,7 @@ int sweep_command(const SweepOptions& o) {
   if (o.mpi) mpi.emplace();
   const bool root = !mpi || mpi->rank() == 0;
   PointResults done;
-  std::vector<size_t> todo;
+  std::vector<size_t> pending;
   std::optional<Journal> journal;
   if (root) {
     std::error_code ec;
@@ -88,12 +88,12 @@ int sweep_command(const SweepOptions& o) {
       if (const auto f = journaled.find(m.points[i].key); f != journaled.end()) {
         done.emplace(f->first, f->second);
       } else {
-        todo.push_back(i);
+        pending.push_back(i);
       }
     }
     journal.emplace(out);
   }
-  const size_t total = root ? done.size() + todo.size() : 0;
+  const size_t total = root ? done.size() + pending.size() : 0;
   std::optional<Progress> progress;
   if (root) progress.emplace(total, done.size());
   auto last_write = std::chrono::steady_clock::now();
@@ -111,9 +111,9 @@ int sweep_command(const SweepOptions& o) {
   };
   try {
     if (mpi) {
-      mpi->run(plan.scenarios, todo, o.jobs, on_done);
+      mpi->run(plan.scenarios, pending, o.jobs, on_done);
     } else {
-      run_points(plan.scenarios, todo, o.jobs, on_done);
+      run_points(plan.scenarios, pending, o.jobs, on_done);
     }
   } catch (...) {
     if (root) {

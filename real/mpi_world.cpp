@@ -11,6 +11,22 @@
 
 namespace dtsim::real {
 
+namespace {
+
+// Gathers every rank's count at rank 0 and fills the displacements for MPI_Gatherv; the total.
+int gather_counts(int count, MPI_Comm comm, std::vector<int>& counts, std::vector<int>& displs) {
+  MPI_Gather(&count, 1, MPI_INT, counts.data(), 1, MPI_INT, 0, comm);
+  int total = 0;
+  for (size_t i = 0; i < counts.size(); ++i) {
+    displs[i] = total;
+    total += counts[i];
+  }
+  return total;
+}
+
+}  // namespace
+
+
 MpiWorld::MpiWorld(int& argc, char**& argv) {
   int provided = 0;
   MPI_Init_thread(&argc, &argv, MPI_THREAD_MULTIPLE, &provided);
@@ -100,12 +116,7 @@ std::vector<OpRecord> gather_records(const std::vector<OpRecord>& mine, MPI_Comm
   MPI_Comm_size(comm, &size);
   int count = static_cast<int>(packed.size());
   std::vector<int> counts(size), displs(size);
-  MPI_Gather(&count, 1, MPI_INT, counts.data(), 1, MPI_INT, 0, comm);
-  int total = 0;
-  for (int i = 0; i < size; ++i) {
-    displs[i] = total;
-    total += counts[i];
-  }
+  const int total = gather_counts(count, comm, counts, displs);
   std::vector<double> all(rank == 0 ? static_cast<size_t>(total) : 0);
   MPI_Gatherv(packed.data(), count, MPI_DOUBLE, all.data(), counts.data(), displs.data(), MPI_DOUBLE, 0, comm);
   std::vector<OpRecord> out;
@@ -122,12 +133,7 @@ std::vector<std::string> gather_strings(const std::string& mine, MPI_Comm comm) 
   MPI_Comm_size(comm, &size);
   int count = static_cast<int>(mine.size());
   std::vector<int> counts(size), displs(size);
-  MPI_Gather(&count, 1, MPI_INT, counts.data(), 1, MPI_INT, 0, comm);
-  int total = 0;
-  for (int i = 0; i < size; ++i) {
-    displs[i] = total;
-    total += counts[i];
-  }
+  const int total = gather_counts(count, comm, counts, displs);
   std::string all(rank == 0 ? static_cast<size_t>(total) : 0, '\0');
   MPI_Gatherv(mine.data(), count, MPI_CHAR, all.data(), counts.data(), displs.data(), MPI_CHAR, 0, comm);
   std::vector<std::string> out;

@@ -10,6 +10,21 @@
 
 namespace dtsim::real {
 
+namespace {
+
+// The five tab-separated fields of a rank's mapping line: host, role, node, local, device.
+std::vector<std::string> mapping_fields(const std::string& line) {
+  std::vector<std::string> f;
+  size_t at = 0;
+  for (size_t tab; (tab = line.find('\t', at)) != std::string::npos; at = tab + 1) f.push_back(line.substr(at, tab - at));
+  f.push_back(line.substr(at));
+  f.resize(5);
+  return f;
+}
+
+}  // namespace
+
+
 nlohmann::json report_to_json(const RankReport& r) {
   nlohmann::json checks = nlohmann::json::array();
   for (const auto& c : r.checks) {
@@ -89,13 +104,7 @@ RealSummary summarize_reports(const Plan& plan, const std::vector<std::string>& 
               {"models", models}};
   s.ranks = nlohmann::json::array();
   for (size_t rank = 0; rank < mapping.size(); ++rank) {
-    std::vector<std::string> f;
-    size_t at = 0;
-    for (size_t tab; (tab = mapping[rank].find('\t', at)) != std::string::npos; at = tab + 1) {
-      f.push_back(mapping[rank].substr(at, tab - at));
-    }
-    f.push_back(mapping[rank].substr(at));
-    f.resize(5);
+    const std::vector<std::string> f = mapping_fields(mapping[rank]);
     s.ranks.push_back({{"rank", rank},
                        {"host", f[0]},
                        {"role", f[1]},
@@ -109,13 +118,7 @@ RealSummary summarize_reports(const Plan& plan, const std::vector<std::string>& 
 void print_mapping(std::ostream& os, const std::vector<std::string>& mapping) {
   os << fmt::format("  {:>5}  {:<20} {:<7} {:>5} {:>6}  {}\n", "rank", "host", "role", "node", "local", "device");
   for (size_t rank = 0; rank < mapping.size(); ++rank) {
-    std::vector<std::string> f;
-    size_t at = 0;
-    for (size_t tab; (tab = mapping[rank].find('\t', at)) != std::string::npos; at = tab + 1) {
-      f.push_back(mapping[rank].substr(at, tab - at));
-    }
-    f.push_back(mapping[rank].substr(at));
-    f.resize(5);
+    const std::vector<std::string> f = mapping_fields(mapping[rank]);
     os << fmt::format("  {:>5}  {:<20} {:<7} {:>5} {:>6}  {}\n", rank, f[0], f[1], f[2], f[3], f[4]);
   }
 }

@@ -23,15 +23,15 @@ MpiSweep::~MpiSweep() {
   if (!finalized) MPI_Finalize();
 }
 
-void MpiSweep::run(const std::vector<Scenario>& scenarios, std::vector<size_t> todo, int jobs,
+void MpiSweep::run(const std::vector<Scenario>& scenarios, std::vector<size_t> pending, int jobs,
                    const std::function<void(size_t index, const nlohmann::json& metrics)>& done) {
-  unsigned long count = todo.size();
+  unsigned long count = pending.size();
   MPI_Bcast(&count, 1, MPI_UNSIGNED_LONG, 0, MPI_COMM_WORLD);
-  todo.resize(count);
-  MPI_Bcast(todo.data(), static_cast<int>(count), MPI_UNSIGNED_LONG, 0, MPI_COMM_WORLD);
+  pending.resize(count);
+  MPI_Bcast(pending.data(), static_cast<int>(count), MPI_UNSIGNED_LONG, 0, MPI_COMM_WORLD);
 
   std::vector<size_t> mine;
-  for (size_t i = static_cast<size_t>(rank_); i < todo.size(); i += static_cast<size_t>(size_)) mine.push_back(todo[i]);
+  for (size_t i = static_cast<size_t>(rank_); i < pending.size(); i += static_cast<size_t>(size_)) mine.push_back(pending[i]);
   // One JSON line per finished point; an error line ("!" + message) if the share failed.
   std::string payload;
   try {

@@ -24,10 +24,10 @@ class MpiSweep {
   int rank() const { return rank_; }
   int size() const { return size_; }
 
-  // `todo` counts at rank 0 only. At rank 0, `done` is called for every point of every rank
+  // `pending` counts at rank 0 only. At rank 0, `done` is called for every point of every rank
   // (its own as they finish, the others' when gathered). Throws RuntimeError at every rank if
   // any rank failed.
-  void run(const std::vector<Scenario>& scenarios, std::vector<size_t> todo, int jobs,
+  void run(const std::vector<Scenario>& scenarios, std::vector<size_t> pending, int jobs,
            const std::function<void(size_t index, const nlohmann::json& metrics)>& done);
 
  private:

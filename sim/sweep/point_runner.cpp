@@ -137,19 +137,19 @@ nlohmann::json simulate_point(const Scenario& s) {
   return run_metrics_json(compute_job_metrics(plan, recorder.records(), info));
 }
 
-void run_points(const std::vector<Scenario>& scenarios, const std::vector<size_t>& todo, int jobs,
+void run_points(const std::vector<Scenario>& scenarios, const std::vector<size_t>& pending, int jobs,
                 const std::function<void(size_t index, const nlohmann::json& metrics)>& done) {
   if (jobs < 1) throw InputError("--jobs: expected 1 or more");
   size_t next = 0;
   if (jobs == 1) {
-    for (; next < todo.size() && scenarios[todo[next]].run.engine == Engine::Analytical; ++next) {
-      done(todo[next], simulate_point(scenarios[todo[next]]));
+    for (; next < pending.size() && scenarios[pending[next]].run.engine == Engine::Analytical; ++next) {
+      done(pending[next], simulate_point(scenarios[pending[next]]));
     }
   }
   Pool pool(scenarios, done);
-  while (next < todo.size() || pool.running() > 0) {
-    while (!pool.failure() && next < todo.size() && pool.running() < static_cast<size_t>(jobs)) {
-      pool.launch(todo[next++]);
+  while (next < pending.size() || pool.running() > 0) {
+    while (!pool.failure() && next < pending.size() && pool.running() < static_cast<size_t>(jobs)) {
+      pool.launch(pending[next++]);
     }
     if (pool.running() == 0) break;
     pool.wait_one();

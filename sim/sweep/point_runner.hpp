@@ -16,10 +16,10 @@ namespace dtsim {
 // metrics.json of one point (run_metrics_json), computed in this process. SimGrid: once per process.
 nlohmann::json simulate_point(const Scenario& s);
 
-// Runs the points `todo` (indices into `scenarios`), calling `done` in this process as each
+// Runs the points `pending` (indices into `scenarios`), calling `done` in this process as each
 // finishes, in completion order. A failed point throws RuntimeError after the running children
 // have finished (their results are still handed to `done`).
-void run_points(const std::vector<Scenario>& scenarios, const std::vector<size_t>& todo, int jobs,
+void run_points(const std::vector<Scenario>& scenarios, const std::vector<size_t>& pending, int jobs,
                 const std::function<void(size_t index, const nlohmann::json& metrics)>& done);
 
 }  // namespace dtsim

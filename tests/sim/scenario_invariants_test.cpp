@@ -5,19 +5,14 @@
 #include "models/metrics.hpp"
 #include "models/plan_compiler.hpp"
 #include "models/scenario_loader.hpp"
-#include "sim/analytical/engine.hpp"
+#include "run_analytical.hpp"
 
 using namespace dtsim;
 
 namespace {
 
 Metrics run(const std::string& file, std::vector<std::string> sets) {
-  const Scenario s = load_scenario(std::string(DTSIM_SOURCE_DIR) + "/scenarios/" + file, sets);
-  const Plan plan = compile_plan(s);
-  Recorder rec;
-  AnalyticalExecutor engine(s.cluster);
-  const RunInfo info = engine.run(plan, rec);
-  return compute_metrics(plan, rec.records(), info);
+  return test::run_analytical(load_scenario(std::string(DTSIM_SOURCE_DIR) + "/scenarios/" + file, sets)).front();
 }
 
 double mean(const std::string& file, std::vector<std::string> sets) { return run(file, sets).iteration_time.mean; }

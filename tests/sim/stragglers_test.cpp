@@ -5,19 +5,15 @@
 #include "models/metrics.hpp"
 #include "models/plan_compiler.hpp"
 #include "models/scenario_loader.hpp"
-#include "sim/analytical/engine.hpp"
+#include "run_analytical.hpp"
 
 using namespace dtsim;
 
 namespace {
 
 Metrics run(std::vector<std::string> sets) {
-  const Scenario s = load_scenario(std::string(DTSIM_SOURCE_DIR) + "/scenarios/quickstart.yaml", sets);
-  const Plan plan = compile_plan(s);
-  Recorder rec;
-  AnalyticalExecutor engine(s.cluster);
-  const RunInfo info = engine.run(plan, rec);
-  return compute_metrics(plan, rec.records(), info);
+  return test::run_analytical(load_scenario(std::string(DTSIM_SOURCE_DIR) + "/scenarios/quickstart.yaml", sets))
+      .front();
 }
 
 }  // namespace

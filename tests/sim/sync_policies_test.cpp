@@ -6,7 +6,7 @@
 #include "models/metrics.hpp"
 #include "models/plan_compiler.hpp"
 #include "models/scenario_loader.hpp"
-#include "sim/analytical/engine.hpp"
+#include "run_analytical.hpp"
 
 using namespace dtsim;
 
@@ -30,21 +30,11 @@ run: {iterations: 24, warmup: 2}
 )";
 
 Metrics run(const std::string& text, std::vector<std::string> sets) {
-  const Scenario s = load_scenario_text(text, "sync.yaml", sets);
-  const Plan plan = compile_plan(s);
-  Recorder rec;
-  AnalyticalExecutor engine(s.cluster);
-  const RunInfo info = engine.run(plan, rec);
-  return compute_metrics(plan, rec.records(), info);
+  return test::run_analytical(load_scenario_text(text, "sync.yaml", sets)).front();
 }
 
 Metrics file(const std::string& path, std::vector<std::string> sets) {
-  const Scenario s = load_scenario(path, sets);
-  const Plan plan = compile_plan(s);
-  Recorder rec;
-  AnalyticalExecutor engine(s.cluster);
-  const RunInfo info = engine.run(plan, rec);
-  return compute_metrics(plan, rec.records(), info);
+  return test::run_analytical(load_scenario(path, sets)).front();
 }
 
 }  // namespace
