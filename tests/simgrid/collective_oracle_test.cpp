@@ -71,8 +71,10 @@ void check_algorithm(const std::string& name, int per_node, const std::vector<in
           double took = 0;
           for (const auto& r : test::simulate(c, plan, fidelity).records) took = std::max(took, r.end);
           INFO(name << " " << collective_name(kind) << " N=" << n << " S=" << bytes << " " << fidelity_name(fidelity));
-          if (name == "double_binary_tree") {
-            CHECK(took <= expected * 1.01);  // the tree's closed form is an upper bound (models/collectives)
+          if (name == "double_binary_tree" && n == 3) {
+            // Three ranks leave the two trees unbalanced: the closed form is an upper bound there
+            // (models/collectives/double_binary_tree.cpp); measured 0.76 to 1.0 of it.
+            CHECK(took <= expected * 1.01);
           } else {
             CHECK(took == Approx(expected).epsilon(0.01));
           }
@@ -88,7 +90,7 @@ TEST_CASE("ring on SimGrid equals its closed form") { check_algorithm("ring", 1,
 TEST_CASE("halving-doubling on SimGrid equals its closed form") {
   check_algorithm("halving_doubling", 1, {2, 4, 8, 16, 64});
 }
-TEST_CASE("double binary tree on SimGrid stays within its closed form") {
+TEST_CASE("double binary tree on SimGrid equals its closed form") {
   check_algorithm("double_binary_tree", 1, {2, 3, 4, 8, 16, 64});
 }
 TEST_CASE("direct on SimGrid equals its closed form") { check_algorithm("direct", 1, {2, 3, 4, 8, 16, 64}); }
