@@ -38,4 +38,17 @@ int models_command(const std::string& action, const std::string& name);
 int devices_command();
 int keys_command(bool markdown);
 
+struct CheckpointOptions {
+  std::string scenario;
+  std::vector<std::string> sets;
+  std::string engine;  // "" = the scenario's run.engine
+  int job = 0;
+  int trials = 200;
+  int points = 25;
+  bool json = false;
+};
+
+// `dtsim checkpoint`: the checkpoint interval that maximises goodput, against Young/Daly.
+int checkpoint_command(const CheckpointOptions& o);
+
 }  // namespace dtsim::cli

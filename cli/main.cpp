@@ -18,6 +18,7 @@ Examples:
   dtsim sweep scenarios/quickstart.yaml --param cluster.nodes=1..64:x2
   dtsim sweep scenarios/quickstart.yaml --param cluster.nodes=1..16:x2 --scaling strong --jobs 2
   dtsim compare runs/a runs/b
+  dtsim checkpoint scenarios/failures_checkpointing.yaml
   dtsim models list          dtsim models show resnet50
   dtsim devices              dtsim keys
 )";
@@ -85,6 +86,21 @@ int main(int argc, char** argv) {
 
   auto* devices_cmd = app.add_subcommand("devices", "List the device zoo");
 
+  cli::CheckpointOptions ckpt;
+  auto* ckpt_cmd =
+      app.add_subcommand("checkpoint", "Suggest the checkpoint interval that maximises goodput under failures");
+  ckpt_cmd->add_option("scenario", ckpt.scenario, "Scenario file (YAML) with faults.* keys")->required();
+  ckpt_cmd->add_option("--set", ckpt.sets, "Override a scenario key: key.path=value (repeatable)");
+  ckpt_cmd->add_option("--engine", ckpt.engine, "analytical or simgrid (default: the scenario's run.engine)");
+  ckpt_cmd->add_option("--job", ckpt.job, "Which job (from 0)")->capture_default_str();
+  ckpt_cmd->add_option("--trials", ckpt.trials, "Monte Carlo trials per interval")
+      ->check(CLI::Range(1, 100000))
+      ->capture_default_str();
+  ckpt_cmd->add_option("--points", ckpt.points, "Intervals scanned, from Young/Daly / 8 to x 8")
+      ->check(CLI::Range(3, 1000))
+      ->capture_default_str();
+  ckpt_cmd->add_flag("--json", ckpt.json, "Print the scan as JSON");
+
   bool markdown = false;
   auto* keys_cmd = app.add_subcommand("keys", "List every scenario key with its default and meaning");
   keys_cmd->add_flag("--markdown", markdown, "Print docs/scenarios.md");
@@ -104,6 +120,7 @@ int main(int argc, char** argv) {
     if (*models_cmd) return cli::models_command(models_action, model_name);
     if (*devices_cmd) return cli::devices_command();
     if (*keys_cmd) return cli::keys_command(markdown);
+    if (*ckpt_cmd) return cli::checkpoint_command(ckpt);
   } catch (const InputError& e) {
     std::cerr << e.what() << "\n";
     return 2;

@@ -14,6 +14,7 @@
 #include "models/scenario_loader.hpp"
 #include "models/trace.hpp"
 #include "sim/analytical/engine.hpp"
+#include "sim/faults/evaluate.hpp"
 #include "sim/simgrid/executor.hpp"
 
 namespace dtsim::cli {
@@ -32,7 +33,8 @@ int run_command(const RunOptions& o) {
     engine = std::make_unique<AnalyticalExecutor>(s.cluster);
   }
   const RunInfo info = engine->run(plan, recorder);
-  const std::vector<Metrics> jobs = compute_job_metrics(plan, recorder.records(), info);
+  std::vector<Metrics> jobs = compute_job_metrics(plan, recorder.records(), info);
+  add_fault_reports(s, jobs);
 
   const std::string out = o.out.empty() ? (std::filesystem::path("runs") / s.name).string() : o.out;
   std::error_code ec;

@@ -16,6 +16,8 @@ void row(std::ostream& os, std::string_view key, const std::string& value) {
 
 std::string percent(double f) { return fmt::format("{:.1f} %", 100.0 * f); }
 
+void fault_rows(std::ostream& os, const FaultReport& f);
+
 std::string strategy_text(const Scenario& s, const JobSpec& job) {
   const StrategySpec& st = job.strategy;
   if (st.kind == StrategyKind::AllReduce) {
@@ -55,6 +57,28 @@ void job_summary(std::ostream& os, const Scenario& s, const JobSpec& job, const 
   row(os, "waiting", percent(m.wait_fraction));
   row(os, "communication (total)", fmt::format("{} (overlapped or not)", percent(m.comm_fraction)));
   row(os, "bytes on the wire", fmt::format("{} per iteration", format_bytes(m.bytes_on_wire_per_iteration)));
+  if (m.faults) fault_rows(os, *m.faults);
+}
+
+void fault_rows(std::ostream& os, const FaultReport& f) {
+  const std::string interval =
+      f.checkpoint_interval_s > 0
+          ? fmt::format("every {} ({:.0f} iterations), {} each ({})", format_time(f.checkpoint_interval_s),
+                        f.checkpoint_interval_iterations, format_time(f.checkpoint_cost_s), format_bytes(f.checkpoint_bytes))
+          : std::string("none");
+  row(os, "checkpoints", interval);
+  row(os, "failures", fmt::format("{:.2f} in {} ({} recovery{}, mean of {} trials)", f.failures, format_time(f.horizon_s),
+                                  f.recovery, f.job_mtbf_s > 0 ? fmt::format(", job MTBF {}", format_time(f.job_mtbf_s)) : "",
+                                  f.trials));
+  row(os, "goodput", fmt::format("{:.1f} samples/s ({} of throughput)", f.goodput, percent(f.goodput / f.throughput)));
+  row(os, "time lost", fmt::format("checkpoints {}, lost work {}, detection {}, restart {}{}",
+                                   percent(f.checkpoint_s / f.horizon_s), percent(f.lost_work_s / f.horizon_s),
+                                   percent(f.detection_s / f.horizon_s), percent(f.restart_s / f.horizon_s),
+                                   f.idle_s > 0 ? fmt::format(", no workers {}", percent(f.idle_s / f.horizon_s)) : ""));
+  if (f.young_daly_interval_s > 0) {
+    row(os, "Young/Daly interval", fmt::format("{} (dtsim checkpoint suggests one by simulation)",
+                                               format_time(f.young_daly_interval_s)));
+  }
 }
 
 std::string sync_text(const JobSpec& job) {
@@ -86,6 +110,11 @@ void jobs_table(std::ostream& os, const Scenario& s, const std::vector<Metrics>&
   }
   os << "  (compute, exposed communication and waiting: shares of a worker's iteration; per-job details in "
         "metrics.json)\n";
+  for (size_t j = 0; j < jobs.size(); ++j) {
+    if (!jobs[j].faults) continue;
+    os << fmt::format("\n  job {} under failures:\n", s.jobs[j].name);
+    fault_rows(os, *jobs[j].faults);
+  }
 }
 
 }  // namespace

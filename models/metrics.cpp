@@ -228,7 +228,7 @@ nlohmann::json metrics_to_json(const Metrics& m) {
                      {"wait_s", r.wait_s},
                      {"bytes_sent", r.bytes_sent}});
   }
-  return nlohmann::json{{"schema_version", kMetricsSchemaVersion},
+  nlohmann::json out{{"schema_version", kMetricsSchemaVersion},
                         {"scenario", m.scenario},
                         {"job", m.job},
                         {"engine", m.run.engine},
@@ -251,6 +251,8 @@ nlohmann::json metrics_to_json(const Metrics& m) {
                         {"simulated_time_s", m.simulated_time_s},
                         {"wall_time_s", m.run.wall_time_s},
                         {"per_rank", ranks}};
+  if (m.faults) out["faults"] = fault_report_json(*m.faults);
+  return out;
 }
 
 }  // namespace dtsim

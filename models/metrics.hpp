@@ -3,12 +3,14 @@
 #pragma once
 
 #include <map>
+#include <optional>
 #include <string>
 #include <tuple>
 #include <vector>
 
 #include <nlohmann/json_fwd.hpp>
 
+#include "models/faults.hpp"
 #include "models/observer.hpp"
 #include "models/plan.hpp"
 
@@ -57,6 +59,7 @@ struct Metrics {
   std::vector<long> staleness_histogram;  // [s] = updates with staleness s
   double simulated_time_s = 0;
   std::vector<RankMetrics> ranks;
+  std::optional<FaultReport> faults;  // when the job's faults.* are set (sim/faults/)
 };
 
 // Metrics of one job (its own ranks and iterations).

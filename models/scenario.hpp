@@ -10,6 +10,7 @@
 #include "models/cluster.hpp"
 #include "models/dtype.hpp"
 #include "models/error.hpp"
+#include "models/faults.hpp"
 #include "models/workload.hpp"
 
 namespace dtsim {
@@ -89,6 +90,7 @@ struct JobSpec {
   StrategySpec strategy;
   SyncSpec sync;
   StragglerSpec stragglers;
+  FaultSpec faults;
   PlacementSpec placement;
   Workload workload;  // resolved from `model`
 

@@ -228,6 +228,7 @@ std::vector<ScenarioKey> build_keys() {
       [](S& s, const V& v) { s.run.fuse_compute = v.boolean(); });
   add("run.seed", "count", "1", "Seed of every random choice in the run.",
       [](S& s, const V& v) { s.run.seed = v.count(0); });
+  add_fault_keys(k);
   return k;
 }
 
@@ -252,8 +253,8 @@ std::string scenario_keys_markdown() {
       "this file in step. Units: sizes B, KB, MB, GB, TB, KiB, MiB, GiB, TiB; rates bps, Kbps, Mbps, Gbps, Tbps,\n"
       "B/s, KB/s, MB/s, GB/s, TB/s, KiB/s, MiB/s, GiB/s; times ns, us, ms, s, min, h; FLOP counts FLOP, GFLOP,\n"
       "TFLOP, ...; FLOP rates GFLOPS, TFLOPS, PFLOPS. Any key can be overridden with `--set key=value`.\n\n"
-      "Job keys (`model.*`, `strategy.*`, `placement.*`, `sync.*`) describe one training job. For one job\n"
-      "they go at the top level. For several jobs sharing the cluster, give a `jobs:` list instead; each\n"
+      "Job keys (`model.*`, `strategy.*`, `placement.*`, `sync.*`, `stragglers.*`, `faults.*`) describe one\n"
+      "training job. For one job they go at the top level. For several jobs sharing the cluster, give a `jobs:` list instead; each\n"
       "entry holds a `name` and its own job keys, and `--set jobs.N.key=value` reaches job N (from 0).\n"
       "Two jobs may not share a device. See `scenarios/two_jobs.yaml` and `scenarios/ps_vs_allreduce.yaml`.\n\n"
       "| key | type | default | meaning |\n|---|---|---|---|\n";

@@ -193,6 +193,7 @@ void finish_scenario(Scenario& s) {
     check_placement(s, i, owner);
     check_strategy(s, i);
     check_stragglers(s, i);
+    finish_faults(s, i, s.jobs[i]);
   }
 }
 

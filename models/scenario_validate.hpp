@@ -8,4 +8,7 @@ namespace dtsim {
 // Throws InputError pointing at the key to change; fills each job's workload and defaults that depend on other keys.
 void finish_scenario(Scenario& s);
 
+// The `faults.*` checks of job `index` (models/faults_keys.cpp): loads faults.trace.
+void finish_faults(const Scenario& s, size_t index, JobSpec& job);
+
 }  // namespace dtsim
