@@ -8,6 +8,7 @@
 #include <vector>
 
 #include "models/cluster.hpp"
+#include "models/compression/compressor.hpp"
 #include "models/dtype.hpp"
 #include "models/error.hpp"
 #include "models/workload.hpp"
@@ -89,6 +90,7 @@ struct JobSpec {
   StrategySpec strategy;
   SyncSpec sync;
   StragglerSpec stragglers;
+  CompressionSpec compression;
   PlacementSpec placement;
   Workload workload;  // resolved from `model`
 
