@@ -227,7 +227,7 @@ void Replay::execute_run(int rank, const std::vector<int>& ops) {
   // A device computes one op at a time: ranks sharing a host take turns, first come first served.
   const auto shared = host_locks_.find(platform_.rank_hosts[rank]);
   std::unique_lock<sg4::Mutex> turn;
-  if (shared != host_locks_.end()) turn = std::unique_lock<sg4::Mutex>(*shared->second);
+  if (shared != host_locks_.end() && total > 0) turn = std::unique_lock<sg4::Mutex>(*shared->second);
   const double start = sg4::Engine::get_clock();
   sg4::this_actor::execute(total * platform_.rank_speed[rank]);
   ++stats_.activities;

@@ -11,7 +11,7 @@ using namespace dtsim;
 
 namespace {
 
-// Four nodes of one GPU on a star: nothing shares a link.
+// Four nodes of one GPU on a star, no overlap: nothing shares a link or a device.
 const char* const kJob = R"(name: compressed
 model:
   name: synthetic
@@ -22,7 +22,7 @@ cluster:
   device: a100_80gb
   nic: {rate: 25Gbps, latency: 5us}
 strategy:
-  allreduce: {bucket_size: 50MB}
+  allreduce: {bucket_size: 50MB, overlap: false}
 run: {iterations: 2, warmup: 0}
 )";
 
