@@ -18,6 +18,7 @@ std::string_view phase_name(Phase p) {
     case Phase::Communication: return "communication";
     case Phase::Aggregate: return "aggregate";
     case Phase::Optimizer: return "optimizer";
+    case Phase::Compression: return "compression";
   }
   return "?";
 }

@@ -16,8 +16,9 @@ namespace dtsim {
 // parameter server receiving from every worker at once.
 enum class Stream { Compute = 0, Comm = 1, Posted = 2 };
 enum class Role { Worker, Server };
-// What an op is for: drives the metrics breakdown and the trace colours.
-enum class Phase { Forward, Backward, Communication, Aggregate, Optimizer };
+// What an op is for: drives the metrics breakdown and the trace colours. Compression: a gradient
+// compressor's compress, orthogonalise or decompress work (ComputeOps, costed like any other).
+enum class Phase { Forward, Backward, Communication, Aggregate, Optimizer, Compression };
 
 struct ComputeOp {
   double flops = 0;

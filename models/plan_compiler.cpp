@@ -1,5 +1,5 @@
 // Data-parallel plans: every worker runs forward and backward; gradients are combined by
-// bucketed AllReduce (DDP-style overlap) or pushed to parameter-server shards and pulled back.
+// bucketed AllReduce (DDP-style overlap, optionally compressed) or pushed to parameter-server shards and pulled back.
 // Several jobs compile into one plan, each on its own devices.
 #include "models/plan_compiler.hpp"
 
@@ -8,6 +8,7 @@
 
 #include <fmt/format.h>
 
+#include "models/plan_compress.hpp"
 #include "models/plan_ps.hpp"
 #include "models/plan_worker.hpp"
 #include "models/stragglers.hpp"
@@ -29,7 +30,6 @@ void place_workers(const Scenario& s, const JobSpec& job, int job_index, Plan& p
   }
 }
 
-
 void compile_allreduce(const Scenario& s, const JobSpec& job, JobPlan& jp, Plan& plan, bool first_only) {
   const double grad_bytes = dtype_bytes(job.model.grad_dtype);
   const auto buckets = gradient_buckets(job.workload, grad_bytes, job.strategy.bucket_size);
@@ -42,20 +42,32 @@ void compile_allreduce(const Scenario& s, const JobSpec& job, JobPlan& jp, Plan&
   const int group = static_cast<int>(plan.groups.size());
   plan.groups.push_back(all);
 
+  // Units exchanged as one: DDP buckets, or every layer (last layer first) at layer granularity.
+  std::vector<std::vector<int>> units = buckets;
+  const bool per_layer = job.compression.granularity == CompressionGranularity::Layer;
+  if (per_layer) {
+    units.clear();
+    for (const auto& bucket : buckets) {
+      for (int l : bucket) units.push_back({l});
+    }
+  }
+  const GroupShape shape{workers, all.per_node, 0};
+  const CollectiveAlgorithm* gather =
+      algorithm.supports(CollectiveKind::AllGather, shape) ? &algorithm : &find_algorithm("ring");
+
   for (int rank : jp.workers) {
     if (first_only && rank != jp.workers.front()) break;
     RankProgram& r = plan.ranks[rank];
     const PassOps pass = add_forward_backward(r, job);
     std::vector<int> update_deps{pass.last};
-    for (size_t b = 0; b < buckets.size(); ++b) {
-      double params = 0;
-      for (int l : buckets[b]) params += job.workload.layers[l].params;
-      const int ready = job.strategy.overlap ? pass.backward[buckets[b].back()] : pass.last;
-      Op op = comm_op(r, fmt::format("allreduce bucket {}", b), Stream::Comm, {ready},
-                      CollectiveOp{CollectiveKind::AllReduce, params * grad_bytes, group, &algorithm,
-                                   static_cast<int>(b)});
-      update_deps.push_back(op.id);
-      r.ops.push_back(std::move(op));
+    ExchangeContext ctx{group, workers, &algorithm, gather, 0};
+    for (size_t u = 0; u < units.size(); ++u) {
+      GradientUnit unit;
+      for (int l : units[u]) unit.params += job.workload.layers[l].params;
+      unit.ready = job.strategy.overlap ? pass.backward[units[u].back()] : pass.last;
+      unit.name = per_layer ? fmt::format("layer {}", job.workload.layers[units[u].front()].name)
+                            : fmt::format("bucket {}", u);
+      update_deps.push_back(add_gradient_exchange(r, job, unit, ctx));
     }
     Op update;
     update.id = static_cast<int>(r.ops.size());

@@ -1,4 +1,5 @@
-// Parameter-server plans under BSP, ASP and SSP.
+// Parameter-server plans under BSP, ASP and SSP. With compression, workers push compressed
+// shards (the compressor's payload) and servers decompress them before aggregating; pulls stay dense.
 #include "models/plan_ps.hpp"
 
 #include <algorithm>
@@ -6,6 +7,7 @@
 
 #include <fmt/format.h>
 
+#include "models/plan_compress.hpp"
 #include "models/plan_worker.hpp"
 
 namespace dtsim {
@@ -27,6 +29,26 @@ Op compute_op(RankProgram& r, std::string label, Phase phase, std::vector<int> d
   return op;
 }
 
+// What a worker pushes for a shard: the compressor's payload, or the dense gradient.
+double push_bytes(const JobSpec& job, double params) {
+  const Tensor t = gradient_tensor(job, params);
+  if (!compresses(job, params)) return t.n * t.elem_bytes;
+  return find_compressor(job.compression.method).payload_bytes(t, job.compression);
+}
+
+// A server decodes the `contributions` compressed pushes it received before aggregating; returns
+// the ops the aggregation waits on.
+std::vector<int> decompressed(RankProgram& server, const JobSpec& job, double params, int contributions,
+                              std::vector<int> recvs) {
+  if (!compresses(job, params)) return recvs;
+  const Compressor& c = find_compressor(job.compression.method);
+  const CodecWork work = scaled(c.decompress(gradient_tensor(job, params), job.compression, contributions),
+                                job.compression.cost_scale);
+  server.ops.push_back(
+      codec_op(server, fmt::format("decompress {}", c.name()), Stream::Compute, std::move(recvs), work));
+  return {server.ops.back().id};
+}
+
 // BSP: receive every worker's push, aggregate, update once, send the parameters to everyone.
 RankProgram bsp_server(const JobSpec& job, const JobPlan& jp, int shard, double params) {
   const int shards = job.strategy.ps_shards;
@@ -35,10 +57,11 @@ RankProgram bsp_server(const JobSpec& job, const JobPlan& jp, int shard, double 
   RankProgram server;
   std::vector<int> recvs;
   for (int w : jp.workers) {
-    Op op = comm_op(server, fmt::format("recv grads r{}", w), Stream::Posted, {}, RecvOp{w, bytes, shard});
+    Op op = comm_op(server, fmt::format("recv grads r{}", w), Stream::Posted, {}, RecvOp{w, push_bytes(job, params), shard});
     recvs.push_back(op.id);
     server.ops.push_back(std::move(op));
   }
+  recvs = decompressed(server, job, params, workers, recvs);
   // (N-1) additions per parameter; read N gradients, write one sum (fp32 accumulation).
   server.ops.push_back(compute_op(server, "aggregate", Phase::Aggregate, recvs,
                                   ComputeOp{(workers - 1) * params, (workers + 1) * params * 4.0, Dtype::Fp32}));
@@ -59,10 +82,12 @@ RankProgram async_server(const JobSpec& job, int worker, int shard, double param
   RankProgram server;
   server.serves = worker;
   server.ops.push_back(comm_op(server, fmt::format("recv grads r{}", worker), Stream::Posted, {},
-                               RecvOp{worker, bytes, shard}));
-  server.ops.push_back(compute_op(server, fmt::format("apply r{}", worker), Phase::Optimizer, {0},
+                               RecvOp{worker, push_bytes(job, params), shard}));
+  const std::vector<int> ready = decompressed(server, job, params, 1, {0});
+  server.ops.push_back(compute_op(server, fmt::format("apply r{}", worker), Phase::Optimizer, ready,
                                   make_update(params, job.model.optimizer)));
-  server.ops.push_back(comm_op(server, fmt::format("send params r{}", worker), Stream::Posted, {1},
+  const int apply = static_cast<int>(server.ops.size()) - 1;
+  server.ops.push_back(comm_op(server, fmt::format("send params r{}", worker), Stream::Posted, {apply},
                                SendOp{worker, bytes, shards + shard}));
   return server;
 }
@@ -126,9 +151,17 @@ void compile_parameter_server(const Scenario& s, const JobSpec& job, int job_ind
         if (split[j][l] > 0 && job.strategy.overlap && pass.backward[l] > ready) ready = pass.backward[l];
       }
       if (!job.strategy.overlap) ready = pass.last;
+      if (compresses(job, params)) {
+        // Compressed on the comm stream (in shard order), pushed when done.
+        const Compressor& c = find_compressor(job.compression.method);
+        const CodecWork work = scaled(c.compress(gradient_tensor(job, params), job.compression),
+                                      job.compression.cost_scale);
+        r.ops.push_back(codec_op(r, fmt::format("compress {} shard {}", c.name(), j), Stream::Comm, {ready}, work));
+        ready = r.ops.back().id;
+      }
       // Posted: a worker pushes to every shard at once, as ps-lite and BytePS do.
       Op op = comm_op(r, fmt::format("push shard {}", j), Stream::Posted, {ready},
-                      SendOp{server_of(j, wi), params * grad_bytes, j});
+                      SendOp{server_of(j, wi), push_bytes(job, params), j});
       pushes[j] = op.id;
       r.ops.push_back(std::move(op));
     }

@@ -8,6 +8,7 @@
 #include <vector>
 
 #include "models/cluster.hpp"
+#include "models/compression/compressor.hpp"
 #include "models/dtype.hpp"
 #include "models/error.hpp"
 #include "models/faults.hpp"
@@ -91,6 +92,7 @@ struct JobSpec {
   SyncSpec sync;
   StragglerSpec stragglers;
   FaultSpec faults;
+  CompressionSpec compression;
   PlacementSpec placement;
   Workload workload;  // resolved from `model`
 

@@ -167,6 +167,42 @@ std::vector<ScenarioKey> build_keys() {
       "Parameters split evenly across shards, or whole layers assigned to shards (greedy balance).",
       [](J& j, const V& v) { j.strategy.ps_split = v.choice<PsSplit>({{"even", PsSplit::Even}, {"by_layer", PsSplit::ByLayer}}); });
 
+  // gradient compression (docs/compression.md)
+  add_job("compression.method", "one of: none, fp16, bf16, int8, qsgd, topk, randomk, sign, powersgd", "none",
+          "Gradient compressor. Dense ones (fp16, bf16, int8, qsgd) are AllReduced; topk, randomk and sign are "
+          "AllGathered (their size grows with the workers); powersgd runs two AllReduces (P and Q).",
+          [](J& j, const V& v) {
+            std::vector<std::pair<std::string, std::string>> names;
+            for (std::string_view n : compressor_names()) names.emplace_back(n, n);
+            j.compression.method = v.choice(names);
+          });
+  add_job("compression.levels", "count", "127", "qsgd: quantisation levels s (ceil(log2(s+1)) + 1 bits per element).",
+          [](J& j, const V& v) { j.compression.levels = v.count(1); });
+  add_job("compression.ratio", "number", "0.01", "topk and randomk: fraction of the elements sent, in (0, 1].",
+          [](J& j, const V& v) {
+            const double r = v.quantity(Quantity::Number);
+            if (!(r > 0) || r > 1) v.fail(fmt::format("must be in (0, 1] (got {})", v.text()));
+            j.compression.ratio = r;
+          });
+  add_job("compression.error_feedback", "bool", "true",
+          "Keep what was not sent and add it to the next gradient (costs 2 FLOPs and 6 element passes per "
+          "element; fp16 and bf16 ignore it).",
+          [](J& j, const V& v) { j.compression.error_feedback = v.boolean(); });
+  add_job("compression.rank", "count", "4", "powersgd: rank r of the factors P and Q.",
+          [](J& j, const V& v) { j.compression.rank = v.count(1); });
+  add_job("compression.min_size", "bytes", "0B", "Buckets (or layers) smaller than this go uncompressed.",
+          [](J& j, const V& v) { j.compression.min_size = v.quantity(Quantity::Bytes); });
+  add_job("compression.granularity", "one of: bucket, layer", "bucket",
+          "Compress each gradient bucket, or each layer's gradient on its own (parameter server: each shard).",
+          [](J& j, const V& v) {
+            j.compression.granularity = v.choice<CompressionGranularity>(
+                {{"bucket", CompressionGranularity::Bucket}, {"layer", CompressionGranularity::Layer}});
+          });
+  add_job("compression.cost_scale", "number", "1",
+          "Advanced: multiplies every compress and decompress cost (0 makes compression free, for what-if runs "
+          "and calibration).",
+          [](J& j, const V& v) { j.compression.cost_scale = v.at_least(0.0); });
+
   // placement of the job on the cluster
   add_job("placement.first_node", "count", "0", "First node the job runs on.",
           [](J& j, const V& v) { j.placement.first_node = v.count(0); });
@@ -253,10 +289,11 @@ std::string scenario_keys_markdown() {
       "this file in step. Units: sizes B, KB, MB, GB, TB, KiB, MiB, GiB, TiB; rates bps, Kbps, Mbps, Gbps, Tbps,\n"
       "B/s, KB/s, MB/s, GB/s, TB/s, KiB/s, MiB/s, GiB/s; times ns, us, ms, s, min, h; FLOP counts FLOP, GFLOP,\n"
       "TFLOP, ...; FLOP rates GFLOPS, TFLOPS, PFLOPS. Any key can be overridden with `--set key=value`.\n\n"
-      "Job keys (`model.*`, `strategy.*`, `placement.*`, `sync.*`, `stragglers.*`, `faults.*`) describe one\n"
-      "training job. For one job they go at the top level. For several jobs sharing the cluster, give a `jobs:` list instead; each\n"
-      "entry holds a `name` and its own job keys, and `--set jobs.N.key=value` reaches job N (from 0).\n"
-      "Two jobs may not share a device. See `scenarios/two_jobs.yaml` and `scenarios/ps_vs_allreduce.yaml`.\n\n"
+      "Job keys (`model.*`, `strategy.*`, `compression.*`, `placement.*`, `sync.*`, `stragglers.*`, `faults.*`)\n"
+      "describe one training job. For one job they go at the top level. For several jobs sharing the cluster,\n"
+      "give a `jobs:` list instead; each entry holds a `name` and its own job keys, and `--set jobs.N.key=value`\n"
+      "reaches job N (from 0). Two jobs may not share a device. See `scenarios/two_jobs.yaml` and\n"
+      "`scenarios/ps_vs_allreduce.yaml`.\n\n"
       "| key | type | default | meaning |\n|---|---|---|---|\n";
   for (const auto& key : scenario_keys()) {
     const std::string def = key.required ? "(required)" : (key.default_value.empty() ? "-" : key.default_value);

@@ -162,6 +162,15 @@ void check_strategy(const Scenario& s, size_t index) {
   }
 }
 
+// PowerSGD's factors must be AllReduced: a parameter server cannot combine them.
+void check_compression(const Scenario& s, size_t index) {
+  const JobSpec& job = s.jobs[index];
+  if (job.strategy.kind == StrategyKind::ParameterServer && job.compression.method == "powersgd") {
+    const std::string key = s.job_key(index, "compression.method");
+    fail_at(s, key, fmt::format("{}: powersgd needs strategy.kind allreduce (its factors P and Q are AllReduced)", key));
+  }
+}
+
 }  // namespace
 
 std::string Scenario::job_key(size_t job, const std::string& key) const {
@@ -194,6 +203,7 @@ void finish_scenario(Scenario& s) {
     check_strategy(s, i);
     check_stragglers(s, i);
     finish_faults(s, i, s.jobs[i]);
+    check_compression(s, i);
   }
 }
 

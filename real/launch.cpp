@@ -88,14 +88,19 @@ void check_world_size(const Plan& plan, int world, const LaunchOptions& o) {
   throw InputError(SourceLocation{o.scenario, 0, 0}, msg);
 }
 
-// What the real backends do not execute yet: asynchronous synchronisation and straggler injection
-// (the executor's extension point is the SyncPolicy in real/op_board.hpp).
+// What the real backends do not execute yet: asynchronous synchronisation, gradient compression
+// and straggler injection (the executor's extension point is the SyncPolicy in real/op_board.hpp).
 void check_supported(const Scenario& s) {
   for (size_t j = 0; j < s.jobs.size(); ++j) {
     const JobSpec& job = s.jobs[j];
     if (job.sync.kind != SyncKind::Bsp) {
       const std::string key = s.job_key(j, "sync.policy");
       throw InputError(s.location_of(key), fmt::format("{}: dtsim-real runs bsp only so far (asp and ssp run in the "
+                                                       "simulator: dtsim run)", key));
+    }
+    if (job.compression.method != "none") {
+      const std::string key = s.job_key(j, "compression.method");
+      throw InputError(s.location_of(key), fmt::format("{}: dtsim-real does not apply compression yet (it runs in the "
                                                        "simulator: dtsim run)", key));
     }
     const StragglerSpec& st = job.stragglers;

@@ -126,7 +126,12 @@ class Scheduler {
   }
 
   // A device computes one op at a time: ranks sharing one (a server's per-worker ranks) queue.
+  // An op of no work (compression at cost_scale 0) does not wait for the device.
   void compute(const Event& e, double seconds) {
+    if (seconds <= 0) {
+      push(e.time, true, e.rank, e.op, e.time);
+      return;
+    }
     const Placement& where = plan_.ranks[e.rank].where;
     double& free_at = device_free_[{where.node, where.local}];
     const double start = std::max(e.time, free_at);

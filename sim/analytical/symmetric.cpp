@@ -61,7 +61,10 @@ bool is_symmetric(const Scenario& s) {
   // Stragglers make workers differ: then every worker must be evaluated.
   const StragglerSpec& st = s.job().stragglers;
   const bool straggles = st.jitter != Jitter::None || (!st.slow_workers.empty() && st.slow_factor != 1.0);
-  return s.jobs.size() == 1 && s.job().strategy.kind == StrategyKind::AllReduce && !straggles;
+  // Compression computes on the comm stream, sharing the device with the backward pass: the full
+  // engine queues those ops on the device, the fast path does not.
+  const bool compresses = s.job().compression.method != "none";
+  return s.jobs.size() == 1 && s.job().strategy.kind == StrategyKind::AllReduce && !straggles && !compresses;
 }
 
 std::optional<std::vector<Metrics>> run_symmetric(const Scenario& s) {

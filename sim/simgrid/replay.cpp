@@ -49,8 +49,16 @@ Replay::Replay(const ClusterSpec& cluster, const Plan& plan, const Platform& pla
 }
 
 void Replay::start() {
+  // A device computes one op at a time (as the analytical engine): hosts shared by several ranks,
+  // or whose rank computes on more than one stream (compression on the comm stream), take turns.
   std::map<sg4::Host*, int> ranks_on;
-  for (sg4::Host* h : platform_.rank_hosts) ++ranks_on[h];
+  for (size_t r = 0; r < plan_.ranks.size(); ++r) {
+    ranks_on[platform_.rank_hosts[r]] += 1;
+    for (const Op& op : plan_.ranks[r].ops) {
+      const bool computes = std::holds_alternative<ComputeOp>(op.body) || std::holds_alternative<UpdateOp>(op.body);
+      if (computes && op.stream != Stream::Compute) ranks_on[platform_.rank_hosts[r]] += 1;
+    }
+  }
   for (const auto& [host, count] : ranks_on) {
     if (count > 1) host_locks_[host] = sg4::Mutex::create();
   }
@@ -219,7 +227,7 @@ void Replay::execute_run(int rank, const std::vector<int>& ops) {
   // A device computes one op at a time: ranks sharing a host take turns, first come first served.
   const auto shared = host_locks_.find(platform_.rank_hosts[rank]);
   std::unique_lock<sg4::Mutex> turn;
-  if (shared != host_locks_.end()) turn = std::unique_lock<sg4::Mutex>(*shared->second);
+  if (shared != host_locks_.end() && total > 0) turn = std::unique_lock<sg4::Mutex>(*shared->second);
   const double start = sg4::Engine::get_clock();
   sg4::this_actor::execute(total * platform_.rank_speed[rank]);
   ++stats_.activities;
