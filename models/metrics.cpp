@@ -76,13 +76,16 @@ double WireBytes::operator()(int rank, const OpBody& body) {
   const auto* c = std::get_if<CollectiveOp>(&body);
   if (!c) return 0;
   const CommGroup& group = plan_.groups[c->group];
-  auto& per_rank = cache_[std::make_tuple(c->group, c->kind, c->bytes)];
+  // What a rank sends is proportional to S (chunking splits the bytes, never adds to them), so
+  // one evaluation per group, kind and algorithm serves every bucket size.
+  auto& per_rank = cache_[std::make_tuple(c->group, c->kind, c->algorithm)];
   if (per_rank.empty()) {
     const GroupShape shape{static_cast<int>(group.ranks.size()), group.per_node, 0};
-    per_rank = bytes_sent(c->algorithm->flow_phases(c->kind, shape, c->bytes), shape.size);
+    per_rank = bytes_sent(c->algorithm->flow_phases(c->kind, shape, kUnitBytes), shape.size);
   }
   const auto pos = std::lower_bound(group.ranks.begin(), group.ranks.end(), rank);
-  return pos != group.ranks.end() && *pos == rank ? per_rank[pos - group.ranks.begin()] : 0.0;
+  return pos != group.ranks.end() && *pos == rank ? per_rank[pos - group.ranks.begin()] * (c->bytes / kUnitBytes)
+                                                  : 0.0;
 }
 
 namespace {

@@ -78,7 +78,8 @@ class WireBytes {
 
  private:
   const Plan& plan_;
-  std::map<std::tuple<int, CollectiveKind, double>, std::vector<double>> cache_;
+  static constexpr double kUnitBytes = 1048576.0;
+  std::map<std::tuple<int, CollectiveKind, const CollectiveAlgorithm*>, std::vector<double>> cache_;
 };
 
 }  // namespace dtsim
