@@ -34,9 +34,10 @@ void job_summary(std::ostream& os, const Scenario& s, const JobSpec& job, const 
   row(os, "model", fmt::format("{} ({:.4g} M params, {:.4g} GFLOP/sample fwd+bwd, batch {}/worker, {})", w.name,
                                w.total_params() / 1e6, (w.fwd_flops_per_sample() + w.bwd_flops_per_sample()) / 1e9,
                                job.model.batch_per_worker, dtype_name(job.model.dtype)));
-  const std::string sync = job.sync.kind == SyncKind::Bsp   ? "BSP"
-                           : job.sync.kind == SyncKind::Asp ? "ASP"
-                                                            : fmt::format("SSP (staleness bound {})", job.sync.staleness);
+  const std::string sync = job.sync.kind == SyncKind::Bsp        ? "BSP"
+                           : job.sync.kind == SyncKind::Asp      ? "ASP"
+                           : job.sync.kind == SyncKind::LocalSgd ? fmt::format("local SGD (average every {})", job.sync.period)
+                                                                 : fmt::format("SSP (staleness bound {})", job.sync.staleness);
   row(os, "strategy", fmt::format("{}, {} workers{}, {}", strategy_text(s, job), m.workers,
                                   job.strategy.kind == StrategyKind::ParameterServer
                                       ? fmt::format(" + {} server shards", job.strategy.ps_shards)
@@ -86,6 +87,7 @@ std::string sync_text(const JobSpec& job) {
     case SyncKind::Bsp: return "";
     case SyncKind::Asp: return ", asp";
     case SyncKind::Ssp: return fmt::format(", ssp({})", job.sync.staleness);
+    case SyncKind::LocalSgd: return fmt::format(", local SGD every {}", job.sync.period);
   }
   return "";
 }

@@ -66,6 +66,10 @@ struct Op {
   int layer = -1;         // the workload layer it belongs to, or -1
   std::vector<int> deps;  // ops of the same rank and iteration that must end first
   OpBody body;
+  // The op runs in iterations k with (k + 1) % period == 0 only (local SGD averages every H
+  // steps); in the others it ends the moment it is ready, takes no time and leaves no record.
+  int period = 1;
+  bool runs_in(int iteration) const { return period <= 1 || (iteration + 1) % period == 0; }
 };
 
 struct Placement {

@@ -69,6 +69,13 @@ void compile_allreduce(const Scenario& s, const JobSpec& job, JobPlan& jp, Plan&
                             : fmt::format("bucket {}", u);
       update_deps.push_back(add_gradient_exchange(r, job, unit, ctx));
     }
+    if (job.sync.kind == SyncKind::LocalSgd) {
+      // Local SGD: each worker steps on its own gradients; the exchange (now of the models, of the
+      // same size) happens every `period` iterations.
+      for (Op& op : r.ops) {
+        if (op.phase == Phase::Communication || op.phase == Phase::Compression) op.period = job.sync.period;
+      }
+    }
     Op update;
     update.id = static_cast<int>(r.ops.size());
     update.label = "optimizer step";

@@ -19,7 +19,7 @@ namespace dtsim {
 enum class Optimizer { Sgd, Momentum, Adam };
 enum class StrategyKind { AllReduce, ParameterServer };
 enum class PsSplit { Even, ByLayer };
-enum class SyncKind { Bsp, Asp, Ssp };
+enum class SyncKind { Bsp, Asp, Ssp, LocalSgd };
 enum class Engine { Analytical, SimGrid };
 enum class Fidelity { Flow, Step };
 
@@ -49,6 +49,7 @@ struct StrategySpec {
 struct SyncSpec {
   SyncKind kind = SyncKind::Bsp;
   int staleness = 0;  // SSP: how many iterations a worker may run ahead of the slowest
+  int period = 1;     // local SGD: average the models every `period` iterations
 };
 
 enum class Jitter { None, Lognormal, Exponential, Hiccup };

@@ -241,12 +241,18 @@ std::vector<ScenarioKey> build_keys() {
           [](J& j, const V& v) { j.stragglers.hiccup_factor = v.at_least(1.0); });
 
   // sync and run
-  add_job("sync.policy", "one of: bsp, asp, ssp", "bsp",
+  add_job("sync.policy", "one of: bsp, asp, ssp, local_sgd", "bsp",
           "Bulk-synchronous; asynchronous (parameter server: each push applied at once, the worker pulls the "
-          "latest); stale-synchronous (as asp, but a worker waits while more than sync.staleness iterations ahead).",
+          "latest); stale-synchronous (as asp, but a worker waits while more than sync.staleness iterations ahead); "
+          "local SGD (AllReduce: workers step alone and average their models every sync.period iterations).",
           [](J& j, const V& v) {
-            j.sync.kind = v.choice<SyncKind>({{"bsp", SyncKind::Bsp}, {"asp", SyncKind::Asp}, {"ssp", SyncKind::Ssp}});
+            j.sync.kind = v.choice<SyncKind>({{"bsp", SyncKind::Bsp},
+                                              {"asp", SyncKind::Asp},
+                                              {"ssp", SyncKind::Ssp},
+                                              {"local_sgd", SyncKind::LocalSgd}});
           });
+  add_job("sync.period", "count", "1", "local SGD: iterations between two model averages (H >= 1).",
+          [](J& j, const V& v) { j.sync.period = v.count(1); });
   add_job("sync.staleness", "count", "0", "SSP: the staleness bound s (s = 0 waits for every worker each iteration).",
           [](J& j, const V& v) { j.sync.staleness = v.count(0); });
   add("run.iterations", "count", "10", "Iterations to run (after warm-up).",

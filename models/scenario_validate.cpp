@@ -142,7 +142,12 @@ void check_stragglers(const Scenario& s, size_t index) {
 
 void check_strategy(const Scenario& s, size_t index) {
   const JobSpec& job = s.jobs[index];
-  if (job.sync.kind != SyncKind::Bsp && job.strategy.kind != StrategyKind::ParameterServer) {
+  if (job.sync.kind == SyncKind::LocalSgd && job.strategy.kind != StrategyKind::AllReduce) {
+    const std::string key = s.job_key(index, "sync.policy");
+    fail_at(s, key, fmt::format("{}: 'local_sgd' averages models with an AllReduce (set strategy.kind: allreduce)", key));
+  }
+  if ((job.sync.kind == SyncKind::Asp || job.sync.kind == SyncKind::Ssp) &&
+      job.strategy.kind != StrategyKind::ParameterServer) {
     const std::string key = s.job_key(index, "sync.policy");
     fail_at(s, key, fmt::format("{}: '{}' needs a parameter server (set strategy.kind: parameter_server); an "
                                 "AllReduce job is bsp", key, job.sync.kind == SyncKind::Asp ? "asp" : "ssp"));

@@ -95,7 +95,7 @@ void check_supported(const Scenario& s) {
     const JobSpec& job = s.jobs[j];
     if (job.sync.kind != SyncKind::Bsp) {
       const std::string key = s.job_key(j, "sync.policy");
-      throw InputError(s.location_of(key), fmt::format("{}: dtsim-real runs bsp only so far (asp and ssp run in the "
+      throw InputError(s.location_of(key), fmt::format("{}: dtsim-real runs bsp only so far (the other policies run in the "
                                                        "simulator: dtsim run)", key));
     }
     if (job.compression.method != "none") {

@@ -103,6 +103,10 @@ class Scheduler {
     const RankProgram& rank = plan_.ranks[e.rank];
     const Op& op = rank.ops[e.op];
     const int it = iteration_[e.rank];
+    if (!op.runs_in(it)) {
+      push(e.time, true, e.rank, e.op, e.time);
+      return;
+    }
     const double slow = plan_.slowdown_of(e.rank, it);
     if (const auto* c = std::get_if<ComputeOp>(&op.body)) {
       compute(e, costs_.compute_time(rank, *c) * slow);
@@ -200,7 +204,9 @@ class Scheduler {
   }
 
   void finish(const Event& e) {
-    observer_.on_op(OpRecord{e.rank, iteration_[e.rank], e.op, e.start, e.time});
+    if (plan_.ranks[e.rank].ops[e.op].runs_in(iteration_[e.rank])) {
+      observer_.on_op(OpRecord{e.rank, iteration_[e.rank], e.op, e.start, e.time});
+    }
     for (int s : graphs_[e.rank].succs[e.op]) {
       if (--remaining_[e.rank][s] == 0) push(e.time, false, e.rank, s);
     }

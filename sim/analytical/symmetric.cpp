@@ -64,7 +64,9 @@ bool is_symmetric(const Scenario& s) {
   // Compression computes on the comm stream, sharing the device with the backward pass: the full
   // engine queues those ops on the device, the fast path does not.
   const bool compresses = s.job().compression.method != "none";
-  return s.jobs.size() == 1 && s.job().strategy.kind == StrategyKind::AllReduce && !straggles && !compresses;
+  // Local SGD skips the exchange in most iterations, which the one-worker evaluation does not model.
+  const bool bsp = s.job().sync.kind == SyncKind::Bsp;
+  return s.jobs.size() == 1 && s.job().strategy.kind == StrategyKind::AllReduce && !straggles && !compresses && bsp;
 }
 
 std::optional<std::vector<Metrics>> run_symmetric(const Scenario& s) {

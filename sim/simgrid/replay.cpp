@@ -127,7 +127,7 @@ void Replay::wait_deps(int rank, const std::vector<int>& deps) {
 
 void Replay::finish(int rank, int op, double start, double end) {
   RankState& st = states_[rank];
-  observer_.on_op(OpRecord{rank, st.iteration, op, start, end});
+  if (plan_.ranks[rank].ops[op].runs_in(st.iteration)) observer_.on_op(OpRecord{rank, st.iteration, op, start, end});
   st.done[op] = 1;
   bool wake = st.wakes[op];
   if (++st.done_count == static_cast<int>(st.done.size())) {
@@ -154,6 +154,10 @@ void Replay::execute(int rank, int op_id) {
   const Op& op = plan_.ranks[rank].ops[op_id];
   const double start = sg4::Engine::get_clock();
   const int it = states_[rank].iteration;
+  if (!op.runs_in(it)) {
+    finish(rank, op_id, start, start);
+    return;
+  }
   std::visit(Overloaded{[&](const ComputeOp&) { execute_run(rank, {op_id}); },
                         [&](const UpdateOp&) { execute_run(rank, {op_id}); },
                         [&](const CollectiveOp& c) {

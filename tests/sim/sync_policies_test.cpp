@@ -104,3 +104,20 @@ TEST_CASE("asynchronous policies need a parameter server") {
                                    "strategy.kind: parameter_server); an AllReduce job is bsp");
   }
 }
+
+TEST_CASE("local SGD averages every H iterations: communication divided by H") {
+  const std::string quickstart = std::string(DTSIM_SOURCE_DIR) + "/scenarios/quickstart.yaml";
+  const std::vector<std::string> base{"strategy.allreduce.overlap=false", "run.iterations=12", "run.warmup=0"};
+  const Metrics bsp = file(quickstart, base);
+  const double compute = bsp.ranks[0].compute_s;
+  const double comm = bsp.ranks[0].exposed_comm_s;
+  for (int h : {1, 2, 4}) {
+    auto sets = base;
+    sets.push_back("sync.policy=local_sgd");
+    sets.push_back("sync.period=" + std::to_string(h));
+    const Metrics m = file(quickstart, sets);
+    INFO("H = " << h);
+    CHECK(m.iteration_time.mean == Approx(compute + comm / h).epsilon(1e-9));
+    CHECK(m.bytes_on_wire_per_iteration == Approx(bsp.bytes_on_wire_per_iteration / h));
+  }
+}

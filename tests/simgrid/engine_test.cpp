@@ -190,3 +190,13 @@ TEST_CASE("parameter-server sync policies on SimGrid agree with the analytical e
     CHECK(got.staleness.mean == Approx(expected.staleness.mean).margin(0.5));
   }
 }
+
+TEST_CASE("local SGD on SimGrid agrees with the analytical engine") {
+  const Scenario s = scenario("quickstart.yaml", {"sync.policy=local_sgd", "sync.period=4", "run.iterations=8"});
+  const Plan plan = compile_plan(s);
+  Recorder rec;
+  AnalyticalExecutor analytical(s.cluster);
+  const RunInfo info = analytical.run(plan, rec);
+  const double expected = compute_metrics(plan, rec.records(), info).iteration_time.mean;
+  CHECK(metrics_of(s).front().iteration_time.mean == Approx(expected).epsilon(0.01));
+}
