@@ -8,7 +8,7 @@
 //   ReduceScatter  rank r sends its contribution to chunk r+s, which r+s adds. (same)
 //   AllGather      rank r sends its own chunk to r+s.                   (same)
 //   AllReduce      ReduceScatter then AllGather.                        2(N-1)(a + S/(N B))
-//   Broadcast, Reduce: not implemented here.
+//   Broadcast, Reduce: not offered (supports() is false; the error names the algorithms that are).
 //
 // On nodes of G ranks round s has intra-node pairs exactly when s < G or s > N-G, and
 // inter-node pairs whenever there is more than one node; a round lasts as long as its slowest

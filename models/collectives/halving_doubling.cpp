@@ -11,7 +11,7 @@
 //                  in step k every v < 2^k sends the whole buffer to v + 2^k.   log2(N)(a + S/B)
 //   Reduce         the binomial tree backwards: in step k (from log2 N - 1 down) every v in
 //                  [2^k, 2^(k+1)) adds its partial sum into v - 2^k.            log2(N)(a + S/B)
-//   AllToAll       not implemented here (see direct).
+//   AllToAll       not offered (supports() is false; use direct).
 //
 // Since N and G are powers of two, partner r ^ 2^k is on the same node exactly when 2^k < G.
 #include <bit>

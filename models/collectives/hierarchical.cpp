@@ -15,7 +15,7 @@
 //   ReduceScatter  steps 1 and 2 with the inter ring only reduce-scattering: rank r ends with
 //                  chunk r.   (G-1)(a_intra + S/(G B_intra)) + (M-1)(a_inter + S/(N B_inter))
 //   AllGather      the inter ring all-gathers column l, then step 3; same time as ReduceScatter.
-//   Broadcast, Reduce, AllToAll: not implemented here.
+//   Broadcast, Reduce, AllToAll: not offered (supports() is false; the error names the algorithms that are).
 #include <string>
 #include <vector>
 

@@ -8,7 +8,7 @@
 //                  cut into k = pipeline_chunks(S) chunks; in round t the link from chain
 //                  position i to i+1 carries chunk t-i.                 (k+N-2)(a + S/(k B))
 //   Reduce         the same chain run backwards, reducing on the way into the root.
-//   AllToAll       not implemented here (see direct).
+//   AllToAll       not offered (supports() is false; use direct).
 //
 // With ranks on several nodes the ring and the chain cross node boundaries, and a round lasts
 // as long as its slowest link class (see schedule_time); the closed forms count that exactly.
