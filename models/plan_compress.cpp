@@ -24,14 +24,8 @@ bool compresses(const JobSpec& job, double params) {
 }
 
 Op codec_op(RankProgram& r, std::string label, Stream stream, std::vector<int> deps, const CodecWork& work) {
-  Op op;
-  op.id = static_cast<int>(r.ops.size());
-  op.label = std::move(label);
-  op.stream = stream;
-  op.phase = Phase::Compression;
-  op.deps = std::move(deps);
-  op.body = ComputeOp{work.flops, work.mem_bytes, Dtype::Fp32};
-  return op;
+  return new_op(r, std::move(label), stream, Phase::Compression, std::move(deps),
+                ComputeOp{work.flops, work.mem_bytes, Dtype::Fp32});
 }
 
 int add_gradient_exchange(RankProgram& r, const JobSpec& job, const GradientUnit& unit, ExchangeContext& ctx) {

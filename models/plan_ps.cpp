@@ -20,13 +20,7 @@ Placement server_placement(const Scenario& s, const JobSpec& job, int shard, Pla
 }
 
 Op compute_op(RankProgram& r, std::string label, Phase phase, std::vector<int> deps, OpBody body) {
-  Op op;
-  op.id = static_cast<int>(r.ops.size());
-  op.label = std::move(label);
-  op.phase = phase;
-  op.deps = std::move(deps);
-  op.body = std::move(body);
-  return op;
+  return new_op(r, std::move(label), Stream::Compute, phase, std::move(deps), std::move(body));
 }
 
 // What a worker pushes for a shard: the compressor's payload, or the dense gradient.

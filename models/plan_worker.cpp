@@ -5,15 +5,19 @@
 
 namespace dtsim {
 
-Op comm_op(RankProgram& r, std::string label, Stream stream, std::vector<int> deps, OpBody body) {
+Op new_op(RankProgram& r, std::string label, Stream stream, Phase phase, std::vector<int> deps, OpBody body) {
   Op op;
   op.id = static_cast<int>(r.ops.size());
   op.label = std::move(label);
   op.stream = stream;
-  op.phase = Phase::Communication;
+  op.phase = phase;
   op.deps = std::move(deps);
   op.body = std::move(body);
   return op;
+}
+
+Op comm_op(RankProgram& r, std::string label, Stream stream, std::vector<int> deps, OpBody body) {
+  return new_op(r, std::move(label), stream, Phase::Communication, std::move(deps), std::move(body));
 }
 
 double optimizer_state_copies(Optimizer o) {

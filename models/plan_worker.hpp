@@ -16,7 +16,9 @@ struct PassOps {
 // Appends forward (layer 0..L-1) then backward (L-1..0) compute ops for one worker.
 PassOps add_forward_backward(RankProgram& r, const JobSpec& job);
 
-// A communication op appended next in the rank's program (its id is the program's size).
+// An op to append next in the rank's program (its id is the program's size).
+Op new_op(RankProgram& r, std::string label, Stream stream, Phase phase, std::vector<int> deps, OpBody body);
+// The same for a communication op.
 Op comm_op(RankProgram& r, std::string label, Stream stream, std::vector<int> deps, OpBody body);
 
 double optimizer_state_copies(Optimizer o);

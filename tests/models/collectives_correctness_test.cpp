@@ -10,10 +10,13 @@
 #include <string>
 #include <vector>
 
+#include "collectives_fixtures.hpp"
 #include "collectives_symbolic.hpp"
 #include "models/collectives/collective.hpp"
 
 using namespace dtsim;
+
+using namespace dtsim::test;
 
 namespace {
 
@@ -30,16 +33,10 @@ const std::map<std::string, std::set<CollectiveKind>> kImplements{
     {"direct", {K::AllReduce, K::ReduceScatter, K::AllGather, K::AllToAll}},
 };
 
-constexpr double kMiB = 1024.0 * 1024.0;
 
 // Sizes that give the pipelined algorithms 1, 4 or 9 chunks (chain) and 1, 2 or 5 (each tree).
 const std::vector<double> kSizes{1000.0, 3.5 * kMiB, 9 * kMiB};
 
-std::vector<int> range(int from, int to) {
-  std::vector<int> v;
-  for (int i = from; i <= to; ++i) v.push_back(i);
-  return v;
-}
 
 void check_algorithm(const std::string& name, const std::vector<GroupShape>& groups) {
   const CollectiveAlgorithm& algorithm = find_algorithm(name);

@@ -9,6 +9,7 @@
 #include <string>
 #include <vector>
 
+#include "collectives_fixtures.hpp"
 #include "collectives_symbolic.hpp"
 #include "models/collectives/collective.hpp"
 #include "models/error.hpp"
@@ -16,22 +17,15 @@
 using namespace dtsim;
 using K = CollectiveKind;
 
+using namespace dtsim::test;
+
 namespace {
 
-constexpr double kMiB = 1024.0 * 1024.0;
 const std::vector<K> kKinds{K::AllReduce, K::ReduceScatter, K::AllGather, K::Broadcast, K::Reduce, K::AllToAll};
 // Sizes that give the pipelined algorithms 1, 4, 64 or 256 chunks (chain) and 1, 2, 32 or 256 (each tree).
 const std::vector<double> kSizes{1000.0, 3.5 * kMiB, 64 * kMiB, 1024 * kMiB};
 
-const AlphaBeta kUniform{5e-6, 12.5e9, 5e-6, 12.5e9};
-const AlphaBeta kFastIntra{1e-6, 300e9, 10e-6, 25e9};
-const AlphaBeta kSlowIntra{1e-6, 10e9, 8e-6, 50e9};
 
-std::vector<int> range(int from, int to) {
-  std::vector<int> v;
-  for (int i = from; i <= to; ++i) v.push_back(i);
-  return v;
-}
 
 struct Family {
   std::string name;

@@ -7,27 +7,19 @@
 #include <string>
 #include <vector>
 
+#include "collectives_fixtures.hpp"
 #include "collectives_symbolic.hpp"
 #include "models/collectives/collective.hpp"
 
 using namespace dtsim;
 using K = CollectiveKind;
 
+using namespace dtsim::test;
+
 namespace {
 
-constexpr double kMiB = 1024.0 * 1024.0;
 
-const AlphaBeta kUniform{5e-6, 12.5e9, 5e-6, 12.5e9};
-// NVLink-like inside a node, a NIC between nodes.
-const AlphaBeta kFastIntra{1e-6, 300e9, 10e-6, 25e9};
-// Inside a node: lower latency but less bandwidth, so the slowest class depends on the bytes.
-const AlphaBeta kSlowIntra{1e-6, 10e9, 8e-6, 50e9};
 
-std::vector<int> range(int from, int to) {
-  std::vector<int> v;
-  for (int i = from; i <= to; ++i) v.push_back(i);
-  return v;
-}
 
 // schedule_time(schedule) == closed_form for every shape, size and link set.
 void check_exact(const std::string& name, const std::vector<GroupShape>& groups) {

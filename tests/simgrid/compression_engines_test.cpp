@@ -4,7 +4,7 @@
 #include "models/metrics.hpp"
 #include "models/plan_compiler.hpp"
 #include "models/scenario_loader.hpp"
-#include "sim/analytical/engine.hpp"
+#include "../sim/run_analytical.hpp"
 #include "simulate.hpp"
 
 using namespace dtsim;
@@ -32,10 +32,7 @@ TEST_CASE("both engines agree on compressed exchanges") {
   for (const char* method : {"fp16", "qsgd", "topk", "sign", "powersgd"}) {
     const Scenario s = load_scenario_text(kJob, "x.yaml", {std::string("compression.method=") + method});
     const Plan plan = compile_plan(s);
-    Recorder rec;
-    AnalyticalExecutor analytical(s.cluster);
-    const RunInfo info = analytical.run(plan, rec);
-    const double expected = compute_metrics(plan, rec.records(), info).iteration_time.mean;
+    const double expected = test::run_analytical(s).front().iteration_time.mean;
     const auto result = test::simulate(s.cluster, plan, Fidelity::Flow);
     const double got = compute_metrics(plan, result.records, RunInfo{"simgrid", "flow", 0}).iteration_time.mean;
     INFO(method << ": analytical " << expected << " s, simgrid " << got << " s");

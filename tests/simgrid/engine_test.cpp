@@ -7,7 +7,7 @@
 #include "models/metrics.hpp"
 #include "models/plan_compiler.hpp"
 #include "models/scenario_loader.hpp"
-#include "sim/analytical/engine.hpp"
+#include "../sim/run_analytical.hpp"
 #include "simulate.hpp"
 
 using namespace dtsim;
@@ -162,11 +162,7 @@ TEST_CASE("a straggler paces a BSP ring on SimGrid as the closed forms say") {
     const std::vector<std::string> sets{"stragglers.slow_workers=2", std::string("stragglers.slow_factor=") + factor,
                                         "run.iterations=2"};
     const Scenario s = scenario("quickstart.yaml", sets);
-    const Plan plan = compile_plan(s);
-    Recorder rec;
-    AnalyticalExecutor analytical(s.cluster);
-    const RunInfo info = analytical.run(plan, rec);
-    const double expected = compute_metrics(plan, rec.records(), info).iteration_time.mean;
+    const double expected = test::run_analytical(s).front().iteration_time.mean;
     INFO("factor " << factor);
     CHECK(metrics_of(s).front().iteration_time.mean == Approx(expected).epsilon(0.01));
   }
@@ -179,11 +175,7 @@ TEST_CASE("parameter-server sync policies on SimGrid agree with the analytical e
                                         std::string("sync.policy=") + policy, "sync.staleness=2", "run.iterations=4",
                                         "cluster.transport=rdma"};
     const Scenario s = scenario("parameter_server.yaml", sets);
-    const Plan plan = compile_plan(s);
-    Recorder rec;
-    AnalyticalExecutor analytical(s.cluster);
-    const RunInfo info = analytical.run(plan, rec);
-    const Metrics expected = compute_metrics(plan, rec.records(), info);
+    const Metrics expected = test::run_analytical(s).front();
     const Metrics got = metrics_of(s).front();
     INFO(policy);
     CHECK(got.throughput_samples_per_s == Approx(expected.throughput_samples_per_s).epsilon(0.05));
@@ -193,10 +185,6 @@ TEST_CASE("parameter-server sync policies on SimGrid agree with the analytical e
 
 TEST_CASE("local SGD on SimGrid agrees with the analytical engine") {
   const Scenario s = scenario("quickstart.yaml", {"sync.policy=local_sgd", "sync.period=4", "run.iterations=8"});
-  const Plan plan = compile_plan(s);
-  Recorder rec;
-  AnalyticalExecutor analytical(s.cluster);
-  const RunInfo info = analytical.run(plan, rec);
-  const double expected = compute_metrics(plan, rec.records(), info).iteration_time.mean;
+  const double expected = test::run_analytical(s).front().iteration_time.mean;
   CHECK(metrics_of(s).front().iteration_time.mean == Approx(expected).epsilon(0.01));
 }
