@@ -2,6 +2,7 @@
 #include "models/wait_causes.hpp"
 
 #include <algorithm>
+#include <cmath>
 
 namespace dtsim {
 namespace {
@@ -90,7 +91,7 @@ WaitCauses wait_causes(const Plan& plan, int rank_id, const std::vector<OpRecord
   WaitCauses w;
   double t = lo;
   auto gap = [&](double a, double b) {
-    if (b <= a) return;
+    if (b - a <= 1e-12 * std::max(1.0, std::abs(b))) return;  // rounding between ops that follow each other
     const double stale = overlap(gates, a, b);
     const double quorum = overlap(quorums, a, b);
     const double rest = std::max(0.0, (b - a) - stale - quorum);

@@ -2,10 +2,10 @@
 // compute of dropped workers, no barrier for gossip), agreement between engines, seeds.
 #include <catch2/catch.hpp>
 
+#include "../sim/run_analytical.hpp"
 #include "models/metrics.hpp"
 #include "models/plan_compiler.hpp"
 #include "models/scenario_loader.hpp"
-#include "../sim/run_analytical.hpp"
 #include "simulate.hpp"
 
 using namespace dtsim;
