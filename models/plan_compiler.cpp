@@ -67,7 +67,7 @@ void compile_allreduce(const Scenario& s, const JobSpec& job, JobPlan& jp, Plan&
       // Backup workers: the exchange starts once the first N of N + b gradients are ready (the
       // others abandon their compute and contribute nothing), so it cannot overlap backward.
       const int keep = workers - job.sync.backup_workers;
-      r.ops.push_back(new_op(r, fmt::format("first {} of {} gradients", keep, workers), Stream::Compute,
+      r.ops.push_back(new_op(r, fmt::format("first {} of {} gradients", keep, workers), Stream::Posted,
                              Phase::Communication, {pass.last}, QuorumOp{jp_index(plan, jp), keep}));
       quorum = r.ops.back().id;
     }

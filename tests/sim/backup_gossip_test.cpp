@@ -176,3 +176,32 @@ TEST_CASE("bad backup and gossip settings are errors that say what is valid") {
   CHECK(error_of({"sync.policy=backups"})
             .find("(valid: bsp, asp, ssp, local_sgd, backup, gossip) (did you mean 'backup'?)") != std::string::npos);
 }
+
+TEST_CASE("a dropped worker's compute is cut off when the N-th gradient is ready") {
+  const Scenario s = scenario({"cluster.nodes=4", "sync.policy=backup", "sync.backup_workers=1",
+                               "stragglers.slow_workers=2", "stragglers.slow_factor=3", "run.iterations=3"});
+  const Plan plan = compile_plan(s);
+  Recorder rec;
+  AnalyticalExecutor(s.cluster).run(plan, rec);
+  const RankProgram& straggler = plan.ranks[plan.jobs[0].workers[2]];
+  int quorum = -1;
+  for (const Op& op : straggler.ops) {
+    if (std::holds_alternative<QuorumOp>(op.body)) quorum = op.id;
+  }
+  REQUIRE(quorum > 0);
+  for (int it = 0; it < plan.warmup + plan.iterations; ++it) {
+    double passed = -1, last_cut = -1;
+    int before = 0;
+    for (const auto& r : rec.records()) {
+      if (r.iteration != it) continue;
+      if (r.rank == 0 && r.op == quorum) passed = r.end;
+      if (r.rank == straggler.rank && r.op < quorum) {
+        ++before;
+        last_cut = std::max(last_cut, r.end);
+      }
+    }
+    INFO("iteration " << it);
+    CHECK(last_cut == passed);  // the straggler stops computing the moment the quorum passes
+    CHECK(before < quorum);     // and its later forward/backward ops never ran
+  }
+}
