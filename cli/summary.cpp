@@ -49,8 +49,10 @@ std::string causes_text(const Metrics& m) {
 std::string strategy_text(const Scenario& s, const JobSpec& job) {
   const StrategySpec& st = job.strategy;
   if (st.kind == StrategyKind::AllReduce) {
+    // Backup workers exchange after the N-th gradient: never during backward.
+    const bool overlap = st.overlap && job.sync.kind != SyncKind::Backup;
     return fmt::format("allreduce ({}, buckets of {}, overlap {})", st.algorithm, format_bytes(st.bucket_size),
-                       st.overlap ? "on" : "off");
+                       overlap ? "on" : "off");
   }
   return fmt::format("parameter server ({} shards, {}, overlap {})", st.ps_shards,
                      s.cluster.server_placement == ServerPlacement::Dedicated ? "dedicated hosts" : "colocated",
@@ -75,8 +77,10 @@ void job_summary(std::ostream& os, const Scenario& s, const JobSpec& job, const 
                                     m.asynchronous ? " (the sum of the workers' own rates)" : ""));
   if (m.asynchronous) {
     row(os, "updates", fmt::format("{:.1f} model updates/s", m.updates_per_s));
-    row(os, "staleness", fmt::format("mean {:.2f}, p99 {:.0f}, max {:.0f} updates", m.staleness.mean, m.staleness.p99,
-                                     m.staleness.max));
+    if (m.servers > 0) {  // staleness is counted on parameter-server shards
+      row(os, "staleness", fmt::format("mean {:.2f}, p99 {:.0f}, max {:.0f} updates", m.staleness.mean,
+                                       m.staleness.p99, m.staleness.max));
+    }
   }
   row(os, "compute", percent(m.compute_fraction));
   row(os, "exposed communication", percent(m.exposed_comm_fraction));
@@ -137,7 +141,7 @@ void jobs_table(std::ostream& os, const Scenario& s, const std::vector<Metrics>&
                       job.name, fmt::format("{} ({})", strategy, job.workload.name), m.workers,
                       format_time(m.iteration_time.mean), m.throughput_samples_per_s, m.updates_per_s,
                       percent(m.compute_fraction), percent(m.exposed_comm_fraction), percent(m.wait_fraction),
-                      m.asynchronous ? fmt::format("{:.1f}", m.staleness.mean) : std::string("-"),
+                      m.asynchronous && m.servers > 0 ? fmt::format("{:.1f}", m.staleness.mean) : std::string("-"),
                       format_time(w.barrier), format_time(w.staleness), format_time(w.server_busy));
   }
   os << "  (compute, exposed communication and waiting: shares of a worker's iteration; barrier, bound (staleness) and "
