@@ -142,7 +142,7 @@ Plan compile_plan(const Scenario& s, PlanScope scope) {
     }
     if (job.sync.kind == SyncKind::Gossip) {
       if (scope == PlanScope::FirstWorkerOnly) throw RuntimeError("plan: gossip workers do not compile one alone");
-      compile_gossip(s, job, static_cast<int>(i), plan);
+      compile_gossip(job, static_cast<int>(i), plan);
     } else if (job.strategy.kind == StrategyKind::AllReduce) {
       compile_allreduce(s, job, plan.jobs[i], plan, scope == PlanScope::FirstWorkerOnly);
     } else {

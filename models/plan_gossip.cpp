@@ -11,7 +11,7 @@
 
 namespace dtsim {
 
-void compile_gossip(const Scenario& s, const JobSpec& job, int job_index, Plan& plan) {
+void compile_gossip(const JobSpec& job, int job_index, Plan& plan) {
   JobPlan& jp = plan.jobs[job_index];
   jp.asynchronous = true;
   const double params = job.workload.total_params();
@@ -29,7 +29,6 @@ void compile_gossip(const Scenario& s, const JobSpec& job, int job_index, Plan& 
     r.ops.push_back(new_op(r, "optimizer step", Stream::Compute, Phase::Optimizer, {average},
                            make_update(params, job.model.optimizer)));
   }
-  (void)s;
 }
 
 void draw_gossip_peers(const Scenario& s, Plan& plan) {

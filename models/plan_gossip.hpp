@@ -7,7 +7,7 @@
 
 namespace dtsim {
 
-void compile_gossip(const Scenario& s, const JobSpec& job, int job_index, Plan& plan);
+void compile_gossip(const JobSpec& job, int job_index, Plan& plan);
 
 // Each worker's peer in each iteration (warm-up included): uniform over the job's other workers,
 // one seeded generator per job, drawn in (worker, iteration) order.

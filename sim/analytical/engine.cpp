@@ -187,7 +187,7 @@ class Scheduler {
       if (!cancelled_.insert(run->second.seq).second) continue;
       const Placement& where = plan_.ranks[w].where;
       device_free_[{where.node, where.local}] = e.time;
-      push(e.time, true, w, run->second.op, run->second.start);
+      push(e.time, true, w, run->second.op, std::min(run->second.start, e.time));
       running_.erase(run);
     }
   }

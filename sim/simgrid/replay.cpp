@@ -293,6 +293,8 @@ void Replay::execute_run(int rank, const std::vector<int>& ops) {
   // Backup workers: a worker left behind by its job's quorum has this run cancelled.
   state.running = sg4::this_actor::exec_async(total * platform_.rank_speed[rank]);
   state.running_first = ops.front();
+  // The quorum may have passed while the run was being started (before another actor could see it).
+  if (abandoned(rank, state.iteration, ops.front())) state.running->cancel();
   bool cut = false;
   try {
     state.running->wait();
