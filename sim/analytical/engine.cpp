@@ -70,6 +70,7 @@ class Scheduler {
     }
     remaining_.resize(plan.ranks.size());
     done_count_.assign(plan.ranks.size(), 0);
+    running_.assign(plan.ranks.size(), Running{-1, -1, 0.0});
     iteration_.assign(plan.ranks.size(), 0);
   }
 
@@ -182,13 +183,13 @@ class Scheduler {
     for (const auto& a : arrived) push(e.time, true, a.rank, a.op, a.since);
     quorum_arrived_.erase({q.job, it});
     for (int w : plan_.jobs[q.job].workers) {
-      const auto run = running_.find(w);
-      if (run == running_.end() || iteration_[w] != it || run->second.op >= quorum_op_[w]) continue;
-      if (!cancelled_.insert(run->second.seq).second) continue;
+      Running& run = running_[w];
+      if (run.op < 0 || iteration_[w] != it || run.op >= quorum_op_[w]) continue;
+      if (!cancelled_.insert(run.seq).second) continue;
       const Placement& where = plan_.ranks[w].where;
       device_free_[{where.node, where.local}] = e.time;
-      push(e.time, true, w, run->second.op, std::min(run->second.start, e.time));
-      running_.erase(run);
+      push(e.time, true, w, run.op, std::min(run.start, e.time));
+      run.op = -1;
     }
   }
 
@@ -260,8 +261,7 @@ class Scheduler {
   }
 
   void finish(const Event& e) {
-    const auto run = running_.find(e.rank);
-    if (run != running_.end() && run->second.seq == e.seq) running_.erase(run);
+    if (running_[e.rank].seq == e.seq) running_[e.rank].op = -1;
     if (e.record) {
       observer_.on_op(OpRecord{e.rank, iteration_[e.rank], e.op, e.start, e.time});
     }
@@ -297,14 +297,14 @@ class Scheduler {
     double since;
   };
   std::map<std::pair<int, int>, double> device_free_;
-  std::map<int, std::vector<int>> gate_progress_;     // per job: gates reached by each worker
+  std::map<int, std::vector<int>> gate_progress_;      // per job: gates reached by each worker
   std::map<int, std::vector<GateWait>> gate_waiting_;  // per job
   struct Running {
     int op;
     long seq;  // of its done event
     double start;
   };
-  std::map<int, Running> running_;                                       // the compute op each rank is running
+  std::vector<Running> running_;                                         // the compute op each rank is running
   std::unordered_set<long> cancelled_;                                   // done events of abandoned ops
   std::vector<int> quorum_op_;                                           // each rank's quorum op, or -1
   std::set<std::pair<int, int>> quorum_passed_;                          // (job, iteration)
