@@ -83,7 +83,7 @@ class Scheduler {
         const Event e = queue_.top();
         queue_.pop();
         if (e.done) {
-          if (cancelled_.erase(e.seq) == 0) finish(e);
+          if (cancelled_.empty() || cancelled_.erase(e.seq) == 0) finish(e);
         } else {
           ready(e);
         }
