@@ -18,11 +18,41 @@ std::string percent(double f) { return fmt::format("{:.1f} %", 100.0 * f); }
 
 void fault_rows(std::ostream& os, const FaultReport& f);
 
+std::string sync_name(const JobSpec& job) {
+  switch (job.sync.kind) {
+    case SyncKind::Bsp: return "BSP";
+    case SyncKind::Asp: return "ASP";
+    case SyncKind::Ssp: return fmt::format("SSP (staleness bound {})", job.sync.staleness);
+    case SyncKind::LocalSgd: return fmt::format("local SGD (average every {})", job.sync.period);
+    case SyncKind::Backup: return fmt::format("BSP with {} backup workers", job.sync.backup_workers);
+    case SyncKind::Gossip: return "gossip (AD-PSGD)";
+  }
+  return "";
+}
+
+// Waiting per worker iteration by cause, the causes that occur only.
+std::string causes_text(const Metrics& m) {
+  const WaitCauses& w = m.wait_by_cause;
+  std::string out;
+  auto add = [&](const char* name, double s) {
+    if (s <= 0) return;
+    out += fmt::format("{}{} {}", out.empty() ? "" : ", ", name, format_time(s));
+  };
+  add("barrier", w.barrier);
+  add("staleness bound", w.staleness);
+  add("server busy", w.server_busy);
+  add("idle", w.idle);
+  add("failures", w.failure);
+  return out.empty() ? "" : fmt::format(" ({} per iteration)", out);
+}
+
 std::string strategy_text(const Scenario& s, const JobSpec& job) {
   const StrategySpec& st = job.strategy;
   if (st.kind == StrategyKind::AllReduce) {
+    // Backup workers exchange after the N-th gradient: never during backward.
+    const bool overlap = st.overlap && job.sync.kind != SyncKind::Backup;
     return fmt::format("allreduce ({}, buckets of {}, overlap {})", st.algorithm, format_bytes(st.bucket_size),
-                       st.overlap ? "on" : "off");
+                       overlap ? "on" : "off");
   }
   return fmt::format("parameter server ({} shards, {}, overlap {})", st.ps_shards,
                      s.cluster.server_placement == ServerPlacement::Dedicated ? "dedicated hosts" : "colocated",
@@ -34,10 +64,7 @@ void job_summary(std::ostream& os, const Scenario& s, const JobSpec& job, const 
   row(os, "model", fmt::format("{} ({:.4g} M params, {:.4g} GFLOP/sample fwd+bwd, batch {}/worker, {})", w.name,
                                w.total_params() / 1e6, (w.fwd_flops_per_sample() + w.bwd_flops_per_sample()) / 1e9,
                                job.model.batch_per_worker, dtype_name(job.model.dtype)));
-  const std::string sync = job.sync.kind == SyncKind::Bsp        ? "BSP"
-                           : job.sync.kind == SyncKind::Asp      ? "ASP"
-                           : job.sync.kind == SyncKind::LocalSgd ? fmt::format("local SGD (average every {})", job.sync.period)
-                                                                 : fmt::format("SSP (staleness bound {})", job.sync.staleness);
+  const std::string sync = sync_name(job);
   row(os, "strategy", fmt::format("{}, {} workers{}, {}", strategy_text(s, job), m.workers,
                                   job.strategy.kind == StrategyKind::ParameterServer
                                       ? fmt::format(" + {} server shards", job.strategy.ps_shards)
@@ -50,12 +77,14 @@ void job_summary(std::ostream& os, const Scenario& s, const JobSpec& job, const 
                                     m.asynchronous ? " (the sum of the workers' own rates)" : ""));
   if (m.asynchronous) {
     row(os, "updates", fmt::format("{:.1f} model updates/s", m.updates_per_s));
-    row(os, "staleness", fmt::format("mean {:.2f}, p99 {:.0f}, max {:.0f} updates", m.staleness.mean, m.staleness.p99,
-                                     m.staleness.max));
+    if (m.servers > 0) {  // staleness is counted on parameter-server shards
+      row(os, "staleness", fmt::format("mean {:.2f}, p99 {:.0f}, max {:.0f} updates", m.staleness.mean,
+                                       m.staleness.p99, m.staleness.max));
+    }
   }
   row(os, "compute", percent(m.compute_fraction));
   row(os, "exposed communication", percent(m.exposed_comm_fraction));
-  row(os, "waiting", percent(m.wait_fraction));
+  row(os, "waiting", fmt::format("{}{}", percent(m.wait_fraction), causes_text(m)));
   row(os, "communication (total)", fmt::format("{} (overlapped or not)", percent(m.comm_fraction)));
   row(os, "bytes on the wire", fmt::format("{} per iteration", format_bytes(m.bytes_on_wire_per_iteration)));
   if (m.faults) fault_rows(os, *m.faults);
@@ -88,30 +117,35 @@ std::string sync_text(const JobSpec& job) {
     case SyncKind::Asp: return ", asp";
     case SyncKind::Ssp: return fmt::format(", ssp({})", job.sync.staleness);
     case SyncKind::LocalSgd: return fmt::format(", local SGD every {}", job.sync.period);
+    case SyncKind::Backup: return fmt::format(", {} backup", job.sync.backup_workers);
+    case SyncKind::Gossip: return ", gossip";
   }
   return "";
 }
 
 // Several jobs side by side: one row each.
 void jobs_table(std::ostream& os, const Scenario& s, const std::vector<Metrics>& jobs) {
-  os << fmt::format("  {:<14} {:<46} {:>8} {:>11} {:>13} {:>8} {:>8} {:>8} {:>9}\n", "job", "strategy", "workers",
-                    "iteration", "samples/s", "compute", "exposed", "waiting", "staleness");
+  os << fmt::format("  {:<14} {:<46} {:>8} {:>11} {:>13} {:>10} {:>8} {:>8} {:>8} {:>9} {:>10} {:>10} {:>10}\n", "job",
+                    "strategy", "workers", "iteration", "samples/s", "updates/s", "compute", "exposed", "waiting",
+                    "staleness", "barrier", "bound", "server");
   for (size_t j = 0; j < jobs.size(); ++j) {
     const JobSpec& job = s.jobs[j];
     const Metrics& m = jobs[j];
     const std::string strategy =
         job.strategy.kind == StrategyKind::AllReduce
-            ? fmt::format("allreduce {}", job.strategy.algorithm)
+            ? fmt::format("allreduce {}{}", job.strategy.algorithm, sync_text(job))
             : fmt::format("parameter server, {} shard{}{}", job.strategy.ps_shards, job.strategy.ps_shards > 1 ? "s" : "",
                           sync_text(job));
-    os << fmt::format("  {:<14} {:<46} {:>8} {:>11} {:>13.1f} {:>8} {:>8} {:>8} {:>9}\n", job.name,
-                      fmt::format("{} ({})", strategy, job.workload.name), m.workers,
-                      format_time(m.iteration_time.mean), m.throughput_samples_per_s, percent(m.compute_fraction),
-                      percent(m.exposed_comm_fraction), percent(m.wait_fraction),
-                      m.asynchronous ? fmt::format("{:.1f}", m.staleness.mean) : std::string("-"));
+    const WaitCauses& w = m.wait_by_cause;
+    os << fmt::format("  {:<14} {:<46} {:>8} {:>11} {:>13.1f} {:>10.1f} {:>8} {:>8} {:>8} {:>9} {:>10} {:>10} {:>10}\n",
+                      job.name, fmt::format("{} ({})", strategy, job.workload.name), m.workers,
+                      format_time(m.iteration_time.mean), m.throughput_samples_per_s, m.updates_per_s,
+                      percent(m.compute_fraction), percent(m.exposed_comm_fraction), percent(m.wait_fraction),
+                      m.asynchronous && m.servers > 0 ? fmt::format("{:.1f}", m.staleness.mean) : std::string("-"),
+                      format_time(w.barrier), format_time(w.staleness), format_time(w.server_busy));
   }
-  os << "  (compute, exposed communication and waiting: shares of a worker's iteration; per-job details in "
-        "metrics.json)\n";
+  os << "  (compute, exposed communication and waiting: shares of a worker's iteration; barrier, bound (staleness) and "
+        "server (busy): a worker's waiting per iteration by cause; per-rank details in metrics.json)\n";
   for (size_t j = 0; j < jobs.size(); ++j) {
     if (!jobs[j].faults) continue;
     os << fmt::format("\n  job {} under failures:\n", s.jobs[j].name);

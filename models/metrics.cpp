@@ -73,6 +73,8 @@ Stats summarize(std::vector<double> v) {
 
 double WireBytes::operator()(int rank, const OpBody& body) {
   if (const auto* s = std::get_if<SendOp>(&body)) return s->bytes;
+  // Gossip: the rank that starts an exchange is charged both directions (its peer's program has no op for it).
+  if (const auto* g = std::get_if<GossipOp>(&body)) return 2 * g->bytes;
   const auto* c = std::get_if<CollectiveOp>(&body);
   if (!c) return 0;
   const CommGroup& group = plan_.groups[c->group];
@@ -164,6 +166,7 @@ Metrics compute_metrics(const Plan& plan, const std::vector<OpRecord>& records, 
   std::vector<std::vector<Interval>> compute(plan.ranks.size()), comm(plan.ranks.size());
   std::vector<double> bytes(plan.ranks.size(), 0.0);
   std::vector<std::pair<double, double>> spans(plan.ranks.size(), {0.0, 0.0});
+  std::vector<std::vector<OpRecord>> measured(plan.ranks.size());
   WireBytes wire_bytes(plan);
   for (const auto& r : records) {
     if (plan.ranks[r.rank].job != job) continue;
@@ -172,7 +175,9 @@ Metrics compute_metrics(const Plan& plan, const std::vector<OpRecord>& records, 
     last = std::max(last, r.end);
     if (r.iteration < plan.warmup) continue;
     const Op& op = plan.ranks[r.rank].ops[r.op];
-    if (std::holds_alternative<GateOp>(op.body)) continue;  // waiting at a staleness bound
+    measured[r.rank].push_back(r);
+    // Waiting at a staleness bound or for a backup quorum.
+    if (std::holds_alternative<GateOp>(op.body) || std::holds_alternative<QuorumOp>(op.body)) continue;
     (is_compute(op.body) ? compute : comm)[r.rank].emplace_back(r.start, r.end);
     bytes[r.rank] += wire_bytes(r.rank, op.body);
   }
@@ -180,6 +185,8 @@ Metrics compute_metrics(const Plan& plan, const std::vector<OpRecord>& records, 
   std::vector<int> ranks = jp.workers;
   ranks.insert(ranks.end(), jp.servers.begin(), jp.servers.end());
   for (int i : ranks) {
+    const double lo = jp.asynchronous ? spans[i].first : window_start;
+    const double hi = jp.asynchronous ? spans[i].second : m.simulated_time_s;
     merge(compute[i]);
     merge(comm[i]);
     RankMetrics rm;
@@ -192,6 +199,7 @@ Metrics compute_metrics(const Plan& plan, const std::vector<OpRecord>& records, 
     // Asynchronous workers each run their own iterations: each is measured over its own window.
     const double own = jp.asynchronous ? spans[i].second - spans[i].first : window;
     rm.wait_s = std::max(0.0, own * per_it - rm.compute_s - rm.exposed_comm_s);
+    rm.wait_by_cause = wait_causes(plan, i, measured[i], lo, hi, !jp.asynchronous).scaled(per_it);
     rm.bytes_sent = bytes[i] * per_it;
     m.bytes_on_wire_per_iteration += rm.bytes_sent;
     if (rm.role == Role::Worker && own > 0) {
@@ -200,6 +208,7 @@ Metrics compute_metrics(const Plan& plan, const std::vector<OpRecord>& records, 
       m.comm_fraction += rm.comm_s / it / m.workers;
       m.exposed_comm_fraction += rm.exposed_comm_s / it / m.workers;
       m.wait_fraction += rm.wait_s / it / m.workers;
+      m.wait_by_cause += rm.wait_by_cause.scaled(1.0 / m.workers);
     }
     m.ranks.push_back(rm);
   }
@@ -216,6 +225,23 @@ std::vector<Metrics> compute_job_metrics(const Plan& plan, const std::vector<OpR
   return out;
 }
 
+double failure_wait_per_iteration(const Metrics& m) {
+  if (!m.faults || m.faults->useful_s <= 0 || m.iteration_time.mean <= 0) return 0;
+  const FaultReport& f = *m.faults;
+  return (f.lost_work_s + f.detection_s + f.restart_s + f.idle_s) / (f.useful_s / m.iteration_time.mean);
+}
+
+namespace {
+
+nlohmann::json causes_json(const WaitCauses& w, bool job) {
+  nlohmann::json out{
+      {"barrier", w.barrier}, {"staleness_bound", w.staleness}, {"server_busy", w.server_busy}, {"idle", w.idle}};
+  if (job) out["failure"] = w.failure;
+  return out;
+}
+
+}  // namespace
+
 nlohmann::json metrics_to_json(const Metrics& m) {
   auto stats = [](const Stats& s) {
     return nlohmann::json{{"mean", s.mean}, {"p50", s.p50}, {"p95", s.p95}, {"p99", s.p99}, {"min", s.min}, {"max", s.max}};
@@ -229,6 +255,7 @@ nlohmann::json metrics_to_json(const Metrics& m) {
                      {"comm_s", r.comm_s},
                      {"exposed_comm_s", r.exposed_comm_s},
                      {"wait_s", r.wait_s},
+                     {"wait_by_cause_s", causes_json(r.wait_by_cause, false)},
                      {"bytes_sent", r.bytes_sent}});
   }
   nlohmann::json out{{"schema_version", kMetricsSchemaVersion},
@@ -246,6 +273,7 @@ nlohmann::json metrics_to_json(const Metrics& m) {
                         {"comm_fraction", m.comm_fraction},
                         {"exposed_comm_fraction", m.exposed_comm_fraction},
                         {"wait_fraction", m.wait_fraction},
+                        {"wait_by_cause_s", causes_json(m.wait_by_cause, true)},
                         {"bytes_on_wire_per_iteration", m.bytes_on_wire_per_iteration},
                         {"updates_per_s", m.updates_per_s},
                         {"synchronous", !m.asynchronous},

@@ -13,10 +13,11 @@
 #include "models/faults.hpp"
 #include "models/observer.hpp"
 #include "models/plan.hpp"
+#include "models/wait_causes.hpp"
 
 namespace dtsim {
 
-inline constexpr int kMetricsSchemaVersion = 1;
+inline constexpr int kMetricsSchemaVersion = 2;
 
 struct Stats {
   double mean = 0, p50 = 0, p95 = 0, p99 = 0, min = 0, max = 0;
@@ -33,6 +34,7 @@ struct RankMetrics {
   double comm_s = 0;          // union of communication time, per iteration
   double exposed_comm_s = 0;  // communication not hidden under compute, per iteration
   double wait_s = 0;          // the rest of the iteration: idle, waiting for others
+  WaitCauses wait_by_cause;   // wait_s by cause, per iteration (failure: job-wide, not per rank)
   double bytes_sent = 0;      // per iteration
 };
 
@@ -51,6 +53,7 @@ struct Metrics {
   double exposed_comm_fraction = 0;   // compute + exposed + wait = 1
   double wait_fraction = 0;
   double bytes_on_wire_per_iteration = 0;
+  WaitCauses wait_by_cause;    // mean over workers, per iteration; failure from the fault report
   double updates_per_s = 0;    // model updates applied per second (one per iteration under BSP)
   bool asynchronous = false;   // ASP/SSP: throughput is the sum of the workers' own rates
   // Per-update staleness (ASP/SSP): how many updates other workers applied to a shard between a
@@ -61,6 +64,10 @@ struct Metrics {
   std::vector<RankMetrics> ranks;
   std::optional<FaultReport> faults;  // when the job's faults.* are set (sim/faults/)
 };
+
+// Failures' share of waiting: wall-clock time lost to them (lost work, detection, restart, no
+// workers) per useful iteration; 0 without faults.* (set by sim/faults after the fault report).
+double failure_wait_per_iteration(const Metrics& m);
 
 // Metrics of one job (its own ranks and iterations).
 Metrics compute_metrics(const Plan& plan, const std::vector<OpRecord>& records, const RunInfo& info, int job = 0);

@@ -56,7 +56,21 @@ struct GateOp {
   int lag = 0;
 };
 
-using OpBody = std::variant<ComputeOp, CollectiveOp, SendOp, RecvOp, UpdateOp, GateOp>;
+// Backup workers: passes, in each iteration, once `needed` of the job's workers have reached it.
+// A worker that has not reached it by then abandons its compute ops before it in program order:
+// the one running ends at that moment, the others end the moment they are ready, without work.
+struct QuorumOp {
+  int job = 0;
+  int needed = 0;
+};
+
+// Gossip (AD-PSGD): sends `bytes` to this rank's peer of the iteration (Plan::gossip_peer) and
+// receives as many back. The peer's communication thread serves it: the peer's program takes no part.
+struct GossipOp {
+  double bytes = 0;
+};
+
+using OpBody = std::variant<ComputeOp, CollectiveOp, SendOp, RecvOp, UpdateOp, GateOp, QuorumOp, GossipOp>;
 
 struct Op {
   int id = 0;  // index in the rank's program
@@ -98,7 +112,7 @@ struct JobPlan {
   std::vector<int> workers;  // global ranks
   std::vector<int> servers;  // global ranks of its parameter-server ranks (per shard, or per shard and worker)
   double samples_per_iteration = 0;
-  bool asynchronous = false;  // ASP or SSP: workers' iterations drift apart
+  bool asynchronous = false;  // ASP, SSP or gossip: workers' iterations drift apart
   int shards = 0;             // parameter-server shards
 };
 
@@ -113,6 +127,8 @@ struct Plan {
   // Straggling: compute durations of rank r in iteration k are multiplied by slowdown[r][k]
   // (warm-up included); empty means 1 everywhere.
   std::vector<std::vector<double>> slowdown;
+  // Gossip: gossip_peer[r][k] is the worker rank r averages its model with in iteration k (seeded).
+  std::vector<std::vector<int>> gossip_peer;
   // Ranks placed on the same device (an asynchronous server's per-worker ranks) compute one op
   // at a time, in the order they become ready.
   // BSP: a rank starts iteration k+1 when all its ops of iteration k have ended; the

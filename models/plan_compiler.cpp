@@ -9,12 +9,15 @@
 #include <fmt/format.h>
 
 #include "models/plan_compress.hpp"
+#include "models/plan_gossip.hpp"
 #include "models/plan_ps.hpp"
 #include "models/plan_worker.hpp"
 #include "models/stragglers.hpp"
 
 namespace dtsim {
 namespace {
+
+int jp_index(const Plan& plan, const JobPlan& jp) { return static_cast<int>(&jp - plan.jobs.data()); }
 
 // Workers of a job fill its placement node by node.
 void place_workers(const Scenario& s, const JobSpec& job, int job_index, Plan& plan) {
@@ -59,12 +62,21 @@ void compile_allreduce(const Scenario& s, const JobSpec& job, JobPlan& jp, Plan&
     if (first_only && rank != jp.workers.front()) break;
     RankProgram& r = plan.ranks[rank];
     const PassOps pass = add_forward_backward(r, job);
-    std::vector<int> update_deps{pass.last};
+    int quorum = -1;
+    if (job.sync.kind == SyncKind::Backup) {
+      // Backup workers: the exchange starts once the first N of N + b gradients are ready (the
+      // others abandon their compute and contribute nothing), so it cannot overlap backward.
+      const int keep = workers - job.sync.backup_workers;
+      r.ops.push_back(new_op(r, fmt::format("first {} of {} gradients", keep, workers), Stream::Posted,
+                             Phase::Communication, {pass.last}, QuorumOp{jp_index(plan, jp), keep}));
+      quorum = r.ops.back().id;
+    }
+    std::vector<int> update_deps{quorum >= 0 ? quorum : pass.last};
     ExchangeContext ctx{group, workers, &algorithm, gather, 0};
     for (size_t u = 0; u < units.size(); ++u) {
       GradientUnit unit;
       for (int l : units[u]) unit.params += job.workload.layers[l].params;
-      unit.ready = job.strategy.overlap ? pass.backward[units[u].back()] : pass.last;
+      unit.ready = quorum >= 0 ? quorum : (job.strategy.overlap ? pass.backward[units[u].back()] : pass.last);
       unit.name = per_layer ? fmt::format("layer {}", job.workload.layers[units[u].front()].name)
                             : fmt::format("bucket {}", u);
       update_deps.push_back(add_gradient_exchange(r, job, unit, ctx));
@@ -123,7 +135,15 @@ Plan compile_plan(const Scenario& s, PlanScope scope) {
   }
   for (size_t i = 0; i < s.jobs.size(); ++i) {
     const JobSpec& job = s.jobs[i];
-    if (job.strategy.kind == StrategyKind::AllReduce) {
+    if (job.sync.kind == SyncKind::Backup) {
+      // Only the N kept gradients of N + b count as samples.
+      plan.jobs[i].samples_per_iteration =
+          static_cast<double>(job.workers(s.cluster) - job.sync.backup_workers) * job.model.batch_per_worker;
+    }
+    if (job.sync.kind == SyncKind::Gossip) {
+      if (scope == PlanScope::FirstWorkerOnly) throw RuntimeError("plan: gossip workers do not compile one alone");
+      compile_gossip(job, static_cast<int>(i), plan);
+    } else if (job.strategy.kind == StrategyKind::AllReduce) {
       compile_allreduce(s, job, plan.jobs[i], plan, scope == PlanScope::FirstWorkerOnly);
     } else {
       if (scope == PlanScope::FirstWorkerOnly) throw RuntimeError("plan: only AllReduce jobs compile one worker alone");
@@ -131,6 +151,7 @@ Plan compile_plan(const Scenario& s, PlanScope scope) {
     }
   }
   apply_stragglers(s, plan);
+  draw_gossip_peers(s, plan);
   return plan;
 }
 

@@ -19,7 +19,7 @@ namespace dtsim {
 enum class Optimizer { Sgd, Momentum, Adam };
 enum class StrategyKind { AllReduce, ParameterServer };
 enum class PsSplit { Even, ByLayer };
-enum class SyncKind { Bsp, Asp, Ssp, LocalSgd };
+enum class SyncKind { Bsp, Asp, Ssp, LocalSgd, Backup, Gossip };
 enum class Engine { Analytical, SimGrid };
 enum class Fidelity { Flow, Step };
 
@@ -48,8 +48,9 @@ struct StrategySpec {
 
 struct SyncSpec {
   SyncKind kind = SyncKind::Bsp;
-  int staleness = 0;  // SSP: how many iterations a worker may run ahead of the slowest
-  int period = 1;     // local SGD: average the models every `period` iterations
+  int staleness = 0;       // SSP: how many iterations a worker may run ahead of the slowest
+  int period = 1;          // local SGD: average the models every `period` iterations
+  int backup_workers = 0;  // backup: of the job's workers, the b slowest of each iteration are dropped
 };
 
 enum class Jitter { None, Lognormal, Exponential, Hiccup };

@@ -241,20 +241,29 @@ std::vector<ScenarioKey> build_keys() {
           [](J& j, const V& v) { j.stragglers.hiccup_factor = v.at_least(1.0); });
 
   // sync and run
-  add_job("sync.policy", "one of: bsp, asp, ssp, local_sgd", "bsp",
+  add_job("sync.policy", "one of: bsp, asp, ssp, local_sgd, backup, gossip", "bsp",
           "Bulk-synchronous; asynchronous (parameter server: each push applied at once, the worker pulls the "
           "latest); stale-synchronous (as asp, but a worker waits while more than sync.staleness iterations ahead); "
-          "local SGD (AllReduce: workers step alone and average their models every sync.period iterations).",
+          "local SGD (AllReduce: workers step alone and average their models every sync.period iterations); "
+          "backup workers (AllReduce: each iteration keeps the first gradients and drops the sync.backup_workers "
+          "slowest); gossip (AD-PSGD: each worker averages its model with one random peer after each step, no "
+          "barrier).",
           [](J& j, const V& v) {
             j.sync.kind = v.choice<SyncKind>({{"bsp", SyncKind::Bsp},
                                               {"asp", SyncKind::Asp},
                                               {"ssp", SyncKind::Ssp},
-                                              {"local_sgd", SyncKind::LocalSgd}});
+                                              {"local_sgd", SyncKind::LocalSgd},
+                                              {"backup", SyncKind::Backup},
+                                              {"gossip", SyncKind::Gossip}});
           });
   add_job("sync.period", "count", "1", "local SGD: iterations between two model averages (H >= 1).",
           [](J& j, const V& v) { j.sync.period = v.count(1); });
   add_job("sync.staleness", "count", "0", "SSP: the staleness bound s (s = 0 waits for every worker each iteration).",
           [](J& j, const V& v) { j.sync.staleness = v.count(0); });
+  add_job("sync.backup_workers", "count", "0",
+          "backup: b of the job's workers are spares; each iteration keeps the first (workers - b) gradients and "
+          "drops the b slowest (Chen et al. 2016).",
+          [](J& j, const V& v) { j.sync.backup_workers = v.count(0); });
   add("run.iterations", "count", "10", "Iterations to run (after warm-up).",
       [](S& s, const V& v) { s.run.iterations = v.count(1); });
   add("run.warmup", "count", "1", "Warm-up iterations, run first and left out of the statistics.",

@@ -167,6 +167,35 @@ void check_strategy(const Scenario& s, size_t index) {
   }
 }
 
+// Backup workers and gossip are AllReduce-side policies; backup keeps at least one gradient.
+void check_sync(const Scenario& s, size_t index) {
+  const JobSpec& job = s.jobs[index];
+  const SyncKind kind = job.sync.kind;
+  if (kind != SyncKind::Backup && kind != SyncKind::Gossip) return;
+  const std::string policy = s.job_key(index, "sync.policy");
+  const char* name = kind == SyncKind::Backup ? "backup" : "gossip";
+  if (job.strategy.kind != StrategyKind::AllReduce) {
+    fail_at(s, policy,
+            fmt::format("{}: '{}' is modelled for AllReduce jobs (set strategy.kind: allreduce); a parameter "
+                        "server's answer to stragglers is asp or ssp",
+                        policy, name));
+  }
+  const int workers = job.workers(s.cluster);
+  if (kind == SyncKind::Backup && job.sync.backup_workers >= workers) {
+    const std::string key = s.job_key(index, "sync.backup_workers");
+    fail_at(s, key,
+            fmt::format("{}: {} backup workers leave no gradient to keep (the job has {} workers: use 0..{})", key,
+                        job.sync.backup_workers, workers, workers - 1));
+  }
+  if (kind == SyncKind::Gossip && workers < 2) {
+    fail_at(s, policy, fmt::format("{}: 'gossip' needs at least 2 workers (the job has {})", policy, workers));
+  }
+  if (kind == SyncKind::Gossip && job.compression.method != "none") {
+    const std::string key = s.job_key(index, "compression.method");
+    fail_at(s, key, fmt::format("{}: gossip exchanges whole models, uncompressed (use compression.method: none)", key));
+  }
+}
+
 // PowerSGD's factors must be AllReduced: a parameter server cannot combine them.
 void check_compression(const Scenario& s, size_t index) {
   const JobSpec& job = s.jobs[index];
@@ -209,6 +238,7 @@ void finish_scenario(Scenario& s) {
     check_stragglers(s, i);
     finish_faults(s, i, s.jobs[i]);
     check_compression(s, i);
+    check_sync(s, i);
   }
 }
 

@@ -1,4 +1,4 @@
-// metrics.json as the viewer reads it (docs/outputs.md, schema_version 1): the headline numbers,
+// metrics.json as the viewer reads it (docs/outputs.md, schema_version 2): the headline numbers,
 // the per-rank breakdown and the per-job list, plus the metric deltas of the compare view.
 #pragma once
 

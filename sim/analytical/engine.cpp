@@ -5,7 +5,9 @@
 #include <chrono>
 #include <map>
 #include <queue>
+#include <set>
 #include <tuple>
+#include <unordered_set>
 
 #include "models/error.hpp"
 #include "sim/analytical/cost_model.hpp"
@@ -20,6 +22,7 @@ struct Event {
   int rank;
   int op;
   double start;  // for done events
+  bool record;   // false: an op that did not run (skipped by its period, or abandoned): no record
   bool operator>(const Event& o) const { return std::tie(time, seq) > std::tie(o.time, o.seq); }
 };
 
@@ -57,9 +60,17 @@ class Scheduler {
  public:
   Scheduler(const ClusterSpec& cluster, const Plan& plan, Observer& observer)
       : plan_(plan), costs_(cluster, plan), observer_(observer) {
-    for (const auto& r : plan.ranks) graphs_.push_back(build_graph(r));
+    for (const auto& r : plan.ranks) {
+      graphs_.push_back(build_graph(r));
+      int q = -1;
+      for (const Op& op : r.ops) {
+        if (std::holds_alternative<QuorumOp>(op.body)) q = op.id;
+      }
+      quorum_op_.push_back(q);
+    }
     remaining_.resize(plan.ranks.size());
     done_count_.assign(plan.ranks.size(), 0);
+    running_.assign(plan.ranks.size(), Running{-1, -1, 0.0});
     iteration_.assign(plan.ranks.size(), 0);
   }
 
@@ -72,7 +83,7 @@ class Scheduler {
         const Event e = queue_.top();
         queue_.pop();
         if (e.done) {
-          finish(e);
+          if (cancelled_.empty() || cancelled_.erase(e.seq) == 0) finish(e);
         } else {
           ready(e);
         }
@@ -86,8 +97,9 @@ class Scheduler {
   }
 
  private:
-  void push(double time, bool done, int rank, int op, double start = 0) {
-    queue_.push(Event{time, seq_++, done, rank, op, start});
+  long push(double time, bool done, int rank, int op, double start = 0, bool record = true) {
+    queue_.push(Event{time, seq_, done, rank, op, start, record});
+    return seq_++;
   }
 
   void start_iteration(int r, double t) {
@@ -103,8 +115,8 @@ class Scheduler {
     const RankProgram& rank = plan_.ranks[e.rank];
     const Op& op = rank.ops[e.op];
     const int it = iteration_[e.rank];
-    if (!op.runs_in(it)) {
-      push(e.time, true, e.rank, e.op, e.time);
+    if (!op.runs_in(it) || abandoned(e.rank, it, e.op)) {
+      push(e.time, true, e.rank, e.op, e.time, false);
       return;
     }
     const double slow = plan_.slowdown_of(e.rank, it);
@@ -126,6 +138,14 @@ class Scheduler {
       rendezvous(e, {rv->peer, e.rank, rv->tag, it}, rv->bytes);
     } else if (const auto* g = std::get_if<GateOp>(&op.body)) {
       gate(e, *g, it);
+    } else if (const auto* q = std::get_if<QuorumOp>(&op.body)) {
+      quorum(e, *q, it);
+    } else if (const auto* gs = std::get_if<GossipOp>(&op.body)) {
+      const int peer = plan_.gossip_peer[e.rank][it];
+      const auto& me = plan_.ranks[e.rank].where;
+      const auto& other = plan_.ranks[peer].where;
+      batch_.push_back(Transfer{costs_.path(me, other), gs->bytes, e.rank, e.op, -1, -1});
+      batch_.push_back(Transfer{costs_.path(other, me), gs->bytes, e.rank, e.op, -1, -1});
     }
   }
 
@@ -140,7 +160,37 @@ class Scheduler {
     double& free_at = device_free_[{where.node, where.local}];
     const double start = std::max(e.time, free_at);
     free_at = start + seconds;
-    push(start + seconds, true, e.rank, e.op, start);
+    running_[e.rank] = Running{e.op, push(start + seconds, true, e.rank, e.op, start), start};
+  }
+
+  // Backup workers: an op before the rank's quorum op, in an iteration whose quorum has passed.
+  bool abandoned(int rank, int it, int op) const {
+    const int q = quorum_op_[rank];
+    return op < q && quorum_passed_.count({plan_.ranks[rank].job, it}) > 0;
+  }
+
+  // Passes once `needed` workers have arrived in this iteration; the latecomers' compute before
+  // the quorum is abandoned: the op running now ends now (on a free device), the rest end unrun.
+  void quorum(const Event& e, const QuorumOp& q, int it) {
+    auto& arrived = quorum_arrived_[{q.job, it}];
+    if (quorum_passed_.count({q.job, it})) {
+      push(e.time, true, e.rank, e.op, e.time);
+      return;
+    }
+    arrived.push_back({e.rank, e.op, 0, e.time});
+    if (static_cast<int>(arrived.size()) < q.needed) return;
+    quorum_passed_.insert({q.job, it});
+    for (const auto& a : arrived) push(e.time, true, a.rank, a.op, a.since);
+    quorum_arrived_.erase({q.job, it});
+    for (int w : plan_.jobs[q.job].workers) {
+      Running& run = running_[w];
+      if (run.op < 0 || iteration_[w] != it || run.op >= quorum_op_[w]) continue;
+      if (!cancelled_.insert(run.seq).second) continue;
+      const Placement& where = plan_.ranks[w].where;
+      device_free_[{where.node, where.local}] = e.time;
+      push(e.time, true, w, run.op, std::min(run.start, e.time));
+      run.op = -1;
+    }
   }
 
   // SSP: a worker's gate of iteration k passes once every worker of the job has reached its gate
@@ -195,16 +245,24 @@ class Scheduler {
       free_at = start + seconds;
       drained[port] = free_at;
     }
+    std::map<std::pair<int, int>, double> exchanges;  // gossip: an op ends with the later of its two directions
     for (const auto& t : batch_) {
       const double end = std::max(drained[t.path.from], drained[t.path.to]) + t.path.alpha;
+      if (t.rank_b < 0) {
+        double& last = exchanges[{t.rank_a, t.op_a}];
+        last = std::max(last, end);
+        continue;
+      }
       push(end, true, t.rank_a, t.op_a, now);
       push(end, true, t.rank_b, t.op_b, now);
     }
+    for (const auto& [op, end] : exchanges) push(end, true, op.first, op.second, now);
     batch_.clear();
   }
 
   void finish(const Event& e) {
-    if (plan_.ranks[e.rank].ops[e.op].runs_in(iteration_[e.rank])) {
+    if (running_[e.rank].seq == e.seq) running_[e.rank].op = -1;
+    if (e.record) {
       observer_.on_op(OpRecord{e.rank, iteration_[e.rank], e.op, e.start, e.time});
     }
     for (int s : graphs_[e.rank].succs[e.op]) {
@@ -239,8 +297,18 @@ class Scheduler {
     double since;
   };
   std::map<std::pair<int, int>, double> device_free_;
-  std::map<int, std::vector<int>> gate_progress_;     // per job: gates reached by each worker
+  std::map<int, std::vector<int>> gate_progress_;      // per job: gates reached by each worker
   std::map<int, std::vector<GateWait>> gate_waiting_;  // per job
+  struct Running {
+    int op;
+    long seq;  // of its done event
+    double start;
+  };
+  std::vector<Running> running_;                                         // the compute op each rank is running
+  std::unordered_set<long> cancelled_;                                   // done events of abandoned ops
+  std::vector<int> quorum_op_;                                           // each rank's quorum op, or -1
+  std::set<std::pair<int, int>> quorum_passed_;                          // (job, iteration)
+  std::map<std::pair<int, int>, std::vector<GateWait>> quorum_arrived_;  // (job, iteration)
 };
 
 }  // namespace

@@ -111,7 +111,9 @@ FaultReport evaluate_faults(const Scenario& s, size_t job, const Metrics& m) {
 
 void add_fault_reports(const Scenario& s, std::vector<Metrics>& jobs) {
   for (size_t j = 0; j < jobs.size() && j < s.jobs.size(); ++j) {
-    if (s.jobs[j].faults.enabled()) jobs[j].faults = evaluate_faults(s, j, jobs[j]);
+    if (!s.jobs[j].faults.enabled()) continue;
+    jobs[j].faults = evaluate_faults(s, j, jobs[j]);
+    jobs[j].wait_by_cause.failure = failure_wait_per_iteration(jobs[j]);
   }
 }
 

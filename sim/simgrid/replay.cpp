@@ -2,6 +2,7 @@
 // collectives and point-to-point messages over mailboxes.
 #include "sim/simgrid/replay.hpp"
 
+#include <simgrid/Exception.hpp>
 #include <xbt/config.hpp>
 
 #include <algorithm>
@@ -38,7 +39,9 @@ Replay::Replay(const ClusterSpec& cluster, const Plan& plan, const Platform& pla
     states_[r].mutex = sg4::Mutex::create();
     states_[r].changed = sg4::ConditionVariable::create();
     states_[r].wakes.assign(plan.ranks[r].ops.size(), 0);
+    quorum_op_.push_back(-1);
     for (const Op& op : plan.ranks[r].ops) {
+      if (std::holds_alternative<QuorumOp>(op.body)) quorum_op_.back() = op.id;
       if (op.stream == Stream::Posted) posted_ops_[r].push_back(op.id);
       for (int d : op.deps) {
         const Op& dep = plan.ranks[r].ops[d];
@@ -67,6 +70,9 @@ void Replay::start() {
     st.progress.assign(plan_.jobs[j].workers.size(), 0);
     st.mutex = sg4::Mutex::create();
     st.changed = sg4::ConditionVariable::create();
+    QuorumState& q = quorums_[static_cast<int>(j)];
+    q.mutex = sg4::Mutex::create();
+    q.changed = sg4::ConditionVariable::create();
   }
   for (size_t r = 0; r < plan_.ranks.size(); ++r) {
     const int rank = static_cast<int>(r);
@@ -125,9 +131,10 @@ void Replay::wait_deps(int rank, const std::vector<int>& deps) {
   }
 }
 
-void Replay::finish(int rank, int op, double start, double end) {
+void Replay::finish(int rank, int op, double start, double end, bool record) {
   RankState& st = states_[rank];
-  if (plan_.ranks[rank].ops[op].runs_in(st.iteration)) observer_.on_op(OpRecord{rank, st.iteration, op, start, end});
+  if (record && plan_.ranks[rank].ops[op].runs_in(st.iteration))
+    observer_.on_op(OpRecord{rank, st.iteration, op, start, end});
   st.done[op] = 1;
   bool wake = st.wakes[op];
   if (++st.done_count == static_cast<int>(st.done.size())) {
@@ -154,8 +161,8 @@ void Replay::execute(int rank, int op_id) {
   const Op& op = plan_.ranks[rank].ops[op_id];
   const double start = sg4::Engine::get_clock();
   const int it = states_[rank].iteration;
-  if (!op.runs_in(it)) {
-    finish(rank, op_id, start, start);
+  if (!op.runs_in(it) || abandoned(rank, it, op_id)) {
+    finish(rank, op_id, start, start, false);
     return;
   }
   std::visit(Overloaded{[&](const ComputeOp&) { execute_run(rank, {op_id}); },
@@ -187,6 +194,14 @@ void Replay::execute(int rank, int op_id) {
                         [&](const GateOp& g) {
                           gate(rank, g, it);
                           finish(rank, op_id, start, sg4::Engine::get_clock());
+                        },
+                        [&](const QuorumOp& q) {
+                          quorum(rank, q, it);
+                          finish(rank, op_id, start, sg4::Engine::get_clock());
+                        },
+                        [&](const GossipOp& g) {
+                          gossip(rank, g, it);
+                          finish_comm(rank, op_id, start);
                         }},
              op.body);
 }
@@ -215,6 +230,42 @@ void Replay::gate(int rank, const GateOp& g, int it) {
   while (*std::min_element(st.progress.begin(), st.progress.end()) < it - g.lag + 1) st.changed->wait(lock);
 }
 
+bool Replay::abandoned(int rank, int it, int op) const {
+  const int q = quorum_op_[rank];
+  return op < q && quorums_.at(plan_.ranks[rank].job).passed.count(it) > 0;
+}
+
+// Backup workers: the first `needed` arrivals of an iteration pass together; then every worker
+// still computing before its quorum op in that iteration has its compute run cancelled.
+void Replay::quorum(int rank, const QuorumOp& q, int it) {
+  QuorumState& st = quorums_.at(q.job);
+  if (st.passed.count(it)) return;
+  if (++st.arrived[it] >= q.needed) {
+    st.passed.insert(it);
+    st.arrived.erase(it);
+    for (int w : plan_.jobs[q.job].workers) {
+      RankState& other = states_[w];
+      if (w == rank || other.iteration != it || !other.running || other.running_first >= quorum_op_[w]) continue;
+      other.running->cancel();
+    }
+    st.changed->notify_all();
+    return;
+  }
+  std::unique_lock lock(*st.mutex);
+  while (!st.passed.count(it)) st.changed->wait(lock);
+}
+
+// Gossip: the model goes to the iteration's peer and the peer's comes back, both at once; the
+// peer's communication thread serves it, so no actor of the peer takes part.
+void Replay::gossip(int rank, const GossipOp& g, int it) {
+  sg4::Host* me = platform_.rank_hosts[rank];
+  sg4::Host* peer = platform_.rank_hosts[plan_.gossip_peer[rank][it]];
+  const auto bytes = static_cast<uint64_t>(g.bytes);
+  std::vector<sg4::CommPtr> comms{sg4::Comm::sendto_async(me, peer, bytes), sg4::Comm::sendto_async(peer, me, bytes)};
+  stats_.activities += 2;
+  sg4::Comm::wait_all(comms);
+}
+
 void Replay::finish_comm(int rank, int op, double arrived) {
   const double end = sg4::Engine::get_clock();
   finish(rank, op, std::min(arrived, end), end);
@@ -222,6 +273,12 @@ void Replay::finish_comm(int rank, int op, double arrived) {
 
 // One activity for the whole run; each op's times recovered from its own duration.
 void Replay::execute_run(int rank, const std::vector<int>& ops) {
+  RankState& state = states_[rank];
+  if (abandoned(rank, state.iteration, ops.front())) {
+    const double now = sg4::Engine::get_clock();
+    for (int id : ops) finish(rank, id, now, now, false);
+    return;
+  }
   std::vector<double> durations;
   double total = 0;
   for (int id : ops) {
@@ -233,13 +290,29 @@ void Replay::execute_run(int rank, const std::vector<int>& ops) {
   std::unique_lock<sg4::Mutex> turn;
   if (shared != host_locks_.end() && total > 0) turn = std::unique_lock<sg4::Mutex>(*shared->second);
   const double start = sg4::Engine::get_clock();
-  sg4::this_actor::execute(total * platform_.rank_speed[rank]);
+  // Backup workers: a worker left behind by its job's quorum has this run cancelled.
+  state.running = sg4::this_actor::exec_async(total * platform_.rank_speed[rank]);
+  state.running_first = ops.front();
+  // The quorum may have passed while the run was being started (before another actor could see it).
+  if (abandoned(rank, state.iteration, ops.front())) state.running->cancel();
+  bool cut = false;
+  try {
+    state.running->wait();
+  } catch (const simgrid::CancelException&) {
+    cut = true;
+  }
+  state.running = nullptr;
+  state.running_first = -1;
   ++stats_.activities;
   const double end = sg4::Engine::get_clock();
   if (turn.owns_lock()) turn.unlock();
   double t = start;
   for (size_t i = 0; i < ops.size(); ++i) {
-    const double op_end = i + 1 == ops.size() ? end : t + durations[i];
+    if (cut && i > 0 && t >= end) {  // abandoned before it began
+      finish(rank, ops[i], end, end, false);
+      continue;
+    }
+    const double op_end = i + 1 == ops.size() || (cut && t + durations[i] >= end) ? end : t + durations[i];
     finish(rank, ops[i], t, op_end);
     t = op_end;
   }

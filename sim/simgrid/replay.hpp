@@ -6,6 +6,7 @@
 
 #include <map>
 #include <memory>
+#include <set>
 #include <tuple>
 #include <unordered_map>
 #include <vector>
@@ -25,6 +26,8 @@ struct RankState {
   std::vector<char> done;
   std::vector<char> wakes;  // an actor other than the op's own waits on it
   int done_count = 0;
+  simgrid::s4u::ExecPtr running;  // the compute run in progress, and its first op (backup workers cancel it)
+  int running_first = -1;
   simgrid::s4u::MutexPtr mutex;
   simgrid::s4u::ConditionVariablePtr changed;
 };
@@ -48,10 +51,13 @@ class Replay {
   void stream_actor(int rank, Stream stream);
   void posted_actor(int rank, int op);
   void wait_deps(int rank, const std::vector<int>& ops);
-  void finish(int rank, int op, double start, double end);
+  void finish(int rank, int op, double start, double end, bool record = true);
   void finish_comm(int rank, int op, double arrived);
   void together(const CollectiveOp& c, int iteration, int which);
   void gate(int rank, const GateOp& g, int iteration);
+  void quorum(int rank, const QuorumOp& q, int iteration);
+  bool abandoned(int rank, int iteration, int op) const;
+  void gossip(int rank, const GossipOp& g, int iteration);
   void spawn_posted(int rank);
   void execute(int rank, int op);
   void execute_run(int rank, const std::vector<int>& ops);
@@ -84,6 +90,14 @@ class Replay {
     simgrid::s4u::ConditionVariablePtr changed;
   };
   std::map<int, GateState> gates_;
+  struct QuorumState {
+    std::map<int, int> arrived;  // per iteration
+    std::set<int> passed;        // iterations whose quorum has passed
+    simgrid::s4u::MutexPtr mutex;
+    simgrid::s4u::ConditionVariablePtr changed;
+  };
+  std::map<int, QuorumState> quorums_;                                // per job
+  std::vector<int> quorum_op_;                                        // each rank's quorum op, or -1
   std::map<simgrid::s4u::Host*, simgrid::s4u::MutexPtr> host_locks_;  // hosts several ranks compute on
 };
 

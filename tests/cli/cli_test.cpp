@@ -13,7 +13,7 @@ TEST_CASE("run writes metrics.json with the documented fields") {
   REQUIRE(r.code == 0);
   CHECK(r.out.find("iteration time mean") != std::string::npos);
   const auto m = nlohmann::json::parse(dtsim::test::slurp(out + "/metrics.json"));
-  CHECK(m["schema_version"] == 1);
+  CHECK(m["schema_version"] == 2);
   CHECK(m["engine"] == "simgrid");
   CHECK(m["fidelity"] == "flow");
   for (const char* k : {"mean", "p50", "p95", "p99"}) CHECK(m["iteration_time_s"][k].get<double>() > 0);

@@ -1,0 +1,39 @@
+// End to end: the stragglers_backup_workers scenario's five jobs, their waiting by cause in
+// metrics.json (documented in docs/outputs.md) and in the summary table.
+#include <catch2/catch.hpp>
+
+#include <nlohmann/json.hpp>
+
+#include "run_process.hpp"
+
+using dtsim::test::run_dtsim;
+
+TEST_CASE("the straggler comparison reports waiting by cause per job and per rank") {
+  const std::string out = dtsim::test::temp_dir("stragglers");
+  const auto r = run_dtsim("run scenarios/stragglers_backup_workers.yaml --out '" + out + "'", "stragglers");
+  REQUIRE(r.code == 0);
+  CHECK(r.out.find("barrier      bound     server") != std::string::npos);
+  CHECK(r.out.find("allreduce ring, 1 backup") != std::string::npos);
+  CHECK(r.out.find("allreduce ring, gossip") != std::string::npos);
+  const auto m = nlohmann::json::parse(dtsim::test::slurp(out + "/metrics.json"));
+  REQUIRE(m["jobs"].size() == 5);
+  for (const auto& job : m["jobs"]) {
+    INFO(job["job"]);
+    for (const char* k : {"barrier", "staleness_bound", "server_busy", "idle", "failure"}) {
+      CHECK(job["wait_by_cause_s"][k].get<double>() >= 0);
+    }
+    for (const auto& rank : job["per_rank"]) {
+      double sum = 0;
+      for (const auto& [cause, s] : rank["wait_by_cause_s"].items()) sum += s.get<double>();
+      CHECK(sum == Approx(rank["wait_s"].get<double>()).margin(1e-12));
+    }
+  }
+  // bsp waits at its barrier, ssp3 at its bound; backup keeps 8 of its 9 workers' samples.
+  CHECK(m["jobs"][0]["wait_by_cause_s"]["barrier"].get<double>() > 0.01);
+  CHECK(m["jobs"][2]["wait_by_cause_s"]["staleness_bound"].get<double>() > 0.001);
+  const auto& backup = m["jobs"][1];
+  CHECK(backup["workers"] == 9);
+  CHECK(backup["throughput_samples_per_s"].get<double>() ==
+        Approx(8 * 64 / backup["iteration_time_s"]["mean"].get<double>()));
+  CHECK(m["jobs"][4]["synchronous"] == false);
+}
