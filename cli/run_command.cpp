@@ -1,13 +1,15 @@
 // `dtsim run` and `dtsim check`: load a scenario, compile its Plan, run an engine, write results.
 #include <filesystem>
-#include <memory>
 #include <iostream>
+#include <memory>
 
 #include <fmt/format.h>
 #include <nlohmann/json.hpp>
 
 #include "cli/commands.hpp"
+#include "cli/convergence_summary.hpp"
 #include "cli/summary.hpp"
+#include "learn/learner.hpp"
 #include "models/atomic_file.hpp"
 #include "models/metrics.hpp"
 #include "models/plan_compiler.hpp"
@@ -35,12 +37,21 @@ int run_command(const RunOptions& o) {
   const RunInfo info = engine->run(plan, recorder);
   std::vector<Metrics> jobs = compute_job_metrics(plan, recorder.records(), info);
   add_fault_reports(s, jobs);
+  // The Learner reads the finished run's records: it cannot change the timeline.
+  const std::vector<learn::ConvergenceResult> convergence = learn::train_jobs(s, plan, recorder.records());
 
   const std::string out = o.out.empty() ? (std::filesystem::path("runs") / s.name).string() : o.out;
   std::error_code ec;
   std::filesystem::create_directories(out, ec);
   if (ec) throw RuntimeError(fmt::format("cannot create output folder {}: {}", out, ec.message()));
-  const nlohmann::json metrics = run_metrics_json(jobs);
+  nlohmann::json metrics = run_metrics_json(jobs);
+  for (size_t j = 0; j < convergence.size(); ++j) {
+    metrics["jobs"][j]["convergence"] = learn::convergence_json(s, convergence[j]);
+    if (j == 0) metrics["convergence"] = metrics["jobs"][j]["convergence"];
+  }
+  if (!convergence.empty()) {
+    write_file_atomic((std::filesystem::path(out) / "convergence.csv").string(), learn::convergence_csv(convergence));
+  }
   if (o.trace) {
     write_file_atomic((std::filesystem::path(out) / "trace.json").string(),
                       trace_json(plan, recorder.records(), s.cluster.nodes));
@@ -50,7 +61,9 @@ int run_command(const RunOptions& o) {
     std::cout << metrics.dump(2) << "\n";
   } else {
     print_summary(std::cout, s, jobs);
-    std::cout << fmt::format("wrote {}/metrics.json{}\n", out, o.trace ? fmt::format(" and {}/trace.json", out) : "");
+    print_convergence(std::cout, s, convergence);
+    std::cout << fmt::format("wrote {}/metrics.json{}{}\n", out, o.trace ? fmt::format(" and {}/trace.json", out) : "",
+                             convergence.empty() ? "" : fmt::format(" and {}/convergence.csv", out));
   }
   return 0;
 }

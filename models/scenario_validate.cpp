@@ -210,6 +210,7 @@ void finish_scenario(Scenario& s) {
     finish_faults(s, i, s.jobs[i]);
     check_compression(s, i);
   }
+  finish_convergence(s);
 }
 
 }  // namespace dtsim
