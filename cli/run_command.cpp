@@ -26,6 +26,8 @@ int run_command(const RunOptions& o) {
   if (!o.engine.empty()) sets.push_back("run.engine=" + o.engine);
   const Scenario s = load_scenario(o.scenario, sets);
   const Plan plan = compile_plan(s);
+  // Read the proxy's data before simulating, so a bad file is reported at once.
+  const learn::Split data = s.run.convergence.enabled ? learn::load_split(s) : learn::Split{};
   Recorder recorder;
   recorder.reserve(static_cast<size_t>(plan.total_ops()) * (plan.iterations + plan.warmup));
   std::unique_ptr<Executor> engine;
@@ -38,7 +40,7 @@ int run_command(const RunOptions& o) {
   std::vector<Metrics> jobs = compute_job_metrics(plan, recorder.records(), info);
   add_fault_reports(s, jobs);
   // The Learner reads the finished run's records: it cannot change the timeline.
-  const std::vector<learn::ConvergenceResult> convergence = learn::train_jobs(s, plan, recorder.records());
+  const std::vector<learn::ConvergenceResult> convergence = learn::train_jobs(s, plan, recorder.records(), data);
 
   const std::string out = o.out.empty() ? (std::filesystem::path("runs") / s.name).string() : o.out;
   std::error_code ec;
@@ -71,6 +73,7 @@ int run_command(const RunOptions& o) {
 int check_command(const std::string& scenario, const std::vector<std::string>& sets) {
   const Scenario s = load_scenario(scenario, sets);
   const Plan plan = compile_plan(s);
+  if (s.run.convergence.enabled) learn::load_split(s);  // the proxy's data files must read
   std::cout << fmt::format("{}: ok ({} nodes x {} {}; {} ops per iteration)\n", scenario, s.cluster.nodes,
                            s.cluster.devices_per_node, s.cluster.device.name, plan.total_ops());
   for (const auto& job : plan.jobs) {

@@ -44,11 +44,15 @@ ConvergenceResult train_along(const Scenario& s, const Plan& plan, int job, cons
   return r;
 }
 
-std::vector<ConvergenceResult> train_jobs(const Scenario& s, const Plan& plan, const std::vector<OpRecord>& records) {
+Split load_split(const Scenario& s) {
+  const auto seed = static_cast<uint64_t>(s.run.seed);
+  return split_dataset(load_dataset(s.run.convergence, seed), s.run.convergence.holdout, seed);
+}
+
+std::vector<ConvergenceResult> train_jobs(const Scenario& s, const Plan& plan, const std::vector<OpRecord>& records,
+                                          const Split& data) {
   std::vector<ConvergenceResult> out;
   if (!s.run.convergence.enabled) return out;
-  const uint64_t seed = static_cast<uint64_t>(s.run.seed);
-  const Split data = split_dataset(load_dataset(s.run.convergence, seed), s.run.convergence.holdout, seed);
   for (size_t j = 0; j < plan.jobs.size(); ++j) out.push_back(train_along(s, plan, static_cast<int>(j), records, data));
   return out;
 }

@@ -20,8 +20,11 @@ namespace dtsim::learn {
 // Trains the proxy along job `job`'s records on `data` (load_dataset + split_dataset of the scenario's spec).
 ConvergenceResult train_along(const Scenario& s, const Plan& plan, int job, const std::vector<OpRecord>& records,
                               const Split& data);
-// Every job of the scenario (the data set loaded once); empty when run.convergence.enabled is off.
-std::vector<ConvergenceResult> train_jobs(const Scenario& s, const Plan& plan, const std::vector<OpRecord>& records);
+// The scenario's data set split into training and held-out samples (throws InputError for a bad file).
+Split load_split(const Scenario& s);
+// Every job of the scenario on `data`; empty when run.convergence.enabled is off.
+std::vector<ConvergenceResult> train_jobs(const Scenario& s, const Plan& plan, const std::vector<OpRecord>& records,
+                                          const Split& data);
 
 // metrics.json's "convergence" section of one job.
 nlohmann::json convergence_json(const Scenario& s, const ConvergenceResult& r);

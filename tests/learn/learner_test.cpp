@@ -34,7 +34,7 @@ Run run(const std::vector<std::string>& sets) {
   const Plan plan = compile_plan(s);
   Recorder rec;
   AnalyticalExecutor(s.cluster).run(plan, rec);
-  Run r{rec.records(), train_jobs(s, plan, rec.records())};
+  Run r{rec.records(), train_jobs(s, plan, rec.records(), load_split(s))};
   return r;
 }
 
