@@ -69,6 +69,10 @@ int sweep_command(const SweepOptions& o) {
   const auto [shard, shards] = o.shard.empty() ? std::pair<size_t, size_t>{0, 1} : parse_shard(o.shard);
   if (o.mpi && shards > 1) throw InputError("--mpi and --shard: use one or the other");
   const std::string out = o.out.empty() ? (std::filesystem::path("runs") / (m.scenario + "-sweep")).string() : o.out;
+  if (!plan.scenarios.empty() && plan.scenarios.front().run.convergence.enabled) {
+    std::cerr << "dtsim sweep: note: sweeps report time per iteration only; run.convergence (time to target) "
+                 "needs `dtsim run` per point (docs/convergence.md)\n";
+  }
 
   std::optional<MpiSweep> mpi;
   if (o.mpi) mpi.emplace();

@@ -36,7 +36,8 @@ Eigen::VectorXd Training::gradient(int w, const Eigen::VectorXd& theta) {
   std::vector<int> y(static_cast<size_t>(spec_.batch));
   for (int b = 0; b < spec_.batch; ++b) {
     if (cursor == 0) {
-      std::mt19937_64 rng(mix_seed(seed_, 5, static_cast<uint64_t>(w), static_cast<uint64_t>(epoch_[w]++)));
+      std::mt19937_64 rng(
+          mix_seed(seed_, 5, static_cast<uint64_t>(w), static_cast<uint64_t>(epoch_[static_cast<size_t>(w)]++)));
       std::shuffle(order.begin(), order.end(), rng);
     }
     const int s = order[cursor];
