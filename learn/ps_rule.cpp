@@ -106,6 +106,7 @@ class ParameterServerRule final : public SyncRule {
       if (node.empty()) fail(e, "an update before its pushes arrived");
       decoded.push_back(std::move(node.mapped()));
       auto v = versions_.extract({w, e.iteration, j});
+      if (v.empty()) fail(e, "an update of a push that was never sent");
       t_.staleness(static_cast<double>(version_[static_cast<size_t>(j)] - v.mapped()));
     }
     VectorXd step(hi - lo);

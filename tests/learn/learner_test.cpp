@@ -147,3 +147,42 @@ TEST_CASE("local SGD averages the models every period and still converges") {
   CHECK(c.updates == 200);
   CHECK(c.time_to_target_s);
 }
+
+TEST_CASE("under BSP the numbers do not depend on the network: only the times do") {
+  const ConvergenceResult slow = only(run({"cluster.nic.rate=1Gbps"})), fast = only(run({"cluster.nic.rate=100Gbps"}));
+  CHECK(same_curve(slow, fast, false));
+  CHECK(slow.curve.back().time_s > fast.curve.back().time_s);
+  REQUIRE(slow.time_to_target_s);
+  CHECK(*slow.updates_to_target == *fast.updates_to_target);
+  CHECK(*slow.time_to_target_s > *fast.time_to_target_s);
+}
+
+TEST_CASE("the MLP proxy trains along a parameter-server run, the same way every time") {
+  const std::vector<std::string> sets{"run.convergence.model=mlp", "run.convergence.hidden=16",
+                                      "strategy.kind=parameter_server", "sync.policy=asp", "run.iterations=50"};
+  const ConvergenceResult a = only(run(sets)), b = only(run(sets));
+  CHECK(a.updates == 4 * 50);
+  CHECK(same_curve(a, b));
+  CHECK(a.curve.back().loss < 0.5 * a.curve.front().loss);
+}
+
+TEST_CASE("on compression_vs_bandwidth, compression wins at 10 Gbps and loses with a 100 Gbps NIC per GPU") {
+  auto jobs = [](const std::vector<std::string>& sets) {
+    std::vector<std::string> all{"run.engine=analytical"};
+    all.insert(all.end(), sets.begin(), sets.end());
+    const Scenario s = load_scenario(std::string(DTSIM_SOURCE_DIR) + "/scenarios/compression_vs_bandwidth.yaml", all);
+    const Plan plan = compile_plan(s);
+    Recorder rec;
+    AnalyticalExecutor(s.cluster).run(plan, rec);
+    return train_jobs(s, plan, rec.records(), load_split(s));
+  };
+  const auto slow = jobs({});
+  REQUIRE(slow.size() == 3);
+  for (const auto& r : slow) REQUIRE(r.time_to_target_s);
+  CHECK(*slow[2].time_to_target_s < *slow[0].time_to_target_s);  // PowerSGD before plain AllReduce
+  CHECK(*slow[1].time_to_target_s < *slow[0].time_to_target_s);  // top-k 1% too
+  const auto fast = jobs({"cluster.nic.count=8", "cluster.nic.rate=100Gbps"});
+  CHECK(*fast[0].time_to_target_s < *fast[2].time_to_target_s);  // plain AllReduce before PowerSGD
+  const auto no_ef = jobs({"jobs.1.compression.error_feedback=false"});
+  CHECK_FALSE(no_ef[1].time_to_target_s);
+}
