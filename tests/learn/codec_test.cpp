@@ -69,7 +69,7 @@ TEST_CASE("QSGD is unbiased: its mean over many rounds approaches the input") {
 
 TEST_CASE("sign compression takes a majority vote scaled by the mean l1 scale") {
   auto c = make_codec(spec("sign", 0.01, false), 2, 1, 3, 1);
-  std::vector<Eigen::VectorXd> g(3, Eigen::VectorXd(2));
+  std::vector<Eigen::VectorXd> g(3, Eigen::VectorXd::Zero(2));
   g[0] << 1, 1;
   g[1] << 2, -2;
   g[2] << -3, -3;
