@@ -92,6 +92,14 @@ std::string sync_text(const JobSpec& job) {
   return "";
 }
 
+std::string compression_text(const JobSpec& job) {
+  const CompressionSpec& c = job.compression;
+  if (c.method == "none") return "";
+  if (c.method == "topk" || c.method == "randomk") return fmt::format(", {} {:g}%", c.method, 100 * c.ratio);
+  if (c.method == "powersgd") return fmt::format(", powersgd r{}", c.rank);
+  return ", " + c.method;
+}
+
 // Several jobs side by side: one row each.
 void jobs_table(std::ostream& os, const Scenario& s, const std::vector<Metrics>& jobs) {
   os << fmt::format("  {:<14} {:<46} {:>8} {:>11} {:>13} {:>8} {:>8} {:>8} {:>9}\n", "job", "strategy", "workers",
@@ -101,7 +109,7 @@ void jobs_table(std::ostream& os, const Scenario& s, const std::vector<Metrics>&
     const Metrics& m = jobs[j];
     const std::string strategy =
         job.strategy.kind == StrategyKind::AllReduce
-            ? fmt::format("allreduce {}", job.strategy.algorithm)
+            ? fmt::format("allreduce {}{}", job.strategy.algorithm, compression_text(job))
             : fmt::format("parameter server, {} shard{}{}", job.strategy.ps_shards, job.strategy.ps_shards > 1 ? "s" : "",
                           sync_text(job));
     os << fmt::format("  {:<14} {:<46} {:>8} {:>11} {:>13.1f} {:>8} {:>8} {:>8} {:>9}\n", job.name,
