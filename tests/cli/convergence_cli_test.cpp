@@ -88,3 +88,27 @@ TEST_CASE("a malformed data file gives one error line and exit code 2") {
   CHECK(error(idx + "conv_truncated.idx", "idx-short") ==
         "tests/cli/data/conv_truncated.idx: error: IDX images file holds 21 data bytes, its header says 24\n");
 }
+
+TEST_CASE("a convergence-aware sweep reports the time to the target of every point") {
+  const std::string out = dtsim::test::temp_dir("conv-sweep");
+  const auto r = run_dtsim(
+      "sweep scenarios/compression_vs_bandwidth.yaml --engine analytical --param "
+      "cluster.nic.rate=1Gbps,100Gbps --out '" +
+          out + "'",
+      "conv-sweep");
+  REQUIRE(r.code == 0);
+  CHECK(r.out.find("to target") != std::string::npos);
+  const std::string csv = slurp(out + "/results.csv");
+  CHECK(csv.substr(0, csv.find('\n')).find(",efficiency,time_to_target_s,updates_to_target") != std::string::npos);
+  const auto j = nlohmann::json::parse(slurp(out + "/results.json"));
+  REQUIRE(j["points"].size() == 2);
+  const auto& slow = j["points"][0]["metrics"];
+  const auto& fast = j["points"][1]["metrics"];
+  // Every job trains; under BSP the updates to the target do not depend on the network, the time does.
+  for (int job = 0; job < 3; ++job) {
+    const auto& a = slow["jobs"][job]["convergence"];
+    const auto& b = fast["jobs"][job]["convergence"];
+    CHECK(a["updates_to_target"] == b["updates_to_target"]);
+    CHECK(a["time_to_target_s"].get<double>() > b["time_to_target_s"].get<double>());
+  }
+}
