@@ -32,7 +32,8 @@ std::optional<Kind> classify(const Plan& plan, const RankProgram& r, const Op& o
 
 }  // namespace
 
-std::vector<LearnEvent> learner_events(const Plan& plan, int job, const std::vector<OpRecord>& records) {
+std::vector<LearnEvent> learner_events(const Plan& plan, int job, const std::vector<OpRecord>& records,
+                                       int gradient_layer) {
   const JobPlan& jp = plan.jobs[job];
   std::vector<int> worker_index(plan.ranks.size(), -1);
   for (size_t i = 0; i < jp.workers.size(); ++i) worker_index[static_cast<size_t>(jp.workers[i])] = static_cast<int>(i);
@@ -42,7 +43,8 @@ std::vector<LearnEvent> learner_events(const Plan& plan, int job, const std::vec
     if (r.job != job) continue;
     int last_backward = -1;
     for (const Op& op : r.ops) {
-      if (op.phase == Phase::Backward) last_backward = std::max(last_backward, op.id);
+      if (op.phase != Phase::Backward) continue;
+      if (gradient_layer >= 0 ? op.layer == gradient_layer : op.id > last_backward) last_backward = op.id;
     }
     for (const Op& op : r.ops) kinds[static_cast<size_t>(r.rank)].push_back(classify(plan, r, op, last_backward));
   }

@@ -1,9 +1,8 @@
 // The training events of a run, read off its op records in simulated-time order: a worker's
-// gradient is computed (end of its last backward op), a push leaves (start of the send), a server
-// receives it (end of its recv), applies an update (end of its update op), sends parameters
-// (start of its send), a worker installs them (end of its pull), a worker steps its optimizer
-// after an AllReduce (end of its update op). Nothing here changes timing: the records come from a
-// finished run.
+// gradient is complete (end of the backward op of its first layer with parameters), a push leaves (start of the send),
+// a server receives it (end of its recv), applies an update (end of its update op), sends parameters (start of its
+// send), a worker installs them (end of its pull), a worker steps its optimizer after an AllReduce (end of its update
+// op). Nothing here changes timing: the records come from a finished run.
 #pragma once
 
 #include <vector>
@@ -27,6 +26,9 @@ struct LearnEvent {
 };
 
 // The job's events sorted by (time, iteration, kind, rank, op): one total, deterministic order.
-std::vector<LearnEvent> learner_events(const Plan& plan, int job, const std::vector<OpRecord>& records);
+// `gradient_layer`: the lowest workload layer with parameters (its backward completes the
+// gradient; layers below it, without parameters, may end after the exchange); -1: the last backward op.
+std::vector<LearnEvent> learner_events(const Plan& plan, int job, const std::vector<OpRecord>& records,
+                                       int gradient_layer);
 
 }  // namespace dtsim::learn

@@ -29,14 +29,16 @@ struct Run {
   std::vector<ConvergenceResult> results;
 };
 
-Run run(const std::vector<std::string>& sets) {
-  const Scenario s = load_scenario_text(kJob, "x.yaml", sets);
+Run run_text(const std::string& text, const std::vector<std::string>& sets) {
+  const Scenario s = load_scenario_text(text, std::string(DTSIM_SOURCE_DIR) + "/tests/learn/x.yaml", sets);
   const Plan plan = compile_plan(s);
   Recorder rec;
   AnalyticalExecutor(s.cluster).run(plan, rec);
   Run r{rec.records(), train_jobs(s, plan, rec.records(), load_split(s))};
   return r;
 }
+
+Run run(const std::vector<std::string>& sets) { return run_text(kJob, sets); }
 
 const ConvergenceResult& only(const Run& r) { return r.results.front(); }
 
@@ -185,4 +187,18 @@ TEST_CASE("on compression_vs_bandwidth, compression wins at 10 Gbps and loses wi
   CHECK(*fast[0].time_to_target_s < *fast[2].time_to_target_s);  // plain AllReduce before PowerSGD
   const auto no_ef = jobs({"jobs.1.compression.error_feedback=false"});
   CHECK_FALSE(no_ef[1].time_to_target_s);
+}
+
+TEST_CASE("the gradient is complete when the last layer with parameters has its backward done") {
+  // Worker 1 is 4x slower: its parameter-free first layer finishes its backward after the others stepped.
+  std::string text = kJob;
+  text.replace(text.find("  name: synthetic\n"), std::string("  name: synthetic\n").size(),
+               "  file: data/param_free_first_layer.yaml\n");
+  text.replace(text.find("  synthetic: {"),
+               text.find('\n', text.find("  synthetic: {")) - text.find("  synthetic: {") + 1, "");
+  for (const std::string strategy : {"allreduce", "parameter_server"}) {
+    const Run r = run_text(text, {"strategy.kind=" + strategy, "run.iterations=20", "stragglers.slow_workers=1",
+                                  "stragglers.slow_factor=4"});
+    CHECK(only(r).updates == 20);
+  }
 }
