@@ -15,10 +15,10 @@ struct Kind {
   int worker_rank;  // the worker it concerns (a rank), or -1
 };
 
-std::optional<Kind> classify(const Plan& plan, const RankProgram& r, const Op& op, int last_backward) {
+std::optional<Kind> classify(const Plan& plan, const RankProgram& r, const Op& op, int first_forward) {
   const JobPlan& jp = plan.jobs[r.job];
   if (r.role == Role::Worker) {
-    if (op.id == last_backward) return Kind{EventKind::Gradient, false, -1, r.rank};
+    if (op.id == first_forward) return Kind{EventKind::Gradient, true, -1, r.rank};
     if (std::holds_alternative<UpdateOp>(op.body)) return Kind{EventKind::WorkerStep, false, -1, r.rank};
     if (const auto* s = std::get_if<SendOp>(&op.body)) return Kind{EventKind::Push, true, s->tag, r.rank};
     if (const auto* v = std::get_if<RecvOp>(&op.body)) return Kind{EventKind::Pull, false, v->tag - jp.shards, r.rank};
@@ -32,21 +32,19 @@ std::optional<Kind> classify(const Plan& plan, const RankProgram& r, const Op& o
 
 }  // namespace
 
-std::vector<LearnEvent> learner_events(const Plan& plan, int job, const std::vector<OpRecord>& records,
-                                       int gradient_layer) {
+std::vector<LearnEvent> learner_events(const Plan& plan, int job, const std::vector<OpRecord>& records) {
   const JobPlan& jp = plan.jobs[job];
   std::vector<int> worker_index(plan.ranks.size(), -1);
   for (size_t i = 0; i < jp.workers.size(); ++i) worker_index[static_cast<size_t>(jp.workers[i])] = static_cast<int>(i);
-  // Per rank: the kind of each op (or none), and the last backward op of a worker.
+  // Per rank: the kind of each op (or none).
   std::vector<std::vector<std::optional<Kind>>> kinds(plan.ranks.size());
   for (const RankProgram& r : plan.ranks) {
     if (r.job != job) continue;
-    int last_backward = -1;
+    int first_forward = -1;
     for (const Op& op : r.ops) {
-      if (op.phase != Phase::Backward) continue;
-      if (gradient_layer >= 0 ? op.layer == gradient_layer : op.id > last_backward) last_backward = op.id;
+      if (op.phase == Phase::Forward && first_forward < 0) first_forward = op.id;
     }
-    for (const Op& op : r.ops) kinds[static_cast<size_t>(r.rank)].push_back(classify(plan, r, op, last_backward));
+    for (const Op& op : r.ops) kinds[static_cast<size_t>(r.rank)].push_back(classify(plan, r, op, first_forward));
   }
   std::vector<LearnEvent> events;
   for (const OpRecord& rec : records) {

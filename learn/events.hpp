@@ -1,5 +1,7 @@
 // The training events of a run, read off its op records in simulated-time order: a worker's
-// gradient is complete (end of the backward op of its first layer with parameters), a push leaves (start of the send),
+// gradient is taken on the parameters it holds when its forward pass starts (start of its first
+// forward op; nothing changes them before its backward ends, and any push or exchange of that
+// gradient comes later), a push leaves (start of the send),
 // a server receives it (end of its recv), applies an update (end of its update op), sends parameters (start of its
 // send), a worker installs them (end of its pull), a worker steps its optimizer after an AllReduce (end of its update
 // op). Nothing here changes timing: the records come from a finished run.
@@ -26,9 +28,6 @@ struct LearnEvent {
 };
 
 // The job's events sorted by (time, iteration, kind, rank, op): one total, deterministic order.
-// `gradient_layer`: the lowest workload layer with parameters (its backward completes the
-// gradient; layers below it, without parameters, may end after the exchange); -1: the last backward op.
-std::vector<LearnEvent> learner_events(const Plan& plan, int job, const std::vector<OpRecord>& records,
-                                       int gradient_layer);
+std::vector<LearnEvent> learner_events(const Plan& plan, int job, const std::vector<OpRecord>& records);
 
 }  // namespace dtsim::learn

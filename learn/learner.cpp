@@ -33,12 +33,8 @@ ConvergenceResult train_along(const Scenario& s, const Plan& plan, int job, cons
   std::unique_ptr<SyncRule> rule = spec.strategy.kind == StrategyKind::AllReduce
                                        ? make_allreduce_rule(training, spec, workers)
                                        : make_parameter_server_rule(training, spec, workers, jp.shards);
-  int gradient_layer = -1;
-  for (int l = static_cast<int>(spec.workload.layers.size()) - 1; l >= 0; --l) {
-    if (spec.workload.layers[static_cast<size_t>(l)].params > 0) gradient_layer = l;
-  }
   double last = 0;
-  for (const LearnEvent& e : learner_events(plan, job, records, gradient_layer)) {
+  for (const LearnEvent& e : learner_events(plan, job, records)) {
     rule->on(e);
     last = e.time;
   }
