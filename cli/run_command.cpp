@@ -1,13 +1,15 @@
 // `dtsim run` and `dtsim check`: load a scenario, compile its Plan, run an engine, write results.
 #include <filesystem>
-#include <memory>
 #include <iostream>
+#include <memory>
 
 #include <fmt/format.h>
 #include <nlohmann/json.hpp>
 
 #include "cli/commands.hpp"
+#include "cli/convergence_summary.hpp"
 #include "cli/summary.hpp"
+#include "learn/learner.hpp"
 #include "models/atomic_file.hpp"
 #include "models/metrics.hpp"
 #include "models/plan_compiler.hpp"
@@ -24,6 +26,8 @@ int run_command(const RunOptions& o) {
   if (!o.engine.empty()) sets.push_back("run.engine=" + o.engine);
   const Scenario s = load_scenario(o.scenario, sets);
   const Plan plan = compile_plan(s);
+  // Read the proxy's data before simulating, so a bad file is reported at once.
+  const learn::Split data = s.run.convergence.enabled ? learn::load_split(s) : learn::Split{};
   Recorder recorder;
   recorder.reserve(static_cast<size_t>(plan.total_ops()) * (plan.iterations + plan.warmup));
   std::unique_ptr<Executor> engine;
@@ -35,12 +39,21 @@ int run_command(const RunOptions& o) {
   const RunInfo info = engine->run(plan, recorder);
   std::vector<Metrics> jobs = compute_job_metrics(plan, recorder.records(), info);
   add_fault_reports(s, jobs);
+  // The Learner reads the finished run's records: it cannot change the timeline.
+  const std::vector<learn::ConvergenceResult> convergence = learn::train_jobs(s, plan, recorder.records(), data);
 
   const std::string out = o.out.empty() ? (std::filesystem::path("runs") / s.name).string() : o.out;
   std::error_code ec;
   std::filesystem::create_directories(out, ec);
   if (ec) throw RuntimeError(fmt::format("cannot create output folder {}: {}", out, ec.message()));
-  const nlohmann::json metrics = run_metrics_json(jobs);
+  nlohmann::json metrics = run_metrics_json(jobs);
+  for (size_t j = 0; j < convergence.size(); ++j) {
+    metrics["jobs"][j]["convergence"] = learn::convergence_json(s, convergence[j]);
+    if (j == 0) metrics["convergence"] = metrics["jobs"][j]["convergence"];
+  }
+  if (!convergence.empty()) {
+    write_file_atomic((std::filesystem::path(out) / "convergence.csv").string(), learn::convergence_csv(convergence));
+  }
   if (o.trace) {
     write_file_atomic((std::filesystem::path(out) / "trace.json").string(),
                       trace_json(plan, recorder.records(), s.cluster.nodes));
@@ -50,7 +63,9 @@ int run_command(const RunOptions& o) {
     std::cout << metrics.dump(2) << "\n";
   } else {
     print_summary(std::cout, s, jobs);
-    std::cout << fmt::format("wrote {}/metrics.json{}\n", out, o.trace ? fmt::format(" and {}/trace.json", out) : "");
+    print_convergence(std::cout, s, convergence);
+    std::cout << fmt::format("wrote {}/metrics.json{}{}\n", out, o.trace ? fmt::format(" and {}/trace.json", out) : "",
+                             convergence.empty() ? "" : fmt::format(" and {}/convergence.csv", out));
   }
   return 0;
 }
@@ -58,6 +73,7 @@ int run_command(const RunOptions& o) {
 int check_command(const std::string& scenario, const std::vector<std::string>& sets) {
   const Scenario s = load_scenario(scenario, sets);
   const Plan plan = compile_plan(s);
+  if (s.run.convergence.enabled) learn::load_split(s);  // the proxy's data files must read
   std::cout << fmt::format("{}: ok ({} nodes x {} {}; {} ops per iteration)\n", scenario, s.cluster.nodes,
                            s.cluster.devices_per_node, s.cluster.device.name, plan.total_ops());
   for (const auto& job : plan.jobs) {

@@ -123,6 +123,14 @@ std::string sync_text(const JobSpec& job) {
   return "";
 }
 
+std::string compression_text(const JobSpec& job) {
+  const CompressionSpec& c = job.compression;
+  if (c.method == "none") return "";
+  if (c.method == "topk" || c.method == "randomk") return fmt::format(", {} {:g}%", c.method, 100 * c.ratio);
+  if (c.method == "powersgd") return fmt::format(", powersgd r{}", c.rank);
+  return ", " + c.method;
+}
+
 // Several jobs side by side: one row each.
 void jobs_table(std::ostream& os, const Scenario& s, const std::vector<Metrics>& jobs) {
   os << fmt::format("  {:<14} {:<46} {:>8} {:>11} {:>13} {:>10} {:>8} {:>8} {:>8} {:>9} {:>10} {:>10} {:>10}\n", "job",
@@ -133,7 +141,7 @@ void jobs_table(std::ostream& os, const Scenario& s, const std::vector<Metrics>&
     const Metrics& m = jobs[j];
     const std::string strategy =
         job.strategy.kind == StrategyKind::AllReduce
-            ? fmt::format("allreduce {}{}", job.strategy.algorithm, sync_text(job))
+            ? fmt::format("allreduce {}{}{}", job.strategy.algorithm, sync_text(job), compression_text(job))
             : fmt::format("parameter server, {} shard{}{}", job.strategy.ps_shards, job.strategy.ps_shards > 1 ? "s" : "",
                           sync_text(job));
     const WaitCauses& w = m.wait_by_cause;

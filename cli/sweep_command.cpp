@@ -11,6 +11,7 @@
 #include "cli/mpi/mpi_sweep.hpp"
 #include "cli/progress.hpp"
 #include "cli/sweep_report.hpp"
+#include "learn/learner.hpp"
 #include "plot/chart.hpp"
 #include "sim/sweep/point_runner.hpp"
 #include "sim/sweep/sweep_results.hpp"
@@ -33,6 +34,18 @@ std::pair<size_t, size_t> parse_shard(const std::string& text) {
   } catch (const std::logic_error&) {
     throw InputError(where, "expected i/n with 0 <= i < n, e.g. --shard 0/4");
   }
+}
+
+// With run.convergence on, each point trains the proxy along its records (in the process that
+// simulated it).
+void add_convergence(const Scenario& s, const Plan& plan, const std::vector<OpRecord>& records,
+                     nlohmann::json& metrics) {
+  if (!s.run.convergence.enabled) return;
+  const auto results = learn::train_jobs(s, plan, records, learn::load_split(s));
+  for (size_t j = 0; j < results.size(); ++j) {
+    metrics["jobs"][j]["convergence"] = learn::convergence_json(s, results[j]);
+  }
+  if (!results.empty()) metrics["convergence"] = metrics["jobs"][0]["convergence"];
 }
 
 std::string point_text(const SweepPointInfo& p) {
@@ -69,6 +82,9 @@ int sweep_command(const SweepOptions& o) {
   const auto [shard, shards] = o.shard.empty() ? std::pair<size_t, size_t>{0, 1} : parse_shard(o.shard);
   if (o.mpi && shards > 1) throw InputError("--mpi and --shard: use one or the other");
   const std::string out = o.out.empty() ? (std::filesystem::path("runs") / (m.scenario + "-sweep")).string() : o.out;
+  for (const Scenario& s : plan.scenarios) {
+    if (s.run.convergence.enabled) learn::load_split(s);  // a bad data file is reported before any point runs
+  }
 
   std::optional<MpiSweep> mpi;
   if (o.mpi) mpi.emplace();
@@ -111,9 +127,9 @@ int sweep_command(const SweepOptions& o) {
   };
   try {
     if (mpi) {
-      mpi->run(plan.scenarios, pending, o.jobs, on_done);
+      mpi->run(plan.scenarios, pending, o.jobs, on_done, add_convergence);
     } else {
-      run_points(plan.scenarios, pending, o.jobs, on_done);
+      run_points(plan.scenarios, pending, o.jobs, on_done, add_convergence);
     }
   } catch (...) {
     if (root) {

@@ -42,15 +42,24 @@ std::vector<double> dense(const ScalingReport& r) {
   return out;
 }
 
+// The first job's simulated time to the target loss (convergence-aware sweeps).
+std::string to_target(const nlohmann::json& metrics) {
+  if (!metrics.contains("convergence") || metrics["convergence"]["time_to_target_s"].is_null()) return "not reached";
+  return format_time(metrics["convergence"]["time_to_target_s"].get<double>());
+}
+
 }  // namespace
 
 void print_sweep_table(std::ostream& os, const SweepManifest& m, const PointResults& done,
                        const std::optional<ScalingReport>& report) {
+  bool convergence = false;
+  for (const auto& [key, metrics] : done) convergence = convergence || metrics.contains("convergence");
   std::string head;
   for (const auto& k : m.param_keys) head += fmt::format("{:>16} ", k);
   os << head
-     << fmt::format("{:>8} {:>11} {:>13} {:>8} {:>8} {:>8} {:>8} {:>8} {:>10}\n", "workers", "iteration", "samples/s",
-                    "compute", "exposed", "waiting", "speedup", "effic.", "Karp-Flatt");
+     << fmt::format("{:>8} {:>11} {:>13} {:>8} {:>8} {:>8} {:>8} {:>8} {:>10}{}\n", "workers", "iteration", "samples/s",
+                    "compute", "exposed", "waiting", "speedup", "effic.", "Karp-Flatt",
+                    convergence ? fmt::format(" {:>14}", "to target") : "");
   for (const auto& p : m.points) {
     const auto found = done.find(p.key);
     if (found == done.end()) continue;
@@ -59,13 +68,14 @@ void print_sweep_table(std::ostream& os, const SweepManifest& m, const PointResu
     for (const auto& kv : p.params) row += fmt::format("{:>16} ", kv.second);
     const ScalingPoint* sp = point_of(report, p.workers);
     os << row
-       << fmt::format("{:>8} {:>11} {:>13.1f} {:>7.1f}% {:>7.1f}% {:>7.1f}% {:>8} {:>8} {:>10}\n", p.workers,
+       << fmt::format("{:>8} {:>11} {:>13.1f} {:>7.1f}% {:>7.1f}% {:>7.1f}% {:>8} {:>8} {:>10}", p.workers,
                       format_time(j["iteration_time_s"]["mean"].get<double>()),
                       j["throughput_samples_per_s"].get<double>(), 100 * j["compute_fraction"].get<double>(),
                       100 * j["exposed_comm_fraction"].get<double>(), 100 * j["wait_fraction"].get<double>(),
                       sp ? fmt::format("{:.2f}", sp->speedup) : "-",
                       sp ? fmt::format("{:.1f}%", 100 * sp->efficiency) : "-",
-                      sp && sp->karp_flatt ? fmt::format("{:.4f}", *sp->karp_flatt) : "-");
+                      sp && sp->karp_flatt ? fmt::format("{:.4f}", *sp->karp_flatt) : "-")
+       << (convergence ? fmt::format(" {:>14}\n", to_target(j)) : "\n");
   }
 }
 

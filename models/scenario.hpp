@@ -9,6 +9,7 @@
 
 #include "models/cluster.hpp"
 #include "models/compression/compressor.hpp"
+#include "models/convergence.hpp"
 #include "models/dtype.hpp"
 #include "models/error.hpp"
 #include "models/faults.hpp"
@@ -74,6 +75,7 @@ struct RunSpec {
   Fidelity fidelity = Fidelity::Flow;
   bool fuse_compute = true;
   long seed = 1;
+  ConvergenceSpec convergence;  // run.convergence.*: a Learner trains a proxy model along the schedule
 };
 
 // Which devices a job runs on: nodes [first_node, first_node + nodes) and, on each of them,

@@ -280,6 +280,7 @@ std::vector<ScenarioKey> build_keys() {
   add("run.seed", "count", "1", "Seed of every random choice in the run.",
       [](S& s, const V& v) { s.run.seed = v.count(0); });
   add_fault_keys(k);
+  add_convergence_keys(k);
   return k;
 }
 

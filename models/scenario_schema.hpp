@@ -70,6 +70,8 @@ struct ScenarioKey {
 const std::vector<ScenarioKey>& scenario_keys();
 // The `faults.*` job keys (models/faults_keys.cpp), appended to the table.
 void add_fault_keys(std::vector<ScenarioKey>& keys);
+// The `run.convergence.*` keys (models/convergence_keys.cpp), appended to the table.
+void add_convergence_keys(std::vector<ScenarioKey>& keys);
 const ScenarioKey* find_scenario_key(const std::string& path);
 
 // docs/scenarios.md, generated from the table (a test checks the committed file matches).

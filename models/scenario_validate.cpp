@@ -240,6 +240,7 @@ void finish_scenario(Scenario& s) {
     check_compression(s, i);
     check_sync(s, i);
   }
+  finish_convergence(s);
 }
 
 }  // namespace dtsim

@@ -11,4 +11,7 @@ void finish_scenario(Scenario& s);
 // The `faults.*` checks of job `index` (models/faults_keys.cpp): loads faults.trace.
 void finish_faults(const Scenario& s, size_t index, JobSpec& job);
 
+// The `run.convergence.*` checks (models/convergence_keys.cpp): resolves and checks the data files.
+void finish_convergence(Scenario& s);
+
 }  // namespace dtsim

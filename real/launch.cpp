@@ -91,6 +91,11 @@ void check_world_size(const Plan& plan, int world, const LaunchOptions& o) {
 // What the real backends do not execute yet: asynchronous synchronisation, gradient compression
 // and straggler injection (the executor's extension point is the SyncPolicy in real/op_board.hpp).
 void check_supported(const Scenario& s) {
+  if (s.run.convergence.enabled) {
+    throw InputError(s.location_of("run.convergence.enabled"),
+                     "run.convergence.enabled: dtsim-real does not train the proxy model yet (it runs in the "
+                     "simulator: dtsim run)");
+  }
   for (size_t j = 0; j < s.jobs.size(); ++j) {
     const JobSpec& job = s.jobs[j];
     if (job.sync.kind != SyncKind::Bsp) {

@@ -24,7 +24,8 @@ MpiSweep::~MpiSweep() {
 }
 
 void MpiSweep::run(const std::vector<Scenario>& scenarios, std::vector<size_t> pending, int jobs,
-                   const std::function<void(size_t index, const nlohmann::json& metrics)>& done) {
+                   const std::function<void(size_t index, const nlohmann::json& metrics)>& done,
+                   const PointHook& hook) {
   unsigned long count = pending.size();
   MPI_Bcast(&count, 1, MPI_UNSIGNED_LONG, 0, MPI_COMM_WORLD);
   pending.resize(count);
@@ -41,7 +42,7 @@ void MpiSweep::run(const std::vector<Scenario>& scenarios, std::vector<size_t> p
       } else {
         payload += nlohmann::json{{"index", index}, {"metrics", metrics}}.dump() + "\n";
       }
-    });
+    }, hook);
   } catch (const std::exception& e) {
     payload += fmt::format("!rank {}: {}\n", rank_, e.what());
   }

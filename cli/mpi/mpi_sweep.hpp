@@ -11,6 +11,7 @@
 #include <nlohmann/json.hpp>
 
 #include "models/scenario.hpp"
+#include "sim/sweep/point_runner.hpp"
 
 namespace dtsim::cli {
 
@@ -28,7 +29,7 @@ class MpiSweep {
   // (its own as they finish, the others' when gathered). Throws RuntimeError at every rank if
   // any rank failed.
   void run(const std::vector<Scenario>& scenarios, std::vector<size_t> pending, int jobs,
-           const std::function<void(size_t index, const nlohmann::json& metrics)>& done);
+           const std::function<void(size_t index, const nlohmann::json& metrics)>& done, const PointHook& hook = {});
 
  private:
   int rank_ = 0;

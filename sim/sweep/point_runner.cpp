@@ -9,12 +9,14 @@
 #include <cerrno>
 #include <cstring>
 #include <map>
+#include <memory>
 #include <optional>
 
 #include <fmt/format.h>
 
 #include "models/metrics.hpp"
 #include "models/plan_compiler.hpp"
+#include "sim/analytical/engine.hpp"
 #include "sim/analytical/symmetric.hpp"
 #include "sim/simgrid/executor.hpp"
 
@@ -31,10 +33,10 @@ void write_all(int fd, const std::string& s) {
   }
 }
 
-[[noreturn]] void child_main(const Scenario& s, int fd) {
+[[noreturn]] void child_main(const Scenario& s, int fd, const PointHook& hook) {
   std::string message;
   try {
-    const std::string metrics = simulate_point(s).dump();
+    const std::string metrics = simulate_point(s, hook).dump();
     message.reserve(metrics.size() + 1);
     message.push_back('O');
     message.append(metrics);
@@ -56,8 +58,9 @@ struct Child {
 
 class Pool {
  public:
-  Pool(const std::vector<Scenario>& scenarios, const std::function<void(size_t, const nlohmann::json&)>& done)
-      : scenarios_(scenarios), done_(done) {}
+  Pool(const std::vector<Scenario>& scenarios, const std::function<void(size_t, const nlohmann::json&)>& done,
+       const PointHook& hook)
+      : scenarios_(scenarios), done_(done), hook_(hook) {}
 
   void launch(size_t index) {
     int fds[2];
@@ -66,7 +69,7 @@ class Pool {
     if (pid < 0) throw RuntimeError(fmt::format("sweep: fork failed: {}", std::strerror(errno)));
     if (pid == 0) {
       ::close(fds[0]);
-      child_main(scenarios_[index], fds[1]);
+      child_main(scenarios_[index], fds[1], hook_);
     }
     ::close(fds[1]);
     children_.emplace(fds[0], Child{pid, index, {}});
@@ -121,32 +124,40 @@ class Pool {
 
   const std::vector<Scenario>& scenarios_;
   const std::function<void(size_t, const nlohmann::json&)>& done_;
+  const PointHook& hook_;
   std::map<int, Child> children_;
   std::optional<std::string> failure_;
 };
 
 }  // namespace
 
-nlohmann::json simulate_point(const Scenario& s) {
-  if (s.run.engine == Engine::Analytical) return run_metrics_json(run_analytical(s));
+nlohmann::json simulate_point(const Scenario& s, const PointHook& hook) {
+  if (s.run.engine == Engine::Analytical && !hook) return run_metrics_json(run_analytical(s));
   const Plan plan = compile_plan(s);
   Recorder recorder;
   recorder.reserve(static_cast<size_t>(plan.total_ops()) * (plan.iterations + plan.warmup));
-  sg::SimGridExecutor engine(s.cluster, sg::SimGridOptions{s.run.fidelity, s.run.fuse_compute});
-  const RunInfo info = engine.run(plan, recorder);
-  return run_metrics_json(compute_job_metrics(plan, recorder.records(), info));
+  std::unique_ptr<Executor> engine;
+  if (s.run.engine == Engine::Analytical) {
+    engine = std::make_unique<AnalyticalExecutor>(s.cluster);
+  } else {
+    engine = std::make_unique<sg::SimGridExecutor>(s.cluster, sg::SimGridOptions{s.run.fidelity, s.run.fuse_compute});
+  }
+  const RunInfo info = engine->run(plan, recorder);
+  nlohmann::json metrics = run_metrics_json(compute_job_metrics(plan, recorder.records(), info));
+  if (hook) hook(s, plan, recorder.records(), metrics);
+  return metrics;
 }
 
 void run_points(const std::vector<Scenario>& scenarios, const std::vector<size_t>& pending, int jobs,
-                const std::function<void(size_t index, const nlohmann::json& metrics)>& done) {
+                const std::function<void(size_t index, const nlohmann::json& metrics)>& done, const PointHook& hook) {
   if (jobs < 1) throw InputError("--jobs: expected 1 or more");
   size_t next = 0;
   if (jobs == 1) {
     for (; next < pending.size() && scenarios[pending[next]].run.engine == Engine::Analytical; ++next) {
-      done(pending[next], simulate_point(scenarios[pending[next]]));
+      done(pending[next], simulate_point(scenarios[pending[next]], hook));
     }
   }
-  Pool pool(scenarios, done);
+  Pool pool(scenarios, done, hook);
   while (next < pending.size() || pool.running() > 0) {
     while (!pool.failure() && next < pending.size() && pool.running() < static_cast<size_t>(jobs)) {
       pool.launch(pending[next++]);

@@ -9,17 +9,26 @@
 
 #include <nlohmann/json.hpp>
 
+#include "models/observer.hpp"
+#include "models/plan.hpp"
 #include "models/scenario.hpp"
 
 namespace dtsim {
 
+// More work on a finished point, in the process that simulated it, with every rank's records
+// (the CLI's Learner adds each job's "convergence" section). With a hook, analytical points run
+// every rank (no symmetric fast path).
+using PointHook =
+    std::function<void(const Scenario&, const Plan&, const std::vector<OpRecord>&, nlohmann::json& metrics)>;
+
 // metrics.json of one point (run_metrics_json), computed in this process. SimGrid: once per process.
-nlohmann::json simulate_point(const Scenario& s);
+nlohmann::json simulate_point(const Scenario& s, const PointHook& hook = {});
 
 // Runs the points `pending` (indices into `scenarios`), calling `done` in this process as each
 // finishes, in completion order. A failed point throws RuntimeError after the running children
 // have finished (their results are still handed to `done`).
 void run_points(const std::vector<Scenario>& scenarios, const std::vector<size_t>& pending, int jobs,
-                const std::function<void(size_t index, const nlohmann::json& metrics)>& done);
+                const std::function<void(size_t index, const nlohmann::json& metrics)>& done,
+                const PointHook& hook = {});
 
 }  // namespace dtsim

@@ -20,15 +20,25 @@ namespace {
 
 std::string in_dir(const std::string& dir, const char* name) { return (std::filesystem::path(dir) / name).string(); }
 
-std::string csv_header(const SweepManifest& m) {
+// Convergence-aware sweeps (run.convergence) add the first job's time and updates to the target loss.
+std::string csv_header(const SweepManifest& m, bool convergence) {
   std::string h;
   for (const auto& k : m.param_keys) h += k + ",";
-  return h + "workers,iteration_time_s,iteration_time_p50_s,iteration_time_p95_s,iteration_time_p99_s,"
-             "throughput_samples_per_s,compute_fraction,comm_fraction,exposed_comm_fraction,wait_fraction,"
-             "bytes_on_wire_per_iteration,speedup,efficiency\n";
+  return fmt::format("{}workers,iteration_time_s,iteration_time_p50_s,iteration_time_p95_s,iteration_time_p99_s,"
+                     "throughput_samples_per_s,compute_fraction,comm_fraction,exposed_comm_fraction,wait_fraction,"
+                     "bytes_on_wire_per_iteration,speedup,efficiency{}\n",
+                     h, convergence ? ",time_to_target_s,updates_to_target" : "");
 }
 
-std::string csv_row(const SweepPointInfo& p, const nlohmann::json& metrics, const std::optional<ScalingReport>& r) {
+std::string convergence_cells(const nlohmann::json& metrics) {
+  if (!metrics.contains("convergence")) return ",,";
+  const auto& c = metrics.at("convergence");
+  auto cell = [](const nlohmann::json& v) { return v.is_null() ? std::string() : v.dump(); };
+  return fmt::format(",{},{}", cell(c.at("time_to_target_s")), cell(c.at("updates_to_target")));
+}
+
+std::string csv_row(const SweepPointInfo& p, const nlohmann::json& metrics, const std::optional<ScalingReport>& r,
+                    bool convergence) {
   std::string row;
   for (const auto& kv : p.params) row += kv.second + ",";
   const auto& it = metrics.at("iteration_time_s");
@@ -46,7 +56,7 @@ std::string csv_row(const SweepPointInfo& p, const nlohmann::json& metrics, cons
       efficiency = fmt::format("{}", sp.efficiency);
     }
   }
-  return row + "," + speedup + "," + efficiency + "\n";
+  return row + "," + speedup + "," + efficiency + (convergence ? convergence_cells(metrics) : "") + "\n";
 }
 
 }  // namespace
@@ -143,12 +153,14 @@ std::optional<ScalingReport> scaling_of(const SweepManifest& m, const PointResul
 
 void write_results(const std::string& dir, const SweepManifest& m, const PointResults& done) {
   const auto report = scaling_of(m, done);
-  std::string csv = csv_header(m);
+  bool convergence = false;
+  for (const auto& [key, metrics] : done) convergence = convergence || metrics.contains("convergence");
+  std::string csv = csv_header(m, convergence);
   nlohmann::json points = nlohmann::json::array();
   for (const auto& p : m.points) {
     const auto found = done.find(p.key);
     if (found == done.end()) continue;
-    csv += csv_row(p, found->second, report);
+    csv += csv_row(p, found->second, report, convergence);
     nlohmann::json params = nlohmann::json::object();
     for (const auto& [k, v] : p.params) params[k] = v;
     points.push_back({{"params", params}, {"workers", p.workers}, {"metrics", found->second}});

@@ -1,0 +1,14 @@
+// The convergence table `dtsim run` prints when run.convergence.enabled is on.
+#pragma once
+
+#include <ostream>
+#include <vector>
+
+#include "learn/training.hpp"
+#include "models/scenario.hpp"
+
+namespace dtsim::cli {
+
+void print_convergence(std::ostream& os, const Scenario& s, const std::vector<learn::ConvergenceResult>& results);
+
+}  // namespace dtsim::cli

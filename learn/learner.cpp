@@ -1,0 +1,97 @@
+// Running the sync rule of each job over its events, and the convergence outputs.
+#include "learn/learner.hpp"
+
+#include <fmt/format.h>
+#include <nlohmann/json.hpp>
+
+#include "learn/events.hpp"
+#include "learn/sync_rule.hpp"
+
+namespace dtsim::learn {
+namespace {
+
+std::string policy_name(const JobSpec& job) {
+  const char* strategy = job.strategy.kind == StrategyKind::AllReduce ? "allreduce" : "parameter_server";
+  switch (job.sync.kind) {
+    case SyncKind::Bsp: return fmt::format("{} bsp", strategy);
+    case SyncKind::Asp: return fmt::format("{} asp", strategy);
+    case SyncKind::Ssp: return fmt::format("{} ssp({})", strategy, job.sync.staleness);
+    case SyncKind::LocalSgd: return fmt::format("{} local_sgd({})", strategy, job.sync.period);
+  }
+  return strategy;
+}
+
+}  // namespace
+
+ConvergenceResult train_along(const Scenario& s, const Plan& plan, int job, const std::vector<OpRecord>& records,
+                              const Split& data) {
+  const JobSpec& spec = s.jobs[static_cast<size_t>(job)];
+  const JobPlan& jp = plan.jobs[static_cast<size_t>(job)];
+  const int workers = static_cast<int>(jp.workers.size());
+  const uint64_t seed = mix_seed(static_cast<uint64_t>(s.run.seed), 17, static_cast<uint64_t>(job));
+  Training training(s.run.convergence, spec.compression, data, workers, seed);
+  std::unique_ptr<SyncRule> rule = spec.strategy.kind == StrategyKind::AllReduce
+                                       ? make_allreduce_rule(training, spec, workers)
+                                       : make_parameter_server_rule(training, spec, workers, jp.shards);
+  double last = 0;
+  for (const LearnEvent& e : learner_events(plan, job, records)) {
+    rule->on(e);
+    last = e.time;
+  }
+  ConvergenceResult r = training.finish(last, rule->model());
+  r.job = jp.name;
+  r.policy = policy_name(spec);
+  return r;
+}
+
+Split load_split(const Scenario& s) {
+  const auto seed = static_cast<uint64_t>(s.run.seed);
+  return split_dataset(load_dataset(s.run.convergence, seed), s.run.convergence.holdout, seed);
+}
+
+std::vector<ConvergenceResult> train_jobs(const Scenario& s, const Plan& plan, const std::vector<OpRecord>& records,
+                                          const Split& data) {
+  std::vector<ConvergenceResult> out;
+  if (!s.run.convergence.enabled) return out;
+  for (size_t j = 0; j < plan.jobs.size(); ++j) out.push_back(train_along(s, plan, static_cast<int>(j), records, data));
+  return out;
+}
+
+nlohmann::json convergence_json(const Scenario& s, const ConvergenceResult& r) {
+  const ConvergenceSpec& c = s.run.convergence;
+  nlohmann::json curve = nlohmann::json::array();
+  for (const CurvePoint& p : r.curve) {
+    curve.push_back({{"updates", p.updates}, {"time_s", p.time_s}, {"loss", p.loss}, {"accuracy", p.accuracy}});
+  }
+  const char* dataset =
+      c.dataset == ProxyDataset::Synthetic ? "synthetic" : (c.dataset == ProxyDataset::Csv ? "csv" : "mnist");
+  nlohmann::json out{{"proxy", c.model == ProxyModel::Softmax ? "softmax" : "mlp"},
+                     {"dataset", dataset},
+                     {"policy", r.policy},
+                     {"learning_rate", c.lr},
+                     {"batch_per_worker", c.batch},
+                     {"target_loss", r.target_loss},
+                     {"time_to_target_s", nullptr},
+                     {"updates_to_target", nullptr},
+                     {"updates", r.updates},
+                     {"gradients", r.gradients},
+                     {"final_loss", r.curve.back().loss},
+                     {"final_accuracy", r.curve.back().accuracy},
+                     {"staleness", {{"mean", r.mean_staleness}, {"max", r.max_staleness}}},
+                     {"curve", curve}};
+  if (r.time_to_target_s) out["time_to_target_s"] = *r.time_to_target_s;
+  if (r.updates_to_target) out["updates_to_target"] = *r.updates_to_target;
+  return out;
+}
+
+std::string convergence_csv(const std::vector<ConvergenceResult>& results) {
+  std::string out = "job,updates,time_s,loss,accuracy\n";
+  for (const ConvergenceResult& r : results) {
+    for (const CurvePoint& p : r.curve) {
+      out += fmt::format("{},{},{:.9g},{:.9g},{:.6g}\n", r.job, p.updates, p.time_s, p.loss, p.accuracy);
+    }
+  }
+  return out;
+}
+
+}  // namespace dtsim::learn
