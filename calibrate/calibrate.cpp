@@ -64,7 +64,7 @@ CalibrationProfile fit_profile(const MachineInfo& machine, Measurements m) {
   CalibrationProfile p;
   p.machine = machine;
   p.memory_roofline = false;  // the cpu backend does not replay memory traffic
-  for (auto& [cls, samples] : m.pingpong) p.links[cls] = fit_curve(std::move(samples), PiecewiseOptions{3, 3});
+  for (auto& [cls, samples] : m.exchange) p.links[cls] = fit_curve(std::move(samples), PiecewiseOptions{3, 3});
   p.compute["fp32"] = fit_curve(std::move(m.gemm), PiecewiseOptions{3, 3});
   for (const Sample& s : m.memory) p.memory_bandwidth = std::max(p.memory_bandwidth, s.x / s.seconds);
   p.memory_samples = std::move(m.memory);
@@ -89,7 +89,7 @@ void print_profile(std::ostream& out, const CalibrationProfile& p) {
   out << fmt::format("calibration of {} ({}, {} cores), backend {}, {} ranks on {} host(s), {}{}\n", m.hostname,
                      m.cpu_model, m.cores, m.backend, m.ranks, m.hosts, m.when, m.quick ? " (quick)" : "");
   for (const auto& [cls, c] : p.links) {
-    out << fmt::format("\nlink {} (ping-pong, {} sizes; residuals rms {:.1f} %, max {:.1f} %)\n", cls,
+    out << fmt::format("\nlink {} (exchanges both ways at once, {} sizes; residuals rms {:.1f} %, max {:.1f} %)\n", cls,
                        c.residuals.points, 100 * c.residuals.rms_relative, 100 * c.residuals.max_relative);
     out << fmt::format("  {:>14} {:>14} {:>16}\n", "from bytes", "latency (us)", "bandwidth (GB/s)");
     for (const Segment& s : c.fit.segments) {
@@ -148,8 +148,8 @@ int calibrate(const CalibrateOptions& o, const real::MpiWorld& world, std::ostre
   };
   Measurements m;
   const int hosts = count_hosts(MPI_COMM_WORLD);
-  say("ping-pong per link class");
-  m.pingpong = bench_pingpong(bench, MPI_COMM_WORLD);
+  say("exchanges per link class");
+  m.exchange = bench_exchange(bench, MPI_COMM_WORLD);
   say("GEMMs on every rank at once");
   m.gemm = bench_gemm(bench, MPI_COMM_WORLD);
   say("memory copies");

@@ -20,7 +20,7 @@ struct CalibrateOptions {
 
 // What the microbenchmarks measured, before fitting.
 struct Measurements {
-  std::map<std::string, std::vector<Sample>> pingpong;  // by link class
+  std::map<std::string, std::vector<Sample>> exchange;  // by link class
   std::vector<Sample> gemm;                             // fp32
   std::vector<Sample> memory;
   std::map<std::string, std::vector<Sample>> compression;

@@ -1,4 +1,4 @@
-// The cpu microbenchmarks: GEMM throughput, memory copies, ping-pong per link class, ring
+// The cpu microbenchmarks: GEMM throughput, memory copies, exchanges per link class, ring
 // AllReduce like nccl-tests, compression kernels. Sizes double (or grow by 4 to 8 with --quick).
 #include "calibrate/microbench.hpp"
 
@@ -119,7 +119,7 @@ std::vector<Sample> bench_memory(const BenchOptions& o, MPI_Comm comm) {
   return out;
 }
 
-std::map<std::string, std::vector<Sample>> bench_pingpong(const BenchOptions& o, MPI_Comm comm) {
+std::map<std::string, std::vector<Sample>> bench_exchange(const BenchOptions& o, MPI_Comm comm) {
   const std::vector<std::string> hosts = all_hosts(comm);
   const int me = comm_rank(comm);
   std::map<std::string, int> partner;
@@ -129,6 +129,7 @@ std::map<std::string, std::vector<Sample>> bench_pingpong(const BenchOptions& o,
   }
   const std::vector<double> sizes = o.quick ? geometric(8, 4 << 20, 8) : geometric(8, 16 << 20, 2);
   std::vector<float> buf(static_cast<size_t>(sizes.back() / sizeof(float)) + 1, 1.0f);
+  std::vector<float> back(buf.size(), 0.0f);
   std::map<std::string, std::vector<Sample>> out;
   for (const auto& [cls, peer] : partner) {
     MPI_Barrier(comm);
@@ -136,17 +137,13 @@ std::map<std::string, std::vector<Sample>> bench_pingpong(const BenchOptions& o,
     const int other = me == 0 ? peer : 0;
     for (double bytes : sizes) {
       const int count = std::max(1, static_cast<int>(bytes / sizeof(float)));
-      // One round trip: rank 0 sends then receives; its partner receives then sends.
+      // One exchange: both ranks send to each other at once and wait for both transfers (as a
+      // collective's round or a parameter server's push and pull run in dtsim-real).
       const auto round_trip = [&] {
-        for (int leg = 0; leg < 2; ++leg) {
-          MPI_Request req = MPI_REQUEST_NULL;
-          if ((leg == 0) == (me == 0)) {
-            real::check_mpi(MPI_Isend(buf.data(), count, MPI_FLOAT, other, 7, comm, &req), "MPI_Isend");
-          } else {
-            real::check_mpi(MPI_Irecv(buf.data(), count, MPI_FLOAT, other, 7, comm, &req), "MPI_Irecv");
-          }
-          real::wait_all(std::span<MPI_Request>(&req, 1));
-        }
+        MPI_Request req[2] = {MPI_REQUEST_NULL, MPI_REQUEST_NULL};
+        real::check_mpi(MPI_Irecv(back.data(), count, MPI_FLOAT, other, 7, comm, &req[0]), "MPI_Irecv");
+        real::check_mpi(MPI_Isend(buf.data(), count, MPI_FLOAT, other, 7, comm, &req[1]), "MPI_Isend");
+        real::wait_all(std::span<MPI_Request>(req, 2));
       };
       // Both sides run the same number of round trips: rank 0 decides and tells its partner.
       int repeats = 3;
@@ -164,7 +161,7 @@ std::map<std::string, std::vector<Sample>> bench_pingpong(const BenchOptions& o,
       for (int i = 0; i < repeats; ++i) {
         const double t0 = MPI_Wtime();
         round_trip();
-        times.push_back((MPI_Wtime() - t0) / 2);
+        times.push_back(MPI_Wtime() - t0);
       }
       if (me == 0) out[cls].push_back(Sample{static_cast<double>(count) * sizeof(float), median(times)});
     }

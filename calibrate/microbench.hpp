@@ -28,10 +28,13 @@ std::vector<Sample> bench_gemm(const BenchOptions& o, MPI_Comm comm);
 // Rank 0 copies float arrays; x = bytes moved (read + write). Returned on rank 0.
 std::vector<Sample> bench_memory(const BenchOptions& o, MPI_Comm comm);
 
-// Ping-pong between rank 0 and one partner per link class (same_host: the first other rank on
-// rank 0's host; cross_host: the first rank on another host); x = bytes, seconds = half the
-// median round trip. Classes without a partner are absent. Returned on rank 0.
-std::map<std::string, std::vector<Sample>> bench_pingpong(const BenchOptions& o, MPI_Comm comm);
+// Exchanges between rank 0 and one partner per link class (same_host: the first other rank on
+// rank 0's host; cross_host: the first rank on another host): both send x bytes to each other at
+// once with MPI_Isend/MPI_Irecv and wait with real::wait_all, as a collective's round does in
+// dtsim-real (a link fitted to one-way ping-pongs predicted a 2 MiB ring AllReduce 40x too
+// fast here);
+// seconds = the median exchange. Classes without a partner are absent. Returned on rank 0.
+std::map<std::string, std::vector<Sample>> bench_exchange(const BenchOptions& o, MPI_Comm comm);
 
 // Ring AllReduce over all ranks of `comm` (models/collectives' schedule, as dtsim-real runs it),
 // reported like nccl-tests: time (the slowest rank's median), algbw, busbw. Returned on rank 0.

@@ -196,7 +196,7 @@ std::shared_ptr<const CalibrationProfile> load_profile(const std::string& path, 
                         "calibrate --backend {})",
                         p->machine.backend, expected_backend, expected_backend));
   }
-  read_curves(rd, root, "links", "pingpong", "min_bytes", "latency_s", "bandwidth_Bps", {kSameHost, kCrossHost},
+  read_curves(rd, root, "links", "exchange", "min_bytes", "latency_s", "bandwidth_Bps", {kSameHost, kCrossHost},
               p->links);
   if (p->links.empty()) rd.fail(root["fitted"]["links"], "fitted.links", "needs same_host or cross_host");
   read_curves(rd, root, "compute", "gemm", "min_flops", "overhead_s", "rate_flops", {"fp32", "tf32", "fp16", "bf16"},

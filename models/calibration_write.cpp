@@ -86,7 +86,7 @@ std::string profile_yaml(const CalibrationProfile& p) {
   e << YAML::EndMap;
 
   e << YAML::Key << "measurements" << YAML::Value << YAML::BeginMap;
-  write_raw(e, "pingpong", p.links);
+  write_raw(e, "exchange", p.links);
   write_raw(e, "gemm", p.compute);
   e << YAML::Key << "memory" << YAML::Value;
   write_samples(e, p.memory_samples);

@@ -36,10 +36,10 @@ ClassBase base_of(const FittedCurve* c) {
   return b;
 }
 
+// Intra links are "n<node>.d<local>.intra" (SimGrid names the directions "..._UP" and "..._DOWN").
 bool same_host_route(const std::vector<simgrid::s4u::Link*>& links) {
   for (const auto* l : links) {
-    const std::string_view name = l->get_name();
-    if (name.size() < 6 || name.substr(name.size() - 6) != ".intra") return false;
+    if (std::string_view(l->get_name()).find(".intra") == std::string_view::npos) return false;
   }
   return true;
 }
