@@ -25,7 +25,7 @@ class Reader {
     const YAML::Mark m = at.Mark();
     const bool known = m.line >= 0 && !at.IsNull();
     throw InputError(SourceLocation{path_, known ? m.line + 1 : 0, known ? m.column + 1 : 0},
-                     fmt::format("{}: {} (calibration profile '{}')", key, what, path_));
+                     fmt::format("{}: {}", key, what));
   }
 
   YAML::Node child(const YAML::Node& parent, const std::string& name, const std::string& key,
