@@ -64,10 +64,22 @@ CalibrationProfile fit_profile(const MachineInfo& machine, Measurements m) {
   CalibrationProfile p;
   p.machine = machine;
   p.memory_roofline = false;  // the cpu backend does not replay memory traffic
-  for (auto& [cls, samples] : m.exchange) p.links[cls] = fit_curve(std::move(samples), PiecewiseOptions{3, 3});
+  // same_host: the rounds of the ring AllReduces when every rank shares a host (a round of S / n
+  // bytes each way takes time / (2 (n - 1))), as dtsim-real's schedules run them; else exchanges.
+  std::vector<Sample> rounds;
+  for (const CollectiveSample& c : m.collectives) {
+    if (machine.hosts == 1 && c.kind == "allreduce" && c.ranks > 1) {
+      rounds.push_back(Sample{c.bytes / c.ranks, c.seconds / (2.0 * (c.ranks - 1))});
+    }
+  }
+  if (rounds.size() >= 3) p.links[kSameHost] = fit_curve(std::move(rounds), PiecewiseOptions{4, 3});
+  for (const auto& [cls, samples] : m.exchange) {
+    if (!p.links.count(cls)) p.links[cls] = fit_curve(samples, PiecewiseOptions{4, 3});
+  }
+  p.exchange = std::move(m.exchange);
   p.compute["fp32"] = fit_curve(std::move(m.gemm), PiecewiseOptions{3, 3});
-  for (const Sample& s : m.memory) p.memory_bandwidth = std::max(p.memory_bandwidth, s.x / s.seconds);
-  p.memory_samples = std::move(m.memory);
+  p.memory["sgd_step"] = fit_curve(std::move(m.memory), PiecewiseOptions{3, 3});
+  p.memory_bandwidth = 1.0 / p.memory["sgd_step"].fit.segments.back().per_unit;
   for (auto& [kernel, samples] : m.compression) {
     p.compression[kernel] = fit_curve(std::move(samples), PiecewiseOptions{1, 2});
   }
@@ -89,7 +101,7 @@ void print_profile(std::ostream& out, const CalibrationProfile& p) {
   out << fmt::format("calibration of {} ({}, {} cores), backend {}, {} ranks on {} host(s), {}{}\n", m.hostname,
                      m.cpu_model, m.cores, m.backend, m.ranks, m.hosts, m.when, m.quick ? " (quick)" : "");
   for (const auto& [cls, c] : p.links) {
-    out << fmt::format("\nlink {} (exchanges both ways at once, {} sizes; residuals rms {:.1f} %, max {:.1f} %)\n", cls,
+    out << fmt::format("\nlink {} ({} sizes: rounds of ring AllReduces on one host, else two-way exchanges; residuals rms {:.1f} %, max {:.1f} %)\n", cls,
                        c.residuals.points, 100 * c.residuals.rms_relative, 100 * c.residuals.max_relative);
     out << fmt::format("  {:>14} {:>14} {:>16}\n", "from bytes", "latency (us)", "bandwidth (GB/s)");
     for (const Segment& s : c.fit.segments) {
@@ -108,7 +120,14 @@ void print_profile(std::ostream& out, const CalibrationProfile& p) {
     for (double f : {1e4, 1e5, 1e6, 1e7, 1e8, 1e9}) out << fmt::format(" {:.0e}: {:.2f}", f, efficiency(c.fit, f));
     out << "\n";
   }
-  out << fmt::format("\nmemory bandwidth (copy, read + write) {:.2f} GB/s\n", p.memory_bandwidth / 1e9);
+  for (const auto& [kernel, c] : p.memory) {
+    out << fmt::format("\nmemory {} (all ranks at once; residuals rms {:.1f} %, max {:.1f} %)\n", kernel,
+                       100 * c.residuals.rms_relative, 100 * c.residuals.max_relative);
+    out << fmt::format("  {:>14} {:>14} {:>16}\n", "from bytes", "overhead (us)", "rate (GB/s)");
+    for (const Segment& s : c.fit.segments) {
+      out << fmt::format("  {:>14.0f} {:>14.2f} {:>16.3f}\n", s.min_x, s.fixed * 1e6, 1e-9 / s.per_unit);
+    }
+  }
   for (const auto& [kernel, c] : p.compression) {
     const Segment& s = c.fit.segments.front();
     out << fmt::format("compression {:<5} {:8.2f} us + {:.3f} GB/s of gradient (residuals rms {:.1f} %)\n", kernel,

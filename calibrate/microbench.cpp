@@ -103,19 +103,20 @@ std::vector<Sample> bench_gemm(const BenchOptions& o, MPI_Comm comm) {
 }
 
 std::vector<Sample> bench_memory(const BenchOptions& o, MPI_Comm comm) {
+  int size = 1;
+  MPI_Comm_size(comm, &size);
   std::vector<Sample> out;
-  if (comm_rank(comm) == 0) {
-    for (double bytes : o.quick ? geometric(1 << 20, 16 << 20, 4) : geometric(1 << 20, 128 << 20, 2)) {
-      const auto n = static_cast<size_t>(bytes / sizeof(float));
-      std::vector<float> from(n, 1.0f), to(n, 0.0f);
-      const double t = timed(o, [&] {
-        std::copy(from.begin(), from.end(), to.begin());
-        from[0] = to[n - 1] + 1.0f;  // keep the copy from being elided
-      });
-      out.push_back(Sample{2.0 * bytes, t});
-    }
+  for (double bytes : o.quick ? geometric(96 << 10, 24 << 20, 4) : geometric(96 << 10, 384 << 20, 2)) {
+    const auto n = static_cast<size_t>(bytes / 12);
+    std::vector<float> w(n, 1.0f), g(n, 0.5f);
+    const float lr = 1.0f / 16;
+    MPI_Barrier(comm);
+    double t = timed(o, [&] {
+      for (size_t i = 0; i < n; ++i) w[i] -= lr * g[i];
+    });
+    MPI_Allreduce(MPI_IN_PLACE, &t, 1, MPI_DOUBLE, MPI_SUM, comm);
+    out.push_back(Sample{12.0 * static_cast<double>(n), t / size});
   }
-  MPI_Barrier(comm);
   return out;
 }
 
@@ -177,7 +178,7 @@ std::vector<CollectiveSample> bench_collectives(const BenchOptions& o, MPI_Comm 
   const CollectiveAlgorithm& ring = find_algorithm("ring");
   const GroupShape shape{size, 1, 0};
   std::vector<CollectiveSample> out;
-  for (double bytes : o.quick ? geometric(4096, 4 << 20, 8) : geometric(4096, 64 << 20, 4)) {
+  for (double bytes : o.quick ? geometric(4096, 4 << 20, 4) : geometric(1024, 64 << 20, 2)) {
     const Schedule schedule = ring.schedule(CollectiveKind::AllReduce, shape, bytes);
     const auto elements = static_cast<std::int64_t>(bytes / sizeof(float));
     const real::ChunkLayout layout{elements, schedule.chunks};

@@ -25,7 +25,8 @@ struct BenchOptions {
 // of one op, seconds = the median over repeats, averaged over ranks. Returned on every rank.
 std::vector<Sample> bench_gemm(const BenchOptions& o, MPI_Comm comm);
 
-// Rank 0 copies float arrays; x = bytes moved (read + write). Returned on rank 0.
+// Every rank runs dtsim-real's SGD step (w -= lr g over float arrays) at once; x = bytes read and
+// written (12 per element), seconds averaged over ranks. Returned on every rank.
 std::vector<Sample> bench_memory(const BenchOptions& o, MPI_Comm comm);
 
 // Exchanges between rank 0 and one partner per link class (same_host: the first other rank on

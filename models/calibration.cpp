@@ -29,8 +29,18 @@ const FittedCurve& CalibrationProfile::compute_curve(Dtype d) const {
 
 double CalibrationProfile::compute_time(Dtype d, double flops, double mem_bytes) const {
   const double busy = flops > 0 ? compute_curve(d).fit.time(flops) : 0.0;
-  const double memory = memory_roofline && memory_bandwidth > 0 && mem_bytes > 0 ? mem_bytes / memory_bandwidth : 0.0;
-  return std::max(busy, memory);
+  return std::max(busy, memory_roofline ? memory_time(mem_bytes) : 0.0);
+}
+
+double CalibrationProfile::memory_time(double mem_bytes) const {
+  if (!(mem_bytes > 0)) return 0.0;
+  const auto it = memory.find("sgd_step");
+  if (it != memory.end()) return it->second.fit.time(mem_bytes);
+  return memory_bandwidth > 0 ? mem_bytes / memory_bandwidth : 0.0;
+}
+
+double CalibrationProfile::streaming_op_time(Dtype d, double flops, double mem_bytes) const {
+  return std::max(flops > 0 ? compute_curve(d).fit.time(flops) : 0.0, memory_time(mem_bytes));
 }
 
 }  // namespace dtsim

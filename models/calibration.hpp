@@ -89,13 +89,19 @@ struct CalibrationProfile {
   MachineInfo machine;
   std::map<std::string, FittedCurve> links;    // by link class
   std::map<std::string, FittedCurve> compute;  // by dtype name; x = FLOPs of one op
-  double memory_bandwidth = 0;                 // bytes/s, 0 = not measured
-  // Whether compute ops are bounded by mem_bytes / memory_bandwidth (roofline). False for the cpu
-  // backend, whose ops run their FLOPs as GEMMs and do not replay memory traffic (docs/real.md).
+  // Streaming kernels by name ("sgd_step": w -= lr g over float arrays, 12 bytes per element);
+  // x = bytes read and written. Optimizer updates and a server's aggregation are such loops on
+  // every backend, so their ops cost max(compute curve(FLOPs), memory curve(mem_bytes)).
+  std::map<std::string, FittedCurve> memory;
+  double memory_bandwidth = 0;  // bytes/s of the largest sgd_step (for people; the curve is what counts)
+  // Whether a worker's compute ops are bounded by their mem_bytes too (roofline). False for the
+  // cpu backend, whose ops run their FLOPs as GEMMs without replaying memory traffic (docs/real.md).
   bool memory_roofline = false;
-  std::vector<Sample> memory_samples;          // x = bytes copied
   std::map<std::string, FittedCurve> compression;  // by kernel ("topk", ...); x = gradient bytes
   std::vector<CollectiveSample> collectives;
+  // Two-way exchanges by link class (x = bytes each way), as measured; cross_host links are
+  // fitted to them, same_host links to the rounds of the measured ring AllReduces when there are.
+  std::map<std::string, std::vector<Sample>> exchange;
 
   const FittedCurve* link(const std::string& link_class) const;
   // The compute curve for a dtype, falling back to fp32 (the cpu backend runs every dtype in fp32).
@@ -103,6 +109,10 @@ struct CalibrationProfile {
   // Seconds for an op of `flops` FLOPs and `mem_bytes` of memory traffic: the fitted curve,
   // or with memory_roofline the memory side when it is slower; 0 for an empty op.
   double compute_time(Dtype d, double flops, double mem_bytes) const;
+  // Seconds of a streaming loop over `mem_bytes` (the sgd_step curve; memory_bandwidth without it).
+  double memory_time(double mem_bytes) const;
+  // An optimizer update or a server's aggregation: max(compute curve, memory_time), always.
+  double streaming_op_time(Dtype d, double flops, double mem_bytes) const;
 };
 
 // Loads and checks a profile. Throws InputError with file:line:col, the key and what is valid

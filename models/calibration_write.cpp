@@ -74,6 +74,7 @@ std::string profile_yaml(const CalibrationProfile& p) {
   e << YAML::Key << "fitted" << YAML::Value << YAML::BeginMap;
   write_fits(e, "links", p.links, "min_bytes", "latency_s", "bandwidth_Bps");
   write_fits(e, "compute", p.compute, "min_flops", "overhead_s", "rate_flops");
+  if (!p.memory.empty()) write_fits(e, "memory", p.memory, "min_bytes", "fixed_s", "rate_Bps");
   e << YAML::Key << "memory_bandwidth_Bps" << YAML::Value << p.memory_bandwidth;
   e << YAML::Key << "memory_roofline" << YAML::Value << (p.memory_roofline ? "true" : "false");
   if (!p.compression.empty()) write_fits(e, "compression", p.compression, "min_bytes", "fixed_s", "rate_Bps");
@@ -82,14 +83,20 @@ std::string profile_yaml(const CalibrationProfile& p) {
   e << YAML::Key << "residuals" << YAML::Value << YAML::BeginMap;
   write_residuals(e, "links", p.links);
   write_residuals(e, "compute", p.compute);
+  if (!p.memory.empty()) write_residuals(e, "memory", p.memory);
   if (!p.compression.empty()) write_residuals(e, "compression", p.compression);
   e << YAML::EndMap;
 
   e << YAML::Key << "measurements" << YAML::Value << YAML::BeginMap;
-  write_raw(e, "exchange", p.links);
+  write_raw(e, "link_rounds", p.links);
   write_raw(e, "gemm", p.compute);
-  e << YAML::Key << "memory" << YAML::Value;
-  write_samples(e, p.memory_samples);
+  write_raw(e, "memory", p.memory);
+  e << YAML::Key << "exchange" << YAML::Value << YAML::BeginMap;
+  for (const auto& [cls, samples] : p.exchange) {
+    e << YAML::Key << cls << YAML::Value;
+    write_samples(e, samples);
+  }
+  e << YAML::EndMap;
   write_raw(e, "compression", p.compression);
   e << YAML::Key << "collectives" << YAML::Value << YAML::BeginSeq;
   for (const CollectiveSample& c : p.collectives) {

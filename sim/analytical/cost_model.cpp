@@ -56,13 +56,18 @@ const DeviceSpec& CostModel::device_of(const RankProgram& rank) const {
 }
 
 double CostModel::compute_time(const RankProgram& rank, const ComputeOp& op) const {
-  if (cluster_.calibration) return cluster_.calibration->compute_time(op.dtype, op.flops, op.mem_bytes);
+  if (cluster_.calibration) {
+    // A server's compute is its aggregation, a streaming loop over the workers' gradients.
+    return rank.role == Role::Server ? cluster_.calibration->streaming_op_time(op.dtype, op.flops, op.mem_bytes)
+                                     : cluster_.calibration->compute_time(op.dtype, op.flops, op.mem_bytes);
+  }
   const DeviceSpec& d = device_of(rank);
   const double eff = rank.role == Role::Server ? d.efficiency : cluster_.efficiency;
   return std::max(op.flops / (d.peak(op.dtype) * eff), op.mem_bytes / d.mem_bandwidth);
 }
 
 double CostModel::update_time(const RankProgram& rank, const UpdateOp& op) const {
+  if (cluster_.calibration) return cluster_.calibration->streaming_op_time(op.dtype, op.flops, op.mem_bytes);
   return compute_time(rank, ComputeOp{op.flops, op.mem_bytes, op.dtype});
 }
 

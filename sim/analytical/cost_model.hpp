@@ -1,7 +1,8 @@
 // Closed-form costs of Plan ops on a cluster: roofline compute, alpha-beta collectives, and
 // the link parameters of point-to-point transfers. The analytical engine's whole physics (the
 // SimGrid engine takes its compute times from here too). With cluster.calibration, compute times
-// are the profile's fitted curve and link parameters its fitted segments (docs/calibration.md).
+// are the profile's fitted curve (updates and a server's aggregation: at least its memory curve)
+// and link parameters its fitted segments (docs/calibration.md).
 #pragma once
 
 #include <map>

@@ -62,9 +62,10 @@ TEST_CASE("SimGrid with a profile agrees with the analytical engine in both link
     CHECK(simgrid == Approx(analytical).epsilon(0.01));
   }
   // The closed form of the 400 KB case: 4 forward ops of 1 MFLOP (4 samples x 1 MFLOP over 4
-  // layers), 4 backward of 2, the SGD
-  // update (2 FLOPs per parameter), one AllReduce of 400 KB.
+  // layers), 4 backward of 2, one AllReduce of 400 KB, and the SGD update: a streaming loop of
+  // 12 bytes per parameter on the profile's sgd_step curve (1 us + 1.2 MB / 10 GB/s), slower than
+  // its 2 FLOPs per parameter on the compute curve.
   const double compute = 4 * (10e-6 + 1e6 / 1e10) + 4 * (10e-6 + 2e6 / 1e10);
   const double t = iteration_time("analytical", "--set strategy.allreduce.bucket_size=400KB", "closed");
-  CHECK(t == Approx(compute + 2 * link_time(200e3) + 10e-6 + 2e5 / 1e10).epsilon(1e-3));
+  CHECK(t == Approx(compute + 2 * link_time(200e3) + 1e-6 + 1.2e6 / 1e10).epsilon(1e-3));
 }

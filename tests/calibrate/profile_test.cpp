@@ -58,13 +58,15 @@ TEST_CASE("a written profile loads back with the same fits, samples and residual
   calib::Measurements m;
   for (double s = 8; s <= 1 << 22; s *= 4) m.exchange[kSameHost].push_back(Sample{s, 3e-6 + s / 2e9});
   for (double f = 1e4; f <= 1e9; f *= 10) m.gemm.push_back(Sample{f, 1e-6 + f / 3e10});
-  m.memory = {Sample{1 << 20, 1e-4}, Sample{1 << 24, 2e-3}};
+  m.memory = {Sample{1 << 20, 2e-4}, Sample{1 << 24, 2e-3}};
   m.compression["topk"] = {Sample{1 << 16, 1e-4}, Sample{1 << 20, 1.5e-3}, Sample{1 << 22, 6e-3}};
   m.collectives.push_back(CollectiveSample{"allreduce", "ring", 2, 1 << 20, 1e-3, 1e9, 1e9, 0});
   const CalibrationProfile p = calib::fit_profile(calib::this_machine("cpu", 2, 1, true), m);
   // The collective's prediction: ring closed form 2 (n - 1) (alpha + S / n / beta) at n = 2.
   CHECK(p.collectives[0].predicted == Approx(2 * (3e-6 + (1 << 19) / 2e9)).epsilon(1e-6));
-  CHECK(p.memory_bandwidth == Approx((1 << 20) / 1e-4));
+  // The sgd_step line through both samples; its rate is the memory bandwidth reported.
+  CHECK(p.memory_bandwidth == Approx(((1 << 24) - (1 << 20)) / 1.8e-3));
+  CHECK(p.memory_time(1 << 22) == Approx(2e-4 + ((1 << 22) - (1 << 20)) * 1.8e-3 / ((1 << 24) - (1 << 20))));
 
   const std::string path = test::temp_dir("profile-roundtrip") + "/profile.yaml";
   std::ofstream(path) << profile_yaml(p);
@@ -78,6 +80,8 @@ TEST_CASE("a written profile loads back with the same fits, samples and residual
   CHECK(q->links.at(kSameHost).samples.size() == m.exchange[kSameHost].size());
   CHECK(q->compute.at("fp32").residuals.points == 6);
   CHECK(q->compression.at("topk").samples.size() == 3);
+  CHECK(q->memory.at("sgd_step").samples.size() == 2);
+  CHECK(q->exchange.at(kSameHost).size() == m.exchange[kSameHost].size());
   REQUIRE(q->collectives.size() == 1);
   CHECK(q->collectives[0].predicted == Approx(p.collectives[0].predicted).epsilon(1e-5));
 }
