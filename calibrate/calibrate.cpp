@@ -101,17 +101,20 @@ void print_profile(std::ostream& out, const CalibrationProfile& p) {
   out << fmt::format("calibration of {} ({}, {} cores), backend {}, {} ranks on {} host(s), {}{}\n", m.hostname,
                      m.cpu_model, m.cores, m.backend, m.ranks, m.hosts, m.when, m.quick ? " (quick)" : "");
   for (const auto& [cls, c] : p.links) {
-    out << fmt::format("\nlink {} ({} sizes: rounds of ring AllReduces on one host, else two-way exchanges; residuals rms {:.1f} %, max {:.1f} %)\n", cls,
-                       c.residuals.points, 100 * c.residuals.rms_relative, 100 * c.residuals.max_relative);
+    out << fmt::format(
+        "\nlink {} ({} sizes: rounds of ring AllReduces on one host, else two-way exchanges; residuals rms {:.1f} %, "
+        "max {:.1f} %)\n",
+        cls, c.residuals.points, 100 * c.residuals.rms_relative, 100 * c.residuals.max_relative);
     out << fmt::format("  {:>14} {:>14} {:>16}\n", "from bytes", "latency (us)", "bandwidth (GB/s)");
     for (const Segment& s : c.fit.segments) {
       out << fmt::format("  {:>14.0f} {:>14.2f} {:>16.3f}\n", s.min_x, s.fixed * 1e6, 1e-9 / s.per_unit);
     }
   }
   for (const auto& [dtype, c] : p.compute) {
-    out << fmt::format("\ncompute {} (GEMMs as dtsim-real cuts them, all ranks at once; residuals rms {:.1f} %, max "
-                       "{:.1f} %)\n",
-                       dtype, 100 * c.residuals.rms_relative, 100 * c.residuals.max_relative);
+    out << fmt::format(
+        "\ncompute {} (GEMMs as dtsim-real cuts them, all ranks at once; residuals rms {:.1f} %, max "
+        "{:.1f} %)\n",
+        dtype, 100 * c.residuals.rms_relative, 100 * c.residuals.max_relative);
     out << fmt::format("  {:>14} {:>14} {:>16}\n", "from FLOPs", "overhead (us)", "rate (GFLOP/s)");
     for (const Segment& s : c.fit.segments) {
       out << fmt::format("  {:>14.3g} {:>14.2f} {:>16.3f}\n", s.min_x, s.fixed * 1e6, 1e-9 / s.per_unit);
@@ -153,7 +156,8 @@ int calibrate(const CalibrateOptions& o, const real::MpiWorld& world, std::ostre
         "dtsim calibrate --backend cuda: the GPU microbenchmarks (cuBLAS, NCCL) are not written yet; calibrate "
         "with --backend cpu");
   }
-  if (o.backend != "cpu") throw InputError(fmt::format("--backend: '{}' is not a backend (valid: cpu, cuda)", o.backend));
+  if (o.backend != "cpu")
+    throw InputError(fmt::format("--backend: '{}' is not a backend (valid: cpu, cuda)", o.backend));
   if (world.size() < 2) {
     throw InputError(
         "dtsim calibrate needs at least 2 ranks to measure links: run it under mpirun, e.g. mpirun -np 2 "
@@ -163,7 +167,10 @@ int calibrate(const CalibrateOptions& o, const real::MpiWorld& world, std::ostre
   const auto t0 = std::chrono::steady_clock::now();
   const bool first = world.rank() == 0;
   const auto say = [&](const std::string& what) {
-    if (first) out << fmt::format("[{:6.1f} s] {}\n", std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count(), what) << std::flush;
+    if (first)
+      out << fmt::format("[{:6.1f} s] {}\n",
+                         std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count(), what)
+          << std::flush;
   };
   Measurements m;
   const int hosts = count_hosts(MPI_COMM_WORLD);

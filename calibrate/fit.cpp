@@ -60,7 +60,8 @@ PiecewiseLinear fit_piecewise(std::vector<Sample> samples, const PiecewiseOption
   if (samples.size() < 2) throw InputError(fmt::format("a fit needs at least 2 samples (got {})", samples.size()));
   for (const Sample& p : samples) {
     if (!(p.seconds > 0) || !(p.x >= 0)) {
-      throw InputError(fmt::format("a sample must have x >= 0 and a positive time (got x {} and {} s)", p.x, p.seconds));
+      throw InputError(
+          fmt::format("a sample must have x >= 0 and a positive time (got x {} and {} s)", p.x, p.seconds));
     }
   }
   std::stable_sort(samples.begin(), samples.end(), [](const Sample& l, const Sample& r) { return l.x < r.x; });

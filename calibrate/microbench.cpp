@@ -229,11 +229,13 @@ std::map<std::string, std::vector<Sample>> bench_compression(const BenchOptions&
                                      float most = 0;
                                      for (float v : g) most = std::max(most, std::abs(v));
                                      const float scale = most > 0 ? 127.0f / most : 0.0f;
-                                     for (size_t i = 0; i < n; ++i) q[i] = static_cast<std::int8_t>(std::lround(g[i] * scale));
+                                     for (size_t i = 0; i < n; ++i)
+                                       q[i] = static_cast<std::int8_t>(std::lround(g[i] * scale));
                                    })});
       out["sign"].push_back(Sample{bytes, timed(o, [&] {
                                      std::fill(bits.begin(), bits.end(), 0);
-                                     for (size_t i = 0; i < n; ++i) bits[i / 8] |= static_cast<std::uint8_t>((g[i] > 0) << (i % 8));
+                                     for (size_t i = 0; i < n; ++i)
+                                       bits[i / 8] |= static_cast<std::uint8_t>((g[i] > 0) << (i % 8));
                                    })});
     }
   }

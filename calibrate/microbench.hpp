@@ -16,8 +16,8 @@
 namespace dtsim::calib {
 
 struct BenchOptions {
-  bool quick = false;           // fewer sizes and shorter repeats (CI)
-  double min_seconds = 0.004;   // per size: repeat until this much time has passed (at least 3 times)
+  bool quick = false;          // fewer sizes and shorter repeats (CI)
+  double min_seconds = 0.004;  // per size: repeat until this much time has passed (at least 3 times)
   int max_repeats = 200;
 };
 

@@ -134,29 +134,40 @@ nlohmann::json report_json(const ValidationReport& r) {
   const auto rows = [](const std::vector<ValidationRow>& v) {
     nlohmann::json a = nlohmann::json::array();
     for (const ValidationRow& x : v) {
-      a.push_back({{"name", x.name}, {"unit", x.unit}, {"predicted", x.predicted}, {"measured", x.measured},
+      a.push_back({{"name", x.name},
+                   {"unit", x.unit},
+                   {"predicted", x.predicted},
+                   {"measured", x.measured},
                    {"error_pct", x.error_pct()}});
     }
     return a;
   };
-  return {{"scenario", r.scenario}, {"profile", r.profile}, {"backend", r.backend},
-          {"engine", r.engine},     {"ranks", r.ranks},     {"compute_scale", r.compute_scale},
-          {"metrics", rows(r.metrics)}, {"op_kinds", rows(r.op_kinds)},
-          {"mean_abs_error_pct", r.mean_abs_error_pct}, {"max_abs_error_pct", r.max_abs_error_pct}};
+  return {{"scenario", r.scenario},
+          {"profile", r.profile},
+          {"backend", r.backend},
+          {"engine", r.engine},
+          {"ranks", r.ranks},
+          {"compute_scale", r.compute_scale},
+          {"metrics", rows(r.metrics)},
+          {"op_kinds", rows(r.op_kinds)},
+          {"mean_abs_error_pct", r.mean_abs_error_pct},
+          {"max_abs_error_pct", r.max_abs_error_pct}};
 }
 
 void print_report(std::ostream& out, const ValidationReport& r) {
-  out << fmt::format("validation of {} on {} ranks: {} backend (measured) against {} engine with {} (predicted); "
-                     "compute scale {:.6g}\n",
-                     r.scenario, r.ranks, r.backend, r.engine, r.profile, r.compute_scale);
+  out << fmt::format(
+      "validation of {} on {} ranks: {} backend (measured) against {} engine with {} (predicted); "
+      "compute scale {:.6g}\n",
+      r.scenario, r.ranks, r.backend, r.engine, r.profile, r.compute_scale);
   const auto table = [&](const char* title, const std::vector<ValidationRow>& rows) {
     out << fmt::format("\n  {:<24} {:>14} {:>14} {:>9}\n", title, "predicted", "measured", "error");
     for (const ValidationRow& x : rows) {
       const bool secs = x.unit == "s";
-      out << fmt::format("  {:<24} {:>14} {:>14} {:>8.1f}%\n", x.name,
-                         secs ? fmt::format("{:.4g} ms", x.predicted * 1e3) : fmt::format("{:.4g} {}", x.predicted, x.unit),
-                         secs ? fmt::format("{:.4g} ms", x.measured * 1e3) : fmt::format("{:.4g} {}", x.measured, x.unit),
-                         x.error_pct());
+      out << fmt::format(
+          "  {:<24} {:>14} {:>14} {:>8.1f}%\n", x.name,
+          secs ? fmt::format("{:.4g} ms", x.predicted * 1e3) : fmt::format("{:.4g} {}", x.predicted, x.unit),
+          secs ? fmt::format("{:.4g} ms", x.measured * 1e3) : fmt::format("{:.4g} {}", x.measured, x.unit),
+          x.error_pct());
     }
   };
   table("metric (per iteration)", r.metrics);
@@ -200,7 +211,8 @@ int validate(const ValidateOptions& o, std::ostream& out) {
       out << tail;
       return code;
     }
-    throw RuntimeError(fmt::format("the real run failed (exit code {}); its output ({}) ends with:\n{}", code, log, tail));
+    throw RuntimeError(
+        fmt::format("the real run failed (exit code {}); its output ({}) ends with:\n{}", code, log, tail));
   }
 
   // Predicted: the same scaled Plan, simulated with the profile.
@@ -218,9 +230,9 @@ int validate(const ValidateOptions& o, std::ostream& out) {
   write_file_atomic((dir / "sim" / "metrics.json").string(), sim_metrics.dump(2) + "\n");
   write_file_atomic((dir / "sim" / "trace.json").string(), sim_trace);
 
-  ValidationReport r = compare_runs(sim_metrics, read_json((dir / "real" / "metrics.json").string()),
-                                    nlohmann::json::parse(sim_trace), read_json((dir / "real" / "trace.json").string()),
-                                    plan.warmup);
+  ValidationReport r =
+      compare_runs(sim_metrics, read_json((dir / "real" / "metrics.json").string()), nlohmann::json::parse(sim_trace),
+                   read_json((dir / "real" / "trace.json").string()), plan.warmup);
   r.scenario = s.name;
   r.profile = o.calibration;
   r.backend = o.backend;

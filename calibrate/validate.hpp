@@ -14,14 +14,14 @@ namespace dtsim::calib {
 struct ValidateOptions {
   std::string scenario;
   std::vector<std::string> sets;
-  std::string calibration;        // profile.yaml (required)
+  std::string calibration;  // profile.yaml (required)
   std::string backend = "cpu";
-  std::string engine;             // "" = the scenario's run.engine
+  std::string engine;                             // "" = the scenario's run.engine
   std::string mpirun = "mpirun --oversubscribe";  // launcher prefix; "-np N dtsim-real ..." is appended
   std::string compute_scale = "auto";             // as dtsim-real's --compute-scale
-  std::string out;                // "" = runs/<scenario name>-validate
-  std::string real_binary;        // "" = dtsim-real next to this executable
-  bool json = false;              // print validation.json instead of the table
+  std::string out;                                // "" = runs/<scenario name>-validate
+  std::string real_binary;                        // "" = dtsim-real next to this executable
+  bool json = false;                              // print validation.json instead of the table
 };
 
 // One row: a metric or an op kind.

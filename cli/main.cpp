@@ -117,7 +117,9 @@ int main(int argc, char** argv) {
       "validate", "Run a scenario for real (dtsim-real under mpirun) and simulated with a profile; report the errors");
   val_cmd->add_option("scenario", val.scenario, "Scenario file (YAML)")->required();
   val_cmd->add_option("--calibration", val.calibration, "Profile from dtsim calibrate")->required();
-  val_cmd->add_option("--backend", val.backend, "cpu or cuda")->check(CLI::IsMember({"cpu", "cuda"}))->capture_default_str();
+  val_cmd->add_option("--backend", val.backend, "cpu or cuda")
+      ->check(CLI::IsMember({"cpu", "cuda"}))
+      ->capture_default_str();
   val_cmd->add_option("--set", val.sets, "Override a scenario key: key.path=value (repeatable)");
   val_cmd->add_option("--engine", val.engine, "analytical or simgrid (default: the scenario's run.engine)");
   val_cmd->add_option("--mpirun", val.mpirun, "Launcher prefix for the real run ('-np N dtsim-real ...' follows)")

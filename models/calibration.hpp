@@ -76,7 +76,7 @@ struct MachineInfo {
   int ranks = 0;        // MPI ranks the measurements ran on
   int hosts = 0;
   std::string dtsim_version;
-  bool quick = false;   // measured with --quick (fewer sizes and repeats)
+  bool quick = false;  // measured with --quick (fewer sizes and repeats)
 };
 
 // Link classes: "same_host" (ranks on one host: the node's intra links) and "cross_host"
@@ -118,7 +118,8 @@ struct CalibrationProfile {
 // Loads and checks a profile. Throws InputError with file:line:col, the key and what is valid
 // when the file is missing, is not YAML, lacks a key, holds a bad value, or was measured on
 // another backend than `expected_backend` ("" accepts any).
-std::shared_ptr<const CalibrationProfile> load_profile(const std::string& path, const std::string& expected_backend = "");
+std::shared_ptr<const CalibrationProfile> load_profile(const std::string& path,
+                                                       const std::string& expected_backend = "");
 
 // The profile as YAML (the format load_profile reads back).
 std::string profile_yaml(const CalibrationProfile& p);

@@ -33,9 +33,10 @@ class Reader {
     const YAML::Node n = parent[name];
     if (!n) fail(parent, key, fmt::format("missing key '{}'", name));
     if (n.Type() != type) {
-      fail(n, key, type == YAML::NodeType::Map ? "must be a mapping" : type == YAML::NodeType::Sequence
-                                                                           ? "must be a list"
-                                                                           : "must be a value");
+      fail(n, key,
+           type == YAML::NodeType::Map        ? "must be a mapping"
+           : type == YAML::NodeType::Sequence ? "must be a list"
+                                              : "must be a value");
     }
     return n;
   }
@@ -60,8 +61,8 @@ class Reader {
   }
 
   // A list of segments {min: x, fixed: s, per_unit: s} (names per quantity), starting at 0 and increasing.
-  PiecewiseLinear segments(const YAML::Node& list, const std::string& key, const char* min_name,
-                           const char* fixed_name, const char* rate_name) const {
+  PiecewiseLinear segments(const YAML::Node& list, const std::string& key, const char* min_name, const char* fixed_name,
+                           const char* rate_name) const {
     if (!list.IsSequence() || list.size() == 0) fail(list, key, "must be a non-empty list of segments");
     PiecewiseLinear p;
     for (size_t i = 0; i < list.size(); ++i) {
@@ -128,8 +129,8 @@ void read_machine(const Reader& rd, const YAML::Node& root, MachineInfo& m) {
 void read_curves(const Reader& rd, const YAML::Node& root, const std::string& what, const std::string& raw,
                  const char* min_name, const char* fixed_name, const char* rate_name,
                  const std::set<std::string>& valid, std::map<std::string, FittedCurve>& out) {
-  const YAML::Node fitted = rd.child(rd.child(root, "fitted", "fitted", YAML::NodeType::Map), what, "fitted." + what,
-                                     YAML::NodeType::Map);
+  const YAML::Node fitted =
+      rd.child(rd.child(root, "fitted", "fitted", YAML::NodeType::Map), what, "fitted." + what, YAML::NodeType::Map);
   const YAML::Node res = rd.child(root, "residuals", "residuals", YAML::NodeType::Map)[what];
   const YAML::Node meas = rd.child(root, "measurements", "measurements", YAML::NodeType::Map)[raw];
   for (const auto& kv : fitted) {
@@ -156,13 +157,12 @@ void read_collectives(const Reader& rd, const YAML::Node& meas, std::vector<Coll
     const std::string k = fmt::format("measurements.collectives.{}", i);
     const YAML::Node c = list[i];
     if (!c.IsMap()) rd.fail(c, k, "must be a mapping");
-    out.push_back(CollectiveSample{rd.text(c, "kind", k + ".kind"), rd.text(c, "algorithm", k + ".algorithm"),
-                                   static_cast<int>(rd.number(c, "ranks", k + ".ranks", 1, false)),
-                                   rd.number(c, "bytes", k + ".bytes", 0, false),
-                                   rd.number(c, "time_s", k + ".time_s", 0, false),
-                                   rd.number(c, "algbw_Bps", k + ".algbw_Bps", 0, false),
-                                   rd.number(c, "busbw_Bps", k + ".busbw_Bps", 0, false),
-                                   rd.number(c, "predicted_s", k + ".predicted_s", 0, false)});
+    out.push_back(CollectiveSample{
+        rd.text(c, "kind", k + ".kind"), rd.text(c, "algorithm", k + ".algorithm"),
+        static_cast<int>(rd.number(c, "ranks", k + ".ranks", 1, false)), rd.number(c, "bytes", k + ".bytes", 0, false),
+        rd.number(c, "time_s", k + ".time_s", 0, false), rd.number(c, "algbw_Bps", k + ".algbw_Bps", 0, false),
+        rd.number(c, "busbw_Bps", k + ".busbw_Bps", 0, false),
+        rd.number(c, "predicted_s", k + ".predicted_s", 0, false)});
   }
 }
 
@@ -185,7 +185,8 @@ std::shared_ptr<const CalibrationProfile> load_profile(const std::string& path, 
   const Reader rd(path);
   if (!root.IsMap()) rd.fail(root, "format", "a calibration profile is a YAML mapping (from dtsim calibrate)");
   const std::string format = rd.text(root, "format", "format");
-  if (format != kFormat) rd.fail(root["format"], "format", fmt::format("'{}' is not a known format (valid: {})", format, kFormat));
+  if (format != kFormat)
+    rd.fail(root["format"], "format", fmt::format("'{}' is not a known format (valid: {})", format, kFormat));
 
   auto p = std::make_shared<CalibrationProfile>();
   p->path = path;

@@ -1,7 +1,7 @@
 #!/usr/bin/env python3
 """Writes docs/VALIDATION.md from the results of bench/validation/run_suite.
 
-usage: report.py OUT_DIR SECONDS COMMAND  (prints the Markdown)
+usage: report.py OUT_DIR SECONDS COMMAND LOAD_BEFORE LOAD_AFTER  (prints the Markdown)
 """
 import glob
 import json
@@ -25,14 +25,16 @@ def profile_machine(path):
 
 def main():
     out, seconds, command = sys.argv[1], int(sys.argv[2]), sys.argv[3]
+    load_before, load_after = sys.argv[4], sys.argv[5]
     rows, skipped = [], []
     for scenario in sorted(glob.glob("bench/validation/*.yaml")):
         name = os.path.basename(scenario)[:-5]
         path = os.path.join(out, name, "validation.json")
         if not os.path.exists(path):
             log = os.path.join(out, name + ".log")
-            last = open(log).read().strip().splitlines()[-1:] if os.path.exists(log) else ["no log"]
-            skipped.append((name, last[0] if last else ""))
+            lines = open(log).read().strip().splitlines() if os.path.exists(log) else ["no log"]
+            errors = [line for line in lines if "error:" in line]
+            skipped.append((name, (errors or lines or [""])[0]))
             continue
         rows.append((name, json.load(open(path))))
     profiles = sorted(glob.glob(os.path.join(out, "profile_*.yaml")))
@@ -48,9 +50,10 @@ def main():
       "measured." % (command.strip(), seconds))
     p()
     if machine:
-        p("Machine: `%s`, %s, %s cores; calibrated %s%s." % (machine.get("hostname"), machine.get("cpu_model"),
-                                                              machine.get("cores"), machine.get("when"),
-                                                              " (--quick)" if machine.get("quick") == "true" else ""))
+        p("Machine: `%s`, %s, %s cores; calibrated %s%s. Load average (1, 5, 15 min) before the suite: %s; after: "
+          "%s. A load above zero means other processes shared the cores with the measurements."
+          % (machine.get("hostname"), machine.get("cpu_model"), machine.get("cores"), machine.get("when"),
+             " (--quick)" if machine.get("quick") == "true" else "", load_before, load_after))
         p()
     p("## Iteration time and its parts, per scenario")
     p()
@@ -72,7 +75,7 @@ def main():
           "target: at most 5 %% on an idle machine)." % (sum(errs) / len(errs), max(errs), len(errs)))
         p()
     for name, why in skipped:
-        p("- `%s` did not run: %s" % (name, why))
+        p("- `%s` did not run: `%s`" % (name, why))
     if skipped:
         p()
     p("## Per op kind (mean duration of one op)")

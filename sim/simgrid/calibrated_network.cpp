@@ -65,16 +65,18 @@ void install_calibration_factors(simgrid::s4u::NetZone* root, const ClusterSpec&
   const ClassBase same = base_of(cluster.calibration->link(kSameHost));
   const ClassBase cross = base_of(cluster.calibration->link(kCrossHost));
   auto* model = root->get_network_model();
-  model->set_lat_factor_cb([same, cross, keep = cluster.calibration](double size, const simgrid::s4u::Host*, const simgrid::s4u::Host*,
-                                         const std::vector<simgrid::s4u::Link*>& links,
-                                         const std::unordered_set<simgrid::s4u::NetZone*>&) {
-    const ClassBase& b = same_host_route(links) ? same : cross;
-    if (!b.curve || b.latency <= 0) return 1.0;
-    return b.curve->fit.at(size).fixed / b.latency;
-  });
-  model->set_bw_factor_cb([same, cross, keep = cluster.calibration](double size, const simgrid::s4u::Host*, const simgrid::s4u::Host*,
-                                        const std::vector<simgrid::s4u::Link*>& links,
-                                        const std::unordered_set<simgrid::s4u::NetZone*>&) {
+  model->set_lat_factor_cb(
+      [same, cross, keep = cluster.calibration](double size, const simgrid::s4u::Host*, const simgrid::s4u::Host*,
+                                                const std::vector<simgrid::s4u::Link*>& links,
+                                                const std::unordered_set<simgrid::s4u::NetZone*>&) {
+        const ClassBase& b = same_host_route(links) ? same : cross;
+        if (!b.curve || b.latency <= 0) return 1.0;
+        return b.curve->fit.at(size).fixed / b.latency;
+      });
+  model->set_bw_factor_cb([same, cross, keep = cluster.calibration](double size, const simgrid::s4u::Host*,
+                                                                    const simgrid::s4u::Host*,
+                                                                    const std::vector<simgrid::s4u::Link*>& links,
+                                                                    const std::unordered_set<simgrid::s4u::NetZone*>&) {
     const ClassBase& b = same_host_route(links) ? same : cross;
     if (!b.curve) return 1.0;
     return 1.0 / b.curve->fit.at(size).per_unit / b.bandwidth;

@@ -37,7 +37,9 @@ std::vector<std::string> network_settings(Transport transport, bool calibrated) 
 void configure_engine(simgrid::s4u::Engine& engine, const ClusterSpec& cluster) {
   // First, so that the configuration changes below are not logged either.
   xbt_log_control_set("root.thresh:warning");
-  for (const std::string& setting : network_settings(cluster.transport, cluster.calibration != nullptr)) engine.set_config(setting);
+  for (const std::string& setting : network_settings(cluster.transport, cluster.calibration != nullptr)) {
+    engine.set_config(setting);
+  }
 }
 
 }  // namespace dtsim::sg

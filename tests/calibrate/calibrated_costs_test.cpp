@@ -21,8 +21,8 @@ const std::string kScenario = std::string(DTSIM_SOURCE_DIR) + "/tests/calibrate/
 double link_time(double s) { return s < 65536 ? 2e-6 + s / 1e9 : 10e-6 + s / 4e9; }
 
 double iteration_time(const std::string& engine, const std::string& sets, const std::string& tag) {
-  const auto r = test::run_dtsim("run tests/calibrate/data/ring2.yaml --no-trace --json --engine " + engine + " --out '" +
-                                     test::temp_dir("calib-" + tag) + "' " + sets,
+  const auto r = test::run_dtsim("run tests/calibrate/data/ring2.yaml --no-trace --json --engine " + engine +
+                                     " --out '" + test::temp_dir("calib-" + tag) + "' " + sets,
                                  tag);
   REQUIRE(r.code == 0);
   return nlohmann::json::parse(r.out).at("iteration_time_s").at("mean").get<double>();

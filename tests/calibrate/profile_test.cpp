@@ -110,8 +110,8 @@ TEST_CASE("bad profiles are refused with file, line, key and what is valid", "[p
     CHECK_THAT(e, Catch::Contains("fitted.links.same_host.1.min_bytes: segments must be listed by increasing size"));
   }
   SECTION("an unknown link class") {
-    const std::string e = refusal(variant("    same_host:\n      - {min_bytes: 0", "    same_hots:\n      - {min_bytes: 0",
-                                          "class"));
+    const std::string e =
+        refusal(variant("    same_host:\n      - {min_bytes: 0", "    same_hots:\n      - {min_bytes: 0", "class"));
     CHECK_THAT(e, Catch::Contains("'same_hots' is not known here (valid: cross_host, same_host)"));
   }
   SECTION("another format") {
@@ -147,8 +147,7 @@ TEST_CASE("dtsim validate refuses a missing, malformed or other-backend profile 
   CHECK(other.code == 2);
   CHECK_THAT(other.err, Catch::Contains("machine.backend: the profile was measured with backend 'cpu'"));
   const auto bad = test::run_dtsim(
-      "validate " + scenario + " --calibration '" + variant("  ranks: 2", "  ranks: two", "cli") + "'",
-      "validate-bad");
+      "validate " + scenario + " --calibration '" + variant("  ranks: 2", "  ranks: two", "cli") + "'", "validate-bad");
   CHECK(bad.code == 2);
   CHECK_THAT(bad.err, Catch::Contains("machine.ranks: 'two' is not a number"));
 }

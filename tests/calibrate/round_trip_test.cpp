@@ -26,10 +26,10 @@ TEST_CASE("calibrate --quick on 2 ranks, then validate a 2-rank ring job with th
   CHECK(p->compute.at("fp32").samples.size() >= 5);
   CHECK(!p->collectives.empty());
 
-  const auto val = test::run_dtsim("validate tests/calibrate/data/tiny_validate.yaml --backend cpu --calibration '" +
-                                       profile + "' --mpirun '" + DTSIM_MPIEXEC + " --oversubscribe' --out '" + dir +
-                                       "/validate'",
-                                   "validate");
+  const auto val =
+      test::run_dtsim("validate tests/calibrate/data/tiny_validate.yaml --backend cpu --calibration '" + profile +
+                          "' --mpirun '" + DTSIM_MPIEXEC + " --oversubscribe' --out '" + dir + "/validate'",
+                      "validate");
   INFO(val.out << val.err);
   REQUIRE(val.code == 0);
   CHECK_THAT(val.out, Catch::Contains("mean absolute error"));
