@@ -91,8 +91,8 @@ std::vector<std::pair<std::string, double>> op_kind_means(const nlohmann::json& 
     if (e.value("ph", "") != "X" || !e.contains("args")) continue;
     const auto& a = e.at("args");
     if (a.value("iteration", 0) < warmup) continue;
-    std::string kind = a.value("kind", "op");
-    if (kind == "compute") kind += ":" + e.value("cat", "");
+    const std::string base = a.value("kind", "op");
+    const std::string kind = base == "compute" ? fmt::format("compute:{}", e.value("cat", "")) : base;
     auto& [sum, count] = sums[kind];
     sum += e.at("dur").get<double>() * 1e-6;  // Chrome traces are in microseconds
     ++count;
