@@ -55,6 +55,11 @@ def main():
           % (machine.get("hostname"), machine.get("cpu_model"), machine.get("cores"), machine.get("when"),
              " (--quick)" if machine.get("quick") == "true" else "", load_before, load_after))
         p()
+        cores = float(machine.get("cores", "1") or 1)
+        if max(float(load_before.split()[0]), float(load_after.split()[0])) > 0.5 * cores:
+            p("**This run shared its cores** (a load average above half the cores): the errors below mostly measure "
+              "the other processes. Regenerate on an idle machine with `%s`." % command.strip())
+            p()
     p("## Iteration time and its parts, per scenario")
     p()
     p("| scenario | ranks | iteration predicted | measured | error | compute error | communication error | "
