@@ -47,7 +47,9 @@ struct ValidationReport {
 };
 
 // Per op kind ("compute:forward", "allreduce", "send", ...) the mean duration of one op over the
-// measured iterations (iteration >= warmup), read from a trace.json.
+// measured iterations (iteration >= warmup), read from a trace.json; and per collective kind,
+// "<kind> after the last rank entered": the mean of (end - the latest start among the ranks of
+// the same instance), which leaves out the wait for a late peer (skew).
 std::vector<std::pair<std::string, double>> op_kind_means(const nlohmann::json& trace, int warmup);
 
 // The rows and their errors from the simulated and measured metrics.json and trace.json.

@@ -17,8 +17,9 @@ json metrics(double iteration, double compute, double comm, double exposed, doub
   return {{"iteration_time_s", {{"mean", iteration}}}, {"throughput_samples_per_s", throughput}, {"per_rank", ranks}};
 }
 
-json event(const char* kind, const char* cat, int iteration, double dur_us) {
-  return {{"ph", "X"}, {"cat", cat}, {"dur", dur_us}, {"args", {{"kind", kind}, {"iteration", iteration}}}};
+json event(const char* kind, const char* cat, int iteration, double dur_us, double ts = 0) {
+  return {{"ph", "X"}, {"cat", cat},   {"dur", dur_us},
+          {"ts", ts},  {"name", "op"}, {"args", {{"kind", kind}, {"iteration", iteration}}}};
 }
 
 }  // namespace
@@ -29,11 +30,26 @@ TEST_CASE("op kinds are mean durations over the measured iterations", "[report]"
        {event("compute", "forward", 0, 1000), event("compute", "forward", 1, 10), event("compute", "forward", 2, 30),
         event("allreduce", "communication", 1, 4), json{{"ph", "M"}, {"name", "thread_name"}}}}};
   const auto kinds = op_kind_means(trace, 1);
-  REQUIRE(kinds.size() == 2);
+  REQUIRE(kinds.size() == 3);
   CHECK(kinds[0].first == "allreduce");
   CHECK(kinds[0].second == Approx(4e-6));
-  CHECK(kinds[1].first == "compute:forward");
-  CHECK(kinds[1].second == Approx(20e-6));  // the warm-up's 1000 us left out
+  CHECK(kinds[1].first == "allreduce after the last rank entered");
+  CHECK(kinds[2].first == "compute:forward");
+  CHECK(kinds[2].second == Approx(20e-6));  // the warm-up's 1000 us left out
+}
+
+TEST_CASE("a collective's time after its last rank entered leaves the skew out", "[report]") {
+  // Rank A enters at 0 and ends at 100; rank B enters at 60 and ends at 100: 40 us after the
+  // last entry on each, 70 us of op on average.
+  const json trace = {
+      {"traceEvents",
+       {event("allreduce", "communication", 0, 100, 0), event("allreduce", "communication", 0, 40, 60)}}};
+  const auto kinds = op_kind_means(trace, 0);
+  REQUIRE(kinds.size() == 2);
+  CHECK(kinds[0].first == "allreduce");
+  CHECK(kinds[0].second == Approx(70e-6));
+  CHECK(kinds[1].first == "allreduce after the last rank entered");
+  CHECK(kinds[1].second == Approx(40e-6));
 }
 
 TEST_CASE("errors are (predicted - measured) / measured, with mean and largest absolute error", "[report]") {
