@@ -138,10 +138,10 @@ void print_profile(std::ostream& out, const CalibrationProfile& p) {
   }
   if (!p.collectives.empty()) {
     out << fmt::format("\ncollectives (like nccl-tests; predicted: closed form with the fitted {} link)\n", kSameHost);
-    out << fmt::format("  {:>10} {:>6} {:>12} {:>12} {:>12} {:>12} {:>14} {:>8}\n", "kind", "ranks", "size (B)",
+    out << fmt::format("  {:>14} {:>6} {:>12} {:>12} {:>12} {:>12} {:>14} {:>8}\n", "kind", "ranks", "size (B)",
                        "time (us)", "algbw (GB/s)", "busbw (GB/s)", "predicted (us)", "error");
     for (const CollectiveSample& c : p.collectives) {
-      out << fmt::format("  {:>10} {:>6} {:>12.0f} {:>12.1f} {:>12.3f} {:>12.3f} {:>14.1f} {:>7.1f}%\n", c.kind,
+      out << fmt::format("  {:>14} {:>6} {:>12.0f} {:>12.1f} {:>12.3f} {:>12.3f} {:>14.1f} {:>7.1f}%\n", c.kind,
                          c.ranks, c.bytes, c.seconds * 1e6, c.algbw / 1e9, c.busbw / 1e9, c.predicted * 1e6,
                          c.seconds > 0 ? 100 * (c.predicted - c.seconds) / c.seconds : 0.0);
     }
@@ -180,7 +180,7 @@ int calibrate(const CalibrateOptions& o, const real::MpiWorld& world, std::ostre
   m.gemm = bench_gemm(bench, MPI_COMM_WORLD);
   say("memory copies");
   m.memory = bench_memory(bench, MPI_COMM_WORLD);
-  say("ring AllReduce");
+  say("ring AllReduce, ReduceScatter, AllGather");
   m.collectives = bench_collectives(bench, MPI_COMM_WORLD);
   say("compression kernels");
   m.compression = bench_compression(bench, MPI_COMM_WORLD);

@@ -178,8 +178,17 @@ std::vector<CollectiveSample> bench_collectives(const BenchOptions& o, MPI_Comm 
   const CollectiveAlgorithm& ring = find_algorithm("ring");
   const GroupShape shape{size, 1, 0};
   std::vector<CollectiveSample> out;
-  for (double bytes : o.quick ? geometric(4096, 4 << 20, 4) : geometric(1024, 64 << 20, 2)) {
-    const Schedule schedule = ring.schedule(CollectiveKind::AllReduce, shape, bytes);
+  // AllReduce densely (its rounds calibrate the same_host link); ReduceScatter and AllGather (S =
+  // the gathered buffer; busbw = algbw (n - 1) / n, as nccl-tests) more sparsely.
+  std::vector<std::pair<CollectiveKind, double>> runs;
+  for (double b : o.quick ? geometric(4096, 4 << 20, 4) : geometric(1024, 64 << 20, 2)) {
+    runs.emplace_back(CollectiveKind::AllReduce, b);
+  }
+  for (CollectiveKind k : {CollectiveKind::ReduceScatter, CollectiveKind::AllGather}) {
+    for (double b : o.quick ? geometric(4096, 4 << 20, 32) : geometric(4096, 64 << 20, 8)) runs.emplace_back(k, b);
+  }
+  for (const auto& [kind, bytes] : runs) {
+    const Schedule schedule = ring.schedule(kind, shape, bytes);
     const auto elements = static_cast<std::int64_t>(bytes / sizeof(float));
     const real::ChunkLayout layout{elements, schedule.chunks};
     std::vector<float> buf(static_cast<size_t>(elements), 1.0f);
@@ -204,8 +213,9 @@ std::vector<CollectiveSample> bench_collectives(const BenchOptions& o, MPI_Comm 
     double t = median(times);
     MPI_Allreduce(MPI_IN_PLACE, &t, 1, MPI_DOUBLE, MPI_MAX, comm);
     const double algbw = bytes / t;
-    out.push_back(CollectiveSample{"allreduce", "ring", size, static_cast<double>(elements) * sizeof(float), t, algbw,
-                                   algbw * 2.0 * (size - 1) / size, 0});
+    const double bus = (kind == CollectiveKind::AllReduce ? 2.0 : 1.0) * (size - 1) / size;
+    out.push_back(CollectiveSample{std::string(collective_name(kind)), "ring", size,
+                                   static_cast<double>(elements) * sizeof(float), t, algbw, algbw * bus, 0});
   }
   return me == 0 ? out : std::vector<CollectiveSample>{};
 }

@@ -37,8 +37,9 @@ std::vector<Sample> bench_memory(const BenchOptions& o, MPI_Comm comm);
 // seconds = the median exchange. Classes without a partner are absent. Returned on rank 0.
 std::map<std::string, std::vector<Sample>> bench_exchange(const BenchOptions& o, MPI_Comm comm);
 
-// Ring AllReduce over all ranks of `comm` (models/collectives' schedule, as dtsim-real runs it),
-// reported like nccl-tests: time (the slowest rank's median), algbw, busbw. Returned on rank 0.
+// Ring AllReduce, ReduceScatter and AllGather over all ranks of `comm` (models/collectives'
+// schedules, as dtsim-real runs them), reported like nccl-tests: time (the slowest rank's median),
+// algbw = S / time, busbw. Returned on rank 0.
 std::vector<CollectiveSample> bench_collectives(const BenchOptions& o, MPI_Comm comm);
 
 // Compression kernels on rank 0 (top-k selection of 1 %, int8 quantisation, sign packing);
