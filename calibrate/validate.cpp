@@ -99,7 +99,10 @@ std::vector<std::pair<std::string, double>> op_kind_means(const nlohmann::json& 
     const auto& a = e.at("args");
     if (a.value("iteration", 0) < warmup) continue;
     const std::string base = a.value("kind", "op");
-    const std::string kind = base == "compute" ? fmt::format("compute:{}", e.value("cat", "")) : base;
+    // "wait": the trace writer's idle gaps before an op, not an op.
+    const std::string kind = base == "compute" ? fmt::format("compute:{}", e.value("cat", ""))
+                             : base == "wait"  ? std::string("idle gap (trace's waiting)")
+                                               : base;
     auto& [sum, count] = sums[kind];
     sum += e.at("dur").get<double>() * 1e-6;  // Chrome traces are in microseconds
     ++count;
