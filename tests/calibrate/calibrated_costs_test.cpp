@@ -5,6 +5,8 @@
 
 #include <nlohmann/json.hpp>
 
+#include <fstream>
+
 #include "../cli/run_process.hpp"
 #include "models/calibration.hpp"
 #include "models/plan_compiler.hpp"
@@ -68,4 +70,49 @@ TEST_CASE("SimGrid with a profile agrees with the analytical engine in both link
   const double compute = 4 * (10e-6 + 1e6 / 1e10) + 4 * (10e-6 + 2e6 / 1e10);
   const double t = iteration_time("analytical", "--set strategy.allreduce.bucket_size=400KB", "closed");
   CHECK(t == Approx(compute + 2 * link_time(200e3) + 1e-6 + 1.2e6 / 1e10).epsilon(1e-3));
+}
+
+namespace {
+
+// The test profile with a cross_host link too: 20 us + S / 2 GB/s below 100 kB, 50 us + S / 5 GB/s above.
+std::string profile_with_cross_host() {
+  std::string text = test::slurp(std::string(DTSIM_SOURCE_DIR) + "/tests/calibrate/data/profile.yaml");
+  const std::string anchor = "  compute:\n    fp32:";
+  text.replace(text.find(anchor), anchor.size(),
+               "    cross_host:\n      - {min_bytes: 0, latency_s: 20e-6, bandwidth_Bps: 2e9}\n"
+               "      - {min_bytes: 1e5, latency_s: 50e-6, bandwidth_Bps: 5e9}\n" +
+                   anchor);
+  const std::string path = test::temp_dir("profile-cross") + "/profile.yaml";
+  std::ofstream(path) << text;
+  return path;
+}
+
+double cross_time(double s) { return s < 1e5 ? 20e-6 + s / 2e9 : 50e-6 + s / 5e9; }
+
+}  // namespace
+
+TEST_CASE("ranks on two nodes take the cross_host link on both engines", "[calibrated][simgrid]") {
+  const std::string profile = profile_with_cross_host();
+  const std::string sets = "--set cluster.nodes=2 --set cluster.devices_per_node=1 --set cluster.calibration='" +
+                           profile + "' --set cluster.transport=tcp";
+  const Scenario s =
+      load_scenario(kScenario, {"cluster.nodes=2", "cluster.devices_per_node=1", "cluster.calibration=" + profile});
+  const Plan plan = compile_plan(s);
+  const CostModel costs(s.cluster, plan);
+  const CollectiveAlgorithm& ring = find_algorithm("ring");
+  for (double bytes : {16e3, 100e3, 400e3}) {
+    CHECK(costs.collective_time(CollectiveOp{CollectiveKind::AllReduce, bytes, 0, &ring, 0}) ==
+          Approx(2 * cross_time(bytes / 2)));
+  }
+  const TransferPath p = costs.path(Placement{0, 0}, Placement{1, 0}, 1e6);
+  CHECK(p.alpha == Approx(50e-6));
+  CHECK(p.from_bw == Approx(5e9));
+  // SimGrid: NIC links at the first segment's latency and the last one's bandwidth, scaled per
+  // message by the factors; whatever cluster.transport says (CM02, no TCP factors).
+  for (const char* bucket : {"100KB", "400KB"}) {
+    const std::string all = sets + " --set strategy.allreduce.bucket_size=" + bucket;
+    const double analytical = iteration_time("analytical", all, std::string("xa") + bucket);
+    const double simgrid = iteration_time("simgrid", all, std::string("xs") + bucket);
+    CHECK(simgrid == Approx(analytical).epsilon(0.01));
+  }
 }
