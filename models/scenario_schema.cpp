@@ -25,9 +25,10 @@ std::shared_ptr<const CalibrationProfile> load_calibration(const V& v) {
   const std::string& file = v.where().file;
   if (path.is_relative() && !file.empty() && file.rfind("--set", 0) != 0) path = fs::path(file).parent_path() / path;
   if (!fs::is_regular_file(path)) {
-    v.fail(fmt::format("calibration profile '{}' not found (make one with: mpirun -np 2 dtsim calibrate --backend cpu "
-                       "--out {})",
-                       path.string(), v.text()));
+    v.fail(
+        fmt::format("calibration profile '{}' not found (make one with: mpirun -np 2 dtsim calibrate --backend cpu "
+                    "--out {})",
+                    path.string(), v.text()));
   }
   return load_profile(path.string());
 }

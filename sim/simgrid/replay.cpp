@@ -289,7 +289,7 @@ const CollectiveReplay& Replay::collective(const CollectiveOp& c) {
   // flows (rounds x chunk bytes) would hide: with cluster.calibration every round is a message.
   const bool step = options_.fidelity == Fidelity::Step || cluster_.calibration != nullptr;
   rp->phases = step ? step_phases(c.algorithm->schedule(c.kind, shape, c.bytes))
-                                                   : c.algorithm->flow_phases(c.kind, shape, c.bytes);
+                    : c.algorithm->flow_phases(c.kind, shape, c.bytes);
   rp->out.assign(rp->phases.size(), std::vector<std::vector<int>>(shape.size));
   rp->in.assign(rp->phases.size(), std::vector<std::vector<int>>(shape.size));
   for (size_t p = 0; p < rp->phases.size(); ++p) {
