@@ -82,6 +82,16 @@ double parse_scale(const std::string& text, const Plan& plan) {
   return v;
 }
 
+// The launcher prefix with the rank count: "{n}" replaced where it appears (srun -n {n}), else
+// "-np N" appended (mpirun).
+std::string launcher(const std::string& prefix, int ranks) {
+  const auto at = prefix.find("{n}");
+  if (at == std::string::npos) return fmt::format("{} -np {}", prefix, ranks);
+  std::string out = prefix;
+  out.replace(at, 3, std::to_string(ranks));
+  return out;
+}
+
 bool is_collective_kind(const std::string& kind) {
   for (const char* k : {"allreduce", "reduce_scatter", "allgather", "broadcast", "reduce", "alltoall"}) {
     if (kind == k) return true;
@@ -228,8 +238,9 @@ int validate(const ValidateOptions& o, std::ostream& out) {
 
   // Measured: dtsim-real on the same scenario and compute scale.
   std::string cmd = geteuid() == 0 ? "OMPI_ALLOW_RUN_AS_ROOT=1 OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1 " : "";
-  cmd += fmt::format("{} -np {} {} {} --backend {} --compute-scale {:.17g} --quiet --out {}", o.mpirun, ranks,
-                     quote(real_binary(o)), quote(o.scenario), o.backend, scale, quote((dir / "real").string()));
+  cmd += launcher(o.mpirun, ranks);
+  cmd += fmt::format(" {} {} --backend {} --compute-scale {:.17g} --quiet --out {}", quote(real_binary(o)),
+                     quote(o.scenario), o.backend, scale, quote((dir / "real").string()));
   for (const std::string& set : o.sets) cmd += " --set " + quote(set);
   const std::string log = (dir / "real.log").string();
   cmd += " >" + quote(log) + " 2>&1";

@@ -16,12 +16,14 @@ struct ValidateOptions {
   std::vector<std::string> sets;
   std::string calibration;  // profile.yaml (required)
   std::string backend = "cpu";
-  std::string engine;                             // "" = the scenario's run.engine
-  std::string mpirun = "mpirun --oversubscribe";  // launcher prefix; "-np N dtsim-real ..." is appended
-  std::string compute_scale = "auto";             // as dtsim-real's --compute-scale
-  std::string out;                                // "" = runs/<scenario name>-validate
-  std::string real_binary;                        // "" = dtsim-real next to this executable
-  bool json = false;                              // print validation.json instead of the table
+  std::string engine;  // "" = the scenario's run.engine
+  // Launcher prefix: "-np N dtsim-real ..." is appended, or with "{n}" in it (srun -n {n}) the rank
+  // count goes there and "dtsim-real ..." is appended.
+  std::string mpirun = "mpirun --oversubscribe";
+  std::string compute_scale = "auto";  // as dtsim-real's --compute-scale
+  std::string out;                     // "" = runs/<scenario name>-validate
+  std::string real_binary;             // "" = dtsim-real next to this executable
+  bool json = false;                   // print validation.json instead of the table
 };
 
 // One row: a metric or an op kind.

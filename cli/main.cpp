@@ -122,7 +122,9 @@ int main(int argc, char** argv) {
       ->capture_default_str();
   val_cmd->add_option("--set", val.sets, "Override a scenario key: key.path=value (repeatable)");
   val_cmd->add_option("--engine", val.engine, "analytical or simgrid (default: the scenario's run.engine)");
-  val_cmd->add_option("--mpirun", val.mpirun, "Launcher prefix for the real run ('-np N dtsim-real ...' follows)")
+  val_cmd
+      ->add_option("--mpirun", val.mpirun,
+                   "Launcher prefix for the real run: '-np N dtsim-real ...' follows, or N replaces {n} (srun -n {n})")
       ->capture_default_str();
   val_cmd->add_option("--compute-scale", val.compute_scale, "As dtsim-real's: a factor or auto")->capture_default_str();
   val_cmd->add_option("--out", val.out, "Output folder (default: runs/<scenario name>-validate)");
