@@ -51,4 +51,28 @@ struct CheckpointOptions {
 // `dtsim checkpoint`: the checkpoint interval that maximises goodput, against Young/Daly.
 int checkpoint_command(const CheckpointOptions& o);
 
+struct CalibrateCliOptions {
+  std::string backend = "cpu";
+  std::string out = "profile.yaml";
+  bool quick = false;
+};
+
+// `dtsim calibrate` (run under mpirun): initialises MPI from argc/argv. Exit 3 without MPI or GPU.
+int calibrate_command(const CalibrateCliOptions& o, int& argc, char**& argv);
+
+struct ValidateCliOptions {
+  std::string scenario;
+  std::vector<std::string> sets;
+  std::string calibration;
+  std::string backend = "cpu";
+  std::string engine;
+  std::string mpirun = "mpirun --oversubscribe";
+  std::string compute_scale = "auto";
+  std::string out;
+  bool json = false;
+};
+
+// `dtsim validate`: spawns dtsim-real under the launcher and simulates with the profile.
+int validate_command(const ValidateCliOptions& o);
+
 }  // namespace dtsim::cli

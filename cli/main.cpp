@@ -21,6 +21,8 @@ Examples:
   dtsim checkpoint scenarios/failures_checkpointing.yaml
   dtsim models list          dtsim models show resnet50
   dtsim devices              dtsim keys
+  mpirun -np 2 --oversubscribe dtsim calibrate --backend cpu --out profile.yaml
+  dtsim validate scenarios/validation/ring_2.yaml --calibration profile.yaml --backend cpu
 )";
 
 }  // namespace
@@ -101,6 +103,33 @@ int main(int argc, char** argv) {
       ->capture_default_str();
   ckpt_cmd->add_flag("--json", ckpt.json, "Print the scan as JSON");
 
+  cli::CalibrateCliOptions calib;
+  auto* calib_cmd = app.add_subcommand(
+      "calibrate", "Measure this machine (run under mpirun: GEMMs, memory, links, collectives) and fit a profile");
+  calib_cmd->add_option("--backend", calib.backend, "cpu (MPI + Eigen) or cuda")
+      ->check(CLI::IsMember({"cpu", "cuda"}))
+      ->capture_default_str();
+  calib_cmd->add_option("--out", calib.out, "Profile to write (YAML)")->capture_default_str();
+  calib_cmd->add_flag("--quick", calib.quick, "Fewer sizes and shorter repeats (CI, a few seconds)");
+
+  cli::ValidateCliOptions val;
+  auto* val_cmd = app.add_subcommand(
+      "validate", "Run a scenario for real (dtsim-real under mpirun) and simulated with a profile; report the errors");
+  val_cmd->add_option("scenario", val.scenario, "Scenario file (YAML)")->required();
+  val_cmd->add_option("--calibration", val.calibration, "Profile from dtsim calibrate")->required();
+  val_cmd->add_option("--backend", val.backend, "cpu or cuda")
+      ->check(CLI::IsMember({"cpu", "cuda"}))
+      ->capture_default_str();
+  val_cmd->add_option("--set", val.sets, "Override a scenario key: key.path=value (repeatable)");
+  val_cmd->add_option("--engine", val.engine, "analytical or simgrid (default: the scenario's run.engine)");
+  val_cmd
+      ->add_option("--mpirun", val.mpirun,
+                   "Launcher prefix for the real run: '-np N dtsim-real ...' follows, or N replaces {n} (srun -n {n})")
+      ->capture_default_str();
+  val_cmd->add_option("--compute-scale", val.compute_scale, "As dtsim-real's: a factor or auto")->capture_default_str();
+  val_cmd->add_option("--out", val.out, "Output folder (default: runs/<scenario name>-validate)");
+  val_cmd->add_flag("--json", val.json, "Print validation.json instead of the table");
+
   bool markdown = false;
   auto* keys_cmd = app.add_subcommand("keys", "List every scenario key with its default and meaning");
   keys_cmd->add_flag("--markdown", markdown, "Print docs/scenarios.md");
@@ -121,6 +150,8 @@ int main(int argc, char** argv) {
     if (*devices_cmd) return cli::devices_command();
     if (*keys_cmd) return cli::keys_command(markdown);
     if (*ckpt_cmd) return cli::checkpoint_command(ckpt);
+    if (*calib_cmd) return cli::calibrate_command(calib, argc, argv);
+    if (*val_cmd) return cli::validate_command(val);
   } catch (const InputError& e) {
     std::cerr << e.what() << "\n";
     return 2;

@@ -2,12 +2,15 @@
 // topology between nodes, where parameter servers live, and the transport.
 #pragma once
 
+#include <memory>
 #include <string>
 #include <vector>
 
 #include "models/device.hpp"
 
 namespace dtsim {
+
+struct CalibrationProfile;  // models/calibration.hpp
 
 enum class IntraLinkKind { NvLink, Pcie };
 enum class TopologyKind { Star, FatTree, Torus, Dragonfly };
@@ -49,6 +52,9 @@ struct ClusterSpec {
   ServerPlacement server_placement = ServerPlacement::Dedicated;
   LinkSpec server_nic;    // NIC of a dedicated server host
   DeviceSpec server_device;  // what a parameter server aggregates and updates on
+  // cluster.calibration: when set, compute and link costs come from this measured profile
+  // instead of the device and link figures above (sim/analytical/cost_model, sim/simgrid/platform).
+  std::shared_ptr<const CalibrationProfile> calibration;
 
   int devices() const { return nodes * devices_per_node; }
   double node_bandwidth() const { return nic.rate * nics; }

@@ -3,6 +3,10 @@
 
 #include <fmt/format.h>
 
+#include <filesystem>
+
+#include "models/calibration.hpp"
+
 namespace dtsim {
 namespace {
 
@@ -12,6 +16,22 @@ using V = ScalarValue;
 
 const std::vector<std::pair<std::string, Dtype>> kDtypes{
     {"fp32", Dtype::Fp32}, {"tf32", Dtype::Tf32}, {"fp16", Dtype::Fp16}, {"bf16", Dtype::Bf16}};
+
+// cluster.calibration: the profile named relative to the scenario file (or to the working folder
+// for --set); its own errors point into the profile.
+std::shared_ptr<const CalibrationProfile> load_calibration(const V& v) {
+  namespace fs = std::filesystem;
+  fs::path path(v.text());
+  const std::string& file = v.where().file;
+  if (path.is_relative() && !file.empty() && file.rfind("--set", 0) != 0) path = fs::path(file).parent_path() / path;
+  if (!fs::is_regular_file(path)) {
+    v.fail(
+        fmt::format("calibration profile '{}' not found (make one with: mpirun -np 2 dtsim calibrate --backend cpu "
+                    "--out {})",
+                    path.string(), v.text()));
+  }
+  return load_profile(path.string());
+}
 
 std::vector<ScenarioKey> build_keys() {
   std::vector<ScenarioKey> k;
@@ -144,6 +164,10 @@ std::vector<ScenarioKey> build_keys() {
       [](S& s, const V& v) { s.cluster.server_nic.rate = v.positive(Quantity::Rate); });
   add("cluster.servers.nic_latency", "time", "5us", "NIC latency of a dedicated server host.",
       [](S& s, const V& v) { s.cluster.server_nic.latency = v.quantity(Quantity::Time); });
+  add("cluster.calibration", "file", "",
+      "A calibration profile from `dtsim calibrate` (relative to the scenario file): compute, link and compression "
+      "costs come from its fitted parameters instead of the device and link figures (docs/calibration.md).",
+      [](S& s, const V& v) { s.cluster.calibration = load_calibration(v); });
 
   // strategy
   add_job("strategy.kind", "one of: allreduce, parameter_server", "allreduce", "How gradients are combined.",

@@ -4,6 +4,8 @@
 #include <algorithm>
 #include <map>
 
+#include "models/calibration.hpp"
+
 namespace dtsim {
 
 namespace {
@@ -54,12 +56,18 @@ const DeviceSpec& CostModel::device_of(const RankProgram& rank) const {
 }
 
 double CostModel::compute_time(const RankProgram& rank, const ComputeOp& op) const {
+  if (cluster_.calibration) {
+    // A server's compute is its aggregation, a streaming loop over the workers' gradients.
+    return rank.role == Role::Server ? cluster_.calibration->streaming_op_time(op.dtype, op.flops, op.mem_bytes)
+                                     : cluster_.calibration->compute_time(op.dtype, op.flops, op.mem_bytes);
+  }
   const DeviceSpec& d = device_of(rank);
   const double eff = rank.role == Role::Server ? d.efficiency : cluster_.efficiency;
   return std::max(op.flops / (d.peak(op.dtype) * eff), op.mem_bytes / d.mem_bandwidth);
 }
 
 double CostModel::update_time(const RankProgram& rank, const UpdateOp& op) const {
+  if (cluster_.calibration) return cluster_.calibration->streaming_op_time(op.dtype, op.flops, op.mem_bytes);
   return compute_time(rank, ComputeOp{op.flops, op.mem_bytes, op.dtype});
 }
 
@@ -120,15 +128,45 @@ double CostModel::collective_time(const CollectiveOp& op) const {
   const CommGroup& group = plan_.groups[op.group];
   const CollectiveAlgorithm& algo = *op.algorithm;
   const GroupShape shape{static_cast<int>(group.ranks.size()), group.per_node, 0};
-  const double t = shape.size <= 1 ? 0.0 : algo.closed_form(op.kind, shape, op.bytes, group_alpha_beta(group, algo, op.kind));
+  AlphaBeta ab = group_alpha_beta(group, algo, op.kind);
+  // The message a round sends: one chunk of the buffer (S / n for ring-like schedules).
+  if (cluster_.calibration) apply_calibration(ab, op.bytes / std::max(1, shape.size));
+  const double t = shape.size <= 1 ? 0.0 : algo.closed_form(op.kind, shape, op.bytes, ab);
   collective_cache_.emplace(key, t);
   return t;
 }
 
-TransferPath CostModel::path(const Placement& src, const Placement& dst) const {
+void CostModel::apply_calibration(AlphaBeta& ab, double message_bytes) const {
+  const CalibrationProfile& cal = *cluster_.calibration;
+  if (const FittedCurve* same = cal.link(kSameHost)) {
+    const Segment& s = same->fit.at(message_bytes);
+    ab.alpha_intra = s.fixed;
+    ab.bw_intra = 1.0 / s.per_unit;
+  }
+  if (const FittedCurve* cross = cal.link(kCrossHost)) {
+    const Segment& s = cross->fit.at(message_bytes);
+    ab.alpha_inter = s.fixed;
+    ab.bw_inter *= 1.0 / s.per_unit / cluster_.node_bandwidth();
+  }
+}
+
+TransferPath CostModel::path(const Placement& src, const Placement& dst, double bytes) const {
+  AlphaBeta cal;
+  if (cluster_.calibration) {
+    cal = AlphaBeta{cluster_.intra.latency, cluster_.intra.rate, 0, node_bandwidth(src.node)};
+    apply_calibration(cal, bytes);
+  }
   if (src.node == dst.node) {
+    if (cluster_.calibration) {
+      return TransferPath{Port{src.node, src.local, true}, Port{dst.node, dst.local, false}, cal.alpha_intra,
+                          cal.bw_intra, cal.bw_intra};
+    }
     return TransferPath{Port{src.node, src.local, true}, Port{dst.node, dst.local, false}, cluster_.intra.latency,
                         cluster_.intra.rate, cluster_.intra.rate};
+  }
+  if (cluster_.calibration && cluster_.calibration->link(kCrossHost)) {
+    return TransferPath{Port{src.node, -1, true}, Port{dst.node, -1, false}, cal.alpha_inter, cal.bw_inter,
+                        cal.bw_inter};
   }
   const bool server_hop = src.node >= cluster_.nodes || dst.node >= cluster_.nodes;
   const int hops = server_hop ? 1 : cluster_.hops(src.node, dst.node);

@@ -1,5 +1,8 @@
 // Closed-form costs of Plan ops on a cluster: roofline compute, alpha-beta collectives, and
-// the link parameters of point-to-point transfers. The analytical engine's whole physics.
+// the link parameters of point-to-point transfers. The analytical engine's whole physics (the
+// SimGrid engine takes its compute times from here too). With cluster.calibration, compute times
+// are the profile's fitted curve (updates and a server's aggregation: at least its memory curve)
+// and link parameters its fitted segments (docs/calibration.md).
 #pragma once
 
 #include <map>
@@ -37,12 +40,17 @@ class CostModel {
   double collective_time(const CollectiveOp& op) const;
   // The alpha-beta parameters the collective sees over its group (documented in docs/engines.md).
   AlphaBeta group_alpha_beta(const CommGroup& group, const CollectiveAlgorithm& algo, CollectiveKind kind) const;
-  TransferPath path(const Placement& src, const Placement& dst) const;
+  // `bytes` picks the segment of a calibrated link (cluster.calibration); unused otherwise.
+  TransferPath path(const Placement& src, const Placement& dst, double bytes = 0) const;
 
  private:
   const DeviceSpec& device_of(const RankProgram& rank) const;
   double node_bandwidth(int node) const;
   double node_latency(int node) const;
+  // With cluster.calibration: the fitted same-host (intra) and, when measured, cross-host (inter)
+  // latency and bandwidth for messages of `message_bytes`; the inter bandwidth keeps the share the
+  // uncalibrated model gave (NIC concurrency, fat-tree uplinks).
+  void apply_calibration(AlphaBeta& ab, double message_bytes) const;
 
   // (ranks of a node crossing its NICs at once, flows leaving a fat-tree leaf at once), cached.
   std::pair<int, int> traffic_shape(const CollectiveAlgorithm& algo, CollectiveKind kind, const GroupShape& shape) const;

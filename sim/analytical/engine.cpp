@@ -224,7 +224,7 @@ class Scheduler {
     const auto [other_rank, other_op] = found->second;
     pending_p2p_.erase(found);
     const auto [src, dst, tag, it] = key;
-    const TransferPath p = costs_.path(plan_.ranks[src].where, plan_.ranks[dst].where);
+    const TransferPath p = costs_.path(plan_.ranks[src].where, plan_.ranks[dst].where, bytes);
     batch_.push_back(Transfer{p, bytes, e.rank, e.op, other_rank, other_op});
   }
 

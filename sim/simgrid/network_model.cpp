@@ -11,7 +11,13 @@ namespace dtsim::sg {
 
 namespace {
 
-std::vector<std::string> network_settings(Transport transport) {
+std::vector<std::string> network_settings(Transport transport, bool calibrated) {
+  if (calibrated) {
+    // The profile's factors come as callbacks (calibrated_network.cpp), which SimGrid refuses
+    // beside an explicit network/latency-factor or network/bandwidth-factor setting.
+    return {"network/model:CM02", "network/weight-S:0", "network/solver:fairbottleneck", "network/TCP-gamma:0",
+            "network/crosstraffic:0"};
+  }
   if (transport == Transport::Rdma) {
     return {
         "network/model:CM02",     "network/latency-factor:1",      "network/bandwidth-factor:1",
@@ -31,7 +37,9 @@ std::vector<std::string> network_settings(Transport transport) {
 void configure_engine(simgrid::s4u::Engine& engine, const ClusterSpec& cluster) {
   // First, so that the configuration changes below are not logged either.
   xbt_log_control_set("root.thresh:warning");
-  for (const std::string& setting : network_settings(cluster.transport)) engine.set_config(setting);
+  for (const std::string& setting : network_settings(cluster.transport, cluster.calibration != nullptr)) {
+    engine.set_config(setting);
+  }
 }
 
 }  // namespace dtsim::sg

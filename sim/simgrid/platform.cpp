@@ -111,7 +111,8 @@ std::vector<std::vector<RankHost>> place_ranks(const ClusterSpec& c, const Plan&
 
 }  // namespace
 
-Platform build_platform(const ClusterSpec& cluster, const Plan& plan) {
+Platform build_platform(const ClusterSpec& scenario_cluster, const Plan& plan) {
+  const ClusterSpec cluster = detail::calibrated_cluster(scenario_cluster);
   check_cluster(cluster);
   const int server_nodes = plan.server_nodes;
   require(server_nodes >= 0, fmt::format("the plan has {} server nodes", server_nodes));
@@ -136,6 +137,7 @@ Platform build_platform(const ClusterSpec& cluster, const Plan& plan) {
       // Server nodes are leaves of the star like any node.
       const detail::Fabric star = detail::build_star(factory, cluster, nullptr, server_nodes);
       star.zone->seal();
+      detail::install_calibration_factors(star.zone, cluster);
       share_hosts();
       return platform;
     }
@@ -151,6 +153,7 @@ Platform build_platform(const ClusterSpec& cluster, const Plan& plan) {
     root = build(factory, cluster, nullptr).zone;
   }
   root->seal();
+  detail::install_calibration_factors(root, cluster);
   share_hosts();
   return platform;
 }

@@ -27,6 +27,8 @@
 //   TCP: LV08 with its published factors, all stated: network/model:LV08,
 //     latency-factor:13.01, bandwidth-factor:0.97, weight-S:20537, TCP-gamma:4194304 (the
 //     default window), crosstraffic:1, solver:maxmin (latency-weighted sharing, as TCP).
+//   Calibrated (cluster.calibration): CM02 as for RDMA (whatever the transport), with the profile's
+//     per-message-size latency and bandwidth factors as callbacks (calibrated_network.cpp).
 //   SimGrid's logging is set to warnings first, so that not even these changes are logged.
 //
 // Platform (build_platform; drawings in the files that build each part):

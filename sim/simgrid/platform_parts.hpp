@@ -74,4 +74,9 @@ Fabric build_dragonfly(NodeFactory& factory, const ClusterSpec& cluster, sg4::Ne
 void attach_servers(NodeFactory& factory, const ClusterSpec& cluster, sg4::NetZone* top, const Fabric& fabric,
                     int count);
 
+// cluster.calibration (calibrated_network.cpp): the cluster with the profile's base link figures,
+// and SimGrid's latency and bandwidth factor callbacks that apply its segments by message size.
+ClusterSpec calibrated_cluster(const ClusterSpec& cluster);
+void install_calibration_factors(sg4::NetZone* root, const ClusterSpec& cluster);
+
 }  // namespace dtsim::sg::detail

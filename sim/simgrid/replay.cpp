@@ -358,8 +358,11 @@ const CollectiveReplay& Replay::collective(const CollectiveOp& c) {
   if (slot) return *slot;
   const GroupShape shape{static_cast<int>(group.ranks.size()), group.per_node, 0};
   auto rp = std::make_unique<CollectiveReplay>();
-  rp->phases = options_.fidelity == Fidelity::Step ? step_phases(c.algorithm->schedule(c.kind, shape, c.bytes))
-                                                   : c.algorithm->flow_phases(c.kind, shape, c.bytes);
+  // A calibrated platform's factors depend on each message's size, which flow fidelity's merged
+  // flows (rounds x chunk bytes) would hide: with cluster.calibration every round is a message.
+  const bool step = options_.fidelity == Fidelity::Step || cluster_.calibration != nullptr;
+  rp->phases = step ? step_phases(c.algorithm->schedule(c.kind, shape, c.bytes))
+                    : c.algorithm->flow_phases(c.kind, shape, c.bytes);
   rp->out.assign(rp->phases.size(), std::vector<std::vector<int>>(shape.size));
   rp->in.assign(rp->phases.size(), std::vector<std::vector<int>>(shape.size));
   for (size_t p = 0; p < rp->phases.size(); ++p) {

@@ -1,0 +1,196 @@
+// Running the microbenchmarks, fitting the profile and printing it.
+#include "calibrate/calibrate.hpp"
+
+#include <unistd.h>
+
+#include <chrono>
+#include <ctime>
+#include <fstream>
+#include <ostream>
+#include <thread>
+
+#include <fmt/format.h>
+
+#include "calibrate/fit.hpp"
+#include "calibrate/microbench.hpp"
+#include "models/atomic_file.hpp"
+#include "models/collectives/collective.hpp"
+#include "models/error.hpp"
+#include "real/executor.hpp"
+
+namespace dtsim::calib {
+namespace {
+
+std::string cpu_model() {
+  std::ifstream in("/proc/cpuinfo");
+  std::string line;
+  while (std::getline(in, line)) {
+    if (line.rfind("model name", 0) == 0) {
+      const auto colon = line.find(':');
+      if (colon != std::string::npos) return line.substr(line.find_first_not_of(' ', colon + 1));
+    }
+  }
+  return "unknown";
+}
+
+std::string now_utc() {
+  const std::time_t t = std::time(nullptr);
+  std::tm tm{};
+  gmtime_r(&t, &tm);
+  char text[32];
+  std::strftime(text, sizeof(text), "%Y-%m-%dT%H:%M:%SZ", &tm);
+  return text;
+}
+
+}  // namespace
+
+MachineInfo this_machine(const std::string& backend, int ranks, int hosts, bool quick) {
+  MachineInfo m;
+  char name[256] = {};
+  gethostname(name, sizeof(name) - 1);
+  m.hostname = name;
+  m.cpu_model = cpu_model();
+  m.cores = static_cast<int>(std::max(1u, std::thread::hardware_concurrency()));
+  m.backend = backend;
+  m.when = now_utc();
+  m.ranks = ranks;
+  m.hosts = hosts;
+  m.dtsim_version = DTSIM_VERSION;
+  m.quick = quick;
+  return m;
+}
+
+CalibrationProfile fit_profile(const MachineInfo& machine, Measurements m) {
+  CalibrationProfile p;
+  p.machine = machine;
+  p.memory_roofline = false;  // the cpu backend does not replay memory traffic
+  // same_host: the rounds of the ring AllReduces when every rank shares a host (a round of S / n
+  // bytes each way takes time / (2 (n - 1))), as dtsim-real's schedules run them; else exchanges.
+  std::vector<Sample> rounds;
+  for (const CollectiveSample& c : m.collectives) {
+    if (machine.hosts == 1 && c.kind == "allreduce" && c.ranks > 1) {
+      rounds.push_back(Sample{c.bytes / c.ranks, c.seconds / (2.0 * (c.ranks - 1))});
+    }
+  }
+  if (rounds.size() >= 3) p.links[kSameHost] = fit_curve(std::move(rounds), PiecewiseOptions{4, 3});
+  for (const auto& [cls, samples] : m.exchange) {
+    if (!p.links.count(cls)) p.links[cls] = fit_curve(samples, PiecewiseOptions{4, 3});
+  }
+  p.exchange = std::move(m.exchange);
+  p.compute["fp32"] = fit_curve(std::move(m.gemm), PiecewiseOptions{3, 3});
+  p.memory["sgd_step"] = fit_curve(std::move(m.memory), PiecewiseOptions{3, 3});
+  p.memory_bandwidth = 1.0 / p.memory["sgd_step"].fit.segments.back().per_unit;
+  for (auto& [kernel, samples] : m.compression) {
+    p.compression[kernel] = fit_curve(std::move(samples), PiecewiseOptions{1, 2});
+  }
+  const FittedCurve* same = p.link(kSameHost);
+  for (CollectiveSample& c : m.collectives) {
+    if (same) {
+      const GroupShape shape{c.ranks, c.ranks, 0};  // one host: every rank on one node
+      const Segment& s = same->fit.at(c.bytes / c.ranks);
+      const AlphaBeta ab{s.fixed, 1.0 / s.per_unit, s.fixed, 1.0 / s.per_unit};
+      c.predicted = find_algorithm(c.algorithm).closed_form(parse_collective(c.kind), shape, c.bytes, ab);
+    }
+  }
+  p.collectives = std::move(m.collectives);
+  return p;
+}
+
+void print_profile(std::ostream& out, const CalibrationProfile& p) {
+  const MachineInfo& m = p.machine;
+  out << fmt::format("calibration of {} ({}, {} cores), backend {}, {} ranks on {} host(s), {}{}\n", m.hostname,
+                     m.cpu_model, m.cores, m.backend, m.ranks, m.hosts, m.when, m.quick ? " (quick)" : "");
+  for (const auto& [cls, c] : p.links) {
+    out << fmt::format(
+        "\nlink {} ({} sizes: rounds of ring AllReduces on one host, else two-way exchanges; residuals rms {:.1f} %, "
+        "max {:.1f} %)\n",
+        cls, c.residuals.points, 100 * c.residuals.rms_relative, 100 * c.residuals.max_relative);
+    out << fmt::format("  {:>14} {:>14} {:>16}\n", "from bytes", "latency (us)", "bandwidth (GB/s)");
+    for (const Segment& s : c.fit.segments) {
+      out << fmt::format("  {:>14.0f} {:>14.2f} {:>16.3f}\n", s.min_x, s.fixed * 1e6, 1e-9 / s.per_unit);
+    }
+  }
+  for (const auto& [dtype, c] : p.compute) {
+    out << fmt::format(
+        "\ncompute {} (GEMMs as dtsim-real cuts them, all ranks at once; residuals rms {:.1f} %, max "
+        "{:.1f} %)\n",
+        dtype, 100 * c.residuals.rms_relative, 100 * c.residuals.max_relative);
+    out << fmt::format("  {:>14} {:>14} {:>16}\n", "from FLOPs", "overhead (us)", "rate (GFLOP/s)");
+    for (const Segment& s : c.fit.segments) {
+      out << fmt::format("  {:>14.3g} {:>14.2f} {:>16.3f}\n", s.min_x, s.fixed * 1e6, 1e-9 / s.per_unit);
+    }
+    out << "  efficiency against op size:";
+    for (double f : {1e4, 1e5, 1e6, 1e7, 1e8, 1e9}) out << fmt::format(" {:.0e}: {:.2f}", f, efficiency(c.fit, f));
+    out << "\n";
+  }
+  for (const auto& [kernel, c] : p.memory) {
+    out << fmt::format("\nmemory {} (all ranks at once; residuals rms {:.1f} %, max {:.1f} %)\n", kernel,
+                       100 * c.residuals.rms_relative, 100 * c.residuals.max_relative);
+    out << fmt::format("  {:>14} {:>14} {:>16}\n", "from bytes", "overhead (us)", "rate (GB/s)");
+    for (const Segment& s : c.fit.segments) {
+      out << fmt::format("  {:>14.0f} {:>14.2f} {:>16.3f}\n", s.min_x, s.fixed * 1e6, 1e-9 / s.per_unit);
+    }
+  }
+  for (const auto& [kernel, c] : p.compression) {
+    const Segment& s = c.fit.segments.front();
+    out << fmt::format("compression {:<5} {:8.2f} us + {:.3f} GB/s of gradient (residuals rms {:.1f} %)\n", kernel,
+                       s.fixed * 1e6, 1e-9 / s.per_unit, 100 * c.residuals.rms_relative);
+  }
+  if (!p.collectives.empty()) {
+    out << fmt::format("\ncollectives (like nccl-tests; predicted: closed form with the fitted {} link)\n", kSameHost);
+    out << fmt::format("  {:>14} {:>6} {:>12} {:>12} {:>12} {:>12} {:>14} {:>8}\n", "kind", "ranks", "size (B)",
+                       "time (us)", "algbw (GB/s)", "busbw (GB/s)", "predicted (us)", "error");
+    for (const CollectiveSample& c : p.collectives) {
+      out << fmt::format("  {:>14} {:>6} {:>12.0f} {:>12.1f} {:>12.3f} {:>12.3f} {:>14.1f} {:>7.1f}%\n", c.kind,
+                         c.ranks, c.bytes, c.seconds * 1e6, c.algbw / 1e9, c.busbw / 1e9, c.predicted * 1e6,
+                         c.seconds > 0 ? 100 * (c.predicted - c.seconds) / c.seconds : 0.0);
+    }
+  }
+}
+
+int calibrate(const CalibrateOptions& o, const real::MpiWorld& world, std::ostream& out) {
+  if (o.backend == "cuda") {
+    // Fails with BackendUnavailable when there is no device or no CUDA build.
+    real::make_cuda_executor(world.rank(), real::RealOptions{});
+    throw real::BackendUnavailable(
+        "dtsim calibrate --backend cuda: the GPU microbenchmarks (cuBLAS, NCCL) are not written yet; calibrate "
+        "with --backend cpu");
+  }
+  if (o.backend != "cpu")
+    throw InputError(fmt::format("--backend: '{}' is not a backend (valid: cpu, cuda)", o.backend));
+  if (world.size() < 2) {
+    throw InputError(
+        "dtsim calibrate needs at least 2 ranks to measure links: run it under mpirun, e.g. mpirun -np 2 "
+        "--oversubscribe dtsim calibrate --backend cpu --out profile.yaml");
+  }
+  const BenchOptions bench{o.quick, o.quick ? 0.002 : 0.02, o.quick ? 50 : 500};
+  const auto t0 = std::chrono::steady_clock::now();
+  const bool first = world.rank() == 0;
+  const auto say = [&](const std::string& what) {
+    if (first)
+      out << fmt::format("[{:6.1f} s] {}\n",
+                         std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count(), what)
+          << std::flush;
+  };
+  Measurements m;
+  const int hosts = count_hosts(MPI_COMM_WORLD);
+  say("exchanges per link class");
+  m.exchange = bench_exchange(bench, MPI_COMM_WORLD);
+  say("GEMMs on every rank at once");
+  m.gemm = bench_gemm(bench, MPI_COMM_WORLD);
+  say("memory copies");
+  m.memory = bench_memory(bench, MPI_COMM_WORLD);
+  say("ring AllReduce, ReduceScatter, AllGather");
+  m.collectives = bench_collectives(bench, MPI_COMM_WORLD);
+  say("compression kernels");
+  m.compression = bench_compression(bench, MPI_COMM_WORLD);
+  if (!first) return 0;
+  CalibrationProfile p = fit_profile(this_machine(o.backend, world.size(), hosts, o.quick), std::move(m));
+  say("fitted");
+  print_profile(out, p);
+  write_file_atomic(o.out, profile_yaml(p));
+  out << fmt::format("\nwrote {}\n", o.out);
+  return 0;
+}
+
+}  // namespace dtsim::calib

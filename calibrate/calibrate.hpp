@@ -1,0 +1,45 @@
+// `dtsim calibrate`: runs the microbenchmarks on every rank (under mpirun), fits the profile on
+// rank 0, prints what was measured (collectives like nccl-tests) and writes profile.yaml.
+#pragma once
+
+#include <iosfwd>
+#include <map>
+#include <string>
+#include <vector>
+
+#include "models/calibration.hpp"
+#include "real/mpi_world.hpp"
+
+namespace dtsim::calib {
+
+struct CalibrateOptions {
+  std::string backend = "cpu";  // cpu; cuda exits with code 3 (see calibrate())
+  std::string out = "profile.yaml";
+  bool quick = false;
+};
+
+// What the microbenchmarks measured, before fitting.
+struct Measurements {
+  std::map<std::string, std::vector<Sample>> exchange;  // by link class
+  std::vector<Sample> gemm;                             // fp32
+  std::vector<Sample> memory;
+  std::map<std::string, std::vector<Sample>> compression;
+  std::vector<CollectiveSample> collectives;
+};
+
+// Fits every quantity (links: up to 3 segments by message size; compute: up to 3 by op size;
+// compression: 1 segment) and predicts each measured collective with the fitted same_host link.
+CalibrationProfile fit_profile(const MachineInfo& machine, Measurements m);
+
+// This machine as MachineInfo (hostname, /proc/cpuinfo's model name, cores, the time now in UTC).
+MachineInfo this_machine(const std::string& backend, int ranks, int hosts, bool quick);
+
+// Runs on every rank; rank 0 prints the tables to `out` and writes the profile. Returns the exit
+// code. Throws InputError for fewer than 2 ranks, real::BackendUnavailable for --backend cuda
+// (no device here, or the cuda microbenchmarks, which are not written yet).
+int calibrate(const CalibrateOptions& o, const real::MpiWorld& world, std::ostream& out);
+
+// The profile's tables (links, compute, memory, compression, collectives), as calibrate prints them.
+void print_profile(std::ostream& out, const CalibrationProfile& p);
+
+}  // namespace dtsim::calib

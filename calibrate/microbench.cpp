@@ -1,0 +1,256 @@
+// The cpu microbenchmarks: GEMM throughput, memory copies, exchanges per link class, ring
+// AllReduce like nccl-tests, compression kernels. Sizes double (or grow by 4 to 8 with --quick).
+#include "calibrate/microbench.hpp"
+
+#include <unistd.h>
+
+#include <Eigen/Dense>
+
+#include <algorithm>
+#include <cmath>
+#include <cstdint>
+#include <functional>
+#include <set>
+
+#include "real/cpu/collectives.hpp"
+#include "real/gemm.hpp"
+#include "real/mpi_world.hpp"
+
+namespace dtsim::calib {
+namespace {
+
+std::vector<double> geometric(double from, double to, double factor) {
+  std::vector<double> out;
+  for (double x = from; x <= to * 1.0001; x *= factor) out.push_back(std::round(x));
+  return out;
+}
+
+double median(std::vector<double> v) {
+  std::sort(v.begin(), v.end());
+  const size_t n = v.size();
+  return n % 2 ? v[n / 2] : 0.5 * (v[n / 2 - 1] + v[n / 2]);
+}
+
+// Times `body` until min_seconds have passed (at least 3 runs, at most max_repeats); the median.
+double timed(const BenchOptions& o, const std::function<void()>& body) {
+  std::vector<double> times;
+  double total = 0;
+  body();  // warm-up
+  while (times.size() < 3 || (total < o.min_seconds && static_cast<int>(times.size()) < o.max_repeats)) {
+    const double t0 = MPI_Wtime();
+    body();
+    const double dt = MPI_Wtime() - t0;
+    times.push_back(dt);
+    total += dt;
+  }
+  return median(times);
+}
+
+std::string my_host() {
+  char name[256] = {};
+  gethostname(name, sizeof(name) - 1);
+  return name;
+}
+
+// Every rank's hostname, on every rank.
+std::vector<std::string> all_hosts(MPI_Comm comm) {
+  int size = 0;
+  MPI_Comm_size(comm, &size);
+  std::string mine = my_host();
+  mine.resize(255, '\0');
+  std::vector<char> all(static_cast<size_t>(size) * 255);
+  MPI_Allgather(mine.data(), 255, MPI_CHAR, all.data(), 255, MPI_CHAR, comm);
+  std::vector<std::string> out;
+  for (int r = 0; r < size; ++r) out.emplace_back(all.data() + static_cast<size_t>(r) * 255);
+  return out;
+}
+
+int comm_rank(MPI_Comm comm) {
+  int r = 0;
+  MPI_Comm_rank(comm, &r);
+  return r;
+}
+
+}  // namespace
+
+int count_hosts(MPI_Comm comm) {
+  const std::vector<std::string> hosts = all_hosts(comm);
+  return static_cast<int>(std::set<std::string>(hosts.begin(), hosts.end()).size());
+}
+
+std::vector<Sample> bench_gemm(const BenchOptions& o, MPI_Comm comm) {
+  constexpr std::int64_t kSide = 512;  // real::RealOptions::max_gemm_dim
+  const Eigen::MatrixXf a = Eigen::MatrixXf::Constant(kSide, kSide, 0.5f);
+  const Eigen::MatrixXf b = Eigen::MatrixXf::Constant(kSide, kSide, 0.25f);
+  Eigen::MatrixXf c = Eigen::MatrixXf::Zero(kSide, kSide);
+  int size = 1;
+  MPI_Comm_size(comm, &size);
+  std::vector<Sample> out;
+  for (double flops : o.quick ? geometric(1e4, 1e9, 10) : geometric(1e3, 2e9, 4)) {
+    const std::vector<real::GemmShape> shapes = real::gemm_shapes(flops, kSide);
+    MPI_Barrier(comm);
+    double t = timed(o, [&] {
+      for (const real::GemmShape& s : shapes) {
+        for (std::int64_t i = 0; i < s.repeat; ++i) {
+          c.topLeftCorner(s.m, s.n).noalias() = a.topLeftCorner(s.m, s.k) * b.topLeftCorner(s.k, s.n);
+        }
+      }
+    });
+    MPI_Allreduce(MPI_IN_PLACE, &t, 1, MPI_DOUBLE, MPI_SUM, comm);
+    out.push_back(Sample{real::gemm_flops(shapes), t / size});
+  }
+  return out;
+}
+
+std::vector<Sample> bench_memory(const BenchOptions& o, MPI_Comm comm) {
+  int size = 1;
+  MPI_Comm_size(comm, &size);
+  std::vector<Sample> out;
+  for (double bytes : o.quick ? geometric(96 << 10, 24 << 20, 4) : geometric(96 << 10, 384 << 20, 2)) {
+    const auto n = static_cast<size_t>(bytes / 12);
+    std::vector<float> w(n, 1.0f), g(n, 0.5f);
+    const float lr = 1.0f / 16;
+    MPI_Barrier(comm);
+    double t = timed(o, [&] {
+      for (size_t i = 0; i < n; ++i) w[i] -= lr * g[i];
+    });
+    MPI_Allreduce(MPI_IN_PLACE, &t, 1, MPI_DOUBLE, MPI_SUM, comm);
+    out.push_back(Sample{12.0 * static_cast<double>(n), t / size});
+  }
+  return out;
+}
+
+std::map<std::string, std::vector<Sample>> bench_exchange(const BenchOptions& o, MPI_Comm comm) {
+  const std::vector<std::string> hosts = all_hosts(comm);
+  const int me = comm_rank(comm);
+  std::map<std::string, int> partner;
+  for (int r = 1; r < static_cast<int>(hosts.size()); ++r) {
+    const char* cls = hosts[r] == hosts[0] ? kSameHost : kCrossHost;
+    partner.try_emplace(cls, r);
+  }
+  const std::vector<double> sizes = o.quick ? geometric(8, 4 << 20, 8) : geometric(8, 16 << 20, 2);
+  std::vector<float> buf(static_cast<size_t>(sizes.back() / sizeof(float)) + 1, 1.0f);
+  std::vector<float> back(buf.size(), 0.0f);
+  std::map<std::string, std::vector<Sample>> out;
+  for (const auto& [cls, peer] : partner) {
+    MPI_Barrier(comm);
+    if (me != 0 && me != peer) continue;
+    const int other = me == 0 ? peer : 0;
+    for (double bytes : sizes) {
+      const int count = std::max(1, static_cast<int>(bytes / sizeof(float)));
+      // One exchange: both ranks send to each other at once and wait for both transfers (as a
+      // collective's round or a parameter server's push and pull run in dtsim-real).
+      const auto round_trip = [&] {
+        MPI_Request req[2] = {MPI_REQUEST_NULL, MPI_REQUEST_NULL};
+        real::check_mpi(MPI_Irecv(back.data(), count, MPI_FLOAT, other, 7, comm, &req[0]), "MPI_Irecv");
+        real::check_mpi(MPI_Isend(buf.data(), count, MPI_FLOAT, other, 7, comm, &req[1]), "MPI_Isend");
+        real::wait_all(std::span<MPI_Request>(req, 2));
+      };
+      // Both sides run the same number of round trips: rank 0 decides and tells its partner.
+      int repeats = 3;
+      if (me == 0) {
+        const double t0 = MPI_Wtime();
+        round_trip();
+        const double once = std::max(MPI_Wtime() - t0, 1e-7);
+        repeats = std::clamp(static_cast<int>(o.min_seconds / once), 3, o.max_repeats);
+        MPI_Send(&repeats, 1, MPI_INT, other, 8, comm);
+      } else {
+        round_trip();
+        MPI_Recv(&repeats, 1, MPI_INT, 0, 8, comm, MPI_STATUS_IGNORE);
+      }
+      std::vector<double> times;
+      for (int i = 0; i < repeats; ++i) {
+        const double t0 = MPI_Wtime();
+        round_trip();
+        times.push_back(MPI_Wtime() - t0);
+      }
+      if (me == 0) out[cls].push_back(Sample{static_cast<double>(count) * sizeof(float), median(times)});
+    }
+  }
+  MPI_Barrier(comm);
+  return out;
+}
+
+std::vector<CollectiveSample> bench_collectives(const BenchOptions& o, MPI_Comm comm) {
+  int size = 1;
+  MPI_Comm_size(comm, &size);
+  const int me = comm_rank(comm);
+  const CollectiveAlgorithm& ring = find_algorithm("ring");
+  const GroupShape shape{size, 1, 0};
+  std::vector<CollectiveSample> out;
+  // AllReduce densely (its rounds calibrate the same_host link); ReduceScatter and AllGather (S =
+  // the gathered buffer; busbw = algbw (n - 1) / n, as nccl-tests) more sparsely.
+  std::vector<std::pair<CollectiveKind, double>> runs;
+  for (double b : o.quick ? geometric(4096, 4 << 20, 4) : geometric(1024, 64 << 20, 2)) {
+    runs.emplace_back(CollectiveKind::AllReduce, b);
+  }
+  for (CollectiveKind k : {CollectiveKind::ReduceScatter, CollectiveKind::AllGather}) {
+    for (double b : o.quick ? geometric(4096, 4 << 20, 32) : geometric(4096, 64 << 20, 8)) runs.emplace_back(k, b);
+  }
+  for (const auto& [kind, bytes] : runs) {
+    const Schedule schedule = ring.schedule(kind, shape, bytes);
+    const auto elements = static_cast<std::int64_t>(bytes / sizeof(float));
+    const real::ChunkLayout layout{elements, schedule.chunks};
+    std::vector<float> buf(static_cast<size_t>(elements), 1.0f);
+    // Every rank runs the same number of repeats: rank 0's count, broadcast.
+    int repeats = 0;
+    if (me == 0) {
+      const double t0 = MPI_Wtime();
+      real::run_schedule(schedule, layout, buf, me, comm);
+      repeats = std::clamp(static_cast<int>(o.min_seconds / std::max(MPI_Wtime() - t0, 1e-7)), 3, o.max_repeats);
+    } else {
+      real::run_schedule(schedule, layout, buf, me, comm);
+    }
+    MPI_Bcast(&repeats, 1, MPI_INT, 0, comm);
+    std::vector<double> times;
+    for (int i = 0; i < repeats; ++i) {
+      std::fill(buf.begin(), buf.end(), 1.0f);
+      MPI_Barrier(comm);
+      const double t0 = MPI_Wtime();
+      real::run_schedule(schedule, layout, buf, me, comm);
+      times.push_back(MPI_Wtime() - t0);
+    }
+    double t = median(times);
+    MPI_Allreduce(MPI_IN_PLACE, &t, 1, MPI_DOUBLE, MPI_MAX, comm);
+    const double algbw = bytes / t;
+    const double bus = (kind == CollectiveKind::AllReduce ? 2.0 : 1.0) * (size - 1) / size;
+    out.push_back(CollectiveSample{std::string(collective_name(kind)), "ring", size,
+                                   static_cast<double>(elements) * sizeof(float), t, algbw, algbw * bus, 0});
+  }
+  return me == 0 ? out : std::vector<CollectiveSample>{};
+}
+
+std::map<std::string, std::vector<Sample>> bench_compression(const BenchOptions& o, MPI_Comm comm) {
+  std::map<std::string, std::vector<Sample>> out;
+  if (comm_rank(comm) == 0) {
+    for (double bytes : o.quick ? geometric(64 << 10, 4 << 20, 4) : geometric(64 << 10, 64 << 20, 4)) {
+      const auto n = static_cast<size_t>(bytes / sizeof(float));
+      std::vector<float> g(n);
+      for (size_t i = 0; i < n; ++i) g[i] = static_cast<float>((i * 2654435761u) % 1000) - 500.0f;
+      std::vector<float> work(n);
+      std::vector<std::int8_t> q(n);
+      std::vector<std::uint8_t> bits(n / 8 + 1);
+      out["topk"].push_back(Sample{bytes, timed(o, [&] {
+                                     for (size_t i = 0; i < n; ++i) work[i] = std::abs(g[i]);
+                                     std::nth_element(work.begin(), work.begin() + static_cast<long>(n / 100),
+                                                      work.end(), std::greater<float>());
+                                   })});
+      out["int8"].push_back(Sample{bytes, timed(o, [&] {
+                                     float most = 0;
+                                     for (float v : g) most = std::max(most, std::abs(v));
+                                     const float scale = most > 0 ? 127.0f / most : 0.0f;
+                                     for (size_t i = 0; i < n; ++i)
+                                       q[i] = static_cast<std::int8_t>(std::lround(g[i] * scale));
+                                   })});
+      out["sign"].push_back(Sample{bytes, timed(o, [&] {
+                                     std::fill(bits.begin(), bits.end(), 0);
+                                     for (size_t i = 0; i < n; ++i)
+                                       bits[i / 8] |= static_cast<std::uint8_t>((g[i] > 0) << (i % 8));
+                                   })});
+    }
+  }
+  MPI_Barrier(comm);
+  return out;
+}
+
+}  // namespace dtsim::calib

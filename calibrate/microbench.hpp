@@ -1,0 +1,52 @@
+// Microbenchmarks of `dtsim calibrate --backend cpu`, run by every rank of MPI_COMM_WORLD
+// together, through the same code paths dtsim-real's cpu backend uses (so the profile describes
+// what a real run will see): GEMMs cut as real/gemm.hpp cuts ops, point-to-point with
+// MPI_Isend/MPI_Irecv and real::wait_all, collectives with the schedules of models/collectives/
+// executed by real::run_schedule, memory copies, and compression kernels.
+#pragma once
+
+#include <map>
+#include <string>
+#include <vector>
+
+#include <mpi.h>
+
+#include "models/calibration.hpp"
+
+namespace dtsim::calib {
+
+struct BenchOptions {
+  bool quick = false;          // fewer sizes and shorter repeats (CI)
+  double min_seconds = 0.004;  // per size: repeat until this much time has passed (at least 3 times)
+  int max_repeats = 200;
+};
+
+// Every rank runs GEMMs of each size at once (as dtsim-real's ranks compute at once); x = FLOPs
+// of one op, seconds = the median over repeats, averaged over ranks. Returned on every rank.
+std::vector<Sample> bench_gemm(const BenchOptions& o, MPI_Comm comm);
+
+// Every rank runs dtsim-real's SGD step (w -= lr g over float arrays) at once; x = bytes read and
+// written (12 per element), seconds averaged over ranks. Returned on every rank.
+std::vector<Sample> bench_memory(const BenchOptions& o, MPI_Comm comm);
+
+// Exchanges between rank 0 and one partner per link class (same_host: the first other rank on
+// rank 0's host; cross_host: the first rank on another host): both send x bytes to each other at
+// once with MPI_Isend/MPI_Irecv and wait with real::wait_all, as a collective's round does in
+// dtsim-real (a link fitted to one-way ping-pongs predicted a 2 MiB ring AllReduce 40x too
+// fast here);
+// seconds = the median exchange. Classes without a partner are absent. Returned on rank 0.
+std::map<std::string, std::vector<Sample>> bench_exchange(const BenchOptions& o, MPI_Comm comm);
+
+// Ring AllReduce, ReduceScatter and AllGather over all ranks of `comm` (models/collectives'
+// schedules, as dtsim-real runs them), reported like nccl-tests: time (the slowest rank's median),
+// algbw = S / time, busbw. Returned on rank 0.
+std::vector<CollectiveSample> bench_collectives(const BenchOptions& o, MPI_Comm comm);
+
+// Compression kernels on rank 0 (top-k selection of 1 %, int8 quantisation, sign packing);
+// x = gradient bytes in. Returned on rank 0.
+std::map<std::string, std::vector<Sample>> bench_compression(const BenchOptions& o, MPI_Comm comm);
+
+// How many distinct hosts the ranks of `comm` run on.
+int count_hosts(MPI_Comm comm);
+
+}  // namespace dtsim::calib

@@ -1,0 +1,296 @@
+// `dtsim validate`: the real run (dtsim-real spawned under the launcher), the simulated run of the
+// same scaled Plan with the profile, and the table of their differences.
+#include "calibrate/validate.hpp"
+
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include <cmath>
+#include <cstdlib>
+#include <filesystem>
+#include <fstream>
+#include <map>
+#include <memory>
+#include <ostream>
+#include <sstream>
+
+#include <fmt/format.h>
+
+#include "models/atomic_file.hpp"
+#include "models/calibration.hpp"
+#include "models/error.hpp"
+#include "models/metrics.hpp"
+#include "models/plan_compiler.hpp"
+#include "models/scenario_loader.hpp"
+#include "models/trace.hpp"
+#include "real/plan_scale.hpp"
+#include "sim/analytical/engine.hpp"
+#include "sim/simgrid/executor.hpp"
+
+namespace dtsim::calib {
+namespace fs = std::filesystem;
+namespace {
+
+nlohmann::json read_json(const std::string& path) {
+  std::ifstream in(path);
+  if (!in) throw RuntimeError(fmt::format("cannot read {}", path));
+  return nlohmann::json::parse(in);
+}
+
+std::string slurp_tail(const std::string& path, size_t most) {
+  std::ifstream in(path);
+  std::stringstream ss;
+  ss << in.rdbuf();
+  const std::string s = ss.str();
+  return s.size() > most ? s.substr(s.size() - most) : s;
+}
+
+std::string quote(const std::string& s) {
+  std::string out = "'";
+  for (char c : s) out += c == '\'' ? std::string("'\\''") : std::string(1, c);
+  return out + "'";
+}
+
+// Mean over worker ranks of a per-rank field of metrics.json.
+double worker_mean(const nlohmann::json& m, const char* field) {
+  double sum = 0;
+  int n = 0;
+  for (const auto& r : m.at("per_rank")) {
+    if (r.value("role", "worker") != "worker") continue;
+    sum += r.at(field).get<double>();
+    ++n;
+  }
+  return n > 0 ? sum / n : 0.0;
+}
+
+std::string real_binary(const ValidateOptions& o) {
+  if (!o.real_binary.empty()) return o.real_binary;
+  std::error_code ec;
+  const fs::path self = fs::read_symlink("/proc/self/exe", ec);
+  const fs::path next = self.parent_path() / "dtsim-real";
+  if (!ec && fs::exists(next)) return next.string();
+  return "dtsim-real";
+}
+
+double parse_scale(const std::string& text, const Plan& plan) {
+  if (text == "auto") return real::auto_compute_scale(plan);
+  char* end = nullptr;
+  const double v = std::strtod(text.c_str(), &end);
+  if (!(v > 0) || *end != '\0') {
+    throw InputError(fmt::format("--compute-scale: '{}' is not a positive number or 'auto'", text));
+  }
+  return v;
+}
+
+// The launcher prefix with the rank count: "{n}" replaced where it appears (srun -n {n}), else
+// "-np N" appended (mpirun).
+std::string launcher(const std::string& prefix, int ranks) {
+  const auto at = prefix.find("{n}");
+  if (at == std::string::npos) return fmt::format("{} -np {}", prefix, ranks);
+  std::string out = prefix;
+  out.replace(at, 3, std::to_string(ranks));
+  return out;
+}
+
+bool is_collective_kind(const std::string& kind) {
+  for (const char* k : {"allreduce", "reduce_scatter", "allgather", "broadcast", "reduce", "alltoall"}) {
+    if (kind == k) return true;
+  }
+  return false;
+}
+
+}  // namespace
+
+std::vector<std::pair<std::string, double>> op_kind_means(const nlohmann::json& trace, int warmup) {
+  const nlohmann::json& events = trace.is_object() ? trace.at("traceEvents") : trace;
+  std::map<std::string, std::pair<double, int>> sums;
+  for (const auto& e : events) {
+    if (e.value("ph", "") != "X" || !e.contains("args")) continue;
+    const auto& a = e.at("args");
+    if (a.value("iteration", 0) < warmup) continue;
+    const std::string base = a.value("kind", "op");
+    // "wait": the trace writer's idle gaps before an op, not an op.
+    const std::string kind = base == "compute" ? fmt::format("compute:{}", e.value("cat", ""))
+                             : base == "wait"  ? std::string("idle gap (trace's waiting)")
+                                               : base;
+    auto& [sum, count] = sums[kind];
+    sum += e.at("dur").get<double>() * 1e-6;  // Chrome traces are in microseconds
+    ++count;
+  }
+  // Collectives again, from the moment the last rank of each instance (same label and iteration)
+  // entered: what is left once the skew between ranks is taken out.
+  std::map<std::pair<std::string, int>, std::vector<std::pair<double, double>>> instances;
+  for (const auto& e : events) {
+    if (e.value("ph", "") != "X" || !e.contains("args")) continue;
+    const auto& a = e.at("args");
+    const std::string kind = a.value("kind", "op");
+    if (a.value("iteration", 0) < warmup || !is_collective_kind(kind)) continue;
+    const double start = e.at("ts").get<double>();
+    instances[{kind + "\t" + e.value("name", ""), a.value("iteration", 0)}].emplace_back(
+        start, start + e.at("dur").get<double>());
+  }
+  for (const auto& [key, spans] : instances) {
+    double last = 0;
+    for (const auto& [start, end] : spans) last = std::max(last, start);
+    auto& [sum, count] = sums[key.first.substr(0, key.first.find('\t')) + " after the last rank entered"];
+    for (const auto& [start, end] : spans) {
+      sum += std::max(0.0, end - last) * 1e-6;
+      ++count;
+    }
+  }
+  std::vector<std::pair<std::string, double>> out;
+  for (const auto& [kind, s] : sums) out.emplace_back(kind, s.first / s.second);
+  return out;
+}
+
+ValidationReport compare_runs(const nlohmann::json& pm, const nlohmann::json& mm, const nlohmann::json& pt,
+                              const nlohmann::json& mt, int warmup) {
+  ValidationReport r;
+  const auto row = [&](const char* name, const char* unit, double p, double m) {
+    r.metrics.push_back(ValidationRow{name, unit, p, m});
+  };
+  row("iteration time", "s", pm.at("iteration_time_s").at("mean"), mm.at("iteration_time_s").at("mean"));
+  row("compute", "s", worker_mean(pm, "compute_s"), worker_mean(mm, "compute_s"));
+  row("communication", "s", worker_mean(pm, "comm_s"), worker_mean(mm, "comm_s"));
+  row("exposed communication", "s", worker_mean(pm, "exposed_comm_s"), worker_mean(mm, "exposed_comm_s"));
+  row("throughput", "samples/s", pm.at("throughput_samples_per_s"), mm.at("throughput_samples_per_s"));
+  double sum = 0;
+  int n = 0;
+  for (const ValidationRow& m : r.metrics) {
+    if (m.measured == 0) continue;
+    sum += std::abs(m.error_pct());
+    r.max_abs_error_pct = std::max(r.max_abs_error_pct, std::abs(m.error_pct()));
+    ++n;
+  }
+  r.mean_abs_error_pct = n > 0 ? sum / n : 0.0;
+  std::map<std::string, double> predicted;
+  for (const auto& [kind, mean] : op_kind_means(pt, warmup)) predicted[kind] = mean;
+  for (const auto& [kind, mean] : op_kind_means(mt, warmup)) {
+    r.op_kinds.push_back(ValidationRow{kind, "s", predicted.count(kind) ? predicted[kind] : 0.0, mean});
+  }
+  return r;
+}
+
+nlohmann::json report_json(const ValidationReport& r) {
+  const auto rows = [](const std::vector<ValidationRow>& v) {
+    nlohmann::json a = nlohmann::json::array();
+    for (const ValidationRow& x : v) {
+      a.push_back({{"name", x.name},
+                   {"unit", x.unit},
+                   {"predicted", x.predicted},
+                   {"measured", x.measured},
+                   {"error_pct", x.error_pct()}});
+    }
+    return a;
+  };
+  return {{"scenario", r.scenario},
+          {"profile", r.profile},
+          {"backend", r.backend},
+          {"engine", r.engine},
+          {"ranks", r.ranks},
+          {"compute_scale", r.compute_scale},
+          {"metrics", rows(r.metrics)},
+          {"op_kinds", rows(r.op_kinds)},
+          {"mean_abs_error_pct", r.mean_abs_error_pct},
+          {"max_abs_error_pct", r.max_abs_error_pct}};
+}
+
+void print_report(std::ostream& out, const ValidationReport& r) {
+  out << fmt::format(
+      "validation of {} on {} ranks: {} backend (measured) against {} engine with {} (predicted); "
+      "compute scale {:.6g}\n",
+      r.scenario, r.ranks, r.backend, r.engine, r.profile, r.compute_scale);
+  const auto table = [&](const char* title, const std::vector<ValidationRow>& rows) {
+    out << fmt::format("\n  {:<38} {:>14} {:>14} {:>9}\n", title, "predicted", "measured", "error");
+    for (const ValidationRow& x : rows) {
+      const bool secs = x.unit == "s";
+      out << fmt::format(
+          "  {:<38} {:>14} {:>14} {:>8.1f}%\n", x.name,
+          secs ? fmt::format("{:.4g} ms", x.predicted * 1e3) : fmt::format("{:.4g} {}", x.predicted, x.unit),
+          secs ? fmt::format("{:.4g} ms", x.measured * 1e3) : fmt::format("{:.4g} {}", x.measured, x.unit),
+          x.error_pct());
+    }
+  };
+  table("metric (per iteration)", r.metrics);
+  table("op kind (mean per op)", r.op_kinds);
+  out << fmt::format("\n  mean absolute error {:.1f} %, largest {:.1f} % (over the metrics)\n", r.mean_abs_error_pct,
+                     r.max_abs_error_pct);
+}
+
+int validate(const ValidateOptions& o, std::ostream& out) {
+  if (o.backend != "cpu" && o.backend != "cuda") {
+    throw InputError(fmt::format("--backend: '{}' is not a backend (valid: cpu, cuda)", o.backend));
+  }
+  if (o.calibration.empty()) throw InputError("--calibration: a profile from dtsim calibrate is required");
+  load_profile(o.calibration, o.backend);  // refuses a missing, malformed or other-backend profile first
+  std::vector<std::string> sets = o.sets;
+  sets.push_back("cluster.calibration=" + fs::absolute(o.calibration).string());
+  if (!o.engine.empty()) sets.push_back("run.engine=" + o.engine);
+  const Scenario s = load_scenario(o.scenario, sets);
+  Plan plan = compile_plan(s);
+  const double scale = parse_scale(o.compute_scale, plan);
+  real::scale_plan(plan, scale, 1.0);
+  const int ranks = static_cast<int>(plan.ranks.size());
+
+  const fs::path dir = o.out.empty() ? fs::path("runs") / (s.name + "-validate") : fs::path(o.out);
+  fs::create_directories(dir / "real");
+  fs::create_directories(dir / "sim");
+
+  // Measured: dtsim-real on the same scenario and compute scale.
+  std::string cmd = geteuid() == 0 ? "OMPI_ALLOW_RUN_AS_ROOT=1 OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1 " : "";
+  cmd += launcher(o.mpirun, ranks);
+  cmd += fmt::format(" {} {} --backend {} --compute-scale {:.17g} --quiet --out {}", quote(real_binary(o)),
+                     quote(o.scenario), o.backend, scale, quote((dir / "real").string()));
+  for (const std::string& set : o.sets) cmd += " --set " + quote(set);
+  const std::string log = (dir / "real.log").string();
+  cmd += " >" + quote(log) + " 2>&1";
+  if (!o.json) out << fmt::format("running: {}\n", cmd) << std::flush;
+  const int status = std::system(cmd.c_str());
+  const int code = WIFEXITED(status) ? WEXITSTATUS(status) : 1;
+  if (code != 0) {
+    const std::string tail = slurp_tail(log, 2000);
+    if (code == 2 || code == 3) {
+      out << tail;
+      return code;
+    }
+    throw RuntimeError(
+        fmt::format("the real run failed (exit code {}); its output ({}) ends with:\n{}", code, log, tail));
+  }
+
+  // Predicted: the same scaled Plan, simulated with the profile.
+  Recorder recorder;
+  std::unique_ptr<Executor> engine;
+  if (s.run.engine == Engine::SimGrid) {
+    engine = std::make_unique<sg::SimGridExecutor>(s.cluster, sg::SimGridOptions{s.run.fidelity, s.run.fuse_compute});
+  } else {
+    engine = std::make_unique<AnalyticalExecutor>(s.cluster);
+  }
+  const RunInfo info = engine->run(plan, recorder);
+  const std::vector<Metrics> jobs = compute_job_metrics(plan, recorder.records(), info);
+  const nlohmann::json sim_metrics = run_metrics_json(jobs);
+  const std::string sim_trace = trace_json(plan, recorder.records(), s.cluster.nodes);
+  write_file_atomic((dir / "sim" / "metrics.json").string(), sim_metrics.dump(2) + "\n");
+  write_file_atomic((dir / "sim" / "trace.json").string(), sim_trace);
+
+  ValidationReport r =
+      compare_runs(sim_metrics, read_json((dir / "real" / "metrics.json").string()), nlohmann::json::parse(sim_trace),
+                   read_json((dir / "real" / "trace.json").string()), plan.warmup);
+  r.scenario = s.name;
+  r.profile = o.calibration;
+  r.backend = o.backend;
+  r.engine = std::string(engine_name(s.run.engine));
+  r.ranks = ranks;
+  r.compute_scale = scale;
+  const nlohmann::json j = report_json(r);
+  write_file_atomic((dir / "validation.json").string(), j.dump(2) + "\n");
+  if (o.json) {
+    out << j.dump(2) << "\n";
+  } else {
+    print_report(out, r);
+    out << fmt::format("wrote {}/validation.json (runs in {}/real and {}/sim)\n", dir.string(), dir.string(),
+                       dir.string());
+  }
+  return 0;
+}
+
+}  // namespace dtsim::calib

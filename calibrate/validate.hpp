@@ -1,0 +1,69 @@
+// `dtsim validate`: runs a scenario's Plan for real (dtsim-real under mpirun, spawned here) and
+// in simulation with a calibration profile, on the same scaled Plan, and reports per metric and
+// per op kind: predicted, measured, error %, with the mean and largest absolute error.
+#pragma once
+
+#include <iosfwd>
+#include <string>
+#include <vector>
+
+#include <nlohmann/json.hpp>
+
+namespace dtsim::calib {
+
+struct ValidateOptions {
+  std::string scenario;
+  std::vector<std::string> sets;
+  std::string calibration;  // profile.yaml (required)
+  std::string backend = "cpu";
+  std::string engine;  // "" = the scenario's run.engine
+  // Launcher prefix: "-np N dtsim-real ..." is appended, or with "{n}" in it (srun -n {n}) the rank
+  // count goes there and "dtsim-real ..." is appended.
+  std::string mpirun = "mpirun --oversubscribe";
+  std::string compute_scale = "auto";  // as dtsim-real's --compute-scale
+  std::string out;                     // "" = runs/<scenario name>-validate
+  std::string real_binary;             // "" = dtsim-real next to this executable
+  bool json = false;                   // print validation.json instead of the table
+};
+
+// One row: a metric or an op kind.
+struct ValidationRow {
+  std::string name;
+  std::string unit;  // "s", "samples/s"
+  double predicted = 0;
+  double measured = 0;
+  double error_pct() const { return measured != 0 ? 100.0 * (predicted - measured) / measured : 0.0; }
+};
+
+struct ValidationReport {
+  std::string scenario;
+  std::string profile;
+  std::string backend;
+  std::string engine;
+  int ranks = 0;
+  double compute_scale = 1;
+  std::vector<ValidationRow> metrics;   // iteration time, compute, communication, exposed communication, throughput
+  std::vector<ValidationRow> op_kinds;  // mean duration of one op, per kind
+  double mean_abs_error_pct = 0;        // over `metrics`
+  double max_abs_error_pct = 0;
+};
+
+// Per op kind ("compute:forward", "allreduce", "send", ...) the mean duration of one op over the
+// measured iterations (iteration >= warmup), read from a trace.json; and per collective kind,
+// "<kind> after the last rank entered": the mean of (end - the latest start among the ranks of
+// the same instance), which leaves out the wait for a late peer (skew).
+std::vector<std::pair<std::string, double>> op_kind_means(const nlohmann::json& trace, int warmup);
+
+// The rows and their errors from the simulated and measured metrics.json and trace.json.
+ValidationReport compare_runs(const nlohmann::json& predicted_metrics, const nlohmann::json& measured_metrics,
+                              const nlohmann::json& predicted_trace, const nlohmann::json& measured_trace, int warmup);
+
+nlohmann::json report_json(const ValidationReport& r);
+void print_report(std::ostream& out, const ValidationReport& r);
+
+// The whole command: refuses a missing, malformed or other-backend profile (InputError), runs
+// both sides, writes <out>/validation.json (and the real and simulated runs' folders beside it),
+// prints the table. Returns the exit code.
+int validate(const ValidateOptions& o, std::ostream& out);
+
+}  // namespace dtsim::calib

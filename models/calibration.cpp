@@ -1,0 +1,46 @@
+// Evaluating a calibration profile's fitted curves.
+#include "models/calibration.hpp"
+
+#include <algorithm>
+
+#include "models/error.hpp"
+
+namespace dtsim {
+
+const Segment& PiecewiseLinear::at(double x) const {
+  if (segments.empty()) throw RuntimeError("an empty piecewise-linear fit was evaluated");
+  const Segment* found = &segments.front();
+  for (const Segment& s : segments) {
+    if (x >= s.min_x) found = &s;
+  }
+  return *found;
+}
+
+const FittedCurve* CalibrationProfile::link(const std::string& link_class) const {
+  const auto it = links.find(link_class);
+  return it == links.end() ? nullptr : &it->second;
+}
+
+const FittedCurve& CalibrationProfile::compute_curve(Dtype d) const {
+  const auto it = compute.find(std::string(dtype_name(d)));
+  if (it != compute.end()) return it->second;
+  return compute.at("fp32");  // the loader requires fp32
+}
+
+double CalibrationProfile::compute_time(Dtype d, double flops, double mem_bytes) const {
+  const double busy = flops > 0 ? compute_curve(d).fit.time(flops) : 0.0;
+  return std::max(busy, memory_roofline ? memory_time(mem_bytes) : 0.0);
+}
+
+double CalibrationProfile::memory_time(double mem_bytes) const {
+  if (!(mem_bytes > 0)) return 0.0;
+  const auto it = memory.find("sgd_step");
+  if (it != memory.end()) return it->second.fit.time(mem_bytes);
+  return memory_bandwidth > 0 ? mem_bytes / memory_bandwidth : 0.0;
+}
+
+double CalibrationProfile::streaming_op_time(Dtype d, double flops, double mem_bytes) const {
+  return std::max(flops > 0 ? compute_curve(d).fit.time(flops) : 0.0, memory_time(mem_bytes));
+}
+
+}  // namespace dtsim

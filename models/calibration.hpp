@@ -1,0 +1,127 @@
+// A calibration profile: what `dtsim calibrate` measured on a machine (raw samples), the
+// parameters fitted to it (piecewise latency/bandwidth per link class, a compute curve per
+// dtype, memory bandwidth, compression kernel costs) and the residuals of each fit, with the
+// machine and the time. A scenario names one with `cluster.calibration`; the analytical cost
+// model and the SimGrid platform builder then take their parameters from it instead of the
+// device and cluster zoo figures.
+#pragma once
+
+#include <map>
+#include <memory>
+#include <string>
+#include <vector>
+
+#include "models/dtype.hpp"
+
+namespace dtsim {
+
+// time = fixed + x * per_unit for x in [min_x, next segment's min_x). For links x is bytes,
+// fixed the latency and 1 / per_unit the bandwidth; for compute x is FLOPs, fixed an overhead
+// per op and 1 / per_unit the asymptotic FLOP/s.
+struct Segment {
+  double min_x = 0;
+  double fixed = 0;
+  double per_unit = 0;
+};
+
+// Segments sorted by min_x, the first starting at 0 (SMPI's smpi/bw-factor and smpi/lat-factor
+// are the same idea: corrections by message-size range).
+struct PiecewiseLinear {
+  std::vector<Segment> segments;
+
+  const Segment& at(double x) const;  // the segment holding x (the first for x below it)
+  double time(double x) const { return at(x).fixed + x * at(x).per_unit; }
+  bool empty() const { return segments.empty(); }
+};
+
+// One measurement: x (bytes or FLOPs) and the seconds it took (the median of repeats).
+struct Sample {
+  double x = 0;
+  double seconds = 0;
+};
+
+// How far a fit is from its samples, relative to the measured time.
+struct Residuals {
+  int points = 0;
+  double rms_relative = 0;
+  double max_relative = 0;
+};
+
+// A fitted quantity with its samples and residuals.
+struct FittedCurve {
+  PiecewiseLinear fit;
+  std::vector<Sample> samples;
+  Residuals residuals;
+};
+
+// A collective measured like nccl-tests: time, algorithm bandwidth (bytes / time) and bus
+// bandwidth (algbw times the kind's factor, e.g. 2 (n-1) / n for AllReduce).
+struct CollectiveSample {
+  std::string kind;       // "allreduce", ...
+  std::string algorithm;  // "ring", ...
+  int ranks = 0;
+  double bytes = 0;
+  double seconds = 0;
+  double algbw = 0;
+  double busbw = 0;
+  double predicted = 0;  // the closed form with the fitted same_host link, seconds
+};
+
+struct MachineInfo {
+  std::string hostname;
+  std::string cpu_model;
+  int cores = 0;
+  std::string backend;  // "cpu" or "cuda"
+  std::string when;     // ISO 8601, UTC
+  int ranks = 0;        // MPI ranks the measurements ran on
+  int hosts = 0;
+  std::string dtsim_version;
+  bool quick = false;  // measured with --quick (fewer sizes and repeats)
+};
+
+// Link classes: "same_host" (ranks on one host: the node's intra links) and "cross_host"
+// (ranks on different hosts: the NICs); a profile holds those it could measure.
+inline constexpr const char* kSameHost = "same_host";
+inline constexpr const char* kCrossHost = "cross_host";
+
+struct CalibrationProfile {
+  std::string path;  // where it was loaded from
+  MachineInfo machine;
+  std::map<std::string, FittedCurve> links;    // by link class
+  std::map<std::string, FittedCurve> compute;  // by dtype name; x = FLOPs of one op
+  // Streaming kernels by name ("sgd_step": w -= lr g over float arrays, 12 bytes per element);
+  // x = bytes read and written. Optimizer updates and a server's aggregation are such loops on
+  // every backend, so their ops cost max(compute curve(FLOPs), memory curve(mem_bytes)).
+  std::map<std::string, FittedCurve> memory;
+  double memory_bandwidth = 0;  // bytes/s of the largest sgd_step (for people; the curve is what counts)
+  // Whether a worker's compute ops are bounded by their mem_bytes too (roofline). False for the
+  // cpu backend, whose ops run their FLOPs as GEMMs without replaying memory traffic (docs/real.md).
+  bool memory_roofline = false;
+  std::map<std::string, FittedCurve> compression;  // by kernel ("topk", ...); x = gradient bytes
+  std::vector<CollectiveSample> collectives;
+  // Two-way exchanges by link class (x = bytes each way), as measured; cross_host links are
+  // fitted to them, same_host links to the rounds of the measured ring AllReduces when there are.
+  std::map<std::string, std::vector<Sample>> exchange;
+
+  const FittedCurve* link(const std::string& link_class) const;
+  // The compute curve for a dtype, falling back to fp32 (the cpu backend runs every dtype in fp32).
+  const FittedCurve& compute_curve(Dtype d) const;
+  // Seconds for an op of `flops` FLOPs and `mem_bytes` of memory traffic: the fitted curve,
+  // or with memory_roofline the memory side when it is slower; 0 for an empty op.
+  double compute_time(Dtype d, double flops, double mem_bytes) const;
+  // Seconds of a streaming loop over `mem_bytes` (the sgd_step curve; memory_bandwidth without it).
+  double memory_time(double mem_bytes) const;
+  // An optimizer update or a server's aggregation: max(compute curve, memory_time), always.
+  double streaming_op_time(Dtype d, double flops, double mem_bytes) const;
+};
+
+// Loads and checks a profile. Throws InputError with file:line:col, the key and what is valid
+// when the file is missing, is not YAML, lacks a key, holds a bad value, or was measured on
+// another backend than `expected_backend` ("" accepts any).
+std::shared_ptr<const CalibrationProfile> load_profile(const std::string& path,
+                                                       const std::string& expected_backend = "");
+
+// The profile as YAML (the format load_profile reads back).
+std::string profile_yaml(const CalibrationProfile& p);
+
+}  // namespace dtsim

@@ -1,0 +1,86 @@
+// A calibrated platform (cluster.calibration): link figures and SMPI-style message-size factors
+// taken from the profile's fitted piecewise segments.
+//
+// Each link class of the profile (same_host: the node's intra links; cross_host: NICs and
+// switches) has segments (min_bytes, latency, bandwidth). The platform's links get a base latency
+// (the first segment's, that of small messages) and a base bandwidth (the last segment's, that of
+// large messages); SimGrid's latency and bandwidth factor callbacks (the s4u counterpart of
+// smpi/lat-factor and smpi/bw-factor) then scale them by message size: a message of S bytes alone
+// on its route takes latency(S) + S / bandwidth(S) of the segment holding S. A route of intra
+// links only is same_host, any other cross_host; a class the profile lacks keeps the scenario's
+// figures with factors 1.
+#include <simgrid/kernel/resource/NetworkModelIntf.hpp>
+#include <simgrid/s4u.hpp>
+
+#include <string_view>
+
+#include "models/calibration.hpp"
+#include "sim/simgrid/platform_parts.hpp"
+
+namespace dtsim::sg::detail {
+namespace {
+
+struct ClassBase {
+  const FittedCurve* curve = nullptr;
+  double latency = 0;
+  double bandwidth = 1;
+};
+
+ClassBase base_of(const FittedCurve* c) {
+  ClassBase b;
+  b.curve = c;
+  if (!c) return b;
+  b.latency = c->fit.segments.front().fixed;
+  for (const Segment& s : c->fit.segments) b.latency = b.latency > 0 ? b.latency : s.fixed;
+  b.bandwidth = 1.0 / c->fit.segments.back().per_unit;
+  return b;
+}
+
+// Intra links are "n<node>.d<local>.intra" (SimGrid names the directions "..._UP" and "..._DOWN").
+bool same_host_route(const std::vector<simgrid::s4u::Link*>& links) {
+  for (const auto* l : links) {
+    if (std::string_view(l->get_name()).find(".intra") == std::string_view::npos) return false;
+  }
+  return true;
+}
+
+}  // namespace
+
+ClusterSpec calibrated_cluster(const ClusterSpec& cluster) {
+  ClusterSpec c = cluster;
+  if (!cluster.calibration) return c;
+  const ClassBase same = base_of(cluster.calibration->link(kSameHost));
+  const ClassBase cross = base_of(cluster.calibration->link(kCrossHost));
+  if (same.curve) c.intra = LinkSpec{same.bandwidth, same.latency};
+  if (cross.curve) {
+    c.nic = LinkSpec{cross.bandwidth / c.nics, cross.latency};
+    c.server_nic = LinkSpec{cross.bandwidth, cross.latency};
+    c.topology.switch_latency = 0;  // measured end to end
+  }
+  return c;
+}
+
+void install_calibration_factors(simgrid::s4u::NetZone* root, const ClusterSpec& cluster) {
+  if (!cluster.calibration) return;
+  const ClassBase same = base_of(cluster.calibration->link(kSameHost));
+  const ClassBase cross = base_of(cluster.calibration->link(kCrossHost));
+  auto* model = root->get_network_model();
+  model->set_lat_factor_cb(
+      [same, cross, keep = cluster.calibration](double size, const simgrid::s4u::Host*, const simgrid::s4u::Host*,
+                                                const std::vector<simgrid::s4u::Link*>& links,
+                                                const std::unordered_set<simgrid::s4u::NetZone*>&) {
+        const ClassBase& b = same_host_route(links) ? same : cross;
+        if (!b.curve || b.latency <= 0) return 1.0;
+        return b.curve->fit.at(size).fixed / b.latency;
+      });
+  model->set_bw_factor_cb([same, cross, keep = cluster.calibration](double size, const simgrid::s4u::Host*,
+                                                                    const simgrid::s4u::Host*,
+                                                                    const std::vector<simgrid::s4u::Link*>& links,
+                                                                    const std::unordered_set<simgrid::s4u::NetZone*>&) {
+    const ClassBase& b = same_host_route(links) ? same : cross;
+    if (!b.curve) return 1.0;
+    return 1.0 / b.curve->fit.at(size).per_unit / b.bandwidth;
+  });
+}
+
+}  // namespace dtsim::sg::detail

@@ -1,0 +1,118 @@
+// With cluster.calibration both engines take their costs from the profile: the analytical cost
+// model gives the profile's closed forms exactly, and the SimGrid platform (base links plus
+// per-message-size factors) gives the same iteration times as the analytical engine.
+#include <catch2/catch.hpp>
+
+#include <nlohmann/json.hpp>
+
+#include <fstream>
+
+#include "../cli/run_process.hpp"
+#include "models/calibration.hpp"
+#include "models/plan_compiler.hpp"
+#include "models/scenario_loader.hpp"
+#include "sim/analytical/cost_model.hpp"
+
+using namespace dtsim;
+
+namespace {
+
+const std::string kScenario = std::string(DTSIM_SOURCE_DIR) + "/tests/calibrate/data/ring2.yaml";
+
+// The profile's same_host link: 2 us + S / 1 GB/s below 64 KiB, 10 us + S / 4 GB/s from it.
+double link_time(double s) { return s < 65536 ? 2e-6 + s / 1e9 : 10e-6 + s / 4e9; }
+
+double iteration_time(const std::string& engine, const std::string& sets, const std::string& tag) {
+  const auto r = test::run_dtsim("run tests/calibrate/data/ring2.yaml --no-trace --json --engine " + engine +
+                                     " --out '" + test::temp_dir("calib-" + tag) + "' " + sets,
+                                 tag);
+  REQUIRE(r.code == 0);
+  return nlohmann::json::parse(r.out).at("iteration_time_s").at("mean").get<double>();
+}
+
+}  // namespace
+
+TEST_CASE("the analytical cost model takes compute and links from the profile", "[calibrated]") {
+  const Scenario s = load_scenario(kScenario);
+  const Plan plan = compile_plan(s);
+  const CostModel costs(s.cluster, plan);
+  const RankProgram& rank = plan.ranks[0];
+  // 10 us per op + F / 10 GFLOP/s, whatever the device zoo says of cpu_socket and the dtype.
+  CHECK(costs.compute_time(rank, ComputeOp{4e6, 0, Dtype::Fp32}) == Approx(10e-6 + 4e6 / 1e10));
+  CHECK(costs.compute_time(rank, ComputeOp{4e6, 1e12, Dtype::Bf16}) == Approx(10e-6 + 4e6 / 1e10));
+  // Ring AllReduce over 2 ranks: 2 (n - 1) rounds of S / n bytes, each in the segment of S / n.
+  const CollectiveAlgorithm& ring = find_algorithm("ring");
+  for (double bytes : {16e3, 100e3, 400e3, 8e6}) {
+    const double t = costs.collective_time(CollectiveOp{CollectiveKind::AllReduce, bytes, 0, &ring, 0});
+    CHECK(t == Approx(2 * link_time(bytes / 2)));
+  }
+  // A point-to-point transfer inside the node: the segment of its own size.
+  const TransferPath small = costs.path(Placement{0, 0}, Placement{0, 1}, 1000);
+  CHECK(small.alpha == Approx(2e-6));
+  CHECK(small.from_bw == Approx(1e9));
+  const TransferPath large = costs.path(Placement{0, 0}, Placement{0, 1}, 1e6);
+  CHECK(large.alpha == Approx(10e-6));
+  CHECK(large.to_bw == Approx(4e9));
+}
+
+TEST_CASE("SimGrid with a profile agrees with the analytical engine in both link regimes", "[calibrated][simgrid]") {
+  // 100 KB buckets: 50 KB messages (first segment); 400 KB: 200 KB messages (second segment).
+  for (const char* bucket : {"100KB", "400KB"}) {
+    const std::string sets = std::string("--set strategy.allreduce.bucket_size=") + bucket;
+    const double analytical = iteration_time("analytical", sets, std::string("a") + bucket);
+    const double simgrid = iteration_time("simgrid", sets, std::string("s") + bucket);
+    CHECK(simgrid == Approx(analytical).epsilon(0.01));
+  }
+  // The closed form of the 400 KB case: 4 forward ops of 1 MFLOP (4 samples x 1 MFLOP over 4
+  // layers), 4 backward of 2, one AllReduce of 400 KB, and the SGD update: a streaming loop of
+  // 12 bytes per parameter on the profile's sgd_step curve (1 us + 1.2 MB / 10 GB/s), slower than
+  // its 2 FLOPs per parameter on the compute curve.
+  const double compute = 4 * (10e-6 + 1e6 / 1e10) + 4 * (10e-6 + 2e6 / 1e10);
+  const double t = iteration_time("analytical", "--set strategy.allreduce.bucket_size=400KB", "closed");
+  CHECK(t == Approx(compute + 2 * link_time(200e3) + 1e-6 + 1.2e6 / 1e10).epsilon(1e-3));
+}
+
+namespace {
+
+// The test profile with a cross_host link too: 20 us + S / 2 GB/s below 100 kB, 50 us + S / 5 GB/s above.
+std::string profile_with_cross_host() {
+  std::string text = test::slurp(std::string(DTSIM_SOURCE_DIR) + "/tests/calibrate/data/profile.yaml");
+  const std::string anchor = "  compute:\n    fp32:";
+  text.replace(text.find(anchor), anchor.size(),
+               "    cross_host:\n      - {min_bytes: 0, latency_s: 20e-6, bandwidth_Bps: 2e9}\n"
+               "      - {min_bytes: 1e5, latency_s: 50e-6, bandwidth_Bps: 5e9}\n" +
+                   anchor);
+  const std::string path = test::temp_dir("profile-cross") + "/profile.yaml";
+  std::ofstream(path) << text;
+  return path;
+}
+
+double cross_time(double s) { return s < 1e5 ? 20e-6 + s / 2e9 : 50e-6 + s / 5e9; }
+
+}  // namespace
+
+TEST_CASE("ranks on two nodes take the cross_host link on both engines", "[calibrated][simgrid]") {
+  const std::string profile = profile_with_cross_host();
+  const std::string sets = "--set cluster.nodes=2 --set cluster.devices_per_node=1 --set cluster.calibration='" +
+                           profile + "' --set cluster.transport=tcp";
+  const Scenario s =
+      load_scenario(kScenario, {"cluster.nodes=2", "cluster.devices_per_node=1", "cluster.calibration=" + profile});
+  const Plan plan = compile_plan(s);
+  const CostModel costs(s.cluster, plan);
+  const CollectiveAlgorithm& ring = find_algorithm("ring");
+  for (double bytes : {16e3, 100e3, 400e3}) {
+    CHECK(costs.collective_time(CollectiveOp{CollectiveKind::AllReduce, bytes, 0, &ring, 0}) ==
+          Approx(2 * cross_time(bytes / 2)));
+  }
+  const TransferPath p = costs.path(Placement{0, 0}, Placement{1, 0}, 1e6);
+  CHECK(p.alpha == Approx(50e-6));
+  CHECK(p.from_bw == Approx(5e9));
+  // SimGrid: NIC links at the first segment's latency and the last one's bandwidth, scaled per
+  // message by the factors; whatever cluster.transport says (CM02, no TCP factors).
+  for (const char* bucket : {"100KB", "400KB"}) {
+    const std::string all = sets + " --set strategy.allreduce.bucket_size=" + bucket;
+    const double analytical = iteration_time("analytical", all, std::string("xa") + bucket);
+    const double simgrid = iteration_time("simgrid", all, std::string("xs") + bucket);
+    CHECK(simgrid == Approx(analytical).epsilon(0.01));
+  }
+}

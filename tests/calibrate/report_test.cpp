@@ -1,0 +1,75 @@
+// The validation report's arithmetic on hand-made runs: metrics read from metrics.json (means over
+// workers), op kinds averaged from trace.json without the warm-up, errors relative to measured.
+#include <catch2/catch.hpp>
+
+#include "calibrate/validate.hpp"
+
+using namespace dtsim::calib;
+using nlohmann::json;
+
+namespace {
+
+json metrics(double iteration, double compute, double comm, double exposed, double throughput) {
+  json ranks = json::array();
+  ranks.push_back({{"role", "worker"}, {"compute_s", compute}, {"comm_s", comm}, {"exposed_comm_s", exposed}});
+  ranks.push_back({{"role", "worker"}, {"compute_s", compute * 3}, {"comm_s", comm}, {"exposed_comm_s", exposed}});
+  ranks.push_back({{"role", "server"}, {"compute_s", 100.0}, {"comm_s", 100.0}, {"exposed_comm_s", 100.0}});
+  return {{"iteration_time_s", {{"mean", iteration}}}, {"throughput_samples_per_s", throughput}, {"per_rank", ranks}};
+}
+
+json event(const char* kind, const char* cat, int iteration, double dur_us, double ts = 0) {
+  return {{"ph", "X"}, {"cat", cat},   {"dur", dur_us},
+          {"ts", ts},  {"name", "op"}, {"args", {{"kind", kind}, {"iteration", iteration}}}};
+}
+
+}  // namespace
+
+TEST_CASE("op kinds are mean durations over the measured iterations", "[report]") {
+  const json trace = {
+      {"traceEvents",
+       {event("compute", "forward", 0, 1000), event("compute", "forward", 1, 10), event("compute", "forward", 2, 30),
+        event("allreduce", "communication", 1, 4), json{{"ph", "M"}, {"name", "thread_name"}}}}};
+  const auto kinds = op_kind_means(trace, 1);
+  REQUIRE(kinds.size() == 3);
+  CHECK(kinds[0].first == "allreduce");
+  CHECK(kinds[0].second == Approx(4e-6));
+  CHECK(kinds[1].first == "allreduce after the last rank entered");
+  CHECK(kinds[2].first == "compute:forward");
+  CHECK(kinds[2].second == Approx(20e-6));  // the warm-up's 1000 us left out
+}
+
+TEST_CASE("a collective's time after its last rank entered leaves the skew out", "[report]") {
+  // Rank A enters at 0 and ends at 100; rank B enters at 60 and ends at 100: 40 us after the
+  // last entry on each, 70 us of op on average.
+  const json trace = {
+      {"traceEvents",
+       {event("allreduce", "communication", 0, 100, 0), event("allreduce", "communication", 0, 40, 60)}}};
+  const auto kinds = op_kind_means(trace, 0);
+  REQUIRE(kinds.size() == 2);
+  CHECK(kinds[0].first == "allreduce");
+  CHECK(kinds[0].second == Approx(70e-6));
+  CHECK(kinds[1].first == "allreduce after the last rank entered");
+  CHECK(kinds[1].second == Approx(40e-6));
+}
+
+TEST_CASE("errors are (predicted - measured) / measured, with mean and largest absolute error", "[report]") {
+  const json predicted = metrics(1.1, 0.5, 0.2, 0.1, 90);
+  const json measured = metrics(1.0, 0.5, 0.25, 0.1, 100);
+  const json trace = {{"traceEvents", json::array({event("update", "optimizer", 1, 50)})}};
+  const json trace2 = {{"traceEvents", json::array({event("update", "optimizer", 1, 40)})}};
+  const ValidationReport r = compare_runs(predicted, measured, trace, trace2, 0);
+  REQUIRE(r.metrics.size() == 5);
+  CHECK(r.metrics[0].name == "iteration time");
+  CHECK(r.metrics[0].error_pct() == Approx(10));
+  CHECK(r.metrics[1].measured == Approx(1.0));  // workers only: (0.5 + 1.5) / 2
+  CHECK(r.metrics[1].error_pct() == Approx(0));
+  CHECK(r.metrics[2].error_pct() == Approx(-20));
+  CHECK(r.metrics[3].error_pct() == Approx(0));
+  CHECK(r.metrics[4].error_pct() == Approx(-10));
+  CHECK(r.mean_abs_error_pct == Approx((10 + 0 + 20 + 0 + 10) / 5.0));
+  CHECK(r.max_abs_error_pct == Approx(20));
+  REQUIRE(r.op_kinds.size() == 1);
+  CHECK(r.op_kinds[0].error_pct() == Approx(25));
+  const json j = report_json(r);
+  CHECK(j.at("metrics")[2].at("error_pct").get<double>() == Approx(-20));
+}

@@ -1,0 +1,63 @@
+// The calibrate-then-validate round trip on the cpu backend with 2 ranks, as a user runs it:
+// `mpirun -np 2 dtsim calibrate --quick`, then `dtsim validate` with that profile (which spawns
+// dtsim-real under mpirun itself). Timings on a shared CI machine are noise, so the test holds the
+// pipeline and the report's arithmetic, not an accuracy.
+#include <catch2/catch.hpp>
+
+#include <cmath>
+
+#include "../real/mpirun.hpp"
+#include "models/calibration.hpp"
+
+using namespace dtsim;
+
+TEST_CASE("calibrate --quick on 2 ranks, then validate a 2-rank ring job with the profile", "[roundtrip][mpi]") {
+  const std::string dir = test::temp_dir("calib-roundtrip");
+  const std::string profile = dir + "/profile.yaml";
+  const auto cal = test::run_mpi(2, "dtsim", "calibrate --backend cpu --quick --out '" + profile + "'", "calibrate");
+  INFO(cal.out << cal.err);
+  REQUIRE(cal.code == 0);
+  CHECK_THAT(cal.out, Catch::Contains("busbw (GB/s)"));
+  const auto p = load_profile(profile, "cpu");
+  CHECK(p->machine.ranks == 2);
+  CHECK(p->machine.quick);
+  REQUIRE(p->link(kSameHost));
+  CHECK(p->link(kSameHost)->samples.size() >= 5);
+  CHECK(p->compute.at("fp32").samples.size() >= 5);
+  CHECK(!p->collectives.empty());
+
+  const auto val =
+      test::run_dtsim("validate tests/calibrate/data/tiny_validate.yaml --backend cpu --calibration '" + profile +
+                          "' --mpirun '" + DTSIM_MPIEXEC + " --oversubscribe' --out '" + dir + "/validate'",
+                      "validate");
+  INFO(val.out << val.err);
+  REQUIRE(val.code == 0);
+  CHECK_THAT(val.out, Catch::Contains("mean absolute error"));
+  const nlohmann::json j = nlohmann::json::parse(test::slurp(dir + "/validate/validation.json"));
+  REQUIRE(j.at("metrics").size() == 5);
+  const std::vector<std::string> names{"iteration time", "compute", "communication", "exposed communication",
+                                       "throughput"};
+  double sum = 0, most = 0;
+  for (size_t i = 0; i < names.size(); ++i) {
+    const auto& row = j.at("metrics")[i];
+    CHECK(row.at("name") == names[i]);
+    const double pr = row.at("predicted"), me = row.at("measured");
+    CHECK(me > 0);
+    CHECK(pr > 0);
+    CHECK(row.at("error_pct").get<double>() == Approx(100 * (pr - me) / me));
+    sum += std::abs(row.at("error_pct").get<double>());
+    most = std::max(most, std::abs(row.at("error_pct").get<double>()));
+  }
+  CHECK(j.at("mean_abs_error_pct").get<double>() == Approx(sum / 5));
+  CHECK(j.at("max_abs_error_pct").get<double>() == Approx(most));
+  std::vector<std::string> kinds;
+  for (const auto& row : j.at("op_kinds")) kinds.push_back(row.at("name"));
+  CHECK_THAT(kinds, Catch::VectorContains(std::string("allreduce")));
+  CHECK_THAT(kinds, Catch::VectorContains(std::string("compute:forward")));
+  // Both sides ran the same Plan: the real run's metrics and the simulated run's sit beside the report.
+  const nlohmann::json real = nlohmann::json::parse(test::slurp(dir + "/validate/real/metrics.json"));
+  const nlohmann::json sim = nlohmann::json::parse(test::slurp(dir + "/validate/sim/metrics.json"));
+  CHECK(real.at("engine") == "cpu");
+  CHECK(real.at("bytes_on_wire_per_iteration") == sim.at("bytes_on_wire_per_iteration"));
+  CHECK(real.at("iterations") == sim.at("iterations"));
+}
