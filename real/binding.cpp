@@ -42,10 +42,12 @@ std::vector<double> bucket_bytes(const RankProgram& r) {
   return out;
 }
 
-// Bytes of each server's shard: what one of its receives carries.
+// Bytes of each shard, in shard order: what one of its server's receives carries (under ASP and
+// SSP a shard has one server rank per worker; the first one stands for the shard).
 std::vector<double> shard_bytes(const Plan& plan, const JobPlan& job) {
   std::vector<double> out;
   for (int s : job.servers) {
+    if (plan.ranks[s].shard != static_cast<int>(out.size())) continue;
     double bytes = 0;
     for (const Op& op : plan.ranks[s].ops) {
       if (const auto* r = std::get_if<RecvOp>(&op.body)) bytes = r->bytes;
@@ -53,6 +55,11 @@ std::vector<double> shard_bytes(const Plan& plan, const JobPlan& job) {
     out.push_back(bytes);
   }
   return out;
+}
+
+// The shard a rank serves, or -1 when it is not one of the job's servers.
+int shard_of(const Plan& plan, const JobPlan& job, int rank) {
+  return index_of(job.servers, rank) >= 0 ? plan.ranks[rank].shard : -1;
 }
 
 Binding scratch(RankBinding& rb, double bytes) {
@@ -77,7 +84,7 @@ RankBinding bind_rank(const Plan& plan, int rank) {
   std::vector<double> buckets = ps ? std::vector<double>{} : bucket_bytes(plan.ranks[job.workers.front()]);
   const Ranges cum = ranges_of(buckets);
   rb.model_elements = ps ? shards.total() : cum.total();
-  const int shard = index_of(job.servers, rank);
+  const int shard = shard_of(plan, job, rank);
   if (shard >= 0) {
     rb.local_offset = shards.begin[shard];
     rb.local_elements = shards.begin[shard + 1] - shards.begin[shard];
@@ -97,7 +104,7 @@ RankBinding bind_rank(const Plan& plan, int rank) {
         b = scratch(rb, c->bytes);
       }
     } else if (const auto* s = std::get_if<SendOp>(&op.body)) {
-      const int to_shard = index_of(job.servers, s->peer);
+      const int to_shard = shard_of(plan, job, s->peer);
       if (shard < 0 && to_shard >= 0) {  // a worker's push
         const std::int64_t begin = shards.begin[to_shard];
         b = Binding{BufferKind::Grads, -1, begin, shards.begin[to_shard + 1] - begin, begin};
@@ -107,7 +114,7 @@ RankBinding bind_rank(const Plan& plan, int rank) {
         b = scratch(rb, s->bytes);
       }
     } else if (const auto* r = std::get_if<RecvOp>(&op.body)) {
-      const int from_shard = index_of(job.servers, r->peer);
+      const int from_shard = shard_of(plan, job, r->peer);
       const int from_worker = index_of(job.workers, r->peer);
       if (shard < 0 && from_shard >= 0) {  // a worker's pull
         const std::int64_t begin = shards.begin[from_shard];

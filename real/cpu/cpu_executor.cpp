@@ -73,6 +73,7 @@ void CpuExecutor::setup(const Plan& plan) {
     collectives_[op.id] = std::move(cs);
   }
   scratch_.assign(static_cast<size_t>(scratch), 0.0f);
+  setup_shared(plan);
   board_ = std::make_unique<OpBoard>(*program_, plan.warmup + plan.iterations, policy_);
 }
 
@@ -100,6 +101,10 @@ void CpuExecutor::stream_loop(Stream stream, int iterations) {
     for (const Op& op : program_->ops) {
       if (op.stream != stream) continue;
       board_->wait_ready(k, op.id);
+      if (!op.runs_in(k)) {  // local SGD: an exchange of another iteration ends at once, unrecorded
+        board_->finish(k, op.id);
+        continue;
+      }
       const double start = clock_.now();
       if (std::holds_alternative<ComputeOp>(op.body)) {
         if (binding_.ops[op.id].buffer == BufferKind::Aggregate) {
@@ -108,7 +113,11 @@ void CpuExecutor::stream_loop(Stream stream, int iterations) {
           run_compute(k, op);
         }
       } else if (std::holds_alternative<UpdateOp>(op.body)) {
-        run_update(k, op);
+        if (shard_.win != MPI_WIN_NULL) {
+          apply_async(k, op);
+        } else {
+          run_update(k, op);
+        }
       } else if (std::holds_alternative<CollectiveOp>(op.body)) {
         run_collective(k, op);  // records its own times: buffers are filled and checked outside them
         board_->finish(k, op.id);
@@ -118,6 +127,7 @@ void CpuExecutor::stream_loop(Stream stream, int iterations) {
         board_->finish(k, op.id);
         continue;
       }
+      straggle(k, op);
       record(k, op, start, clock_.now());
       board_->finish(k, op.id);
     }
@@ -136,8 +146,9 @@ void CpuExecutor::posted_loop(int iterations) {
       if (op.stream == Stream::Posted) pending.push_back(&op);
     }
     std::vector<Active> active;
+    std::vector<Active> gates;  // SSP gates waiting for the slowest worker (no request)
     int idle = 0;
-    while (!pending.empty() || !active.empty()) {
+    while (!pending.empty() || !active.empty() || !gates.empty()) {
       if (cancel_) throw RuntimeError("cancelled: another stream of this rank failed");
       bool progressed = false;
       for (auto it = pending.begin(); it != pending.end();) {
@@ -145,9 +156,26 @@ void CpuExecutor::posted_loop(int iterations) {
           ++it;
           continue;
         }
-        MPI_Request request = start_p2p(k, **it);
-        active.push_back(Active{*it, request, clock_.now()});
+        if (!(*it)->runs_in(k)) {
+          board_->finish(k, (*it)->id);
+        } else if (std::holds_alternative<GateOp>((*it)->body)) {
+          publish_clock(k);
+          gates.push_back(Active{*it, MPI_REQUEST_NULL, clock_.now()});
+        } else {
+          MPI_Request request = start_p2p(k, **it);
+          active.push_back(Active{*it, request, clock_.now()});
+        }
         it = pending.erase(it);
+        progressed = true;
+      }
+      for (auto it = gates.begin(); it != gates.end();) {
+        if (!gate_open(k, std::get<GateOp>(it->op->body).lag)) {
+          ++it;
+          continue;
+        }
+        record(k, *it->op, it->start, clock_.now());
+        board_->finish(k, it->op->id);
+        it = gates.erase(it);
         progressed = true;
       }
       for (auto it = active.begin(); it != active.end();) {
@@ -164,7 +192,7 @@ void CpuExecutor::posted_loop(int iterations) {
       }
       idle = progressed ? 0 : idle + 1;
       if (progressed) continue;
-      if (active.empty()) {
+      if (active.empty() && gates.empty()) {
         board_->wait_change(500);
       } else if (idle < 200) {
         std::this_thread::yield();
@@ -202,6 +230,7 @@ RunInfo CpuExecutor::run(const Plan& plan, Observer& observer) {
   for (const auto& e : errors) {
     if (e) std::rethrow_exception(e);
   }
+  finish_shared();
   for (const auto& r : records_) observer.on_op(r);
   RunInfo info;
   info.engine = "cpu";
@@ -220,6 +249,8 @@ RankReport CpuExecutor::report() const {
   r.flops_planned = flops_planned_;
   r.flops_executed = flops_executed_;
   r.elements_sent = elements_sent_;
+  r.flops_straggler = flops_straggler_;
+  r.staleness = staleness_;
   return r;
 }
 

@@ -56,6 +56,17 @@ class CpuExecutor : public RealExecutor {
   // Starts a send or receive; fills a worker's gradients before a push.
   MPI_Request start_p2p(int k, const Op& op);
   void execute_flops(double flops);
+  // A straggler's extra work: the op's FLOPs again, times (slowdown - 1).
+  void straggle(int k, const Op& op);
+
+  // Asynchronous parameter servers (async_ps.cpp): a shard's parameters and version counter in an
+  // MPI window on the shard's first server rank, which every server rank of the shard updates
+  // under an exclusive lock; the SSP workers' clocks in a window on the job's first server rank.
+  void setup_shared(const Plan& plan);
+  void apply_async(int k, const Op& op);
+  void publish_clock(int k);
+  bool gate_open(int k, int lag);
+  void finish_shared();
   void add_check(const Op& op, std::string kind, std::string algorithm, std::int64_t elements, const CheckResult& r);
   std::span<float> buffer(const Binding& b);
 
@@ -71,6 +82,17 @@ class CpuExecutor : public RealExecutor {
   std::map<int, MPI_Comm> group_comms_;         // plan group -> its communicator
   std::map<int, CollectiveSetup> collectives_;  // op id -> how it runs
   MPI_Comm p2p_ = MPI_COMM_NULL;
+  struct SharedShard {
+    MPI_Win win = MPI_WIN_NULL;
+    int owner = -1;  // the rank holding the memory
+  };
+  std::vector<MPI_Win> windows_;  // every window this rank took part in creating, in order
+  SharedShard shard_;             // an asynchronous server's shard
+  SharedShard clocks_;            // a stale-synchronous worker's job clocks (one int64 per worker)
+  bool shard_owner_ = false;
+  std::int64_t last_version_ = 0;  // the shard's version after this server rank's previous update
+  std::vector<int> staleness_;
+  double flops_straggler_ = 0;
   BspPolicy policy_;
   std::unique_ptr<OpBoard> board_;
   std::atomic<bool> cancel_{false};

@@ -20,6 +20,22 @@ void CpuExecutor::execute_flops(double flops) {
   flops_executed_ += gemm_flops(shapes);
 }
 
+// A straggler's op runs its work (slowdown - 1) more times: repeated GEMMs rather than a sleep,
+// so a slow rank holds its core as a slow device would, and the same on both backends.
+void CpuExecutor::straggle(int k, const Op& op) {
+  const double slow = plan_->slowdown_of(rank_, k);
+  if (slow <= 1) return;
+  double before = 0;
+  {
+    std::lock_guard lock(mutex_);
+    before = flops_executed_;
+  }
+  execute_flops(op_flops(op.body) * (slow - 1));
+  std::lock_guard lock(mutex_);
+  flops_straggler_ += flops_executed_ - before;
+  flops_executed_ = before;
+}
+
 void CpuExecutor::run_compute(int, const Op& op) {
   // fp16 and bf16 are computed in fp32: Eigen has no fast half-precision GEMM on CPUs.
   execute_flops(std::get<ComputeOp>(op.body).flops);
