@@ -77,6 +77,18 @@ std::string as_set_flags(const std::vector<std::string>& sets) {
   return text;
 }
 
+// The dtsim beside this dtsim-real (build/bin/dtsim, relative to the current folder when below
+// it), or plain `dtsim`.
+std::string dtsim_command() {
+  std::error_code ec;
+  const std::filesystem::path self = std::filesystem::read_symlink("/proc/self/exe", ec);
+  if (ec) return "dtsim";
+  const std::filesystem::path dtsim = self.parent_path() / "dtsim";
+  if (!std::filesystem::exists(dtsim, ec)) return "dtsim";
+  const std::filesystem::path rel = std::filesystem::relative(dtsim, std::filesystem::current_path(), ec);
+  return !ec && !rel.empty() && *rel.begin() != ".." ? rel.string() : dtsim.string();
+}
+
 // `dtsim run` of the scenario as this run executed it (the user's --set and any shrink), its
 // output beside this run's: `runs/quickstart-real` -> `runs/quickstart-sim`.
 std::string simulate_command(const LaunchOptions& o, const std::string& out) {
@@ -86,7 +98,7 @@ std::string simulate_command(const LaunchOptions& o, const std::string& out) {
   } else {
     sim_out += "-sim";
   }
-  std::string cmd = "dtsim run " + o.scenario;
+  std::string cmd = dtsim_command() + " run " + o.scenario;
   if (!o.sets.empty()) cmd += " " + as_set_flags(o.sets);
   return cmd + " --out " + sim_out;
 }
