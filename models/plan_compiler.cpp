@@ -55,6 +55,12 @@ void compile_allreduce(const Scenario& s, const JobSpec& job, JobPlan& jp, Plan&
   const CollectiveAlgorithm* gather =
       algorithm.supports(CollectiveKind::AllGather, shape) ? &algorithm : &find_algorithm("ring");
 
+  jp.compression = job.compression;
+  for (const auto& unit : units) {
+    double params = 0;
+    for (int l : unit) params += job.workload.layers[l].params;
+    jp.unit_bytes.push_back(params * grad_bytes);
+  }
   for (int rank : jp.workers) {
     if (first_only && rank != jp.workers.front()) break;
     RankProgram& r = plan.ranks[rank];
@@ -65,8 +71,8 @@ void compile_allreduce(const Scenario& s, const JobSpec& job, JobPlan& jp, Plan&
       GradientUnit unit;
       for (int l : units[u]) unit.params += job.workload.layers[l].params;
       unit.ready = job.strategy.overlap ? pass.backward[units[u].back()] : pass.last;
-      unit.name = per_layer ? fmt::format("layer {}", job.workload.layers[units[u].front()].name)
-                            : fmt::format("bucket {}", u);
+      unit.name =
+          per_layer ? fmt::format("layer {}", job.workload.layers[units[u].front()].name) : fmt::format("bucket {}", u);
       update_deps.push_back(add_gradient_exchange(r, job, unit, ctx));
     }
     if (job.sync.kind == SyncKind::LocalSgd) {

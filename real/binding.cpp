@@ -81,7 +81,9 @@ RankBinding bind_rank(const Plan& plan, int rank) {
   rb.ops.resize(prog.ops.size());
   const bool ps = !job.servers.empty();
   const Ranges shards = ranges_of(ps ? shard_bytes(plan, job) : std::vector<double>{});
-  std::vector<double> buckets = ps ? std::vector<double>{} : bucket_bytes(plan.ranks[job.workers.front()]);
+  std::vector<double> buckets = ps                        ? std::vector<double>{}
+                                : !job.unit_bytes.empty() ? job.unit_bytes
+                                                          : bucket_bytes(plan.ranks[job.workers.front()]);
   const Ranges cum = ranges_of(buckets);
   rb.model_elements = ps ? shards.total() : cum.total();
   const int shard = shard_of(plan, job, rank);
@@ -92,8 +94,30 @@ RankBinding bind_rank(const Plan& plan, int rank) {
     rb.local_elements = rb.model_elements;
   }
   int bucket = 0;
+  int unit_ops = 0;  // ops left of the compressed unit being bound
+  int step = 0;
+  auto unit_range = [&](int u) {
+    const std::int64_t end = rb.model_elements - cum.begin[u];
+    const std::int64_t begin = rb.model_elements - cum.begin[u + 1];
+    return Binding{BufferKind::Grads, -1, begin, end - begin, begin};
+  };
   for (const Op& op : prog.ops) {
     Binding& b = rb.ops[op.id];
+    const bool exchange =
+        !ps && op.stream == Stream::Comm && (op.phase == Phase::Compression || op.phase == Phase::Communication);
+    if (exchange && unit_ops == 0 && op.phase == Phase::Compression && bucket < static_cast<int>(buckets.size())) {
+      // A compressed unit: compress, collective(s), decompress (PowerSGD: two of each between).
+      unit_ops = find_compressor(job.compression.method).exchange() == Exchange::LowRank ? 5 : 3;
+      step = 0;
+    }
+    if (exchange && unit_ops > 0) {
+      const auto* c = std::get_if<CollectiveOp>(&op.body);
+      b = c ? scratch(rb, c->bytes) : unit_range(bucket);
+      b.unit = bucket;
+      b.step = step++;
+      if (--unit_ops == 0) ++bucket;
+      continue;
+    }
     if (const auto* c = std::get_if<CollectiveOp>(&op.body)) {
       if (c->kind == CollectiveKind::AllReduce && !ps && bucket < static_cast<int>(buckets.size())) {
         const std::int64_t end = rb.model_elements - cum.begin[bucket];

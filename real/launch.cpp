@@ -15,6 +15,7 @@
 #include "models/plan_compiler.hpp"
 #include "models/scenario_loader.hpp"
 #include "models/trace.hpp"
+#include "real/codec.hpp"
 #include "real/executor.hpp"
 #include "real/plan_scale.hpp"
 #include "real/report.hpp"
@@ -136,9 +137,29 @@ void check_world_size(const Plan& plan, int world, const LaunchOptions& o) {
 // What a backend does not execute yet: the cuda backend runs BSP and local SGD only (its
 // asynchronous servers would need device-side RMA); compression runs on the cpu backend only.
 void check_supported(const Scenario& s, const std::string& backend) {
-  if (backend != "cuda") return;
   for (size_t j = 0; j < s.jobs.size(); ++j) {
     const JobSpec& job = s.jobs[j];
+    const std::string method = job.compression.method;
+    if (backend == "cpu" && method != "none") {
+      const std::string key = s.job_key(j, "compression.method");
+      if (!codec_supported(method)) {
+        throw InputError(s.location_of(key), fmt::format("{}: dtsim-real does not carry out {} (its packed integers "
+                                                         "need an integer-sum collective; valid here: fp16, bf16, "
+                                                         "topk, randomk, sign, powersgd)",
+                                                         key, method));
+      }
+      if (job.strategy.kind != StrategyKind::AllReduce) {
+        throw InputError(s.location_of(key), fmt::format("{}: dtsim-real compresses AllReduce jobs only so far "
+                                                         "(parameter-server pushes stay dense)",
+                                                         key));
+      }
+      if (job.model.grad_dtype != Dtype::Fp32) {
+        throw InputError(
+            s.location_of(s.job_key(j, "model.grad_dtype")),
+            fmt::format("{}: dtsim-real compresses fp32 gradients only", s.job_key(j, "model.grad_dtype")));
+      }
+    }
+    if (backend != "cuda") continue;
     if (job.sync.kind == SyncKind::Asp || job.sync.kind == SyncKind::Ssp) {
       const std::string key = s.job_key(j, "sync.policy");
       throw InputError(s.location_of(key), fmt::format("{}: dtsim-real --backend cuda runs bsp and local_sgd only "

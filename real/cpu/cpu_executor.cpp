@@ -52,6 +52,7 @@ void CpuExecutor::setup(const Plan& plan) {
   }
   MPI_Group_free(&world_group);
 
+  setup_codecs(plan);
   std::int64_t scratch = binding_.scratch_elements;
   for (const Op& op : program_->ops) {
     const auto* c = std::get_if<CollectiveOp>(&op.body);
@@ -62,8 +63,11 @@ void CpuExecutor::setup(const Plan& plan) {
     cs.shape = GroupShape{static_cast<int>(group.ranks.size()), group.per_node, 0};
     cs.me = static_cast<int>(std::find(group.ranks.begin(), group.ranks.end(), rank_) - group.ranks.begin());
     const Binding& b = binding_.ops[op.id];
-    const std::int64_t elements = buffer_elements(c->kind, cs.shape.size, b.elements);
-    if (b.buffer == BufferKind::Scratch) scratch = std::max(scratch, elements);
+    const std::int64_t elements = b.unit >= 0
+                                      ? static_cast<std::int64_t>(codecs_.at(b.unit).codec->wire(b.step == 3).size())
+                                      : buffer_elements(c->kind, cs.shape.size, b.elements);
+    if (b.buffer == BufferKind::Scratch && b.unit < 0) scratch = std::max(scratch, elements);
+    if (b.unit >= 0) codecs_.at(b.unit).comm = group_comms_.at(c->group);
     if (options_.mpi_collectives) {
       cs.layout = ChunkLayout{elements, native_chunks(c->kind, cs.shape.size)};
     } else {
@@ -105,10 +109,14 @@ void CpuExecutor::stream_loop(Stream stream, int iterations) {
         board_->finish(k, op.id);
         continue;
       }
+      const Binding& b = binding_.ops[op.id];
+      if (b.unit >= 0 && b.step == 0) fill_unit(k, op);  // the backward pass's gradients, untimed
       const double start = clock_.now();
       if (std::holds_alternative<ComputeOp>(op.body)) {
-        if (binding_.ops[op.id].buffer == BufferKind::Aggregate) {
+        if (b.buffer == BufferKind::Aggregate) {
           run_aggregate(k, op);
+        } else if (b.unit >= 0) {
+          run_codec(op, k);
         } else {
           run_compute(k, op);
         }
@@ -129,6 +137,7 @@ void CpuExecutor::stream_loop(Stream stream, int iterations) {
       }
       straggle(k, op);
       record(k, op, start, clock_.now());
+      if (b.unit >= 0 && b.step > 0) check_codec(k, op);  // after the decompress, untimed
       board_->finish(k, op.id);
     }
   }

@@ -16,6 +16,7 @@
 #include <Eigen/Dense>
 
 #include "real/binding.hpp"
+#include "real/codec.hpp"
 #include "real/executor.hpp"
 #include "real/op_board.hpp"
 #include "real/values.hpp"
@@ -56,6 +57,11 @@ class CpuExecutor : public RealExecutor {
   // Starts a send or receive; fills a worker's gradients before a push.
   MPI_Request start_p2p(int k, const Op& op);
   void execute_flops(double flops);
+  // Compressed gradient units (cpu_codec.cpp): the codec steps and their check.
+  void setup_codecs(const Plan& plan);
+  void fill_unit(int k, const Op& op);
+  void run_codec(const Op& op, int k);
+  void check_codec(int k, const Op& op);
   // A straggler's extra work: the op's FLOPs again, times (slowdown - 1).
   void straggle(int k, const Op& op);
 
@@ -82,6 +88,11 @@ class CpuExecutor : public RealExecutor {
   std::map<int, MPI_Comm> group_comms_;         // plan group -> its communicator
   std::map<int, CollectiveSetup> collectives_;  // op id -> how it runs
   MPI_Comm p2p_ = MPI_COMM_NULL;
+  struct UnitCodec {
+    std::unique_ptr<Codec> codec;
+    MPI_Comm comm = MPI_COMM_NULL;  // the exchange's group (for the check's reference sum)
+  };
+  std::map<int, UnitCodec> codecs_;  // by unit
   struct SharedShard {
     MPI_Win win = MPI_WIN_NULL;
     int owner = -1;  // the rank holding the memory
