@@ -103,8 +103,8 @@ struct JobPlan {
   int shards = 0;             // parameter-server shards
   // AllReduce jobs: gradient bytes of each unit exchanged as one (DDP bucket or layer), in
   // exchange order, and the compression applied (what a real backend needs to compress buffers).
-  std::vector<double> unit_bytes;
-  CompressionSpec compression;
+  std::vector<double> unit_bytes{};
+  CompressionSpec compression{};
 };
 
 struct Plan {

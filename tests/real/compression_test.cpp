@@ -4,6 +4,8 @@
 // carry out refused with exit 2.
 #include <catch2/catch.hpp>
 
+#include <filesystem>
+
 #include "mpirun.hpp"
 
 using dtsim::test::run_real;
@@ -71,4 +73,25 @@ TEST_CASE("compressions dtsim-real cannot carry out are refused with exit 2") {
   const auto cuda = run_real(2, kTiny + " --set compression.method=fp16 --backend cuda", "cuda-fp16");
   CHECK(cuda.process.code == 2);
   CHECK(cuda.process.err.find("--backend cuda does not compress yet") != std::string::npos);
+}
+
+TEST_CASE("the cuda compression kernels match the cpu codecs on a GPU, or skip and say why") {
+  const std::string probe = std::string(DTSIM_BINARY_DIR) + "/bin/real_cuda_codec_probe";
+  if (!std::filesystem::exists(probe)) {
+    WARN("cuda compression kernels skipped: dtsim was built without CUDA (no " << probe << ")");
+    SUCCEED();
+    return;
+  }
+  const std::string dir = dtsim::test::temp_dir("cuda-codec");
+  const int status = std::system(("'" + probe + "' >'" + dir + "/out' 2>&1").c_str());
+  const int code = WIFEXITED(status) ? WEXITSTATUS(status) : -1;
+  const std::string out = dtsim::test::slurp(dir + "/out");
+  if (code == 3) {
+    WARN("cuda compression kernels skipped: " << out.substr(0, out.find('\n')));
+    SUCCEED();
+    return;
+  }
+  INFO(out);
+  CHECK(code == 0);
+  CHECK(out.find(" 0 failed") != std::string::npos);
 }
