@@ -30,7 +30,14 @@ void CpuExecutor::setup(const Plan& plan) {
   params_.resize(local);
   grads_.assign(local, 0.0f);
   for (size_t e = 0; e < local; ++e) params_[e] = static_cast<float>((binding_.local_offset + e) % 1024);
-  if (program_->role == Role::Server) inbox_.assign(static_cast<size_t>(binding_.workers), std::vector<float>(local));
+  if (program_->role == Role::Server && program_->serves >= 0) {  // an asynchronous server: its worker's pushes only
+    const auto& workers = plan.jobs[program_->job].workers;
+    inbox_.assign(workers.size(), {});
+    inbox_[static_cast<size_t>(std::find(workers.begin(), workers.end(), program_->serves) - workers.begin())].resize(
+        local);
+  } else if (program_->role == Role::Server) {
+    inbox_.assign(static_cast<size_t>(binding_.workers), std::vector<float>(local));
+  }
   const auto side = static_cast<Eigen::Index>(options_.max_gemm_dim);
   a_ = Eigen::MatrixXf::Constant(side, side, 0.5f);
   b_ = Eigen::MatrixXf::Constant(side, side, 0.25f);

@@ -3,6 +3,8 @@
 // ASP does not), local SGD's periodic exchange, and a scenario shrunk to the MPI world.
 #include <catch2/catch.hpp>
 
+#include <set>
+
 #include "mpirun.hpp"
 
 using dtsim::test::run_dtsim;
@@ -51,8 +53,28 @@ TEST_CASE("an ASP parameter server applies every push at once and measures stale
   // Another worker's update falls between two of one's own at most (iterations) times in all.
   CHECK(measured["mean"].get<double>() >= 0);
   CHECK(measured["max"].get<double>() <= 7);
-  // The simulator's staleness, computed from the measured op times, is there too.
+  // The simulator's staleness, computed from the measured op times, is there too, and the
+  // metrics and trace have the simulator's fields.
   CHECK(r.metrics["staleness"].contains("histogram"));
+  const std::string sim_out = dtsim::test::temp_dir("asp-sim");
+  REQUIRE(run_dtsim("run " + kAsync + " --set stragglers.slow_factor=1 --out '" + sim_out + "'", "asp-sim").code == 0);
+  const auto sim = nlohmann::json::parse(dtsim::test::slurp(sim_out + "/metrics.json"));
+  for (auto it = sim.begin(); it != sim.end(); ++it) CHECK(r.metrics.contains(it.key()));
+  for (const char* key : {"staleness", "per_rank"}) {
+    const auto& a = key == std::string("per_rank") ? r.metrics[key][0] : r.metrics[key];
+    const auto& b = key == std::string("per_rank") ? sim[key][0] : sim[key];
+    for (auto it = b.begin(); it != b.end(); ++it) CHECK(a.contains(it.key()));
+  }
+  const auto trace = nlohmann::json::parse(dtsim::test::slurp(r.out + "/trace.json"));
+  const auto sim_trace = nlohmann::json::parse(dtsim::test::slurp(sim_out + "/trace.json"));
+  std::multiset<std::string> real_ops, sim_ops;
+  for (const auto& e : trace["traceEvents"]) {
+    if (e["ph"] == "X" && e["cat"] != "wait") real_ops.insert(e["name"].get<std::string>());
+  }
+  for (const auto& e : sim_trace["traceEvents"]) {
+    if (e["ph"] == "X" && e["cat"] != "wait") sim_ops.insert(e["name"].get<std::string>());
+  }
+  CHECK(real_ops == sim_ops);
 }
 
 TEST_CASE("a 3x straggler holds BSP and SSP(0) workers back but not ASP ones") {
