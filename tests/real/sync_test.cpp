@@ -183,3 +183,32 @@ TEST_CASE("the quick start runs at -np 4 shrunk to one node of four") {
   CHECK(r.metrics["checks"]["exact"] == true);
   CHECK(r.metrics["real"]["scenario_overrides"] == nlohmann::json::array({"cluster.nodes=1"}));
 }
+
+TEST_CASE("an SSP gate lets no worker pull more than the bound ahead of the slowest, by the measured clocks") {
+  const int bound = 1;
+  const auto r = run_real(4, kAsync + " --compute-scale 1 --set sync.policy=ssp --set sync.staleness=1", "ssp-bound");
+  require_async_exact(r, 14);
+  const auto trace = nlohmann::json::parse(dtsim::test::slurp(r.out + "/trace.json"));
+  struct Gate {
+    int rank, iteration;
+    double start, end;  // us; a worker publishes its iteration before its gate's start is taken
+  };
+  std::vector<Gate> gates;
+  for (const auto& e : trace["traceEvents"]) {
+    if (e["ph"] != "X" || e["args"]["kind"] != "gate") continue;
+    const double ts = e["ts"].get<double>();
+    gates.push_back({e["args"]["rank"].get<int>(), e["args"]["iteration"].get<int>(), ts, ts + e["dur"].get<double>()});
+  }
+  CHECK(gates.size() == 2 * 7);
+  // When worker w's gate of iteration k opened, every other worker had reached its gate of an
+  // iteration >= k - bound (5 ms of slack for a thread preempted between publishing and reading
+  // the clock; a 3x slower iteration here is over 20 ms).
+  for (const Gate& g : gates) {
+    for (const Gate& other : gates) {
+      if (other.rank == g.rank || other.iteration != g.iteration - bound) continue;
+      INFO("rank " << g.rank << " iteration " << g.iteration << " passed at " << g.end << " us; rank " << other.rank
+                   << " reached iteration " << other.iteration << " at " << other.start << " us");
+      CHECK(other.start <= g.end + 5000);
+    }
+  }
+}
