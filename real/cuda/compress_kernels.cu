@@ -2,9 +2,9 @@
 #include <cuda_bf16.h>
 #include <cuda_fp16.h>
 
+#include <thrust/iterator/transform_iterator.h>
 #include <cub/device/device_radix_sort.cuh>
 #include <cub/device/device_reduce.cuh>
-#include <thrust/iterator/transform_iterator.h>
 
 #include "real/cuda/compress_kernels.hpp"
 
@@ -18,7 +18,7 @@ int blocks(std::int64_t n) {
   return static_cast<int>(b < 65535 ? (b < 1 ? 1 : b) : 65535);
 }
 
-#define DTSIM_GRID_LOOP(i, n)                                                                        \
+#define DTSIM_GRID_LOOP(i, n)                                                                      \
   for (std::int64_t i = blockIdx.x * static_cast<std::int64_t>(blockDim.x) + threadIdx.x; i < (n); \
        i += static_cast<std::int64_t>(gridDim.x) * blockDim.x)
 
