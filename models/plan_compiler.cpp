@@ -55,7 +55,6 @@ void compile_allreduce(const Scenario& s, const JobSpec& job, JobPlan& jp, Plan&
   const CollectiveAlgorithm* gather =
       algorithm.supports(CollectiveKind::AllGather, shape) ? &algorithm : &find_algorithm("ring");
 
-  jp.compression = job.compression;
   for (const auto& unit : units) {
     double params = 0;
     for (int l : unit) params += job.workload.layers[l].params;
@@ -125,6 +124,7 @@ Plan compile_plan(const Scenario& s, PlanScope scope) {
     const JobSpec& job = s.jobs[i];
     plan.jobs[i].name = job.name;
     plan.jobs[i].samples_per_iteration = static_cast<double>(job.workers(s.cluster)) * job.model.batch_per_worker;
+    plan.jobs[i].compression = job.compression;
     place_workers(s, job, static_cast<int>(i), plan);
   }
   for (size_t i = 0; i < s.jobs.size(); ++i) {

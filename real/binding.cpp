@@ -42,15 +42,16 @@ std::vector<double> bucket_bytes(const RankProgram& r) {
   return out;
 }
 
-// Bytes of each shard, in shard order: what one of its server's receives carries (under ASP and
-// SSP a shard has one server rank per worker; the first one stands for the shard).
+// Bytes of each shard, in shard order: what one of its server's replies carries (dense, where a
+// push may be compressed; under ASP and SSP a shard has one server rank per worker, the first
+// one stands for the shard).
 std::vector<double> shard_bytes(const Plan& plan, const JobPlan& job) {
   std::vector<double> out;
   for (int s : job.servers) {
     if (plan.ranks[s].shard != static_cast<int>(out.size())) continue;
     double bytes = 0;
     for (const Op& op : plan.ranks[s].ops) {
-      if (const auto* r = std::get_if<RecvOp>(&op.body)) bytes = r->bytes;
+      if (const auto* send = std::get_if<SendOp>(&op.body)) bytes = send->bytes;
     }
     out.push_back(bytes);
   }
@@ -66,6 +67,33 @@ Binding scratch(RankBinding& rb, double bytes) {
   const std::int64_t n = elements_of(bytes);
   rb.scratch_elements = std::max(rb.scratch_elements, n);
   return Binding{BufferKind::Scratch, -1, 0, n, 0};
+}
+
+// Compressed parameter-server pushes: a worker's compress op (the push's dependency) and its push
+// become steps 0 and 1 of unit `shard`; a server's receives from workers and its decompress op,
+// steps 1 and 2 of its own shard.
+void bind_compressed_pushes(const Plan& plan, const RankProgram& prog, int shard, RankBinding& rb) {
+  const JobPlan& job = plan.jobs[prog.job];
+  const bool server_decompresses =
+      std::any_of(prog.ops.begin(), prog.ops.end(), [](const Op& op) { return op.phase == Phase::Compression; });
+  for (const Op& op : prog.ops) {
+    Binding& b = rb.ops[op.id];
+    if (shard < 0) {
+      const auto* send = std::get_if<SendOp>(&op.body);
+      if (!send || op.deps.size() != 1 || prog.ops[op.deps[0]].phase != Phase::Compression) continue;
+      b.unit = shard_of(plan, job, send->peer);
+      b.step = 1;
+      Binding& compress = rb.ops[op.deps[0]];
+      compress = Binding{BufferKind::Grads, -1, b.offset, b.elements, b.model_offset, b.unit, 0};
+    } else if (server_decompresses) {
+      if (std::holds_alternative<RecvOp>(op.body) && b.buffer == BufferKind::Inbox) {
+        b.unit = shard;
+        b.step = 1;
+      } else if (op.phase == Phase::Compression) {
+        b = Binding{BufferKind::None, -1, 0, rb.local_elements, rb.local_offset, shard, 2};
+      }
+    }
+  }
 }
 
 }  // namespace
@@ -154,6 +182,7 @@ RankBinding bind_rank(const Plan& plan, int rank) {
       b = Binding{BufferKind::Aggregate, -1, 0, rb.local_elements, rb.local_offset};
     }
   }
+  if (ps) bind_compressed_pushes(plan, prog, shard, rb);
   return rb;
 }
 

@@ -207,6 +207,35 @@ void Codec::between() {
   Eigen::Map<Eigen::MatrixXf>(wire2_.data(), cols_, r_).noalias() = m.transpose() * p;
 }
 
+void Codec::keep_residual() {
+  if (residual_.empty()) return;
+  for (size_t e = 0; e < residual_.size(); ++e) residual_[e] = x_[e] - own_[e];
+}
+
+bool Codec::lossless() const {
+  if (spec_.method == "fp16" || spec_.method == "bf16") return true;
+  return (spec_.method == "topk" || spec_.method == "randomk") && k_ == n_;
+}
+
+void Codec::decode(std::span<float> out) const {
+  const auto n = static_cast<size_t>(n_);
+  if (spec_.method == "fp16" || spec_.method == "bf16") {
+    const bool half = spec_.method == "fp16";
+    for (size_t e = 0; e < n; ++e) {
+      const std::uint16_t h = get16(wire_.data(), static_cast<std::int64_t>(e));
+      out[e] = half ? from_half(h) : from_bfloat16(h);
+    }
+  } else if (spec_.method == "topk" || spec_.method == "randomk") {
+    std::fill(out.begin(), out.end(), 0.0f);
+    for (std::int64_t j = 0; j < k_; ++j) out[static_cast<size_t>(index_of(wire_[2 * j]))] += wire_[2 * j + 1];
+  } else if (spec_.method == "sign") {
+    for (size_t e = 0; e < n; ++e) {
+      const std::uint32_t word = std::bit_cast<std::uint32_t>(wire_[1 + e / 32]);
+      out[e] = (word >> (e % 32)) & 1u ? wire_[0] : -wire_[0];
+    }
+  }
+}
+
 void Codec::decompress(std::span<float> out) {
   const auto n = static_cast<size_t>(n_);
   if (spec_.method == "fp16" || spec_.method == "bf16") {

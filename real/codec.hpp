@@ -54,6 +54,17 @@ class Codec {
   // Last step: the combined gradient (the sum over workers) into `out`; error feedback updated.
   void decompress(std::span<float> out);
 
+  // A parameter-server push has no decompress on the worker: error feedback keeps x minus what
+  // this worker's payload decodes to, right after compress.
+  void keep_residual();
+  // Whether decoding gives back exactly what was compressed for integer-valued gradients (fp16,
+  // bf16, top-k or random-k sending every element, no error feedback needed).
+  bool lossless() const;
+
+  // One worker's payload in wire(0) (a parameter server's receive; workers = 1) decoded into
+  // `out`, without touching error feedback: fp16, bf16, topk, randomk, sign.
+  void decode(std::span<float> out) const;
+
   // This worker's own decoded contribution of the last iteration (the check's reference sums them
   // over workers): for PowerSGD, M itself (the reference is P P^T sum M).
   const std::vector<float>& own() const { return own_; }

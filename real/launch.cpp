@@ -148,11 +148,6 @@ void check_supported(const Scenario& s, const std::string& backend) {
                                                          "topk, randomk, sign, powersgd)",
                                                          key, method));
       }
-      if (job.strategy.kind != StrategyKind::AllReduce) {
-        throw InputError(s.location_of(key), fmt::format("{}: dtsim-real compresses AllReduce jobs only so far "
-                                                         "(parameter-server pushes stay dense)",
-                                                         key));
-      }
       if (job.model.grad_dtype != Dtype::Fp32) {
         throw InputError(
             s.location_of(s.job_key(j, "model.grad_dtype")),

@@ -120,7 +120,7 @@ bool CpuExecutor::gate_open(int k, int lag) {
 void CpuExecutor::finish_shared() {
   if (windows_.empty()) return;
   check_mpi(MPI_Barrier(MPI_COMM_WORLD), "MPI_Barrier");
-  if (shard_owner_) {
+  if (shard_owner_ && !lossy_pushes_) {
     const int iterations = plan_->warmup + plan_->iterations;
     const std::int64_t n = binding_.local_elements;
     std::vector<float> final_params(static_cast<size_t>(n));

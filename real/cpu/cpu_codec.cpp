@@ -18,12 +18,23 @@ namespace dtsim::real {
 
 void CpuExecutor::setup_codecs(const Plan& plan) {
   const JobPlan& job = plan.jobs[program_->job];
+  const bool ps = !job.servers.empty();
   for (const Op& op : program_->ops) {
     const Binding& b = binding_.ops[op.id];
-    if (b.unit < 0 || b.step != 0) continue;
-    const std::uint64_t seed = 0x5eedull * static_cast<std::uint64_t>(b.unit + 1) + program_->job;
-    codecs_[b.unit].codec =
-        std::make_unique<Codec>(job.compression, b.elements, binding_.workers, binding_.worker_index, seed);
+    if (b.unit < 0) continue;
+    if (program_->role == Role::Server) {  // decoders for the workers whose pushes arrive here
+      if (b.step != 1) continue;
+      auto& decoder = inbox_codecs_[b.inbox];
+      if (!decoder) decoder = std::make_unique<Codec>(job.compression, binding_.local_elements, 1, 0, 1);
+      lossy_pushes_ = lossy_pushes_ || !decoder->lossless();
+      continue;
+    }
+    if (b.step != 0) continue;
+    // A pushing worker encodes alone (its own random draws); an AllReduce worker is one of many.
+    const std::uint64_t seed = 0x5eedull * static_cast<std::uint64_t>(b.unit + 1) + program_->job +
+                               (ps ? 7919ull * static_cast<std::uint64_t>(binding_.worker_index) : 0);
+    codecs_[b.unit].codec = std::make_unique<Codec>(job.compression, b.elements, ps ? 1 : binding_.workers,
+                                                    ps ? 0 : binding_.worker_index, seed);
   }
 }
 
@@ -37,6 +48,16 @@ void CpuExecutor::fill_unit(int k, const Op& op) {
 
 void CpuExecutor::run_codec(const Op& op, int k) {
   const Binding& b = binding_.ops[op.id];
+  if (program_->role == Role::Server) {  // decompress every push received into its inbox
+    for (auto& [w, decoder] : inbox_codecs_) decoder->decode(inbox_.at(static_cast<size_t>(w)));
+    return;
+  }
+  if (!plan_->jobs[program_->job].servers.empty()) {  // a push: encode, keep what was not sent
+    Codec& codec = *codecs_.at(b.unit).codec;
+    codec.compress(buffer(b), k);
+    codec.keep_residual();
+    return;
+  }
   Codec& codec = *codecs_.at(b.unit).codec;
   const int last = codec.exchange() == Exchange::LowRank ? 4 : 2;
   if (b.step == 0) {
@@ -50,6 +71,7 @@ void CpuExecutor::run_codec(const Op& op, int k) {
 
 void CpuExecutor::check_codec(int k, const Op& op) {
   const Binding& b = binding_.ops[op.id];
+  if (program_->role == Role::Server) return;  // pushes are checked by the server's aggregate
   UnitCodec& unit = codecs_.at(b.unit);
   Codec& codec = *unit.codec;
   if (b.step != (codec.exchange() == Exchange::LowRank ? 4 : 2)) return;

@@ -92,7 +92,9 @@ class CpuExecutor : public RealExecutor {
     std::unique_ptr<Codec> codec;
     MPI_Comm comm = MPI_COMM_NULL;  // the exchange's group (for the check's reference sum)
   };
-  std::map<int, UnitCodec> codecs_;  // by unit
+  std::map<int, UnitCodec> codecs_;                     // by unit (a parameter-server worker: by shard)
+  std::map<int, std::unique_ptr<Codec>> inbox_codecs_;  // a server's decoders, by inbox (worker)
+  bool lossy_pushes_ = false;                           // a server's exact-sum checks do not apply
   struct SharedShard {
     MPI_Win win = MPI_WIN_NULL;
     int owner = -1;  // the rank holding the memory

@@ -158,3 +158,26 @@ TEST_CASE("wires are the compressors' payload bytes in whole floats") {
     CHECK(per_rank < payload + 4);
   }
 }
+
+TEST_CASE("a pushed payload decodes alone, and the pusher keeps what it did not send") {
+  Codec worker(spec_of("topk", 0.25), 4, 1, 0, 1);
+  worker.compress(std::vector<float>{1, -5, 3, 0.5f}, 0);
+  worker.keep_residual();
+  Codec server(spec_of("topk", 0.25), 4, 1, 0, 1);
+  server.wire(0) = worker.wire(0);
+  std::vector<float> out(4);
+  server.decode(out);
+  CHECK(out == std::vector<float>{0, -5, 0, 0});
+  worker.compress(std::vector<float>{0, 0, 0, 0}, 1);  // the residual's largest goes next
+  server.wire(0) = worker.wire(0);
+  server.decode(out);
+  CHECK(out == std::vector<float>{0, 0, 3, 0});
+  CHECK(!server.lossless());
+  CHECK(Codec(spec_of("topk", 1.0), 4, 1, 0, 1).lossless());
+  CHECK(Codec(spec_of("fp16"), 4, 1, 0, 1).lossless());
+  Codec sign(spec_of("sign", 0.01, 4, false), 3, 1, 0, 1);
+  sign.compress(std::vector<float>{2, -4, 0}, 0);
+  std::vector<float> signs(3);
+  sign.decode(signs);
+  CHECK(signs == std::vector<float>{2, -2, 2});  // mean |x| = 2; 0 counts as positive
+}

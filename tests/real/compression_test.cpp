@@ -95,3 +95,34 @@ TEST_CASE("the cuda compression kernels match the cpu codecs on a GPU, or skip a
   CHECK(code == 0);
   CHECK(out.find(" 0 failed") != std::string::npos);
 }
+
+TEST_CASE("parameter-server pushes are compressed for real: lossless ones give the dense model") {
+  const std::string ps = "tests/real/data/tiny_ps.yaml";
+  const auto dense = run_real(4, ps, "ps-dense");
+  REQUIRE(dense.process.code == 0);
+  const auto hash = dense.metrics["checks"]["models"][0]["hash"];
+  for (const char* method : {"fp16", "topk --set compression.ratio=1"}) {
+    const auto r = run_real(4, ps + " --set compression.method=" + method, std::string("ps-") + method);
+    INFO(method << r.process.out << r.process.err);
+    REQUIRE(r.process.code == 0);
+    CHECK(r.metrics["checks"]["collectives"][0]["kind"] == "aggregate");
+    CHECK(r.metrics["checks"]["collectives"][0]["mismatched_elements"] == 0);
+    CHECK(r.metrics["checks"]["models"][0]["hash"] == hash);
+    const double iterations = r.metrics["iterations"].get<double>() + r.metrics["warmup"].get<double>();
+    CHECK(r.metrics["real"]["bytes_sent"].get<double>() ==
+          r.metrics["bytes_on_wire_per_iteration"].get<double>() * iterations);
+  }
+  // ASP with fp16 pushes: every push applied once, exactly.
+  const auto asp = run_real(6, ps + " --set compression.method=fp16 --set sync.policy=asp", "ps-asp-fp16");
+  INFO(asp.process.out << asp.process.err);
+  REQUIRE(asp.process.code == 0);
+  for (const auto& c : asp.metrics["checks"]["collectives"]) {
+    CHECK(c["kind"] == "async updates");
+    CHECK(c["mismatched_elements"] == 0);
+  }
+  // A lossy push cannot be checked against the exact sum: it runs, and says so.
+  const auto sign = run_real(4, ps + " --set compression.method=sign", "ps-sign");
+  REQUIRE(sign.process.code == 0);
+  CHECK(sign.metrics["checks"]["collectives"][0]["kind"] == "aggregate of lossy pushes (not checked)");
+  CHECK(sign.metrics["checks"]["collectives"][0]["checked_elements"] == 0);
+}
