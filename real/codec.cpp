@@ -92,11 +92,11 @@ void reduce_into(Reduction r, float* into, const float* from, std::int64_t n) {
   }
 }
 
-bool codec_supported(const std::string& method) {
+bool codec_supported(const std::string& method, bool allreduce) {
   for (const char* m : {"none", "fp16", "bf16", "topk", "randomk", "sign", "powersgd"}) {
     if (method == m) return true;
   }
-  return false;
+  return !allreduce && (method == "int8" || method == "qsgd");
 }
 
 Codec::Codec(const CompressionSpec& spec, std::int64_t n, int workers, int me, std::uint64_t seed)
@@ -111,6 +111,11 @@ Codec::Codec(const CompressionSpec& spec, std::int64_t n, int workers, int me, s
     slot_ = 2 * k_;
   } else if (spec.method == "sign") {
     slot_ = 1 + (n + 31) / 32;  // the scale, then the bits in 32-bit words
+  } else if (spec.method == "int8") {
+    slot_ = 1 + (n + 3) / 4;  // the scale, then one byte per element
+  } else if (spec.method == "qsgd") {
+    bits_ = static_cast<int>(std::ceil(std::log2(spec.levels + 1.0))) + 1;
+    slot_ = 1 + (n * bits_ + 31) / 32;  // the norm, then sign and magnitude bits
   } else if (spec.method == "powersgd") {
     m_ = std::max(1, static_cast<int>(std::ceil(std::sqrt(static_cast<double>(n)))));
     cols_ = std::max(1, static_cast<int>((n + m_ - 1) / m_));
@@ -187,6 +192,39 @@ void Codec::compress(std::span<const float> grad, int iteration) {
       own_[e] = x_[e] >= 0 ? scale : -scale;
     }
     for (size_t w = 0; w < words.size(); ++w) mine[1 + w] = std::bit_cast<float>(words[w]);
+  } else if (spec_.method == "int8") {
+    float max_abs = 0;
+    for (size_t e = 0; e < n; ++e) max_abs = std::max(max_abs, std::fabs(x_[e]));
+    const float scale = max_abs / 127.0f;
+    mine[0] = scale;
+    auto* bytes = reinterpret_cast<std::int8_t*>(mine + 1);
+    for (size_t e = 0; e < n; ++e) {
+      const auto q = static_cast<std::int8_t>(scale > 0 ? std::clamp(std::lround(x_[e] / scale), -127L, 127L) : 0);
+      bytes[e] = q;
+      own_[e] = static_cast<float>(q) * scale;
+    }
+  } else if (spec_.method == "qsgd") {
+    double sum2 = 0;
+    for (size_t e = 0; e < n; ++e) sum2 += static_cast<double>(x_[e]) * x_[e];
+    const auto norm = static_cast<float>(std::sqrt(sum2));
+    mine[0] = norm;
+    std::fill(mine + 1, mine + slot_, 0.0f);
+    auto* words = reinterpret_cast<std::uint32_t*>(mine + 1);
+    std::mt19937_64 gen(seed_ ^ (static_cast<std::uint64_t>(iteration) << 32) ^ static_cast<std::uint64_t>(me_));
+    std::uniform_real_distribution<float> u(0.0f, 1.0f);
+    const int s = spec_.levels;
+    for (size_t e = 0; e < n; ++e) {
+      const float r = norm > 0 ? std::fabs(x_[e]) / norm * static_cast<float>(s) : 0.0f;
+      auto level = static_cast<std::uint32_t>(std::floor(r));
+      if (u(gen) < r - static_cast<float>(level)) ++level;  // unbiased stochastic rounding
+      level = std::min<std::uint32_t>(level, static_cast<std::uint32_t>(s));
+      const std::uint32_t code = level << 1 | (x_[e] < 0 ? 1u : 0u);
+      for (int b = 0; b < bits_; ++b) {
+        const std::uint64_t at = e * static_cast<std::uint64_t>(bits_) + static_cast<std::uint64_t>(b);
+        if ((code >> b) & 1u) words[at / 32] |= 1u << (at % 32);
+      }
+      own_[e] = (x_[e] < 0 ? -1.0f : 1.0f) * static_cast<float>(level) * norm / static_cast<float>(s);
+    }
   } else if (spec_.method == "powersgd") {
     x_.resize(static_cast<size_t>(m_) * cols_, 0.0f);  // M, row-major, zero-padded
     const Eigen::Map<const RowMatrix> m(x_.data(), m_, cols_);
@@ -232,6 +270,20 @@ void Codec::decode(std::span<float> out) const {
     for (size_t e = 0; e < n; ++e) {
       const std::uint32_t word = std::bit_cast<std::uint32_t>(wire_[1 + e / 32]);
       out[e] = (word >> (e % 32)) & 1u ? wire_[0] : -wire_[0];
+    }
+  } else if (spec_.method == "int8") {
+    const auto* bytes = reinterpret_cast<const std::int8_t*>(wire_.data() + 1);
+    for (size_t e = 0; e < n; ++e) out[e] = static_cast<float>(bytes[e]) * wire_[0];
+  } else if (spec_.method == "qsgd") {
+    const auto* words = reinterpret_cast<const std::uint32_t*>(wire_.data() + 1);
+    for (size_t e = 0; e < n; ++e) {
+      std::uint32_t code = 0;
+      for (int b = 0; b < bits_; ++b) {
+        const std::uint64_t at = e * static_cast<std::uint64_t>(bits_) + static_cast<std::uint64_t>(b);
+        code |= ((words[at / 32] >> (at % 32)) & 1u) << b;
+      }
+      out[e] =
+          ((code & 1u) ? -1.0f : 1.0f) * static_cast<float>(code >> 1) * wire_[0] / static_cast<float>(spec_.levels);
     }
   }
 }

@@ -9,8 +9,10 @@
 //   sign: the mean |x| then one bit per element, AllGathered; majority vote times the summed scales.
 //   powersgd: M (m x n', the squarest reshape), P = M Q AllReduced, orthogonalised, Q = M^T P
 //     AllReduced, M ~ P Q^T (the sum over workers); Q kept as the next warm start.
-// int8 and qsgd pack integers that a float-sum collective cannot add: not carried out (the
-// launcher refuses them).
+//   int8, qsgd (parameter-server pushes only): a max-|x| scale (int8: q = round(x / scale),
+//     scale = max |x| / 127, one byte each) or the L2 norm (qsgd: s levels, stochastic rounding,
+//     ceil(log2(s + 1)) magnitude bits and a sign bit each), decoded one push at a time. Their
+//     packed integers cannot be summed by a float collective, so AllReduce jobs refuse them.
 #pragma once
 
 #include <cstdint>
@@ -31,8 +33,9 @@ float from_half(std::uint16_t h);
 std::uint16_t to_bfloat16(float x);  // round to nearest even
 float from_bfloat16(std::uint16_t h);
 
-// Whether dtsim-real can carry out the method ("none" included).
-bool codec_supported(const std::string& method);
+// Whether dtsim-real can carry out the method ("none" included) in an AllReduce exchange, or in a
+// parameter-server push.
+bool codec_supported(const std::string& method, bool allreduce);
 
 class Codec {
  public:
@@ -84,6 +87,7 @@ class Codec {
   std::uint64_t seed_;
   std::int64_t k_ = 0, slot_ = 0;
   int m_ = 0, cols_ = 0, r_ = 0;
+  int bits_ = 0;  // qsgd: bits per element
   std::vector<float> residual_, x_, own_, wire_, wire2_, q_;
 };
 

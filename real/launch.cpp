@@ -142,10 +142,11 @@ void check_supported(const Scenario& s, const std::string& backend) {
     const std::string method = job.compression.method;
     if (backend == "cpu" && method != "none") {
       const std::string key = s.job_key(j, "compression.method");
-      if (!codec_supported(method)) {
-        throw InputError(s.location_of(key), fmt::format("{}: dtsim-real does not carry out {} (its packed integers "
-                                                         "need an integer-sum collective; valid here: fp16, bf16, "
-                                                         "topk, randomk, sign, powersgd)",
+      if (!codec_supported(method, job.strategy.kind == StrategyKind::AllReduce)) {
+        throw InputError(s.location_of(key), fmt::format("{}: dtsim-real does not carry out {} in an AllReduce job "
+                                                         "(its packed integers need an integer-sum collective; valid "
+                                                         "here: fp16, bf16, topk, randomk, sign, powersgd; int8 and "
+                                                         "qsgd run in parameter-server jobs)",
                                                          key, method));
       }
       if (job.model.grad_dtype != Dtype::Fp32) {

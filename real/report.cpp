@@ -142,7 +142,9 @@ void print_result(std::ostream& os, const std::vector<Metrics>& jobs, const Real
   os << fmt::format("  FLOPs executed {:.4g} of {:.4g} planned; {} sent\n", summary.flops_executed,
                     summary.flops_planned, format_bytes(summary.bytes_sent));
   int checks = 0;
-  for (const auto& c : summary.checks["collectives"]) checks += c["ranks"].get<int>() * c["iterations"].get<int>();
+  for (const auto& c : summary.checks["collectives"]) {
+    if (c["checked_elements"].get<std::int64_t>() > 0) checks += c["ranks"].get<int>() * c["iterations"].get<int>();
+  }
   std::string models = "agree";
   for (const auto& m : summary.checks["models"]) {
     if (m["workers_agree"] == true) continue;

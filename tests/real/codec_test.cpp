@@ -181,3 +181,31 @@ TEST_CASE("a pushed payload decodes alone, and the pusher keeps what it did not 
   sign.decode(signs);
   CHECK(signs == std::vector<float>{2, -2, 2});  // mean |x| = 2; 0 counts as positive
 }
+
+TEST_CASE("int8 and QSGD pushes decode to within one quantisation step") {
+  const std::vector<float> x = {1, -5, 3, 0.5f, 0, -2.25f};
+  Codec int8(spec_of("int8", 0.01, 4, false), 6, 1, 0, 1);
+  int8.compress(x, 0);
+  std::vector<float> out(6);
+  int8.decode(out);
+  const float scale = 5.0f / 127;
+  for (size_t e = 0; e < x.size(); ++e) CHECK(std::fabs(out[e] - x[e]) <= 0.5f * scale * 1.0001f);
+  CHECK(out == int8.own());
+  CompressionSpec qsgd = spec_of("qsgd", 0.01, 4, false);
+  qsgd.levels = 3;
+  Codec q(qsgd, 6, 1, 0, 7);
+  double norm = 0;
+  for (float v : x) norm += v * v;
+  norm = std::sqrt(norm);
+  std::vector<double> mean(6, 0.0);
+  const int draws = 4000;
+  for (int k = 0; k < draws; ++k) {
+    q.compress(x, k);
+    q.decode(out);
+    for (size_t e = 0; e < x.size(); ++e) {
+      CHECK(std::fabs(out[e] - x[e]) <= norm / 3 * 1.0001);  // a neighbouring level
+      mean[e] += out[e] / draws;
+    }
+  }
+  for (size_t e = 0; e < x.size(); ++e) CHECK(mean[e] == Approx(x[e]).margin(0.05 * norm));  // unbiased
+}

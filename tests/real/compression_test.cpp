@@ -120,6 +120,15 @@ TEST_CASE("parameter-server pushes are compressed for real: lossless ones give t
     CHECK(c["kind"] == "async updates");
     CHECK(c["mismatched_elements"] == 0);
   }
+  // int8 and QSGD pushes carry the Plan's bytes.
+  for (const char* method : {"int8", "qsgd"}) {
+    const auto r = run_real(4, ps + " --set compression.method=" + method, std::string("ps-") + method);
+    INFO(method << r.process.out << r.process.err);
+    REQUIRE(r.process.code == 0);
+    const double iterations = r.metrics["iterations"].get<double>() + r.metrics["warmup"].get<double>();
+    CHECK(r.metrics["real"]["bytes_sent"].get<double>() ==
+          r.metrics["bytes_on_wire_per_iteration"].get<double>() * iterations);
+  }
   // A lossy push cannot be checked against the exact sum: it runs, and says so.
   const auto sign = run_real(4, ps + " --set compression.method=sign", "ps-sign");
   REQUIRE(sign.process.code == 0);
