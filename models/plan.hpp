@@ -7,6 +7,7 @@
 #include <vector>
 
 #include "models/collectives/collective.hpp"
+#include "models/compression/compressor.hpp"
 #include "models/dtype.hpp"
 
 namespace dtsim {
@@ -27,10 +28,10 @@ struct ComputeOp {
 };
 struct CollectiveOp {
   CollectiveKind kind = CollectiveKind::AllReduce;
-  double bytes = 0;  // S as collective.hpp defines it
-  int group = 0;     // index into Plan::groups
+  double bytes = 0;                                // S as collective.hpp defines it
+  int group = 0;                                   // index into Plan::groups
   const CollectiveAlgorithm* algorithm = nullptr;  // from the table in models/collectives/
-  int seq = 0;       // the n-th collective of this group in an iteration: ranks match on (group, seq)
+  int seq = 0;  // the n-th collective of this group in an iteration: ranks match on (group, seq)
 };
 struct SendOp {
   int peer = 0;
@@ -93,8 +94,8 @@ struct Placement {
 
 struct RankProgram {
   int rank = 0;
-  int job = 0;     // index into Plan::jobs
-  int shard = -1;  // a server rank's shard
+  int job = 0;      // index into Plan::jobs
+  int shard = -1;   // a server rank's shard
   int serves = -1;  // an asynchronous server rank's worker (one such rank per shard and worker)
   Role role = Role::Worker;
   Placement where;
@@ -114,6 +115,10 @@ struct JobPlan {
   double samples_per_iteration = 0;
   bool asynchronous = false;  // ASP, SSP or gossip: workers' iterations drift apart
   int shards = 0;             // parameter-server shards
+  // AllReduce jobs: gradient bytes of each unit exchanged as one (DDP bucket or layer), in
+  // exchange order, and the compression applied (what a real backend needs to compress buffers).
+  std::vector<double> unit_bytes{};
+  CompressionSpec compression{};
 };
 
 struct Plan {
@@ -135,14 +140,12 @@ struct Plan {
   // collectives and the parameter server's pushes and pulls synchronise ranks with each other.
 
   int total_ops() const;
-  double slowdown_of(int rank, int iteration) const {
-    return slowdown.empty() ? 1.0 : slowdown[rank][iteration];
-  }
+  double slowdown_of(int rank, int iteration) const { return slowdown.empty() ? 1.0 : slowdown[rank][iteration]; }
 };
 
 std::string_view phase_name(Phase p);
 std::string_view op_kind_name(const OpBody& body);  // "compute", "allreduce", "send", "recv", "update", ...
-double op_bytes(const OpBody& body);                  // bytes communicated, 0 for compute
+double op_bytes(const OpBody& body);                // bytes communicated, 0 for compute
 double op_flops(const OpBody& body);
 
 }  // namespace dtsim

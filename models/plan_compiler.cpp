@@ -58,6 +58,11 @@ void compile_allreduce(const Scenario& s, const JobSpec& job, JobPlan& jp, Plan&
   const CollectiveAlgorithm* gather =
       algorithm.supports(CollectiveKind::AllGather, shape) ? &algorithm : &find_algorithm("ring");
 
+  for (const auto& unit : units) {
+    double params = 0;
+    for (int l : unit) params += job.workload.layers[l].params;
+    jp.unit_bytes.push_back(params * grad_bytes);
+  }
   for (int rank : jp.workers) {
     if (first_only && rank != jp.workers.front()) break;
     RankProgram& r = plan.ranks[rank];
@@ -77,8 +82,8 @@ void compile_allreduce(const Scenario& s, const JobSpec& job, JobPlan& jp, Plan&
       GradientUnit unit;
       for (int l : units[u]) unit.params += job.workload.layers[l].params;
       unit.ready = quorum >= 0 ? quorum : (job.strategy.overlap ? pass.backward[units[u].back()] : pass.last);
-      unit.name = per_layer ? fmt::format("layer {}", job.workload.layers[units[u].front()].name)
-                            : fmt::format("bucket {}", u);
+      unit.name =
+          per_layer ? fmt::format("layer {}", job.workload.layers[units[u].front()].name) : fmt::format("bucket {}", u);
       update_deps.push_back(add_gradient_exchange(r, job, unit, ctx));
     }
     if (job.sync.kind == SyncKind::LocalSgd) {
@@ -131,6 +136,7 @@ Plan compile_plan(const Scenario& s, PlanScope scope) {
     const JobSpec& job = s.jobs[i];
     plan.jobs[i].name = job.name;
     plan.jobs[i].samples_per_iteration = static_cast<double>(job.workers(s.cluster)) * job.model.batch_per_worker;
+    plan.jobs[i].compression = job.compression;
     place_workers(s, job, static_cast<int>(i), plan);
   }
   for (size_t i = 0; i < s.jobs.size(); ++i) {

@@ -25,6 +25,8 @@ struct Binding {
   std::int64_t offset = 0;  // first element in the buffer
   std::int64_t elements = 0;
   std::int64_t model_offset = 0;  // index in the job's model of the first element
+  int unit = -1;                  // a compressed gradient unit's op: the unit (index in JobPlan::unit_bytes)
+  int step = -1;                  // and its step (0: compress, ..., last: decompress)
 };
 
 struct RankBinding {

@@ -41,7 +41,9 @@ struct RankReport {
   std::uint64_t model_hash = 0;  // FNV-1a of a worker's parameters after the run (0 on servers)
   double flops_planned = 0;
   double flops_executed = 0;
-  double elements_sent = 0;  // floats this rank sent
+  double elements_sent = 0;    // floats this rank sent
+  double flops_straggler = 0;  // extra FLOPs run to make this rank as slow as Plan::slowdown says
+  std::vector<int> staleness;  // an asynchronous server rank's updates: versions it missed (measured)
 };
 
 class RealExecutor : public Executor {

@@ -15,6 +15,7 @@
 #include "models/plan_compiler.hpp"
 #include "models/scenario_loader.hpp"
 #include "models/trace.hpp"
+#include "real/codec.hpp"
 #include "real/executor.hpp"
 #include "real/plan_scale.hpp"
 #include "real/report.hpp"
@@ -50,25 +51,70 @@ std::string hostname() {
 
 }  // namespace
 
-std::vector<std::string> world_size_hints(const LaunchOptions& o, int world) {
-  std::vector<std::string> found;
+namespace {
+
+// Up to `limit` exact shrinks to `world` ranks, each a list of raw overrides.
+std::vector<std::vector<std::string>> shrinks(const LaunchOptions& o, int world, size_t limit) {
+  std::vector<std::vector<std::string>> found;
   auto attempt = [&](std::vector<std::string> extra) {
-    if (found.size() >= 2) return;
+    if (found.size() >= limit) return;
     std::vector<std::string> sets = o.sets;
     sets.insert(sets.end(), extra.begin(), extra.end());
-    if (plan_ranks(o.scenario, sets) != world) return;
-    std::string text;
-    for (const auto& e : extra) text += (text.empty() ? "--set " : " --set ") + e;
-    found.push_back(text);
+    if (plan_ranks(o.scenario, sets) == world) found.push_back(std::move(extra));
   };
   for (int n = 1; n <= 64 && found.empty(); ++n) attempt({fmt::format("cluster.nodes={}", n)});
-  for (int d = 1; d <= 16 && found.size() < 2; ++d) attempt({fmt::format("cluster.devices_per_node={}", d)});
+  for (int d = 1; d <= 16 && found.size() < limit; ++d) attempt({fmt::format("cluster.devices_per_node={}", d)});
   for (int n = 1; n <= 16 && found.empty(); ++n) {
     for (int d = 1; d <= 16 && found.empty(); ++d) {
       attempt({fmt::format("cluster.nodes={}", n), fmt::format("cluster.devices_per_node={}", d)});
     }
   }
   return found;
+}
+
+std::string as_set_flags(const std::vector<std::string>& sets) {
+  std::string text;
+  for (const auto& e : sets) text += (text.empty() ? "--set " : " --set ") + e;
+  return text;
+}
+
+// The dtsim beside this dtsim-real (build/bin/dtsim, relative to the current folder when below
+// it), or plain `dtsim`.
+std::string dtsim_command() {
+  std::error_code ec;
+  const std::filesystem::path self = std::filesystem::read_symlink("/proc/self/exe", ec);
+  if (ec) return "dtsim";
+  const std::filesystem::path dtsim = self.parent_path() / "dtsim";
+  if (!std::filesystem::exists(dtsim, ec)) return "dtsim";
+  const std::filesystem::path rel = std::filesystem::relative(dtsim, std::filesystem::current_path(), ec);
+  return !ec && !rel.empty() && *rel.begin() != ".." ? rel.string() : dtsim.string();
+}
+
+// `dtsim run` of the scenario as this run executed it (the user's --set and any shrink), its
+// output beside this run's: `runs/quickstart-real` -> `runs/quickstart-sim`.
+std::string simulate_command(const LaunchOptions& o, const std::string& out) {
+  std::string sim_out = out;
+  if (sim_out.size() > 5 && sim_out.ends_with("-real")) {
+    sim_out.replace(sim_out.size() - 5, 5, "-sim");
+  } else {
+    sim_out += "-sim";
+  }
+  std::string cmd = dtsim_command() + " run " + o.scenario;
+  if (!o.sets.empty()) cmd += " " + as_set_flags(o.sets);
+  return cmd + " --out " + sim_out;
+}
+
+}  // namespace
+
+std::vector<std::string> world_size_hints(const LaunchOptions& o, int world) {
+  std::vector<std::string> out;
+  for (const auto& s : shrinks(o, world, 2)) out.push_back(as_set_flags(s));
+  return out;
+}
+
+std::vector<std::string> shrink_overrides(const LaunchOptions& o, int world) {
+  auto found = shrinks(o, world, 1);
+  return found.empty() ? std::vector<std::string>{} : found.front();
 }
 
 void check_world_size(const Plan& plan, int world, const LaunchOptions& o) {
@@ -88,9 +134,10 @@ void check_world_size(const Plan& plan, int world, const LaunchOptions& o) {
   throw InputError(SourceLocation{o.scenario, 0, 0}, msg);
 }
 
-// What the real backends do not execute yet: asynchronous synchronisation, gradient compression
-// and straggler injection (the executor's extension point is the SyncPolicy in real/op_board.hpp).
-void check_supported(const Scenario& s) {
+// What a backend does not execute yet: the proxy model of convergence runs, backup workers and
+// gossip (simulator only); the cuda backend runs BSP and local SGD only (its asynchronous servers
+// would need device-side RMA); compression runs on the cpu backend only.
+void check_supported(const Scenario& s, const std::string& backend) {
   if (s.run.convergence.enabled) {
     throw InputError(s.location_of("run.convergence.enabled"),
                      "run.convergence.enabled: dtsim-real does not train the proxy model yet (it runs in the "
@@ -98,30 +145,91 @@ void check_supported(const Scenario& s) {
   }
   for (size_t j = 0; j < s.jobs.size(); ++j) {
     const JobSpec& job = s.jobs[j];
-    if (job.sync.kind != SyncKind::Bsp) {
+    if (job.sync.kind == SyncKind::Backup || job.sync.kind == SyncKind::Gossip) {
       const std::string key = s.job_key(j, "sync.policy");
-      throw InputError(s.location_of(key), fmt::format("{}: dtsim-real runs bsp only so far (the other policies run in the "
-                                                       "simulator: dtsim run)", key));
+      throw InputError(s.location_of(key), fmt::format("{}: dtsim-real runs bsp, asp, ssp and local_sgd (backup "
+                                                       "workers and gossip run in the simulator: dtsim run)",
+                                                       key));
+    }
+    const std::string method = job.compression.method;
+    if (backend == "cpu" && method != "none") {
+      const std::string key = s.job_key(j, "compression.method");
+      if (!codec_supported(method, job.strategy.kind == StrategyKind::AllReduce)) {
+        throw InputError(s.location_of(key), fmt::format("{}: dtsim-real does not carry out {} in an AllReduce job "
+                                                         "(its packed integers need an integer-sum collective; valid "
+                                                         "here: fp16, bf16, topk, randomk, sign, powersgd; int8 and "
+                                                         "qsgd run in parameter-server jobs)",
+                                                         key, method));
+      }
+      if (job.model.grad_dtype != Dtype::Fp32) {
+        throw InputError(
+            s.location_of(s.job_key(j, "model.grad_dtype")),
+            fmt::format("{}: dtsim-real compresses fp32 gradients only", s.job_key(j, "model.grad_dtype")));
+      }
+    }
+    if (backend != "cuda") continue;
+    if (job.sync.kind == SyncKind::Asp || job.sync.kind == SyncKind::Ssp) {
+      const std::string key = s.job_key(j, "sync.policy");
+      throw InputError(s.location_of(key), fmt::format("{}: dtsim-real --backend cuda runs bsp and local_sgd only "
+                                                       "(asp and ssp run with --backend cpu)",
+                                                       key));
     }
     if (job.compression.method != "none") {
       const std::string key = s.job_key(j, "compression.method");
-      throw InputError(s.location_of(key), fmt::format("{}: dtsim-real does not apply compression yet (it runs in the "
-                                                       "simulator: dtsim run)", key));
-    }
-    const StragglerSpec& st = job.stragglers;
-    if (st.jitter != Jitter::None || (!st.slow_workers.empty() && st.slow_factor != 1.0)) {
-      const std::string key = s.job_key(j, st.jitter != Jitter::None ? "stragglers.jitter" : "stragglers.slow_workers");
-      throw InputError(s.location_of(key), fmt::format("{}: dtsim-real does not inject stragglers yet (they run in the "
-                                                       "simulator: dtsim run)", key));
+      throw InputError(s.location_of(key), fmt::format("{}: dtsim-real --backend cuda does not compress yet "
+                                                       "(compression runs with --backend cpu)",
+                                                       key));
     }
   }
 }
 
-int launch(const LaunchOptions& o, const MpiWorld& world) {
-  const Scenario s = load_scenario(o.scenario, o.sets);
-  check_supported(s);
+// Measured staleness per asynchronous job: the versions of its shard each update missed.
+nlohmann::json measured_staleness(const Plan& plan, const RealSummary& summary) {
+  nlohmann::json out = nlohmann::json::array();
+  for (const auto& [job, values] : summary.staleness) {
+    if (values.empty()) continue;
+    std::vector<double> v(values.begin(), values.end());
+    const Stats st = summarize(v);
+    std::vector<long> histogram;
+    for (int x : values) {
+      if (histogram.size() <= static_cast<size_t>(x)) histogram.resize(static_cast<size_t>(x) + 1, 0);
+      ++histogram[static_cast<size_t>(x)];
+    }
+    out.push_back({{"job", plan.jobs[job].name},
+                   {"updates", values.size()},
+                   {"mean", st.mean},
+                   {"p50", st.p50},
+                   {"p99", st.p99},
+                   {"max", st.max},
+                   {"histogram", histogram},
+                   {"method",
+                    "shard version read under the update's lock minus the version after this worker's "
+                    "previous update"}});
+  }
+  return out;
+}
+
+int launch(const LaunchOptions& given, const MpiWorld& world) {
+  LaunchOptions o = given;
+  Scenario s = load_scenario(o.scenario, o.sets);
   Plan plan = compile_plan(s);
-  check_world_size(plan, world.size(), o);
+  // A world smaller than the scenario: run the scenario shrunk to it, when an exact shrink exists.
+  std::vector<std::string> overrides;
+  const int needed = static_cast<int>(plan.ranks.size());
+  if (o.shrink && world.size() < needed) overrides = shrink_overrides(o, world.size());
+  if (!overrides.empty()) {
+    o.sets.insert(o.sets.end(), overrides.begin(), overrides.end());
+    s = load_scenario(o.scenario, o.sets);
+    plan = compile_plan(s);
+    if (world.rank() == 0) {
+      std::cout << fmt::format(
+          "dtsim-real: note: {} needs {} ranks but mpirun started {}; running it shrunk to {} ranks with {} "
+          "(--no-shrink refuses instead)\n",
+          o.scenario, needed, world.size(), world.size(), as_set_flags(overrides));
+    }
+  }
+  check_supported(s, o.backend);
+  check_world_size(plan, world.size(), given);
   if (o.comm_scale <= 0) throw InputError("--comm-scale must be positive");
   const double compute_scale = parse_scale(o.compute_scale, plan);
   scale_plan(plan, compute_scale, o.comm_scale);
@@ -172,6 +280,7 @@ int launch(const LaunchOptions& o, const MpiWorld& world) {
   MPI_Reduce(world.rank() == 0 ? MPI_IN_PLACE : &wall, &wall, 1, MPI_DOUBLE, MPI_MAX, 0, MPI_COMM_WORLD);
   if (world.rank() != 0) return 0;
 
+  const std::string out = o.out.empty() ? (std::filesystem::path("runs") / (s.name + "-real")).string() : o.out;
   RunInfo merged = info;
   merged.wall_time_s = wall;
   const std::vector<Metrics> jobs = compute_job_metrics(plan, records, merged);
@@ -187,8 +296,11 @@ int launch(const LaunchOptions& o, const MpiWorld& world) {
                      {"flops_executed", summary.flops_executed},
                      {"bytes_sent", summary.bytes_sent},
                      {"clock", "MPI_Wtime aligned to rank 0 (ping-pong offsets), t=0 at the start barrier"},
-                     {"ranks", summary.ranks}};
-  const std::string out = o.out.empty() ? (std::filesystem::path("runs") / (s.name + "-real")).string() : o.out;
+                     {"ranks", summary.ranks},
+                     {"scenario_overrides", overrides},
+                     {"flops_straggler", summary.flops_straggler},
+                     {"staleness", measured_staleness(plan, summary)},
+                     {"simulate_with", simulate_command(o, out)}};
   std::error_code ec;
   std::filesystem::create_directories(out, ec);
   if (ec) throw RuntimeError(fmt::format("cannot create output folder {}: {}", out, ec.message()));
@@ -198,6 +310,7 @@ int launch(const LaunchOptions& o, const MpiWorld& world) {
   write_file_atomic((std::filesystem::path(out) / "metrics.json").string(), metrics.dump(2) + "\n");
   print_result(std::cout, jobs, summary);
   std::cout << fmt::format("wrote {}/metrics.json{}\n", out, o.trace ? fmt::format(" and {}/trace.json", out) : "");
+  std::cout << fmt::format("simulate the same scenario: {}\n", simulate_command(o, out));
   return summary.exact ? 0 : 1;
 }
 

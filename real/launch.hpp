@@ -21,6 +21,7 @@ struct LaunchOptions {
   double comm_scale = 1.0;
   bool trace = true;
   bool quiet = false;  // no per-rank table
+  bool shrink = true;  // run a scenario too big for the world shrunk to it, when an exact shrink exists
 };
 
 // Throws InputError when the world is not the Plan's ranks, e.g.
@@ -28,8 +29,12 @@ struct LaunchOptions {
 //   shrink the scenario to 4 ranks with --set cluster.nodes=1
 void check_world_size(const Plan& plan, int world, const LaunchOptions& o);
 
-// --set overrides that give the scenario `world` ranks (at most two), e.g. "cluster.nodes=1".
+// --set overrides that give the scenario `world` ranks (at most two), e.g. "--set cluster.nodes=1".
 std::vector<std::string> world_size_hints(const LaunchOptions& o, int world);
+
+// The first exact shrink of the cluster to `world` ranks as raw overrides ({"cluster.nodes=1"}:
+// fewer nodes first, then fewer devices per node, then both); empty when there is none.
+std::vector<std::string> shrink_overrides(const LaunchOptions& o, int world);
 
 // Runs this rank; returns the exit code (0, or 1 when a correctness check failed).
 int launch(const LaunchOptions& o, const MpiWorld& world);

@@ -16,7 +16,7 @@ namespace {
 
 constexpr const char* kExamples = R"(
 Examples:
-  mpirun -np 4 dtsim-real scenarios/quickstart.yaml --backend cpu --set cluster.nodes=1
+  mpirun -np 4 --oversubscribe dtsim-real scenarios/quickstart.yaml --backend cpu   (shrunk to 1 node x 4)
   mpirun -np 8 --oversubscribe dtsim-real scenarios/quickstart.yaml --compute-scale 0.001
   mpirun -np 2 dtsim-real my.yaml --mpi-collectives --out runs/mpi
   srun -n 16 --gpus-per-task=1 dtsim-real my.yaml --backend cuda
@@ -43,6 +43,9 @@ int main(int argc, char** argv) {
   app.add_option("--comm-scale", o.comm_scale, "Multiply every collective's and transfer's bytes by this factor");
   app.add_flag("!--no-trace", o.trace, "Do not write trace.json");
   app.add_flag("--quiet", o.quiet, "Do not print the rank-to-host table");
+  app.add_flag("!--no-shrink", o.shrink,
+               "Refuse a scenario that needs more ranks than mpirun started (default: run it shrunk to the world "
+               "with fewer nodes or devices per node, when that gives exactly the world size, and say so)");
   try {
     app.parse(argc, argv);
   } catch (const CLI::ParseError& e) {

@@ -26,7 +26,6 @@ int gather_counts(int count, MPI_Comm comm, std::vector<int>& counts, std::vecto
 
 }  // namespace
 
-
 MpiWorld::MpiWorld(int& argc, char**& argv) {
   int provided = 0;
   MPI_Init_thread(&argc, &argv, MPI_THREAD_MULTIPLE, &provided);

@@ -2,9 +2,9 @@
 // streams' threads wait here for their op's dependencies; the SyncPolicy decides when a rank may
 // begin an iteration.
 //
-// Extension point (issues 6 and 7): ASP and SSP are SyncPolicies (SSP: may_begin(k) while k minus
-// the oldest unfinished iteration stays within the bound, plus the server's clock); stragglers
-// and compression hook into the executors' op bodies, not here. Only BSP exists today.
+// Every policy uses BspPolicy here: a rank's own iterations follow each other. What makes ASP and
+// SSP asynchronous is across ranks (the servers apply each push at once; the SSP gate reads the
+// other workers' clocks: real/cpu/async_ps.cpp); stragglers and compression live in the op bodies.
 #pragma once
 
 #include <condition_variable>

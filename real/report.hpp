@@ -2,6 +2,7 @@
 // dtsim-real prints: the rank-to-host table and the result.
 #pragma once
 
+#include <map>
 #include <ostream>
 #include <string>
 #include <vector>
@@ -20,6 +21,8 @@ struct RealSummary {
   nlohmann::json ranks;   // metrics.json "real.ranks": host, role, device per rank
   bool exact = true;      // every check held and the workers' models agree
   double flops_planned = 0, flops_executed = 0, bytes_sent = 0;
+  double flops_straggler = 0;                 // extra FLOPs the stragglers ran
+  std::map<int, std::vector<int>> staleness;  // job -> measured staleness of every measured update
 };
 
 // `reports`: report_to_json of each rank in rank order; `mapping`: "host\trole\tnode\tlocal\tdevice".

@@ -24,10 +24,32 @@ float* chunk_ptr(std::span<float> buffer, const ChunkLayout& layout, int chunk) 
 
 int chunk_count(const ChunkLayout& layout, int chunk) { return static_cast<int>(layout.size(chunk)); }
 
+// MPI_SUM, or a user operation adding packed halves (created once, never freed: MPI_Finalize does).
+void add_half(void* in, void* inout, int* len, MPI_Datatype*) {
+  reduce_into(Reduction::Half, static_cast<float*>(inout), static_cast<const float*>(in), *len);
+}
+void add_bfloat16(void* in, void* inout, int* len, MPI_Datatype*) {
+  reduce_into(Reduction::Bfloat16, static_cast<float*>(inout), static_cast<const float*>(in), *len);
+}
+MPI_Op mpi_sum(Reduction r) {
+  if (r == Reduction::Float) return MPI_SUM;
+  static MPI_Op half = [] {
+    MPI_Op op;
+    MPI_Op_create(add_half, 1, &op);
+    return op;
+  }();
+  static MPI_Op bf16 = [] {
+    MPI_Op op;
+    MPI_Op_create(add_bfloat16, 1, &op);
+    return op;
+  }();
+  return r == Reduction::Half ? half : bf16;
+}
+
 }  // namespace
 
 std::int64_t run_schedule(const Schedule& schedule, const ChunkLayout& layout, std::span<float> buffer, int me,
-                          MPI_Comm comm) {
+                          MPI_Comm comm, Reduction reduction) {
   if (layout.chunks != schedule.chunks) {
     throw RuntimeError(fmt::format("buffer cut into {} chunks for a schedule of {}", layout.chunks, schedule.chunks));
   }
@@ -73,7 +95,7 @@ std::int64_t run_schedule(const Schedule& schedule, const ChunkLayout& layout, s
       if (r.data.empty()) continue;
       float* into = chunk_ptr(buffer, layout, r.transfer->chunk);
       if (r.transfer->reduce) {
-        for (size_t i = 0; i < r.data.size(); ++i) into[i] += r.data[i];
+        reduce_into(reduction, into, r.data.data(), static_cast<std::int64_t>(r.data.size()));
       } else {
         std::copy(r.data.begin(), r.data.end(), into);
       }
@@ -86,7 +108,7 @@ std::int64_t run_schedule(const Schedule& schedule, const ChunkLayout& layout, s
 }
 
 std::int64_t run_native(CollectiveKind kind, const ChunkLayout& layout, const GroupShape& group,
-                        std::span<float> buffer, int me, MPI_Comm comm) {
+                        std::span<float> buffer, int me, MPI_Comm comm, Reduction reduction) {
   const int n = group.size;
   const int per_rank = std::max(1, layout.chunks / n);
   // Elements of rank r's block of chunks [r * per_rank, (r + 1) * per_rank).
@@ -98,7 +120,7 @@ std::int64_t run_native(CollectiveKind kind, const ChunkLayout& layout, const Gr
   const int all = static_cast<int>(layout.elements);
   switch (kind) {
     case CollectiveKind::AllReduce:
-      check_mpi(MPI_Allreduce(MPI_IN_PLACE, buffer.data(), all, MPI_FLOAT, MPI_SUM, comm), "MPI_Allreduce");
+      check_mpi(MPI_Allreduce(MPI_IN_PLACE, buffer.data(), all, MPI_FLOAT, mpi_sum(reduction), comm), "MPI_Allreduce");
       return layout.elements;
     case CollectiveKind::Reduce:
       check_mpi(MPI_Reduce(me == group.root ? MPI_IN_PLACE : buffer.data(), buffer.data(), all, MPI_FLOAT, MPI_SUM,

@@ -30,7 +30,14 @@ void CpuExecutor::setup(const Plan& plan) {
   params_.resize(local);
   grads_.assign(local, 0.0f);
   for (size_t e = 0; e < local; ++e) params_[e] = static_cast<float>((binding_.local_offset + e) % 1024);
-  if (program_->role == Role::Server) inbox_.assign(static_cast<size_t>(binding_.workers), std::vector<float>(local));
+  if (program_->role == Role::Server && program_->serves >= 0) {  // an asynchronous server: its worker's pushes only
+    const auto& workers = plan.jobs[program_->job].workers;
+    inbox_.assign(workers.size(), {});
+    inbox_[static_cast<size_t>(std::find(workers.begin(), workers.end(), program_->serves) - workers.begin())].resize(
+        local);
+  } else if (program_->role == Role::Server) {
+    inbox_.assign(static_cast<size_t>(binding_.workers), std::vector<float>(local));
+  }
   const auto side = static_cast<Eigen::Index>(options_.max_gemm_dim);
   a_ = Eigen::MatrixXf::Constant(side, side, 0.5f);
   b_ = Eigen::MatrixXf::Constant(side, side, 0.25f);
@@ -52,6 +59,7 @@ void CpuExecutor::setup(const Plan& plan) {
   }
   MPI_Group_free(&world_group);
 
+  setup_codecs(plan);
   std::int64_t scratch = binding_.scratch_elements;
   for (const Op& op : program_->ops) {
     const auto* c = std::get_if<CollectiveOp>(&op.body);
@@ -62,8 +70,11 @@ void CpuExecutor::setup(const Plan& plan) {
     cs.shape = GroupShape{static_cast<int>(group.ranks.size()), group.per_node, 0};
     cs.me = static_cast<int>(std::find(group.ranks.begin(), group.ranks.end(), rank_) - group.ranks.begin());
     const Binding& b = binding_.ops[op.id];
-    const std::int64_t elements = buffer_elements(c->kind, cs.shape.size, b.elements);
-    if (b.buffer == BufferKind::Scratch) scratch = std::max(scratch, elements);
+    const std::int64_t elements = b.unit >= 0
+                                      ? static_cast<std::int64_t>(codecs_.at(b.unit).codec->wire(b.step == 3).size())
+                                      : buffer_elements(c->kind, cs.shape.size, b.elements);
+    if (b.buffer == BufferKind::Scratch && b.unit < 0) scratch = std::max(scratch, elements);
+    if (b.unit >= 0) codecs_.at(b.unit).comm = group_comms_.at(c->group);
     if (options_.mpi_collectives) {
       cs.layout = ChunkLayout{elements, native_chunks(c->kind, cs.shape.size)};
     } else {
@@ -73,6 +84,7 @@ void CpuExecutor::setup(const Plan& plan) {
     collectives_[op.id] = std::move(cs);
   }
   scratch_.assign(static_cast<size_t>(scratch), 0.0f);
+  setup_shared(plan);
   board_ = std::make_unique<OpBoard>(*program_, plan.warmup + plan.iterations, policy_);
 }
 
@@ -100,15 +112,27 @@ void CpuExecutor::stream_loop(Stream stream, int iterations) {
     for (const Op& op : program_->ops) {
       if (op.stream != stream) continue;
       board_->wait_ready(k, op.id);
+      if (!op.runs_in(k)) {  // local SGD: an exchange of another iteration ends at once, unrecorded
+        board_->finish(k, op.id);
+        continue;
+      }
+      const Binding& b = binding_.ops[op.id];
+      if (b.unit >= 0 && b.step == 0) fill_unit(k, op);  // the backward pass's gradients, untimed
       const double start = clock_.now();
       if (std::holds_alternative<ComputeOp>(op.body)) {
-        if (binding_.ops[op.id].buffer == BufferKind::Aggregate) {
+        if (b.buffer == BufferKind::Aggregate) {
           run_aggregate(k, op);
+        } else if (b.unit >= 0) {
+          run_codec(op, k);
         } else {
           run_compute(k, op);
         }
       } else if (std::holds_alternative<UpdateOp>(op.body)) {
-        run_update(k, op);
+        if (shard_.win != MPI_WIN_NULL) {
+          apply_async(k, op);
+        } else {
+          run_update(k, op);
+        }
       } else if (std::holds_alternative<CollectiveOp>(op.body)) {
         run_collective(k, op);  // records its own times: buffers are filled and checked outside them
         board_->finish(k, op.id);
@@ -118,7 +142,9 @@ void CpuExecutor::stream_loop(Stream stream, int iterations) {
         board_->finish(k, op.id);
         continue;
       }
+      straggle(k, op);
       record(k, op, start, clock_.now());
+      if (b.unit >= 0 && b.step > 0) check_codec(k, op);  // after the decompress, untimed
       board_->finish(k, op.id);
     }
   }
@@ -136,8 +162,9 @@ void CpuExecutor::posted_loop(int iterations) {
       if (op.stream == Stream::Posted) pending.push_back(&op);
     }
     std::vector<Active> active;
+    std::vector<Active> gates;  // SSP gates waiting for the slowest worker (no request)
     int idle = 0;
-    while (!pending.empty() || !active.empty()) {
+    while (!pending.empty() || !active.empty() || !gates.empty()) {
       if (cancel_) throw RuntimeError("cancelled: another stream of this rank failed");
       bool progressed = false;
       for (auto it = pending.begin(); it != pending.end();) {
@@ -145,9 +172,26 @@ void CpuExecutor::posted_loop(int iterations) {
           ++it;
           continue;
         }
-        MPI_Request request = start_p2p(k, **it);
-        active.push_back(Active{*it, request, clock_.now()});
+        if (!(*it)->runs_in(k)) {
+          board_->finish(k, (*it)->id);
+        } else if (std::holds_alternative<GateOp>((*it)->body)) {
+          publish_clock(k);
+          gates.push_back(Active{*it, MPI_REQUEST_NULL, clock_.now()});
+        } else {
+          MPI_Request request = start_p2p(k, **it);
+          active.push_back(Active{*it, request, clock_.now()});
+        }
         it = pending.erase(it);
+        progressed = true;
+      }
+      for (auto it = gates.begin(); it != gates.end();) {
+        if (!gate_open(k, std::get<GateOp>(it->op->body).lag)) {
+          ++it;
+          continue;
+        }
+        record(k, *it->op, it->start, clock_.now());
+        board_->finish(k, it->op->id);
+        it = gates.erase(it);
         progressed = true;
       }
       for (auto it = active.begin(); it != active.end();) {
@@ -164,7 +208,7 @@ void CpuExecutor::posted_loop(int iterations) {
       }
       idle = progressed ? 0 : idle + 1;
       if (progressed) continue;
-      if (active.empty()) {
+      if (active.empty() && gates.empty()) {
         board_->wait_change(500);
       } else if (idle < 200) {
         std::this_thread::yield();
@@ -202,6 +246,7 @@ RunInfo CpuExecutor::run(const Plan& plan, Observer& observer) {
   for (const auto& e : errors) {
     if (e) std::rethrow_exception(e);
   }
+  finish_shared();
   for (const auto& r : records_) observer.on_op(r);
   RunInfo info;
   info.engine = "cpu";
@@ -220,6 +265,8 @@ RankReport CpuExecutor::report() const {
   r.flops_planned = flops_planned_;
   r.flops_executed = flops_executed_;
   r.elements_sent = elements_sent_;
+  r.flops_straggler = flops_straggler_;
+  r.staleness = staleness_;
   return r;
 }
 

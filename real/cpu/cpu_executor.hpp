@@ -16,6 +16,7 @@
 #include <Eigen/Dense>
 
 #include "real/binding.hpp"
+#include "real/codec.hpp"
 #include "real/executor.hpp"
 #include "real/op_board.hpp"
 #include "real/values.hpp"
@@ -56,6 +57,22 @@ class CpuExecutor : public RealExecutor {
   // Starts a send or receive; fills a worker's gradients before a push.
   MPI_Request start_p2p(int k, const Op& op);
   void execute_flops(double flops);
+  // Compressed gradient units (cpu_codec.cpp): the codec steps and their check.
+  void setup_codecs(const Plan& plan);
+  void fill_unit(int k, const Op& op);
+  void run_codec(const Op& op, int k);
+  void check_codec(int k, const Op& op);
+  // A straggler's extra work: the op's FLOPs again, times (slowdown - 1).
+  void straggle(int k, const Op& op);
+
+  // Asynchronous parameter servers (async_ps.cpp): a shard's parameters and version counter in an
+  // MPI window on the shard's first server rank, which every server rank of the shard updates
+  // under an exclusive lock; the SSP workers' clocks in a window on the job's first server rank.
+  void setup_shared(const Plan& plan);
+  void apply_async(int k, const Op& op);
+  void publish_clock(int k);
+  bool gate_open(int k, int lag);
+  void finish_shared();
   void add_check(const Op& op, std::string kind, std::string algorithm, std::int64_t elements, const CheckResult& r);
   std::span<float> buffer(const Binding& b);
 
@@ -71,6 +88,24 @@ class CpuExecutor : public RealExecutor {
   std::map<int, MPI_Comm> group_comms_;         // plan group -> its communicator
   std::map<int, CollectiveSetup> collectives_;  // op id -> how it runs
   MPI_Comm p2p_ = MPI_COMM_NULL;
+  struct UnitCodec {
+    std::unique_ptr<Codec> codec;
+    MPI_Comm comm = MPI_COMM_NULL;  // the exchange's group (for the check's reference sum)
+  };
+  std::map<int, UnitCodec> codecs_;                     // by unit (a parameter-server worker: by shard)
+  std::map<int, std::unique_ptr<Codec>> inbox_codecs_;  // a server's decoders, by inbox (worker)
+  bool lossy_pushes_ = false;                           // a server's exact-sum checks do not apply
+  struct SharedShard {
+    MPI_Win win = MPI_WIN_NULL;
+    int owner = -1;  // the rank holding the memory
+  };
+  std::vector<MPI_Win> windows_;  // every window this rank took part in creating, in order
+  SharedShard shard_;             // an asynchronous server's shard
+  SharedShard clocks_;            // a stale-synchronous worker's job clocks (one int64 per worker)
+  bool shard_owner_ = false;
+  std::int64_t last_version_ = 0;  // the shard's version after this server rank's previous update
+  std::vector<int> staleness_;
+  double flops_straggler_ = 0;
   BspPolicy policy_;
   std::unique_ptr<OpBoard> board_;
   std::atomic<bool> cancel_{false};

@@ -166,6 +166,11 @@ RunInfo CudaExecutor::run(const Plan& plan, Observer& observer) {
       if (grouped) continue;  // enqueued with the first op of its group
       cudaStream_t s = stream_of(op.stream);
       for (int d : op.deps) check_cuda(cudaStreamWaitEvent(s, end_[k * ops + d], 0), "cudaStreamWaitEvent");
+      if (!op.runs_in(k)) {  // local SGD: an exchange of another iteration ends at once
+        cudaEventRecord(begin_[k * ops + i], s);
+        cudaEventRecord(end_[k * ops + i], s);
+        continue;
+      }
       enqueue(k, op, s);
     }
   }
@@ -173,6 +178,7 @@ RunInfo CudaExecutor::run(const Plan& plan, Observer& observer) {
 
   for (int k = 0; k < iterations; ++k) {
     for (size_t i = 0; i < ops; ++i) {
+      if (!program_->ops[i].runs_in(k)) continue;
       float from = 0, to = 0;
       check_cuda(cudaEventElapsedTime(&from, base, begin_[k * ops + i]), "cudaEventElapsedTime");
       check_cuda(cudaEventElapsedTime(&to, base, end_[k * ops + i]), "cudaEventElapsedTime");
@@ -211,6 +217,7 @@ RankReport CudaExecutor::report() const {
   r.model_hash = model_hash_;
   r.flops_planned = flops_planned_;
   r.flops_executed = flops_executed_;
+  r.flops_straggler = flops_straggler_;
   r.elements_sent = elements_sent_;
   return r;
 }

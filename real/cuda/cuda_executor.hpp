@@ -62,7 +62,7 @@ class CudaExecutor : public RealExecutor {
   std::vector<DeviceCheck> host_checks_;
   std::vector<char> checked_;             // ops with a device check
   std::vector<cudaEvent_t> begin_, end_;  // [iteration * ops + op]
-  double flops_planned_ = 0, flops_executed_ = 0, elements_sent_ = 0;
+  double flops_planned_ = 0, flops_executed_ = 0, elements_sent_ = 0, flops_straggler_ = 0;
   std::uint64_t model_hash_ = 0;
 };
 

@@ -74,6 +74,15 @@ void CudaExecutor::enqueue(int k, const Op& op, cudaStream_t stream) {
     flops_executed_ += done;
     if (u->flops > done) enqueue_compute(u->flops - done, Dtype::Fp32, stream);
   }
+  // A straggler: the op's work repeated (slowdown - 1) more times, as on the cpu backend.
+  const double slow = plan_->slowdown_of(rank_, k);
+  if (slow > 1) {
+    const double before = flops_executed_;
+    const Dtype dtype = std::holds_alternative<ComputeOp>(op.body) ? std::get<ComputeOp>(op.body).dtype : Dtype::Fp32;
+    enqueue_compute(op_flops(op.body) * (slow - 1), dtype, stream);
+    flops_straggler_ += flops_executed_ - before;
+    flops_executed_ = before;
+  }
   cudaEventRecord(end_[at], stream);
   if (b.buffer == BufferKind::Aggregate) {
     check_sum(grads_, b.elements, b.model_offset, binding_.workers, k, device_checks_ + op.id, stream);

@@ -1,5 +1,5 @@
-// dtsim-real executes BSP only: backup workers and gossip (which run in the simulator) are refused
-// with exit 2 and a line that says where they do run.
+// dtsim-real executes bsp, asp, ssp and local_sgd: backup workers and gossip (which run in the
+// simulator) are refused with exit 2 and a line that says where they do run.
 #include <catch2/catch.hpp>
 
 #include "mpirun.hpp"
@@ -11,7 +11,7 @@ TEST_CASE("dtsim-real refuses backup workers and gossip clearly") {
     INFO(r.process.err);
     CHECK(r.process.code == 2);
     CHECK(r.process.err.find("--set sync.policy=" + policy +
-                             ": error: sync.policy: dtsim-real runs bsp only so far "
-                             "(the other policies run in the simulator: dtsim run)") != std::string::npos);
+                             ": error: sync.policy: dtsim-real runs bsp, asp, ssp and local_sgd "
+                             "(backup workers and gossip run in the simulator: dtsim run)") != std::string::npos);
   }
 }

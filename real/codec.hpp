@@ -1,0 +1,94 @@
+// Gradient compression applied to real buffers, one gradient unit (DDP bucket or layer) of one
+// worker: the compressors of models/compression/ carried out on floats, with error feedback, and
+// wire buffers the size the Plan's collectives say (rounded up to whole floats per rank). Pure
+// numerics, no MPI: the executor runs the collectives on wire() between the steps.
+//   fp16, bf16: the values rounded to half precision (round to nearest even), two per float slot,
+//     AllReduced with a half-precision sum (reduce_into).
+//   topk, randomk: k = ceil(ratio * n) (index, value) pairs (the index's bits in a float slot),
+//     AllGathered, scatter-added.
+//   sign: the mean |x| then one bit per element, AllGathered; majority vote times the summed scales.
+//   powersgd: M (m x n', the squarest reshape), P = M Q AllReduced, orthogonalised, Q = M^T P
+//     AllReduced, M ~ P Q^T (the sum over workers); Q kept as the next warm start.
+//   int8, qsgd (parameter-server pushes only): a max-|x| scale (int8: q = round(x / scale),
+//     scale = max |x| / 127, one byte each) or the L2 norm (qsgd: s levels, stochastic rounding,
+//     ceil(log2(s + 1)) magnitude bits and a sign bit each), decoded one push at a time. Their
+//     packed integers cannot be summed by a float collective, so AllReduce jobs refuse them.
+#pragma once
+
+#include <cstdint>
+#include <span>
+#include <string>
+#include <vector>
+
+#include "models/compression/compressor.hpp"
+
+namespace dtsim::real {
+
+// How a collective's receiver adds a chunk into its own: floats, or pairs of packed halves.
+enum class Reduction { Float, Half, Bfloat16 };
+void reduce_into(Reduction r, float* into, const float* from, std::int64_t n);
+
+std::uint16_t to_half(float x);  // IEEE binary16, round to nearest even
+float from_half(std::uint16_t h);
+std::uint16_t to_bfloat16(float x);  // round to nearest even
+float from_bfloat16(std::uint16_t h);
+
+// Whether dtsim-real can carry out the method ("none" included) in an AllReduce exchange, or in a
+// parameter-server push.
+bool codec_supported(const std::string& method, bool allreduce);
+
+class Codec {
+ public:
+  // `n` elements of the unit; `workers` in the exchange, this one `me`; `seed` makes random-k's
+  // draws and PowerSGD's first Q (the same on every worker) reproducible.
+  Codec(const CompressionSpec& spec, std::int64_t n, int workers, int me, std::uint64_t seed);
+
+  Exchange exchange() const { return exchange_; }
+  Reduction reduction() const;
+  // The buffer of the exchange's collective `i` (0, and 1 for PowerSGD's Q).
+  std::vector<float>& wire(int i) { return i == 0 ? wire_ : wire2_; }
+  // Floats the AllGather gives each rank (a multiple of nothing else; the wire holds workers of them).
+  std::int64_t slot() const { return slot_; }
+
+  // Step 0: error feedback added to the gradient, then encoded into wire(0).
+  void compress(std::span<const float> grad, int iteration);
+  // PowerSGD between the AllReduces: orthogonalise P (in wire(0)), Q = M^T P into wire(1).
+  void between();
+  // Last step: the combined gradient (the sum over workers) into `out`; error feedback updated.
+  void decompress(std::span<float> out);
+
+  // A parameter-server push has no decompress on the worker: error feedback keeps x minus what
+  // this worker's payload decodes to, right after compress.
+  void keep_residual();
+  // Whether decoding gives back exactly what was compressed for integer-valued gradients (fp16,
+  // bf16, top-k or random-k sending every element, no error feedback needed).
+  bool lossless() const;
+
+  // One worker's payload in wire(0) (a parameter server's receive; workers = 1) decoded into
+  // `out`, without touching error feedback: fp16, bf16, topk, randomk, sign.
+  void decode(std::span<float> out) const;
+
+  // This worker's own decoded contribution of the last iteration (the check's reference sums them
+  // over workers): for PowerSGD, M itself (the reference is P P^T sum M).
+  const std::vector<float>& own() const { return own_; }
+  // PowerSGD: P after orthogonalisation (m x r, column-major), for the check.
+  std::span<const float> p() const { return wire_; }
+  int rows() const { return m_; }
+  int cols() const { return cols_; }
+  int rank() const { return r_; }
+  std::int64_t size() const { return n_; }
+  std::int64_t k() const { return k_; }
+
+ private:
+  CompressionSpec spec_;
+  Exchange exchange_;
+  std::int64_t n_;
+  int workers_, me_;
+  std::uint64_t seed_;
+  std::int64_t k_ = 0, slot_ = 0;
+  int m_ = 0, cols_ = 0, r_ = 0;
+  int bits_ = 0;  // qsgd: bits per element
+  std::vector<float> residual_, x_, own_, wire_, wire2_, q_;
+};
+
+}  // namespace dtsim::real

@@ -1,0 +1,126 @@
+// Compressed gradient exchange on the CPU backend: each compressed unit's compress, PowerSGD's
+// orthogonalisation and the decompress run the Codec on the unit's real gradients (their time is
+// the op's time), and after the decompress the result is checked against a reference summed
+// independently with MPI_Allreduce (outside the timed interval):
+//   fp16, bf16: the exact sum (the gradients are small integers, exact in half precision too);
+//   topk, randomk: the sum of every worker's sparse vector, exactly (top-k at ratio 1: the dense sum);
+//   sign: the sign of the summed votes times the summed scales;
+//   powersgd: P P^T (sum of the workers' M), within 1e-3 of its largest element (float rounding).
+#include <cmath>
+
+#include <Eigen/Dense>
+
+#include "models/error.hpp"
+#include "real/cpu/cpu_executor.hpp"
+#include "real/mpi_world.hpp"
+
+namespace dtsim::real {
+
+void CpuExecutor::setup_codecs(const Plan& plan) {
+  const JobPlan& job = plan.jobs[program_->job];
+  const bool ps = !job.servers.empty();
+  for (const Op& op : program_->ops) {
+    const Binding& b = binding_.ops[op.id];
+    if (b.unit < 0) continue;
+    if (program_->role == Role::Server) {  // decoders for the workers whose pushes arrive here
+      if (b.step != 1) continue;
+      auto& decoder = inbox_codecs_[b.inbox];
+      if (!decoder) decoder = std::make_unique<Codec>(job.compression, binding_.local_elements, 1, 0, 1);
+      lossy_pushes_ = lossy_pushes_ || !decoder->lossless();
+      continue;
+    }
+    if (b.step != 0) continue;
+    // A pushing worker encodes alone (its own random draws); an AllReduce worker is one of many.
+    const std::uint64_t seed = 0x5eedull * static_cast<std::uint64_t>(b.unit + 1) + program_->job +
+                               (ps ? 7919ull * static_cast<std::uint64_t>(binding_.worker_index) : 0);
+    codecs_[b.unit].codec = std::make_unique<Codec>(job.compression, b.elements, ps ? 1 : binding_.workers,
+                                                    ps ? 0 : binding_.worker_index, seed);
+  }
+}
+
+void CpuExecutor::fill_unit(int k, const Op& op) {
+  const Binding& b = binding_.ops[op.id];
+  std::span<float> g = buffer(b);
+  for (size_t e = 0; e < g.size(); ++e) {
+    g[e] = contribution(b.model_offset + static_cast<std::int64_t>(e), binding_.worker_index, k);
+  }
+}
+
+void CpuExecutor::run_codec(const Op& op, int k) {
+  const Binding& b = binding_.ops[op.id];
+  if (program_->role == Role::Server) {  // decompress every push received into its inbox
+    for (auto& [w, decoder] : inbox_codecs_) decoder->decode(inbox_.at(static_cast<size_t>(w)));
+    return;
+  }
+  if (!plan_->jobs[program_->job].servers.empty()) {  // a push: encode, keep what was not sent
+    Codec& codec = *codecs_.at(b.unit).codec;
+    codec.compress(buffer(b), k);
+    codec.keep_residual();
+    return;
+  }
+  Codec& codec = *codecs_.at(b.unit).codec;
+  const int last = codec.exchange() == Exchange::LowRank ? 4 : 2;
+  if (b.step == 0) {
+    codec.compress(buffer(b), k);
+  } else if (b.step == last) {
+    codec.decompress(buffer(b));
+  } else {
+    codec.between();
+  }
+}
+
+void CpuExecutor::check_codec(int k, const Op& op) {
+  const Binding& b = binding_.ops[op.id];
+  if (program_->role == Role::Server) return;  // pushes are checked by the server's aggregate
+  UnitCodec& unit = codecs_.at(b.unit);
+  Codec& codec = *unit.codec;
+  if (b.step != (codec.exchange() == Exchange::LowRank ? 4 : 2)) return;
+  const std::span<float> out = buffer(b);
+  const auto n = static_cast<std::int64_t>(out.size());
+  const std::string method = plan_->jobs[program_->job].compression.method;
+  CheckResult r;
+  auto compare = [&](std::int64_t e, float want, float tolerance) {
+    const float have = out[static_cast<size_t>(e)];
+    ++r.checked;
+    if (!(std::fabs(have - want) <= tolerance)) ++r.mismatched;
+    r.checksum += have;
+    r.expected += want;
+  };
+  if (codec.reduction() != Reduction::Float) {  // fp16, bf16
+    const SumTable sums(binding_.workers, k);
+    for (std::int64_t e = 0; e < n; ++e) compare(e, sums.at(b.model_offset + e), 0.0f);
+  } else if (method == "sign") {
+    std::vector<float> votes(static_cast<size_t>(n) + 1);
+    for (std::int64_t e = 0; e < n; ++e)
+      votes[static_cast<size_t>(e)] = codec.own()[static_cast<size_t>(e)] >= 0 ? 1 : -1;
+    votes.back() = codec.own().empty() ? 0.0f : std::fabs(codec.own().front());  // this worker's scale
+    check_mpi(MPI_Allreduce(MPI_IN_PLACE, votes.data(), static_cast<int>(votes.size()), MPI_FLOAT, MPI_SUM, unit.comm),
+              "MPI_Allreduce");
+    const float scales = votes.back();
+    for (std::int64_t e = 0; e < n; ++e) {
+      const float v = votes[static_cast<size_t>(e)];
+      compare(e, v > 0 ? scales : v < 0 ? -scales : 0.0f, 1e-5f * std::fabs(scales));
+    }
+  } else {
+    std::vector<float> sum = codec.own();  // topk, randomk: the sparse vectors; powersgd: M
+    check_mpi(MPI_Allreduce(MPI_IN_PLACE, sum.data(), static_cast<int>(sum.size()), MPI_FLOAT, MPI_SUM, unit.comm),
+              "MPI_Allreduce");
+    if (method == "powersgd") {
+      sum.resize(static_cast<size_t>(codec.rows()) * codec.cols(), 0.0f);
+      using RowMatrix = Eigen::Matrix<float, Eigen::Dynamic, Eigen::Dynamic, Eigen::RowMajor>;
+      const Eigen::Map<const RowMatrix> m(sum.data(), codec.rows(), codec.cols());
+      const Eigen::Map<const Eigen::MatrixXf> p(codec.p().data(), codec.rows(), codec.rank());
+      const RowMatrix want = p * (p.transpose() * m);
+      const float tolerance = 1e-3f * std::max(1.0f, want.cwiseAbs().maxCoeff());
+      for (std::int64_t e = 0; e < n; ++e) compare(e, want.data()[e], tolerance);
+    } else {
+      for (std::int64_t e = 0; e < n; ++e) compare(e, sum[static_cast<size_t>(e)], 0.0f);
+    }
+  }
+  const char* exchange = codec.exchange() == Exchange::AllReduce   ? "allreduce"
+                         : codec.exchange() == Exchange::AllGather ? "allgather"
+                                                                   : "low-rank allreduces";
+  add_check(op, "compressed " + method, exchange, n, r);
+}
+
+}  // namespace dtsim::real

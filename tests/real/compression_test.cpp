@@ -1,0 +1,137 @@
+// Compressed AllReduce jobs under mpirun: the decompressed gradients checked against references
+// summed independently, the model of a lossless compression (fp16 of small integers, top-k at
+// 100 %) equal to the uncompressed one, the wire bytes the Plan's, and the methods it cannot
+// carry out refused with exit 2.
+#include <catch2/catch.hpp>
+
+#include <filesystem>
+
+#include "mpirun.hpp"
+
+using dtsim::test::run_real;
+
+namespace {
+
+const std::string kTiny = "tests/real/data/tiny_allreduce.yaml";
+
+void require_exact(const dtsim::test::RealRun& r, const std::string& method) {
+  INFO(r.process.out << r.process.err);
+  REQUIRE(r.process.code == 0);
+  CHECK(r.metrics["checks"]["exact"] == true);
+  int compressed = 0;
+  for (const auto& c : r.metrics["checks"]["collectives"]) {
+    CHECK(c["mismatched_elements"] == 0);
+    if (c["kind"] == "compressed " + method) ++compressed;
+  }
+  CHECK(compressed > 0);
+  CHECK(r.metrics["checks"]["models"][0]["workers_agree"] == true);
+  // What the ranks sent over the whole run (warm-up included) is the Plan's wire bytes per
+  // iteration times the iterations, up to rounding each rank's payload to whole floats (with the
+  // schedules; MPI's own collectives count what each rank put in, not what went on the wire).
+  if (r.metrics["real"]["collectives"] != "schedule") return;
+  const double iterations = r.metrics["iterations"].get<double>() + r.metrics["warmup"].get<double>();
+  const double planned = r.metrics["bytes_on_wire_per_iteration"].get<double>() * iterations;
+  const double sent = r.metrics["real"]["bytes_sent"].get<double>();
+  CHECK(sent >= planned);
+  CHECK(sent <= planned * 1.01);
+}
+
+}  // namespace
+
+TEST_CASE("lossless compressions end with the uncompressed model, bit for bit") {
+  const auto plain = run_real(2, kTiny, "plain");
+  REQUIRE(plain.process.code == 0);
+  const auto hash = plain.metrics["checks"]["models"][0]["hash"];
+  const auto fp16 = run_real(2, kTiny + " --set compression.method=fp16", "fp16");
+  require_exact(fp16, "fp16");
+  CHECK(fp16.metrics["checks"]["models"][0]["hash"] == hash);
+  const auto topk = run_real(2, kTiny + " --set compression.method=topk --set compression.ratio=1", "topk-all");
+  require_exact(topk, "topk");
+  CHECK(topk.metrics["checks"]["models"][0]["hash"] == hash);
+  // At 5 % the model differs, and the wire carries far less.
+  const auto sparse = run_real(2, kTiny + " --set compression.method=topk --set compression.ratio=0.05", "topk-5");
+  require_exact(sparse, "topk");
+  CHECK(sparse.metrics["checks"]["models"][0]["hash"] != hash);
+  CHECK(sparse.metrics["real"]["bytes_sent"].get<double>() < 0.2 * plain.metrics["real"]["bytes_sent"].get<double>());
+}
+
+TEST_CASE("four ranks exchange sparse, sign and low-rank gradients with checked results") {
+  const std::string four = kTiny + " --set cluster.nodes=4";
+  require_exact(run_real(4, four + " --set compression.method=randomk --set compression.ratio=0.1", "randomk4"),
+                "randomk");
+  require_exact(run_real(4, four + " --set compression.method=sign", "sign4"), "sign");
+  require_exact(run_real(4, four + " --set compression.method=powersgd --mpi-collectives", "powersgd4"), "powersgd");
+  require_exact(run_real(4, four + " --set compression.method=bf16 --set strategy.allreduce.algorithm=halving_doubling",
+                         "bf16-4"),
+                "bf16");
+}
+
+TEST_CASE("compressions dtsim-real cannot carry out are refused with exit 2") {
+  const auto r = run_real(2, kTiny + " --set compression.method=int8", "int8");
+  CHECK(r.process.code == 2);
+  CHECK(r.process.err.find("compression.method: dtsim-real does not carry out int8") != std::string::npos);
+  const auto cuda = run_real(2, kTiny + " --set compression.method=fp16 --backend cuda", "cuda-fp16");
+  CHECK(cuda.process.code == 2);
+  CHECK(cuda.process.err.find("--backend cuda does not compress yet") != std::string::npos);
+}
+
+TEST_CASE("the cuda compression kernels match the cpu codecs on a GPU, or skip and say why") {
+  const std::string probe = std::string(DTSIM_BINARY_DIR) + "/bin/real_cuda_codec_probe";
+  if (!std::filesystem::exists(probe)) {
+    WARN("cuda compression kernels skipped: dtsim was built without CUDA (no " << probe << ")");
+    SUCCEED();
+    return;
+  }
+  const std::string dir = dtsim::test::temp_dir("cuda-codec");
+  const int status = std::system(("'" + probe + "' >'" + dir + "/out' 2>&1").c_str());
+  const int code = WIFEXITED(status) ? WEXITSTATUS(status) : -1;
+  const std::string out = dtsim::test::slurp(dir + "/out");
+  if (code == 3) {
+    WARN("cuda compression kernels skipped: " << out.substr(0, out.find('\n')));
+    SUCCEED();
+    return;
+  }
+  INFO(out);
+  CHECK(code == 0);
+  CHECK(out.find(" 0 failed") != std::string::npos);
+}
+
+TEST_CASE("parameter-server pushes are compressed for real: lossless ones give the dense model") {
+  const std::string ps = "tests/real/data/tiny_ps.yaml";
+  const auto dense = run_real(4, ps, "ps-dense");
+  REQUIRE(dense.process.code == 0);
+  const auto hash = dense.metrics["checks"]["models"][0]["hash"];
+  for (const char* method : {"fp16", "topk --set compression.ratio=1"}) {
+    const auto r = run_real(4, ps + " --set compression.method=" + method, std::string("ps-") + method);
+    INFO(method << r.process.out << r.process.err);
+    REQUIRE(r.process.code == 0);
+    CHECK(r.metrics["checks"]["collectives"][0]["kind"] == "aggregate");
+    CHECK(r.metrics["checks"]["collectives"][0]["mismatched_elements"] == 0);
+    CHECK(r.metrics["checks"]["models"][0]["hash"] == hash);
+    const double iterations = r.metrics["iterations"].get<double>() + r.metrics["warmup"].get<double>();
+    CHECK(r.metrics["real"]["bytes_sent"].get<double>() ==
+          r.metrics["bytes_on_wire_per_iteration"].get<double>() * iterations);
+  }
+  // ASP with fp16 pushes: every push applied once, exactly.
+  const auto asp = run_real(6, ps + " --set compression.method=fp16 --set sync.policy=asp", "ps-asp-fp16");
+  INFO(asp.process.out << asp.process.err);
+  REQUIRE(asp.process.code == 0);
+  for (const auto& c : asp.metrics["checks"]["collectives"]) {
+    CHECK(c["kind"] == "async updates");
+    CHECK(c["mismatched_elements"] == 0);
+  }
+  // int8 and QSGD pushes carry the Plan's bytes.
+  for (const char* method : {"int8", "qsgd"}) {
+    const auto r = run_real(4, ps + " --set compression.method=" + method, std::string("ps-") + method);
+    INFO(method << r.process.out << r.process.err);
+    REQUIRE(r.process.code == 0);
+    const double iterations = r.metrics["iterations"].get<double>() + r.metrics["warmup"].get<double>();
+    CHECK(r.metrics["real"]["bytes_sent"].get<double>() ==
+          r.metrics["bytes_on_wire_per_iteration"].get<double>() * iterations);
+  }
+  // A lossy push cannot be checked against the exact sum: it runs, and says so.
+  const auto sign = run_real(4, ps + " --set compression.method=sign", "ps-sign");
+  REQUIRE(sign.process.code == 0);
+  CHECK(sign.metrics["checks"]["collectives"][0]["kind"] == "aggregate of lossy pushes (not checked)");
+  CHECK(sign.metrics["checks"]["collectives"][0]["checked_elements"] == 0);
+}

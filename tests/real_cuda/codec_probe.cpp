@@ -1,0 +1,144 @@
+// Runs the cuda backend's compression kernels on a GPU against the cpu codecs (real/codec.hpp):
+// fp16/bf16 casts bit for bit, top-k and sign payloads decoded to the same dense gradient, int8
+// within half a quantisation step. Prints "<n> checks, <f> failed"; exit 0, 1 on a failure, 3
+// without a device (with the reason).
+#include <cuda_runtime.h>
+
+#include <algorithm>
+#include <cmath>
+#include <cstdio>
+#include <vector>
+
+#include "real/codec.hpp"
+#include "real/cuda/compress_kernels.hpp"
+
+using namespace dtsim;
+using namespace dtsim::real;
+
+namespace {
+
+int checks = 0, failed = 0;
+
+void expect(bool ok, const char* what) {
+  ++checks;
+  if (!ok) {
+    ++failed;
+    std::printf("FAILED: %s\n", what);
+  }
+}
+
+float* device_copy(const std::vector<float>& v) {
+  float* d = nullptr;
+  cudaMalloc(&d, v.size() * sizeof(float) + 4);
+  cudaMemcpy(d, v.data(), v.size() * sizeof(float), cudaMemcpyHostToDevice);
+  return d;
+}
+
+std::vector<float> host_copy(const float* d, size_t n) {
+  std::vector<float> v(n);
+  cudaDeviceSynchronize();
+  cudaMemcpy(v.data(), d, n * sizeof(float), cudaMemcpyDeviceToHost);
+  return v;
+}
+
+CompressionSpec spec_of(const char* method) {
+  CompressionSpec s;
+  s.method = method;
+  s.ratio = 0.05;
+  s.error_feedback = false;
+  return s;
+}
+
+}  // namespace
+
+int main() {
+  int devices = 0;
+  const cudaError_t rc = cudaGetDeviceCount(&devices);
+  if (rc != cudaSuccess || devices == 0) {
+    std::printf("no CUDA device: %s\n", rc != cudaSuccess ? cudaGetErrorString(rc) : "none found");
+    return 3;
+  }
+  const std::int64_t n = 10001;
+  std::vector<std::vector<float>> grads(3, std::vector<float>(n));
+  for (int w = 0; w < 3; ++w) {
+    for (std::int64_t e = 0; e < n; ++e) grads[w][e] = std::sin(0.37f * e + w) * (1 + (e % 7));
+  }
+  float* x = device_copy(grads[0]);
+  float* wire = device_copy(std::vector<float>(n + 2));
+  float* out = device_copy(std::vector<float>(n));
+  for (bool bf16 : {false, true}) {
+    Codec c(spec_of(bf16 ? "bf16" : "fp16"), n, 1, 0, 1);
+    c.compress(grads[0], 0);
+    real::cuda::pack_half(x, n, bf16, wire, nullptr);
+    expect(host_copy(wire, c.wire(0).size()) == c.wire(0), bf16 ? "bf16 pack" : "fp16 pack");
+    real::cuda::unpack_half(wire, n, bf16, out, nullptr);
+    std::vector<float> want(n);
+    c.decompress(want);
+    expect(host_copy(out, n) == want, bf16 ? "bf16 unpack" : "fp16 unpack");
+  }
+  {
+    Codec c(spec_of("topk"), n, 1, 0, 1);
+    c.compress(grads[0], 0);
+    std::vector<float> want(n);
+    c.decompress(want);
+    real::cuda::topk_pairs(x, n, c.k(), wire, nullptr);
+    cudaMemset(out, 0, n * sizeof(float));
+    real::cuda::scatter_pairs(wire, c.k(), out, nullptr);
+    expect(host_copy(out, n) == want, "top-k pairs scatter-added");
+  }
+  {
+    std::vector<Codec> codecs;
+    for (int w = 0; w < 3; ++w) codecs.emplace_back(spec_of("sign"), n, 3, w, 1);
+    const auto slot = static_cast<size_t>(codecs[0].slot());
+    std::vector<float> all(3 * slot);
+    float* payloads = device_copy(all);
+    for (int w = 0; w < 3; ++w) {
+      codecs[w].compress(grads[w], 0);
+      std::copy_n(codecs[w].wire(0).begin() + w * slot, slot, all.begin() + w * slot);
+      float* xw = device_copy(grads[w]);
+      real::cuda::sign_pack(xw, n, payloads + w * slot, nullptr);
+      cudaDeviceSynchronize();
+      cudaFree(xw);
+    }
+    const auto gpu = host_copy(payloads, all.size());
+    bool bits = true, scales = true;
+    for (int w = 0; w < 3; ++w) {
+      scales = scales && std::fabs(gpu[w * slot] - all[w * slot]) <= 1e-5f * std::fabs(all[w * slot]);
+      for (size_t i = 1; i < slot; ++i) bits = bits && gpu[w * slot + i] == all[w * slot + i];
+    }
+    expect(bits, "sign bits");
+    expect(scales, "sign scales (mean |x|)");
+    real::cuda::sign_vote(payloads, 3, static_cast<std::int64_t>(slot), n, out, nullptr);
+    for (auto& c : codecs) c.wire(0) = all;
+    std::vector<float> want(n);
+    codecs[0].decompress(want);
+    const auto have = host_copy(out, n);
+    bool votes = true;
+    for (std::int64_t e = 0; e < n; ++e) votes = votes && std::fabs(have[e] - want[e]) <= 1e-5f * std::fabs(want[e]);
+    expect(votes, "sign majority vote");
+    cudaFree(payloads);
+  }
+  {
+    std::int8_t* q = nullptr;
+    float* scale = nullptr;
+    cudaMalloc(&q, n);
+    cudaMalloc(&scale, sizeof(float));
+    cudaMemset(out, 0, n * sizeof(float));
+    real::cuda::quantize_int8(x, n, q, scale, nullptr);
+    real::cuda::dequantize_int8_add(q, scale, n, out, nullptr);
+    const auto back = host_copy(out, n);
+    const auto s = host_copy(scale, 1)[0];
+    float max_abs = 0;
+    for (float v : grads[0]) max_abs = std::fmax(max_abs, std::fabs(v));
+    expect(s == max_abs / 127.0f, "int8 scale is max |x| / 127");
+    bool close = true;
+    for (std::int64_t e = 0; e < n; ++e) close = close && std::fabs(back[e] - grads[0][e]) <= 0.5f * s * 1.001f;
+    expect(close, "int8 round trip within half a step");
+    cudaFree(q);
+    cudaFree(scale);
+  }
+  const cudaError_t last = cudaGetLastError();
+  expect(last == cudaSuccess, cudaGetErrorString(last));
+  std::printf("%d checks, %d failed\n", checks, failed);
+  return failed == 0 ? 0 : 1;
+}
