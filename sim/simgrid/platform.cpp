@@ -6,8 +6,8 @@
 #include <fmt/format.h>
 
 #include <functional>
-#include <numeric>
 #include <map>
+#include <numeric>
 #include <set>
 #include <utility>
 
@@ -70,10 +70,12 @@ void check_cluster(const ClusterSpec& c) {
 
 double rank_speed(const ClusterSpec& c, const RankProgram& r) {
   const bool server = r.role == Role::Server;
+  const int node = r.where.node;
   const double speed = server ? c.server_device.peak(Dtype::Fp32) * c.server_device.efficiency
-                              : c.device.peak(Dtype::Fp32) * c.efficiency;
-  require(speed > 0, fmt::format("rank {}: the {} device '{}' has no positive speed (peak x efficiency = {})", r.rank,
-                                 server ? "server" : "worker", server ? c.server_device.name : c.device.name, speed));
+                              : c.device_at(node).peak(Dtype::Fp32) * c.efficiency_at(node);
+  require(speed > 0,
+          fmt::format("rank {}: the {} device '{}' has no positive speed (peak x efficiency = {})", r.rank,
+                      server ? "server" : "worker", server ? c.server_device.name : c.device_at(node).name, speed));
   return speed;
 }
 
@@ -104,7 +106,8 @@ std::vector<std::vector<RankHost>> place_ranks(const ClusterSpec& c, const Plan&
     }
     require(fresh, fmt::format("rank {} is placed on device {} of node {}, which another rank holds", r.rank, p.local,
                                p.node));
-    at[static_cast<size_t>(p.node)].push_back(RankHost{r.rank, p.local, rank_speed(c, r)});
+    at[static_cast<size_t>(p.node)].push_back(
+        RankHost{r.rank, p.local, rank_speed(c, r), plan.speed_profile_of(r.rank)});
   }
   return at;
 }
