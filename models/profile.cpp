@@ -37,11 +37,24 @@ void normalise(Profile& p) {
   }
 }
 
+// Where t falls in a periodic profile: the start of its period and the offset into it. Times a
+// rounding error short of a period boundary count as on it (0.11 / 0.01 is 10.999...).
+std::pair<double, double> locate(double t, double period) {
+  t = std::max(t, 0.0);
+  double k = std::floor(t / period);
+  double local = t - k * period;
+  if (local >= period * (1 - 1e-9)) {
+    k += 1;
+    local = 0;
+  }
+  return {k * period, std::max(local, 0.0)};
+}
+
 }  // namespace
 
 double Profile::factor_at(double t) const {
   if (times.empty()) return 1.0;
-  if (period > 0) t = std::fmod(std::max(t, 0.0), period);
+  if (period > 0) t = locate(t, period).second;
   const auto it = std::upper_bound(times.begin(), times.end(), t);
   return it == times.begin() ? 1.0 : factors[static_cast<size_t>(it - times.begin()) - 1];
 }
@@ -49,12 +62,10 @@ double Profile::factor_at(double t) const {
 double Profile::next_change(double t) const {
   if (times.empty()) return kInf;
   if (period > 0) {
-    const double base = std::floor(std::max(t, 0.0) / period) * period;
-    const double local = t - base;
+    const auto [base, local] = locate(t, period);
     const auto it = std::upper_bound(times.begin(), times.end(), local);
     const double next = it == times.end() ? period : *it;
-    const double change = base + next;
-    return change > t ? change : t + period * 1e-12;
+    return std::max(base + next, t + period * 1e-12);
   }
   const auto it = std::upper_bound(times.begin(), times.end(), t);
   return it == times.end() ? kInf : *it;
