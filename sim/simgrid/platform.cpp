@@ -36,6 +36,9 @@ void check_cluster(const ClusterSpec& c) {
   require(c.nics >= 1, fmt::format("cluster.nics: need at least one NIC per node (got {})", c.nics));
   check_link(c.nic, "cluster.nic");
   check_link(c.intra, "cluster.intra");
+  require(c.nic_profile.times.empty() || c.transport == Transport::Rdma,
+          "cluster.nic_profile: the SimGrid engine applies NIC bandwidth profiles under cluster.transport: rdma only "
+          "(SimGrid 3.32 keeps a TCP flow at the rate its route had when it started; docs/stragglers.md)");
   const TopologySpec& t = c.topology;
   require(t.switch_latency >= 0, "cluster.topology.switch_latency: must not be negative");
   switch (t.kind) {
