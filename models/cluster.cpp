@@ -23,6 +23,18 @@ bool ClusterSpec::heterogeneous() const {
   return false;
 }
 
+std::string ClusterSpec::device_names() const {
+  if (node_devices.empty()) return device.name;
+  std::string out;
+  for (size_t n = 0; n < node_devices.size();) {
+    size_t run = n;
+    while (run < node_devices.size() && node_devices[run].name == node_devices[n].name) ++run;
+    out += (out.empty() ? "" : ",") + node_devices[n].name + ":" + std::to_string(run - n);
+    n = run;
+  }
+  return out;
+}
+
 const Profile* ClusterSpec::nic_profile_of(int node) const {
   if (nic_profile.times.empty() || node < 0 || node >= nodes) return nullptr;
   const bool listed = nic_profile_nodes.empty() ||

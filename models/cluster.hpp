@@ -74,6 +74,8 @@ struct ClusterSpec {
                                                                 : node_efficiency[static_cast<size_t>(node)];
   }
   bool heterogeneous() const;
+  // "a100_40gb", or for a mix the node runs as written in cluster.device_mix: "a100_80gb:2,v100:2".
+  std::string device_names() const;
   // The NIC bandwidth profile of a cluster node, or nullptr.
   const Profile* nic_profile_of(int node) const;
   double node_bandwidth() const { return nic.rate * nics; }
