@@ -98,4 +98,9 @@ inline double flapping_end(double t0, double work, double period, double duty, d
   return whole * period + x;
 }
 
+// With the full-rate window shifted to start at `offset` (as the inline spec's offset=).
+inline double flapping_end(double t0, double work, double period, double duty, double factor, double offset) {
+  return flapping_end(t0 - offset + period, work, period, duty, factor) + offset - period;
+}
+
 }  // namespace dtsim::test

@@ -7,6 +7,7 @@
 
 #include "models/error.hpp"
 #include "models/metrics.hpp"
+#include "plan_fixtures.hpp"
 #include "profile_fixtures.hpp"
 
 using namespace dtsim;
@@ -71,6 +72,22 @@ TEST_CASE("a flapping NIC stretches the AllReduce to the piecewise closed form")
     INFO("iteration " << it << " starts its AllReduce at " << c.start << " s");
     CHECK(c.end == Approx(test::flapping_end(c.start, work, period, duty, factor)).epsilon(1e-12));
     CHECK(c.end - c.start > work * 1.5);  // well below the full rate: (0.4 + 0.6 x 0.25) = 0.55 of it
+  }
+}
+
+TEST_CASE("a push through a flapping NIC ends at the piecewise closed form, whatever phase it starts in") {
+  const double bytes = 1e8, bw = 12.5e9, period = 0.01, duty = 0.4, factor = 0.25;
+  for (double offset : {0.0, 0.005}) {
+    ClusterSpec c = test::star_cluster(1, bw, 0);
+    c.nic_profile = parse_inline_profile(fmt::format("period=10ms,duty=0.4,factor=0.25,offset={}s", offset), 1);
+    Plan plan = test::incast(1, 1, bytes);
+    plan.server_nodes = 1;
+    Recorder rec;
+    AnalyticalExecutor(c).run(plan, rec);
+    INFO("offset " << offset);
+    for (const auto& r : rec.records()) {
+      CHECK(r.end == Approx(test::flapping_end(0, bytes / bw, period, duty, factor, offset)).epsilon(1e-12));
+    }
   }
 }
 

@@ -4,6 +4,7 @@
 
 #include <fmt/format.h>
 
+#include "../sim/plan_fixtures.hpp"
 #include "../sim/profile_fixtures.hpp"
 #include "models/metrics.hpp"
 #include "simulate.hpp"
@@ -84,6 +85,20 @@ TEST_CASE("a flapping NIC on SimGrid: the AllReduce ends at the piecewise closed
     CHECK(c.end == Approx(test::flapping_end(c.start, work, period, duty, factor)).epsilon(1e-6));
   }
   check_agree(b, 1e-6);
+}
+
+TEST_CASE("a push through a flapping NIC on SimGrid ends at the piecewise closed form, even started in a low phase") {
+  const double bytes = 1e8, bw = 12.5e9, period = 0.01, duty = 0.4, factor = 0.25;
+  for (double offset : {0.0, 0.005}) {
+    ClusterSpec c = test::star_cluster(1, bw, 0);
+    c.nic_profile = parse_inline_profile(fmt::format("period=10ms,duty=0.4,factor=0.25,offset={}s", offset), 1);
+    Plan plan = test::incast(1, 1, bytes);
+    plan.server_nodes = 1;
+    INFO("offset " << offset);
+    for (const auto& r : test::simulate(c, plan, Fidelity::Flow).records) {
+      CHECK(r.end == Approx(test::flapping_end(0, bytes / bw, period, duty, factor, offset)).epsilon(1e-6));
+    }
+  }
 }
 
 TEST_CASE("a flapping NIC in a 4-node ring: SimGrid and the analytical approximation agree") {
