@@ -183,6 +183,12 @@ void finish_cluster(Scenario& s) {
     }
   }
   c.nic_profile = resolve_profile(s, "cluster.nic_profile", c.nic_profile.source, 1.0);
+  if (!c.nic_profile.times.empty() && c.transport == Transport::Tcp && s.run.engine == Engine::SimGrid) {
+    fail_at(s, "cluster.nic_profile",
+            "cluster.nic_profile: the SimGrid engine applies NIC bandwidth profiles under cluster.transport: rdma only "
+            "(SimGrid 3.32 keeps a TCP flow at the rate its route had when it started; the analytical engine takes "
+            "both)");
+  }
   check_indices(s, "cluster.nic_profile_nodes", c.nic_profile_nodes, c.nodes, "node");
 }
 

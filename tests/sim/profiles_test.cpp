@@ -189,6 +189,10 @@ TEST_CASE("bad profiles, mixes and dynamic batches are refused with what is vali
   CHECK(message({"cluster.device_mix=a100_80gb:2,tpu:2"}).find("cluster.device_mix: ") != std::string::npos);
   CHECK(message({"stragglers.profile_workers=4", "stragglers.speed_profile=period=1s,duty=0.5,factor=0.5"}) ==
         "--set stragglers.profile_workers=4: error: stragglers.profile_workers: worker 4 does not exist (valid: 0..3)");
+  CHECK(message({"cluster.transport=tcp", "cluster.nic_profile=period=1s,duty=0.5,factor=0.5"}).find("rdma only") !=
+        std::string::npos);
+  CHECK(message({"cluster.transport=tcp", "cluster.nic_profile=period=1s,duty=0.5,factor=0.5",
+                 "run.engine=analytical"}) == "no error");
   CHECK(message({"strategy.dynamic_batch=true", "sync.policy=local_sgd"}).find("balances bsp jobs only") !=
         std::string::npos);
 }
