@@ -101,7 +101,7 @@ double Profile::work_between(double t0, double t1) const {
 double finish_under_minimum(const std::vector<const Profile*>& profiles, double start, double work) {
   double t = start;
   while (work > 0) {
-    double f = 1.0;
+    double f = profiles.empty() ? 1.0 : kInf;
     double next = kInf;
     for (const Profile* p : profiles) {
       f = std::min(f, p->factor_at(t));

@@ -40,6 +40,10 @@ TEST_CASE("finish() integrates a piecewise-constant speed exactly") {
   CHECK(p.finish(2, 1) == Approx(3.5));  // 0.5 of work in [2, 3), 0.5 after
   CHECK(p.finish(4, 1) == Approx(5));
   CHECK(p.work_between(0, 6) == Approx(5));
+  // Factors above 1 (a boost clock) speed work up.
+  const Profile boost = load_profile(write("boost.txt", "2 4\n"), 10);
+  CHECK(boost.finish(0, 6) == Approx(3));  // 2 s of work by t = 2, then 4 s of work in 1 s
+  CHECK(finish_under_minimum({&boost}, 1, 5) == Approx(3));
 }
 
 TEST_CASE("periodic profiles repeat, and whole periods are skipped without drift") {
