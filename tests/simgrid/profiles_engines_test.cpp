@@ -72,6 +72,10 @@ TEST_CASE("SimGrid periodic speed profiles agree with the analytical integration
       run_both({"stragglers.speed_profile=period=7ms,duty=0.3,factor=0.4,offset=2ms", "stragglers.profile_workers=0,3",
                 "strategy.allreduce.overlap=true", "strategy.allreduce.bucket_size=25MB"});
   check_agree(b, 1e-6);
+  // Factors above 1: a boost from 5 ms on.
+  const auto boost = run_both({"stragglers.speed_profile=" + test::write_temp("sg_boost.txt", "0 1\n5ms 2\n")});
+  check_agree(boost, 1e-9);
+  CHECK(iteration_time(boost.simgrid) < iteration_time(run_both({}).simgrid));
 }
 
 TEST_CASE("a flapping NIC on SimGrid: the AllReduce ends at the piecewise closed form") {
