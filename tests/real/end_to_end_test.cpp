@@ -104,11 +104,14 @@ TEST_CASE("the wrong world size is refused with exit 2 and a hint that works") {
 }
 
 TEST_CASE("speed and NIC profiles, device mixes and dynamic batches are refused with exit 2") {
-  for (const char* set : {"cluster.device_mix=a100_40gb:1,v100:1", "cluster.nic_profile=period=1s,duty=0.5,factor=0.5",
-                          "stragglers.speed_profile=period=1s,duty=0.5,factor=0.5", "strategy.dynamic_batch=true"}) {
-    const std::string key = std::string(set).substr(0, std::string(set).find('='));
-    const auto r = run_real(2, kTiny + " --set " + set, "refused-" + key);
-    INFO(set << ": " << r.process.err);
+  const std::vector<std::pair<std::string, std::string>> cases{
+      {"cluster.device_mix", "cluster.device_mix=a100_40gb:1,v100:1"},
+      {"cluster.nic_profile", "cluster.transport=rdma --set cluster.nic_profile=period=1s,duty=0.5,factor=0.5"},
+      {"stragglers.speed_profile", "stragglers.speed_profile=period=1s,duty=0.5,factor=0.5"},
+      {"strategy.dynamic_batch", "strategy.dynamic_batch=true"}};
+  for (const auto& [key, sets] : cases) {
+    const auto r = run_real(2, kTiny + " --set " + sets, "refused-" + key);
+    INFO(sets << ": " << r.process.err);
     CHECK(r.process.code == 2);
     CHECK(r.process.err.find("error: " + key + ": dtsim-real ") != std::string::npos);
     CHECK(r.metrics.is_null());
