@@ -75,7 +75,7 @@ int check_command(const std::string& scenario, const std::vector<std::string>& s
   const Plan plan = compile_plan(s);
   if (s.run.convergence.enabled) learn::load_split(s);  // the proxy's data files must read
   std::cout << fmt::format("{}: ok ({} nodes x {} {}; {} ops per iteration)\n", scenario, s.cluster.nodes,
-                           s.cluster.devices_per_node, s.cluster.device.name, plan.total_ops());
+                           s.cluster.devices_per_node, s.cluster.device_names(), plan.total_ops());
   for (const auto& job : plan.jobs) {
     std::cout << fmt::format("  job {}: {} workers{}\n", job.name, job.workers.size(),
                              job.servers.empty() ? "" : fmt::format(" + {} servers", job.servers.size()));

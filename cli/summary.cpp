@@ -167,7 +167,7 @@ void print_summary(std::ostream& os, const Scenario& s, const std::vector<Metric
   const Metrics& first = jobs.front();
   os << fmt::format("dtsim {}: {}\n", DTSIM_VERSION, s.name);
   row(os, "cluster", fmt::format("{} nodes x {} {} ({} {}, NIC {} x {}, {})", s.cluster.nodes,
-                                 s.cluster.devices_per_node, s.cluster.device.name,
+                                 s.cluster.devices_per_node, s.cluster.device_names(),
                                  s.cluster.intra_kind == IntraLinkKind::NvLink ? "NVLink" : "PCIe",
                                  format_rate(s.cluster.intra.rate), s.cluster.nics, format_rate(s.cluster.nic.rate),
                                  topology_name(s.cluster.topology.kind)));

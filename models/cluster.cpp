@@ -1,6 +1,7 @@
-// Hop counts of the inter-node topologies.
+// Hop counts of the inter-node topologies; the device and NIC profile of each node.
 #include "models/cluster.hpp"
 
+#include <algorithm>
 #include <cstdlib>
 
 namespace dtsim {
@@ -13,6 +14,32 @@ std::string_view topology_name(TopologyKind k) {
     case TopologyKind::Dragonfly: return "dragonfly";
   }
   return "?";
+}
+
+bool ClusterSpec::heterogeneous() const {
+  for (int n = 0; n < nodes; ++n) {
+    if (device_at(n).name != device.name || efficiency_at(n) != efficiency) return true;
+  }
+  return false;
+}
+
+std::string ClusterSpec::device_names() const {
+  if (node_devices.empty()) return device.name;
+  std::string out;
+  for (size_t n = 0; n < node_devices.size();) {
+    size_t run = n;
+    while (run < node_devices.size() && node_devices[run].name == node_devices[n].name) ++run;
+    out += (out.empty() ? "" : ",") + node_devices[n].name + ":" + std::to_string(run - n);
+    n = run;
+  }
+  return out;
+}
+
+const Profile* ClusterSpec::nic_profile_of(int node) const {
+  if (nic_profile.times.empty() || node < 0 || node >= nodes) return nullptr;
+  const bool listed = nic_profile_nodes.empty() ||
+                      std::find(nic_profile_nodes.begin(), nic_profile_nodes.end(), node) != nic_profile_nodes.end();
+  return listed ? &nic_profile : nullptr;
 }
 
 int ClusterSpec::hops(int a, int b) const {

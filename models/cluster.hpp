@@ -7,6 +7,7 @@
 #include <vector>
 
 #include "models/device.hpp"
+#include "models/profile.hpp"
 
 namespace dtsim {
 
@@ -55,8 +56,28 @@ struct ClusterSpec {
   // cluster.calibration: when set, compute and link costs come from this measured profile
   // instead of the device and link figures above (sim/analytical/cost_model, sim/simgrid/platform).
   std::shared_ptr<const CalibrationProfile> calibration;
+  // Heterogeneous clusters (cluster.device_mix): the device type and achieved efficiency of each
+  // node; empty means every node has `device` at `efficiency`.
+  std::vector<DeviceSpec> node_devices;
+  std::vector<double> node_efficiency;
+  // Slow or flapping NICs (cluster.nic_profile): a bandwidth profile (factors of nic.rate, in (0, 1])
+  // on the NICs of `nic_profile_nodes` (empty: every node). No points: no profile.
+  Profile nic_profile;
+  std::vector<int> nic_profile_nodes;
 
   int devices() const { return nodes * devices_per_node; }
+  const DeviceSpec& device_at(int node) const {
+    return node_devices.empty() || node < 0 || node >= nodes ? device : node_devices[static_cast<size_t>(node)];
+  }
+  double efficiency_at(int node) const {
+    return node_efficiency.empty() || node < 0 || node >= nodes ? efficiency
+                                                                : node_efficiency[static_cast<size_t>(node)];
+  }
+  bool heterogeneous() const;
+  // "a100_40gb", or for a mix the node runs as written in cluster.device_mix: "a100_80gb:2,v100:2".
+  std::string device_names() const;
+  // The NIC bandwidth profile of a cluster node, or nullptr.
+  const Profile* nic_profile_of(int node) const;
   double node_bandwidth() const { return nic.rate * nics; }
   // Switch or router hops between two different nodes (for latency).
   int hops(int node_a, int node_b) const;

@@ -9,6 +9,7 @@
 #include "models/collectives/collective.hpp"
 #include "models/compression/compressor.hpp"
 #include "models/dtype.hpp"
+#include "models/profile.hpp"
 
 namespace dtsim {
 
@@ -119,6 +120,9 @@ struct JobPlan {
   // exchange order, and the compression applied (what a real backend needs to compress buffers).
   std::vector<double> unit_bytes{};
   CompressionSpec compression{};
+  // Dynamic batch sizing: forward and backward compute of each worker scaled by its share of the
+  // global batch (models/batch_balance.hpp); samples_per_iteration is unchanged.
+  bool dynamic_batch = false;
 };
 
 struct Plan {
@@ -134,6 +138,14 @@ struct Plan {
   std::vector<std::vector<double>> slowdown;
   // Gossip: gossip_peer[r][k] is the worker rank r averages its model with in iteration k (seeded).
   std::vector<std::vector<int>> gossip_peer;
+  // Time-varying device speed: rank r's device runs at speed x profiles[rank_profile[r]].factor_at(t)
+  // (-1: constant); empty rank_profile means none anywhere. NIC bandwidth profiles are the cluster's.
+  std::vector<Profile> profiles;
+  std::vector<int> rank_profile;
+  // Dynamic batch sizing: each rank's share multiplier of forward and backward compute in the first
+  // iteration (N x rate / sum of the job's rates, from device speeds and fixed slow factors); 1 for
+  // ranks of jobs that do not balance; empty when no job does.
+  std::vector<double> batch_scale;
   // Ranks placed on the same device (an asynchronous server's per-worker ranks) compute one op
   // at a time, in the order they become ready.
   // BSP: a rank starts iteration k+1 when all its ops of iteration k have ended; the
@@ -141,6 +153,9 @@ struct Plan {
 
   int total_ops() const;
   double slowdown_of(int rank, int iteration) const { return slowdown.empty() ? 1.0 : slowdown[rank][iteration]; }
+  const Profile* speed_profile_of(int rank) const {
+    return rank_profile.empty() || rank_profile[rank] < 0 ? nullptr : &profiles[rank_profile[rank]];
+  }
 };
 
 std::string_view phase_name(Phase p);

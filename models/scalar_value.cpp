@@ -84,6 +84,28 @@ double ScalarValue::at_least(double min_value) const {
   return v;
 }
 
+std::vector<std::pair<std::string, int>> ScalarValue::device_counts() const {
+  std::vector<std::pair<std::string, int>> out;
+  size_t start = 0;
+  while (start <= text_.size()) {
+    const size_t comma = text_.find(',', start);
+    const std::string part = text_.substr(start, comma == std::string::npos ? std::string::npos : comma - start);
+    const size_t colon = part.find(':');
+    int count = 0;
+    try {
+      if (colon == std::string::npos) throw InputError("no count");
+      count = static_cast<int>(parse_quantity(part.substr(colon + 1), Quantity::Count));
+    } catch (const InputError&) {
+      fail(fmt::format("'{}' is not a device mix (use device:nodes pairs, e.g. a100_40gb:2,v100_16gb:2)", text_));
+    }
+    if (count < 1) fail(fmt::format("'{}': each device needs at least one node", text_));
+    out.emplace_back(part.substr(0, colon), count);
+    if (comma == std::string::npos) break;
+    start = comma + 1;
+  }
+  return out;
+}
+
 DeviceSpec ScalarValue::device() const {
   try {
     return load_device(text_);

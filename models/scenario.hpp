@@ -45,6 +45,8 @@ struct StrategySpec {
   bool overlap = true;
   int ps_shards = 1;
   PsSplit ps_split = PsSplit::Even;
+  // Dynamic batch sizing: each worker's share of the global batch follows its speed (models/batch_balance.hpp).
+  bool dynamic_batch = false;
 };
 
 struct SyncSpec {
@@ -66,6 +68,10 @@ struct StragglerSpec {
   double tail_mean = 0.1;   // exponential: factor 1 + Exp(mean)
   double hiccup_probability = 0.01;
   double hiccup_factor = 3.0;
+  // Time-varying device speed: a profile (file or inline spec; `source` as written until the
+  // scenario is finished, then loaded) on the workers `profile_workers` (empty: every worker).
+  Profile speed_profile;
+  std::vector<int> profile_workers;
 };
 
 struct RunSpec {

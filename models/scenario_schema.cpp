@@ -109,6 +109,17 @@ std::vector<ScenarioKey> build_keys() {
         if (e < 0 || e > 1) v.fail(fmt::format("must be in (0, 1] (got {})", v.text()));
         s.cluster.efficiency = e;
       });
+  add("cluster.device_mix", "device:nodes list", "",
+      "Heterogeneous cluster: device types node by node, e.g. a100_40gb:2,v100_16gb:2 (the counts sum to "
+      "cluster.nodes); each node computes at its own device's peak and efficiency (cluster.efficiency, when set, "
+      "applies to all). Unset: every node has cluster.device.",
+      [](S& s, const V& v) {
+        s.cluster.node_devices.clear();
+        for (const auto& [name, count] : v.device_counts()) {
+          const DeviceSpec d = ScalarValue("cluster.device_mix", name, v.where()).device();
+          s.cluster.node_devices.insert(s.cluster.node_devices.end(), static_cast<size_t>(count), d);
+        }
+      });
   add("cluster.intra_node.kind", "one of: nvlink, pcie", "nvlink", "The link between devices of one node.",
       [](S& s, const V& v) {
         s.cluster.intra_kind = v.choice<IntraLinkKind>({{"nvlink", IntraLinkKind::NvLink}, {"pcie", IntraLinkKind::Pcie}});
@@ -122,6 +133,13 @@ std::vector<ScenarioKey> build_keys() {
       [](S& s, const V& v) { s.cluster.nic.rate = v.positive(Quantity::Rate); });
   add("cluster.nic.latency", "time", "5us", "NIC-to-NIC latency of one message (excluding switch hops).",
       [](S& s, const V& v) { s.cluster.nic.latency = v.quantity(Quantity::Time); });
+  add("cluster.nic_profile", "profile", "",
+      "Slow or flapping NICs: a bandwidth profile, a file of `time factor` lines or inline "
+      "period=2s,duty=0.5,factor=0.25 (full rate for duty x period, then factor x rate); factors in (0, 1] of "
+      "the NIC rate (docs/stragglers.md).",
+      [](S& s, const V& v) { s.cluster.nic_profile.source = v.text(); });
+  add("cluster.nic_profile_nodes", "indices", "", "Nodes whose NICs follow cluster.nic_profile (empty: every node).",
+      [](S& s, const V& v) { s.cluster.nic_profile_nodes = v.indices(); });
   add("cluster.topology.kind", "one of: star, fat_tree, torus, dragonfly", "star",
       "How nodes are connected: one switch, a fat-tree, a torus or a dragonfly.", [](S& s, const V& v) {
         s.cluster.topology.kind = v.choice<TopologyKind>({{"star", TopologyKind::Star},
@@ -185,6 +203,10 @@ std::vector<ScenarioKey> build_keys() {
       [](J& j, const V& v) { j.strategy.bucket_size = v.positive(Quantity::Bytes); });
   add_job("strategy.allreduce.overlap", "bool", "true", "Overlap bucket AllReduces with the backward pass.",
       [](J& j, const V& v) { j.strategy.overlap = v.boolean(); });
+  add_job("strategy.dynamic_batch", "bool", "false",
+      "Dynamic batch sizing (BSP): each worker takes a share of the global batch proportional to its speed, "
+      "known in the first iteration (device peak, slow_factor), measured in the previous one afterwards.",
+      [](J& j, const V& v) { j.strategy.dynamic_batch = v.boolean(); });
   add_job("strategy.parameter_server.shards", "count", "1", "Parameter-server shards (one server rank each).",
       [](J& j, const V& v) { j.strategy.ps_shards = v.count(1); });
   add_job("strategy.parameter_server.split", "one of: even, by_layer", "even",
@@ -263,6 +285,14 @@ std::vector<ScenarioKey> build_keys() {
           });
   add_job("stragglers.hiccup_factor", "number", "3", "hiccup: how many times slower a hiccuping iteration computes.",
           [](J& j, const V& v) { j.stragglers.hiccup_factor = v.at_least(1.0); });
+
+  add_job("stragglers.speed_profile", "profile", "",
+          "Time-varying device speed: a file of `time factor` lines (optionally `period 60s`) or inline "
+          "period=10s,duty=0.5,factor=0.5; factors > 0 multiply the device's speed (docs/stragglers.md).",
+          [](J& j, const V& v) { j.stragglers.speed_profile.source = v.text(); });
+  add_job("stragglers.profile_workers", "indices", "",
+          "Workers (indices within the job) whose device follows stragglers.speed_profile (empty: every worker).",
+          [](J& j, const V& v) { j.stragglers.profile_workers = v.indices(); });
 
   // sync and run
   add_job("sync.policy", "one of: bsp, asp, ssp, local_sgd, backup, gossip", "bsp",

@@ -29,6 +29,7 @@ class ScalarValue {
   std::vector<int> indices() const;   // "0,5,7" (may be empty)
   double at_least(double min_value) const;  // a number >= min_value
   DeviceSpec device() const;          // a device zoo name
+  std::vector<std::pair<std::string, int>> device_counts() const;  // "a100_40gb:2,v100_16gb:2"
   template <typename E>
   E choice(const std::vector<std::pair<std::string, E>>& options) const;
 

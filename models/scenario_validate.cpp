@@ -3,6 +3,7 @@
 #include "models/scenario_validate.hpp"
 
 #include <filesystem>
+#include <limits>
 #include <numeric>
 
 #include <fmt/format.h>
@@ -140,6 +141,69 @@ void check_stragglers(const Scenario& s, size_t index) {
   }
 }
 
+// A profile key's value: an inline spec, or a file relative to the scenario's folder.
+Profile resolve_profile(const Scenario& s, const std::string& key, const std::string& text, double max_factor) {
+  if (text.empty()) return Profile{};
+  if (is_inline_profile(text)) {
+    try {
+      return parse_inline_profile(text, max_factor);
+    } catch (const InputError& e) {
+      fail_at(s, key, fmt::format("{}: {}", key, e.message()));
+    }
+  }
+  std::filesystem::path p(text);
+  if (p.is_relative()) p = std::filesystem::path(s.path).parent_path() / p;
+  if (!std::filesystem::exists(p)) {
+    fail_at(s, key,
+            fmt::format("{}: no such file '{}' (give a profile file, or e.g. period=2s,duty=0.5,factor=0.25)", key,
+                        p.string()));
+  }
+  return load_profile(p.string(), max_factor);
+}
+
+void check_indices(const Scenario& s, const std::string& key, const std::vector<int>& indices, int count,
+                   const char* what) {
+  for (int i : indices) {
+    if (i >= count) fail_at(s, key, fmt::format("{}: {} {} does not exist (valid: 0..{})", key, what, i, count - 1));
+  }
+}
+
+// Heterogeneous nodes and NIC profiles (cluster keys).
+void finish_cluster(Scenario& s) {
+  ClusterSpec& c = s.cluster;
+  if (!c.node_devices.empty()) {
+    if (static_cast<int>(c.node_devices.size()) != c.nodes) {
+      fail_at(s, "cluster.device_mix",
+              fmt::format("cluster.device_mix: the counts sum to {} nodes but the cluster has {}",
+                          c.node_devices.size(), c.nodes));
+    }
+    c.node_efficiency.clear();
+    for (const DeviceSpec& d : c.node_devices) {
+      c.node_efficiency.push_back(is_set(s, "cluster.efficiency") ? c.efficiency : d.efficiency);
+    }
+  }
+  c.nic_profile = resolve_profile(s, "cluster.nic_profile", c.nic_profile.source, 1.0);
+  if (!c.nic_profile.times.empty() && c.transport == Transport::Tcp && s.run.engine == Engine::SimGrid) {
+    fail_at(s, "cluster.nic_profile",
+            "cluster.nic_profile: the SimGrid engine applies NIC bandwidth profiles under cluster.transport: rdma only "
+            "(SimGrid 3.32 keeps a TCP flow at the rate its route had when it started; the analytical engine takes "
+            "both)");
+  }
+  check_indices(s, "cluster.nic_profile_nodes", c.nic_profile_nodes, c.nodes, "node");
+}
+
+void finish_job_profiles(const Scenario& s, size_t index, JobSpec& job) {
+  StragglerSpec& st = job.stragglers;
+  st.speed_profile = resolve_profile(s, s.job_key(index, "stragglers.speed_profile"), st.speed_profile.source,
+                                     std::numeric_limits<double>::infinity());
+  check_indices(s, s.job_key(index, "stragglers.profile_workers"), st.profile_workers, job.workers(s.cluster),
+                "worker");
+  if (job.strategy.dynamic_batch && job.sync.kind != SyncKind::Bsp) {
+    const std::string key = s.job_key(index, "strategy.dynamic_batch");
+    fail_at(s, key, fmt::format("{}: dynamic batch sizing balances bsp jobs only (set sync.policy: bsp)", key));
+  }
+}
+
 void check_strategy(const Scenario& s, size_t index) {
   const JobSpec& job = s.jobs[index];
   if (job.sync.kind == SyncKind::LocalSgd && job.strategy.kind != StrategyKind::AllReduce) {
@@ -230,12 +294,14 @@ void finish_scenario(Scenario& s) {
   if (s.name.empty()) s.name = std::filesystem::path(s.path).stem().string();
   if (!s.job_list) s.jobs[0].name = s.name;
   check_topology(s);
+  finish_cluster(s);
   std::vector<int> owner(static_cast<size_t>(s.cluster.devices()), -1);
   for (size_t i = 0; i < s.jobs.size(); ++i) {
     resolve_workload(s, i, s.jobs[i]);
     check_placement(s, i, owner);
     check_strategy(s, i);
     check_stragglers(s, i);
+    finish_job_profiles(s, i, s.jobs[i]);
     finish_faults(s, i, s.jobs[i]);
     check_compression(s, i);
     check_sync(s, i);

@@ -8,7 +8,8 @@
 
 namespace dtsim {
 
-// Fills plan.slowdown when any job straggles; leaves it empty otherwise.
+// Fills plan.slowdown when any job straggles (empty otherwise), plan.profiles and rank_profile for
+// speed profiles, and plan.batch_scale for jobs with dynamic batch sizing.
 void apply_stragglers(const Scenario& s, Plan& plan);
 
 }  // namespace dtsim

@@ -135,8 +135,9 @@ void check_world_size(const Plan& plan, int world, const LaunchOptions& o) {
 }
 
 // What a backend does not execute yet: the proxy model of convergence runs, backup workers and
-// gossip (simulator only); the cuda backend runs BSP and local SGD only (its asynchronous servers
-// would need device-side RMA); compression runs on the cpu backend only.
+// gossip, speed profiles, dynamic batches, device mixes and NIC profiles (simulator only); the
+// cuda backend runs BSP and local SGD only (its asynchronous servers would need device-side RMA);
+// compression runs on the cpu backend only.
 void check_supported(const Scenario& s, const std::string& backend) {
   if (s.run.convergence.enabled) {
     throw InputError(s.location_of("run.convergence.enabled"),
@@ -150,6 +151,11 @@ void check_supported(const Scenario& s, const std::string& backend) {
       throw InputError(s.location_of(key), fmt::format("{}: dtsim-real runs bsp, asp, ssp and local_sgd (backup "
                                                        "workers and gossip run in the simulator: dtsim run)",
                                                        key));
+    }
+    if (!job.stragglers.speed_profile.times.empty() || job.strategy.dynamic_batch) {
+      const std::string key = s.job_key(j, job.strategy.dynamic_batch ? "strategy.dynamic_batch" : "stragglers.speed_profile");
+      throw InputError(s.location_of(key), fmt::format("{}: dtsim-real does not apply speed profiles or dynamic batches "
+                                                       "yet (they run in the simulator: dtsim run)", key));
     }
     const std::string method = job.compression.method;
     if (backend == "cpu" && method != "none") {
@@ -179,6 +185,13 @@ void check_supported(const Scenario& s, const std::string& backend) {
       throw InputError(s.location_of(key), fmt::format("{}: dtsim-real --backend cuda does not compress yet "
                                                        "(compression runs with --backend cpu)",
                                                        key));
+    }
+  }
+  // The real run's devices are what they are: a device mix or a NIC profile describes another machine.
+  for (const char* key : {"cluster.device_mix", "cluster.nic_profile"}) {
+    if (s.where.count(key) > 0) {
+      throw InputError(s.location_of(key), fmt::format("{}: dtsim-real runs on the devices and NICs it is given; "
+                                                       "simulate this with dtsim run", key));
     }
   }
 }

@@ -2,6 +2,7 @@
 #include "sim/analytical/cost_model.hpp"
 
 #include <algorithm>
+#include <limits>
 #include <map>
 
 #include "models/calibration.hpp"
@@ -51,8 +52,13 @@ int leaf_crossing_flows(const CollectiveAlgorithm& algo, CollectiveKind kind, co
 
 CostModel::CostModel(const ClusterSpec& cluster, const Plan& plan) : cluster_(cluster), plan_(plan) {}
 
+// A worker computes on its node's device (heterogeneous clusters: cluster.device_mix).
 const DeviceSpec& CostModel::device_of(const RankProgram& rank) const {
-  return rank.role == Role::Server ? cluster_.server_device : cluster_.device;
+  return rank.role == Role::Server ? cluster_.server_device : cluster_.device_at(rank.where.node);
+}
+
+double CostModel::efficiency_of(const RankProgram& rank) const {
+  return rank.role == Role::Server ? cluster_.server_device.efficiency : cluster_.efficiency_at(rank.where.node);
 }
 
 double CostModel::compute_time(const RankProgram& rank, const ComputeOp& op) const {
@@ -62,7 +68,7 @@ double CostModel::compute_time(const RankProgram& rank, const ComputeOp& op) con
                                      : cluster_.calibration->compute_time(op.dtype, op.flops, op.mem_bytes);
   }
   const DeviceSpec& d = device_of(rank);
-  const double eff = rank.role == Role::Server ? d.efficiency : cluster_.efficiency;
+  const double eff = efficiency_of(rank);
   return std::max(op.flops / (d.peak(op.dtype) * eff), op.mem_bytes / d.mem_bandwidth);
 }
 
@@ -134,6 +140,17 @@ double CostModel::collective_time(const CollectiveOp& op) const {
   const double t = shape.size <= 1 ? 0.0 : algo.closed_form(op.kind, shape, op.bytes, ab);
   collective_cache_.emplace(key, t);
   return t;
+}
+
+double CostModel::collective_inter_bandwidth_time(const CollectiveOp& op) const {
+  const CommGroup& group = plan_.groups[op.group];
+  const GroupShape shape{static_cast<int>(group.ranks.size()), group.per_node, 0};
+  if (shape.size <= 1) return 0.0;
+  AlphaBeta unbounded = group_alpha_beta(group, *op.algorithm, op.kind);
+  if (cluster_.calibration) apply_calibration(unbounded, op.bytes / std::max(1, shape.size));
+  unbounded.bw_inter = std::numeric_limits<double>::infinity();
+  const double rest = op.algorithm->closed_form(op.kind, shape, op.bytes, unbounded);
+  return std::max(0.0, collective_time(op) - rest);
 }
 
 void CostModel::apply_calibration(AlphaBeta& ab, double message_bytes) const {

@@ -38,6 +38,9 @@ class CostModel {
   double update_time(const RankProgram& rank, const UpdateOp& op) const;
   // The algorithm's closed form with the group's alpha-beta parameters.
   double collective_time(const CollectiveOp& op) const;
+  // The part of collective_time() that is the inter-node bandwidth term (the time minus the same
+  // closed form with unbounded inter-node bandwidth): what NIC bandwidth profiles stretch.
+  double collective_inter_bandwidth_time(const CollectiveOp& op) const;
   // The alpha-beta parameters the collective sees over its group (documented in docs/engines.md).
   AlphaBeta group_alpha_beta(const CommGroup& group, const CollectiveAlgorithm& algo, CollectiveKind kind) const;
   // `bytes` picks the segment of a calibrated link (cluster.calibration); unused otherwise.
@@ -45,6 +48,7 @@ class CostModel {
 
  private:
   const DeviceSpec& device_of(const RankProgram& rank) const;
+  double efficiency_of(const RankProgram& rank) const;
   double node_bandwidth(int node) const;
   double node_latency(int node) const;
   // With cluster.calibration: the fitted same-host (intra) and, when measured, cross-host (inter)

@@ -9,6 +9,7 @@
 #include <tuple>
 #include <unordered_set>
 
+#include "models/batch_balance.hpp"
 #include "models/error.hpp"
 #include "sim/analytical/cost_model.hpp"
 
@@ -59,7 +60,7 @@ Graph build_graph(const RankProgram& r) {
 class Scheduler {
  public:
   Scheduler(const ClusterSpec& cluster, const Plan& plan, Observer& observer)
-      : plan_(plan), costs_(cluster, plan), observer_(observer) {
+      : cluster_(cluster), plan_(plan), costs_(cluster, plan), observer_(observer), balance_(plan) {
     for (const auto& r : plan.ranks) {
       graphs_.push_back(build_graph(r));
       int q = -1;
@@ -121,14 +122,15 @@ class Scheduler {
     }
     const double slow = plan_.slowdown_of(e.rank, it);
     if (const auto* c = std::get_if<ComputeOp>(&op.body)) {
-      compute(e, costs_.compute_time(rank, *c) * slow);
+      const double share = balance_.scales(e.rank, op) ? balance_.scale(e.rank, it) : 1.0;
+      compute(e, costs_.compute_time(rank, *c) * slow * share);
     } else if (const auto* u = std::get_if<UpdateOp>(&op.body)) {
       compute(e, costs_.update_time(rank, *u) * slow);
     } else if (const auto* col = std::get_if<CollectiveOp>(&op.body)) {
       auto& waiting = collectives_[{col->group, col->seq, it}];
       waiting.push_back({e.rank, e.op});
       if (waiting.size() == plan_.groups[col->group].ranks.size()) {
-        const double end = e.time + costs_.collective_time(*col);
+        const double end = collective_end(*col, e.time);
         for (auto [r, o] : waiting) push(end, true, r, o, e.time);
         collectives_.erase({col->group, col->seq, it});
       }
@@ -150,7 +152,8 @@ class Scheduler {
   }
 
   // A device computes one op at a time: ranks sharing one (a server's per-worker ranks) queue.
-  // An op of no work (compression at cost_scale 0) does not wait for the device.
+  // An op of no work (compression at cost_scale 0) does not wait for the device. `seconds` of work
+  // at full speed take longer where the device's speed profile is below 1 (integrated exactly).
   void compute(const Event& e, double seconds) {
     if (seconds <= 0) {
       push(e.time, true, e.rank, e.op, e.time);
@@ -159,8 +162,24 @@ class Scheduler {
     const Placement& where = plan_.ranks[e.rank].where;
     double& free_at = device_free_[{where.node, where.local}];
     const double start = std::max(e.time, free_at);
-    free_at = start + seconds;
-    running_[e.rank] = Running{e.op, push(start + seconds, true, e.rank, e.op, start), start};
+    const Profile* profile = plan_.speed_profile_of(e.rank);
+    free_at = profile ? profile->finish(start, seconds) : start + seconds;
+    running_[e.rank] = Running{e.op, push(free_at, true, e.rank, e.op, start), start};
+  }
+
+  // A collective's end. Under NIC bandwidth profiles its inter-node bandwidth term runs at the
+  // slowest profiled NIC of the group, integrated from its start; latency and intra-node terms follow
+  // unchanged (an approximation: docs/stragglers.md).
+  double collective_end(const CollectiveOp& col, double now) {
+    const double whole = costs_.collective_time(col);
+    std::vector<const Profile*> nics;
+    for (int r : plan_.groups[col.group].ranks) {
+      const Profile* p = cluster_.nic_profile_of(plan_.ranks[r].where.node);
+      if (p && std::find(nics.begin(), nics.end(), p) == nics.end()) nics.push_back(p);
+    }
+    if (nics.empty()) return now + whole;
+    const double inter = costs_.collective_inter_bandwidth_time(col);
+    return finish_under_minimum(nics, now, inter) + (whole - inter);
   }
 
   // Backup workers: an op before the rank's quorum op, in an iteration whose quorum has passed.
@@ -242,7 +261,9 @@ class Scheduler {
     for (const auto& [port, seconds] : load) {
       double& free_at = port_free_[port];
       const double start = std::max(now, free_at);
-      free_at = start + seconds;
+      // A node's NICs with a bandwidth profile drain at the profile's rate, integrated exactly.
+      const Profile* profile = port.local < 0 ? cluster_.nic_profile_of(port.node) : nullptr;
+      free_at = profile ? profile->finish(start, seconds) : start + seconds;
       drained[port] = free_at;
     }
     std::map<std::pair<int, int>, double> exchanges;  // gossip: an op ends with the later of its two directions
@@ -262,8 +283,10 @@ class Scheduler {
 
   void finish(const Event& e) {
     if (running_[e.rank].seq == e.seq) running_[e.rank].op = -1;
+    const Op& op = plan_.ranks[e.rank].ops[e.op];
     if (e.record) {
       observer_.on_op(OpRecord{e.rank, iteration_[e.rank], e.op, e.start, e.time});
+      if (balance_.scales(e.rank, op)) balance_.record(e.rank, iteration_[e.rank], e.time - e.start);
     }
     for (int s : graphs_[e.rank].succs[e.op]) {
       if (--remaining_[e.rank][s] == 0) push(e.time, false, e.rank, s);
@@ -274,9 +297,11 @@ class Scheduler {
     }
   }
 
+  const ClusterSpec& cluster_;
   const Plan& plan_;
   CostModel costs_;
   Observer& observer_;
+  BatchBalancer balance_;
   std::vector<Graph> graphs_;
   std::vector<std::vector<int>> remaining_;
   std::vector<int> done_count_;

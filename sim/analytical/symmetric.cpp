@@ -66,7 +66,11 @@ bool is_symmetric(const Scenario& s) {
   const bool compresses = s.job().compression.method != "none";
   // Local SGD skips the exchange in most iterations, which the one-worker evaluation does not model.
   const bool bsp = s.job().sync.kind == SyncKind::Bsp;
-  return s.jobs.size() == 1 && s.job().strategy.kind == StrategyKind::AllReduce && !straggles && !compresses && bsp;
+  // Speed and NIC profiles, mixed devices and dynamic batches make workers or times differ too.
+  const bool varies = !st.speed_profile.times.empty() || !s.cluster.nic_profile.times.empty() ||
+                      s.cluster.heterogeneous() || s.job().strategy.dynamic_batch;
+  return s.jobs.size() == 1 && s.job().strategy.kind == StrategyKind::AllReduce && !straggles && !compresses && bsp &&
+         !varies;
 }
 
 std::optional<std::vector<Metrics>> run_symmetric(const Scenario& s) {

@@ -1,6 +1,10 @@
 // Running a Plan on SimGrid: engine, explicit network model, platform, actors, run.
 #include "sim/simgrid/executor.hpp"
 
+#include <simgrid/kernel/resource/Action.hpp>
+#include <simgrid/kernel/resource/Model.hpp>
+#include <simgrid/kernel/resource/NetworkModelIntf.hpp>
+
 #include <chrono>
 #include <fstream>
 
@@ -32,6 +36,22 @@ long concurrent_actors(const Plan& plan) {
   return n;
 }
 
+// SimGrid 3.32's CM02 bounds a flow, when it starts, by the bandwidth its route has at that moment
+// and never raises the bound: a flow started while a NIC's bandwidth profile is low keeps the low rate
+// after the NIC recovers (measured: 300 B started at 0.5 s on a link at 25 B/s until 1 s, then 100 B/s,
+// ended at 12.5 s instead of 3.875 s). Under RDMA the bound only repeats the links' capacities, which
+// the solver enforces anyway, so on every bandwidth change the flows in progress lose it (3.875 s).
+void lift_bounds_on_bandwidth_changes(simgrid::s4u::Engine& engine) {
+  auto* model = dynamic_cast<simgrid::kernel::resource::Model*>(engine.get_netzone_root()->get_network_model());
+  if (model == nullptr) throw RuntimeError("simgrid engine: no network model to apply NIC bandwidth profiles to");
+  simgrid::s4u::Link::on_bandwidth_change_cb([model](const simgrid::s4u::Link&) {
+    for (auto& action : *model->get_started_action_set()) {
+      action.set_user_bound(-1);
+      action.set_bound(-1);
+    }
+  });
+}
+
 }  // namespace
 
 RunInfo SimGridExecutor::run(const Plan& plan, Observer& observer) {
@@ -48,6 +68,7 @@ RunInfo SimGridExecutor::run(const Plan& plan, Observer& observer) {
   const auto p0 = std::chrono::steady_clock::now();
   const Platform platform = build_platform(cluster_, plan);
   stats_.platform_s = std::chrono::duration<double>(std::chrono::steady_clock::now() - p0).count();
+  if (!cluster_.nic_profile.times.empty()) lift_bounds_on_bandwidth_changes(engine);
   Replay replay(cluster_, plan, platform, observer, options_, stats_);
   const auto t0 = std::chrono::steady_clock::now();
   replay.start();

@@ -1,5 +1,6 @@
 // The zone of one node: its devices (one host per plan rank placed there), the node's switch
-// fabric (NVSwitch / PCIe switch) and its NICs, behind a gateway router.
+// fabric (NVSwitch / PCIe switch) and its NICs, behind a gateway router. Speed profiles of the
+// devices and bandwidth profiles of the NICs become SimGrid's own host and link profiles.
 //
 //           dev0   dev1   dev2   dev3        each device: its own split-duplex link
 //            |      |      |      |          (intra.rate per direction, intra.latency / 2)
@@ -16,6 +17,7 @@
 //    not compete (an NVLink fabric and a NIC are separate paths; for PCIe nodes the shared
 //    device link is not modelled).
 #include <fmt/format.h>
+#include <simgrid/kernel/ProfileBuilder.hpp>
 
 #include <string>
 
@@ -26,6 +28,17 @@ namespace dtsim::sg::detail {
 namespace {
 constexpr auto kUp = sg4::LinkInRoute::Direction::UP;
 constexpr auto kDown = sg4::LinkInRoute::Direction::DOWN;
+
+// A dtsim profile as SimGrid's: `date value` lines, values = factor x scale (host speed profiles
+// take factors of the peak, scale 1; link bandwidth profiles take bytes/s, scale = the rate, as
+// measured on SimGrid 3.32 whatever Link.hpp says), repeating every `period` seconds when periodic.
+simgrid::kernel::profile::Profile* to_simgrid(const std::string& name, const Profile& p, double scale) {
+  std::string text;
+  for (size_t i = 0; i < p.times.size(); ++i)
+    text += fmt::format("{:.17g} {:.17g}\n", p.times[i], p.factors[i] * scale);
+  return simgrid::kernel::profile::ProfileBuilder::from_string(name, text, p.period > 0 ? p.period : -1.0);
+}
+
 }  // namespace
 
 ZoneRef NodeFactory::make(sg4::NetZone* parent, int node, double switch_share) {
@@ -36,8 +49,13 @@ ZoneRef NodeFactory::make(sg4::NetZone* parent, int node, double switch_share) {
   sg4::NetZone* zone = sg4::create_full_zone(name);
   zone->set_parent(parent);
   NetPoint* gateway = zone->create_router(name + ".gw");
-  sg4::Link* nic_link =
-      zone->create_split_duplex_link(name + ".nic", nic.rate)->set_latency(nic.latency / 2 + switch_share);
+  sg4::SplitDuplexLink* nic_link = zone->create_split_duplex_link(name + ".nic", nic.rate);
+  nic_link->set_latency(nic.latency / 2 + switch_share);
+  if (const Profile* p = cluster_.nic_profile_of(node)) {
+    // Profiles must be set before the zone is sealed.
+    nic_link->get_link_up()->set_bandwidth_profile(to_simgrid(name + ".nic.up.bw", *p, nic.rate));
+    nic_link->get_link_down()->set_bandwidth_profile(to_simgrid(name + ".nic.down.bw", *p, nic.rate));
+  }
 
   const std::vector<RankHost>& ranks = hosts_at_[node];
   std::vector<sg4::Host*> hosts;
@@ -45,6 +63,7 @@ ZoneRef NodeFactory::make(sg4::NetZone* parent, int node, double switch_share) {
   for (const RankHost& r : ranks) {
     const std::string host_name = fmt::format("{}.d{}", name, r.local);
     sg4::Host* host = zone->create_host(host_name, r.speed);
+    if (r.speed_profile) host->set_speed_profile(to_simgrid(host_name + ".speed", *r.speed_profile, 1.0));
     platform_.rank_hosts[r.rank] = host;
     platform_.rank_speed[r.rank] = r.speed;
     zone->add_route(host->get_netpoint(), gateway, nullptr, nullptr, {{nic_link, kUp}}, true);

@@ -6,8 +6,8 @@
 #include <fmt/format.h>
 
 #include <functional>
-#include <numeric>
 #include <map>
+#include <numeric>
 #include <set>
 #include <utility>
 
@@ -36,6 +36,9 @@ void check_cluster(const ClusterSpec& c) {
   require(c.nics >= 1, fmt::format("cluster.nics: need at least one NIC per node (got {})", c.nics));
   check_link(c.nic, "cluster.nic");
   check_link(c.intra, "cluster.intra");
+  require(c.nic_profile.times.empty() || c.transport == Transport::Rdma,
+          "cluster.nic_profile: the SimGrid engine applies NIC bandwidth profiles under cluster.transport: rdma only "
+          "(SimGrid 3.32 keeps a TCP flow at the rate its route had when it started; docs/stragglers.md)");
   const TopologySpec& t = c.topology;
   require(t.switch_latency >= 0, "cluster.topology.switch_latency: must not be negative");
   switch (t.kind) {
@@ -70,10 +73,12 @@ void check_cluster(const ClusterSpec& c) {
 
 double rank_speed(const ClusterSpec& c, const RankProgram& r) {
   const bool server = r.role == Role::Server;
+  const int node = r.where.node;
   const double speed = server ? c.server_device.peak(Dtype::Fp32) * c.server_device.efficiency
-                              : c.device.peak(Dtype::Fp32) * c.efficiency;
-  require(speed > 0, fmt::format("rank {}: the {} device '{}' has no positive speed (peak x efficiency = {})", r.rank,
-                                 server ? "server" : "worker", server ? c.server_device.name : c.device.name, speed));
+                              : c.device_at(node).peak(Dtype::Fp32) * c.efficiency_at(node);
+  require(speed > 0,
+          fmt::format("rank {}: the {} device '{}' has no positive speed (peak x efficiency = {})", r.rank,
+                      server ? "server" : "worker", server ? c.server_device.name : c.device_at(node).name, speed));
   return speed;
 }
 
@@ -104,7 +109,8 @@ std::vector<std::vector<RankHost>> place_ranks(const ClusterSpec& c, const Plan&
     }
     require(fresh, fmt::format("rank {} is placed on device {} of node {}, which another rank holds", r.rank, p.local,
                                p.node));
-    at[static_cast<size_t>(p.node)].push_back(RankHost{r.rank, p.local, rank_speed(c, r)});
+    at[static_cast<size_t>(p.node)].push_back(
+        RankHost{r.rank, p.local, rank_speed(c, r), plan.speed_profile_of(r.rank)});
   }
   return at;
 }

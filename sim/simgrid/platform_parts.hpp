@@ -20,6 +20,7 @@ struct RankHost {
   int rank = 0;
   int local = 0;
   double speed = 0;
+  const Profile* speed_profile = nullptr;  // time-varying speed (factors of `speed`), or none
 };
 
 // A zone as its parent routes to it: the zone, and the router inside it that traffic enters

@@ -30,6 +30,7 @@ Replay::Replay(const ClusterSpec& cluster, const Plan& plan, const Platform& pla
       options_(options),
       stats_(stats),
       costs_(cluster, plan),
+      balance_(plan),
       total_iterations_(plan.warmup + plan.iterations),
       latency_factor_(simgrid::config::get_value<double>("network/latency-factor")),
       states_(plan.ranks.size()),
@@ -148,9 +149,12 @@ void Replay::finish(int rank, int op, double start, double end, bool record) {
   if (wake) st.changed->notify_all();
 }
 
-double Replay::seconds(int rank, const Op& op) const {
-  const double slow = plan_.slowdown_of(rank, states_[rank].iteration);
-  if (const auto* c = std::get_if<ComputeOp>(&op.body)) return costs_.compute_time(plan_.ranks[rank], *c) * slow;
+double Replay::seconds(int rank, const Op& op) {
+  const int it = states_[rank].iteration;
+  const double slow = plan_.slowdown_of(rank, it);
+  const double share = balance_.scales(rank, op) ? balance_.scale(rank, it) : 1.0;
+  if (const auto* c = std::get_if<ComputeOp>(&op.body))
+    return costs_.compute_time(plan_.ranks[rank], *c) * slow * share;
   if (const auto* u = std::get_if<UpdateOp>(&op.body)) return costs_.update_time(plan_.ranks[rank], *u) * slow;
   return 0.0;
 }
@@ -306,13 +310,19 @@ void Replay::execute_run(int rank, const std::vector<int>& ops) {
   ++stats_.activities;
   const double end = sg4::Engine::get_clock();
   if (turn.owns_lock()) turn.unlock();
+  // Under a speed profile an op's end is where its work is done on the profile (as SimGrid ran it).
+  const Profile* profile = plan_.speed_profile_of(rank);
+  const int it = states_[rank].iteration;
   double t = start;
   for (size_t i = 0; i < ops.size(); ++i) {
     if (cut && i > 0 && t >= end) {  // abandoned before it began
       finish(rank, ops[i], end, end, false);
       continue;
     }
-    const double op_end = i + 1 == ops.size() || (cut && t + durations[i] >= end) ? end : t + durations[i];
+    const double natural = profile ? profile->finish(t, durations[i]) : t + durations[i];
+    const double op_end = i + 1 == ops.size() || (cut && natural >= end) ? end : natural;
+    const Op& op = plan_.ranks[rank].ops[ops[i]];
+    if (balance_.scales(rank, op) && op.runs_in(it)) balance_.record(rank, it, op_end - t);
     finish(rank, ops[i], t, op_end);
     t = op_end;
   }

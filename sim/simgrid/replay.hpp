@@ -11,6 +11,7 @@
 #include <unordered_map>
 #include <vector>
 
+#include "models/batch_balance.hpp"
 #include "models/observer.hpp"
 #include "models/scenario.hpp"
 #include "sim/analytical/cost_model.hpp"
@@ -65,7 +66,7 @@ class Replay {
   const CollectiveReplay& collective(const CollectiveOp& c);
   simgrid::s4u::Mailbox* mailbox(char kind, int dst, int src, int tag);
   double latency(int src, int dst);
-  double seconds(int rank, const Op& op) const;
+  double seconds(int rank, const Op& op);
 
   const ClusterSpec& cluster_;
   const Plan& plan_;
@@ -74,6 +75,7 @@ class Replay {
   SimGridOptions options_;
   SimGridStats& stats_;
   CostModel costs_;
+  BatchBalancer balance_;
   int total_iterations_;
   double latency_factor_;
   std::vector<RankState> states_;

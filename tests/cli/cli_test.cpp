@@ -43,6 +43,13 @@ TEST_CASE("bad scenarios exit with 2 and one error line") {
   const auto m = run_dtsim("check scenarios/quickstart.yaml --set cluster.nodes=-1", "bad-set");
   CHECK(m.code == 2);
   CHECK(m.err == "--set cluster.nodes=-1: error: cluster.nodes: '-1' is not a count (use a whole number such as 8)\n");
+  const auto profile =
+      run_dtsim("check scenarios/quickstart.yaml --set stragglers.speed_profile=../tests/cli/data/bad_profile.txt",
+                "bad-profile");
+  CHECK(profile.code == 2);
+  CHECK(profile.err ==
+        "scenarios/../tests/cli/data/bad_profile.txt:3:1: error: '2s  fast' is not a profile point (use "
+        "`time factor`, e.g. `10s 0.5`, with factor a number > 0 and times increasing, or `period 60s`)\n");
   const auto missing = run_dtsim("check no/such.yaml", "missing-file");
   CHECK(missing.code == 2);
   CHECK(missing.err == "no/such.yaml: error: cannot read the scenario file\n");

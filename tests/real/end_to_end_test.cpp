@@ -103,6 +103,21 @@ TEST_CASE("the wrong world size is refused with exit 2 and a hint that works") {
   CHECK(bad.process.err.find("unknown key 'cluster.nodez'") != std::string::npos);
 }
 
+TEST_CASE("speed and NIC profiles, device mixes and dynamic batches are refused with exit 2") {
+  const std::vector<std::pair<std::string, std::string>> cases{
+      {"cluster.device_mix", "cluster.device_mix=a100_40gb:1,v100:1"},
+      {"cluster.nic_profile", "cluster.transport=rdma --set cluster.nic_profile=period=1s,duty=0.5,factor=0.5"},
+      {"stragglers.speed_profile", "stragglers.speed_profile=period=1s,duty=0.5,factor=0.5"},
+      {"strategy.dynamic_batch", "strategy.dynamic_batch=true"}};
+  for (const auto& [key, sets] : cases) {
+    const auto r = run_real(2, kTiny + " --set " + sets, "refused-" + key);
+    INFO(sets << ": " << r.process.err);
+    CHECK(r.process.code == 2);
+    CHECK(r.process.err.find("error: " + key + ": dtsim-real ") != std::string::npos);
+    CHECK(r.metrics.is_null());
+  }
+}
+
 TEST_CASE("metrics and trace carry the simulator's fields") {
   const auto real = run_real(2, kTiny, "format");
   REQUIRE(real.process.code == 0);
