@@ -138,13 +138,12 @@ void compile_parameter_server(const Scenario& s, const JobSpec& job, int job_ind
     const PassOps pass = add_forward_backward(r, job);
     std::vector<int> pushes(shards);
     for (int j = shards - 1; j >= 0; --j) {  // the last shard's gradients are ready first
+      // Pushes start after the whole backward pass (strategy.allreduce.overlap is an AllReduce key).
+      // Pushing a shard as soon as its layers' backward ops end is not modelled yet: with it, the
+      // engines' treatments of a push contending with the backward compute differ by 7-25%.
       int ready = pass.last;
       double params = 0;
-      for (size_t l = 0; l < split[j].size(); ++l) {
-        params += split[j][l];
-        if (split[j][l] > 0 && job.strategy.overlap && pass.backward[l] > ready) ready = pass.backward[l];
-      }
-      if (!job.strategy.overlap) ready = pass.last;
+      for (double p : split[j]) params += p;
       if (compresses(job, params)) {
         // Compressed on the comm stream (in shard order), pushed when done.
         const Compressor& c = find_compressor(job.compression.method);
