@@ -6,30 +6,10 @@
 
 #include <nlohmann/json.hpp>
 
+#include "models/intervals.hpp"
+
 namespace dtsim {
 namespace {
-
-using Interval = std::pair<double, double>;
-
-// Sorts and merges overlapping intervals in place.
-void merge(std::vector<Interval>& v) {
-  std::sort(v.begin(), v.end());
-  std::vector<Interval> out;
-  for (const auto& iv : v) {
-    if (!out.empty() && iv.first <= out.back().second) {
-      out.back().second = std::max(out.back().second, iv.second);
-    } else {
-      out.push_back(iv);
-    }
-  }
-  v.swap(out);
-}
-
-double length(const std::vector<Interval>& merged) {
-  double s = 0;
-  for (const auto& [a, b] : merged) s += b - a;
-  return s;
-}
 
 // Length of a minus b (both merged).
 double length_minus(const std::vector<Interval>& a, const std::vector<Interval>& b) {
@@ -41,7 +21,7 @@ double length_minus(const std::vector<Interval>& a, const std::vector<Interval>&
       covered += std::max(0.0, std::min(hi, b[k].second) - std::max(lo, b[k].first));
     }
   }
-  return length(a) - covered;
+  return intervals_length(a) - covered;
 }
 
 bool is_compute(const OpBody& body) {
@@ -86,8 +66,7 @@ double WireBytes::operator()(int rank, const OpBody& body) {
     per_rank = bytes_sent(c->algorithm->flow_phases(c->kind, shape, kUnitBytes), shape.size);
   }
   const auto pos = std::lower_bound(group.ranks.begin(), group.ranks.end(), rank);
-  return pos != group.ranks.end() && *pos == rank ? per_rank[pos - group.ranks.begin()] * (c->bytes / kUnitBytes)
-                                                  : 0.0;
+  return pos != group.ranks.end() && *pos == rank ? per_rank[pos - group.ranks.begin()] * (c->bytes / kUnitBytes) : 0.0;
 }
 
 namespace {
@@ -187,14 +166,14 @@ Metrics compute_metrics(const Plan& plan, const std::vector<OpRecord>& records, 
   for (int i : ranks) {
     const double lo = jp.asynchronous ? spans[i].first : window_start;
     const double hi = jp.asynchronous ? spans[i].second : m.simulated_time_s;
-    merge(compute[i]);
-    merge(comm[i]);
+    merge_intervals(compute[i]);
+    merge_intervals(comm[i]);
     RankMetrics rm;
     rm.rank = plan.ranks[i].rank;
     rm.role = plan.ranks[i].role;
     rm.node = plan.ranks[i].where.node;
-    rm.compute_s = length(compute[i]) * per_it;
-    rm.comm_s = length(comm[i]) * per_it;
+    rm.compute_s = intervals_length(compute[i]) * per_it;
+    rm.comm_s = intervals_length(comm[i]) * per_it;
     rm.exposed_comm_s = length_minus(comm[i], compute[i]) * per_it;
     // Asynchronous workers each run their own iterations: each is measured over its own window.
     const double own = jp.asynchronous ? spans[i].second - spans[i].first : window;
@@ -221,7 +200,8 @@ Metrics compute_metrics(const Plan& plan, const std::vector<OpRecord>& records, 
 
 std::vector<Metrics> compute_job_metrics(const Plan& plan, const std::vector<OpRecord>& records, const RunInfo& info) {
   std::vector<Metrics> out;
-  for (size_t j = 0; j < plan.jobs.size(); ++j) out.push_back(compute_metrics(plan, records, info, static_cast<int>(j)));
+  for (size_t j = 0; j < plan.jobs.size(); ++j)
+    out.push_back(compute_metrics(plan, records, info, static_cast<int>(j)));
   return out;
 }
 
@@ -244,7 +224,8 @@ nlohmann::json causes_json(const WaitCauses& w, bool job) {
 
 nlohmann::json metrics_to_json(const Metrics& m) {
   auto stats = [](const Stats& s) {
-    return nlohmann::json{{"mean", s.mean}, {"p50", s.p50}, {"p95", s.p95}, {"p99", s.p99}, {"min", s.min}, {"max", s.max}};
+    return nlohmann::json{{"mean", s.mean}, {"p50", s.p50}, {"p95", s.p95},
+                          {"p99", s.p99},   {"min", s.min}, {"max", s.max}};
   };
   nlohmann::json ranks = nlohmann::json::array();
   for (const auto& r : m.ranks) {
@@ -259,29 +240,33 @@ nlohmann::json metrics_to_json(const Metrics& m) {
                      {"bytes_sent", r.bytes_sent}});
   }
   nlohmann::json out{{"schema_version", kMetricsSchemaVersion},
-                        {"scenario", m.scenario},
-                        {"job", m.job},
-                        {"engine", m.run.engine},
-                        {"fidelity", m.run.fidelity},
-                        {"workers", m.workers},
-                        {"servers", m.servers},
-                        {"iterations", m.iterations},
-                        {"warmup", m.warmup},
-                        {"iteration_time_s", stats(m.iteration_time)},
-                        {"throughput_samples_per_s", m.throughput_samples_per_s},
-                        {"compute_fraction", m.compute_fraction},
-                        {"comm_fraction", m.comm_fraction},
-                        {"exposed_comm_fraction", m.exposed_comm_fraction},
-                        {"wait_fraction", m.wait_fraction},
-                        {"wait_by_cause_s", causes_json(m.wait_by_cause, true)},
-                        {"bytes_on_wire_per_iteration", m.bytes_on_wire_per_iteration},
-                        {"updates_per_s", m.updates_per_s},
-                        {"synchronous", !m.asynchronous},
-                        {"staleness", {{"mean", m.staleness.mean}, {"p50", m.staleness.p50}, {"p99", m.staleness.p99},
-                                       {"max", m.staleness.max}, {"histogram", m.staleness_histogram}}},
-                        {"simulated_time_s", m.simulated_time_s},
-                        {"wall_time_s", m.run.wall_time_s},
-                        {"per_rank", ranks}};
+                     {"scenario", m.scenario},
+                     {"job", m.job},
+                     {"engine", m.run.engine},
+                     {"fidelity", m.run.fidelity},
+                     {"workers", m.workers},
+                     {"servers", m.servers},
+                     {"iterations", m.iterations},
+                     {"warmup", m.warmup},
+                     {"iteration_time_s", stats(m.iteration_time)},
+                     {"throughput_samples_per_s", m.throughput_samples_per_s},
+                     {"compute_fraction", m.compute_fraction},
+                     {"comm_fraction", m.comm_fraction},
+                     {"exposed_comm_fraction", m.exposed_comm_fraction},
+                     {"wait_fraction", m.wait_fraction},
+                     {"wait_by_cause_s", causes_json(m.wait_by_cause, true)},
+                     {"bytes_on_wire_per_iteration", m.bytes_on_wire_per_iteration},
+                     {"updates_per_s", m.updates_per_s},
+                     {"synchronous", !m.asynchronous},
+                     {"staleness",
+                      {{"mean", m.staleness.mean},
+                       {"p50", m.staleness.p50},
+                       {"p99", m.staleness.p99},
+                       {"max", m.staleness.max},
+                       {"histogram", m.staleness_histogram}}},
+                     {"simulated_time_s", m.simulated_time_s},
+                     {"wall_time_s", m.run.wall_time_s},
+                     {"per_rank", ranks}};
   if (m.faults) out["faults"] = fault_report_json(*m.faults);
   return out;
 }

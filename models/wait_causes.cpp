@@ -4,29 +4,10 @@
 #include <algorithm>
 #include <cmath>
 
+#include "models/intervals.hpp"
+
 namespace dtsim {
 namespace {
-
-using Interval = std::pair<double, double>;
-
-void merge(std::vector<Interval>& v) {
-  std::sort(v.begin(), v.end());
-  std::vector<Interval> out;
-  for (const auto& iv : v) {
-    if (!out.empty() && iv.first <= out.back().second) {
-      out.back().second = std::max(out.back().second, iv.second);
-    } else {
-      out.push_back(iv);
-    }
-  }
-  v.swap(out);
-}
-
-double overlap(const std::vector<Interval>& merged, double a, double b) {
-  double s = 0;
-  for (const auto& [lo, hi] : merged) s += std::max(0.0, std::min(b, hi) - std::max(a, lo));
-  return s;
-}
 
 enum class Cause { Barrier, ServerBusy, Idle };
 
@@ -75,7 +56,7 @@ WaitCauses wait_causes(const Plan& plan, int rank_id, const std::vector<OpRecord
       starts.emplace_back(r.start, r.op);
     }
   }
-  merge(busy);
+  merge_intervals(busy);
   // A rank may start its first measured iteration before the window (it ended its warm-up before
   // the slowest rank did). As wait_s does, count that work as if it fell in the window: it takes
   // the place of the same stretch of the rank's last wait (the periodic view of the iterations).
@@ -85,15 +66,15 @@ WaitCauses wait_causes(const Plan& plan, int rank_id, const std::vector<OpRecord
     a = std::max(a, lo);
     b = std::min(b, hi);
   }
-  merge(gates);
-  merge(quorums);
+  merge_intervals(gates);
+  merge_intervals(quorums);
   std::sort(starts.begin(), starts.end());
   WaitCauses w;
   double t = lo;
   auto gap = [&](double a, double b) {
     if (b - a <= 1e-12 * std::max(1.0, std::abs(b))) return;  // rounding between ops that follow each other
-    const double stale = overlap(gates, a, b);
-    const double quorum = overlap(quorums, a, b);
+    const double stale = intervals_overlap(gates, a, b);
+    const double quorum = intervals_overlap(quorums, a, b);
     const double rest = std::max(0.0, (b - a) - stale - quorum);
     w.staleness += stale;
     w.barrier += quorum;
