@@ -93,17 +93,12 @@ class AllReduceRule final : public SyncRule {
       const VectorXd& g = gradient_of(w, iteration);
       inputs.push_back(local_sgd_ ? VectorXd(theta_[static_cast<size_t>(w)] - t_.lr() * g - anchor_) : g);
     }
-    const bool everyone = static_cast<int>(kept.size()) == workers_;
     result.resize(t_.size());
     for (Piece& p : pieces_) {
       const Eigen::Index n = p.rows * p.cols;
       std::vector<VectorXd> part;
-      for (size_t i = 0; i < inputs.size(); ++i) {
-        // A partial exchange encodes each kept worker's part itself (its own error feedback).
-        part.push_back(everyone ? VectorXd(inputs[i].segment(p.offset, n))
-                                : p.codec->encode(kept[i], inputs[i].segment(p.offset, n), iteration));
-      }
-      result.segment(p.offset, n) = everyone ? p.codec->all_reduce(part, iteration) : p.codec->combine(part);
+      for (const VectorXd& v : inputs) part.push_back(v.segment(p.offset, n));
+      result.segment(p.offset, n) = p.codec->all_reduce(kept, part, iteration);
     }
     if (local_sgd_) {
       result += anchor_;

@@ -88,6 +88,27 @@ TEST_CASE("backup workers with b = 0 train exactly as BSP without overlap, bit f
   CHECK(only(backup).policy == "allreduce backup(0)");
 }
 
+TEST_CASE("backup workers with b = 0 and a compressor still train exactly as BSP without overlap") {
+  for (const std::string method : {"topk", "qsgd", "powersgd"}) {
+    const std::vector<std::string> c = {"compression.method=" + method, "compression.ratio=0.05", "run.iterations=60"};
+    auto backup = c, bsp = c;
+    backup.insert(backup.end(), {"sync.policy=backup", "sync.backup_workers=0"});
+    bsp.push_back("strategy.allreduce.overlap=false");
+    CHECK(same_curve(only(run(backup)), only(run(bsp))));
+  }
+}
+
+TEST_CASE("backup workers exchange the kept gradients through the compressor, each with its own error feedback") {
+  for (const std::string method : {"topk", "powersgd"}) {
+    auto sets = kBackup;
+    sets.insert(sets.end(), {"compression.method=" + method, "compression.ratio=0.05"});
+    const ConvergenceResult c = only(run(sets));
+    REQUIRE(c.kept_gradients);
+    CHECK(*c.kept_gradients == 3 * 200);
+    CHECK(c.time_to_target_s);
+  }
+}
+
 TEST_CASE("with a 3x straggler and one backup worker every update averages the 3 first gradients") {
   const Run r = run(kBackup);
   const ConvergenceResult& c = only(r);
