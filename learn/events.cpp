@@ -35,8 +35,8 @@ std::optional<Kind> classify(const Plan& plan, const RankProgram& r, const Op& o
 // Backup workers: which gradients each iteration's quorum keeps. A worker reached the quorum op
 // (start of its record) when its backward ended; the quorum passed at the end of the records (the
 // same for all). Those that arrived before it are kept; at the very instant it passed, workers
-// whose compute before the quorum op all ran (none abandoned) come first, then the order the
-// engine recorded their quorum ops in. The first `needed` are kept.
+// whose compute before the quorum op all ran to its end (no op abandoned, none cut) come first,
+// then the order the engine recorded their quorum ops in. The first `needed` are kept.
 void add_kept(const Plan& plan, int job, const std::vector<OpRecord>& records, const std::vector<int>& worker_index,
               std::vector<LearnEvent>& events) {
   std::vector<int> quorum_op(plan.ranks.size(), -1);
@@ -61,7 +61,7 @@ void add_kept(const Plan& plan, int job, const std::vector<OpRecord>& records, c
     const OpRecord& rec = records[i];
     const int q = quorum_op[static_cast<size_t>(rec.rank)];
     if (q < 0) continue;
-    if (rec.op < q) ++ran[{rec.rank, rec.iteration}];
+    if (rec.op < q && !rec.cut) ++ran[{rec.rank, rec.iteration}];
     if (rec.op == q) arrivals[rec.iteration].push_back(Arrival{rec.start, rec.end, i, rec.rank, rec.op});
   }
   for (auto& [iteration, list] : arrivals) {
