@@ -164,8 +164,8 @@ TEST_CASE("gossip keeps the workers' models close and their mean model reaches t
   REQUIRE(c.final_consensus);
   CHECK(*c.mean_consensus > 0);
   CHECK(*c.mean_consensus <= *c.max_consensus);
-  // Bounded: pairwise averaging pulls the models together as fast as the steps drive them apart,
-  // so the spread stays at the scale of a few steps: (lr |g|)^2 with |g| <= about sqrt(2) * |x|.
+  // Bounded: each averaging halves the gap between two models while a step adds at most lr |g|,
+  // so the spread stays at the scale of a few steps instead of growing with the run.
   CHECK(*c.max_consensus < 0.1);
   CHECK(*c.final_consensus <= *c.max_consensus);
   CHECK(c.time_to_target_s);
