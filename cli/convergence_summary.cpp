@@ -1,5 +1,6 @@
 // Formatting of the convergence table: per job, updates, final loss and accuracy, and the
-// simulated time and updates to the target loss.
+// simulated time and updates to the target loss; the gradients backup workers kept and the
+// consensus distance of gossip.
 #include "cli/convergence_summary.hpp"
 
 #include <fmt/format.h>
@@ -24,6 +25,17 @@ void print_convergence(std::ostream& os, const Scenario& s, const std::vector<le
                       last.loss, 100.0 * last.accuracy,
                       r.time_to_target_s ? format_time(*r.time_to_target_s) : std::string("not reached"),
                       r.updates_to_target ? fmt::format("{}", *r.updates_to_target) : std::string("-"));
+  }
+  for (const auto& r : results) {
+    if (r.kept_gradients) {
+      os << fmt::format("  {}: {} of {} gradients kept by the quorums\n", r.job, *r.kept_gradients, r.gradients);
+    }
+    if (r.final_consensus) {
+      os << fmt::format(
+          "  {}: consensus distance (mean squared distance of the workers' models from their mean) "
+          "mean {:.3g}, max {:.3g}, final {:.3g}\n",
+          r.job, *r.mean_consensus, *r.max_consensus, *r.final_consensus);
+    }
   }
 }
 

@@ -1,7 +1,9 @@
 // AllReduce jobs: BSP averages the workers' (compressed) gradients of an iteration and every
 // worker applies the average at its optimizer step; local SGD steps each worker on its own
 // gradient and, every `period` iterations, averages the models (compressing each worker's change
-// since the last average).
+// since the last average); backup workers average the gradients the iteration's quorum kept
+// (Kept events) and every worker, dropped or not, applies that average.
+#include <algorithm>
 #include <map>
 
 #include <fmt/format.h>
@@ -20,6 +22,7 @@ class AllReduceRule final : public SyncRule {
       : t_(t),
         workers_(workers),
         local_sgd_(job.sync.kind == SyncKind::LocalSgd),
+        backup_(job.sync.kind == SyncKind::Backup),
         period_(job.sync.period),
         pieces_(t.pieces(0, t.size(), 0)),
         theta_(static_cast<size_t>(workers), t.initial()),
@@ -30,13 +33,16 @@ class AllReduceRule final : public SyncRule {
       gradients_[{e.worker, e.iteration}] = t_.gradient(e.worker, theta_[static_cast<size_t>(e.worker)]);
       return;
     }
+    if (e.kind == EventKind::Kept) {
+      steps_[e.iteration].kept.push_back(e.worker);
+      return;
+    }
     if (e.kind != EventKind::WorkerStep) return;
     Step& step = steps_[e.iteration];
-    if (step.stepped == 0) step.exchanged = exchange(e.iteration, step.result);
+    if (step.stepped == 0) step.exchanged = exchange(e.iteration, step.kept, step.result);
     VectorXd& theta = theta_[static_cast<size_t>(e.worker)];
-    const VectorXd& g = gradient_of(e.worker, e.iteration);
     if (!step.exchanged) {
-      theta -= t_.lr() * g;  // local SGD between averages
+      theta -= t_.lr() * gradient_of(e.worker, e.iteration);  // local SGD between averages
     } else if (local_sgd_) {
       theta = step.result;
     } else {
@@ -60,7 +66,8 @@ class AllReduceRule final : public SyncRule {
   struct Step {
     int stepped = 0;
     bool exchanged = false;
-    VectorXd result;  // BSP: the averaged gradient; local SGD: the averaged model
+    std::vector<int> kept;  // backup workers: the workers whose gradients the quorum kept
+    VectorXd result;        // BSP: the averaged gradient; local SGD: the averaged model
   };
 
   const VectorXd& gradient_of(int w, int iteration) const {
@@ -72,10 +79,17 @@ class AllReduceRule final : public SyncRule {
   }
 
   // The iteration's exchange, once every worker's gradient is in (the collectives end before any step).
-  bool exchange(int iteration, VectorXd& result) {
+  bool exchange(int iteration, std::vector<int> kept, VectorXd& result) {
     if (local_sgd_ && (iteration + 1) % period_ != 0) return false;
+    if (!backup_) {
+      kept.clear();
+      for (int w = 0; w < workers_; ++w) kept.push_back(w);
+    }
+    std::sort(kept.begin(), kept.end());
+    if (kept.empty()) throw RuntimeError(fmt::format("learner: no gradient kept in iteration {}", iteration));
+    if (backup_) t_.kept(static_cast<long>(kept.size()));
     std::vector<VectorXd> inputs;
-    for (int w = 0; w < workers_; ++w) {
+    for (int w : kept) {
       const VectorXd& g = gradient_of(w, iteration);
       inputs.push_back(local_sgd_ ? VectorXd(theta_[static_cast<size_t>(w)] - t_.lr() * g - anchor_) : g);
     }
@@ -84,7 +98,7 @@ class AllReduceRule final : public SyncRule {
       const Eigen::Index n = p.rows * p.cols;
       std::vector<VectorXd> part;
       for (const VectorXd& v : inputs) part.push_back(v.segment(p.offset, n));
-      result.segment(p.offset, n) = p.codec->all_reduce(part, iteration);
+      result.segment(p.offset, n) = p.codec->all_reduce(kept, part, iteration);
     }
     if (local_sgd_) {
       result += anchor_;
@@ -96,6 +110,7 @@ class AllReduceRule final : public SyncRule {
   Training& t_;
   int workers_;
   bool local_sgd_;
+  bool backup_;
   int period_;
   std::vector<Piece> pieces_;
   std::vector<VectorXd> theta_;

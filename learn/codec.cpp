@@ -165,13 +165,14 @@ class PowerSgd final : public PieceCodec {
     q_.resize(cols, r);
     for (Eigen::Index i = 0; i < q_.size(); ++i) q_.data()[i] = normal(gen);
   }
+  using PieceCodec::all_reduce;
   // A parameter server cannot combine factors (the scenario check refuses it).
   VectorXd encode(int, const VectorXd&, long) override { throw RuntimeError("powersgd needs an AllReduce"); }
-  VectorXd all_reduce(const std::vector<VectorXd>& inputs, long) override {
+  VectorXd all_reduce(const std::vector<int>& senders, const std::vector<VectorXd>& inputs, long) override {
     using Mat = Eigen::MatrixXd;
     std::vector<VectorXd> m(inputs.size());
     for (size_t w = 0; w < inputs.size(); ++w)
-      m[w] = spec_.error_feedback ? VectorXd(inputs[w] + residual_[w]) : inputs[w];
+      m[w] = spec_.error_feedback ? VectorXd(inputs[w] + residual_[static_cast<size_t>(senders[w])]) : inputs[w];
     auto as_mat = [this](const VectorXd& v) { return Eigen::Map<const Mat>(v.data(), rows_, cols_); };
     Mat p = Mat::Zero(rows_, q_.cols());
     for (const VectorXd& v : m) p += as_mat(v) * q_;
@@ -184,7 +185,7 @@ class PowerSgd final : public PieceCodec {
     const Mat approx = p * q.transpose();
     const VectorXd out = Eigen::Map<const VectorXd>(approx.data(), approx.size());
     for (size_t w = 0; w < m.size(); ++w) {
-      if (spec_.error_feedback) residual_[w] = m[w] - out;
+      if (spec_.error_feedback) residual_[static_cast<size_t>(senders[w])] = m[w] - out;
     }
     return out;
   }
@@ -214,9 +215,15 @@ VectorXd mean_of(const std::vector<VectorXd>& v) {
 VectorXd PieceCodec::combine(const std::vector<VectorXd>& decoded) const { return mean_of(decoded); }
 
 VectorXd PieceCodec::all_reduce(const std::vector<VectorXd>& inputs, long round) {
+  std::vector<int> senders(inputs.size());
+  for (size_t w = 0; w < inputs.size(); ++w) senders[w] = static_cast<int>(w);
+  return all_reduce(senders, inputs, round);
+}
+
+VectorXd PieceCodec::all_reduce(const std::vector<int>& senders, const std::vector<VectorXd>& inputs, long round) {
   std::vector<VectorXd> decoded;
   decoded.reserve(inputs.size());
-  for (size_t w = 0; w < inputs.size(); ++w) decoded.push_back(encode(static_cast<int>(w), inputs[w], round));
+  for (size_t i = 0; i < inputs.size(); ++i) decoded.push_back(encode(senders[i], inputs[i], round));
   return combine(decoded);
 }
 

@@ -24,8 +24,12 @@ class PieceCodec {
   // compression takes a scaled majority vote.
   virtual Eigen::VectorXd combine(const std::vector<Eigen::VectorXd>& decoded) const;
   // An AllReduce-style exchange of every worker's input (inputs[w]): encode each, combine.
-  // PowerSGD overrides it (its two AllReduces need everyone's factors in between).
-  virtual Eigen::VectorXd all_reduce(const std::vector<Eigen::VectorXd>& inputs, long round);
+  Eigen::VectorXd all_reduce(const std::vector<Eigen::VectorXd>& inputs, long round);
+  // The same among some workers only (backup workers' kept gradients): inputs[i] is worker
+  // senders[i]'s, with that worker's error feedback. PowerSGD overrides it (its two AllReduces
+  // need everyone's factors in between).
+  virtual Eigen::VectorXd all_reduce(const std::vector<int>& senders, const std::vector<Eigen::VectorXd>& inputs,
+                                     long round);
 };
 
 // The codec of `spec.method` for a rows x cols piece. Methods the proxy does not compress a piece

@@ -17,6 +17,8 @@ std::string policy_name(const JobSpec& job) {
     case SyncKind::Asp: return fmt::format("{} asp", strategy);
     case SyncKind::Ssp: return fmt::format("{} ssp({})", strategy, job.sync.staleness);
     case SyncKind::LocalSgd: return fmt::format("{} local_sgd({})", strategy, job.sync.period);
+    case SyncKind::Backup: return fmt::format("{} backup({})", strategy, job.sync.backup_workers);
+    case SyncKind::Gossip: return fmt::format("{} gossip", strategy);
   }
   return strategy;
 }
@@ -30,9 +32,14 @@ ConvergenceResult train_along(const Scenario& s, const Plan& plan, int job, cons
   const int workers = static_cast<int>(jp.workers.size());
   const uint64_t seed = mix_seed(static_cast<uint64_t>(s.run.seed), 17, static_cast<uint64_t>(job));
   Training training(s.run.convergence, spec.compression, data, workers, seed);
-  std::unique_ptr<SyncRule> rule = spec.strategy.kind == StrategyKind::AllReduce
-                                       ? make_allreduce_rule(training, spec, workers)
-                                       : make_parameter_server_rule(training, spec, workers, jp.shards);
+  std::unique_ptr<SyncRule> rule;
+  if (spec.strategy.kind != StrategyKind::AllReduce) {
+    rule = make_parameter_server_rule(training, spec, workers, jp.shards);
+  } else if (spec.sync.kind == SyncKind::Gossip) {
+    rule = make_gossip_rule(training, workers);
+  } else {
+    rule = make_allreduce_rule(training, spec, workers);
+  }
   double last = 0;
   for (const LearnEvent& e : learner_events(plan, job, records)) {
     rule->on(e);
@@ -81,6 +88,10 @@ nlohmann::json convergence_json(const Scenario& s, const ConvergenceResult& r) {
                      {"curve", curve}};
   if (r.time_to_target_s) out["time_to_target_s"] = *r.time_to_target_s;
   if (r.updates_to_target) out["updates_to_target"] = *r.updates_to_target;
+  if (r.kept_gradients) out["gradients_kept"] = *r.kept_gradients;
+  if (r.final_consensus) {
+    out["consensus_distance"] = {{"mean", *r.mean_consensus}, {"max", *r.max_consensus}, {"final", *r.final_consensus}};
+  }
   return out;
 }
 

@@ -58,7 +58,9 @@ class ParameterServerRule final : public SyncRule {
         seen_[static_cast<size_t>(e.worker)][static_cast<size_t>(e.shard)] = node.mapped().second;
         return;
       }
-      case EventKind::WorkerStep: return;
+      case EventKind::WorkerStep:
+      case EventKind::Kept:
+      case EventKind::Gossip: return;
     }
   }
 

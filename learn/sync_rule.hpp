@@ -1,7 +1,7 @@
 // How a synchronisation policy turns training events into model updates. One rule per family:
-// AllReduce (BSP, local SGD) and parameter server (BSP, ASP, SSP; staleness is whatever the
-// simulated order makes it). A new policy (backup workers, gossip) is a new rule and, if it needs
-// them, new event kinds in events.hpp.
+// AllReduce (BSP, local SGD, backup workers), gossip (AD-PSGD) and parameter server (BSP, ASP,
+// SSP; staleness is whatever the simulated order makes it). A new policy is a new rule and, if it
+// needs them, new event kinds in events.hpp.
 #pragma once
 
 #include <memory>
@@ -23,6 +23,7 @@ class SyncRule {
 };
 
 std::unique_ptr<SyncRule> make_allreduce_rule(Training& t, const JobSpec& job, int workers);
+std::unique_ptr<SyncRule> make_gossip_rule(Training& t, int workers);
 std::unique_ptr<SyncRule> make_parameter_server_rule(Training& t, const JobSpec& job, int workers, int shards);
 
 }  // namespace dtsim::learn

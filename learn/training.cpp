@@ -89,6 +89,12 @@ ConvergenceResult Training::finish(double time, const Eigen::VectorXd& model) {
         std::accumulate(staleness_.begin(), staleness_.end(), 0.0) / static_cast<double>(staleness_.size());
     result_.max_staleness = *std::max_element(staleness_.begin(), staleness_.end());
   }
+  if (!consensus_.empty()) {
+    result_.mean_consensus =
+        std::accumulate(consensus_.begin(), consensus_.end(), 0.0) / static_cast<double>(consensus_.size());
+    result_.max_consensus = *std::max_element(consensus_.begin(), consensus_.end());
+    result_.final_consensus = consensus_.back();
+  }
   return result_;
 }
 

@@ -36,6 +36,9 @@ struct ConvergenceResult {
   long gradients = 0;         // gradients computed by all workers
   double mean_staleness = 0;  // updates applied to a shard between the read of the parameters and the apply
   double max_staleness = 0;
+  std::optional<long> kept_gradients;  // backup workers: gradients the quorums kept (averaged into updates)
+  // Gossip: mean squared distance of the workers' models from their mean, after each update.
+  std::optional<double> mean_consensus, max_consensus, final_consensus;
 };
 
 // A piece of the flat parameter vector compressed as one: a tensor, or its part in a shard.
@@ -62,6 +65,10 @@ class Training {
   // One more update of the model (evaluated every eval_every updates).
   void updated(double time, const Eigen::VectorXd& model);
   void staleness(double s) { staleness_.push_back(s); }
+  // Backup workers: an update averaged n kept gradients.
+  void kept(long n) { result_.kept_gradients = result_.kept_gradients.value_or(0) + n; }
+  // Gossip: the workers' consensus distance after an update.
+  void consensus(double d) { consensus_.push_back(d); }
   ConvergenceResult finish(double time, const Eigen::VectorXd& model);
 
  private:
@@ -77,6 +84,7 @@ class Training {
   std::vector<size_t> cursor_;
   std::vector<int> epoch_;
   std::vector<double> staleness_;
+  std::vector<double> consensus_;
   ConvergenceResult result_;
 };
 

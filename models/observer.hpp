@@ -15,6 +15,9 @@ struct OpRecord {
   int op = 0;  // index into the rank's program
   double start = 0;
   double end = 0;
+  // Backup workers: the op was running when its iteration's quorum passed and ended there, cut
+  // short (the ops after it in the worker's compute leave no record).
+  bool cut = false;
 };
 
 class Observer {

@@ -24,6 +24,7 @@ struct Event {
   int op;
   double start;  // for done events
   bool record;   // false: an op that did not run (skipped by its period, or abandoned): no record
+  bool cut;      // a compute op cut short by its backup-worker quorum
   bool operator>(const Event& o) const { return std::tie(time, seq) > std::tie(o.time, o.seq); }
 };
 
@@ -98,8 +99,8 @@ class Scheduler {
   }
 
  private:
-  long push(double time, bool done, int rank, int op, double start = 0, bool record = true) {
-    queue_.push(Event{time, seq_, done, rank, op, start, record});
+  long push(double time, bool done, int rank, int op, double start = 0, bool record = true, bool cut = false) {
+    queue_.push(Event{time, seq_, done, rank, op, start, record, cut});
     return seq_++;
   }
 
@@ -207,7 +208,7 @@ class Scheduler {
       if (!cancelled_.insert(run.seq).second) continue;
       const Placement& where = plan_.ranks[w].where;
       device_free_[{where.node, where.local}] = e.time;
-      push(e.time, true, w, run.op, std::min(run.start, e.time));
+      push(e.time, true, w, run.op, std::min(run.start, e.time), true, true);
       run.op = -1;
     }
   }
@@ -285,7 +286,7 @@ class Scheduler {
     if (running_[e.rank].seq == e.seq) running_[e.rank].op = -1;
     const Op& op = plan_.ranks[e.rank].ops[e.op];
     if (e.record) {
-      observer_.on_op(OpRecord{e.rank, iteration_[e.rank], e.op, e.start, e.time});
+      observer_.on_op(OpRecord{e.rank, iteration_[e.rank], e.op, e.start, e.time, e.cut});
       if (balance_.scales(e.rank, op)) balance_.record(e.rank, iteration_[e.rank], e.time - e.start);
     }
     for (int s : graphs_[e.rank].succs[e.op]) {

@@ -132,10 +132,10 @@ void Replay::wait_deps(int rank, const std::vector<int>& deps) {
   }
 }
 
-void Replay::finish(int rank, int op, double start, double end, bool record) {
+void Replay::finish(int rank, int op, double start, double end, bool record, bool cut) {
   RankState& st = states_[rank];
   if (record && plan_.ranks[rank].ops[op].runs_in(st.iteration))
-    observer_.on_op(OpRecord{rank, st.iteration, op, start, end});
+    observer_.on_op(OpRecord{rank, st.iteration, op, start, end, cut});
   st.done[op] = 1;
   bool wake = st.wakes[op];
   if (++st.done_count == static_cast<int>(st.done.size())) {
@@ -323,7 +323,7 @@ void Replay::execute_run(int rank, const std::vector<int>& ops) {
     const double op_end = i + 1 == ops.size() || (cut && natural >= end) ? end : natural;
     const Op& op = plan_.ranks[rank].ops[ops[i]];
     if (balance_.scales(rank, op) && op.runs_in(it)) balance_.record(rank, it, op_end - t);
-    finish(rank, ops[i], t, op_end);
+    finish(rank, ops[i], t, op_end, true, cut && op_end == end);
     t = op_end;
   }
 }

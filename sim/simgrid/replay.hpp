@@ -52,7 +52,7 @@ class Replay {
   void stream_actor(int rank, Stream stream);
   void posted_actor(int rank, int op);
   void wait_deps(int rank, const std::vector<int>& ops);
-  void finish(int rank, int op, double start, double end, bool record = true);
+  void finish(int rank, int op, double start, double end, bool record = true, bool cut = false);
   void finish_comm(int rank, int op, double arrived);
   void together(const CollectiveOp& c, int iteration, int which);
   void gate(int rank, const GateOp& g, int iteration);

@@ -112,3 +112,33 @@ TEST_CASE("a convergence-aware sweep reports the time to the target of every poi
     CHECK(a["time_to_target_s"].get<double>() > b["time_to_target_s"].get<double>());
   }
 }
+
+TEST_CASE("backup workers report the gradients they kept and gossip its consensus distance (SimGrid)") {
+  const std::string out = dtsim::test::temp_dir("conv-backup-gossip");
+  const auto r =
+      run_dtsim("run scenarios/stragglers_backup_workers.yaml --set run.iterations=20 " + kOn + "--out '" + out + "'",
+                "conv-backup-gossip");
+  REQUIRE(r.code == 0);
+  CHECK(r.out.find("gradients kept by the quorums") != std::string::npos);
+  CHECK(r.out.find("consensus distance") != std::string::npos);
+  const auto m = nlohmann::json::parse(slurp(out + "/metrics.json"));
+  for (const auto& job : m["jobs"]) {
+    const auto& c = job["convergence"];
+    const std::string policy = c["policy"];
+    if (policy == "allreduce backup(1)") {
+      // 9 workers, the first 8 gradients of each of the 22 iterations (warm-up included) kept.
+      CHECK(c["gradients"] == 9 * 22);
+      CHECK(c["gradients_kept"] == 8 * 22);
+    } else {
+      CHECK(c.count("gradients_kept") == 0);
+    }
+    if (policy == "allreduce gossip") {
+      const auto& d = c["consensus_distance"];
+      CHECK(d["mean"].get<double>() > 0);
+      CHECK(d["mean"].get<double>() <= d["max"].get<double>());
+      CHECK(d["final"].get<double>() <= d["max"].get<double>());
+    } else {
+      CHECK(c.count("consensus_distance") == 0);
+    }
+  }
+}

@@ -27,7 +27,8 @@ inline SimResult simulate(const ClusterSpec& cluster, const Plan& plan, Fidelity
     std::string out = std::to_string(engine.stats().activities) + "\n";
     char line[160];
     for (const auto& r : rec.records()) {
-      std::snprintf(line, sizeof line, "%d %d %d %.17g %.17g\n", r.rank, r.iteration, r.op, r.start, r.end);
+      std::snprintf(line, sizeof line, "%d %d %d %.17g %.17g %d\n", r.rank, r.iteration, r.op, r.start, r.end,
+                    r.cut ? 1 : 0);
       out += line;
     }
     return out;
@@ -37,7 +38,11 @@ inline SimResult simulate(const ClusterSpec& cluster, const Plan& plan, Fidelity
   std::istringstream in(child.output);
   in >> result.activities;
   OpRecord r;
-  while (in >> r.rank >> r.iteration >> r.op >> r.start >> r.end) result.records.push_back(r);
+  int cut = 0;
+  while (in >> r.rank >> r.iteration >> r.op >> r.start >> r.end >> cut) {
+    r.cut = cut != 0;
+    result.records.push_back(r);
+  }
   return result;
 }
 
