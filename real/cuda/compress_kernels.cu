@@ -68,6 +68,14 @@ __global__ void scatter_kernel(const float* payload, std::int64_t pairs, float* 
   DTSIM_GRID_LOOP(j, pairs) { atomicAdd(out + __float_as_uint(payload[2 * j]), payload[2 * j + 1]); }
 }
 
+__global__ void add_residual_kernel(const float* g, const float* residual, std::int64_t n, float* x) {
+  DTSIM_GRID_LOOP(i, n) { x[i] = residual ? g[i] + residual[i] : g[i]; }
+}
+
+__global__ void keep_residual_kernel(const float* x, const float* own, std::int64_t n, float* residual) {
+  DTSIM_GRID_LOOP(i, n) { residual[i] = x[i] - own[i]; }
+}
+
 // One warp packs 32 consecutive signs into a word with a ballot.
 __global__ void sign_bits_kernel(const float* x, std::int64_t n, unsigned* words) {
   const std::int64_t warps = (n + 31) / 32;
@@ -145,6 +153,18 @@ void topk_pairs(const float* x, std::int64_t n, std::int64_t k, float* payload, 
                   static_cast<void*>(sorted_index)}) {
     cudaFreeAsync(p, s);
   }
+}
+
+void gather_pairs(const float* x, const unsigned* index, std::int64_t k, float* payload, cudaStream_t s) {
+  pairs_kernel<<<blocks(k), kThreads, 0, s>>>(x, index, k, payload);
+}
+
+void add_residual(const float* g, const float* residual, std::int64_t n, float* x, cudaStream_t s) {
+  add_residual_kernel<<<blocks(n), kThreads, 0, s>>>(g, residual, n, x);
+}
+
+void keep_residual(const float* x, const float* own, std::int64_t n, float* residual, cudaStream_t s) {
+  keep_residual_kernel<<<blocks(n), kThreads, 0, s>>>(x, own, n, residual);
 }
 
 void scatter_pairs(const float* payload, std::int64_t pairs, float* out, cudaStream_t s) {
