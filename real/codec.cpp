@@ -118,7 +118,7 @@ bool cuda_codec_supported(const std::string& method, bool allreduce) {
   for (const char* m : {"none", "fp16", "bf16", "topk", "randomk", "sign"}) {
     if (method == m) return true;
   }
-  return !allreduce && method == "int8";
+  return allreduce ? method == "powersgd" : method == "int8";
 }
 
 Codec::Codec(const CompressionSpec& spec, std::int64_t n, int workers, int me, std::uint64_t seed)

@@ -41,7 +41,8 @@ std::vector<std::int64_t> randomk_draw(std::uint64_t seed, int me, int iteration
 // Whether dtsim-real can carry out the method ("none" included) in an AllReduce exchange, or in a
 // parameter-server push.
 bool codec_supported(const std::string& method, bool allreduce);
-// And with --backend cuda: fp16, bf16, topk, randomk, sign; int8 too in parameter-server pushes.
+// And with --backend cuda: fp16, bf16, topk, randomk, sign; powersgd in AllReduce jobs, int8 in
+// parameter-server pushes.
 bool cuda_codec_supported(const std::string& method, bool allreduce);
 
 class Codec {
@@ -80,6 +81,9 @@ class Codec {
   const std::vector<float>& own() const { return own_; }
   // PowerSGD: P after orthogonalisation (m x r, column-major), for the check.
   std::span<const float> p() const { return wire_; }
+  // PowerSGD: the Q the next compress multiplies by (cols x r, column-major): the first, drawn
+  // from the seed, until a decompress keeps the summed one.
+  std::span<const float> q() const { return q_; }
   int rows() const { return m_; }
   int cols() const { return cols_; }
   int rank() const { return r_; }

@@ -137,7 +137,8 @@ void check_world_size(const Plan& plan, int world, const LaunchOptions& o) {
 // What a backend does not execute yet: the proxy model of convergence runs, backup workers and
 // gossip, speed profiles, dynamic batches, device mixes and NIC profiles (simulator only); the
 // cuda backend runs BSP and local SGD only (its asynchronous servers would need device-side RMA)
-// and compresses with fp16, bf16, topk, randomk and sign (int8 too in parameter-server pushes).
+// and compresses with fp16, bf16, topk, randomk and sign (and powersgd in AllReduce jobs, int8 in
+// parameter-server pushes).
 void check_supported(const Scenario& s, const std::string& backend) {
   if (s.run.convergence.enabled) {
     throw InputError(s.location_of("run.convergence.enabled"),
@@ -185,8 +186,8 @@ void check_supported(const Scenario& s, const std::string& backend) {
       const std::string key = s.job_key(j, "compression.method");
       throw InputError(s.location_of(key),
                        fmt::format("{}: dtsim-real --backend cuda does not carry out {} yet (valid with --backend "
-                                   "cuda: fp16, bf16, topk, randomk, sign{}; {} runs with --backend cpu)",
-                                   key, method, allreduce ? "" : ", int8", method));
+                                   "cuda: fp16, bf16, topk, randomk, sign, {}; {} runs with --backend cpu)",
+                                   key, method, allreduce ? "powersgd" : "int8", method));
     }
   }
   // The real run's devices are what they are: a device mix or a NIC profile describes another machine.

@@ -1,13 +1,15 @@
 // Compressed gradient exchange on the cuda backend: each compressed unit's compress and
 // decompress run the kernels of compress_kernels.cu on device buffers (between the op's two
 // timing events), the payload goes through NCCL (casts: ncclAllReduce on ncclHalf/ncclBfloat16;
-// top-k, random-k, sign: ncclAllGather of the workers' slots; parameter-server pushes: ncclSend
-// and ncclRecv of the payload), error feedback stays on the device. Random-k's indices depend on
+// top-k, random-k, sign: ncclAllGather of the workers' slots; PowerSGD: cuBLAS GEMMs, a
+// Gram-Schmidt kernel and two float ncclAllReduces; parameter-server pushes: ncclSend and
+// ncclRecv of the payload), error feedback stays on the device. Random-k's indices depend on
 // the seed, worker and iteration only: they are drawn on the host with the cpu codec's generator
 // and uploaded before the run. After the run, each AllReduce unit's last iteration is checked on
 // the host against the cpu codec (real/codec.hpp) applied to a copy of the device's input, summed
 // over the workers with MPI_Allreduce: exactly (fp16, bf16, top-k, random-k), or within 1e-4 of
-// the summed scales (sign: the device sums |x| in float, the cpu codec in double).
+// the summed scales (sign: the device sums |x| in float, the cpu codec in double); PowerSGD's
+// output against P P^T (the summed M) with the device's P, within 1e-3 of its largest element.
 #include <algorithm>
 #include <cmath>
 
@@ -31,6 +33,10 @@ void check_nccl(ncclResult_t rc, const char* what) {
 }
 
 bool is_cast(const std::string& method) { return method == "fp16" || method == "bf16"; }
+
+void check_cublas(cublasStatus_t rc, const char* what) {
+  if (rc != CUBLAS_STATUS_SUCCESS) throw RuntimeError(fmt::format("{} failed ({})", what, static_cast<int>(rc)));
+}
 
 }  // namespace
 
@@ -87,10 +93,21 @@ void CudaExecutor::setup_codecs(const Plan& plan) {
       u.me = ps ? 0 : binding_.worker_index;
       u.codec = std::make_unique<Codec>(plain, u.n, u.workers, u.me, u.seed);
       buffers(u);
-      u.x = static_cast<float*>(alloc(u.n * 4));
+      std::int64_t padded = u.n;  // PowerSGD: M is m x cols, zero-padded past n
+      if (method_ == "powersgd") {
+        u.m = u.codec->rows();
+        u.cols = u.codec->cols();
+        u.r = u.codec->rank();
+        padded = static_cast<std::int64_t>(u.m) * u.cols;
+        const std::span<const float> q = u.codec->q();
+        u.wire2 = static_cast<float*>(alloc(static_cast<std::int64_t>(q.size()) * 4));
+        check_cuda(cudaMemcpy(u.wire2, q.data(), q.size() * 4, cudaMemcpyHostToDevice), "cudaMemcpy");
+      }
+      u.x = static_cast<float*>(alloc(padded * 4));
+      check_cuda(cudaMemset(u.x, 0, static_cast<size_t>(padded) * 4), "cudaMemset");
+      if (feedback || method_ == "powersgd") u.own = static_cast<float*>(alloc(padded * 4));
       if (feedback) {
         u.residual = static_cast<float*>(alloc(u.n * 4));
-        u.own = static_cast<float*>(alloc(u.n * 4));
         check_cuda(cudaMemset(u.residual, 0, static_cast<size_t>(u.n) * 4), "cudaMemset");
       }
       if (method_ == "randomk") {
@@ -112,7 +129,7 @@ void CudaExecutor::setup_codecs(const Plan& plan) {
       if (std::find(ranks.begin(), ranks.end(), rank_) - ranks.begin() != u.me) {
         throw RuntimeError("a compressed unit's group does not list the job's workers in order");
       }
-    } else if (std::holds_alternative<ComputeOp>(op.body)) {
+    } else if (std::holds_alternative<ComputeOp>(op.body) && b.step == (method_ == "powersgd" ? 4 : 2)) {
       units_.at(b.unit).check_op = op.id;  // the decompress
     }
   }
@@ -154,13 +171,17 @@ void CudaExecutor::enqueue_codec(int k, const Op& op, cudaStream_t stream) {
     return;
   }
   DeviceUnit& u = units_.at(b.unit);
+  if (method_ == "powersgd") {
+    enqueue_low_rank(k, b, u, stream);
+    return;
+  }
   if (b.step == 0) {  // error feedback added, encoded into this worker's slot, the residual kept
     add_residual(buffer(b), u.residual, u.n, u.x, stream);
     float* mine = u.wire + u.codec->slot() * u.me;
     encode(u, u.x, k, mine, stream);
     if (u.residual) {
       decode(u, mine, 1, u.own, stream);
-      keep_residual(u.x, u.own, u.n, u.residual, stream);
+      keep_residual(u.x, u.own, u.n, 1.0f, u.residual, stream);
     }
     return;
   }
@@ -168,10 +189,44 @@ void CudaExecutor::enqueue_codec(int k, const Op& op, cudaStream_t stream) {
   u.last_k = k;
 }
 
+// PowerSGD with cuBLAS on M row-major (m x cols), i.e. M^T column-major with leading dimension
+// cols: step 0 P = M Q; step 2 P orthogonalised, Q = M^T P; step 4 D = P Q^T (the sum over
+// workers), residual = x - D / workers; the summed Q stays in wire2 as the next warm start.
+void CudaExecutor::enqueue_low_rank(int k, const Binding& b, DeviceUnit& u, cudaStream_t stream) {
+  check_cublas(cublasSetStream(cublas_, stream), "cublasSetStream");
+  const float one = 1.0f, zero = 0.0f;
+  if (b.step == 0) {
+    add_residual(buffer(b), u.residual, u.n, u.x, stream);
+    check_cublas(cublasSgemm(cublas_, CUBLAS_OP_T, CUBLAS_OP_N, u.m, u.r, u.cols, &one, u.x, u.cols, u.wire2, u.cols,
+                             &zero, u.wire, u.m),
+                 "cublasSgemm (P = M Q)");
+  } else if (b.step == 2) {
+    orthogonalise(u.wire, u.m, u.r, stream);
+    check_cublas(cublasSgemm(cublas_, CUBLAS_OP_N, CUBLAS_OP_N, u.cols, u.r, u.m, &one, u.x, u.cols, u.wire, u.m, &zero,
+                             u.wire2, u.cols),
+                 "cublasSgemm (Q = M^T P)");
+  } else {
+    check_cublas(cublasSgemm(cublas_, CUBLAS_OP_N, CUBLAS_OP_T, u.cols, u.m, u.r, &one, u.wire2, u.cols, u.wire, u.m,
+                             &zero, u.own, u.cols),
+                 "cublasSgemm (P Q^T)");
+    cudaMemcpyAsync(buffer(b), u.own, static_cast<size_t>(u.n) * 4, cudaMemcpyDeviceToDevice, stream);
+    if (u.residual) keep_residual(u.x, u.own, u.n, 1.0f / static_cast<float>(u.workers), u.residual, stream);
+    u.last_k = k;
+  }
+}
+
 void CudaExecutor::enqueue_codec_collective(const Op& op, cudaStream_t stream) {
   const auto& c = std::get<CollectiveOp>(op.body);
   DeviceUnit& u = units_.at(binding_.ops[op.id].unit);
   ncclComm_t comm = groups_.at(c.group);
+  if (method_ == "powersgd") {  // P (step 1), then Q (step 3)
+    const bool q = binding_.ops[op.id].step == 3;
+    const size_t count = static_cast<size_t>(q ? u.cols : u.m) * static_cast<size_t>(u.r);
+    check_nccl(ncclAllReduce(q ? u.wire2 : u.wire, q ? u.wire2 : u.wire, count, ncclFloat, ncclSum, comm, stream),
+               "ncclAllReduce");
+    elements_sent_ += static_cast<double>(count);
+    return;
+  }
   if (is_cast(method_)) {
     check_nccl(ncclAllReduce(u.wire, u.wire, static_cast<size_t>(u.n), method_ == "bf16" ? ncclBfloat16 : ncclHalf,
                              ncclSum, comm, stream),
@@ -205,15 +260,13 @@ void CudaExecutor::check_codecs() {
     if (u.check_op < 0 || u.last_k < 0) continue;  // pushes: checked by the server's aggregate
     const Op& op = program_->ops[static_cast<size_t>(u.check_op)];
     const auto n = static_cast<size_t>(u.n);
-    std::vector<float> x(n), out(n);
-    check_cuda(cudaMemcpy(x.data(), u.x, n * 4, cudaMemcpyDeviceToHost), "cudaMemcpy");
+    std::vector<float> x(method_ == "powersgd" ? static_cast<size_t>(u.m) * static_cast<size_t>(u.cols) : n), out(n);
+    check_cuda(cudaMemcpy(x.data(), u.x, x.size() * 4, cudaMemcpyDeviceToHost), "cudaMemcpy");
     check_cuda(cudaMemcpy(out.data(), buffer(binding_.ops[op.id]), n * 4, cudaMemcpyDeviceToHost), "cudaMemcpy");
-    Codec& ref = *u.codec;
-    ref.compress(x, u.last_k);
     CheckRecord r;  // the last iteration's result
     r.op = op.label;
     r.kind = "compressed " + method_;
-    r.algorithm = is_cast(method_) ? "allreduce" : "allgather";
+    r.algorithm = method_ == "powersgd" ? "low-rank allreduces" : is_cast(method_) ? "allreduce" : "allgather";
     r.elements = u.n;
     r.iterations = 1;
     auto compare = [&](size_t e, float want, float tolerance) {
@@ -222,6 +275,32 @@ void CudaExecutor::check_codecs() {
       r.checksum += out[e];
       r.expected += want;
     };
+    if (method_ == "powersgd") {  // P P^T (the workers' M summed), with the device's orthogonalised P
+      const auto m = static_cast<size_t>(u.m), cols = static_cast<size_t>(u.cols), rank = static_cast<size_t>(u.r);
+      std::vector<float> p(m * rank);
+      check_cuda(cudaMemcpy(p.data(), u.wire, p.size() * 4, cudaMemcpyDeviceToHost), "cudaMemcpy");
+      check_mpi(MPI_Allreduce(MPI_IN_PLACE, x.data(), static_cast<int>(x.size()), MPI_FLOAT, MPI_SUM, u.comm),
+                "MPI_Allreduce");
+      std::vector<double> t(rank * cols, 0.0);  // P^T M
+      for (size_t j = 0; j < rank; ++j) {
+        for (size_t l = 0; l < m; ++l) {
+          for (size_t c = 0; c < cols; ++c) t[j * cols + c] += static_cast<double>(p[j * m + l]) * x[l * cols + c];
+        }
+      }
+      std::vector<float> want(n);
+      float largest = 1.0f;
+      for (size_t e = 0; e < n; ++e) {
+        double v = 0;
+        for (size_t j = 0; j < rank; ++j) v += static_cast<double>(p[j * m + e / cols]) * t[j * cols + e % cols];
+        want[e] = static_cast<float>(v);
+        largest = std::max(largest, std::fabs(want[e]));
+      }
+      for (size_t e = 0; e < n; ++e) compare(e, want[e], 1e-3f * largest);
+      codec_checks_.push_back(r);
+      continue;
+    }
+    Codec& ref = *u.codec;
+    ref.compress(x, u.last_k);
     if (method_ == "sign") {
       std::vector<float> votes(n + 1);
       for (size_t e = 0; e < n; ++e) votes[e] = ref.own()[e] >= 0 ? 1 : -1;

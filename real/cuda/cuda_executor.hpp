@@ -56,6 +56,8 @@ class CudaExecutor : public RealExecutor {
     std::uint64_t seed = 0;
     float *x = nullptr, *residual = nullptr, *wire = nullptr, *own = nullptr;
     std::int64_t wire_floats = 0;
+    float* wire2 = nullptr;  // PowerSGD: Q (cols x r), the second AllReduce's buffer and the warm start
+    int m = 0, cols = 0, r = 0;
     unsigned* draws = nullptr;  // random-k: the indices of every iteration, drawn on the host
     MPI_Comm comm = MPI_COMM_NULL;
     int check_op = -1, last_k = -1;  // the decompress op, and the last iteration it ran
@@ -65,6 +67,7 @@ class CudaExecutor : public RealExecutor {
   void decode(const DeviceUnit& u, const float* payloads, int count, float* out, cudaStream_t stream);
   void enqueue_codec(int k, const Op& op, cudaStream_t stream);
   void enqueue_codec_collective(const Op& op, cudaStream_t stream);
+  void enqueue_low_rank(int k, const Binding& b, DeviceUnit& u, cudaStream_t stream);
   void check_codecs();
   float* wire_of(const Op& op, std::int64_t& floats);
   bool compressed_ = false, lossy_pushes_ = false;

@@ -1,7 +1,7 @@
 // Runs the cuda backend's compression kernels on a GPU against the cpu codecs (real/codec.hpp):
 // fp16/bf16 casts bit for bit, top-k, random-k (the host's draws) and sign payloads decoded to
-// the same dense gradient, top-k with error feedback over iterations, int8 within half a
-// quantisation step. Prints "<n> checks, <f> failed"; exit 0, 1 on a failure, 3
+// the same dense gradient, top-k with error feedback over iterations, PowerSGD's Gram-Schmidt
+// within 1e-4, int8 within half a quantisation step. Prints "<n> checks, <f> failed"; exit 0, 1 on a failure, 3
 // without a device (with the reason).
 #include <cuda_runtime.h>
 
@@ -152,13 +152,28 @@ int main() {
       real::cuda::topk_pairs(xs, n, c.k(), wire, nullptr);
       cudaMemset(out, 0, n * sizeof(float));
       real::cuda::scatter_pairs(wire, c.k(), out, nullptr);
-      real::cuda::keep_residual(xs, out, n, residual, nullptr);
+      real::cuda::keep_residual(xs, out, n, 1.0f, residual, nullptr);
       same = same && host_copy(out, n) == want;
       cudaFree(g);
     }
     expect(same, "top-k with error feedback, three iterations");
     cudaFree(residual);
     cudaFree(xs);
+  }
+  {  // PowerSGD's orthogonalisation: the device's Gram-Schmidt of P against the cpu codec's
+    CompressionSpec s = spec_of("powersgd");
+    s.rank = 4;
+    Codec c(s, n, 1, 0, 5);
+    c.compress(grads[0], 0);
+    const std::vector<float> p(c.p().begin(), c.p().end());
+    float* d_p = device_copy(p);
+    real::cuda::orthogonalise(d_p, c.rows(), c.rank(), nullptr);
+    c.between();
+    const auto have = host_copy(d_p, p.size());
+    bool close = true;
+    for (size_t i = 0; i < p.size(); ++i) close = close && std::fabs(have[i] - c.p()[i]) <= 1e-4f;
+    expect(close, "PowerSGD orthogonalisation (orthonormal columns within 1e-4)");
+    cudaFree(d_p);
   }
   {
     std::int8_t* q = nullptr;
