@@ -92,11 +92,33 @@ void reduce_into(Reduction r, float* into, const float* from, std::int64_t n) {
   }
 }
 
+std::vector<std::int64_t> randomk_draw(std::uint64_t seed, int me, int iteration, std::int64_t n, std::int64_t k) {
+  std::mt19937_64 gen(seed ^ (0x9e3779b97f4a7c15ull * static_cast<std::uint64_t>(me + 1)) ^
+                      (static_cast<std::uint64_t>(iteration) << 32));
+  std::uniform_real_distribution<double> u(0.0, 1.0);
+  std::vector<std::int64_t> chosen;
+  std::int64_t need = k;
+  for (std::int64_t e = 0; e < n && need > 0; ++e) {
+    if (u(gen) * static_cast<double>(n - e) < static_cast<double>(need)) {
+      chosen.push_back(e);
+      --need;
+    }
+  }
+  return chosen;
+}
+
 bool codec_supported(const std::string& method, bool allreduce) {
   for (const char* m : {"none", "fp16", "bf16", "topk", "randomk", "sign", "powersgd"}) {
     if (method == m) return true;
   }
   return !allreduce && (method == "int8" || method == "qsgd");
+}
+
+bool cuda_codec_supported(const std::string& method, bool allreduce) {
+  for (const char* m : {"none", "fp16", "bf16", "topk", "randomk", "sign"}) {
+    if (method == m) return true;
+  }
+  return allreduce ? method == "powersgd" : method == "int8";
 }
 
 Codec::Codec(const CompressionSpec& spec, std::int64_t n, int workers, int me, std::uint64_t seed)
@@ -163,17 +185,8 @@ void Codec::compress(std::span<const float> grad, int iteration) {
       std::nth_element(order.begin(), order.begin() + (k_ - 1), order.end(), larger);
       chosen.assign(order.begin(), order.begin() + k_);
       std::sort(chosen.begin(), chosen.end());
-    } else {  // k distinct indices, uniformly (selection sampling), own stream per worker and iteration
-      std::mt19937_64 gen(seed_ ^ (0x9e3779b97f4a7c15ull * static_cast<std::uint64_t>(me_ + 1)) ^
-                          (static_cast<std::uint64_t>(iteration) << 32));
-      std::uniform_real_distribution<double> u(0.0, 1.0);
-      std::int64_t need = k_;
-      for (std::int64_t e = 0; e < n_ && need > 0; ++e) {
-        if (u(gen) * static_cast<double>(n_ - e) < static_cast<double>(need)) {
-          chosen.push_back(e);
-          --need;
-        }
-      }
+    } else {
+      chosen = randomk_draw(seed_, me_, iteration, n_, k_);
     }
     for (size_t j = 0; j < chosen.size(); ++j) {
       const auto e = static_cast<size_t>(chosen[j]);

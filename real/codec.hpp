@@ -33,9 +33,17 @@ float from_half(std::uint16_t h);
 std::uint16_t to_bfloat16(float x);  // round to nearest even
 float from_bfloat16(std::uint16_t h);
 
+// Random-k's k distinct indices of n, uniformly (selection sampling, ascending), from a stream of
+// its own per worker and iteration: what Codec::compress sends, drawn alone (the cuda backend
+// draws them on the host, since they do not depend on the gradients).
+std::vector<std::int64_t> randomk_draw(std::uint64_t seed, int me, int iteration, std::int64_t n, std::int64_t k);
+
 // Whether dtsim-real can carry out the method ("none" included) in an AllReduce exchange, or in a
 // parameter-server push.
 bool codec_supported(const std::string& method, bool allreduce);
+// And with --backend cuda: fp16, bf16, topk, randomk, sign; powersgd in AllReduce jobs, int8 in
+// parameter-server pushes.
+bool cuda_codec_supported(const std::string& method, bool allreduce);
 
 class Codec {
  public:
@@ -73,6 +81,9 @@ class Codec {
   const std::vector<float>& own() const { return own_; }
   // PowerSGD: P after orthogonalisation (m x r, column-major), for the check.
   std::span<const float> p() const { return wire_; }
+  // PowerSGD: the Q the next compress multiplies by (cols x r, column-major): the first, drawn
+  // from the seed, until a decompress keeps the summed one.
+  std::span<const float> q() const { return q_; }
   int rows() const { return m_; }
   int cols() const { return cols_; }
   int rank() const { return r_; }

@@ -136,8 +136,9 @@ void check_world_size(const Plan& plan, int world, const LaunchOptions& o) {
 
 // What a backend does not execute yet: the proxy model of convergence runs, backup workers and
 // gossip, speed profiles, dynamic batches, device mixes and NIC profiles (simulator only); the
-// cuda backend runs BSP and local SGD only (its asynchronous servers would need device-side RMA);
-// compression runs on the cpu backend only.
+// cuda backend runs BSP and local SGD only (its asynchronous servers would need device-side RMA)
+// and compresses with fp16, bf16, topk, randomk and sign (and powersgd in AllReduce jobs, int8 in
+// parameter-server pushes).
 void check_supported(const Scenario& s, const std::string& backend) {
   if (s.run.convergence.enabled) {
     throw InputError(s.location_of("run.convergence.enabled"),
@@ -158,7 +159,7 @@ void check_supported(const Scenario& s, const std::string& backend) {
                                                        "yet (they run in the simulator: dtsim run)", key));
     }
     const std::string method = job.compression.method;
-    if (backend == "cpu" && method != "none") {
+    if (method != "none") {
       const std::string key = s.job_key(j, "compression.method");
       if (!codec_supported(method, job.strategy.kind == StrategyKind::AllReduce)) {
         throw InputError(s.location_of(key), fmt::format("{}: dtsim-real does not carry out {} in an AllReduce job "
@@ -180,11 +181,13 @@ void check_supported(const Scenario& s, const std::string& backend) {
                                                        "(asp and ssp run with --backend cpu)",
                                                        key));
     }
-    if (job.compression.method != "none") {
+    const bool allreduce = job.strategy.kind == StrategyKind::AllReduce;
+    if (!cuda_codec_supported(method, allreduce)) {
       const std::string key = s.job_key(j, "compression.method");
-      throw InputError(s.location_of(key), fmt::format("{}: dtsim-real --backend cuda does not compress yet "
-                                                       "(compression runs with --backend cpu)",
-                                                       key));
+      throw InputError(s.location_of(key),
+                       fmt::format("{}: dtsim-real --backend cuda does not carry out {} yet (valid with --backend "
+                                   "cuda: fp16, bf16, topk, randomk, sign, {}; {} runs with --backend cpu)",
+                                   key, method, allreduce ? "powersgd" : "int8", method));
     }
   }
   // The real run's devices are what they are: a device mix or a NIC profile describes another machine.

@@ -68,6 +68,49 @@ __global__ void scatter_kernel(const float* payload, std::int64_t pairs, float* 
   DTSIM_GRID_LOOP(j, pairs) { atomicAdd(out + __float_as_uint(payload[2 * j]), payload[2 * j + 1]); }
 }
 
+__global__ void add_residual_kernel(const float* g, const float* residual, std::int64_t n, float* x) {
+  DTSIM_GRID_LOOP(i, n) { x[i] = residual ? g[i] + residual[i] : g[i]; }
+}
+
+__global__ void keep_residual_kernel(const float* x, const float* own, std::int64_t n, float scale, float* residual) {
+  DTSIM_GRID_LOOP(i, n) { residual[i] = x[i] - scale * own[i]; }
+}
+
+// The sum of every thread's v, in every thread (blockDim.x a power of two, kThreads at most).
+__device__ float block_sum(float v, float* partial) {
+  partial[threadIdx.x] = v;
+  __syncthreads();
+  for (unsigned half = blockDim.x / 2; half > 0; half /= 2) {
+    if (threadIdx.x < half) partial[threadIdx.x] += partial[threadIdx.x + half];
+    __syncthreads();
+  }
+  const float total = partial[0];
+  __syncthreads();
+  return total;
+}
+
+__global__ void gram_schmidt_kernel(float* p, int m, int r) {
+  __shared__ float partial[kThreads];
+  for (int j = 0; j < r; ++j) {
+    float* pj = p + static_cast<std::int64_t>(j) * m;
+    for (int i = 0; i < j; ++i) {
+      const float* pi = p + static_cast<std::int64_t>(i) * m;
+      float dot = 0;
+      for (int e = threadIdx.x; e < m; e += blockDim.x) dot += pi[e] * pj[e];
+      dot = block_sum(dot, partial);
+      for (int e = threadIdx.x; e < m; e += blockDim.x) pj[e] -= dot * pi[e];
+      __syncthreads();
+    }
+    float norm = 0;
+    for (int e = threadIdx.x; e < m; e += blockDim.x) norm += pj[e] * pj[e];
+    norm = sqrtf(block_sum(norm, partial));
+    if (norm > 0) {
+      for (int e = threadIdx.x; e < m; e += blockDim.x) pj[e] /= norm;
+    }
+    __syncthreads();
+  }
+}
+
 // One warp packs 32 consecutive signs into a word with a ballot.
 __global__ void sign_bits_kernel(const float* x, std::int64_t n, unsigned* words) {
   const std::int64_t warps = (n + 31) / 32;
@@ -146,6 +189,20 @@ void topk_pairs(const float* x, std::int64_t n, std::int64_t k, float* payload, 
     cudaFreeAsync(p, s);
   }
 }
+
+void gather_pairs(const float* x, const unsigned* index, std::int64_t k, float* payload, cudaStream_t s) {
+  pairs_kernel<<<blocks(k), kThreads, 0, s>>>(x, index, k, payload);
+}
+
+void add_residual(const float* g, const float* residual, std::int64_t n, float* x, cudaStream_t s) {
+  add_residual_kernel<<<blocks(n), kThreads, 0, s>>>(g, residual, n, x);
+}
+
+void keep_residual(const float* x, const float* own, std::int64_t n, float scale, float* residual, cudaStream_t s) {
+  keep_residual_kernel<<<blocks(n), kThreads, 0, s>>>(x, own, n, scale, residual);
+}
+
+void orthogonalise(float* p, int m, int r, cudaStream_t s) { gram_schmidt_kernel<<<1, kThreads, 0, s>>>(p, m, r); }
 
 void scatter_pairs(const float* payload, std::int64_t pairs, float* out, cudaStream_t s) {
   scatter_kernel<<<blocks(pairs), kThreads, 0, s>>>(payload, pairs, out);

@@ -24,6 +24,17 @@ void topk_pairs(const float* x, std::int64_t n, std::int64_t k, float* payload, 
 // out[index] += value for `pairs` pairs (the payloads of every worker one after another).
 void scatter_pairs(const float* payload, std::int64_t pairs, float* out, cudaStream_t s);
 
+// Random-k: the pairs of the k indices drawn on the host (index[j] ascending): 2k floats.
+void gather_pairs(const float* x, const unsigned* index, std::int64_t k, float* payload, cudaStream_t s);
+
+// Error feedback: x[e] = g[e] + residual[e] (residual null: a copy).
+void add_residual(const float* g, const float* residual, std::int64_t n, float* x, cudaStream_t s);
+// residual[e] = x[e] - scale * own[e] (PowerSGD: own is the sum over workers, scale 1 / workers).
+void keep_residual(const float* x, const float* own, std::int64_t n, float scale, float* residual, cudaStream_t s);
+
+// PowerSGD: modified Gram-Schmidt on the r columns of p (m x r, column-major), in one block.
+void orthogonalise(float* p, int m, int r, cudaStream_t s);
+
 // Sign: payload[0] = mean |x|, then bit e of word e / 32 set where x[e] >= 0: 1 + ceil(n / 32) floats.
 void sign_pack(const float* x, std::int64_t n, float* payload, cudaStream_t s);
 // Majority vote over `workers` payloads of `slot` floats: sign of the votes times the summed scales.

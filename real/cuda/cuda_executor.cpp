@@ -26,8 +26,9 @@ void check_nccl(ncclResult_t rc, const char* what) {
 CudaExecutor::CudaExecutor(int rank, const RealOptions& options) : rank_(rank), options_(options) {
   MPI_Comm node;
   MPI_Comm_split_type(MPI_COMM_WORLD, MPI_COMM_TYPE_SHARED, rank, MPI_INFO_NULL, &node);
-  int local = 0;
+  int local = 0, on_host = 1;
   MPI_Comm_rank(node, &local);
+  MPI_Comm_size(node, &on_host);
   MPI_Comm_free(&node);
   int count = 0;
   const cudaError_t rc = cudaGetDeviceCount(&count);
@@ -37,7 +38,13 @@ CudaExecutor::CudaExecutor(int rank, const RealOptions& options) : rank_(rank), 
                     "--backend cpu runs without one",
                     rc != cudaSuccess ? cudaGetErrorString(rc) : "0 devices"));
   }
-  device_ = local % count;
+  if (on_host > count) {  // NCCL refuses two ranks of a communicator on one device
+    throw BackendUnavailable(
+        fmt::format("{} ranks on this host but {} CUDA device(s); the cuda backend needs one "
+                    "GPU per rank (start at most {} ranks per host)",
+                    on_host, count, count));
+  }
+  device_ = local;
   check_cuda(cudaSetDevice(device_), "cudaSetDevice");
   cudaDeviceProp prop{};
   check_cuda(cudaGetDeviceProperties(&prop, device_), "cudaGetDeviceProperties");
@@ -49,6 +56,7 @@ CudaExecutor::~CudaExecutor() {
   for (cudaEvent_t e : end_) cudaEventDestroy(e);
   for (void* p : allocations_) cudaFree(p);
   for (auto& [g, comm] : groups_) ncclCommDestroy(comm);
+  for (auto& [g, comm] : check_comms_) MPI_Comm_free(&comm);
   if (p2p_) ncclCommDestroy(p2p_);
   if (world_) ncclCommDestroy(world_);
   if (cublas_) cublasDestroy(cublas_);
@@ -69,18 +77,19 @@ float* CudaExecutor::buffer(const Binding& b) {
   return nullptr;
 }
 
+void* CudaExecutor::alloc(std::int64_t bytes) {
+  void* p = nullptr;
+  check_cuda(cudaMalloc(&p, static_cast<size_t>(std::max<std::int64_t>(bytes, 16))), "cudaMalloc");
+  allocations_.push_back(p);
+  return p;
+}
+
 void CudaExecutor::setup(const Plan& plan) {
   plan_ = &plan;
   program_ = &plan.ranks.at(rank_);
   binding_ = bind_rank(plan, rank_);
   for (auto& s : streams_) check_cuda(cudaStreamCreateWithFlags(&s, cudaStreamNonBlocking), "cudaStreamCreate");
   if (cublasCreate(&cublas_) != CUBLAS_STATUS_SUCCESS) throw RuntimeError("cublasCreate failed");
-  auto alloc = [&](std::int64_t bytes) {
-    void* p = nullptr;
-    check_cuda(cudaMalloc(&p, static_cast<size_t>(std::max<std::int64_t>(bytes, 16))), "cudaMalloc");
-    allocations_.push_back(p);
-    return p;
-  };
   const std::int64_t local = binding_.local_elements;
   params_ = static_cast<float*>(alloc(local * 4));
   grads_ = static_cast<float*>(alloc(local * 4));
@@ -126,6 +135,7 @@ void CudaExecutor::setup(const Plan& plan) {
                "ncclCommSplit");
     if (member) groups_[static_cast<int>(g)] = comm;
   }
+  setup_codecs(plan);
   const size_t events = program_->ops.size() * static_cast<size_t>(plan.warmup + plan.iterations);
   begin_.resize(events);
   end_.resize(events);
@@ -189,6 +199,7 @@ RunInfo CudaExecutor::run(const Plan& plan, Observer& observer) {
   host_checks_.resize(ops);
   check_cuda(cudaMemcpy(host_checks_.data(), device_checks_, ops * sizeof(DeviceCheck), cudaMemcpyDeviceToHost),
              "cudaMemcpy");
+  check_codecs();
   if (program_->role == Role::Worker) {
     std::vector<float> host(static_cast<size_t>(binding_.local_elements));
     check_cuda(cudaMemcpy(host.data(), params_, host.size() * 4, cudaMemcpyDeviceToHost), "cudaMemcpy");
@@ -214,6 +225,7 @@ RankReport CudaExecutor::report() const {
                                    c ? "nccl" : "sum", binding_.ops[i].elements, static_cast<std::int64_t>(d.checked),
                                    static_cast<std::int64_t>(d.mismatched), iterations, d.checksum, d.expected});
   }
+  r.checks.insert(r.checks.end(), codec_checks_.begin(), codec_checks_.end());
   r.model_hash = model_hash_;
   r.flops_planned = flops_planned_;
   r.flops_executed = flops_executed_;

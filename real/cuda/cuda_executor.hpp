@@ -1,5 +1,6 @@
-// The cuda backend: one GPU per rank (local rank modulo the node's devices), NCCL communicators
-// bootstrapped through MPI (ncclGetUniqueId on rank 0, MPI_Bcast), one CUDA stream per Plan
+// The cuda backend: one GPU per rank (the local rank's device; more ranks than devices on a host
+// is refused as unavailable, since NCCL rejects two ranks of a communicator on one GPU), NCCL
+// communicators bootstrapped through MPI (ncclGetUniqueId on rank 0, MPI_Bcast), one CUDA stream per Plan
 // stream with dependencies as CUDA events, compute as cuBLAS GEMMs in the op's dtype, NCCL
 // collectives and ncclSend/ncclRecv for parameter servers, CUDA events for timing.
 //
@@ -13,10 +14,14 @@
 #include <cuda_runtime.h>
 #include <nccl.h>
 
+#include <mpi.h>
+
 #include <map>
+#include <memory>
 #include <vector>
 
 #include "real/binding.hpp"
+#include "real/codec.hpp"
 #include "real/cuda/kernels.hpp"
 #include "real/executor.hpp"
 
@@ -40,6 +45,37 @@ class CudaExecutor : public RealExecutor {
   void enqueue_collective(int k, const Op& op, cudaStream_t stream);
   void enqueue_p2p(int k, const Op& op, cudaStream_t stream);
   float* buffer(const Binding& b);
+  void* alloc(std::int64_t bytes);
+
+  // Compressed gradient units (cuda_codec.cpp): the kernels of compress_kernels.cu on device
+  // buffers, the payload's NCCL collective or transfer, and the check against the cpu codec.
+  struct DeviceUnit {
+    std::unique_ptr<Codec> codec;  // host codec, without error feedback: sizes and the reference
+    std::int64_t n = 0;
+    int workers = 1, me = 0;
+    std::uint64_t seed = 0;
+    float *x = nullptr, *residual = nullptr, *wire = nullptr, *own = nullptr;
+    std::int64_t wire_floats = 0;
+    float* wire2 = nullptr;  // PowerSGD: Q (cols x r), the second AllReduce's buffer and the warm start
+    int m = 0, cols = 0, r = 0;
+    unsigned* draws = nullptr;  // random-k: the indices of every iteration, drawn on the host
+    MPI_Comm comm = MPI_COMM_NULL;
+    int check_op = -1, last_k = -1;  // the decompress op, and the last iteration it ran
+  };
+  void setup_codecs(const Plan& plan);
+  void encode(DeviceUnit& u, const float* x, int k, float* payload, cudaStream_t stream);
+  void decode(const DeviceUnit& u, const float* payloads, int count, float* out, cudaStream_t stream);
+  void enqueue_codec(int k, const Op& op, cudaStream_t stream);
+  void enqueue_codec_collective(const Op& op, cudaStream_t stream);
+  void enqueue_low_rank(int k, const Binding& b, DeviceUnit& u, cudaStream_t stream);
+  void check_codecs();
+  float* wire_of(const Op& op, std::int64_t& floats);
+  bool compressed_ = false, lossy_pushes_ = false;
+  std::string method_;
+  std::map<int, DeviceUnit> units_;      // by unit (a parameter-server worker: by shard)
+  std::map<int, DeviceUnit> decoders_;   // a server's decoders, by inbox (worker)
+  std::map<int, MPI_Comm> check_comms_;  // plan group -> MPI communicator for the references
+  std::vector<CheckRecord> codec_checks_;
   cudaStream_t stream_of(Stream s) const { return streams_[static_cast<int>(s)]; }
 
   int rank_;

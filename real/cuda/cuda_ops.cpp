@@ -57,8 +57,14 @@ void CudaExecutor::enqueue(int k, const Op& op, cudaStream_t stream) {
     return;
   }
   const Binding& b = binding_.ops[op.id];
+  const bool codec = b.unit >= 0 && std::holds_alternative<ComputeOp>(op.body);
+  if (codec && b.step == 0) {  // the backward pass's gradients of a compressed unit, untimed
+    fill_contribution(buffer(b), b.elements, b.model_offset, binding_.worker_index, k, stream);
+  }
   cudaEventRecord(begin_[at], stream);
-  if (const auto* c = std::get_if<ComputeOp>(&op.body)) {
+  if (codec) {
+    enqueue_codec(k, op, stream);
+  } else if (const auto* c = std::get_if<ComputeOp>(&op.body)) {
     if (b.buffer == BufferKind::Aggregate) {
       cudaMemcpyAsync(grads_, inbox_.front(), static_cast<size_t>(b.elements) * 4, cudaMemcpyDeviceToDevice, stream);
       for (size_t w = 1; w < inbox_.size(); ++w) add_into(grads_, inbox_[w], b.elements, stream);
@@ -84,7 +90,7 @@ void CudaExecutor::enqueue(int k, const Op& op, cudaStream_t stream) {
     flops_executed_ = before;
   }
   cudaEventRecord(end_[at], stream);
-  if (b.buffer == BufferKind::Aggregate) {
+  if (b.buffer == BufferKind::Aggregate && !lossy_pushes_) {
     check_sum(grads_, b.elements, b.model_offset, binding_.workers, k, device_checks_ + op.id, stream);
     checked_[op.id] = 1;
   }
@@ -98,6 +104,12 @@ void CudaExecutor::enqueue_collective(int k, const Op& op, cudaStream_t stream) 
   const auto& ranks = plan_->groups.at(c.group).ranks;
   const int size = static_cast<int>(ranks.size());
   const int me = static_cast<int>(std::find(ranks.begin(), ranks.end(), rank_) - ranks.begin());
+  if (b.unit >= 0) {  // a compressed unit's payload: checked after the decompress
+    cudaEventRecord(begin_[at], stream);
+    enqueue_codec_collective(op, stream);
+    cudaEventRecord(end_[at], stream);
+    return;
+  }
   float* buf = buffer(b);
   const bool allreduce = c.kind == CollectiveKind::AllReduce && b.buffer == BufferKind::Grads;
   if (allreduce) fill_contribution(buf, b.elements, b.model_offset, me, k, stream);
@@ -160,7 +172,7 @@ void CudaExecutor::enqueue_p2p(int k, const Op& first, cudaStream_t stream) {
   const size_t base = static_cast<size_t>(k) * ops;
   for (size_t i = static_cast<size_t>(first.id); i <= last; ++i) {
     const Binding& b = binding_.ops[i];
-    if (sends && b.buffer == BufferKind::Grads && binding_.worker_index >= 0) {
+    if (sends && b.buffer == BufferKind::Grads && b.unit < 0 && binding_.worker_index >= 0) {
       fill_contribution(buffer(b), b.elements, b.model_offset, binding_.worker_index, k, stream);
     }
   }
@@ -169,12 +181,14 @@ void CudaExecutor::enqueue_p2p(int k, const Op& first, cudaStream_t stream) {
   for (size_t i = static_cast<size_t>(first.id); i <= last; ++i) {
     const Op& op = program_->ops[i];
     const Binding& b = binding_.ops[i];
+    std::int64_t count = b.elements;
+    float* buf = b.unit >= 0 ? wire_of(op, count) : buffer(b);  // a compressed push: its payload
     if (const auto* s = std::get_if<SendOp>(&op.body)) {
-      check_nccl(ncclSend(buffer(b), static_cast<size_t>(b.elements), ncclFloat, s->peer, p2p_, stream), "ncclSend");
-      elements_sent_ += static_cast<double>(b.elements);
+      check_nccl(ncclSend(buf, static_cast<size_t>(count), ncclFloat, s->peer, p2p_, stream), "ncclSend");
+      elements_sent_ += static_cast<double>(count);
     } else {
       const auto& r = std::get<RecvOp>(op.body);
-      check_nccl(ncclRecv(buffer(b), static_cast<size_t>(b.elements), ncclFloat, r.peer, p2p_, stream), "ncclRecv");
+      check_nccl(ncclRecv(buf, static_cast<size_t>(count), ncclFloat, r.peer, p2p_, stream), "ncclRecv");
     }
   }
   check_nccl(ncclGroupEnd(), "ncclGroupEnd");

@@ -1,6 +1,7 @@
 // Runs the cuda backend's compression kernels on a GPU against the cpu codecs (real/codec.hpp):
-// fp16/bf16 casts bit for bit, top-k and sign payloads decoded to the same dense gradient, int8
-// within half a quantisation step. Prints "<n> checks, <f> failed"; exit 0, 1 on a failure, 3
+// fp16/bf16 casts bit for bit, top-k, random-k (the host's draws) and sign payloads decoded to
+// the same dense gradient, top-k with error feedback over iterations, PowerSGD's Gram-Schmidt
+// within 1e-4, int8 within half a quantisation step. Prints "<n> checks, <f> failed"; exit 0, 1 on a failure, 3
 // without a device (with the reason).
 #include <cuda_runtime.h>
 
@@ -117,6 +118,62 @@ int main() {
     for (std::int64_t e = 0; e < n; ++e) votes = votes && std::fabs(have[e] - want[e]) <= 1e-5f * std::fabs(want[e]);
     expect(votes, "sign majority vote");
     cudaFree(payloads);
+  }
+  {  // random-k: the host's draws gathered on the device are the cpu codec's payload, bit for bit
+    Codec c(spec_of("randomk"), n, 1, 0, 7);
+    c.compress(grads[0], 3);
+    std::vector<float> want(n);
+    c.decompress(want);
+    const std::vector<std::int64_t> chosen = randomk_draw(7, 0, 3, n, c.k());
+    const std::vector<unsigned> index(chosen.begin(), chosen.end());
+    unsigned* d_index = nullptr;
+    cudaMalloc(&d_index, index.size() * sizeof(unsigned));
+    cudaMemcpy(d_index, index.data(), index.size() * sizeof(unsigned), cudaMemcpyHostToDevice);
+    real::cuda::gather_pairs(x, d_index, c.k(), wire, nullptr);
+    expect(host_copy(wire, c.wire(0).size()) == c.wire(0), "random-k pairs");
+    cudaMemset(out, 0, n * sizeof(float));
+    real::cuda::scatter_pairs(wire, c.k(), out, nullptr);
+    expect(host_copy(out, n) == want, "random-k pairs scatter-added");
+    cudaFree(d_index);
+  }
+  {  // error feedback over three iterations of top-k: x = g + residual, residual = x - decoded
+    CompressionSpec s = spec_of("topk");
+    s.error_feedback = true;
+    Codec c(s, n, 1, 0, 1);
+    float* residual = device_copy(std::vector<float>(n, 0.0f));
+    float* xs = device_copy(std::vector<float>(n));
+    bool same = true;
+    for (int it = 0; it < 3; ++it) {
+      c.compress(grads[it], it);
+      std::vector<float> want(n);
+      c.decompress(want);
+      float* g = device_copy(grads[it]);
+      real::cuda::add_residual(g, residual, n, xs, nullptr);
+      real::cuda::topk_pairs(xs, n, c.k(), wire, nullptr);
+      cudaMemset(out, 0, n * sizeof(float));
+      real::cuda::scatter_pairs(wire, c.k(), out, nullptr);
+      real::cuda::keep_residual(xs, out, n, 1.0f, residual, nullptr);
+      same = same && host_copy(out, n) == want;
+      cudaFree(g);
+    }
+    expect(same, "top-k with error feedback, three iterations");
+    cudaFree(residual);
+    cudaFree(xs);
+  }
+  {  // PowerSGD's orthogonalisation: the device's Gram-Schmidt of P against the cpu codec's
+    CompressionSpec s = spec_of("powersgd");
+    s.rank = 4;
+    Codec c(s, n, 1, 0, 5);
+    c.compress(grads[0], 0);
+    const std::vector<float> p(c.p().begin(), c.p().end());
+    float* d_p = device_copy(p);
+    real::cuda::orthogonalise(d_p, c.rows(), c.rank(), nullptr);
+    c.between();
+    const auto have = host_copy(d_p, p.size());
+    bool close = true;
+    for (size_t i = 0; i < p.size(); ++i) close = close && std::fabs(have[i] - c.p()[i]) <= 1e-4f;
+    expect(close, "PowerSGD orthogonalisation (orthonormal columns within 1e-4)");
+    cudaFree(d_p);
   }
   {
     std::int8_t* q = nullptr;
