@@ -80,6 +80,9 @@ CalibrationProfile fit_profile(const MachineInfo& machine, Measurements m) {
   p.compute["fp32"] = fit_curve(std::move(m.gemm), PiecewiseOptions{3, 3});
   p.memory["sgd_step"] = fit_curve(std::move(m.memory), PiecewiseOptions{3, 3});
   p.memory_bandwidth = 1.0 / p.memory["sgd_step"].fit.segments.back().per_unit;
+  if (m.collective_buffer.size() >= 3) {
+    p.memory[kCollectiveBuffer] = fit_curve(std::move(m.collective_buffer), PiecewiseOptions{3, 3});
+  }
   for (auto& [kernel, samples] : m.compression) {
     p.compression[kernel] = fit_curve(std::move(samples), PiecewiseOptions{1, 2});
   }
@@ -180,6 +183,8 @@ int calibrate(const CalibrateOptions& o, const real::MpiWorld& world, std::ostre
   m.gemm = bench_gemm(bench, MPI_COMM_WORLD);
   say("memory copies");
   m.memory = bench_memory(bench, MPI_COMM_WORLD);
+  say("collective buffers (fill and check)");
+  m.collective_buffer = bench_collective_buffer(bench, MPI_COMM_WORLD);
   say("ring AllReduce, ReduceScatter, AllGather");
   m.collectives = bench_collectives(bench, MPI_COMM_WORLD);
   say("compression kernels");

@@ -12,9 +12,11 @@
 #include <functional>
 #include <set>
 
+#include "models/error.hpp"
 #include "real/cpu/collectives.hpp"
 #include "real/gemm.hpp"
 #include "real/mpi_world.hpp"
+#include "real/values.hpp"
 
 namespace dtsim::calib {
 namespace {
@@ -116,6 +118,29 @@ std::vector<Sample> bench_memory(const BenchOptions& o, MPI_Comm comm) {
     });
     MPI_Allreduce(MPI_IN_PLACE, &t, 1, MPI_DOUBLE, MPI_SUM, comm);
     out.push_back(Sample{12.0 * static_cast<double>(n), t / size});
+  }
+  return out;
+}
+
+std::vector<Sample> bench_collective_buffer(const BenchOptions& o, MPI_Comm comm) {
+  int size = 1;
+  MPI_Comm_size(comm, &size);
+  const int me = comm_rank(comm);
+  const GroupShape shape{size, size, 0};
+  std::vector<Sample> out;
+  for (double bytes : o.quick ? geometric(4096, 16 << 20, 4) : geometric(4096, 64 << 20, 2)) {
+    const auto n = static_cast<std::int64_t>(bytes / sizeof(float));
+    const real::ChunkLayout layout{n, 1};
+    std::vector<float> buf(static_cast<size_t>(n));
+    int salt = 0;
+    MPI_Barrier(comm);
+    double t = timed(o, [&] {
+      real::fill_input(CollectiveKind::AllReduce, layout, shape, me, ++salt, 0, buf);
+      const real::CheckResult r = real::check_output(CollectiveKind::AllReduce, layout, shape, me, salt, 0, buf);
+      if (r.checked != n) throw RuntimeError("collective buffer check skipped elements");
+    });
+    MPI_Allreduce(MPI_IN_PLACE, &t, 1, MPI_DOUBLE, MPI_SUM, comm);
+    out.push_back(Sample{static_cast<double>(n) * sizeof(float), t / size});
   }
   return out;
 }

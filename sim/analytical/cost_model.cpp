@@ -77,6 +77,10 @@ double CostModel::update_time(const RankProgram& rank, const UpdateOp& op) const
   return compute_time(rank, ComputeOp{op.flops, op.mem_bytes, op.dtype});
 }
 
+double CostModel::collective_host_time(const CollectiveOp& op) const {
+  return cluster_.calibration ? cluster_.calibration->collective_buffer_time(op.bytes) : 0.0;
+}
+
 double CostModel::node_bandwidth(int node) const {
   return node >= cluster_.nodes ? cluster_.server_nic.rate : cluster_.node_bandwidth();
 }
@@ -187,7 +191,8 @@ TransferPath CostModel::path(const Placement& src, const Placement& dst, double 
   }
   const bool server_hop = src.node >= cluster_.nodes || dst.node >= cluster_.nodes;
   const int hops = server_hop ? 1 : cluster_.hops(src.node, dst.node);
-  const double alpha = std::max(node_latency(src.node), node_latency(dst.node)) + hops * cluster_.topology.switch_latency;
+  const double alpha =
+      std::max(node_latency(src.node), node_latency(dst.node)) + hops * cluster_.topology.switch_latency;
   return TransferPath{Port{src.node, -1, true}, Port{dst.node, -1, false}, alpha, node_bandwidth(src.node),
                       node_bandwidth(dst.node)};
 }
