@@ -1,6 +1,8 @@
 // MPI start-up, clock alignment, polite waiting and gathering to rank 0.
 #include "real/mpi_world.hpp"
 
+#include <sys/prctl.h>
+
 #include <chrono>
 #include <limits>
 #include <thread>
@@ -87,8 +89,16 @@ Clock Clock::aligned(MPI_Comm comm) {
   return c;
 }
 
+void precise_sleeps() {
+  thread_local bool done = false;
+  if (done) return;
+  prctl(PR_SET_TIMERSLACK, 1000UL, 0UL, 0UL, 0UL);  // 1 us instead of Linux's default 50 us
+  done = true;
+}
+
 void wait_all(std::span<MPI_Request> requests, const std::atomic<bool>* cancel) {
   if (requests.empty()) return;
+  precise_sleeps();
   for (int polls = 0;; ++polls) {
     int done = 0;
     check_mpi(MPI_Testall(static_cast<int>(requests.size()), requests.data(), &done, MPI_STATUSES_IGNORE),

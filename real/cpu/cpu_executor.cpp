@@ -156,6 +156,7 @@ void CpuExecutor::posted_loop(int iterations) {
     MPI_Request request;
     double start;
   };
+  precise_sleeps();
   for (int k = 0; k < iterations; ++k) {
     std::vector<const Op*> pending;
     for (const Op& op : program_->ops) {
