@@ -25,7 +25,8 @@ struct BenchOptions {
 // of one op, seconds = the median over repeats, averaged over ranks. Returned on every rank.
 std::vector<Sample> bench_gemm(const BenchOptions& o, MPI_Comm comm);
 
-// Every rank runs dtsim-real's SGD step (w -= lr g over float arrays) at once; x = bytes read and
+// Every rank runs dtsim-real's SGD step (w -= lr g over float arrays) at once, on arrays evicted from the
+// caches before each repeat (as a run finds them); x = bytes read and
 // written (12 per element), seconds averaged over ranks. Returned on every rank.
 std::vector<Sample> bench_memory(const BenchOptions& o, MPI_Comm comm);
 
