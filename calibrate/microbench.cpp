@@ -250,12 +250,18 @@ std::vector<CollectiveSample> bench_collectives(const BenchOptions& o, MPI_Comm 
     }
     MPI_Bcast(&repeats, 1, MPI_INT, 0, comm);
     std::vector<double> times;
+    // As dtsim-real's comm stream runs a collective: fill the input, run the schedule (timed from
+    // this rank's entry, so a late peer counts, as in a run), check the output; no barrier between
+    // repeats (a barrier before each one made 2 MB rounds 5x slower than in runs here).
+    MPI_Barrier(comm);
     for (int i = 0; i < repeats; ++i) {
-      std::fill(buf.begin(), buf.end(), 1.0f);
-      MPI_Barrier(comm);
+      real::fill_input(kind, layout, shape, me, i, 0, buf);
       const double t0 = MPI_Wtime();
       real::run_schedule(schedule, layout, buf, me, comm);
       times.push_back(MPI_Wtime() - t0);
+      if (real::check_output(kind, layout, shape, me, i, 0, buf).mismatched != 0) {
+        throw RuntimeError("calibration collective: wrong result");
+      }
     }
     double t = median(times);
     MPI_Allreduce(MPI_IN_PLACE, &t, 1, MPI_DOUBLE, MPI_MAX, comm);
