@@ -109,7 +109,11 @@ CalibrationProfile fit_profile(const MachineInfo& machine, Measurements m) {
   }
   if (rounds.size() >= 3) p.links[kSameHost] = fit_curve(std::move(rounds), PiecewiseOptions{4, 3});
   for (const auto& [cls, samples] : m.exchange) {
-    if (!p.links.count(cls)) p.links[cls] = fit_curve(samples, PiecewiseOptions{4, 3});
+    if (!p.links.count(cls)) {
+      p.links[cls] = fit_curve(samples, PiecewiseOptions{4, 3});
+    } else if (cls == kSameHost && samples.size() >= 3) {
+      p.links[kSameHostP2p] = fit_curve(samples, PiecewiseOptions{4, 3});
+    }
   }
   p.exchange = std::move(m.exchange);
   p.compute["fp32"] = fit_curve(std::move(m.gemm), PiecewiseOptions{3, 3});
@@ -139,10 +143,10 @@ void print_profile(std::ostream& out, const CalibrationProfile& p) {
   out << fmt::format("calibration of {} ({}, {} cores), backend {}, {} ranks on {} host(s), {}{}\n", m.hostname,
                      m.cpu_model, m.cores, m.backend, m.ranks, m.hosts, m.when, m.quick ? " (quick)" : "");
   for (const auto& [cls, c] : p.links) {
-    out << fmt::format(
-        "\nlink {} ({} sizes: rounds of ring AllReduces on one host, else two-way exchanges; residuals rms {:.1f} %, "
-        "max {:.1f} %)\n",
-        cls, c.residuals.points, 100 * c.residuals.rms_relative, 100 * c.residuals.max_relative);
+    out << fmt::format("\nlink {} ({} sizes: {}; residuals rms {:.1f} %, max {:.1f} %)\n", cls, c.residuals.points,
+                       cls == kSameHostP2p ? "two-way exchanges, for point-to-point transfers"
+                                           : "rounds of ring AllReduces on one host, else two-way exchanges",
+                       100 * c.residuals.rms_relative, 100 * c.residuals.max_relative);
     out << fmt::format("  {:>14} {:>14} {:>16}\n", "from bytes", "latency (us)", "bandwidth (GB/s)");
     for (const Segment& s : c.fit.segments) {
       out << fmt::format("  {:>14.0f} {:>14.2f} {:>16.3f}\n", s.min_x, s.fixed * 1e6, 1e-9 / s.per_unit);

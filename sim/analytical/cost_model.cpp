@@ -178,6 +178,11 @@ TransferPath CostModel::path(const Placement& src, const Placement& dst, double 
     apply_calibration(cal, bytes);
   }
   if (src.node == dst.node) {
+    if (const FittedCurve* p2p = cluster_.calibration ? cluster_.calibration->link(kSameHostP2p) : nullptr) {
+      const Segment& s = p2p->fit.at(bytes);
+      return TransferPath{Port{src.node, src.local, true}, Port{dst.node, dst.local, false}, s.fixed, 1.0 / s.per_unit,
+                          1.0 / s.per_unit};
+    }
     if (cluster_.calibration) {
       return TransferPath{Port{src.node, src.local, true}, Port{dst.node, dst.local, false}, cal.alpha_intra,
                           cal.bw_intra, cal.bw_intra};

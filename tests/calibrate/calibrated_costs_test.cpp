@@ -158,3 +158,21 @@ TEST_CASE("ranks beyond the calibrated machine's cores share them in the analyti
   const double own = iteration_time("analytical", sets, "cores2");
   CHECK(own == Approx(kCompute + ring + kUpdate).epsilon(1e-3));
 }
+
+TEST_CASE("point-to-point transfers on one host take the same_host_p2p link when the profile has one", "[calibrated]") {
+  const std::string profile = edited_profile("p2p", "  compute:\n    fp32:",
+                                             "    same_host_p2p:\n"
+                                             "      - {min_bytes: 0, latency_s: 3e-6, bandwidth_Bps: 8e9}\n"
+                                             "  compute:\n    fp32:");
+  const Scenario s = load_scenario(kScenario, {"cluster.calibration=" + profile});
+  const Plan plan = compile_plan(s);
+  const CostModel costs(s.cluster, plan);
+  const TransferPath p = costs.path(Placement{0, 0}, Placement{0, 1}, 1e6);
+  CHECK(p.alpha == Approx(3e-6));
+  CHECK(p.from_bw == Approx(8e9));
+  CHECK(p.to_bw == Approx(8e9));
+  // Collectives keep the ring-fitted same_host link.
+  const CollectiveAlgorithm& ring = find_algorithm("ring");
+  CHECK(costs.collective_time(CollectiveOp{CollectiveKind::AllReduce, 400e3, 0, &ring, 0}) ==
+        Approx(2 * link_time(200e3)));
+}
