@@ -113,6 +113,12 @@ def main():
     p("- **Polling back-off.** A waiting thread's 20 us sleep lasted 100 us (Linux's 50 us timer slack, on a "
       "VM): the executor's threads now ask for 1 us of slack (43 us sleeps). A 4 MB AllReduce on 2 ranks inside "
       "dtsim-real: 1.25 ms before, 1.0 ms after (4 alternating runs each, under the same load).")
+    p("- **The first rank into a collective slept.** After 200 yields a waiting thread sleeps, so the rank "
+      "that entered a collective first noticed its peer's first message a sleep late: a 400 KB AllReduce on 2 "
+      "ranks took 56 us after the last rank entered, against 15 us calibrated. The comm thread now keeps "
+      "polling with yields (up to 2 ms) while its rank's compute thread has no GEMM or update running, and "
+      "backs off only when it would take the core from one: 17 us in runs since. (Yield-polling regardless "
+      "of the compute thread took the core from the overlap scenario's backward GEMMs: -30 %.)")
     p("- **Staging buffers.** Each ring round allocated and zeroed its receive buffers; they are kept per thread.")
     p("- **Ranks beyond the cores.** With 3 or 4 ranks on 2 cores the OS time-slices the ranks; the analytical "
       "engine now queues the compute of rank r on core r mod cores when the profile was measured with as many "
@@ -135,15 +141,12 @@ def main():
       "fitted to the exchanges (analytical engine; SimGrid keeps `same_host` for both). The exchanges run "
       "while the other ranks wait, so they are optimistic when every rank sends at once (the `send`/`recv` "
       "rows of `ps_*`).")
-    p("- **Skew between ranks, and the back-off.** A collective's measured duration starts when this rank "
-      "enters it, so it includes waiting for a slower peer; the simulator's ranks of a symmetric Plan never wait "
-      "for each other (compare `allreduce` with `allreduce after the last rank entered`). Worse, the rank that "
-      "entered first has usually backed off into sleeps and notices its peer's first message a sleep late: "
-      "calibration runs collectives back to back, in step, and measured a 400 KB AllReduce on 2 ranks at 15 us "
-      "where runs took 56 us after the last rank entered (4 MB: 0.37 against 0.67 ms). This is most of the "
-      "2-rank scenarios' remaining error. Polling with yields for 2 ms before sleeping removed it but took "
-      "the core from the backward GEMMs of the overlap scenario (-30 %), so the executor keeps the short "
-      "yield phase; a blocking wakeup (an MPI implementation's own progress thread) is the next step.")
+    p("- **Skew between ranks.** A collective's measured duration starts when this rank enters it, so it "
+      "includes waiting for a slower peer; the simulator's ranks of a symmetric Plan never wait for each other "
+      "(compare `allreduce` with `allreduce after the last rank entered`).")
+    p("- **Large buckets on 2 ranks.** A 4 MB AllReduce took about 0.5 ms in calibration and 0.6 to 0.7 ms in "
+      "runs, and the 48 MB SGD step of `ring_2_16MB` 1.5 ms in runs against 1.0 ms calibrated (cold arrays, "
+      "both ranks at once): the largest remaining errors are in that scenario's `allreduce` and `update` rows.")
     p("- **Overlap.** With `strategy.allreduce.overlap: true` the AllReduce thread runs beside backward GEMMs on "
       "the same cores; the simulator overlaps them for free.")
     p("- **What is not replayed.** The cpu backend runs compute ops as GEMMs at their FLOPs (memory traffic is "
