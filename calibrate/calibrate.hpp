@@ -23,6 +23,7 @@ struct Measurements {
   std::map<std::string, std::vector<Sample>> exchange;  // by link class
   std::vector<Sample> gemm;                             // fp32
   std::vector<Sample> memory;
+  std::vector<Sample> collective_buffer;  // dtsim-real's fill and check around a collective
   std::map<std::string, std::vector<Sample>> compression;
   std::vector<CollectiveSample> collectives;
 };

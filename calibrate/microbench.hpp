@@ -25,9 +25,16 @@ struct BenchOptions {
 // of one op, seconds = the median over repeats, averaged over ranks. Returned on every rank.
 std::vector<Sample> bench_gemm(const BenchOptions& o, MPI_Comm comm);
 
-// Every rank runs dtsim-real's SGD step (w -= lr g over float arrays) at once; x = bytes read and
+// Every rank runs dtsim-real's SGD step (w -= lr g over float arrays) at once, on arrays evicted from the
+// caches before each repeat (as a run finds them); x = bytes read and
 // written (12 per element), seconds averaged over ranks. Returned on every rank.
 std::vector<Sample> bench_memory(const BenchOptions& o, MPI_Comm comm);
+
+// dtsim-real's bookkeeping around a collective (real/values.hpp): filling the input buffer (the
+// backward pass's gradients) and checking the output, every rank at once, on buffers of x bytes;
+// seconds averaged over ranks. The executor runs this on the comm stream between collectives, so
+// it is on a synchronous iteration's critical path. Returned on every rank.
+std::vector<Sample> bench_collective_buffer(const BenchOptions& o, MPI_Comm comm);
 
 // Exchanges between rank 0 and one partner per link class (same_host: the first other rank on
 // rank 0's host; cross_host: the first rank on another host): both send x bytes to each other at

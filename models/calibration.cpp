@@ -39,6 +39,11 @@ double CalibrationProfile::memory_time(double mem_bytes) const {
   return memory_bandwidth > 0 ? mem_bytes / memory_bandwidth : 0.0;
 }
 
+double CalibrationProfile::collective_buffer_time(double bytes) const {
+  const auto it = memory.find(kCollectiveBuffer);
+  return it != memory.end() && bytes > 0 ? it->second.fit.time(bytes) : 0.0;
+}
+
 double CalibrationProfile::streaming_op_time(Dtype d, double flops, double mem_bytes) const {
   return std::max(flops > 0 ? compute_curve(d).fit.time(flops) : 0.0, memory_time(mem_bytes));
 }

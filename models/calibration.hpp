@@ -83,6 +83,15 @@ struct MachineInfo {
 // (ranks on different hosts: the NICs); a profile holds those it could measure.
 inline constexpr const char* kSameHost = "same_host";
 inline constexpr const char* kCrossHost = "cross_host";
+// Point-to-point transfers between two ranks of one host (a parameter server's pushes and pulls),
+// fitted to the two-way exchanges when same_host came from ring rounds with every rank in the ring:
+// with more ranks than cores those rounds are far slower than a pair exchanging (a 2 MB message:
+// 3.3 ms by the rounds, 0.2 ms exchanged, 4 ranks on 2 cores here). The analytical engine's
+// send/recv take it; the SimGrid engine uses same_host for both.
+inline constexpr const char* kSameHostP2p = "same_host_p2p";
+// The memory curve of dtsim-real's work around a collective: filling its input buffer and
+// checking its output (x = the buffer's bytes), which the cpu executor runs on the comm stream.
+inline constexpr const char* kCollectiveBuffer = "collective_buffer";
 
 struct CalibrationProfile {
   std::string path;  // where it was loaded from
@@ -113,6 +122,9 @@ struct CalibrationProfile {
   double memory_time(double mem_bytes) const;
   // An optimizer update or a server's aggregation: max(compute curve, memory_time), always.
   double streaming_op_time(Dtype d, double flops, double mem_bytes) const;
+  // A rank's work outside a collective of `bytes` (filling the input, checking the output): the
+  // collective_buffer curve; 0 without it (profiles from before it was measured).
+  double collective_buffer_time(double bytes) const;
 };
 
 // Loads and checks a profile. Throws InputError with file:line:col, the key and what is valid

@@ -197,8 +197,8 @@ std::shared_ptr<const CalibrationProfile> load_profile(const std::string& path, 
                         "calibrate --backend {})",
                         p->machine.backend, expected_backend, expected_backend));
   }
-  read_curves(rd, root, "links", "link_rounds", "min_bytes", "latency_s", "bandwidth_Bps", {kSameHost, kCrossHost},
-              p->links);
+  read_curves(rd, root, "links", "link_rounds", "min_bytes", "latency_s", "bandwidth_Bps",
+              {kSameHost, kCrossHost, kSameHostP2p}, p->links);
   if (p->links.empty()) rd.fail(root["fitted"]["links"], "fitted.links", "needs same_host or cross_host");
   read_curves(rd, root, "compute", "gemm", "min_flops", "overhead_s", "rate_flops", {"fp32", "tf32", "fp16", "bf16"},
               p->compute);
@@ -208,7 +208,8 @@ std::shared_ptr<const CalibrationProfile> load_profile(const std::string& path, 
     read_curves(rd, root, "compression", "compression", "min_bytes", "fixed_s", "rate_Bps", {}, p->compression);
   }
   if (fitted["memory"]) {
-    read_curves(rd, root, "memory", "memory", "min_bytes", "fixed_s", "rate_Bps", {"sgd_step"}, p->memory);
+    read_curves(rd, root, "memory", "memory", "min_bytes", "fixed_s", "rate_Bps", {"sgd_step", kCollectiveBuffer},
+                p->memory);
   }
   p->memory_bandwidth = rd.number(fitted, "memory_bandwidth_Bps", "fitted.memory_bandwidth_Bps", 0, false);
   if (fitted["memory_roofline"]) p->memory_roofline = fitted["memory_roofline"].as<std::string>() == "true";

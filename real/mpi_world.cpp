@@ -1,6 +1,8 @@
 // MPI start-up, clock alignment, polite waiting and gathering to rank 0.
 #include "real/mpi_world.hpp"
 
+#include <sys/prctl.h>
+
 #include <chrono>
 #include <limits>
 #include <thread>
@@ -87,15 +89,31 @@ Clock Clock::aligned(MPI_Comm comm) {
   return c;
 }
 
+void precise_sleeps() {
+  thread_local bool done = false;
+  if (done) return;
+  prctl(PR_SET_TIMERSLACK, 1000UL, 0UL, 0UL, 0UL);  // 1 us instead of Linux's default 50 us
+  done = true;
+}
+
+namespace {
+thread_local const std::atomic<int>* computing = nullptr;
+}  // namespace
+
+void poll_while_idle(const std::atomic<int>* busy) { computing = busy; }
+
 void wait_all(std::span<MPI_Request> requests, const std::atomic<bool>* cancel) {
   if (requests.empty()) return;
+  precise_sleeps();
+  const double since = MPI_Wtime();
   for (int polls = 0;; ++polls) {
     int done = 0;
     check_mpi(MPI_Testall(static_cast<int>(requests.size()), requests.data(), &done, MPI_STATUSES_IGNORE),
               "MPI_Testall");
     if (done) return;
     if (cancel && cancel->load()) throw RuntimeError("cancelled: another thread of this rank failed");
-    if (polls < 200) {
+    const bool idle = computing && computing->load(std::memory_order_relaxed) == 0;
+    if (polls < 200 || (idle && MPI_Wtime() - since < kIdlePolling)) {
       std::this_thread::yield();
     } else {
       std::this_thread::sleep_for(std::chrono::microseconds(20));

@@ -3,6 +3,7 @@
 #include "real/values.hpp"
 
 #include <algorithm>
+#include <cstring>
 
 namespace dtsim::real {
 namespace {
@@ -38,14 +39,52 @@ SumTable::SumTable(int size, int salt) {
   }
 }
 
+void fill_contributions(std::span<float> out, std::int64_t first, int r, int salt) {
+  float pattern[8];
+  for (int j = 0; j < 8; ++j) pattern[j] = contribution(first + j, r, salt);
+  const std::size_t n = out.size();
+  std::size_t e = 0;
+  for (; e + 8 <= n; e += 8) std::memcpy(out.data() + e, pattern, sizeof(pattern));
+  for (; e < n; ++e) out[e] = pattern[e & 7];
+}
+
+void check_periodic(std::span<const float> have, const float (&want)[8], CheckResult& r) {
+  double lanes[8] = {};
+  std::int64_t bad = 0;
+  const std::size_t n = have.size();
+  std::size_t e = 0;
+  for (; e + 8 <= n; e += 8) {
+    for (std::size_t j = 0; j < 8; ++j) {
+      const float h = have[e + j];
+      lanes[j] += h;
+      bad += h != want[j];
+    }
+  }
+  double expected = 0;
+  for (int j = 0; j < 8; ++j) expected += static_cast<double>(want[j]) * static_cast<double>(e / 8);
+  for (; e < n; ++e) {
+    lanes[e & 7] += have[e];
+    bad += have[e] != want[e & 7];
+    expected += want[e & 7];
+  }
+  for (double l : lanes) r.checksum += l;
+  r.expected += expected;
+  r.checked += static_cast<std::int64_t>(n);
+  r.mismatched += bad;
+}
+
 void fill_input(CollectiveKind kind, const ChunkLayout& layout, const GroupShape& group, int me, int salt,
                 std::int64_t offset, std::span<float> buffer) {
   const bool everything = reduces(kind) || (kind == CollectiveKind::Broadcast && me == group.root);
   for (int c = 0; c < layout.chunks; ++c) {
     const bool mine = everything || ((kind == CollectiveKind::AllGather || kind == CollectiveKind::AllToAll) &&
                                      owner(kind, layout, group, c) == me);
-    for (std::int64_t e = layout.begin(c); e < layout.begin(c + 1); ++e) {
-      buffer[static_cast<std::size_t>(e)] = mine ? contribution(offset + e, me, salt) : kEmpty;
+    const std::span<float> part =
+        buffer.subspan(static_cast<std::size_t>(layout.begin(c)), static_cast<std::size_t>(layout.size(c)));
+    if (mine) {
+      fill_contributions(part, offset + layout.begin(c), me, salt);
+    } else {
+      std::fill(part.begin(), part.end(), kEmpty);
     }
   }
 }
@@ -64,19 +103,14 @@ CheckResult check_output(CollectiveKind kind, const ChunkLayout& layout, const G
       default: break;
     }
     if (!checked) continue;
-    for (std::int64_t e = layout.begin(c); e < layout.begin(c + 1); ++e) {
-      float want = 0;
-      if (reduces(kind)) {
-        want = sums.at(offset + e);
-      } else {
-        want = contribution(offset + e, kind == CollectiveKind::Broadcast ? group.root : own, salt);
-      }
-      const float have = buffer[static_cast<std::size_t>(e)];
-      ++r.checked;
-      if (have != want) ++r.mismatched;
-      r.checksum += have;
-      r.expected += want;
+    const std::int64_t first = offset + layout.begin(c);
+    float want[8];
+    for (int j = 0; j < 8; ++j) {
+      want[j] = reduces(kind) ? sums.at(first + j)
+                              : contribution(first + j, kind == CollectiveKind::Broadcast ? group.root : own, salt);
     }
+    check_periodic(buffer.subspan(static_cast<std::size_t>(layout.begin(c)), static_cast<std::size_t>(layout.size(c))),
+                   want, r);
   }
   return r;
 }

@@ -44,6 +44,12 @@ struct CheckResult {
   double expected = 0;          // the sum they should have
 };
 
+// Writes contribution(first + i, r, salt) into out[i] (a period-8 pattern, copied in blocks).
+void fill_contributions(std::span<float> out, std::int64_t first, int r, int salt);
+// Adds to `r` the comparison of have[i] with want[i % 8] (every expected value here has period 8):
+// eight independent lanes, so the loop streams at memory speed instead of one long addition chain.
+void check_periodic(std::span<const float> have, const float (&want)[8], CheckResult& r);
+
 // Checks what group rank `me` holds after the collective against what it promises.
 CheckResult check_output(CollectiveKind kind, const ChunkLayout& layout, const GroupShape& group, int me, int salt,
                          std::int64_t offset, std::span<const float> buffer);

@@ -15,8 +15,18 @@ namespace {
 
 struct PendingRecv {
   const Transfer* transfer = nullptr;
-  std::vector<float> data;  // empty: received in place
+  float* data = nullptr;  // null: received in place; else a staging buffer of the chunk's size
+  std::int64_t count = 0;
 };
+
+// Staging buffers for received chunks, kept by the thread across rounds and calls: allocating (and
+// zeroing) a chunk-sized vector every round cost as much as copying the chunk.
+float* staging(std::size_t slot, std::int64_t count) {
+  thread_local std::vector<std::vector<float>> pool;
+  if (pool.size() <= slot) pool.resize(slot + 1);
+  if (pool[slot].size() < static_cast<std::size_t>(count)) pool[slot].resize(static_cast<std::size_t>(count));
+  return pool[slot].data();
+}
 
 float* chunk_ptr(std::span<float> buffer, const ChunkLayout& layout, int chunk) {
   return buffer.data() + layout.begin(chunk);
@@ -68,15 +78,15 @@ std::int64_t run_schedule(const Schedule& schedule, const ChunkLayout& layout, s
     // In place only when nothing else this round reads or writes the chunk here.
     for (const Transfer& t : round.transfers) {
       if (t.dst != me || t.src == me) continue;
-      PendingRecv r{&t, {}};
+      PendingRecv r{&t, nullptr, layout.size(t.chunk)};
       const bool shared = t.reduce || sending[t.chunk] ||
                           std::count_if(round.transfers.begin(), round.transfers.end(),
                                         [&](const Transfer& o) { return o.dst == me && o.chunk == t.chunk; }) > 1;
-      if (shared) r.data.resize(static_cast<size_t>(layout.size(t.chunk)));
-      recvs.push_back(std::move(r));
+      if (shared) r.data = staging(recvs.size(), r.count);
+      recvs.push_back(r);
     }
     for (PendingRecv& r : recvs) {
-      float* into = r.data.empty() ? chunk_ptr(buffer, layout, r.transfer->chunk) : r.data.data();
+      float* into = r.data == nullptr ? chunk_ptr(buffer, layout, r.transfer->chunk) : r.data;
       requests.emplace_back();
       check_mpi(MPI_Irecv(into, chunk_count(layout, r.transfer->chunk), MPI_FLOAT, r.transfer->src, tag, comm,
                           &requests.back()),
@@ -92,12 +102,12 @@ std::int64_t run_schedule(const Schedule& schedule, const ChunkLayout& layout, s
     }
     wait_all(requests);
     for (PendingRecv& r : recvs) {
-      if (r.data.empty()) continue;
+      if (r.data == nullptr) continue;
       float* into = chunk_ptr(buffer, layout, r.transfer->chunk);
       if (r.transfer->reduce) {
-        reduce_into(reduction, into, r.data.data(), static_cast<std::int64_t>(r.data.size()));
+        reduce_into(reduction, into, r.data, r.count);
       } else {
-        std::copy(r.data.begin(), r.data.end(), into);
+        std::copy_n(r.data, r.count, into);
       }
     }
     for (const Transfer& t : round.transfers) {

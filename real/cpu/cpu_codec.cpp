@@ -41,9 +41,7 @@ void CpuExecutor::setup_codecs(const Plan& plan) {
 void CpuExecutor::fill_unit(int k, const Op& op) {
   const Binding& b = binding_.ops[op.id];
   std::span<float> g = buffer(b);
-  for (size_t e = 0; e < g.size(); ++e) {
-    g[e] = contribution(b.model_offset + static_cast<std::int64_t>(e), binding_.worker_index, k);
-  }
+  fill_contributions(g, b.model_offset, binding_.worker_index, k);
 }
 
 void CpuExecutor::run_codec(const Op& op, int k) {

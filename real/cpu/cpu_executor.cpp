@@ -108,6 +108,7 @@ void CpuExecutor::record(int k, const Op& op, double start, double end) {
 }
 
 void CpuExecutor::stream_loop(Stream stream, int iterations) {
+  if (stream == Stream::Comm) poll_while_idle(&computing_);
   for (int k = 0; k < iterations; ++k) {
     for (const Op& op : program_->ops) {
       if (op.stream != stream) continue;
@@ -119,6 +120,10 @@ void CpuExecutor::stream_loop(Stream stream, int iterations) {
       const Binding& b = binding_.ops[op.id];
       if (b.unit >= 0 && b.step == 0) fill_unit(k, op);  // the backward pass's gradients, untimed
       const double start = clock_.now();
+      // A GEMM or an update running: the comm thread's waits back off meanwhile (poll_while_idle).
+      const bool busy = stream == Stream::Compute &&
+                        (std::holds_alternative<ComputeOp>(op.body) || std::holds_alternative<UpdateOp>(op.body));
+      if (busy) ++computing_;
       if (std::holds_alternative<ComputeOp>(op.body)) {
         if (b.buffer == BufferKind::Aggregate) {
           run_aggregate(k, op);
@@ -143,6 +148,7 @@ void CpuExecutor::stream_loop(Stream stream, int iterations) {
         continue;
       }
       straggle(k, op);
+      if (busy) --computing_;
       record(k, op, start, clock_.now());
       if (b.unit >= 0 && b.step > 0) check_codec(k, op);  // after the decompress, untimed
       board_->finish(k, op.id);
@@ -156,6 +162,7 @@ void CpuExecutor::posted_loop(int iterations) {
     MPI_Request request;
     double start;
   };
+  precise_sleeps();
   for (int k = 0; k < iterations; ++k) {
     std::vector<const Op*> pending;
     for (const Op& op : program_->ops) {

@@ -109,6 +109,7 @@ class CpuExecutor : public RealExecutor {
   BspPolicy policy_;
   std::unique_ptr<OpBoard> board_;
   std::atomic<bool> cancel_{false};
+  std::atomic<int> computing_{0};  // ops running on the compute stream now (0 or 1)
 
   mutable std::mutex mutex_;  // guards what follows
   std::vector<OpRecord> records_;

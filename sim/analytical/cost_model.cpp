@@ -77,6 +77,10 @@ double CostModel::update_time(const RankProgram& rank, const UpdateOp& op) const
   return compute_time(rank, ComputeOp{op.flops, op.mem_bytes, op.dtype});
 }
 
+double CostModel::collective_host_time(const CollectiveOp& op) const {
+  return cluster_.calibration ? cluster_.calibration->collective_buffer_time(op.bytes) : 0.0;
+}
+
 double CostModel::node_bandwidth(int node) const {
   return node >= cluster_.nodes ? cluster_.server_nic.rate : cluster_.node_bandwidth();
 }
@@ -174,6 +178,11 @@ TransferPath CostModel::path(const Placement& src, const Placement& dst, double 
     apply_calibration(cal, bytes);
   }
   if (src.node == dst.node) {
+    if (const FittedCurve* p2p = cluster_.calibration ? cluster_.calibration->link(kSameHostP2p) : nullptr) {
+      const Segment& s = p2p->fit.at(bytes);
+      return TransferPath{Port{src.node, src.local, true}, Port{dst.node, dst.local, false}, s.fixed, 1.0 / s.per_unit,
+                          1.0 / s.per_unit};
+    }
     if (cluster_.calibration) {
       return TransferPath{Port{src.node, src.local, true}, Port{dst.node, dst.local, false}, cal.alpha_intra,
                           cal.bw_intra, cal.bw_intra};
@@ -187,7 +196,8 @@ TransferPath CostModel::path(const Placement& src, const Placement& dst, double 
   }
   const bool server_hop = src.node >= cluster_.nodes || dst.node >= cluster_.nodes;
   const int hops = server_hop ? 1 : cluster_.hops(src.node, dst.node);
-  const double alpha = std::max(node_latency(src.node), node_latency(dst.node)) + hops * cluster_.topology.switch_latency;
+  const double alpha =
+      std::max(node_latency(src.node), node_latency(dst.node)) + hops * cluster_.topology.switch_latency;
   return TransferPath{Port{src.node, -1, true}, Port{dst.node, -1, false}, alpha, node_bandwidth(src.node),
                       node_bandwidth(dst.node)};
 }

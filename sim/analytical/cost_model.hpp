@@ -24,9 +24,9 @@ struct Port {
 struct TransferPath {
   Port from;
   Port to;
-  double alpha = 0;     // latency
-  double from_bw = 1;   // bytes/s of the sending port
-  double to_bw = 1;     // bytes/s of the receiving port
+  double alpha = 0;    // latency
+  double from_bw = 1;  // bytes/s of the sending port
+  double to_bw = 1;    // bytes/s of the receiving port
 };
 
 class CostModel {
@@ -36,6 +36,9 @@ class CostModel {
   // Roofline: max(flops / (peak(dtype) * efficiency), mem_bytes / memory bandwidth).
   double compute_time(const RankProgram& rank, const ComputeOp& op) const;
   double update_time(const RankProgram& rank, const UpdateOp& op) const;
+  // Work a rank does around a collective outside the transfers (the cpu executor filling its input
+  // and checking its output): the profile's collective_buffer curve; 0 without a calibration.
+  double collective_host_time(const CollectiveOp& op) const;
   // The algorithm's closed form with the group's alpha-beta parameters.
   double collective_time(const CollectiveOp& op) const;
   // The part of collective_time() that is the inter-node bandwidth term (the time minus the same
@@ -57,11 +60,13 @@ class CostModel {
   void apply_calibration(AlphaBeta& ab, double message_bytes) const;
 
   // (ranks of a node crossing its NICs at once, flows leaving a fat-tree leaf at once), cached.
-  std::pair<int, int> traffic_shape(const CollectiveAlgorithm& algo, CollectiveKind kind, const GroupShape& shape) const;
+  std::pair<int, int> traffic_shape(const CollectiveAlgorithm& algo, CollectiveKind kind,
+                                    const GroupShape& shape) const;
 
   const ClusterSpec& cluster_;
   const Plan& plan_;
-  mutable std::map<std::tuple<const CollectiveAlgorithm*, CollectiveKind, int, int>, std::pair<int, int>> traffic_cache_;
+  mutable std::map<std::tuple<const CollectiveAlgorithm*, CollectiveKind, int, int>, std::pair<int, int>>
+      traffic_cache_;
   mutable std::map<std::tuple<int, int, CollectiveKind, double>, double> collective_cache_;
 };
 

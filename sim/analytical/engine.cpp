@@ -10,6 +10,7 @@
 #include <unordered_set>
 
 #include "models/batch_balance.hpp"
+#include "models/calibration.hpp"
 #include "models/error.hpp"
 #include "sim/analytical/cost_model.hpp"
 
@@ -58,6 +59,19 @@ Graph build_graph(const RankProgram& r) {
   return g;
 }
 
+// With a calibration profile measured on one host with as many ranks as this Plan has, and more
+// ranks than the host has cores: the cores the ranks share (rank r computes on core r mod cores, one
+// op at a time, as the OS time-slices the ranks' processes); otherwise empty (a device per rank).
+std::vector<int> shared_cores(const ClusterSpec& cluster, const Plan& plan) {
+  if (!cluster.calibration) return {};
+  const MachineInfo& m = cluster.calibration->machine;
+  const int ranks = static_cast<int>(plan.ranks.size());
+  if (m.hosts != 1 || m.cores <= 0 || m.ranks != ranks || ranks <= m.cores) return {};
+  std::vector<int> core(static_cast<size_t>(ranks));
+  for (int r = 0; r < ranks; ++r) core[static_cast<size_t>(r)] = r % m.cores;
+  return core;
+}
+
 class Scheduler {
  public:
   Scheduler(const ClusterSpec& cluster, const Plan& plan, Observer& observer)
@@ -71,6 +85,7 @@ class Scheduler {
       quorum_op_.push_back(q);
     }
     remaining_.resize(plan.ranks.size());
+    core_of_ = shared_cores(cluster, plan);
     done_count_.assign(plan.ranks.size(), 0);
     running_.assign(plan.ranks.size(), Running{-1, -1, 0.0});
     iteration_.assign(plan.ranks.size(), 0);
@@ -93,8 +108,10 @@ class Scheduler {
       flush_transfers(now);
     }
     for (size_t r = 0; r < plan_.ranks.size(); ++r) {
-      if (iteration_[r] < total) throw RuntimeError("analytical engine: the plan deadlocks (unmatched collective or "
-                                                    "send/recv)");
+      if (iteration_[r] < total)
+        throw RuntimeError(
+            "analytical engine: the plan deadlocks (unmatched collective or "
+            "send/recv)");
     }
   }
 
@@ -128,6 +145,14 @@ class Scheduler {
     } else if (const auto* u = std::get_if<UpdateOp>(&op.body)) {
       compute(e, costs_.update_time(rank, *u) * slow);
     } else if (const auto* col = std::get_if<CollectiveOp>(&op.body)) {
+      // The rank's own work around the collective (filling and checking its buffer, measured by
+      // calibration) keeps its comm stream busy first; the collective starts once every rank is in.
+      const double host = costs_.collective_host_time(*col);
+      if (host > 0 && prepared_.insert({e.rank, e.op, it}).second) {
+        push(e.time + host, false, e.rank, e.op);
+        return;
+      }
+      prepared_.erase({e.rank, e.op, it});
       auto& waiting = collectives_[{col->group, col->seq, it}];
       waiting.push_back({e.rank, e.op});
       if (waiting.size() == plan_.groups[col->group].ranks.size()) {
@@ -161,7 +186,8 @@ class Scheduler {
       return;
     }
     const Placement& where = plan_.ranks[e.rank].where;
-    double& free_at = device_free_[{where.node, where.local}];
+    const int core = core_of_.empty() ? -1 : core_of_[static_cast<size_t>(e.rank)];
+    double& free_at = core >= 0 ? device_free_[{-1, core}] : device_free_[{where.node, where.local}];
     const double start = std::max(e.time, free_at);
     const Profile* profile = plan_.speed_profile_of(e.rank);
     free_at = profile ? profile->finish(start, seconds) : start + seconds;
@@ -310,6 +336,7 @@ class Scheduler {
   std::priority_queue<Event, std::vector<Event>, std::greater<>> queue_;
   long seq_ = 0;
   std::map<std::tuple<int, int, int>, std::vector<std::pair<int, int>>> collectives_;
+  std::set<std::tuple<int, int, int>> prepared_;  // (rank, op, iteration) past its host work
   std::map<std::tuple<int, int, int, int>, std::pair<int, int>> pending_p2p_;
   std::map<Port, double> port_free_;
   struct Transfer {
@@ -322,7 +349,8 @@ class Scheduler {
     int rank, op, required;
     double since;
   };
-  std::map<std::pair<int, int>, double> device_free_;
+  std::map<std::pair<int, int>, double> device_free_;  // by (node, local), or (-1, core) on shared cores
+  std::vector<int> core_of_;                           // empty, or each rank's core (shared_cores)
   std::map<int, std::vector<int>> gate_progress_;      // per job: gates reached by each worker
   std::map<int, std::vector<GateWait>> gate_waiting_;  // per job
   struct Running {

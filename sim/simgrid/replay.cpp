@@ -89,7 +89,8 @@ void Replay::start() {
 }
 
 bool Replay::complete() const {
-  return std::all_of(states_.begin(), states_.end(), [&](const RankState& s) { return s.iteration == total_iterations_; });
+  return std::all_of(states_.begin(), states_.end(),
+                     [&](const RankState& s) { return s.iteration == total_iterations_; });
 }
 
 void Replay::spawn_posted(int rank) {
@@ -172,8 +173,12 @@ void Replay::execute(int rank, int op_id) {
   std::visit(Overloaded{[&](const ComputeOp&) { execute_run(rank, {op_id}); },
                         [&](const UpdateOp&) { execute_run(rank, {op_id}); },
                         [&](const CollectiveOp& c) {
+                          // The rank's own work around it first (the profile's collective_buffer
+                          // curve), as in the analytical engine.
+                          const double host = costs_.collective_host_time(c);
+                          if (host > 0) sg4::this_actor::sleep_for(host);
                           double& arrived = arrivals_[std::make_tuple(c.group, c.seq, it)];
-                          arrived = std::max(arrived, start);
+                          arrived = std::max(arrived, sg4::Engine::get_clock());
                           // Merged flows lose the data dependencies between rounds (no rank's result is
                           // ready before every rank's input has gone round): at flow fidelity the
                           // members start together and end together.
@@ -331,7 +336,8 @@ void Replay::execute_run(int rank, const std::vector<int>& ops) {
 void Replay::replay_collective(int rank, const CollectiveOp& c) {
   const CommGroup& group = plan_.groups[c.group];
   const auto pos = std::lower_bound(group.ranks.begin(), group.ranks.end(), rank);
-  if (pos == group.ranks.end() || *pos != rank) throw RuntimeError("simgrid engine: a rank outside its collective group");
+  if (pos == group.ranks.end() || *pos != rank)
+    throw RuntimeError("simgrid engine: a rank outside its collective group");
   const int me = static_cast<int>(pos - group.ranks.begin());
   const CollectiveReplay& rp = collective(c);
   std::vector<sg4::CommPtr> comms;

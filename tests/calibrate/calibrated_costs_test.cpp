@@ -116,3 +116,63 @@ TEST_CASE("ranks on two nodes take the cross_host link on both engines", "[calib
     CHECK(simgrid == Approx(analytical).epsilon(0.01));
   }
 }
+
+namespace {
+
+// The test profile with `replace` applied (anchor -> text), written to a temporary folder.
+std::string edited_profile(const std::string& tag, const std::string& anchor, const std::string& text) {
+  std::string yaml = test::slurp(std::string(DTSIM_SOURCE_DIR) + "/tests/calibrate/data/profile.yaml");
+  yaml.replace(yaml.find(anchor), anchor.size(), text);
+  const std::string path = test::temp_dir("profile-" + tag) + "/profile.yaml";
+  std::ofstream(path) << yaml;
+  return path;
+}
+
+// One bucket of 400 KB: 4 forward ops of 1 MFLOP, 4 backward of 2, the SGD update's streaming loop.
+const double kCompute = 4 * (10e-6 + 1e6 / 1e10) + 4 * (10e-6 + 2e6 / 1e10);
+const double kUpdate = 1e-6 + 1.2e6 / 1e10;
+
+}  // namespace
+
+TEST_CASE("the profile's collective buffer work delays each collective on both engines", "[calibrated][simgrid]") {
+  // dtsim-real fills and checks each collective's buffer on the comm stream: 5 us + S / 2 GB/s.
+  const std::string profile = edited_profile("buffer", "  memory:\n    sgd_step:",
+                                             "  memory:\n    collective_buffer:\n"
+                                             "      - {min_bytes: 0, fixed_s: 5e-6, rate_Bps: 2e9}\n    sgd_step:");
+  REQUIRE(load_profile(profile)->collective_buffer_time(400e3) == Approx(5e-6 + 400e3 / 2e9));
+  const std::string sets = "--set strategy.allreduce.bucket_size=400KB --set cluster.calibration='" + profile + "'";
+  const double analytical = iteration_time("analytical", sets, "buf-a");
+  CHECK(analytical == Approx(kCompute + 5e-6 + 400e3 / 2e9 + 2 * link_time(200e3) + kUpdate).epsilon(1e-3));
+  CHECK(iteration_time("simgrid", sets, "buf-s") == Approx(analytical).epsilon(0.01));
+}
+
+TEST_CASE("ranks beyond the calibrated machine's cores share them in the analytical engine", "[calibrated]") {
+  // 4 ranks on a 2-core host: ranks 0 and 2 compute on core 0, one op at a time, so every rank's
+  // compute and update take twice as long per iteration; the ring (6 rounds of 100 KB) follows.
+  const std::string four = edited_profile("cores", "  ranks: 2", "  ranks: 4");
+  const std::string sets = "--set cluster.devices_per_node=4 --set strategy.allreduce.bucket_size=400KB";
+  const double ring = 6 * link_time(100e3);
+  const double shared = iteration_time("analytical", sets + " --set cluster.calibration='" + four + "'", "cores4");
+  CHECK(shared == Approx(2 * kCompute + ring + 2 * kUpdate).epsilon(1e-3));
+  // A profile measured with 2 ranks says nothing of how 4 share the host: a device per rank.
+  const double own = iteration_time("analytical", sets, "cores2");
+  CHECK(own == Approx(kCompute + ring + kUpdate).epsilon(1e-3));
+}
+
+TEST_CASE("point-to-point transfers on one host take the same_host_p2p link when the profile has one", "[calibrated]") {
+  const std::string profile = edited_profile("p2p", "  compute:\n    fp32:",
+                                             "    same_host_p2p:\n"
+                                             "      - {min_bytes: 0, latency_s: 3e-6, bandwidth_Bps: 8e9}\n"
+                                             "  compute:\n    fp32:");
+  const Scenario s = load_scenario(kScenario, {"cluster.calibration=" + profile});
+  const Plan plan = compile_plan(s);
+  const CostModel costs(s.cluster, plan);
+  const TransferPath p = costs.path(Placement{0, 0}, Placement{0, 1}, 1e6);
+  CHECK(p.alpha == Approx(3e-6));
+  CHECK(p.from_bw == Approx(8e9));
+  CHECK(p.to_bw == Approx(8e9));
+  // Collectives keep the ring-fitted same_host link.
+  const CollectiveAlgorithm& ring = find_algorithm("ring");
+  CHECK(costs.collective_time(CollectiveOp{CollectiveKind::AllReduce, 400e3, 0, &ring, 0}) ==
+        Approx(2 * link_time(200e3)));
+}

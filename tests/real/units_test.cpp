@@ -83,6 +83,38 @@ TEST_CASE("every schedule leaves every rank holding the exact result its checks 
   CHECK(runs > 40);
 }
 
+TEST_CASE("the blocked fill and the lane-wise check agree with the element-wise definitions") {
+  // Lengths around the 8-element blocks, first indices of every phase of the period.
+  for (std::int64_t n : {0, 1, 7, 8, 9, 63, 1001}) {
+    for (std::int64_t first : {0, 3, 13}) {
+      std::vector<float> buf(static_cast<size_t>(n), 99.0f);
+      fill_contributions(buf, first, 2, 5);
+      float want[8];
+      for (int j = 0; j < 8; ++j) want[j] = contribution(first + j, 2, 5);
+      double sum = 0;
+      for (std::int64_t e = 0; e < n; ++e) {
+        REQUIRE(buf[static_cast<size_t>(e)] == contribution(first + e, 2, 5));
+        sum += buf[static_cast<size_t>(e)];
+      }
+      CheckResult ok;
+      check_periodic(buf, want, ok);
+      CHECK(ok.checked == n);
+      CHECK(ok.mismatched == 0);
+      CHECK(ok.checksum == sum);
+      CHECK(ok.expected == sum);
+      if (n < 2) continue;
+      // Two wrong elements, one in a block and one possibly in the tail, are both counted.
+      buf[0] += 1.0f;
+      buf[static_cast<size_t>(n - 1)] -= 2.0f;
+      CheckResult bad;
+      check_periodic(buf, want, bad);
+      CHECK(bad.mismatched == 2);
+      CHECK(bad.checksum == sum - 1.0);
+      CHECK(bad.expected == sum);
+    }
+  }
+}
+
 TEST_CASE("bindings cover the model exactly for AllReduce buckets and parameter-server shards") {
   for (const char* file : {"tests/real/data/tiny_allreduce.yaml", "tests/real/data/tiny_ps.yaml"}) {
     const Plan plan = compile_plan(load_scenario(source(file), {"strategy.allreduce.bucket_size=70KB"}));
