@@ -136,7 +136,8 @@ TEST_CASE("kinds: classification, presets and stable hashed colours") {
   CHECK(k.info(u).colour == hashed_colour("quantum_gossip"));
   CHECK(hashed_colour("quantum_gossip") == hashed_colour(std::string("quantum_") + "gossip"));
   CHECK(hashed_colour("a") != hashed_colour("b"));
-  for (const char* name : {"failure", "restart", "compress", "decompress", "reduce_scatter", "allgather"}) {
+  for (const char* name :
+       {"failure", "restart", "compress", "decompress", "reduce_scatter", "allgather", "gossip", "gate", "quorum"}) {
     bool known = false;
     known_kind_colour(name, known);
     CHECK(known);
