@@ -6,53 +6,20 @@
 #include <string>
 #include <vector>
 
-#include "learn/learner.hpp"
-#include "models/plan_compiler.hpp"
-#include "models/scenario_loader.hpp"
-#include "sim/analytical/engine.hpp"
+#include "learn_fixtures.hpp"
 
 using namespace dtsim;
 using namespace dtsim::learn;
 
 namespace {
 
-// Four workers of a small synthetic model over 10 Gbps; softmax proxy on the synthetic task.
-const char* kJob =
-    "name: t\n"
-    "model:\n  name: synthetic\n  synthetic: {params: 10e6, flops_per_sample: 2GFLOP, layers: 4}\n"
-    "cluster:\n  nodes: 4\n  device: a100_40gb\n  nic: {rate: 10Gbps, latency: 5us}\n"
-    "run:\n  iterations: 200\n  warmup: 0\n  engine: analytical\n"
-    "  convergence: {enabled: true, eval_every: 5}\n";
+using test::LearnRun;
+using test::only;
+using test::same_curve;
+using Run = LearnRun;
 
-struct Run {
-  std::vector<OpRecord> records;
-  std::vector<ConvergenceResult> results;
-};
-
-Run run_text(const std::string& text, const std::vector<std::string>& sets) {
-  const Scenario s = load_scenario_text(text, std::string(DTSIM_SOURCE_DIR) + "/tests/learn/x.yaml", sets);
-  const Plan plan = compile_plan(s);
-  Recorder rec;
-  AnalyticalExecutor(s.cluster).run(plan, rec);
-  Run r{rec.records(), train_jobs(s, plan, rec.records(), load_split(s))};
-  return r;
-}
-
-Run run(const std::vector<std::string>& sets) { return run_text(kJob, sets); }
-
-const ConvergenceResult& only(const Run& r) { return r.results.front(); }
-
-// The same losses and accuracies after the same updates (and, with `times`, at the same simulated times).
-bool same_curve(const ConvergenceResult& a, const ConvergenceResult& b, bool times = true) {
-  if (a.curve.size() != b.curve.size()) return false;
-  for (size_t i = 0; i < a.curve.size(); ++i) {
-    if (a.curve[i].loss != b.curve[i].loss || (times && a.curve[i].time_s != b.curve[i].time_s) ||
-        a.curve[i].accuracy != b.curve[i].accuracy || a.curve[i].updates != b.curve[i].updates) {
-      return false;
-    }
-  }
-  return true;
-}
+Run run_text(const std::string& text, const std::vector<std::string>& sets) { return test::learn_run(text, sets); }
+Run run(const std::vector<std::string>& sets) { return run_text(test::kLearnJob, sets); }
 
 }  // namespace
 
@@ -191,7 +158,7 @@ TEST_CASE("on compression_vs_bandwidth, compression wins at 10 Gbps and loses wi
 
 TEST_CASE("the gradient is complete when the last layer with parameters has its backward done") {
   // Worker 1 is 4x slower: its parameter-free first layer finishes its backward after the others stepped.
-  std::string text = kJob;
+  std::string text = test::kLearnJob;
   text.replace(text.find("  name: synthetic\n"), std::string("  name: synthetic\n").size(),
                "  file: data/param_free_first_layer.yaml\n");
   text.replace(text.find("  synthetic: {"),

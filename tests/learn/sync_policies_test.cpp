@@ -10,57 +10,20 @@
 #include <vector>
 
 #include "learn/events.hpp"
-#include "learn/learner.hpp"
 #include "learn/sync_rule.hpp"
-#include "models/plan_compiler.hpp"
-#include "models/scenario_loader.hpp"
-#include "sim/analytical/engine.hpp"
+#include "learn_fixtures.hpp"
 
 using namespace dtsim;
 using namespace dtsim::learn;
 
 namespace {
 
-// Four workers of a small synthetic model over 10 Gbps; softmax proxy on the synthetic task.
-const char* kJob =
-    "name: t\n"
-    "model:\n  name: synthetic\n  synthetic: {params: 10e6, flops_per_sample: 2GFLOP, layers: 4}\n"
-    "cluster:\n  nodes: 4\n  device: a100_40gb\n  nic: {rate: 10Gbps, latency: 5us}\n"
-    "run:\n  iterations: 200\n  warmup: 0\n  engine: analytical\n"
-    "  convergence: {enabled: true, eval_every: 5}\n";
+using test::only;
+using test::same_curve;
+using Run = test::LearnRun;
 
-struct Run {
-  Plan plan;
-  std::vector<OpRecord> records;
-  std::vector<ConvergenceResult> results;
-};
-
-Scenario scenario(const std::vector<std::string>& sets) {
-  return load_scenario_text(kJob, std::string(DTSIM_SOURCE_DIR) + "/tests/learn/x.yaml", sets);
-}
-
-Run run(const std::vector<std::string>& sets) {
-  const Scenario s = scenario(sets);
-  Run r{compile_plan(s), {}, {}};
-  Recorder rec;
-  AnalyticalExecutor(s.cluster).run(r.plan, rec);
-  r.records = rec.records();
-  r.results = train_jobs(s, r.plan, r.records, load_split(s));
-  return r;
-}
-
-const ConvergenceResult& only(const Run& r) { return r.results.front(); }
-
-bool same_curve(const ConvergenceResult& a, const ConvergenceResult& b) {
-  if (a.curve.size() != b.curve.size()) return false;
-  for (size_t i = 0; i < a.curve.size(); ++i) {
-    if (a.curve[i].loss != b.curve[i].loss || a.curve[i].time_s != b.curve[i].time_s ||
-        a.curve[i].accuracy != b.curve[i].accuracy || a.curve[i].updates != b.curve[i].updates) {
-      return false;
-    }
-  }
-  return true;
-}
+Scenario scenario(const std::vector<std::string>& sets) { return test::learn_scenario(test::kLearnJob, sets); }
+Run run(const std::vector<std::string>& sets) { return test::learn_run(test::kLearnJob, sets); }
 
 bool same_records(const std::vector<OpRecord>& x, const std::vector<OpRecord>& y) {
   if (x.size() != y.size()) return false;

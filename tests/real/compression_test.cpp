@@ -38,6 +38,28 @@ void require_exact(const dtsim::test::RealRun& r, const std::string& method) {
   CHECK(sent <= planned * 1.01);
 }
 
+// What the ranks sent over the whole run (warm-up included) is exactly the Plan's wire bytes per
+// iteration times the iterations (pushes: one payload per push).
+void check_push_bytes(const dtsim::test::RealRun& r) {
+  const double iterations = r.metrics["iterations"].get<double>() + r.metrics["warmup"].get<double>();
+  CHECK(r.metrics["real"]["bytes_sent"].get<double>() ==
+        r.metrics["bytes_on_wire_per_iteration"].get<double>() * iterations);
+}
+
+// Lossless pushes (fp16 of small integers, top-k at 100 %) aggregate exactly and give the model
+// whose hash is `dense_hash`.
+void check_lossless_pushes(const std::string& ps, const std::string& prefix, const nlohmann::json& dense_hash) {
+  for (const char* method : {"fp16", "topk --set compression.ratio=1"}) {
+    const auto r = run_real(4, ps + " --set compression.method=" + method, prefix + method);
+    INFO(method << r.process.out << r.process.err);
+    REQUIRE(r.process.code == 0);
+    CHECK(r.metrics["checks"]["collectives"][0]["kind"] == "aggregate");
+    CHECK(r.metrics["checks"]["collectives"][0]["mismatched_elements"] == 0);
+    CHECK(r.metrics["checks"]["models"][0]["hash"] == dense_hash);
+    check_push_bytes(r);
+  }
+}
+
 }  // namespace
 
 TEST_CASE("lossless compressions end with the uncompressed model, bit for bit") {
@@ -123,27 +145,14 @@ TEST_CASE("the cuda backend compresses parameter-server pushes on a GPU, or skip
   }
   INFO(dense.process.out << dense.process.err);
   REQUIRE(dense.process.code == 0);
-  const auto hash = dense.metrics["checks"]["models"][0]["hash"];
-  for (const char* method : {"fp16", "topk --set compression.ratio=1"}) {
-    const auto r = run_real(4, ps + " --set compression.method=" + method, std::string("cuda-ps-") + method);
-    INFO(method << r.process.out << r.process.err);
-    REQUIRE(r.process.code == 0);
-    CHECK(r.metrics["checks"]["collectives"][0]["kind"] == "aggregate");
-    CHECK(r.metrics["checks"]["collectives"][0]["mismatched_elements"] == 0);
-    CHECK(r.metrics["checks"]["models"][0]["hash"] == hash);
-    const double iterations = r.metrics["iterations"].get<double>() + r.metrics["warmup"].get<double>();
-    CHECK(r.metrics["real"]["bytes_sent"].get<double>() ==
-          r.metrics["bytes_on_wire_per_iteration"].get<double>() * iterations);
-  }
+  check_lossless_pushes(ps, "cuda-ps-", dense.metrics["checks"]["models"][0]["hash"]);
   for (const char* method : {"int8", "sign"}) {
     const auto r = run_real(4, ps + " --set compression.method=" + method, std::string("cuda-ps-") + method);
     INFO(method << r.process.out << r.process.err);
     REQUIRE(r.process.code == 0);
     CHECK(r.metrics["checks"]["collectives"][0]["kind"] == "aggregate of lossy pushes (not checked)");
     CHECK(r.metrics["checks"]["collectives"][0]["checked_elements"] == 0);
-    const double iterations = r.metrics["iterations"].get<double>() + r.metrics["warmup"].get<double>();
-    CHECK(r.metrics["real"]["bytes_sent"].get<double>() ==
-          r.metrics["bytes_on_wire_per_iteration"].get<double>() * iterations);
+    check_push_bytes(r);
   }
 }
 
@@ -172,18 +181,7 @@ TEST_CASE("parameter-server pushes are compressed for real: lossless ones give t
   const std::string ps = "tests/real/data/tiny_ps.yaml";
   const auto dense = run_real(4, ps, "ps-dense");
   REQUIRE(dense.process.code == 0);
-  const auto hash = dense.metrics["checks"]["models"][0]["hash"];
-  for (const char* method : {"fp16", "topk --set compression.ratio=1"}) {
-    const auto r = run_real(4, ps + " --set compression.method=" + method, std::string("ps-") + method);
-    INFO(method << r.process.out << r.process.err);
-    REQUIRE(r.process.code == 0);
-    CHECK(r.metrics["checks"]["collectives"][0]["kind"] == "aggregate");
-    CHECK(r.metrics["checks"]["collectives"][0]["mismatched_elements"] == 0);
-    CHECK(r.metrics["checks"]["models"][0]["hash"] == hash);
-    const double iterations = r.metrics["iterations"].get<double>() + r.metrics["warmup"].get<double>();
-    CHECK(r.metrics["real"]["bytes_sent"].get<double>() ==
-          r.metrics["bytes_on_wire_per_iteration"].get<double>() * iterations);
-  }
+  check_lossless_pushes(ps, "ps-", dense.metrics["checks"]["models"][0]["hash"]);
   // ASP with fp16 pushes: every push applied once, exactly.
   const auto asp = run_real(6, ps + " --set compression.method=fp16 --set sync.policy=asp", "ps-asp-fp16");
   INFO(asp.process.out << asp.process.err);
@@ -197,9 +195,7 @@ TEST_CASE("parameter-server pushes are compressed for real: lossless ones give t
     const auto r = run_real(4, ps + " --set compression.method=" + method, std::string("ps-") + method);
     INFO(method << r.process.out << r.process.err);
     REQUIRE(r.process.code == 0);
-    const double iterations = r.metrics["iterations"].get<double>() + r.metrics["warmup"].get<double>();
-    CHECK(r.metrics["real"]["bytes_sent"].get<double>() ==
-          r.metrics["bytes_on_wire_per_iteration"].get<double>() * iterations);
+    check_push_bytes(r);
   }
   // A lossy push cannot be checked against the exact sum: it runs, and says so.
   const auto sign = run_real(4, ps + " --set compression.method=sign", "ps-sign");

@@ -4,6 +4,7 @@
 
 #include <set>
 
+#include "backup_fixtures.hpp"
 #include "models/error.hpp"
 #include "models/metrics.hpp"
 #include "models/plan_compiler.hpp"
@@ -14,21 +15,7 @@ using namespace dtsim;
 
 namespace {
 
-// Compute-bound ring AllReduce: 4 MB of fp32 gradients, 2 GFLOP per sample, one V100 per node.
-const char* const kRing = R"(name: backup
-model:
-  name: synthetic
-  synthetic: {params: 1e6, flops_per_sample: 2GFLOP, layers: 4}
-  batch_per_worker: 32
-cluster:
-  nodes: 8
-  devices_per_node: 1
-  device: v100
-  nic: {rate: 100Gbps, latency: 5us}
-run: {iterations: 12, warmup: 2}
-)";
-
-Scenario scenario(std::vector<std::string> sets) { return load_scenario_text(kRing, "backup.yaml", sets); }
+Scenario scenario(const std::vector<std::string>& sets) { return test::backup_ring(sets); }
 Metrics run(std::vector<std::string> sets) { return test::run_analytical(scenario(std::move(sets))).front(); }
 
 std::vector<std::string> with(std::vector<std::string> a, const std::vector<std::string>& b) {

@@ -2,6 +2,7 @@
 // compute of dropped workers, no barrier for gossip), agreement between engines, seeds.
 #include <catch2/catch.hpp>
 
+#include "../sim/backup_fixtures.hpp"
 #include "../sim/run_analytical.hpp"
 #include "models/metrics.hpp"
 #include "models/plan_compiler.hpp"
@@ -12,21 +13,12 @@ using namespace dtsim;
 
 namespace {
 
-// Compute-bound ring AllReduce (as tests/sim/backup_gossip_test.cpp): 4 MB of gradients.
-const char* const kRing = R"(name: backup
-model:
-  name: synthetic
-  synthetic: {params: 1e6, flops_per_sample: 2GFLOP, layers: 4}
-  batch_per_worker: 32
-cluster:
-  nodes: 8
-  devices_per_node: 1
-  device: v100
-  nic: {rate: 100Gbps, latency: 5us}
-run: {iterations: 6, warmup: 1}
-)";
-
-Scenario scenario(const std::vector<std::string>& sets) { return load_scenario_text(kRing, "backup.yaml", sets); }
+// The job of tests/sim/backup_gossip_test.cpp, over 6 iterations after 1 of warm-up.
+Scenario scenario(const std::vector<std::string>& sets) {
+  std::vector<std::string> all{"run.iterations=6", "run.warmup=1"};
+  all.insert(all.end(), sets.begin(), sets.end());
+  return test::backup_ring(all);
+}
 
 struct Both {
   Metrics simgrid, analytical;
