@@ -24,8 +24,7 @@
 #include "models/scenario_loader.hpp"
 #include "models/trace.hpp"
 #include "real/plan_scale.hpp"
-#include "sim/analytical/engine.hpp"
-#include "sim/simgrid/executor.hpp"
+#include "sim/make_executor.hpp"
 
 namespace dtsim::calib {
 namespace fs = std::filesystem;
@@ -259,12 +258,7 @@ int validate(const ValidateOptions& o, std::ostream& out) {
 
   // Predicted: the same scaled Plan, simulated with the profile.
   Recorder recorder;
-  std::unique_ptr<Executor> engine;
-  if (s.run.engine == Engine::SimGrid) {
-    engine = std::make_unique<sg::SimGridExecutor>(s.cluster, sg::SimGridOptions{s.run.fidelity, s.run.fuse_compute});
-  } else {
-    engine = std::make_unique<AnalyticalExecutor>(s.cluster);
-  }
+  const std::unique_ptr<Executor> engine = make_executor(s);
   const RunInfo info = engine->run(plan, recorder);
   const std::vector<Metrics> jobs = compute_job_metrics(plan, recorder.records(), info);
   const nlohmann::json sim_metrics = run_metrics_json(jobs);

@@ -15,9 +15,8 @@
 #include "models/plan_compiler.hpp"
 #include "models/scenario_loader.hpp"
 #include "models/trace.hpp"
-#include "sim/analytical/engine.hpp"
 #include "sim/faults/evaluate.hpp"
-#include "sim/simgrid/executor.hpp"
+#include "sim/make_executor.hpp"
 
 namespace dtsim::cli {
 
@@ -30,12 +29,7 @@ int run_command(const RunOptions& o) {
   const learn::Split data = s.run.convergence.enabled ? learn::load_split(s) : learn::Split{};
   Recorder recorder;
   recorder.reserve(static_cast<size_t>(plan.total_ops()) * (plan.iterations + plan.warmup));
-  std::unique_ptr<Executor> engine;
-  if (s.run.engine == Engine::SimGrid) {
-    engine = std::make_unique<sg::SimGridExecutor>(s.cluster, sg::SimGridOptions{s.run.fidelity, s.run.fuse_compute});
-  } else {
-    engine = std::make_unique<AnalyticalExecutor>(s.cluster);
-  }
+  const std::unique_ptr<Executor> engine = make_executor(s);
   const RunInfo info = engine->run(plan, recorder);
   std::vector<Metrics> jobs = compute_job_metrics(plan, recorder.records(), info);
   add_fault_reports(s, jobs);

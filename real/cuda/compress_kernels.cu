@@ -7,16 +7,10 @@
 #include <cub/device/device_reduce.cuh>
 
 #include "real/cuda/compress_kernels.hpp"
+#include "real/cuda/launch_shape.cuh"
 
 namespace dtsim::real::cuda {
 namespace {
-
-constexpr int kThreads = 256;
-
-int blocks(std::int64_t n) {
-  const std::int64_t b = (n + kThreads - 1) / kThreads;
-  return static_cast<int>(b < 65535 ? (b < 1 ? 1 : b) : 65535);
-}
 
 #define DTSIM_GRID_LOOP(i, n)                                                                      \
   for (std::int64_t i = blockIdx.x * static_cast<std::int64_t>(blockDim.x) + threadIdx.x; i < (n); \

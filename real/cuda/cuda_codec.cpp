@@ -17,6 +17,7 @@
 
 #include "models/error.hpp"
 #include "real/cuda/compress_kernels.hpp"
+#include "real/cuda/cuda_check.hpp"
 #include "real/cuda/cuda_executor.hpp"
 #include "real/mpi_world.hpp"
 #include "real/values.hpp"
@@ -24,19 +25,7 @@
 namespace dtsim::real::cuda {
 namespace {
 
-void check_cuda(cudaError_t rc, const char* what) {
-  if (rc != cudaSuccess) throw RuntimeError(fmt::format("{} failed: {}", what, cudaGetErrorString(rc)));
-}
-
-void check_nccl(ncclResult_t rc, const char* what) {
-  if (rc != ncclSuccess) throw RuntimeError(fmt::format("{} failed: {}", what, ncclGetErrorString(rc)));
-}
-
 bool is_cast(const std::string& method) { return method == "fp16" || method == "bf16"; }
-
-void check_cublas(cublasStatus_t rc, const char* what) {
-  if (rc != CUBLAS_STATUS_SUCCESS) throw RuntimeError(fmt::format("{} failed ({})", what, static_cast<int>(rc)));
-}
 
 }  // namespace
 

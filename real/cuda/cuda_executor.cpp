@@ -1,6 +1,7 @@
 // Device selection, NCCL bootstrap, buffers, the enqueue of every iteration, and reading the
 // events back as op records.
 #include "real/cuda/cuda_executor.hpp"
+#include "real/cuda/cuda_check.hpp"
 
 #include <algorithm>
 #include <chrono>
@@ -11,18 +12,6 @@
 #include "real/values.hpp"
 
 namespace dtsim::real::cuda {
-namespace {
-
-void check_cuda(cudaError_t rc, const char* what) {
-  if (rc != cudaSuccess) throw RuntimeError(fmt::format("{} failed: {}", what, cudaGetErrorString(rc)));
-}
-
-void check_nccl(ncclResult_t rc, const char* what) {
-  if (rc != ncclSuccess) throw RuntimeError(fmt::format("{} failed: {}", what, ncclGetErrorString(rc)));
-}
-
-}  // namespace
-
 CudaExecutor::CudaExecutor(int rank, const RealOptions& options) : rank_(rank), options_(options) {
   MPI_Comm node;
   MPI_Comm_split_type(MPI_COMM_WORLD, MPI_COMM_TYPE_SHARED, rank, MPI_INFO_NULL, &node);

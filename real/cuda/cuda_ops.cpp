@@ -5,16 +5,13 @@
 #include <fmt/format.h>
 
 #include "models/error.hpp"
+#include "real/cuda/cuda_check.hpp"
 #include "real/cuda/cuda_executor.hpp"
 #include "real/gemm.hpp"
 #include "real/values.hpp"
 
 namespace dtsim::real::cuda {
 namespace {
-
-void check_nccl(ncclResult_t rc, const char* what) {
-  if (rc != ncclSuccess) throw RuntimeError(fmt::format("{} failed: {}", what, ncclGetErrorString(rc)));
-}
 
 cudaDataType_t data_type(Dtype d) {
   switch (d) {

@@ -1,15 +1,9 @@
 // The cuda backend's kernels (see kernels.hpp).
 #include "real/cuda/kernels.hpp"
+#include "real/cuda/launch_shape.cuh"
 
 namespace dtsim::real::cuda {
 namespace {
-
-constexpr int kThreads = 256;
-
-int blocks(std::int64_t n) {
-  const std::int64_t b = (n + kThreads - 1) / kThreads;
-  return static_cast<int>(b < 65535 ? (b < 1 ? 1 : b) : 65535);
-}
 
 __device__ float contribution(std::int64_t e, int r, int salt) {
   return static_cast<float>(((e + 3 * static_cast<std::int64_t>(r) + salt) & 7) - 3);

@@ -18,7 +18,7 @@
 #include "models/plan_compiler.hpp"
 #include "sim/analytical/engine.hpp"
 #include "sim/analytical/symmetric.hpp"
-#include "sim/simgrid/executor.hpp"
+#include "sim/make_executor.hpp"
 
 namespace dtsim {
 namespace {
@@ -110,9 +110,10 @@ class Pool {
     children_.erase(fd);
     const std::string where = fmt::format("sweep point {}", c.index);
     if (c.buffer.empty() || !WIFEXITED(status) || WEXITSTATUS(status) != 0) {
-      if (!failure_) failure_ = fmt::format("{}: the simulation process died ({})", where,
-                                            WIFSIGNALED(status) ? fmt::format("signal {}", WTERMSIG(status))
-                                                                : fmt::format("status {}", WEXITSTATUS(status)));
+      if (!failure_)
+        failure_ = fmt::format("{}: the simulation process died ({})", where,
+                               WIFSIGNALED(status) ? fmt::format("signal {}", WTERMSIG(status))
+                                                   : fmt::format("status {}", WEXITSTATUS(status)));
       return;
     }
     if (c.buffer[0] != 'O') {
@@ -136,12 +137,7 @@ nlohmann::json simulate_point(const Scenario& s, const PointHook& hook) {
   const Plan plan = compile_plan(s);
   Recorder recorder;
   recorder.reserve(static_cast<size_t>(plan.total_ops()) * (plan.iterations + plan.warmup));
-  std::unique_ptr<Executor> engine;
-  if (s.run.engine == Engine::Analytical) {
-    engine = std::make_unique<AnalyticalExecutor>(s.cluster);
-  } else {
-    engine = std::make_unique<sg::SimGridExecutor>(s.cluster, sg::SimGridOptions{s.run.fidelity, s.run.fuse_compute});
-  }
+  const std::unique_ptr<Executor> engine = make_executor(s);
   const RunInfo info = engine->run(plan, recorder);
   nlohmann::json metrics = run_metrics_json(compute_job_metrics(plan, recorder.records(), info));
   if (hook) hook(s, plan, recorder.records(), metrics);
