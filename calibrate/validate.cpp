@@ -5,6 +5,7 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
+#include <algorithm>
 #include <cmath>
 #include <cstdlib>
 #include <filesystem>
@@ -98,7 +99,98 @@ bool is_collective_kind(const std::string& kind) {
   return false;
 }
 
+// One real run of the scenario into run_dir (its metrics.json, trace.json and real.log). Returns 0,
+// or dtsim-real's exit code 2 or 3 after printing its output's tail; throws on other failures.
+int run_real(const ValidateOptions& o, int ranks, double scale, const fs::path& run_dir, std::ostream& out) {
+  fs::create_directories(run_dir);
+  std::string cmd = geteuid() == 0 ? "OMPI_ALLOW_RUN_AS_ROOT=1 OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1 " : "";
+  cmd += launcher(o.mpirun, ranks);
+  cmd += fmt::format(" {} {} --backend {} --compute-scale {:.17g} --quiet --out {}", quote(real_binary(o)),
+                     quote(o.scenario), o.backend, scale, quote(run_dir.string()));
+  for (const std::string& set : o.sets) cmd += " --set " + quote(set);
+  const std::string log = (run_dir / "real.log").string();
+  cmd += " >" + quote(log) + " 2>&1";
+  if (!o.json) out << fmt::format("running: {}\n", cmd) << std::flush;
+  const int status = std::system(cmd.c_str());
+  const int code = WIFEXITED(status) ? WEXITSTATUS(status) : 1;
+  if (code == 0) return 0;
+  const std::string tail = slurp_tail(log, 2000);
+  if (code == 2 || code == 3) {
+    out << tail;
+    return code;
+  }
+  throw RuntimeError(
+      fmt::format("the real run failed (exit code {}); its output ({}) ends with:\n{}", code, log, tail));
+}
+
+double median(std::vector<double> v) {
+  std::sort(v.begin(), v.end());
+  const size_t n = v.size();
+  return n == 0 ? 0.0 : n % 2 ? v[n / 2] : 0.5 * (v[n / 2 - 1] + v[n / 2]);
+}
+
+// The mean and largest absolute error over the metrics.
+void summarize(ValidationReport& r) {
+  double sum = 0;
+  int n = 0;
+  r.max_abs_error_pct = 0;
+  for (const ValidationRow& m : r.metrics) {
+    if (m.measured == 0) continue;
+    sum += std::abs(m.error_pct());
+    r.max_abs_error_pct = std::max(r.max_abs_error_pct, std::abs(m.error_pct()));
+    ++n;
+  }
+  r.mean_abs_error_pct = n > 0 ? sum / n : 0.0;
+}
+
+// Copies the real run of median iteration time (real-<i>) to <dir>/real, the folder a user opens
+// beside <dir>/sim.
+void keep_median_run(const fs::path& dir, const std::vector<ValidationReport>& runs) {
+  std::vector<std::pair<double, size_t>> by_time;
+  for (size_t i = 0; i < runs.size(); ++i) by_time.emplace_back(runs[i].metrics.front().measured, i);
+  std::sort(by_time.begin(), by_time.end());
+  const size_t pick = by_time[(by_time.size() - 1) / 2].second;
+  fs::remove_all(dir / "real");
+  fs::copy(dir / fmt::format("real-{}", pick + 1), dir / "real", fs::copy_options::recursive);
+}
+
+// Rows of the same name across runs, in the order of their first appearance, measured = median.
+std::vector<ValidationRow> median_rows(const std::vector<const std::vector<ValidationRow>*>& runs) {
+  std::vector<ValidationRow> out;
+  std::map<std::string, size_t> at;
+  for (const auto* rows : runs) {
+    for (const ValidationRow& x : *rows) {
+      auto [it, fresh] = at.try_emplace(x.name, out.size());
+      if (fresh) out.push_back(ValidationRow{x.name, x.unit, x.predicted, 0, {}});
+      out[it->second].runs.push_back(x.measured);
+    }
+  }
+  for (ValidationRow& x : out) x.measured = median(x.runs);
+  return out;
+}
+
 }  // namespace
+
+double ValidationRow::spread_pct() const {
+  if (runs.size() < 2 || measured == 0) return 0.0;
+  const auto [lo, hi] = std::minmax_element(runs.begin(), runs.end());
+  return 100.0 * (*hi - *lo) / std::abs(measured);
+}
+
+ValidationReport median_over_runs(const std::vector<ValidationReport>& runs) {
+  if (runs.empty()) throw RuntimeError("median_over_runs: no runs");
+  ValidationReport r = runs.front();
+  std::vector<const std::vector<ValidationRow>*> metrics, kinds;
+  for (const ValidationReport& x : runs) {
+    metrics.push_back(&x.metrics);
+    kinds.push_back(&x.op_kinds);
+  }
+  r.metrics = median_rows(metrics);
+  r.op_kinds = median_rows(kinds);
+  r.repeats = static_cast<int>(runs.size());
+  summarize(r);
+  return r;
+}
 
 std::vector<std::pair<std::string, double>> op_kind_means(const nlohmann::json& trace, int warmup) {
   const nlohmann::json& events = trace.is_object() ? trace.at("traceEvents") : trace;
@@ -146,26 +238,18 @@ ValidationReport compare_runs(const nlohmann::json& pm, const nlohmann::json& mm
                               const nlohmann::json& mt, int warmup) {
   ValidationReport r;
   const auto row = [&](const char* name, const char* unit, double p, double m) {
-    r.metrics.push_back(ValidationRow{name, unit, p, m});
+    r.metrics.push_back(ValidationRow{name, unit, p, m, {m}});
   };
   row("iteration time", "s", pm.at("iteration_time_s").at("mean"), mm.at("iteration_time_s").at("mean"));
   row("compute", "s", worker_mean(pm, "compute_s"), worker_mean(mm, "compute_s"));
   row("communication", "s", worker_mean(pm, "comm_s"), worker_mean(mm, "comm_s"));
   row("exposed communication", "s", worker_mean(pm, "exposed_comm_s"), worker_mean(mm, "exposed_comm_s"));
   row("throughput", "samples/s", pm.at("throughput_samples_per_s"), mm.at("throughput_samples_per_s"));
-  double sum = 0;
-  int n = 0;
-  for (const ValidationRow& m : r.metrics) {
-    if (m.measured == 0) continue;
-    sum += std::abs(m.error_pct());
-    r.max_abs_error_pct = std::max(r.max_abs_error_pct, std::abs(m.error_pct()));
-    ++n;
-  }
-  r.mean_abs_error_pct = n > 0 ? sum / n : 0.0;
+  summarize(r);
   std::map<std::string, double> predicted;
   for (const auto& [kind, mean] : op_kind_means(pt, warmup)) predicted[kind] = mean;
   for (const auto& [kind, mean] : op_kind_means(mt, warmup)) {
-    r.op_kinds.push_back(ValidationRow{kind, "s", predicted.count(kind) ? predicted[kind] : 0.0, mean});
+    r.op_kinds.push_back(ValidationRow{kind, "s", predicted.count(kind) ? predicted[kind] : 0.0, mean, {mean}});
   }
   return r;
 }
@@ -178,6 +262,8 @@ nlohmann::json report_json(const ValidationReport& r) {
                    {"unit", x.unit},
                    {"predicted", x.predicted},
                    {"measured", x.measured},
+                   {"measured_runs", x.runs},
+                   {"spread_pct", x.spread_pct()},
                    {"error_pct", x.error_pct()}});
     }
     return a;
@@ -188,6 +274,7 @@ nlohmann::json report_json(const ValidationReport& r) {
           {"engine", r.engine},
           {"ranks", r.ranks},
           {"compute_scale", r.compute_scale},
+          {"repeats", r.repeats},
           {"metrics", rows(r.metrics)},
           {"op_kinds", rows(r.op_kinds)},
           {"mean_abs_error_pct", r.mean_abs_error_pct},
@@ -200,16 +287,20 @@ void print_report(std::ostream& out, const ValidationReport& r) {
       "compute scale {:.6g}\n",
       r.scenario, r.ranks, r.backend, r.engine, r.profile, r.compute_scale);
   const auto table = [&](const char* title, const std::vector<ValidationRow>& rows) {
-    out << fmt::format("\n  {:<38} {:>14} {:>14} {:>9}\n", title, "predicted", "measured", "error");
+    out << fmt::format("\n  {:<38} {:>14} {:>14} {:>9} {:>8}\n", title, "predicted", "measured", "error", "spread");
     for (const ValidationRow& x : rows) {
       const bool secs = x.unit == "s";
       out << fmt::format(
-          "  {:<38} {:>14} {:>14} {:>8.1f}%\n", x.name,
+          "  {:<38} {:>14} {:>14} {:>8.1f}% {:>7.1f}%\n", x.name,
           secs ? fmt::format("{:.4g} ms", x.predicted * 1e3) : fmt::format("{:.4g} {}", x.predicted, x.unit),
           secs ? fmt::format("{:.4g} ms", x.measured * 1e3) : fmt::format("{:.4g} {}", x.measured, x.unit),
-          x.error_pct());
+          x.error_pct(), x.spread_pct());
     }
   };
+  if (r.repeats > 1) {
+    out << fmt::format("measured: the median of {} real runs; spread: (largest - smallest) / median over them\n",
+                       r.repeats);
+  }
   table("metric (per iteration)", r.metrics);
   table("op kind (mean per op)", r.op_kinds);
   out << fmt::format("\n  mean absolute error {:.1f} %, largest {:.1f} % (over the metrics)\n", r.mean_abs_error_pct,
@@ -232,28 +323,15 @@ int validate(const ValidateOptions& o, std::ostream& out) {
   const int ranks = static_cast<int>(plan.ranks.size());
 
   const fs::path dir = o.out.empty() ? fs::path("runs") / (s.name + "-validate") : fs::path(o.out);
-  fs::create_directories(dir / "real");
   fs::create_directories(dir / "sim");
 
-  // Measured: dtsim-real on the same scenario and compute scale.
-  std::string cmd = geteuid() == 0 ? "OMPI_ALLOW_RUN_AS_ROOT=1 OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1 " : "";
-  cmd += launcher(o.mpirun, ranks);
-  cmd += fmt::format(" {} {} --backend {} --compute-scale {:.17g} --quiet --out {}", quote(real_binary(o)),
-                     quote(o.scenario), o.backend, scale, quote((dir / "real").string()));
-  for (const std::string& set : o.sets) cmd += " --set " + quote(set);
-  const std::string log = (dir / "real.log").string();
-  cmd += " >" + quote(log) + " 2>&1";
-  if (!o.json) out << fmt::format("running: {}\n", cmd) << std::flush;
-  const int status = std::system(cmd.c_str());
-  const int code = WIFEXITED(status) ? WEXITSTATUS(status) : 1;
-  if (code != 0) {
-    const std::string tail = slurp_tail(log, 2000);
-    if (code == 2 || code == 3) {
-      out << tail;
-      return code;
-    }
-    throw RuntimeError(
-        fmt::format("the real run failed (exit code {}); its output ({}) ends with:\n{}", code, log, tail));
+  if (o.repeats < 1) throw InputError(fmt::format("--repeats: {} is not a positive count", o.repeats));
+  // Measured: dtsim-real on the same scenario and compute scale, o.repeats times (real-1, ...).
+  for (int i = 1; i <= o.repeats; ++i) {
+    const fs::path run_dir = dir / fmt::format("real-{}", i);
+    fs::remove_all(run_dir);
+    const int code = run_real(o, ranks, scale, run_dir, out);
+    if (code != 0) return code;
   }
 
   // Predicted: the same scaled Plan, simulated with the profile.
@@ -266,9 +344,15 @@ int validate(const ValidateOptions& o, std::ostream& out) {
   write_file_atomic((dir / "sim" / "metrics.json").string(), sim_metrics.dump(2) + "\n");
   write_file_atomic((dir / "sim" / "trace.json").string(), sim_trace);
 
-  ValidationReport r =
-      compare_runs(sim_metrics, read_json((dir / "real" / "metrics.json").string()), nlohmann::json::parse(sim_trace),
-                   read_json((dir / "real" / "trace.json").string()), plan.warmup);
+  const nlohmann::json sim_trace_json = nlohmann::json::parse(sim_trace);
+  std::vector<ValidationReport> runs;
+  for (int i = 1; i <= o.repeats; ++i) {
+    const fs::path run_dir = dir / fmt::format("real-{}", i);
+    runs.push_back(compare_runs(sim_metrics, read_json((run_dir / "metrics.json").string()), sim_trace_json,
+                                read_json((run_dir / "trace.json").string()), plan.warmup));
+  }
+  keep_median_run(dir, runs);
+  ValidationReport r = median_over_runs(runs);
   r.scenario = s.name;
   r.profile = o.calibration;
   r.backend = o.backend;
@@ -281,8 +365,10 @@ int validate(const ValidateOptions& o, std::ostream& out) {
     out << j.dump(2) << "\n";
   } else {
     print_report(out, r);
-    out << fmt::format("wrote {}/validation.json (runs in {}/real and {}/sim)\n", dir.string(), dir.string(),
-                       dir.string());
+    out << fmt::format(
+        "wrote {}/validation.json (the real run of median iteration time in {}/real, the others in "
+        "{}/real-N; the simulation in {}/sim)\n",
+        dir.string(), dir.string(), dir.string(), dir.string());
   }
   return 0;
 }

@@ -24,6 +24,7 @@ struct ValidateOptions {
   std::string out;                     // "" = runs/<scenario name>-validate
   std::string real_binary;             // "" = dtsim-real next to this executable
   bool json = false;                   // print validation.json instead of the table
+  int repeats = 3;                     // real runs; each measured value is their median
 };
 
 // One row: a metric or an op kind.
@@ -31,7 +32,9 @@ struct ValidationRow {
   std::string name;
   std::string unit;  // "s", "samples/s"
   double predicted = 0;
-  double measured = 0;
+  double measured = 0;        // the median over the real runs
+  std::vector<double> runs;   // the measured value of each real run
+  double spread_pct() const;  // (largest - smallest) / median of `runs`, in %: the measurement noise
   double error_pct() const { return measured != 0 ? 100.0 * (predicted - measured) / measured : 0.0; }
 };
 
@@ -46,7 +49,13 @@ struct ValidationReport {
   std::vector<ValidationRow> op_kinds;  // mean duration of one op, per kind
   double mean_abs_error_pct = 0;        // over `metrics`
   double max_abs_error_pct = 0;
+  int repeats = 1;  // real runs the measured values are the median of
 };
+
+// One report from the reports of several real runs against the same prediction: every row's
+// measured value is the median over the runs (a row missing from a run is left out of it), and
+// the errors are recomputed.
+ValidationReport median_over_runs(const std::vector<ValidationReport>& runs);
 
 // Per op kind ("compute:forward", "allreduce", "send", ...) the mean duration of one op over the
 // measured iterations (iteration >= warmup), read from a trace.json; and per collective kind,

@@ -51,6 +51,7 @@ int validate_command(const ValidateCliOptions& o) {
   v.compute_scale = o.compute_scale;
   v.out = o.out;
   v.json = o.json;
+  v.repeats = o.repeats;
   return calib::validate(v, std::cout);
 }
 

@@ -70,6 +70,7 @@ struct ValidateCliOptions {
   std::string compute_scale = "auto";
   std::string out;
   bool json = false;
+  int repeats = 3;
 };
 
 // `dtsim validate`: spawns dtsim-real under the launcher and simulates with the profile.

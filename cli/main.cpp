@@ -52,8 +52,9 @@ int main(int argc, char** argv) {
   cli::SweepOptions sweep;
   auto* sweep_cmd = app.add_subcommand("sweep", "Run a grid of points; write results, Amdahl/Gustafson fits and plots");
   sweep_cmd->add_option("scenario", sweep.request.scenario, "Scenario file (YAML)")->required();
-  sweep_cmd->add_option("--param", sweep.request.params,
-                        "key.path=v1,v2,... or key.path=1..1024:x2 or key.path=1..16:+4 (repeatable: a grid)")
+  sweep_cmd
+      ->add_option("--param", sweep.request.params,
+                   "key.path=v1,v2,... or key.path=1..1024:x2 or key.path=1..16:+4 (repeatable: a grid)")
       ->required();
   sweep_cmd->add_option("--set", sweep.request.sets, "Override a scenario key for every point (repeatable)");
   sweep_cmd->add_option("--scaling", sweep.scaling, "strong (fixed global batch) or weak (fixed per-worker batch)")
@@ -64,8 +65,9 @@ int main(int argc, char** argv) {
   sweep_cmd->add_option("--jobs,-j", sweep.jobs, "Simulations at once, each in its own process")
       ->check(CLI::Range(1, 4096))
       ->capture_default_str();
-  sweep_cmd->add_option("--efficiency-threshold", sweep.request.efficiency_threshold,
-                        "Efficiency under which scaling stops paying")
+  sweep_cmd
+      ->add_option("--efficiency-threshold", sweep.request.efficiency_threshold,
+                   "Efficiency under which scaling stops paying")
       ->capture_default_str();
   sweep_cmd->add_flag("--mpi", sweep.mpi, "Spread the points over MPI ranks (run under mpirun); rank 0 writes");
   sweep_cmd->add_option("--shard", sweep.shard, "Run shard i of n (i/n, from 0), e.g. a Slurm array task; see merge");
@@ -129,6 +131,11 @@ int main(int argc, char** argv) {
   val_cmd->add_option("--compute-scale", val.compute_scale, "As dtsim-real's: a factor or auto")->capture_default_str();
   val_cmd->add_option("--out", val.out, "Output folder (default: runs/<scenario name>-validate)");
   val_cmd->add_flag("--json", val.json, "Print validation.json instead of the table");
+  val_cmd
+      ->add_option("--repeats", val.repeats,
+                   "Real runs; each measured value is their median, and their spread is shown")
+      ->capture_default_str()
+      ->check(CLI::PositiveNumber);
 
   bool markdown = false;
   auto* keys_cmd = app.add_subcommand("keys", "List every scenario key with its default and meaning");

@@ -62,22 +62,31 @@ def main():
             p()
     p("## Iteration time and its parts, per scenario")
     p()
-    p("| scenario | ranks | iteration predicted | measured | error | compute error | communication error | "
+    repeats = max((r.get("repeats", 1) for _, r in rows), default=1)
+    p("Measured values are the median of %d real runs of each scenario; *spread* is (largest - smallest) / median "
+      "of the runs' iteration times, the noise of the measurement itself." % repeats)
+    p()
+    p("| scenario | ranks | iteration predicted | measured | spread | error | compute error | communication error | "
       "exposed comm. error | throughput error |")
-    p("|---|---|---|---|---|---|---|---|---|")
-    errs = []
+    p("|---|---|---|---|---|---|---|---|---|---|")
+    errs, spreads = [], []
     for name, r in rows:
         m = {x["name"]: x for x in r["metrics"]}
         it = m["iteration time"]
         errs.append(abs(it["error_pct"]))
-        p("| %s | %d | %.3f ms | %.3f ms | %+.1f %% | %+.1f %% | %+.1f %% | %+.1f %% | %+.1f %% |" % (
-            name, r["ranks"], it["predicted"] * 1e3, it["measured"] * 1e3, it["error_pct"],
+        spreads.append(it.get("spread_pct", 0.0))
+        p("| %s | %d | %.3f ms | %.3f ms | %.1f %% | %+.1f %% | %+.1f %% | %+.1f %% | %+.1f %% | %+.1f %% |" % (
+            name, r["ranks"], it["predicted"] * 1e3, it["measured"] * 1e3, spreads[-1], it["error_pct"],
             m["compute"]["error_pct"], m["communication"]["error_pct"], m["exposed communication"]["error_pct"],
             m["throughput"]["error_pct"]))
     p()
     if errs:
         p("**Mean absolute error of iteration time over the suite: %.1f %%** (largest %.1f %%, %d scenarios; "
           "target: at most 5 %% on an idle machine)." % (sum(errs) / len(errs), max(errs), len(errs)))
+        p()
+        p("Run-to-run spread of the measured iteration time: mean %.1f %%, largest %.1f %%. %d of %d scenarios "
+          "are predicted within their spread." % (sum(spreads) / len(spreads), max(spreads),
+                                                 sum(1 for e, s in zip(errs, spreads) if e <= s), len(errs)))
         p()
         n_cores = int(float(machine.get("cores", "0") or 0)) if machine else 0
         fit = [abs(m["error_pct"]) for name, r in rows if n_cores and r["ranks"] <= n_cores

@@ -73,3 +73,32 @@ TEST_CASE("errors are (predicted - measured) / measured, with mean and largest a
   const json j = report_json(r);
   CHECK(j.at("metrics")[2].at("error_pct").get<double>() == Approx(-20));
 }
+
+TEST_CASE("several real runs: each measured value is their median, with their spread", "[report]") {
+  const json predicted = metrics(1.0, 0.5, 0.2, 0.1, 100);
+  const json trace = {{"traceEvents", json::array({event("update", "optimizer", 1, 50)})}};
+  std::vector<ValidationReport> runs;
+  // Iteration times 0.8, 1.25 and 1.0 (a noisy middle run): the median is 1.0, the spread 45 %.
+  for (double it : {0.8, 1.25, 1.0}) {
+    const json measured = metrics(it, 0.5, 0.2, 0.1, 100 / it);
+    const json mtrace = {{"traceEvents", json::array({event("update", "optimizer", 1, 50 * it)})}};
+    runs.push_back(compare_runs(predicted, measured, trace, mtrace, 0));
+  }
+  const ValidationReport r = median_over_runs(runs);
+  CHECK(r.repeats == 3);
+  REQUIRE(r.metrics.size() == 5);
+  CHECK(r.metrics[0].name == "iteration time");
+  CHECK(r.metrics[0].measured == Approx(1.0));
+  CHECK(r.metrics[0].error_pct() == Approx(0.0).margin(1e-12));
+  CHECK(r.metrics[0].spread_pct() == Approx(45.0));
+  CHECK(r.metrics[1].spread_pct() == Approx(0.0));  // compute: the same in every run
+  CHECK(r.metrics[4].measured == Approx(100.0));    // throughput: the median of 125, 80 and 100
+  REQUIRE(r.op_kinds.size() == 1);
+  CHECK(r.op_kinds[0].measured == Approx(50e-6));
+  CHECK(r.op_kinds[0].spread_pct() == Approx(45.0));
+  // With the noisy runs outvoted, no metric is off.
+  CHECK(r.mean_abs_error_pct == Approx(0.0).margin(1e-9));
+  // One run alone has no spread.
+  CHECK(median_over_runs({runs[1]}).metrics[0].spread_pct() == 0.0);
+  CHECK(median_over_runs({runs[1]}).metrics[0].error_pct() == Approx(-20.0));
+}
