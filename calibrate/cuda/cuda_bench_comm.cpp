@@ -24,15 +24,17 @@ std::map<std::string, std::vector<Sample>> CudaBench::exchange(const BenchOption
     MPI_Barrier(comm_);
     if (rank_ != 0 && rank_ != peer) continue;
     const int other = rank_ == 0 ? peer : 0;
+    std::size_t count = static_cast<std::size_t>(sizes.back() / 4);
+    // Both send to each other at once and wait for both, as a ring round or a push and pull.
+    const auto exchange_once = [&] {
+      check_nccl(ncclGroupStart(), "ncclGroupStart");
+      check_nccl(ncclSend(buf.floats(), count, ncclFloat, other, comm, stream_), "ncclSend");
+      check_nccl(ncclRecv(back.floats(), count, ncclFloat, other, comm, stream_), "ncclRecv");
+      check_nccl(ncclGroupEnd(), "ncclGroupEnd");
+    };
+    elapsed(exchange_once);  // NCCL connects a pair on its first transfer: not part of any size's time
     for (double bytes : sizes) {
-      const auto count = static_cast<std::size_t>(std::max(1.0, bytes / 4));
-      // Both send to each other at once and wait for both, as a ring round or a push and pull.
-      const auto exchange_once = [&] {
-        check_nccl(ncclGroupStart(), "ncclGroupStart");
-        check_nccl(ncclSend(buf.floats(), count, ncclFloat, other, comm, stream_), "ncclSend");
-        check_nccl(ncclRecv(back.floats(), count, ncclFloat, other, comm, stream_), "ncclRecv");
-        check_nccl(ncclGroupEnd(), "ncclGroupEnd");
-      };
+      count = static_cast<std::size_t>(std::max(1.0, bytes / 4));
       // Both sides run the same number of exchanges: rank 0 decides and tells its partner.
       int repeats = 3;
       if (rank_ == 0) {
@@ -107,7 +109,9 @@ std::vector<CollectiveSample> CudaBench::collectives(const BenchOptions& o) {
     const std::size_t n =
         std::max<std::size_t>(1, static_cast<std::size_t>(bytes / 4) / static_cast<std::size_t>(size_)) *
         static_cast<std::size_t>(size_);
-    // Every rank runs rank 0's number of repeats.
+    // A warm-up (NCCL connects a communicator's channels on their first use), then every rank runs
+    // rank 0's number of repeats.
+    run_collective(kind, n, 1, buf.floats());
     int repeats = 0;
     const double once = run_collective(kind, n, 1, buf.floats()).front();
     if (rank_ == 0) repeats = std::clamp(static_cast<int>(o.min_seconds / std::max(once, 1e-7)), 3, o.max_repeats);

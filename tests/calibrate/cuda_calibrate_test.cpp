@@ -125,3 +125,26 @@ TEST_CASE("a cuda profile in cluster.calibration costs a GPU scenario's compute 
   CHECK(costs.collective_time(CollectiveOp{CollectiveKind::AllReduce, 8e6, 0, &ring, 0}) ==
         Approx(2 * (10e-6 + 4e6 / 150e9)).epsilon(1e-3));
 }
+
+TEST_CASE("dtsim validate --backend cuda runs dtsim-real --backend cuda, or passes its exit 3 on", "[cuda][mpi]") {
+  const std::string dir = test::temp_dir("validate-cuda");
+  const std::string profile = write_profile(synthetic_cuda_profile(), "validate-cuda-profile");
+  const auto r = test::run_dtsim(
+      "validate tests/calibrate/data/tiny_validate.yaml --backend cuda --set "
+      "cluster.device=h100_sxm --calibration '" +
+          profile + "' --mpirun '" + DTSIM_MPIEXEC + " --oversubscribe' --out '" + dir + "'",
+      "validate-cuda");
+  INFO(r.out << r.err);
+  CHECK_THAT(first_line(r.out),
+             Catch::Contains("dtsim-real' 'tests/calibrate/data/tiny_validate.yaml' --backend cuda"));
+  if (r.code == 3) {
+    CHECK_THAT(r.out, Catch::Contains("dtsim-real: error: "));
+    WARN("dtsim validate --backend cuda skipped: " << first_line(r.out.substr(r.out.find("dtsim-real: error: "))));
+    return;
+  }
+  REQUIRE(r.code == 0);
+  const nlohmann::json j = nlohmann::json::parse(test::slurp(dir + "/validation.json"));
+  CHECK(j.at("backend") == "cuda");
+  const nlohmann::json real = nlohmann::json::parse(test::slurp(dir + "/real/metrics.json"));
+  CHECK(real.at("engine") == "cuda");
+}
