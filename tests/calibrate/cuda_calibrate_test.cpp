@@ -148,3 +148,23 @@ TEST_CASE("dtsim validate --backend cuda runs dtsim-real --backend cuda, or pass
   const nlohmann::json real = nlohmann::json::parse(test::slurp(dir + "/real/metrics.json"));
   CHECK(real.at("engine") == "cuda");
 }
+
+TEST_CASE("both engines run a GPU scenario on a cuda profile alike, each dtype on its own curve",
+          "[calibrated][cuda][simgrid]") {
+  const std::string profile = write_profile(synthetic_cuda_profile(), "profile-cuda-engines");
+  const auto iteration = [&](const std::string& engine, const char* dtype) {
+    const std::string tag = "cuda-" + engine + "-" + dtype;
+    const auto r = test::run_dtsim(
+        "run tests/calibrate/data/ring2.yaml --no-trace --json --engine " + engine + " --out '" + test::temp_dir(tag) +
+            "' --set cluster.device=h100_sxm --set cluster.calibration='" + profile + "' --set model.dtype=" + dtype,
+        tag);
+    INFO(r.out << r.err);
+    REQUIRE(r.code == 0);
+    return nlohmann::json::parse(r.out).at("iteration_time_s").at("mean").get<double>();
+  };
+  const double bf16 = iteration("analytical", "bf16");
+  CHECK(iteration("simgrid", "bf16") == Approx(bf16).epsilon(0.01));
+  // 8 compute ops of 1 and 2 MFLOP: 4 (5 us + 1 MFLOP / R) + 4 (5 us + 2 MFLOP / R) per dtype's rate R.
+  const double fp32 = iteration("analytical", "fp32");
+  CHECK(fp32 - bf16 == Approx(12e6 / 20e12 - 12e6 / 300e12).epsilon(0.01));
+}
