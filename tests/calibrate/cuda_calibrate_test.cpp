@@ -168,3 +168,24 @@ TEST_CASE("both engines run a GPU scenario on a cuda profile alike, each dtype o
   const double fp32 = iteration("analytical", "fp32");
   CHECK(fp32 - bf16 == Approx(12e6 / 20e12 - 12e6 / 300e12).epsilon(0.01));
 }
+
+TEST_CASE("a one-GPU measurement (the probe's) fits and reads back: collectives of one rank cost nothing",
+          "[profile][cuda]") {
+  // On one rank NCCL's collectives are copies: busbw is 0 (factor (n - 1) / n) and the ring's
+  // closed form has no rounds; the stand-in link is what the probe adds for the reader.
+  calib::Measurements m;
+  for (double f = 1e4; f <= 1e10; f *= 10) m.gemm["fp16"].push_back(Sample{f, 4e-6 + f / 2e14});
+  for (double f = 1e4; f <= 1e10; f *= 10) m.gemm["fp32"].push_back(Sample{f, 4e-6 + f / 4e13});
+  m.memory = {Sample{1 << 20, 5e-6}, Sample{1 << 24, 1.2e-5}, Sample{1 << 26, 3.5e-5}};
+  m.exchange[kSameHost] = {Sample{8, 2e-6}, Sample{1e6, 1.02e-4}, Sample{1e7, 1.002e-3}};
+  m.collectives.push_back(CollectiveSample{"allreduce", "ring", 1, 1 << 20, 3e-6, (1 << 20) / 3e-6, 0, 0});
+  m.collectives.push_back(CollectiveSample{"allgather", "ring", 1, 1 << 20, 3e-6, (1 << 20) / 3e-6, 0, 0});
+  const CalibrationProfile p = calib::fit_profile(calib::this_machine("cuda", 1, 1, true), m);
+  REQUIRE(p.collectives.size() == 2);
+  CHECK(p.collectives[0].predicted == 0);
+  const auto q = load_profile(write_profile(p, "profile-cuda-one"), "cuda");
+  CHECK(q->machine.ranks == 1);
+  CHECK(q->compute.size() == 2);
+  CHECK(q->collectives.size() == 2);
+  CHECK(q->collectives[1].busbw == 0);
+}
