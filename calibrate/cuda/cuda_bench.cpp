@@ -20,6 +20,8 @@ DeviceBuffer::DeviceBuffer(std::size_t bytes) {
   bytes = std::max<std::size_t>(bytes, 16);
   check_cuda(cudaMalloc(&p_, bytes), "cudaMalloc");
   check_cuda(cudaMemset(p_, 0, bytes), "cudaMemset");
+  // The memset runs on the legacy stream, which the bench's non-blocking stream does not wait for.
+  check_cuda(cudaDeviceSynchronize(), "cudaDeviceSynchronize");
 }
 
 DeviceBuffer::~DeviceBuffer() { cudaFree(p_); }
