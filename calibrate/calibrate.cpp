@@ -12,12 +12,11 @@
 
 #include <fmt/format.h>
 
+#include "calibrate/bench_suite.hpp"
 #include "calibrate/fit.hpp"
-#include "calibrate/microbench.hpp"
 #include "models/atomic_file.hpp"
 #include "models/collectives/collective.hpp"
 #include "models/error.hpp"
-#include "real/executor.hpp"
 
 namespace dtsim::calib {
 namespace {
@@ -98,7 +97,7 @@ MachineInfo this_machine(const std::string& backend, int ranks, int hosts, bool 
 CalibrationProfile fit_profile(const MachineInfo& machine, Measurements m) {
   CalibrationProfile p;
   p.machine = machine;
-  p.memory_roofline = false;  // the cpu backend does not replay memory traffic
+  p.memory_roofline = false;  // neither backend replays memory traffic: ops run their FLOPs as GEMMs
   // same_host: the rounds of the ring AllReduces when every rank shares a host (a round of S / n
   // bytes each way takes time / (2 (n - 1))), as dtsim-real's schedules run them; else exchanges.
   std::vector<Sample> rounds;
@@ -116,7 +115,7 @@ CalibrationProfile fit_profile(const MachineInfo& machine, Measurements m) {
     }
   }
   p.exchange = std::move(m.exchange);
-  p.compute["fp32"] = fit_curve(std::move(m.gemm), PiecewiseOptions{3, 3});
+  for (auto& [dtype, samples] : m.gemm) p.compute[dtype] = fit_curve(std::move(samples), PiecewiseOptions{3, 3});
   p.memory["sgd_step"] = fit_curve(std::move(m.memory), PiecewiseOptions{3, 3});
   p.memory_bandwidth = 1.0 / p.memory["sgd_step"].fit.segments.back().per_unit;
   if (m.collective_buffer.size() >= 3) {
@@ -140,8 +139,9 @@ CalibrationProfile fit_profile(const MachineInfo& machine, Measurements m) {
 
 void print_profile(std::ostream& out, const CalibrationProfile& p) {
   const MachineInfo& m = p.machine;
-  out << fmt::format("calibration of {} ({}, {} cores), backend {}, {} ranks on {} host(s), {}{}\n", m.hostname,
-                     m.cpu_model, m.cores, m.backend, m.ranks, m.hosts, m.when, m.quick ? " (quick)" : "");
+  out << fmt::format("calibration of {} ({}, {} cores{}), backend {}, {} ranks on {} host(s), {}{}\n", m.hostname,
+                     m.cpu_model, m.cores, m.device.empty() ? "" : ", rank 0 on " + m.device, m.backend, m.ranks,
+                     m.hosts, m.when, m.quick ? " (quick)" : "");
   for (const auto& [cls, c] : p.links) {
     out << fmt::format("\nlink {} ({} sizes: {}; residuals rms {:.1f} %, max {:.1f} %)\n", cls, c.residuals.points,
                        cls == kSameHostP2p ? "two-way exchanges, for point-to-point transfers"
@@ -191,19 +191,16 @@ void print_profile(std::ostream& out, const CalibrationProfile& p) {
 }
 
 int calibrate(const CalibrateOptions& o, const real::MpiWorld& world, std::ostream& out) {
-  if (o.backend == "cuda") {
-    // Fails with BackendUnavailable when there is no device or no CUDA build.
-    real::make_cuda_executor(world.rank(), real::RealOptions{});
-    throw real::BackendUnavailable(
-        "dtsim calibrate --backend cuda: the GPU microbenchmarks (cuBLAS, NCCL) are not written yet; calibrate "
-        "with --backend cpu");
-  }
-  if (o.backend != "cpu")
+  if (o.backend != "cpu" && o.backend != "cuda")
     throw InputError(fmt::format("--backend: '{}' is not a backend (valid: cpu, cuda)", o.backend));
+  // cuda: a device per rank first (exit 3 without one, whatever the rank count).
+  const std::unique_ptr<BenchSuite> suite =
+      o.backend == "cuda" ? make_cuda_bench(MPI_COMM_WORLD) : make_cpu_bench(MPI_COMM_WORLD);
   if (world.size() < 2) {
-    throw InputError(
-        "dtsim calibrate needs at least 2 ranks to measure links: run it under mpirun, e.g. mpirun -np 2 "
-        "--oversubscribe dtsim calibrate --backend cpu --out profile.yaml");
+    throw InputError(fmt::format(
+        "dtsim calibrate needs at least 2 ranks to measure links: run it under mpirun, e.g. mpirun -np 2 {}dtsim "
+        "calibrate --backend {} --out profile.yaml",
+        o.backend == "cpu" ? "--oversubscribe " : "", o.backend));
   }
   const BenchOptions bench{o.quick, o.quick ? 0.002 : 0.02, o.quick ? 50 : 500};
   const auto t0 = std::chrono::steady_clock::now();
@@ -216,31 +213,39 @@ int calibrate(const CalibrateOptions& o, const real::MpiWorld& world, std::ostre
   };
   Measurements m;
   const int hosts = count_hosts(MPI_COMM_WORLD);
+  if (!suite->device().empty()) say(fmt::format("{} backend, rank 0 on {}", o.backend, suite->device()));
   say("exchanges per link class");
-  m.exchange = bench_exchange(bench, MPI_COMM_WORLD);
+  m.exchange = suite->exchange(bench);
   BenchOptions pass = bench;
   pass.min_seconds /= kPasses;
   pass.max_repeats = std::max(3, bench.max_repeats / kPasses);
-  std::vector<std::vector<Sample>> gemm, memory, buffer;
+  std::vector<std::map<std::string, std::vector<Sample>>> gemm;
+  std::vector<std::vector<Sample>> memory, buffer;
   std::vector<std::vector<CollectiveSample>> collectives;
   for (int i = 0; i < kPasses; ++i) {
     say(fmt::format("pass {} of {}: GEMMs on every rank at once", i + 1, kPasses));
-    gemm.push_back(bench_gemm(pass, MPI_COMM_WORLD));
-    say("memory copies");
-    memory.push_back(bench_memory(pass, MPI_COMM_WORLD));
+    gemm.push_back(suite->gemm(pass));
+    say("memory (SGD step)");
+    memory.push_back(suite->memory(pass));
     say("collective buffers (fill and check)");
-    buffer.push_back(bench_collective_buffer(pass, MPI_COMM_WORLD));
-    say("ring AllReduce, ReduceScatter, AllGather");
-    collectives.push_back(bench_collectives(pass, MPI_COMM_WORLD));
+    buffer.push_back(suite->collective_buffer(pass));
+    say(o.backend == "cuda" ? "NCCL AllReduce, ReduceScatter, AllGather" : "ring AllReduce, ReduceScatter, AllGather");
+    collectives.push_back(suite->collectives(pass));
   }
-  m.gemm = median_of_passes(gemm);
+  for (const auto& [dtype, samples] : gemm.front()) {
+    std::vector<std::vector<Sample>> passes;
+    for (const auto& g : gemm) passes.push_back(g.at(dtype));
+    m.gemm[dtype] = median_of_passes(passes);
+  }
   m.memory = median_of_passes(memory);
   m.collective_buffer = median_of_passes(buffer);
   if (first) m.collectives = median_of_passes(collectives);
   say("compression kernels");
-  m.compression = bench_compression(bench, MPI_COMM_WORLD);
+  m.compression = suite->compression(bench);
   if (!first) return 0;
-  CalibrationProfile p = fit_profile(this_machine(o.backend, world.size(), hosts, o.quick), std::move(m));
+  MachineInfo machine = this_machine(o.backend, world.size(), hosts, o.quick);
+  machine.device = suite->device();
+  CalibrationProfile p = fit_profile(machine, std::move(m));
   say("fitted");
   print_profile(out, p);
   write_file_atomic(o.out, profile_yaml(p));

@@ -13,7 +13,7 @@
 namespace dtsim::calib {
 
 struct CalibrateOptions {
-  std::string backend = "cpu";  // cpu; cuda exits with code 3 (see calibrate())
+  std::string backend = "cpu";  // cpu or cuda (one GPU per rank)
   std::string out = "profile.yaml";
   bool quick = false;
 };
@@ -21,23 +21,24 @@ struct CalibrateOptions {
 // What the microbenchmarks measured, before fitting.
 struct Measurements {
   std::map<std::string, std::vector<Sample>> exchange;  // by link class
-  std::vector<Sample> gemm;                             // fp32
+  std::map<std::string, std::vector<Sample>> gemm;      // by dtype (cpu: fp32 only)
   std::vector<Sample> memory;
   std::vector<Sample> collective_buffer;  // dtsim-real's fill and check around a collective
   std::map<std::string, std::vector<Sample>> compression;
   std::vector<CollectiveSample> collectives;
 };
 
-// Fits every quantity (links: up to 3 segments by message size; compute: up to 3 by op size;
-// compression: 1 segment) and predicts each measured collective with the fitted same_host link.
+// Fits every quantity (links: up to 3 segments by message size; compute: up to 3 by op size, per
+// dtype; compression: 1 segment) and predicts each measured collective with the fitted same_host
+// link. The same for both backends.
 CalibrationProfile fit_profile(const MachineInfo& machine, Measurements m);
 
 // This machine as MachineInfo (hostname, /proc/cpuinfo's model name, cores, the time now in UTC).
 MachineInfo this_machine(const std::string& backend, int ranks, int hosts, bool quick);
 
 // Runs on every rank; rank 0 prints the tables to `out` and writes the profile. Returns the exit
-// code. Throws InputError for fewer than 2 ranks, real::BackendUnavailable for --backend cuda
-// (no device here, or the cuda microbenchmarks, which are not written yet).
+// code. Throws InputError for an unknown backend or fewer than 2 ranks, real::BackendUnavailable
+// for --backend cuda without a device per rank or in a dtsim built without CUDA.
 int calibrate(const CalibrateOptions& o, const real::MpiWorld& world, std::ostream& out);
 
 // The profile's tables (links, compute, memory, compression, collectives), as calibrate prints them.

@@ -2,6 +2,8 @@
 // AllReduce like nccl-tests, compression kernels. Sizes double (or grow by 4 to 8 with --quick).
 #include "calibrate/microbench.hpp"
 
+#include "calibrate/bench_util.hpp"
+
 #include <unistd.h>
 
 #include <Eigen/Dense>
@@ -20,18 +22,6 @@
 
 namespace dtsim::calib {
 namespace {
-
-std::vector<double> geometric(double from, double to, double factor) {
-  std::vector<double> out;
-  for (double x = from; x <= to * 1.0001; x *= factor) out.push_back(std::round(x));
-  return out;
-}
-
-double median(std::vector<double> v) {
-  std::sort(v.begin(), v.end());
-  const size_t n = v.size();
-  return n % 2 ? v[n / 2] : 0.5 * (v[n / 2 - 1] + v[n / 2]);
-}
 
 // Times `body` until min_seconds have passed (at least 3 runs, at most max_repeats); the median.
 // `before` runs untimed before each run, but counts against min_seconds.
@@ -52,31 +42,6 @@ double timed(const BenchOptions& o, const std::function<void()>& body, const std
     total += dt;
   }
   return median(times);
-}
-
-std::string my_host() {
-  char name[256] = {};
-  gethostname(name, sizeof(name) - 1);
-  return name;
-}
-
-// Every rank's hostname, on every rank.
-std::vector<std::string> all_hosts(MPI_Comm comm) {
-  int size = 0;
-  MPI_Comm_size(comm, &size);
-  std::string mine = my_host();
-  mine.resize(255, '\0');
-  std::vector<char> all(static_cast<size_t>(size) * 255);
-  MPI_Allgather(mine.data(), 255, MPI_CHAR, all.data(), 255, MPI_CHAR, comm);
-  std::vector<std::string> out;
-  for (int r = 0; r < size; ++r) out.emplace_back(all.data() + static_cast<size_t>(r) * 255);
-  return out;
-}
-
-int comm_rank(MPI_Comm comm) {
-  int r = 0;
-  MPI_Comm_rank(comm, &r);
-  return r;
 }
 
 // Streams through a buffer twice the last-level cache (64 MiB if unknown), so that what a
@@ -168,13 +133,8 @@ std::vector<Sample> bench_collective_buffer(const BenchOptions& o, MPI_Comm comm
 }
 
 std::map<std::string, std::vector<Sample>> bench_exchange(const BenchOptions& o, MPI_Comm comm) {
-  const std::vector<std::string> hosts = all_hosts(comm);
+  const std::map<std::string, int> partner = link_partners(comm);
   const int me = comm_rank(comm);
-  std::map<std::string, int> partner;
-  for (int r = 1; r < static_cast<int>(hosts.size()); ++r) {
-    const char* cls = hosts[r] == hosts[0] ? kSameHost : kCrossHost;
-    partner.try_emplace(cls, r);
-  }
   const std::vector<double> sizes = o.quick ? geometric(8, 4 << 20, 8) : geometric(8, 16 << 20, 2);
   std::vector<float> buf(static_cast<size_t>(sizes.back() / sizeof(float)) + 1, 1.0f);
   std::vector<float> back(buf.size(), 0.0f);
@@ -266,9 +226,9 @@ std::vector<CollectiveSample> bench_collectives(const BenchOptions& o, MPI_Comm 
     double t = median(times);
     MPI_Allreduce(MPI_IN_PLACE, &t, 1, MPI_DOUBLE, MPI_MAX, comm);
     const double algbw = bytes / t;
-    const double bus = (kind == CollectiveKind::AllReduce ? 2.0 : 1.0) * (size - 1) / size;
-    out.push_back(CollectiveSample{std::string(collective_name(kind)), "ring", size,
-                                   static_cast<double>(elements) * sizeof(float), t, algbw, algbw * bus, 0});
+    const std::string name(collective_name(kind));
+    out.push_back(CollectiveSample{name, "ring", size, static_cast<double>(elements) * sizeof(float), t, algbw,
+                                   algbw * busbw_factor(name, size), 0});
   }
   return me == 0 ? out : std::vector<CollectiveSample>{};
 }

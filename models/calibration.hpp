@@ -72,6 +72,7 @@ struct MachineInfo {
   std::string cpu_model;
   int cores = 0;
   std::string backend;  // "cpu" or "cuda"
+  std::string device;   // cuda: rank 0's GPU ("cuda:0 NVIDIA H100 80GB HBM3"); empty on cpu
   std::string when;     // ISO 8601, UTC
   int ranks = 0;        // MPI ranks the measurements ran on
   int hosts = 0;

@@ -117,6 +117,7 @@ void read_machine(const Reader& rd, const YAML::Node& root, MachineInfo& m) {
   if (m.backend != "cpu" && m.backend != "cuda") {
     rd.fail(n["backend"], "machine.backend", fmt::format("'{}' is not a backend (valid: cpu, cuda)", m.backend));
   }
+  if (n["device"]) m.device = rd.text(n, "device", "machine.device");
   m.when = rd.text(n, "when", "machine.when");
   m.ranks = static_cast<int>(rd.number(n, "ranks", "machine.ranks", 0, true));
   m.hosts = static_cast<int>(rd.number(n, "hosts", "machine.hosts", 0, true));

@@ -2,42 +2,20 @@
 // events back as op records.
 #include "real/cuda/cuda_executor.hpp"
 #include "real/cuda/cuda_check.hpp"
+#include "real/cuda/device_select.hpp"
 
 #include <algorithm>
 #include <chrono>
-
-#include <fmt/format.h>
 
 #include "models/error.hpp"
 #include "real/values.hpp"
 
 namespace dtsim::real::cuda {
+
 CudaExecutor::CudaExecutor(int rank, const RealOptions& options) : rank_(rank), options_(options) {
-  MPI_Comm node;
-  MPI_Comm_split_type(MPI_COMM_WORLD, MPI_COMM_TYPE_SHARED, rank, MPI_INFO_NULL, &node);
-  int local = 0, on_host = 1;
-  MPI_Comm_rank(node, &local);
-  MPI_Comm_size(node, &on_host);
-  MPI_Comm_free(&node);
-  int count = 0;
-  const cudaError_t rc = cudaGetDeviceCount(&count);
-  if (rc != cudaSuccess || count == 0) {
-    throw BackendUnavailable(
-        fmt::format("no CUDA device on this host ({}); the cuda backend needs one GPU per rank, "
-                    "--backend cpu runs without one",
-                    rc != cudaSuccess ? cudaGetErrorString(rc) : "0 devices"));
-  }
-  if (on_host > count) {  // NCCL refuses two ranks of a communicator on one device
-    throw BackendUnavailable(
-        fmt::format("{} ranks on this host but {} CUDA device(s); the cuda backend needs one "
-                    "GPU per rank (start at most {} ranks per host)",
-                    on_host, count, count));
-  }
-  device_ = local;
-  check_cuda(cudaSetDevice(device_), "cudaSetDevice");
-  cudaDeviceProp prop{};
-  check_cuda(cudaGetDeviceProperties(&prop, device_), "cudaGetDeviceProperties");
-  device_name_ = fmt::format("cuda:{} {}", device_, prop.name);
+  const SelectedDevice d = select_device(MPI_COMM_WORLD);
+  device_ = d.index;
+  device_name_ = d.name;
 }
 
 CudaExecutor::~CudaExecutor() {

@@ -2,45 +2,16 @@
 // the server's aggregation and the SGD step, each between its two timing events.
 #include <algorithm>
 
-#include <fmt/format.h>
-
-#include "models/error.hpp"
 #include "real/cuda/cuda_check.hpp"
 #include "real/cuda/cuda_executor.hpp"
-#include "real/gemm.hpp"
+#include "real/cuda/cuda_gemm.hpp"
 #include "real/values.hpp"
 
 namespace dtsim::real::cuda {
-namespace {
-
-cudaDataType_t data_type(Dtype d) {
-  switch (d) {
-    case Dtype::Fp16: return CUDA_R_16F;
-    case Dtype::Bf16: return CUDA_R_16BF;
-    default: return CUDA_R_32F;
-  }
-}
-
-}  // namespace
 
 void CudaExecutor::enqueue_compute(double flops, Dtype dtype, cudaStream_t stream) {
   cublasSetStream(cublas_, stream);
-  const cudaDataType_t type = data_type(dtype);
-  // fp32 accumulation throughout; tf32 lets cuBLAS use tensor cores on fp32 inputs.
-  const cublasComputeType_t compute = dtype == Dtype::Tf32 ? CUBLAS_COMPUTE_32F_FAST_TF32 : CUBLAS_COMPUTE_32F;
-  const float one = 1.0f, zero = 0.0f;
-  const std::vector<GemmShape> shapes = gemm_shapes(flops, options_.max_gemm_dim);
-  for (const GemmShape& g : shapes) {
-    for (std::int64_t i = 0; i < g.repeat; ++i) {
-      const cublasStatus_t rc = cublasGemmEx(cublas_, CUBLAS_OP_N, CUBLAS_OP_N, static_cast<int>(g.m),
-                                             static_cast<int>(g.n), static_cast<int>(g.k), &one, gemm_a_, type,
-                                             static_cast<int>(g.m), gemm_b_, type, static_cast<int>(g.k), &zero,
-                                             gemm_c_, type, static_cast<int>(g.m), compute, CUBLAS_GEMM_DEFAULT);
-      if (rc != CUBLAS_STATUS_SUCCESS)
-        throw RuntimeError(fmt::format("cublasGemmEx failed ({})", static_cast<int>(rc)));
-    }
-  }
-  flops_executed_ += gemm_flops(shapes);
+  flops_executed_ += enqueue_gemms(cublas_, flops, dtype, options_.max_gemm_dim, gemm_a_, gemm_b_, gemm_c_);
 }
 
 void CudaExecutor::enqueue(int k, const Op& op, cudaStream_t stream) {

@@ -57,7 +57,7 @@ TEST_CASE("the hand-made profile loads with its segments", "[profile]") {
 TEST_CASE("a written profile loads back with the same fits, samples and residuals", "[profile]") {
   calib::Measurements m;
   for (double s = 8; s <= 1 << 22; s *= 4) m.exchange[kSameHost].push_back(Sample{s, 3e-6 + s / 2e9});
-  for (double f = 1e4; f <= 1e9; f *= 10) m.gemm.push_back(Sample{f, 1e-6 + f / 3e10});
+  for (double f = 1e4; f <= 1e9; f *= 10) m.gemm["fp32"].push_back(Sample{f, 1e-6 + f / 3e10});
   m.memory = {Sample{1 << 20, 2e-4}, Sample{1 << 24, 2e-3}};
   m.compression["topk"] = {Sample{1 << 16, 1e-4}, Sample{1 << 20, 1.5e-3}, Sample{1 << 22, 6e-3}};
   m.collectives.push_back(CollectiveSample{"allreduce", "ring", 2, 1 << 20, 1e-3, 1e9, 1e9, 0});

@@ -1,0 +1,72 @@
+// Helpers every backend's microbenchmarks share: the sizes they sweep, medians, and the partner
+// of rank 0 per link class (found from the ranks' hostnames).
+#pragma once
+
+#include <unistd.h>
+
+#include <mpi.h>
+
+#include <algorithm>
+#include <cmath>
+#include <map>
+#include <string>
+#include <vector>
+
+#include "models/calibration.hpp"
+
+namespace dtsim::calib {
+
+// from, from * factor, ... up to `to` (rounded to integers).
+inline std::vector<double> geometric(double from, double to, double factor) {
+  std::vector<double> out;
+  for (double x = from; x <= to * 1.0001; x *= factor) out.push_back(std::round(x));
+  return out;
+}
+
+inline double median(std::vector<double> v) {
+  std::sort(v.begin(), v.end());
+  const size_t n = v.size();
+  return n % 2 ? v[n / 2] : 0.5 * (v[n / 2 - 1] + v[n / 2]);
+}
+
+inline int comm_rank(MPI_Comm comm) {
+  int r = 0;
+  MPI_Comm_rank(comm, &r);
+  return r;
+}
+
+inline int comm_size(MPI_Comm comm) {
+  int s = 1;
+  MPI_Comm_size(comm, &s);
+  return s;
+}
+
+// Every rank's hostname, on every rank (collective).
+inline std::vector<std::string> all_hosts(MPI_Comm comm) {
+  char name[256] = {};
+  gethostname(name, sizeof(name) - 1);
+  std::vector<char> all(static_cast<size_t>(comm_size(comm)) * 256);
+  MPI_Allgather(name, 256, MPI_CHAR, all.data(), 256, MPI_CHAR, comm);
+  std::vector<std::string> out;
+  for (size_t r = 0; r < all.size() / 256; ++r) out.emplace_back(all.data() + r * 256);
+  return out;
+}
+
+// Rank 0's partner per link class (same_host: the first other rank on its host; cross_host: the
+// first rank on another host); classes without one are absent. Collective.
+inline std::map<std::string, int> link_partners(MPI_Comm comm) {
+  const std::vector<std::string> hosts = all_hosts(comm);
+  std::map<std::string, int> partner;
+  for (int r = 1; r < static_cast<int>(hosts.size()); ++r) {
+    partner.try_emplace(hosts[r] == hosts[0] ? kSameHost : kCrossHost, r);
+  }
+  return partner;
+}
+
+// nccl-tests' bus bandwidth factor: 2 (n - 1) / n for AllReduce, (n - 1) / n for ReduceScatter
+// and AllGather (S the whole buffer).
+inline double busbw_factor(const std::string& kind, int ranks) {
+  return (kind == "allreduce" ? 2.0 : 1.0) * (ranks - 1) / ranks;
+}
+
+}  // namespace dtsim::calib

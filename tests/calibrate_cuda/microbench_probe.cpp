@@ -1,0 +1,138 @@
+// Runs the cuda microbenchmarks of `dtsim calibrate --backend cuda` in --quick mode (under mpirun,
+// one GPU per rank; one rank is enough) and checks what they measured: positive times, GEMM
+// throughput growing with op size then holding (no collapse at the largest ops), memory
+// bandwidth growing with size, nccl-tests' busbw formula, the compression kernels by the cpu
+// path's names, and the profile fitted from them read back by load_profile(path, "cuda").
+// Prints "<n> checks, <f> failed" on rank 0; exit 0, 1 on a failure, 3 without a device (with
+// the reason on one line).
+#include <mpi.h>
+
+#include <cmath>
+#include <cstdio>
+#include <fstream>
+#include <string>
+
+#include "calibrate/bench_suite.hpp"
+#include "calibrate/bench_util.hpp"
+#include "calibrate/calibrate.hpp"
+#include "calibrate/fit.hpp"
+#include "real/executor.hpp"
+
+using namespace dtsim;
+using namespace dtsim::calib;
+
+namespace {
+
+int checks = 0, failed = 0;
+
+void expect(bool ok, const std::string& what) {
+  ++checks;
+  if (!ok) {
+    ++failed;
+    std::printf("FAILED: %s\n", what.c_str());
+  }
+}
+
+bool near(double a, double b) { return std::abs(a - b) <= 1e-4 * std::abs(b); }
+
+void check_curve(const std::string& name, const std::vector<Sample>& s, size_t at_least) {
+  expect(s.size() >= at_least, name + ": enough sizes");
+  for (size_t i = 0; i < s.size(); ++i) {
+    expect(s[i].seconds > 0 && std::isfinite(s[i].seconds), name + ": a positive time");
+    if (i > 0) expect(s[i].x > s[i - 1].x, name + ": sizes increase");
+  }
+}
+
+// Throughput x / t: higher at the largest sizes than at the smallest, and the largest size
+// within a factor 2 of the best (the device saturates rather than collapses).
+void check_saturates(const std::string& name, const std::vector<Sample>& s) {
+  if (s.size() < 3) return;
+  double best = 0;
+  for (const Sample& p : s) best = std::max(best, p.x / p.seconds);
+  const double first = s.front().x / s.front().seconds, last = s.back().x / s.back().seconds;
+  expect(last > first, name + ": throughput grows with size");
+  expect(last >= 0.5 * best, name + ": throughput holds at the largest size");
+}
+
+void check_measurements(const Measurements& m, int ranks) {
+  for (const char* dtype : {"fp32", "tf32", "fp16", "bf16"}) {
+    const auto it = m.gemm.find(dtype);
+    expect(it != m.gemm.end(), std::string("gemm: a curve for ") + dtype);
+    if (it == m.gemm.end()) continue;
+    check_curve(std::string("gemm ") + dtype, it->second, 5);
+    check_saturates(std::string("gemm ") + dtype, it->second);
+  }
+  check_curve("memory", m.memory, 4);
+  check_saturates("memory", m.memory);
+  check_curve("collective_buffer", m.collective_buffer, 4);
+  for (const char* kernel : {"topk", "int8", "sign", "fp16", "bf16"}) {
+    const auto it = m.compression.find(kernel);
+    expect(it != m.compression.end(), std::string("compression: ") + kernel);
+    if (it != m.compression.end()) check_curve(std::string("compression ") + kernel, it->second, 3);
+  }
+  expect(m.collectives.size() >= 5, "collectives: measured");
+  for (const CollectiveSample& c : m.collectives) {
+    expect(c.seconds > 0 && c.ranks == ranks, c.kind + ": a positive time on every rank");
+    expect(near(c.algbw, c.bytes / c.seconds), c.kind + ": algbw = S / t");
+    expect(near(c.busbw, c.algbw * busbw_factor(c.kind, ranks)) || (ranks == 1 && c.busbw == 0),
+           c.kind + ": busbw = algbw times the kind's factor");
+  }
+  if (ranks > 1) expect(m.exchange.count(kSameHost) || m.exchange.count(kCrossHost), "exchange: a link class");
+}
+
+void check_round_trip(const CalibrationProfile& p, const std::string& path) {
+  std::ofstream(path) << profile_yaml(p);
+  const auto q = load_profile(path, "cuda");
+  expect(q->machine.backend == "cuda" && q->machine.device == p.machine.device, "profile: backend and device");
+  for (const auto& [dtype, c] : p.compute) {
+    const auto it = q->compute.find(dtype);
+    expect(it != q->compute.end() && it->second.fit.segments.size() == c.fit.segments.size(),
+           "profile: compute " + dtype + " read back");
+    if (it == q->compute.end()) continue;
+    for (double f : {1e5, 1e7, 1e9}) expect(near(it->second.fit.time(f), c.fit.time(f)), "profile: compute " + dtype);
+    const double e = efficiency(c.fit, 1e9);
+    expect(e > 0 && e <= 1, "compute " + dtype + ": efficiency in (0, 1]");
+  }
+  expect(q->compression.size() == p.compression.size(), "profile: compression kernels read back");
+  expect(q->memory.count("sgd_step") && q->memory.count(kCollectiveBuffer), "profile: memory curves read back");
+  expect(q->collectives.size() == p.collectives.size(), "profile: collectives read back");
+}
+
+}  // namespace
+
+int main(int argc, char** argv) {
+  MPI_Init(&argc, &argv);
+  const int rank = comm_rank(MPI_COMM_WORLD), size = comm_size(MPI_COMM_WORLD);
+  int code = 0;
+  try {
+    const std::unique_ptr<BenchSuite> suite = make_cuda_bench(MPI_COMM_WORLD);
+    const BenchOptions o{true, 0.002, 50};
+    Measurements m;
+    m.gemm = suite->gemm(o);
+    m.memory = suite->memory(o);
+    m.collective_buffer = suite->collective_buffer(o);
+    m.exchange = suite->exchange(o);
+    m.collectives = suite->collectives(o);
+    m.compression = suite->compression(o);
+    const int hosts = count_hosts(MPI_COMM_WORLD);
+    if (rank == 0) {
+      check_measurements(m, size);
+      MachineInfo machine = this_machine("cuda", size, hosts, true);
+      machine.device = suite->device();
+      // One rank measures no link and the reader needs one: the round trip then carries a
+      // stand-in (2 us + S / 10 GB/s), which the checks do not look at.
+      if (m.exchange.empty()) m.exchange[kSameHost] = {Sample{8, 2e-6}, Sample{1e6, 1.02e-4}, Sample{1e7, 1.002e-3}};
+      check_round_trip(fit_profile(machine, m), argc > 1 ? argv[1] : "cuda_profile.yaml");
+      std::printf("%d checks, %d failed\n", checks, failed);
+      code = failed ? 1 : 0;
+    }
+  } catch (const real::BackendUnavailable& e) {
+    if (rank == 0) std::printf("%s\n", e.what());
+    code = 3;
+  } catch (const std::exception& e) {
+    std::printf("rank %d: error: %s\n", rank, e.what());
+    code = 1;
+  }
+  MPI_Finalize();
+  return code;
+}
