@@ -139,11 +139,24 @@ def main():
     p()
     p("What is left:")
     p()
-    p("- **Other processes on the cores.** On this 2-core machine the suite ran beside other builds (the load "
-      "averages above). With 2 ranks on 2 cores any other process takes a core from a rank; shared-memory "
-      "transfers of 2 MB and more need both ranks scheduled, and were bimodal under load: a 4 MB AllReduce on "
-      "2 ranks took 0.4 to 0.9 ms in some calibrations and 2.4 to 6 ms in others, 0.6 to 1.0 ms in runs. One "
-      "slow calibration shifts every large-bucket prediction of its rank count (the `allreduce` rows).")
+    p("- **The machine's own noise.** This is a 2-vCPU VM on a shared host, and the host's load moves the "
+      "measurements more than the simulator's remaining error (measured on 2026-11-22 with no other process of "
+      "ours running, every builder frozen): one 512x512 GEMM loop pinned to one core ran at 100 to 165 GFLOP/s "
+      "from one second to the next; the same 4 MB AllReduce on 2 ranks in `dtsim calibrate` took 481, 500, 510, "
+      "534, 589, 631, 747, 781, 881 and 1054 us in calibrations minutes apart; `dtsim validate` of "
+      "`ring_2_16MB` with one profile measured 11.2, 12.4 and 15.5 ms per iteration in three runs in a row. "
+      "That is why `dtsim validate` now runs the real side 3 times (`--repeats`), takes the median and shows "
+      "the spread, and why the suite calibrates each rank count right before its scenarios. A 5 %% target needs "
+      "a machine whose runs repeat within a few per cent: check the *spread* column first.")
+    p("- **Large transfers in runs against calibration.** In `ring_2_16MB` the 4 MB AllReduces take 1.5 to 1.9x "
+      "their calibrated time even after the last rank entered, in every repeat; this is the largest systematic "
+      "error left. Hypotheses tried on 2026-11-22, none conclusive because each A/B difference stayed inside "
+      "the noise above: calibrating the collectives on a thread of their own, as dtsim-real's comm stream runs "
+      "them (499 and 1054 us against 534 and 881 us, alternating); rotating 4 buffers as a run's buckets walk "
+      "16 MB of gradients (790 and 955 us against 782 and 747 us); Open MPI's shared-memory single copy off "
+      "(`--mca btl_vader_single_copy_mechanism none`: calibration 354 us, runs 496 us after the last rank "
+      "entered); and, for the ranks-beyond-cores scenarios, never yield-polling when ranks outnumber cores "
+      "(`ps_2w2s_4MB` 9.98 and 9.00 ms against 9.38 and 7.60 ms).")
     p("- **Point-to-point against collectives.** The `same_host` link is fitted to ring AllReduce rounds with "
       "every rank in the ring; with 4 ranks on 2 cores those rounds moved 2 MB in 3.3 ms while a pair "
       "exchanging moved it in 0.2 ms, so the parameter-server pushes and pulls now take a `same_host_p2p` link "
