@@ -1,5 +1,6 @@
 // The cpu microbenchmarks: GEMM throughput, memory copies, exchanges per link class, ring
-// AllReduce like nccl-tests, compression kernels. Sizes double (or grow by 4 to 8 with --quick).
+// AllReduce like nccl-tests, compression kernels (dtsim-real's codecs). Sizes double (or grow by
+// 4 to 8 with --quick).
 #include "calibrate/microbench.hpp"
 
 #include "calibrate/bench_util.hpp"
@@ -15,6 +16,7 @@
 #include <set>
 
 #include "models/error.hpp"
+#include "real/codec.hpp"
 #include "real/cpu/collectives.hpp"
 #include "real/gemm.hpp"
 #include "real/mpi_world.hpp"
@@ -237,29 +239,17 @@ std::map<std::string, std::vector<Sample>> bench_compression(const BenchOptions&
   std::map<std::string, std::vector<Sample>> out;
   if (comm_rank(comm) == 0) {
     for (double bytes : o.quick ? geometric(64 << 10, 4 << 20, 4) : geometric(64 << 10, 64 << 20, 4)) {
-      const auto n = static_cast<size_t>(bytes / sizeof(float));
-      std::vector<float> g(n);
-      for (size_t i = 0; i < n; ++i) g[i] = static_cast<float>((i * 2654435761u) % 1000) - 500.0f;
-      std::vector<float> work(n);
-      std::vector<std::int8_t> q(n);
-      std::vector<std::uint8_t> bits(n / 8 + 1);
-      out["topk"].push_back(Sample{bytes, timed(o, [&] {
-                                     for (size_t i = 0; i < n; ++i) work[i] = std::abs(g[i]);
-                                     std::nth_element(work.begin(), work.begin() + static_cast<long>(n / 100),
-                                                      work.end(), std::greater<float>());
-                                   })});
-      out["int8"].push_back(Sample{bytes, timed(o, [&] {
-                                     float most = 0;
-                                     for (float v : g) most = std::max(most, std::abs(v));
-                                     const float scale = most > 0 ? 127.0f / most : 0.0f;
-                                     for (size_t i = 0; i < n; ++i)
-                                       q[i] = static_cast<std::int8_t>(std::lround(g[i] * scale));
-                                   })});
-      out["sign"].push_back(Sample{bytes, timed(o, [&] {
-                                     std::fill(bits.begin(), bits.end(), 0);
-                                     for (size_t i = 0; i < n; ++i)
-                                       bits[i / 8] |= static_cast<std::uint8_t>((g[i] > 0) << (i % 8));
-                                   })});
+      const auto n = static_cast<std::int64_t>(bytes / sizeof(float));
+      std::vector<float> g(static_cast<size_t>(n));
+      for (size_t i = 0; i < g.size(); ++i) g[i] = static_cast<float>((i * 2654435761u) % 1000) - 500.0f;
+      for (const char* kernel : kCompressionKernels) {
+        CompressionSpec spec;  // top-k and random-k: 1 %
+        spec.method = kernel;
+        spec.error_feedback = false;  // costed apart, by the memory curve
+        real::Codec codec(spec, n, 1, 0, 1);
+        int iteration = 0;
+        out[kernel].push_back(Sample{bytes, timed(o, [&] { codec.compress(g, iteration++); })});
+      }
     }
   }
   MPI_Barrier(comm);

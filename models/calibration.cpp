@@ -44,6 +44,14 @@ double CalibrationProfile::collective_buffer_time(double bytes) const {
   return it != memory.end() && bytes > 0 ? it->second.fit.time(bytes) : 0.0;
 }
 
+std::optional<double> CalibrationProfile::codec_time(std::string_view kernel, double kernel_bytes,
+                                                     double feedback_bytes) const {
+  if (kernel.empty()) return std::nullopt;
+  const auto it = compression.find(std::string(kernel));
+  if (it == compression.end()) return std::nullopt;
+  return it->second.fit.time(kernel_bytes) + memory_time(feedback_bytes);
+}
+
 double CalibrationProfile::streaming_op_time(Dtype d, double flops, double mem_bytes) const {
   return std::max(flops > 0 ? compute_curve(d).fit.time(flops) : 0.0, memory_time(mem_bytes));
 }

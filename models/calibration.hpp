@@ -6,9 +6,12 @@
 // device and cluster zoo figures.
 #pragma once
 
+#include <array>
 #include <map>
 #include <memory>
+#include <optional>
 #include <string>
+#include <string_view>
 #include <vector>
 
 #include "models/dtype.hpp"
@@ -107,7 +110,8 @@ struct CalibrationProfile {
   // Whether a worker's compute ops are bounded by their mem_bytes too (roofline). False for the
   // cpu backend, whose ops run their FLOPs as GEMMs without replaying memory traffic (docs/real.md).
   bool memory_roofline = false;
-  std::map<std::string, FittedCurve> compression;  // by kernel ("topk", ...); x = gradient bytes
+  // Compression kernels by name (kCompressionKernels); x = gradient bytes (fp32) compressed.
+  std::map<std::string, FittedCurve> compression;
   std::vector<CollectiveSample> collectives;
   // Two-way exchanges by link class (x = bytes each way), as measured; cross_host links are
   // fitted to them, same_host links to the rounds of the measured ring AllReduces when there are.
@@ -126,7 +130,17 @@ struct CalibrationProfile {
   // A rank's work outside a collective of `bytes` (filling the input, checking the output): the
   // collective_buffer curve; 0 without it (profiles from before it was measured).
   double collective_buffer_time(double bytes) const;
+  // A compress or decompress step by a measured kernel (ComputeOp's codec fields): the kernel's curve
+  // at `kernel_bytes` plus error feedback's `feedback_bytes` at memory_time; nullopt when the profile
+  // did not measure the kernel ("" included), so the step keeps the model's cost.
+  std::optional<double> codec_time(std::string_view kernel, double kernel_bytes, double feedback_bytes) const;
 };
+
+// The compression kernels `dtsim calibrate` measures (calibrate/microbench.cpp: each method's compress
+// as dtsim-real runs it), which a profile's fitted.compression may hold; a compressor names its kernel
+// by Compressor::calibration_kernel() (PowerSGD has none: its steps are GEMMs, on the compute curve).
+inline constexpr std::array<const char*, 7> kCompressionKernels{"topk", "randomk", "int8", "qsgd",
+                                                                "sign", "fp16",    "bf16"};
 
 // Loads and checks a profile. Throws InputError with file:line:col, the key and what is valid
 // when the file is missing, is not YAML, lacks a key, holds a bad value, or was measured on

@@ -206,7 +206,8 @@ std::shared_ptr<const CalibrationProfile> load_profile(const std::string& path, 
   if (!p->compute.count("fp32")) rd.fail(root["fitted"]["compute"], "fitted.compute", "needs an fp32 curve");
   const YAML::Node fitted = root["fitted"];
   if (fitted["compression"]) {
-    read_curves(rd, root, "compression", "compression", "min_bytes", "fixed_s", "rate_Bps", {}, p->compression);
+    read_curves(rd, root, "compression", "compression", "min_bytes", "fixed_s", "rate_Bps",
+                {kCompressionKernels.begin(), kCompressionKernels.end()}, p->compression);
   }
   if (fitted["memory"]) {
     read_curves(rd, root, "memory", "memory", "min_bytes", "fixed_s", "rate_Bps", {"sgd_step", kCollectiveBuffer},

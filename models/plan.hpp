@@ -26,6 +26,11 @@ struct ComputeOp {
   double flops = 0;
   double mem_bytes = 0;  // bytes read and written (roofline)
   Dtype dtype = Dtype::Fp32;
+  // A compressor's compress or decompress step (Phase::Compression): with a calibration profile that
+  // measured the job's method, timed by the kernel's curve instead (CodecTiming in compressor.hpp).
+  CodecStage codec = CodecStage::None;
+  double kernel_bytes = 0;
+  double feedback_bytes = 0;
 };
 struct CollectiveOp {
   CollectiveKind kind = CollectiveKind::AllReduce;

@@ -11,9 +11,7 @@
 
 namespace dtsim {
 
-Tensor gradient_tensor(const JobSpec& job, double params) {
-  return Tensor{params, dtype_bytes(job.model.grad_dtype)};
-}
+Tensor gradient_tensor(const JobSpec& job, double params) { return Tensor{params, dtype_bytes(job.model.grad_dtype)}; }
 
 bool compresses(const JobSpec& job, double params) {
   const CompressionSpec& spec = job.compression;
@@ -23,9 +21,11 @@ bool compresses(const JobSpec& job, double params) {
   return find_compressor(spec.method).compresses(t, spec);
 }
 
-Op codec_op(RankProgram& r, std::string label, Stream stream, std::vector<int> deps, const CodecWork& work) {
-  return new_op(r, std::move(label), stream, Phase::Compression, std::move(deps),
-                ComputeOp{work.flops, work.mem_bytes, Dtype::Fp32});
+Op codec_op(RankProgram& r, std::string label, Stream stream, std::vector<int> deps, const CodecWork& work,
+            const CodecTiming& timing) {
+  return new_op(
+      r, std::move(label), stream, Phase::Compression, std::move(deps),
+      ComputeOp{work.flops, work.mem_bytes, Dtype::Fp32, timing.stage, timing.kernel_bytes, timing.feedback_bytes});
 }
 
 int add_gradient_exchange(RankProgram& r, const JobSpec& job, const GradientUnit& unit, ExchangeContext& ctx) {
@@ -37,13 +37,16 @@ int add_gradient_exchange(RankProgram& r, const JobSpec& job, const GradientUnit
     return r.ops.back().id;
   }
   int prev = unit.ready;
-  for (const CodecStep& step : find_compressor(job.compression.method).steps(t, job.compression, ctx.workers)) {
+  const Compressor& c = find_compressor(job.compression.method);
+  for (const CodecStep& step : c.steps(t, job.compression, ctx.workers)) {
     const std::string label = fmt::format("{} {}", step.label, unit.name);
     if (step.collective) {
       const CollectiveAlgorithm* algo = step.kind == CollectiveKind::AllGather ? ctx.gather : ctx.reduce;
-      r.ops.push_back(comm_op(r, label, Stream::Comm, {prev}, CollectiveOp{step.kind, step.bytes, ctx.group, algo, ctx.seq++}));
+      r.ops.push_back(
+          comm_op(r, label, Stream::Comm, {prev}, CollectiveOp{step.kind, step.bytes, ctx.group, algo, ctx.seq++}));
     } else {
-      r.ops.push_back(codec_op(r, label, Stream::Comm, {prev}, step.work));
+      r.ops.push_back(codec_op(r, label, Stream::Comm, {prev}, step.work,
+                               codec_timing(c, t, job.compression, step.stage, step.contributions)));
     }
     prev = r.ops.back().id;
   }

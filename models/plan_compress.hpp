@@ -13,7 +13,7 @@ namespace dtsim {
 struct GradientUnit {
   std::string name;  // "bucket 3", "layer fc1"
   double params = 0;
-  int ready = -1;    // the op whose end makes its gradient ready
+  int ready = -1;  // the op whose end makes its gradient ready
 };
 
 // Collectives of the exchange: the job's algorithm, and the one that AllGathers sparse payloads
@@ -35,7 +35,9 @@ Tensor gradient_tensor(const JobSpec& job, double params);
 // AllReduce); returns the id of its last op.
 int add_gradient_exchange(RankProgram& r, const JobSpec& job, const GradientUnit& unit, ExchangeContext& ctx);
 
-// A compute op of the Compression phase on `stream`.
-Op codec_op(RankProgram& r, std::string label, Stream stream, std::vector<int> deps, const CodecWork& work);
+// A compute op of the Compression phase on `stream`: the model's `work`, and how a calibration
+// profile times it when it measured the method's kernel.
+Op codec_op(RankProgram& r, std::string label, Stream stream, std::vector<int> deps, const CodecWork& work,
+            const CodecTiming& timing = {});
 
 }  // namespace dtsim

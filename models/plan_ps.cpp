@@ -14,7 +14,8 @@ namespace dtsim {
 namespace {
 
 Placement server_placement(const Scenario& s, const JobSpec& job, int shard, Plan& plan) {
-  if (s.cluster.server_placement == ServerPlacement::Dedicated) return Placement{s.cluster.nodes + plan.server_nodes++, 0};
+  if (s.cluster.server_placement == ServerPlacement::Dedicated)
+    return Placement{s.cluster.nodes + plan.server_nodes++, 0};
   const int n = job.node_count(s.cluster);
   return Placement{job.placement.first_node + shard % n, s.cluster.devices_per_node + shard / n};
 }
@@ -36,10 +37,10 @@ std::vector<int> decompressed(RankProgram& server, const JobSpec& job, double pa
                               std::vector<int> recvs) {
   if (!compresses(job, params)) return recvs;
   const Compressor& c = find_compressor(job.compression.method);
-  const CodecWork work = scaled(c.decompress(gradient_tensor(job, params), job.compression, contributions),
-                                job.compression.cost_scale);
-  server.ops.push_back(
-      codec_op(server, fmt::format("decompress {}", c.name()), Stream::Compute, std::move(recvs), work));
+  const Tensor t = gradient_tensor(job, params);
+  const CodecWork work = scaled(c.decompress(t, job.compression, contributions), job.compression.cost_scale);
+  server.ops.push_back(codec_op(server, fmt::format("decompress {}", c.name()), Stream::Compute, std::move(recvs), work,
+                                codec_timing(c, t, job.compression, CodecStage::Decompress, contributions)));
   return {server.ops.back().id};
 }
 
@@ -51,7 +52,8 @@ RankProgram bsp_server(const JobSpec& job, const JobPlan& jp, int shard, double 
   RankProgram server;
   std::vector<int> recvs;
   for (int w : jp.workers) {
-    Op op = comm_op(server, fmt::format("recv grads r{}", w), Stream::Posted, {}, RecvOp{w, push_bytes(job, params), shard});
+    Op op = comm_op(server, fmt::format("recv grads r{}", w), Stream::Posted, {},
+                    RecvOp{w, push_bytes(job, params), shard});
     recvs.push_back(op.id);
     server.ops.push_back(std::move(op));
   }
@@ -60,11 +62,11 @@ RankProgram bsp_server(const JobSpec& job, const JobPlan& jp, int shard, double 
   server.ops.push_back(compute_op(server, "aggregate", Phase::Aggregate, recvs,
                                   ComputeOp{(workers - 1) * params, (workers + 1) * params * 4.0, Dtype::Fp32}));
   const int update = static_cast<int>(server.ops.size());
-  server.ops.push_back(compute_op(server, "optimizer step", Phase::Optimizer, {update - 1},
-                                  make_update(params, job.model.optimizer)));
+  server.ops.push_back(
+      compute_op(server, "optimizer step", Phase::Optimizer, {update - 1}, make_update(params, job.model.optimizer)));
   for (int w : jp.workers) {
-    server.ops.push_back(comm_op(server, fmt::format("send params r{}", w), Stream::Posted, {update},
-                                 SendOp{w, bytes, shards + shard}));
+    server.ops.push_back(
+        comm_op(server, fmt::format("send params r{}", w), Stream::Posted, {update}, SendOp{w, bytes, shards + shard}));
   }
   return server;
 }
@@ -95,8 +97,7 @@ std::vector<std::vector<double>> shard_params(const Workload& w, int shards, PsS
     std::vector<double> load(shards, 0.0);
     std::vector<int> order(layers);
     std::iota(order.begin(), order.end(), 0);
-    std::stable_sort(order.begin(), order.end(),
-                     [&](int a, int b) { return w.layers[a].params > w.layers[b].params; });
+    std::stable_sort(order.begin(), order.end(), [&](int a, int b) { return w.layers[a].params > w.layers[b].params; });
     for (int l : order) {
       const int j = static_cast<int>(std::min_element(load.begin(), load.end()) - load.begin());
       out[j][l] = w.layers[l].params;
@@ -147,9 +148,10 @@ void compile_parameter_server(const Scenario& s, const JobSpec& job, int job_ind
       if (compresses(job, params)) {
         // Compressed on the comm stream (in shard order), pushed when done.
         const Compressor& c = find_compressor(job.compression.method);
-        const CodecWork work = scaled(c.compress(gradient_tensor(job, params), job.compression),
-                                      job.compression.cost_scale);
-        r.ops.push_back(codec_op(r, fmt::format("compress {} shard {}", c.name(), j), Stream::Comm, {ready}, work));
+        const Tensor t = gradient_tensor(job, params);
+        const CodecWork work = scaled(c.compress(t, job.compression), job.compression.cost_scale);
+        r.ops.push_back(codec_op(r, fmt::format("compress {} shard {}", c.name(), j), Stream::Comm, {ready}, work,
+                                 codec_timing(c, t, job.compression, CodecStage::Compress, 1)));
         ready = r.ops.back().id;
       }
       // Posted: a worker pushes to every shard at once, as ps-lite and BytePS do.

@@ -9,6 +9,7 @@ class Cast final : public Compressor {
  public:
   explicit Cast(std::string_view name) : name_(name) {}
   std::string_view name() const override { return name_; }
+  std::string_view calibration_kernel() const override { return name_; }
   Exchange exchange() const override { return Exchange::AllReduce; }
   double payload_bytes(const Tensor& t, const CompressionSpec&) const override { return 2 * t.n; }
   // One conversion per element: read the gradient, write 2 bytes. No error feedback (as DDP's hooks).

@@ -16,13 +16,13 @@ enum class CompressionGranularity { Bucket, Layer };
 
 struct CompressionSpec {
   std::string method = "none";
-  int levels = 127;        // QSGD: s quantisation levels
-  double ratio = 0.01;     // top-k and random-k: k = ceil(ratio * n)
+  int levels = 127;     // QSGD: s quantisation levels
+  double ratio = 0.01;  // top-k and random-k: k = ceil(ratio * n)
   bool error_feedback = true;
-  int rank = 4;            // PowerSGD: r
-  double min_size = 0;     // bytes: smaller buckets (or layers) go uncompressed
+  int rank = 4;         // PowerSGD: r
+  double min_size = 0;  // bytes: smaller buckets (or layers) go uncompressed
   CompressionGranularity granularity = CompressionGranularity::Bucket;
-  double cost_scale = 1;   // multiplies every compress and decompress cost (0: free compression)
+  double cost_scale = 1;  // multiplies every compress and decompress cost (0: free compression)
 };
 
 // Work of one compress, orthogonalise or decompress step.
@@ -30,6 +30,10 @@ struct CodecWork {
   double flops = 0;
   double mem_bytes = 0;
 };
+
+// Which step of an exchange a compute step is: a calibration profile that measured the method's
+// kernel times compress and decompress steps by it (docs/calibration.md); others keep the model.
+enum class CodecStage : unsigned char { None, Compress, Decompress };
 
 // A gradient tensor: n elements of elem_bytes each (its dtype on the wire when uncompressed).
 struct Tensor {
@@ -44,6 +48,8 @@ struct CodecStep {
   CollectiveKind kind = CollectiveKind::AllReduce;
   double bytes = 0;  // S as collective.hpp defines it (AllGather: the whole gathered buffer)
   CodecWork work;
+  CodecStage stage = CodecStage::None;
+  int contributions = 1;  // payloads a decompress step decodes
 };
 
 // How the compressed payloads of the workers are combined.
@@ -69,7 +75,25 @@ class Compressor {
   // The exchange of one tensor over `workers` ranks: compress, collective(s), decompress. The
   // default follows exchange(); PowerSGD adds its second AllReduce and the orthogonalisation.
   virtual std::vector<CodecStep> steps(const Tensor& t, const CompressionSpec& spec, int workers) const;
+  // The kernel `dtsim calibrate` measures for this method (a key of a profile's fitted.compression),
+  // or "" when none is: then its steps keep the model's cost.
+  virtual std::string_view calibration_kernel() const { return {}; }
 };
+
+// What a measured kernel's fitted curve needs to time a compress or decompress step of a tensor.
+//   kernel_bytes: x of the curve. Compress: the tensor's elements times 4 bytes (the kernels were
+//     measured on fp32 gradients of x bytes). Decompress (not measured): the same scaled by the
+//     model's decompress traffic over its compress traffic without error feedback, so decoding
+//     `contributions` payloads runs at the measured kernel's rate.
+//   feedback_bytes: compress with error feedback: the feedback's memory traffic, which the measured
+//     kernel does not include (a profile times it by its memory curve).
+struct CodecTiming {
+  CodecStage stage = CodecStage::None;
+  double kernel_bytes = 0;
+  double feedback_bytes = 0;
+};
+CodecTiming codec_timing(const Compressor& c, const Tensor& t, const CompressionSpec& spec, CodecStage stage,
+                         int contributions);
 
 // The table: none, fp16, bf16, int8, qsgd, topk, randomk, sign, powersgd. Throws InputError
 // (no location) naming the valid methods.

@@ -44,8 +44,7 @@ class PowerSgd final : public Compressor {
   // M ~ P Q^T per contribution: 2 m n' r FLOPs; read P and Q, write M.
   CodecWork decompress(const Tensor& t, const CompressionSpec& spec, int contributions) const override {
     const Shape s = shape_of(t, spec);
-    return CodecWork{2 * s.m * s.n * s.r * contributions,
-                     contributions * 4 * (s.m + s.n) * s.r + t.n * t.elem_bytes};
+    return CodecWork{2 * s.m * s.n * s.r * contributions, contributions * 4 * (s.m + s.n) * s.r + t.n * t.elem_bytes};
   }
   std::vector<CodecStep> steps(const Tensor& t, const CompressionSpec& spec, int) const override {
     const Shape s = shape_of(t, spec);
@@ -54,12 +53,12 @@ class PowerSgd final : public Compressor {
                             4 * s.m * s.r * (s.r + 1) + t.n * t.elem_bytes + 4 * (s.m + s.n) * s.r};
     return {
         CodecStep{"compress powersgd (P = M Q)", false, CollectiveKind::AllReduce, 0,
-                  scaled(compress(t, spec), spec.cost_scale)},
+                  scaled(compress(t, spec), spec.cost_scale), CodecStage::Compress},
         CodecStep{"allreduce P", true, CollectiveKind::AllReduce, 4 * s.m * s.r, {}},
         CodecStep{"orthogonalise P, Q = M^T P", false, CollectiveKind::AllReduce, 0, scaled(between, spec.cost_scale)},
         CodecStep{"allreduce Q", true, CollectiveKind::AllReduce, 4 * s.n * s.r, {}},
         CodecStep{"decompress powersgd (P Q^T)", false, CollectiveKind::AllReduce, 0,
-                  scaled(decompress(t, spec, 1), spec.cost_scale)},
+                  scaled(decompress(t, spec, 1), spec.cost_scale), CodecStage::Decompress},
     };
   }
 };

@@ -17,8 +17,8 @@ namespace {
 
 const std::array<const Compressor*, 9>& table() {
   static const std::array<const Compressor*, 9> compressors{
-      &compression::none_compressor(),  &compression::fp16_compressor(),     &compression::bf16_compressor(),
-      &compression::int8_compressor(),  &compression::qsgd_compressor(),     &compression::topk_compressor(),
+      &compression::none_compressor(),    &compression::fp16_compressor(), &compression::bf16_compressor(),
+      &compression::int8_compressor(),    &compression::qsgd_compressor(), &compression::topk_compressor(),
       &compression::randomk_compressor(), &compression::sign_compressor(), &compression::powersgd_compressor(),
   };
   return compressors;
@@ -53,13 +53,34 @@ std::vector<CodecStep> Compressor::steps(const Tensor& t, const CompressionSpec&
   const bool gather = exchange() == Exchange::AllGather;
   std::vector<CodecStep> out;
   out.push_back(CodecStep{fmt::format("compress {}", name()), false, CollectiveKind::AllReduce, 0,
-                          scaled(compress(t, spec), spec.cost_scale)});
-  out.push_back(CodecStep{gather ? "allgather" : "allreduce", true,
+                          scaled(compress(t, spec), spec.cost_scale), CodecStage::Compress});
+  out.push_back(CodecStep{gather ? "allgather" : "allreduce",
+                          true,
                           gather ? CollectiveKind::AllGather : CollectiveKind::AllReduce,
-                          gather ? payload * workers : payload, {}});
+                          gather ? payload * workers : payload,
+                          {}});
+  const int contributions = gather ? workers : 1;
   out.push_back(CodecStep{fmt::format("decompress {}", name()), false, CollectiveKind::AllReduce, 0,
-                          scaled(decompress(t, spec, gather ? workers : 1), spec.cost_scale)});
+                          scaled(decompress(t, spec, contributions), spec.cost_scale), CodecStage::Decompress,
+                          contributions});
   return out;
+}
+
+CodecTiming codec_timing(const Compressor& c, const Tensor& t, const CompressionSpec& spec, CodecStage stage,
+                         int contributions) {
+  CompressionSpec plain = spec;
+  plain.error_feedback = false;
+  const double kernel_traffic = c.compress(t, plain).mem_bytes;
+  const double measured = 4 * t.n;
+  switch (stage) {
+    case CodecStage::Compress: return CodecTiming{stage, measured, c.compress(t, spec).mem_bytes - kernel_traffic};
+    case CodecStage::Decompress: {
+      const double ratio = kernel_traffic > 0 ? c.decompress(t, spec, contributions).mem_bytes / kernel_traffic : 1;
+      return CodecTiming{stage, measured * ratio, 0};
+    }
+    case CodecStage::None: break;
+  }
+  return {};
 }
 
 namespace compression {

@@ -10,6 +10,7 @@ namespace {
 class Sign final : public Compressor {
  public:
   std::string_view name() const override { return "sign"; }
+  std::string_view calibration_kernel() const override { return "sign"; }
   Exchange exchange() const override { return Exchange::AllGather; }
   double payload_bytes(const Tensor& t, const CompressionSpec&) const override { return std::ceil(t.n / 8) + 4; }
   // Mean |g| (2 FLOPs, read), then the sign bits packed (1 FLOP, read, write n / 8 bytes).

@@ -6,6 +6,7 @@
 #include <map>
 
 #include "models/calibration.hpp"
+#include "models/compression/compressor.hpp"
 
 namespace dtsim {
 
@@ -50,7 +51,22 @@ int leaf_crossing_flows(const CollectiveAlgorithm& algo, CollectiveKind kind, co
   return most;
 }
 
-CostModel::CostModel(const ClusterSpec& cluster, const Plan& plan) : cluster_(cluster), plan_(plan) {}
+CostModel::CostModel(const ClusterSpec& cluster, const Plan& plan) : cluster_(cluster), plan_(plan) {
+  for (const JobPlan& job : plan.jobs) {
+    const std::string& method = job.compression.method;
+    codec_kernels_.push_back(method == "none" ? std::string_view{} : find_compressor(method).calibration_kernel());
+  }
+}
+
+std::optional<double> CostModel::codec_time(const RankProgram& rank, const ComputeOp& op) const {
+  if (op.codec == CodecStage::None || rank.job < 0 || rank.job >= static_cast<int>(codec_kernels_.size())) {
+    return std::nullopt;
+  }
+  const std::optional<double> t =
+      cluster_.calibration->codec_time(codec_kernels_[rank.job], op.kernel_bytes, op.feedback_bytes);
+  if (!t) return std::nullopt;
+  return *t * plan_.jobs[rank.job].compression.cost_scale;
+}
 
 // A worker computes on its node's device (heterogeneous clusters: cluster.device_mix).
 const DeviceSpec& CostModel::device_of(const RankProgram& rank) const {
@@ -63,6 +79,7 @@ double CostModel::efficiency_of(const RankProgram& rank) const {
 
 double CostModel::compute_time(const RankProgram& rank, const ComputeOp& op) const {
   if (cluster_.calibration) {
+    if (const std::optional<double> codec = codec_time(rank, op)) return *codec;
     // A server's compute is its aggregation, a streaming loop over the workers' gradients.
     return rank.role == Role::Server ? cluster_.calibration->streaming_op_time(op.dtype, op.flops, op.mem_bytes)
                                      : cluster_.calibration->compute_time(op.dtype, op.flops, op.mem_bytes);

@@ -2,11 +2,15 @@
 // the link parameters of point-to-point transfers. The analytical engine's whole physics (the
 // SimGrid engine takes its compute times from here too). With cluster.calibration, compute times
 // are the profile's fitted curve (updates and a server's aggregation: at least its memory curve)
-// and link parameters its fitted segments (docs/calibration.md).
+// and link parameters its fitted segments; compress and decompress ops of a method whose kernel it
+// measured take the kernel's curve (docs/calibration.md).
 #pragma once
 
 #include <map>
+#include <optional>
+#include <string_view>
 #include <tuple>
+#include <vector>
 
 #include "models/cluster.hpp"
 #include "models/plan.hpp"
@@ -33,8 +37,12 @@ class CostModel {
  public:
   CostModel(const ClusterSpec& cluster, const Plan& plan);
 
-  // Roofline: max(flops / (peak(dtype) * efficiency), mem_bytes / memory bandwidth).
+  // Roofline: max(flops / (peak(dtype) * efficiency), mem_bytes / memory bandwidth). With a profile:
+  // its curves; a compress or decompress op of a method whose kernel it measured: codec_time().
   double compute_time(const RankProgram& rank, const ComputeOp& op) const;
+  // A compress or decompress op timed by the profile's kernel curve (CalibrationProfile::codec_time)
+  // times the job's compression.cost_scale; nullopt for other ops and unmeasured kernels.
+  std::optional<double> codec_time(const RankProgram& rank, const ComputeOp& op) const;
   double update_time(const RankProgram& rank, const UpdateOp& op) const;
   // Work a rank does around a collective outside the transfers (the cpu executor filling its input
   // and checking its output): the profile's collective_buffer curve; 0 without a calibration.
@@ -65,6 +73,7 @@ class CostModel {
 
   const ClusterSpec& cluster_;
   const Plan& plan_;
+  std::vector<std::string_view> codec_kernels_;  // by job: its compressor's calibration kernel ("" when none)
   mutable std::map<std::tuple<const CollectiveAlgorithm*, CollectiveKind, int, int>, std::pair<int, int>>
       traffic_cache_;
   mutable std::map<std::tuple<int, int, CollectiveKind, double>, double> collective_cache_;

@@ -114,6 +114,23 @@ TEST_CASE("bad profiles are refused with file, line, key and what is valid", "[p
         refusal(variant("    same_host:\n      - {min_bytes: 0", "    same_hots:\n      - {min_bytes: 0", "class"));
     CHECK_THAT(e, Catch::Contains("'same_hots' is not known here (valid: cross_host, same_host, same_host_p2p)"));
   }
+  SECTION("an unknown compression kernel") {
+    const std::string e =
+        refusal(variant("  memory_bandwidth_Bps:",
+                        "  compression:\n    top_k:\n      - {min_bytes: 0, fixed_s: 0, rate_Bps: 1e9}\n"
+                        "  memory_bandwidth_Bps:",
+                        "kernel"));
+    CHECK_THAT(e, Catch::Contains("profile.yaml:27:5: error: fitted.compression.top_k: 'top_k' is not known here "
+                                  "(valid: bf16, fp16, int8, qsgd, randomk, sign, topk)"));
+  }
+  SECTION("a compression kernel without a rate") {
+    const std::string e = refusal(variant("  memory_bandwidth_Bps:",
+                                          "  compression:\n    topk:\n      - {min_bytes: 0, fixed_s: 2e-5}\n"
+                                          "  memory_bandwidth_Bps:",
+                                          "rate"));
+    CHECK_THAT(e,
+               Catch::Contains("profile.yaml:28:9: error: fitted.compression.topk.0.rate_Bps: missing key 'rate_Bps'"));
+  }
   SECTION("another format") {
     const std::string e = refusal(variant("dtsim-calibration/1", "dtsim-calibration/9", "format"));
     CHECK_THAT(e, Catch::Contains("format: 'dtsim-calibration/9' is not a known format (valid: dtsim-calibration/1)"));

@@ -25,6 +25,15 @@ TEST_CASE("calibrate --quick on 2 ranks, then validate a 2-rank ring job with th
   CHECK(p->link(kSameHost)->samples.size() >= 5);
   CHECK(p->compute.at("fp32").samples.size() >= 5);
   CHECK(!p->collectives.empty());
+  // Every method's compress, measured through dtsim-real's codec: 64 KiB to 4 MiB with --quick,
+  // where 64 times the gradient takes longer.
+  for (const char* kernel : kCompressionKernels) {
+    INFO(kernel);
+    REQUIRE(p->compression.count(kernel));
+    const FittedCurve& c = p->compression.at(kernel);
+    CHECK(c.samples.size() >= 3);
+    CHECK(c.fit.time(4 << 20) > c.fit.time(64 << 10));
+  }
 
   const auto val =
       test::run_dtsim("validate tests/calibrate/data/tiny_validate.yaml --backend cpu --calibration '" + profile +
