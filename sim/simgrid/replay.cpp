@@ -54,9 +54,8 @@ Replay::Replay(const ClusterSpec& cluster, const Plan& plan, const Platform& pla
 
 void Replay::start() {
   // A device computes one op at a time (as the analytical engine): hosts shared by several ranks,
-  // or whose rank computes on more than one stream (compression on the comm stream), take turns.
-  // Ranks on shared cores share the core's speed instead (shared_cores.cpp): each takes turns with
-  // its own streams only.
+  // or whose rank computes on more than one stream (compression on the comm stream), take turns;
+  // so do the ranks of a shared core (shared_cores.cpp), unless they share its speed (Processor).
   std::map<std::pair<sg4::Host*, int>, int> ranks_on;
   for (size_t r = 0; r < plan_.ranks.size(); ++r) {
     const auto device = device_of(static_cast<int>(r));
@@ -106,12 +105,14 @@ void Replay::spawn_posted(int rank) {
 
 std::pair<sg4::Host*, int> Replay::device_of(int rank) const {
   if (platform_.compute_hosts.empty()) return {platform_.rank_hosts[rank], -1};
+  if (options_.core_sharing == CoreSharing::Queue) return {platform_.compute_hosts[rank], -1};
   return {platform_.compute_hosts[rank], rank};
 }
 
 void Replay::stream_actor(int rank, Stream stream) {
-  // A fused run's per-op times assume it runs alone at full speed, which a shared core does not
-  // give: ranks on shared cores issue their ops one by one.
+  // Ranks on shared cores issue their ops one by one, as the analytical engine queues them (a fused
+  // run would hold the core for the whole run; under processor sharing its per-op times, recovered
+  // at full speed, would be wrong).
   const bool fuse = options_.fuse_compute && platform_.compute_hosts.empty();
   const auto units = stream_units(plan_.ranks[rank], stream, fuse);
   RankState& st = states_[rank];
@@ -334,7 +335,7 @@ void Replay::execute_run(int rank, const std::vector<int>& ops) {
   if (shared != host_locks_.end() && total > 0) turn = std::unique_lock<sg4::Mutex>(*shared->second);
   const double start = sg4::Engine::get_clock();
   // Backup workers: a worker left behind by its job's quorum has this run cancelled.
-  // On a shared core: on the core's host, sharing its speed with the core's other ranks.
+  // On a shared core: on the core's host (in turn, or sharing its speed: CoreSharing).
   state.running = sg4::this_actor::exec_init(total * platform_.rank_speed[rank]);
   if (!platform_.compute_hosts.empty()) state.running->set_host(platform_.compute_hosts[rank]);
   state.running->start();

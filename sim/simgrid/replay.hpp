@@ -59,8 +59,8 @@ class Replay {
   using MeetKey = std::array<int, 6>;
   void meet(const MeetKey& key, unsigned parties);  // a barrier of `parties` actors, made by the first
   void p2p_transfer(int src, int dst, int tag, int iteration, double bytes);
-  // What takes turns computing: a rank's host (shared by a server's per-worker ranks), or on shared
-  // cores the rank itself (the core's ranks share its speed).
+  // What takes turns computing: a rank's host (shared by a server's per-worker ranks), a shared
+  // core, or under CoreSharing::Processor the rank itself (the core's ranks share its speed).
   std::pair<simgrid::s4u::Host*, int> device_of(int rank) const;
   void gate(int rank, const GateOp& g, int iteration);
   void quorum(int rank, const QuorumOp& q, int iteration);

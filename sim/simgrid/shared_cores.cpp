@@ -2,16 +2,22 @@
 // profile measured on one host with as many ranks as the Plan has, more ranks than cores): one
 // SimGrid host per core, on which the ranks of core c (r mod cores = c) run their compute.
 //
-// SimGrid shares a host's speed between the activities running on it at once (processor sharing):
-// two ranks computing ops of t seconds each at once both end at 2t, as the OS time-slicing their
-// processes does. The analytical engine queues the ops instead (FIFO: one ends at t, the other at
-// 2t). Both keep the core busy for the same time, so a core's last op ends at the same moment and
-// iteration times agree (tests/calibrate/shared_cores_test.cpp measures both); a single op's
-// duration differs (2t against t plus a wait of t).
+// How they share it (SimGridOptions::core_sharing):
+//  - Queue (the default): one op at a time, in the order the ranks asked for the core (Replay's
+//    host locks; a SimGrid mutex is FIFO), exactly as the analytical engine queues them. Two ranks
+//    asking at once for ops of t seconds: one ends at t, the other waits t and ends at 2t. Runs
+//    measured on the 2-core machine behave so: with 4 ranks the forward ops lasted 0.24 ms as in
+//    calibration, not twice that (docs/VALIDATION.md), as a GEMM shorter than the OS's time slice
+//    mostly runs whole once its process is scheduled.
+//  - Processor: SimGrid's processor sharing, the host's speed split between the ops running on it:
+//    both end at 2t (time-slicing ops much longer than the slice). A core is busy as long either
+//    way, so where a core's ranks run the same ops at once (every scenario of bench/validation/)
+//    the iteration time is the same; a single op lasts 2t instead of t, and where a core's ranks
+//    run different work at once (a worker beside a server) the order of the ends differs
+//    (tests/simgrid/shared_cores_test.cpp quantifies both).
 //
 // Only computation runs on the core hosts: they have no links, and each rank keeps its own host
-// (its intra links and NIC) for communication. A rank's own streams still take turns on its device
-// (Replay's host locks), so a rank on a shared core never runs two ops at once.
+// (its intra links and NIC) for communication.
 #include <fmt/format.h>
 
 #include <algorithm>

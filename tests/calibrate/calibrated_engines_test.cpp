@@ -1,6 +1,6 @@
 // The two calibration terms both engines take (issue #5): the same_host_p2p link for point-to-point
 // transfers between ranks of one host, and ranks sharing the calibrated machine's cores (SimGrid
-// shares a core's speed between its ranks, the analytical engine queues them); then the engines'
+// queues the ranks of a core one op at a time, as the analytical engine); then the engines'
 // agreement on every scenario of bench/validation/ with profiles of its rank count.
 #include <catch2/catch.hpp>
 
@@ -69,29 +69,26 @@ TEST_CASE("parameter-server pushes and pulls on one host take the same_host_p2p 
   }
 }
 
-TEST_CASE("ranks beyond the calibrated machine's cores share them on SimGrid: two at once take twice as long",
+TEST_CASE("ranks beyond the calibrated machine's cores take turns on SimGrid as on the analytical engine",
           "[calibrated][simgrid]") {
   // 4 ranks on a 2-core profile measured with 4 ranks: ranks 0 and 2 compute on core 0, 1 and 3 on
-  // core 1, each pair running the same ops at the same moments. SimGrid shares the core (processor
-  // sharing): each op of t seconds lasts 2t. The analytical engine queues them (FIFO): t each, the
-  // second after the first. The core's last op ends at the same moment either way, so the iteration
-  // is 2 x compute + the ring (6 rounds of 100 KB, on each rank's own links) + 2 x update on both.
+  // core 1, each pair asking for the core for the same ops at the same moments. Both engines queue
+  // them (one op at a time: t each, the second after the first), so every rank's compute and
+  // update take twice as long per iteration; the ring (6 rounds of 100 KB, on each rank's own links)
+  // follows. (Processor sharing instead: tests/simgrid/shared_cores_test.cpp.)
   const std::string four = test::edited_profile("cores4", "  ranks: 2", "  ranks: 4");
   const std::string sets = "--set cluster.devices_per_node=4 --set strategy.allreduce.bucket_size=400KB";
   const std::string shared = sets + " --set cluster.calibration='" + four + "'";
   const double closed = 2 * test::kCompute + 6 * test::link_time(100e3) + 2 * test::kUpdate;
-  const auto sg = test::run_calibrated(test::kCalibScenario, "simgrid", shared, "cores-s", true);
-  const auto an = test::run_calibrated(test::kCalibScenario, "analytical", shared, "cores-a", true);
-  CHECK(sg.iteration == Approx(closed).epsilon(1e-3));
-  CHECK(an.iteration == Approx(closed).epsilon(1e-3));
-  check_all(sg.durations("compute", "forward"), 2 * test::kForwardOp, 1e-3);
-  check_all(sg.durations("compute", "backward"), 2 * test::kBackwardOp, 1e-3);
-  check_all(sg.durations("update"), 2 * test::kUpdate, 1e-3);
-  check_all(an.durations("compute", "forward"), test::kForwardOp, 1e-3);
-  check_all(an.durations("update"), test::kUpdate, 1e-3);
+  for (const char* engine : {"simgrid", "analytical"}) {
+    const auto run = test::run_calibrated(test::kCalibScenario, engine, shared, std::string("cores-") + engine, true);
+    CHECK(run.iteration == Approx(closed).epsilon(1e-3));
+    check_all(run.durations("compute", "forward"), test::kForwardOp, 1e-3);
+    check_all(run.durations("compute", "backward"), test::kBackwardOp, 1e-3);
+    check_all(run.durations("update"), test::kUpdate, 1e-3);
+  }
   // A profile measured with 2 ranks says nothing of how 4 share the host: a device per rank.
-  const auto own = test::run_calibrated(test::kCalibScenario, "simgrid", sets, "cores-own", true);
-  check_all(own.durations("compute", "forward"), test::kForwardOp, 1e-3);
+  const auto own = test::run_calibrated(test::kCalibScenario, "simgrid", sets, "cores-own");
   CHECK(own.iteration == Approx(test::kCompute + 6 * test::link_time(100e3) + test::kUpdate).epsilon(1e-3));
 }
 
