@@ -206,7 +206,7 @@ void Replay::execute(int rank, int op_id) {
                             mailbox('p', s.peer, rank, s.tag)->put(&token, s.bytes);
                             ++stats_.activities;
                           } else {
-                            p2p_transfer(rank, s.peer, s.tag, it, s.bytes);
+                            p2p_transfer(rank, s.peer, s.tag, it, s.bytes, true);
                           }
                           finish_comm(rank, op_id, arrived);
                         },
@@ -216,7 +216,7 @@ void Replay::execute(int rank, int op_id) {
                           if (platform_.p2p_hosts.empty()) {
                             mailbox('p', rank, r.peer, r.tag)->get<int>();
                           } else {
-                            p2p_transfer(r.peer, rank, r.tag, it, -1);
+                            p2p_transfer(r.peer, rank, r.tag, it, r.bytes, false);
                           }
                           finish_comm(rank, op_id, arrived);
                         },
@@ -253,10 +253,10 @@ void Replay::meet(const MeetKey& key, unsigned parties) {
 }
 
 // A message between point-to-point endpoints (Platform::p2p_hosts): as a mailbox exchange, it starts
-// when both sides are there and both leave when it has arrived. The sender (bytes >= 0) sends it.
-void Replay::p2p_transfer(int src, int dst, int tag, int iteration, double bytes) {
+// when both sides are there and both leave when it has arrived. The sending side sends it.
+void Replay::p2p_transfer(int src, int dst, int tag, int iteration, double bytes, bool sending) {
   meet({'p', src, dst, tag, iteration, 0}, 2);
-  if (bytes >= 0) {
+  if (sending) {
     sg4::Comm::sendto(platform_.p2p_hosts[src], platform_.p2p_hosts[dst], static_cast<uint64_t>(bytes));
     ++stats_.activities;
   }

@@ -58,7 +58,7 @@ class Replay {
   void together(const CollectiveOp& c, int iteration, int which);
   using MeetKey = std::array<int, 6>;
   void meet(const MeetKey& key, unsigned parties);  // a barrier of `parties` actors, made by the first
-  void p2p_transfer(int src, int dst, int tag, int iteration, double bytes);
+  void p2p_transfer(int src, int dst, int tag, int iteration, double bytes, bool sending);
   // What takes turns computing: a rank's host (shared by a server's per-worker ranks), a shared
   // core, or under CoreSharing::Processor the rank itself (the core's ranks share its speed).
   std::pair<simgrid::s4u::Host*, int> device_of(int rank) const;

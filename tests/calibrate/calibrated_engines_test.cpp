@@ -4,6 +4,7 @@
 // agreement on every scenario of bench/validation/ with profiles of its rank count.
 #include <catch2/catch.hpp>
 
+#include <algorithm>
 #include <filesystem>
 
 #include "calibrated_fixtures.hpp"
@@ -67,6 +68,23 @@ TEST_CASE("parameter-server pushes and pulls on one host take the same_host_p2p 
         kPs, "simgrid", sets + " --set cluster.calibration='" + test::kCalibProfile + "'", "ps-same-s" + tag, true);
     check_all(plain.durations("send", "", 1), same, 0.01);
   }
+}
+
+TEST_CASE("gossip exchanges on one host take the same_host_p2p link on both engines", "[calibrated][simgrid]") {
+  // 4 workers averaging with a random peer after each step, on a 2-core profile measured with 4 ranks
+  // (shared cores too); 4 MB each way per exchange, on the measured-shape profile's 10 GB/s p2p link.
+  const std::string measured = test::edited_profile("gossip4", {{"  ranks: 2", "  ranks: 4"}},
+                                                    kSource + "/tests/calibrate/data/profile_measured.yaml");
+  const std::string scenario = kSource + "/bench/validation/ring_4_4MB.yaml";
+  const std::string sets = "--set sync.policy=gossip --set cluster.calibration='" + measured + "'";
+  const auto sg = test::run_calibrated(scenario, "simgrid", sets, "gossip-s", true);
+  const auto an = test::run_calibrated(scenario, "analytical", sets, "gossip-a", true);
+  CHECK(sg.iteration == Approx(an.iteration).epsilon(0.01));
+  // An exchange takes at least one 4 MB transfer on the p2p link (more when peers collide).
+  const auto exchanges = sg.durations("gossip");
+  REQUIRE(!exchanges.empty());
+  for (double d : exchanges) CHECK(d >= 1e-6 + 4e6 / 1e10 - 1e-9);
+  CHECK(*std::min_element(exchanges.begin(), exchanges.end()) == Approx(1e-6 + 4e6 / 1e10).epsilon(0.01));
 }
 
 TEST_CASE("ranks beyond the calibrated machine's cores take turns on SimGrid as on the analytical engine",
