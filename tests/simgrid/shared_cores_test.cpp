@@ -105,3 +105,16 @@ TEST_CASE("where a core's ranks run different work at once, queueing agrees with
        << a.iteration * 1e3 << " ms, SimGrid queued " << queue.iteration * 1e3 << " ms, SimGrid processor sharing "
        << shared.iteration * 1e3 << " ms");
 }
+
+TEST_CASE("SimGrid refuses a speed profile on a rank of a shared core", "[simgrid][calibrated][shared-cores]") {
+  // A core's host runs every rank of the core: it cannot slow one of them down alone.
+  const std::string four = test::edited_profile("sg-cores4-slow", "  ranks: 2", "  ranks: 4");
+  const Scenario s = load_scenario(test::kCalibScenario, {"cluster.devices_per_node=4", "cluster.calibration=" + four,
+                                                          "stragglers.speed_profile=" + std::string(DTSIM_SOURCE_DIR) +
+                                                              "/scenarios/profiles/thermal_throttle.txt",
+                                                          "stragglers.profile_workers=1"});
+  const Plan plan = compile_plan(s);
+  CHECK_THROWS_WITH(
+      test::simulate(s.cluster, plan, s.run.fidelity),
+      Catch::Contains("stragglers.speed_profile: rank 1 shares core 1") && Catch::Contains("use --engine analytical"));
+}
