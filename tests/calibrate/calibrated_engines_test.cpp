@@ -63,7 +63,7 @@ TEST_CASE("parameter-server pushes and pulls on one host take the same_host_p2p 
       check_all(an.durations(kind, "", 1), p2p, 0.01);
     }
     CHECK(sg.iteration == Approx(an.iteration).epsilon(0.01));
-    // Without the class, both engines fall back to the ring-fitted same_host link for them.
+    // Without the class, the same transfers take the ring-fitted same_host link (SimGrid took it even with one).
     const auto plain = test::run_calibrated(
         kPs, "simgrid", sets + " --set cluster.calibration='" + test::kCalibProfile + "'", "ps-same-s" + tag, true);
     check_all(plain.durations("send", "", 1), same, 0.01);
