@@ -90,8 +90,8 @@ inline constexpr const char* kCrossHost = "cross_host";
 // Point-to-point transfers between two ranks of one host (a parameter server's pushes and pulls),
 // fitted to the two-way exchanges when same_host came from ring rounds with every rank in the ring:
 // with more ranks than cores those rounds are far slower than a pair exchanging (a 2 MB message:
-// 3.3 ms by the rounds, 0.2 ms exchanged, 4 ranks on 2 cores here). The analytical engine's
-// send/recv take it; the SimGrid engine uses same_host for both.
+// 3.3 ms by the rounds, 0.2 ms exchanged, 4 ranks on 2 cores here). Both engines' sends, receives
+// and gossip exchanges between ranks of one host take it (SimGrid: on links of their own).
 inline constexpr const char* kSameHostP2p = "same_host_p2p";
 // The memory curve of dtsim-real's work around a collective: filling its input buffer and
 // checking its output (x = the buffer's bytes), which the cpu executor runs on the comm stream.

@@ -131,7 +131,7 @@ def main():
     p("- **Staging buffers.** Each ring round allocated and zeroed its receive buffers; they are kept per thread.")
     p("- **Ranks beyond the cores.** With 3 or 4 ranks on 2 cores the OS time-slices the ranks; the analytical "
       "engine now queues the compute of rank r on core r mod cores when the profile was measured with as many "
-      "ranks as the Plan has on one host (SimGrid still gives each rank its own device).")
+      "ranks as the Plan has on one host (SimGrid too: docs/calibration.md).")
     p("- **Calibration that measures what a run does.** GEMMs on every rank at once (as before); the SGD step on "
       "arrays evicted from the caches (a hot step was 1.7x faster than the same step in a run); collectives "
       "filled, run and checked back to back as the comm stream does, with no barrier; every size measured in 3 "
@@ -160,7 +160,7 @@ def main():
     p("- **Point-to-point against collectives.** The `same_host` link is fitted to ring AllReduce rounds with "
       "every rank in the ring; with 4 ranks on 2 cores those rounds moved 2 MB in 3.3 ms while a pair "
       "exchanging moved it in 0.2 ms, so the parameter-server pushes and pulls now take a `same_host_p2p` link "
-      "fitted to the exchanges (analytical engine; SimGrid keeps `same_host` for both). The exchanges run "
+      "fitted to the exchanges (both engines). The exchanges run "
       "while the other ranks wait, so they are optimistic when every rank sends at once (the `send`/`recv` "
       "rows of `ps_*`).")
     p("- **Skew between ranks.** A collective's measured duration starts when this rank enters it, so it "

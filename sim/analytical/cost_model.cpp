@@ -51,6 +51,16 @@ int leaf_crossing_flows(const CollectiveAlgorithm& algo, CollectiveKind kind, co
   return most;
 }
 
+std::vector<int> shared_cores(const ClusterSpec& cluster, const Plan& plan) {
+  if (!cluster.calibration) return {};
+  const MachineInfo& m = cluster.calibration->machine;
+  const int ranks = static_cast<int>(plan.ranks.size());
+  if (m.hosts != 1 || m.cores <= 0 || m.ranks != ranks || ranks <= m.cores) return {};
+  std::vector<int> core(static_cast<size_t>(ranks));
+  for (int r = 0; r < ranks; ++r) core[static_cast<size_t>(r)] = r % m.cores;
+  return core;
+}
+
 CostModel::CostModel(const ClusterSpec& cluster, const Plan& plan) : cluster_(cluster), plan_(plan) {
   for (const JobPlan& job : plan.jobs) {
     const std::string& method = job.compression.method;

@@ -79,6 +79,12 @@ class CostModel {
   mutable std::map<std::tuple<int, int, CollectiveKind, double>, double> collective_cache_;
 };
 
+// With a calibration profile measured on one host with as many ranks as this Plan has, and more
+// ranks than the host has cores: the core each rank computes on (rank r on core r mod cores, as the
+// OS time-slices the ranks' processes); otherwise empty (a device per rank). Both engines take this
+// rule: the analytical engine queues a core's ops (FIFO), SimGrid shares the core between them.
+std::vector<int> shared_cores(const ClusterSpec& cluster, const Plan& plan);
+
 // How many of one node's ranks send across its NICs at once in the algorithm's busiest round,
 // read off the algorithm's own flow phases over a group of the same shape (at most 4 nodes).
 int inter_node_concurrency(const CollectiveAlgorithm& algo, CollectiveKind kind, const GroupShape& shape);

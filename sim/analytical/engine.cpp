@@ -59,19 +59,6 @@ Graph build_graph(const RankProgram& r) {
   return g;
 }
 
-// With a calibration profile measured on one host with as many ranks as this Plan has, and more
-// ranks than the host has cores: the cores the ranks share (rank r computes on core r mod cores, one
-// op at a time, as the OS time-slices the ranks' processes); otherwise empty (a device per rank).
-std::vector<int> shared_cores(const ClusterSpec& cluster, const Plan& plan) {
-  if (!cluster.calibration) return {};
-  const MachineInfo& m = cluster.calibration->machine;
-  const int ranks = static_cast<int>(plan.ranks.size());
-  if (m.hosts != 1 || m.cores <= 0 || m.ranks != ranks || ranks <= m.cores) return {};
-  std::vector<int> core(static_cast<size_t>(ranks));
-  for (int r = 0; r < ranks; ++r) core[static_cast<size_t>(r)] = r % m.cores;
-  return core;
-}
-
 class Scheduler {
  public:
   Scheduler(const ClusterSpec& cluster, const Plan& plan, Observer& observer)
@@ -172,8 +159,8 @@ class Scheduler {
       const int peer = plan_.gossip_peer[e.rank][it];
       const auto& me = plan_.ranks[e.rank].where;
       const auto& other = plan_.ranks[peer].where;
-      batch_.push_back(Transfer{costs_.path(me, other), gs->bytes, e.rank, e.op, -1, -1});
-      batch_.push_back(Transfer{costs_.path(other, me), gs->bytes, e.rank, e.op, -1, -1});
+      batch_.push_back(Transfer{costs_.path(me, other, gs->bytes), gs->bytes, e.rank, e.op, -1, -1});
+      batch_.push_back(Transfer{costs_.path(other, me, gs->bytes), gs->bytes, e.rank, e.op, -1, -1});
     }
   }
 

@@ -6,12 +6,15 @@
 // (the first segment's, that of small messages) and a base bandwidth (the last segment's, that of
 // large messages); SimGrid's latency and bandwidth factor callbacks (the s4u counterpart of
 // smpi/lat-factor and smpi/bw-factor) then scale them by message size: a message of S bytes alone
-// on its route takes latency(S) + S / bandwidth(S) of the segment holding S. A route of intra
-// links only is same_host, any other cross_host; a class the profile lacks keeps the scenario's
-// figures with factors 1.
+// on its route takes latency(S) + S / bandwidth(S) of the segment holding S (SimGrid 3.32 applies
+// the bandwidth factor to the rate a flow gets, so factors above 1 work too). A route of intra links
+// only is same_host, a route of p2p links only same_host_p2p (point-to-point transfers between ranks
+// of one node, on links of their own: node_zone.cpp), any other cross_host; a class the profile
+// lacks keeps the scenario's figures with factors 1.
 #include <simgrid/kernel/resource/NetworkModelIntf.hpp>
 #include <simgrid/s4u.hpp>
 
+#include <optional>
 #include <string_view>
 
 #include "models/calibration.hpp"
@@ -36,15 +39,31 @@ ClassBase base_of(const FittedCurve* c) {
   return b;
 }
 
-// Intra links are "n<node>.d<local>.intra" (SimGrid names the directions "..._UP" and "..._DOWN").
-bool same_host_route(const std::vector<simgrid::s4u::Link*>& links) {
+bool all_named(const std::vector<simgrid::s4u::Link*>& links, std::string_view part) {
   for (const auto* l : links) {
-    if (std::string_view(l->get_name()).find(".intra") == std::string_view::npos) return false;
+    if (std::string_view(l->get_name()).find(part) == std::string_view::npos) return false;
   }
   return true;
 }
 
+// The link class of a route and its base figures. Intra links are "n<node>.d<local>.intra", p2p
+// links "n<node>.d<local>.p2p.link" (SimGrid names the directions "..._UP" and "..._DOWN").
+struct Classes {
+  ClassBase same, p2p, cross;
+  const ClassBase& of(const std::vector<simgrid::s4u::Link*>& links) const {
+    if (all_named(links, ".intra")) return same;
+    if (all_named(links, ".p2p")) return p2p;
+    return cross;
+  }
+};
+
 }  // namespace
+
+std::optional<LinkSpec> p2p_link(const ClusterSpec& cluster) {
+  const ClassBase p2p = base_of(cluster.calibration ? cluster.calibration->link(kSameHostP2p) : nullptr);
+  if (!p2p.curve) return std::nullopt;
+  return LinkSpec{p2p.bandwidth, p2p.latency};
+}
 
 ClusterSpec calibrated_cluster(const ClusterSpec& cluster) {
   ClusterSpec c = cluster;
@@ -62,22 +81,22 @@ ClusterSpec calibrated_cluster(const ClusterSpec& cluster) {
 
 void install_calibration_factors(simgrid::s4u::NetZone* root, const ClusterSpec& cluster) {
   if (!cluster.calibration) return;
-  const ClassBase same = base_of(cluster.calibration->link(kSameHost));
-  const ClassBase cross = base_of(cluster.calibration->link(kCrossHost));
+  const CalibrationProfile& p = *cluster.calibration;
+  const Classes classes{base_of(p.link(kSameHost)), base_of(p.link(kSameHostP2p)), base_of(p.link(kCrossHost))};
   auto* model = root->get_network_model();
-  model->set_lat_factor_cb(
-      [same, cross, keep = cluster.calibration](double size, const simgrid::s4u::Host*, const simgrid::s4u::Host*,
-                                                const std::vector<simgrid::s4u::Link*>& links,
-                                                const std::unordered_set<simgrid::s4u::NetZone*>&) {
-        const ClassBase& b = same_host_route(links) ? same : cross;
-        if (!b.curve || b.latency <= 0) return 1.0;
-        return b.curve->fit.at(size).fixed / b.latency;
-      });
-  model->set_bw_factor_cb([same, cross, keep = cluster.calibration](double size, const simgrid::s4u::Host*,
-                                                                    const simgrid::s4u::Host*,
-                                                                    const std::vector<simgrid::s4u::Link*>& links,
-                                                                    const std::unordered_set<simgrid::s4u::NetZone*>&) {
-    const ClassBase& b = same_host_route(links) ? same : cross;
+  model->set_lat_factor_cb([classes, keep = cluster.calibration](double size, const simgrid::s4u::Host*,
+                                                                 const simgrid::s4u::Host*,
+                                                                 const std::vector<simgrid::s4u::Link*>& links,
+                                                                 const std::unordered_set<simgrid::s4u::NetZone*>&) {
+    const ClassBase& b = classes.of(links);
+    if (!b.curve || b.latency <= 0) return 1.0;
+    return b.curve->fit.at(size).fixed / b.latency;
+  });
+  model->set_bw_factor_cb([classes, keep = cluster.calibration](double size, const simgrid::s4u::Host*,
+                                                                const simgrid::s4u::Host*,
+                                                                const std::vector<simgrid::s4u::Link*>& links,
+                                                                const std::unordered_set<simgrid::s4u::NetZone*>&) {
+    const ClassBase& b = classes.of(links);
     if (!b.curve) return 1.0;
     return 1.0 / b.curve->fit.at(size).per_unit / b.bandwidth;
   });

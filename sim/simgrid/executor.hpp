@@ -11,9 +11,16 @@
 
 namespace dtsim::sg {
 
+// How ranks sharing a calibrated machine's cores (shared_cores.cpp) share one: Queue, one op at a
+// time in the order they asked (as the analytical engine, and as runs measured ops shorter than the
+// OS's time slice); Processor, SimGrid's processor sharing (two ops at once each at half speed, as
+// time-slicing ops much longer than the slice).
+enum class CoreSharing { Queue, Processor };
+
 struct SimGridOptions {
   Fidelity fidelity = Fidelity::Flow;
   bool fuse_compute = true;  // fuse compute runs nothing else waits on (same records, fewer activities)
+  CoreSharing core_sharing = CoreSharing::Queue;
 };
 
 // What the replay cost, for benchmarks.

@@ -16,6 +16,12 @@
 //    the intra links never slow or delay it; intra-node and inter-node traffic of one device do
 //    not compete (an NVLink fabric and a NIC are separate paths; for PCIe nodes the shared
 //    device link is not modelled).
+// With a calibration profile's same_host_p2p link, each device also has a point-to-point endpoint,
+// the host "n<node>.d<local>.p2p" (sends, receives and gossip go between endpoints), on a
+// split-duplex link of its own ("....p2p.link", at that class's figures) to the node switch, and
+// leaving the node through the same NIC: p2p.i -> p2p.j crosses p2p_i (up) and p2p_j (down) only,
+// so point-to-point transfers and collective rounds inside a node use different links (as the
+// analytical engine costs them apart), and share the NIC across nodes.
 #include <fmt/format.h>
 #include <simgrid/kernel/ProfileBuilder.hpp>
 
@@ -60,6 +66,8 @@ ZoneRef NodeFactory::make(sg4::NetZone* parent, int node, double switch_share) {
   const std::vector<RankHost>& ranks = hosts_at_[node];
   std::vector<sg4::Host*> hosts;
   std::vector<sg4::Link*> intra;
+  std::vector<sg4::Host*> ends;  // point-to-point endpoints, with p2p_
+  std::vector<sg4::Link*> p2p;
   for (const RankHost& r : ranks) {
     const std::string host_name = fmt::format("{}.d{}", name, r.local);
     sg4::Host* host = zone->create_host(host_name, r.speed);
@@ -72,11 +80,24 @@ ZoneRef NodeFactory::make(sg4::NetZone* parent, int node, double switch_share) {
       intra.push_back(zone->create_split_duplex_link(host_name + ".intra", cluster_.intra.rate)
                           ->set_latency(cluster_.intra.latency / 2));
     }
+    if (!p2p_) continue;
+    sg4::Host* end = zone->create_host(host_name + ".p2p", r.speed);
+    platform_.p2p_hosts[r.rank] = end;
+    zone->add_route(end->get_netpoint(), gateway, nullptr, nullptr, {{nic_link, kUp}}, true);
+    ends.push_back(end);
+    if (ranks.size() > 1) {
+      p2p.push_back(
+          zone->create_split_duplex_link(host_name + ".p2p.link", p2p_->rate)->set_latency(p2p_->latency / 2));
+    }
   }
   for (size_t i = 0; i < hosts.size(); ++i) {
     for (size_t j = i + 1; j < hosts.size(); ++j) {
       zone->add_route(hosts[i]->get_netpoint(), hosts[j]->get_netpoint(), nullptr, nullptr,
                       {{intra[i], kUp}, {intra[j], kDown}}, true);
+      if (p2p_) {
+        zone->add_route(ends[i]->get_netpoint(), ends[j]->get_netpoint(), nullptr, nullptr,
+                        {{p2p[i], kUp}, {p2p[j], kDown}}, true);
+      }
     }
   }
   zone->seal();  // now: sealing scans every host of the platform, fewer now than at the end

@@ -127,12 +127,14 @@ Platform build_platform(const ClusterSpec& scenario_cluster, const Plan& plan) {
   Platform platform;
   platform.rank_hosts.assign(plan.ranks.size(), nullptr);
   platform.rank_speed.assign(plan.ranks.size(), 0.0);
+  if (detail::p2p_link(cluster)) platform.p2p_hosts.assign(plan.ranks.size(), nullptr);
   std::vector<std::pair<int, int>> aliases;
   detail::NodeFactory factory(cluster, place_ranks(cluster, plan, server_nodes, aliases), platform);
   const auto share_hosts = [&] {
     for (const auto& [rank, first] : aliases) {
       platform.rank_hosts[rank] = platform.rank_hosts[first];
       platform.rank_speed[rank] = platform.rank_speed[first];
+      if (!platform.p2p_hosts.empty()) platform.p2p_hosts[rank] = platform.p2p_hosts[first];
     }
   };
 
@@ -142,6 +144,7 @@ Platform build_platform(const ClusterSpec& scenario_cluster, const Plan& plan) {
     case TopologyKind::Star: {
       // Server nodes are leaves of the star like any node.
       const detail::Fabric star = detail::build_star(factory, cluster, nullptr, server_nodes);
+      detail::add_shared_cores(star.zone, cluster, plan, platform);
       star.zone->seal();
       detail::install_calibration_factors(star.zone, cluster);
       share_hosts();
@@ -158,6 +161,7 @@ Platform build_platform(const ClusterSpec& scenario_cluster, const Plan& plan) {
   } else {
     root = build(factory, cluster, nullptr).zone;
   }
+  detail::add_shared_cores(root, cluster, plan, platform);
   root->seal();
   detail::install_calibration_factors(root, cluster);
   share_hosts();

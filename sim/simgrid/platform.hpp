@@ -46,6 +46,9 @@
 //     Colocated server ranks are hosts of a worker node past its devices, on intra links.
 //   - hosts "n<node>.d<local>", speed device.peak(fp32) * efficiency (worker) or
 //     server_device.peak(fp32) * server_device.efficiency (server); any positive speed works.
+//   - calibrated (calibrated_network.cpp): with a same_host_p2p link, a point-to-point endpoint per
+//     rank on links of that class (node_zone.cpp); with shared cores, hosts "core<c>" in a zone of
+//     their own (shared_cores.cpp), on which the ranks of core c compute, sharing its speed.
 // Building is quadratic in the number of node zones inside SimGrid 3.32 (every new link or host
 // name is looked up in every zone): 512 nodes of 8 devices 0.25 s, 2048 nodes about 5 s.
 #pragma once
@@ -64,8 +67,16 @@ void configure_engine(simgrid::s4u::Engine& engine, const ClusterSpec& cluster);
 
 struct Platform {
   std::vector<simgrid::s4u::Host*> rank_hosts;  // index: plan rank
-  // Effective FLOP/s of each rank's host; an op of t seconds (roofline) runs as t * speed FLOPs.
+  // Effective FLOP/s of each rank's compute host; an op of t seconds (roofline) runs as t * speed FLOPs.
   std::vector<double> rank_speed;
+  // With the profile's same_host_p2p link: each rank's point-to-point endpoint ("n<node>.d<local>.p2p",
+  // node_zone.cpp), between which sends, receives and gossip go; empty otherwise (they go between
+  // rank_hosts).
+  std::vector<simgrid::s4u::Host*> p2p_hosts;
+  // With shared cores (shared_cores(): a profile measured with this many ranks on fewer cores): the
+  // host of the core each rank computes on, shared with the core's other ranks; empty otherwise (a
+  // rank computes on its own host).
+  std::vector<simgrid::s4u::Host*> compute_hosts;
 };
 
 // Builds the platform for the plan's placement (Placement::node, ::local; dedicated server hosts

@@ -2,6 +2,7 @@
 // builders of each inter-node topology. Only sim/simgrid/ includes this.
 #pragma once
 
+#include <optional>
 #include <simgrid/kernel/routing/NetPoint.hpp>
 #include <simgrid/s4u.hpp>
 #include <string>
@@ -31,21 +32,27 @@ struct ZoneRef {
   NetPoint* gateway = nullptr;
 };
 
+// cluster.calibration (calibrated_network.cpp): the base figures of the profile's same_host_p2p
+// link, when it has one (then every rank gets a point-to-point endpoint on links of that class).
+std::optional<LinkSpec> p2p_link(const ClusterSpec& cluster);
+
 // Creates the zone of one node (a worker node, or a dedicated server node at index >= nodes).
 class NodeFactory {
  public:
   NodeFactory(const ClusterSpec& cluster, std::vector<std::vector<RankHost>> hosts_at, Platform& platform)
-      : cluster_(cluster), hosts_at_(std::move(hosts_at)), platform_(platform) {}
+      : cluster_(cluster), hosts_at_(std::move(hosts_at)), platform_(platform), p2p_(p2p_link(cluster)) {}
 
   // The zone "n<node>" under `parent`: its hosts, their intra-node links, the NIC and the
-  // gateway router. `switch_share` is added to the NIC latency on each crossing: the half of
-  // the first (last) switch that topologies with switches apart from the nodes fold in here.
+  // gateway router (with a same_host_p2p link, each host's point-to-point endpoint too). `switch_share` is added to the
+  // NIC latency on each crossing: the half of the first (last) switch that topologies with switches apart from the
+  // nodes fold in here.
   ZoneRef make(sg4::NetZone* parent, int node, double switch_share);
 
  private:
   const ClusterSpec& cluster_;
   std::vector<std::vector<RankHost>> hosts_at_;  // index: node
   Platform& platform_;
+  std::optional<LinkSpec> p2p_;
 };
 
 // An empty zone holding one router, as a leaf of the star zone `parent`: a switch that the zone
@@ -79,5 +86,10 @@ void attach_servers(NodeFactory& factory, const ClusterSpec& cluster, sg4::NetZo
 // and SimGrid's latency and bandwidth factor callbacks that apply its segments by message size.
 ClusterSpec calibrated_cluster(const ClusterSpec& cluster);
 void install_calibration_factors(sg4::NetZone* root, const ClusterSpec& cluster);
+
+// Ranks sharing cores (shared_cores(), shared_cores.cpp): one host per core in a zone "cores" under
+// `root` (no links: only computation runs there), each rank's compute host and speed. Throws
+// InputError when such a rank has a speed profile. Call before `root` is sealed.
+void add_shared_cores(sg4::NetZone* root, const ClusterSpec& cluster, const Plan& plan, Platform& platform);
 
 }  // namespace dtsim::sg::detail

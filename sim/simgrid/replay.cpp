@@ -54,17 +54,19 @@ Replay::Replay(const ClusterSpec& cluster, const Plan& plan, const Platform& pla
 
 void Replay::start() {
   // A device computes one op at a time (as the analytical engine): hosts shared by several ranks,
-  // or whose rank computes on more than one stream (compression on the comm stream), take turns.
-  std::map<sg4::Host*, int> ranks_on;
+  // or whose rank computes on more than one stream (compression on the comm stream), take turns;
+  // so do the ranks of a shared core (shared_cores.cpp), unless they share its speed (Processor).
+  std::map<std::pair<sg4::Host*, int>, int> ranks_on;
   for (size_t r = 0; r < plan_.ranks.size(); ++r) {
-    ranks_on[platform_.rank_hosts[r]] += 1;
+    const auto device = device_of(static_cast<int>(r));
+    ranks_on[device] += 1;
     for (const Op& op : plan_.ranks[r].ops) {
       const bool computes = std::holds_alternative<ComputeOp>(op.body) || std::holds_alternative<UpdateOp>(op.body);
-      if (computes && op.stream != Stream::Compute) ranks_on[platform_.rank_hosts[r]] += 1;
+      if (computes && op.stream != Stream::Compute) ranks_on[device] += 1;
     }
   }
-  for (const auto& [host, count] : ranks_on) {
-    if (count > 1) host_locks_[host] = sg4::Mutex::create();
+  for (const auto& [device, count] : ranks_on) {
+    if (count > 1) host_locks_[device] = sg4::Mutex::create();
   }
   for (size_t j = 0; j < plan_.jobs.size(); ++j) {
     GateState& st = gates_[static_cast<int>(j)];
@@ -101,8 +103,18 @@ void Replay::spawn_posted(int rank) {
   }
 }
 
+std::pair<sg4::Host*, int> Replay::device_of(int rank) const {
+  if (platform_.compute_hosts.empty()) return {platform_.rank_hosts[rank], -1};
+  if (options_.core_sharing == CoreSharing::Queue) return {platform_.compute_hosts[rank], -1};
+  return {platform_.compute_hosts[rank], rank};
+}
+
 void Replay::stream_actor(int rank, Stream stream) {
-  const auto units = stream_units(plan_.ranks[rank], stream, options_.fuse_compute);
+  // Ranks on shared cores issue their ops one by one, as the analytical engine queues them (a fused
+  // run would hold the core for the whole run; under processor sharing its per-op times, recovered
+  // at full speed, would be wrong).
+  const bool fuse = options_.fuse_compute && platform_.compute_hosts.empty();
+  const auto units = stream_units(plan_.ranks[rank], stream, fuse);
   RankState& st = states_[rank];
   for (int it = 0; it < total_iterations_; ++it) {
     {
@@ -190,14 +202,22 @@ void Replay::execute(int rank, int op_id) {
                         [&](const SendOp& s) {
                           double& arrived = arrivals_[std::make_tuple(-1 - rank, s.peer * 65536 + s.tag, it)];
                           arrived = std::max(arrived, start);
-                          mailbox('p', s.peer, rank, s.tag)->put(&token, s.bytes);
-                          ++stats_.activities;
+                          if (platform_.p2p_hosts.empty()) {
+                            mailbox('p', s.peer, rank, s.tag)->put(&token, s.bytes);
+                            ++stats_.activities;
+                          } else {
+                            p2p_transfer(rank, s.peer, s.tag, it, s.bytes, true);
+                          }
                           finish_comm(rank, op_id, arrived);
                         },
                         [&](const RecvOp& r) {
                           double& arrived = arrivals_[std::make_tuple(-1 - r.peer, rank * 65536 + r.tag, it)];
                           arrived = std::max(arrived, start);
-                          mailbox('p', rank, r.peer, r.tag)->get<int>();
+                          if (platform_.p2p_hosts.empty()) {
+                            mailbox('p', rank, r.peer, r.tag)->get<int>();
+                          } else {
+                            p2p_transfer(r.peer, rank, r.tag, it, r.bytes, false);
+                          }
                           finish_comm(rank, op_id, arrived);
                         },
                         [&](const GateOp& g) {
@@ -217,16 +237,30 @@ void Replay::execute(int rank, int op_id) {
 
 // A barrier of the collective's members, one per (collective, iteration, start or end).
 void Replay::together(const CollectiveOp& c, int iteration, int which) {
-  const auto key = std::make_tuple(c.group, c.seq * 2 + which, iteration);
+  meet({'c', c.group, c.seq, iteration, which, 0}, static_cast<unsigned>(plan_.groups[c.group].ranks.size()));
+}
+
+void Replay::meet(const MeetKey& key, unsigned parties) {
   auto found = barriers_.find(key);
   if (found == barriers_.end()) {
     // Creating a synchronisation object may yield to other actors: look again before adding it.
-    const sg4::BarrierPtr made = sg4::Barrier::create(static_cast<unsigned>(plan_.groups[c.group].ranks.size()));
+    const sg4::BarrierPtr made = sg4::Barrier::create(parties);
     found = barriers_.find(key);
     if (found == barriers_.end()) found = barriers_.emplace(key, made).first;
   }
-  const sg4::BarrierPtr keep = found->second;  // the map entry goes when the last member arrives
+  const sg4::BarrierPtr keep = found->second;  // the map entry goes when the last party arrives
   if (keep->wait()) barriers_.erase(key);
+}
+
+// A message between point-to-point endpoints (Platform::p2p_hosts): as a mailbox exchange, it starts
+// when both sides are there and both leave when it has arrived. The sending side sends it.
+void Replay::p2p_transfer(int src, int dst, int tag, int iteration, double bytes, bool sending) {
+  meet({'p', src, dst, tag, iteration, 0}, 2);
+  if (sending) {
+    sg4::Comm::sendto(platform_.p2p_hosts[src], platform_.p2p_hosts[dst], static_cast<uint64_t>(bytes));
+    ++stats_.activities;
+  }
+  meet({'p', src, dst, tag, iteration, 1}, 2);
 }
 
 // SSP: wait until every worker of the job has reached its gate of iteration (it - lag).
@@ -267,8 +301,9 @@ void Replay::quorum(int rank, const QuorumOp& q, int it) {
 // Gossip: the model goes to the iteration's peer and the peer's comes back, both at once; the
 // peer's communication thread serves it, so no actor of the peer takes part.
 void Replay::gossip(int rank, const GossipOp& g, int it) {
-  sg4::Host* me = platform_.rank_hosts[rank];
-  sg4::Host* peer = platform_.rank_hosts[plan_.gossip_peer[rank][it]];
+  const auto& ends = platform_.p2p_hosts.empty() ? platform_.rank_hosts : platform_.p2p_hosts;
+  sg4::Host* me = ends[rank];
+  sg4::Host* peer = ends[plan_.gossip_peer[rank][it]];
   const auto bytes = static_cast<uint64_t>(g.bytes);
   std::vector<sg4::CommPtr> comms{sg4::Comm::sendto_async(me, peer, bytes), sg4::Comm::sendto_async(peer, me, bytes)};
   stats_.activities += 2;
@@ -295,12 +330,15 @@ void Replay::execute_run(int rank, const std::vector<int>& ops) {
     total += durations.back();
   }
   // A device computes one op at a time: ranks sharing a host take turns, first come first served.
-  const auto shared = host_locks_.find(platform_.rank_hosts[rank]);
+  const auto shared = host_locks_.find(device_of(rank));
   std::unique_lock<sg4::Mutex> turn;
   if (shared != host_locks_.end() && total > 0) turn = std::unique_lock<sg4::Mutex>(*shared->second);
   const double start = sg4::Engine::get_clock();
   // Backup workers: a worker left behind by its job's quorum has this run cancelled.
-  state.running = sg4::this_actor::exec_async(total * platform_.rank_speed[rank]);
+  // On a shared core: on the core's host (in turn, or sharing its speed: CoreSharing).
+  state.running = sg4::this_actor::exec_init(total * platform_.rank_speed[rank]);
+  if (!platform_.compute_hosts.empty()) state.running->set_host(platform_.compute_hosts[rank]);
+  state.running->start();
   state.running_first = ops.front();
   // The quorum may have passed while the run was being started (before another actor could see it).
   if (abandoned(rank, state.iteration, ops.front())) state.running->cancel();

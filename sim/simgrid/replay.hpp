@@ -4,6 +4,7 @@
 
 #include <simgrid/s4u.hpp>
 
+#include <array>
 #include <map>
 #include <memory>
 #include <set>
@@ -45,7 +46,7 @@ class Replay {
   Replay(const ClusterSpec& cluster, const Plan& plan, const Platform& platform, Observer& observer,
          SimGridOptions options, SimGridStats& stats);
 
-  void start();  // creates the actors; then Engine::run()
+  void start();           // creates the actors; then Engine::run()
   bool complete() const;  // every rank ran every iteration
 
  private:
@@ -55,6 +56,12 @@ class Replay {
   void finish(int rank, int op, double start, double end, bool record = true, bool cut = false);
   void finish_comm(int rank, int op, double arrived);
   void together(const CollectiveOp& c, int iteration, int which);
+  using MeetKey = std::array<int, 6>;
+  void meet(const MeetKey& key, unsigned parties);  // a barrier of `parties` actors, made by the first
+  void p2p_transfer(int src, int dst, int tag, int iteration, double bytes, bool sending);
+  // What takes turns computing: a rank's host (shared by a server's per-worker ranks), a shared
+  // core, or under CoreSharing::Processor the rank itself (the core's ranks share its speed).
+  std::pair<simgrid::s4u::Host*, int> device_of(int rank) const;
   void gate(int rank, const GateOp& g, int iteration);
   void quorum(int rank, const QuorumOp& q, int iteration);
   bool abandoned(int rank, int iteration, int op) const;
@@ -85,7 +92,9 @@ class Replay {
   std::map<std::pair<int, int>, double> latencies_;
   // Latest arrival at a collective (group, seq, iteration) or a message (-1 - src, dst * 65536 + tag, iteration).
   std::map<std::tuple<int, int, int>, double> arrivals_;
-  std::map<std::tuple<int, int, int>, simgrid::s4u::BarrierPtr> barriers_;
+  // Collectives ('c', group, seq, iteration, start or end) and messages between p2p endpoints ('p',
+  // src, dst, tag, iteration, start or end).
+  std::map<MeetKey, simgrid::s4u::BarrierPtr> barriers_;
   struct GateState {
     std::vector<int> progress;  // gates reached by each worker of the job
     simgrid::s4u::MutexPtr mutex;
@@ -98,9 +107,10 @@ class Replay {
     simgrid::s4u::MutexPtr mutex;
     simgrid::s4u::ConditionVariablePtr changed;
   };
-  std::map<int, QuorumState> quorums_;                                // per job
-  std::vector<int> quorum_op_;                                        // each rank's quorum op, or -1
-  std::map<simgrid::s4u::Host*, simgrid::s4u::MutexPtr> host_locks_;  // hosts several ranks compute on
+  std::map<int, QuorumState> quorums_;  // per job
+  std::vector<int> quorum_op_;          // each rank's quorum op, or -1
+  std::map<std::pair<simgrid::s4u::Host*, int>, simgrid::s4u::MutexPtr>
+      host_locks_;  // devices (device_of) taking turns
 };
 
 }  // namespace dtsim::sg

@@ -3,11 +3,7 @@
 // per-message-size factors) gives the same iteration times as the analytical engine.
 #include <catch2/catch.hpp>
 
-#include <nlohmann/json.hpp>
-
-#include <fstream>
-
-#include "../cli/run_process.hpp"
+#include "calibrated_fixtures.hpp"
 #include "models/calibration.hpp"
 #include "models/plan_compiler.hpp"
 #include "models/scenario_loader.hpp"
@@ -17,17 +13,15 @@ using namespace dtsim;
 
 namespace {
 
-const std::string kScenario = std::string(DTSIM_SOURCE_DIR) + "/tests/calibrate/data/ring2.yaml";
+using test::edited_profile;
+using test::kCompute;
+using test::kUpdate;
+using test::link_time;
 
-// The profile's same_host link: 2 us + S / 1 GB/s below 64 KiB, 10 us + S / 4 GB/s from it.
-double link_time(double s) { return s < 65536 ? 2e-6 + s / 1e9 : 10e-6 + s / 4e9; }
+const std::string& kScenario = test::kCalibScenario;
 
 double iteration_time(const std::string& engine, const std::string& sets, const std::string& tag) {
-  const auto r = test::run_dtsim("run tests/calibrate/data/ring2.yaml --no-trace --json --engine " + engine +
-                                     " --out '" + test::temp_dir("calib-" + tag) + "' " + sets,
-                                 tag);
-  REQUIRE(r.code == 0);
-  return nlohmann::json::parse(r.out).at("iteration_time_s").at("mean").get<double>();
+  return test::run_calibrated(kScenario, engine, sets, tag).iteration;
 }
 
 }  // namespace
@@ -76,15 +70,9 @@ namespace {
 
 // The test profile with a cross_host link too: 20 us + S / 2 GB/s below 100 kB, 50 us + S / 5 GB/s above.
 std::string profile_with_cross_host() {
-  std::string text = test::slurp(std::string(DTSIM_SOURCE_DIR) + "/tests/calibrate/data/profile.yaml");
-  const std::string anchor = "  compute:\n    fp32:";
-  text.replace(text.find(anchor), anchor.size(),
-               "    cross_host:\n      - {min_bytes: 0, latency_s: 20e-6, bandwidth_Bps: 2e9}\n"
-               "      - {min_bytes: 1e5, latency_s: 50e-6, bandwidth_Bps: 5e9}\n" +
-                   anchor);
-  const std::string path = test::temp_dir("profile-cross") + "/profile.yaml";
-  std::ofstream(path) << text;
-  return path;
+  return edited_profile("cross", "  compute:\n    fp32:",
+                        "    cross_host:\n      - {min_bytes: 0, latency_s: 20e-6, bandwidth_Bps: 2e9}\n"
+                        "      - {min_bytes: 1e5, latency_s: 50e-6, bandwidth_Bps: 5e9}\n  compute:\n    fp32:");
 }
 
 double cross_time(double s) { return s < 1e5 ? 20e-6 + s / 2e9 : 50e-6 + s / 5e9; }
@@ -116,23 +104,6 @@ TEST_CASE("ranks on two nodes take the cross_host link on both engines", "[calib
     CHECK(simgrid == Approx(analytical).epsilon(0.01));
   }
 }
-
-namespace {
-
-// The test profile with `replace` applied (anchor -> text), written to a temporary folder.
-std::string edited_profile(const std::string& tag, const std::string& anchor, const std::string& text) {
-  std::string yaml = test::slurp(std::string(DTSIM_SOURCE_DIR) + "/tests/calibrate/data/profile.yaml");
-  yaml.replace(yaml.find(anchor), anchor.size(), text);
-  const std::string path = test::temp_dir("profile-" + tag) + "/profile.yaml";
-  std::ofstream(path) << yaml;
-  return path;
-}
-
-// One bucket of 400 KB: 4 forward ops of 1 MFLOP, 4 backward of 2, the SGD update's streaming loop.
-const double kCompute = 4 * (10e-6 + 1e6 / 1e10) + 4 * (10e-6 + 2e6 / 1e10);
-const double kUpdate = 1e-6 + 1.2e6 / 1e10;
-
-}  // namespace
 
 TEST_CASE("the profile's collective buffer work delays each collective on both engines", "[calibrated][simgrid]") {
   // dtsim-real fills and checks each collective's buffer on the comm stream: 5 us + S / 2 GB/s.

@@ -19,10 +19,11 @@ struct SimResult {
   long activities = 0;
 };
 
-inline SimResult simulate(const ClusterSpec& cluster, const Plan& plan, Fidelity fidelity, bool fuse = true) {
+inline SimResult simulate(const ClusterSpec& cluster, const Plan& plan, Fidelity fidelity, bool fuse = true,
+                          sg::CoreSharing sharing = sg::CoreSharing::Queue) {
   const ChildResult child = fork_run([&] {
     Recorder rec;
-    sg::SimGridExecutor engine(cluster, sg::SimGridOptions{fidelity, fuse});
+    sg::SimGridExecutor engine(cluster, sg::SimGridOptions{fidelity, fuse, sharing});
     engine.run(plan, rec);
     std::string out = std::to_string(engine.stats().activities) + "\n";
     char line[160];
