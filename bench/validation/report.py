@@ -135,7 +135,14 @@ def main():
     p("- **Calibration that measures what a run does.** GEMMs on every rank at once (as before); the SGD step on "
       "arrays evicted from the caches (a hot step was 1.7x faster than the same step in a run); collectives "
       "filled, run and checked back to back as the comm stream does, with no barrier; every size measured in 3 "
-      "passes and the median kept; ranks unbound (`--bind-to none`) for calibration and runs alike.")
+      "passes and the median kept.")
+    p("- **Ranks bound to cores.** Unbound, the OS moved the ranks' threads between the 2 cores; bound round "
+      "robin (`--bind-to core:overload-allowed`, rank r on core r mod cores, as the engines place ranks that "
+      "share cores) the suite's error fell from 20.3 %% to 14.2 %% in two suites back to back, and a 400 KB "
+      "AllReduce on 2 ranks took 35 us after the last rank entered instead of 121 us.")
+    p("- **Longer, repeated runs.** The suite's scenarios run 100 iterations (20 before) and `dtsim validate` "
+      "takes the median of 3 runs: the run-to-run spread of `ps_2w1s_400KB` fell from 85 %% to 18 %% and of "
+      "`ring_2_4MB_overlap` from 15 %% to 4 %% going from 20 to 100 iterations.")
     p()
     p("What is left:")
     p()
@@ -148,15 +155,17 @@ def main():
       "That is why `dtsim validate` now runs the real side 3 times (`--repeats`), takes the median and shows "
       "the spread, and why the suite calibrates each rank count right before its scenarios. A 5 %% target needs "
       "a machine whose runs repeat within a few per cent: check the *spread* column first.")
-    p("- **Large transfers in runs against calibration.** In `ring_2_16MB` the 4 MB AllReduces take 1.5 to 1.9x "
-      "their calibrated time even after the last rank entered, in every repeat; this is the largest systematic "
-      "error left. Hypotheses tried on 2026-11-22, none conclusive because each A/B difference stayed inside "
-      "the noise above: calibrating the collectives on a thread of their own, as dtsim-real's comm stream runs "
-      "them (499 and 1054 us against 534 and 881 us, alternating); rotating 4 buffers as a run's buckets walk "
-      "16 MB of gradients (790 and 955 us against 782 and 747 us); Open MPI's shared-memory single copy off "
-      "(`--mca btl_vader_single_copy_mechanism none`: calibration 354 us, runs 496 us after the last rank "
-      "entered); and, for the ranks-beyond-cores scenarios, never yield-polling when ranks outnumber cores "
-      "(`ps_2w2s_4MB` 9.98 and 9.00 ms against 9.38 and 7.60 ms).")
+    p("- **Large transfers in runs against calibration.** Inside dtsim-real a 4 MB AllReduce on 2 ranks takes "
+      "800 to 1100 us after the last rank entered, every bucket alike and with the compute taken out "
+      "(`--set model.synthetic.flops_per_sample=1KFLOP`), against 470 to 510 us in `dtsim calibrate` at the "
+      "same time with the same binding: the largest systematic error left (the `allreduce` rows of "
+      "`ring_2_16MB` and `ring_2_4MB_overlap`). Ruled out on 2026-11-22, each by A/B runs alternating: the "
+      "collectives on a thread of their own as dtsim-real's comm stream runs them (469 and 509 us against 471 "
+      "and 488 us); 4 rotating buffers as a run's buckets walk 16 MB of gradients, with or without evicting "
+      "the caches (616 to 805 us against 616 to 629 us, quick calibration); the comm thread's idle polling "
+      "(803, 770, 1101 us with it, 842, 930, 820 us without); page-aligned buckets (4 MiB: 896 us, 4 MB: "
+      "791 us). Open MPI's shared-memory single copy off (`--mca btl_vader_single_copy_mechanism none`) "
+      "narrowed it once (354 us calibrated, 496 us in the run) but made 16 MB AllReduces 2.5x slower.")
     p("- **Point-to-point against collectives.** The `same_host` link is fitted to ring AllReduce rounds with "
       "every rank in the ring; with 4 ranks on 2 cores those rounds moved 2 MB in 3.3 ms while a pair "
       "exchanging moved it in 0.2 ms, so the parameter-server pushes and pulls now take a `same_host_p2p` link "
@@ -166,9 +175,6 @@ def main():
     p("- **Skew between ranks.** A collective's measured duration starts when this rank enters it, so it "
       "includes waiting for a slower peer; the simulator's ranks of a symmetric Plan never wait for each other "
       "(compare `allreduce` with `allreduce after the last rank entered`).")
-    p("- **Large buckets on 2 ranks.** A 4 MB AllReduce took about 0.5 ms in calibration and 0.6 to 0.7 ms in "
-      "runs, and the 48 MB SGD step of `ring_2_16MB` 1.5 ms in runs against 1.0 ms calibrated (cold arrays, "
-      "both ranks at once): the largest remaining errors are in that scenario's `allreduce` and `update` rows.")
     p("- **Overlap.** With `strategy.allreduce.overlap: true` the AllReduce thread runs beside backward GEMMs on "
       "the same cores; the simulator overlaps them for free.")
     p("- **What is not replayed.** The cpu backend runs compute ops as GEMMs at their FLOPs (memory traffic is "
