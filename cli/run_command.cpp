@@ -14,16 +14,25 @@
 #include "models/metrics.hpp"
 #include "models/plan_compiler.hpp"
 #include "models/scenario_loader.hpp"
+#include "models/scenario_warnings.hpp"
 #include "models/trace.hpp"
 #include "sim/faults/evaluate.hpp"
 #include "sim/make_executor.hpp"
 
 namespace dtsim::cli {
+namespace {
+
+void print_warnings(const Scenario& s) {
+  for (const std::string& w : scenario_warnings(s)) std::cerr << w << "\n";
+}
+
+}  // namespace
 
 int run_command(const RunOptions& o) {
   std::vector<std::string> sets = o.sets;
   if (!o.engine.empty()) sets.push_back("run.engine=" + o.engine);
   const Scenario s = load_scenario(o.scenario, sets);
+  print_warnings(s);
   const Plan plan = compile_plan(s);
   // Read the proxy's data before simulating, so a bad file is reported at once.
   const learn::Split data = s.run.convergence.enabled ? learn::load_split(s) : learn::Split{};
@@ -66,6 +75,7 @@ int run_command(const RunOptions& o) {
 
 int check_command(const std::string& scenario, const std::vector<std::string>& sets) {
   const Scenario s = load_scenario(scenario, sets);
+  print_warnings(s);
   const Plan plan = compile_plan(s);
   if (s.run.convergence.enabled) learn::load_split(s);  // the proxy's data files must read
   std::cout << fmt::format("{}: ok ({} nodes x {} {}; {} ops per iteration)\n", scenario, s.cluster.nodes,

@@ -14,6 +14,7 @@
 #include "models/metrics.hpp"
 #include "models/plan_compiler.hpp"
 #include "models/scenario_loader.hpp"
+#include "models/scenario_warnings.hpp"
 #include "models/trace.hpp"
 #include "real/codec.hpp"
 #include "real/executor.hpp"
@@ -154,9 +155,12 @@ void check_supported(const Scenario& s, const std::string& backend) {
                                                        key));
     }
     if (!job.stragglers.speed_profile.times.empty() || job.strategy.dynamic_batch) {
-      const std::string key = s.job_key(j, job.strategy.dynamic_batch ? "strategy.dynamic_batch" : "stragglers.speed_profile");
-      throw InputError(s.location_of(key), fmt::format("{}: dtsim-real does not apply speed profiles or dynamic batches "
-                                                       "yet (they run in the simulator: dtsim run)", key));
+      const std::string key =
+          s.job_key(j, job.strategy.dynamic_batch ? "strategy.dynamic_batch" : "stragglers.speed_profile");
+      throw InputError(s.location_of(key),
+                       fmt::format("{}: dtsim-real does not apply speed profiles or dynamic batches "
+                                   "yet (they run in the simulator: dtsim run)",
+                                   key));
     }
     const std::string method = job.compression.method;
     if (method != "none") {
@@ -194,7 +198,8 @@ void check_supported(const Scenario& s, const std::string& backend) {
   for (const char* key : {"cluster.device_mix", "cluster.nic_profile"}) {
     if (s.where.count(key) > 0) {
       throw InputError(s.location_of(key), fmt::format("{}: dtsim-real runs on the devices and NICs it is given; "
-                                                       "simulate this with dtsim run", key));
+                                                       "simulate this with dtsim run",
+                                                       key));
     }
   }
 }
@@ -246,6 +251,9 @@ int launch(const LaunchOptions& given, const MpiWorld& world) {
   }
   check_supported(s, o.backend);
   check_world_size(plan, world.size(), given);
+  if (world.rank() == 0) {
+    for (const std::string& w : scenario_warnings(s)) std::cerr << w << "\n";
+  }
   if (o.comm_scale <= 0) throw InputError("--comm-scale must be positive");
   const double compute_scale = parse_scale(o.compute_scale, plan);
   scale_plan(plan, compute_scale, o.comm_scale);
