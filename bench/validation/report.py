@@ -143,6 +143,15 @@ def main():
     p("- **Longer, repeated runs.** The suite's scenarios run 100 iterations (20 before) and `dtsim validate` "
       "takes the median of 3 runs: the run-to-run spread of `ps_2w1s_400KB` fell from 85 %% to 18 %% and of "
       "`ring_2_4MB_overlap` from 15 %% to 4 %% going from 20 to 100 iterations.")
+    p("- **Collectives on cold buffers.** Inside dtsim-real a 4 MB AllReduce on 2 ranks took 610 to 910 us after "
+      "the last rank entered, and 470 to 560 us when the executor ran it on one reused scratch buffer instead "
+      "(A/B runs alternating, compute taken out with `--set model.synthetic.flops_per_sample=1KFLOP`): a run's "
+      "buckets walk the whole gradient, and the optimizer step sweeps the caches between iterations, while "
+      "calibration reused one buffer. `dtsim calibrate` now runs each collective on 4 buffers in turn and "
+      "sweeps the caches before each round of them; with one profile each, back to back: `ring_2_16MB` -22.2 "
+      "%% before, -5.8 %% after; `ring_2_400KB` -11.5 %% and +2.3 %%. Ruled out on the way (A/B, alternating): "
+      "the collectives on a thread of their own, as dtsim-real's comm stream runs them; a communicator from "
+      "MPI_Comm_create_group, as dtsim-real's groups; the comm thread's idle polling; page-aligned buckets.")
     p()
     p("What is left:")
     p()
@@ -155,17 +164,6 @@ def main():
       "That is why `dtsim validate` now runs the real side 3 times (`--repeats`), takes the median and shows "
       "the spread, and why the suite calibrates each rank count right before its scenarios. A 5 %% target needs "
       "a machine whose runs repeat within a few per cent: check the *spread* column first.")
-    p("- **Large transfers in runs against calibration.** Inside dtsim-real a 4 MB AllReduce on 2 ranks takes "
-      "800 to 1100 us after the last rank entered, every bucket alike and with the compute taken out "
-      "(`--set model.synthetic.flops_per_sample=1KFLOP`), against 470 to 510 us in `dtsim calibrate` at the "
-      "same time with the same binding: the largest systematic error left (the `allreduce` rows of "
-      "`ring_2_16MB` and `ring_2_4MB_overlap`). Ruled out on 2026-11-22, each by A/B runs alternating: the "
-      "collectives on a thread of their own as dtsim-real's comm stream runs them (469 and 509 us against 471 "
-      "and 488 us); 4 rotating buffers as a run's buckets walk 16 MB of gradients, with or without evicting "
-      "the caches (616 to 805 us against 616 to 629 us, quick calibration); the comm thread's idle polling "
-      "(803, 770, 1101 us with it, 842, 930, 820 us without); page-aligned buckets (4 MiB: 896 us, 4 MB: "
-      "791 us). Open MPI's shared-memory single copy off (`--mca btl_vader_single_copy_mechanism none`) "
-      "narrowed it once (354 us calibrated, 496 us in the run) but made 16 MB AllReduces 2.5x slower.")
     p("- **Point-to-point against collectives.** The `same_host` link is fitted to ring AllReduce rounds with "
       "every rank in the ring; with 4 ranks on 2 cores those rounds moved 2 MB in 3.3 ms while a pair "
       "exchanging moved it in 0.2 ms, so the parameter-server pushes and pulls now take a `same_host_p2p` link "
