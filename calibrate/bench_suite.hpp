@@ -1,6 +1,6 @@
 // The microbenchmarks of `dtsim calibrate`, per backend behind one interface, so calibrate()
 // runs, repeats and fits them alike: `cpu` (calibrate/microbench.hpp: Eigen, MPI schedules) and
-// `cuda` (calibrate/cuda/: cuBLAS, NCCL, the cuda backend's kernels; a stub that says so when
+// `cuda` (calibrate/cuda/: cuBLAS, NCCL, the cuda backend's kernels; a fallback that refuses with exit 3 when
 // dtsim was built without CUDA). Every call is collective over the suite's communicator; what
 // a call returns on rank 0 is what goes into the profile.
 #pragma once

@@ -304,11 +304,7 @@ void Codec::decode(std::span<float> out) const {
 void Codec::decompress(std::span<float> out) {
   const auto n = static_cast<size_t>(n_);
   if (spec_.method == "fp16" || spec_.method == "bf16") {
-    const bool half = spec_.method == "fp16";
-    for (size_t e = 0; e < n; ++e) {
-      const std::uint16_t h = get16(wire_.data(), static_cast<std::int64_t>(e));
-      out[e] = half ? from_half(h) : from_bfloat16(h);
-    }
+    decode(out);
     return;  // no error feedback for casts (as DDP's hooks)
   }
   std::vector<float> mine_decoded = own_;
