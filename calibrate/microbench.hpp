@@ -22,7 +22,8 @@ struct BenchOptions {
 };
 
 // Every rank runs GEMMs of each size at once (as dtsim-real's ranks compute at once); x = FLOPs
-// of one op, seconds = the median over repeats, averaged over ranks. Returned on every rank.
+// of one op; seconds = with a core per rank, the slowest rank's mean over repeats; with ranks
+// sharing cores, the median over repeats averaged over ranks. Returned on every rank.
 std::vector<Sample> bench_gemm(const BenchOptions& o, MPI_Comm comm);
 
 // Every rank runs dtsim-real's SGD step (w -= lr g over float arrays) at once, on arrays evicted from the
