@@ -61,6 +61,10 @@ std::vector<int> shared_cores(const ClusterSpec& cluster, const Plan& plan) {
   return core;
 }
 
+bool comm_holds_cores(const ClusterSpec& cluster) {
+  return cluster.calibration && cluster.calibration->machine.backend == "cpu";
+}
+
 CostModel::CostModel(const ClusterSpec& cluster, const Plan& plan) : cluster_(cluster), plan_(plan) {
   for (const JobPlan& job : plan.jobs) {
     const std::string& method = job.compression.method;

@@ -85,6 +85,14 @@ class CostModel {
 // rule: the analytical engine queues a core's ops (FIFO), SimGrid shares the core between them.
 std::vector<int> shared_cores(const ClusterSpec& cluster, const Plan& plan);
 
+// With a calibration profile of the cpu backend: communication is work of the ranks' cores (MPI
+// copies shared memory, or drives the socket, on a thread beside the GEMMs, which keep the core
+// while they have work). Both engines then start a transfer or collective only once every core of
+// its ranks has no compute running or queued, and start no compute on those cores until it ends;
+// communication still overlaps communication. Without it (cuda, or no profile) communication runs
+// beside compute, as on a device with its own copy engines and NICs.
+bool comm_holds_cores(const ClusterSpec& cluster);
+
 // How many of one node's ranks send across its NICs at once in the algorithm's busiest round,
 // read off the algorithm's own flow phases over a group of the same shape (at most 4 nodes).
 int inter_node_concurrency(const CollectiveAlgorithm& algo, CollectiveKind kind, const GroupShape& shape);

@@ -3,6 +3,8 @@
 
 #include <algorithm>
 #include <chrono>
+#include <functional>
+#include <list>
 #include <map>
 #include <queue>
 #include <set>
@@ -60,6 +62,17 @@ Graph build_graph(const RankProgram& r) {
 }
 
 class Scheduler {
+  struct Transfer {
+    TransferPath path;
+    double bytes;
+    int rank_a, op_a, rank_b, op_b;
+    int peer;  // the rank at the other end (rank_b, or a gossip's peer)
+  };
+  struct Held {
+    std::vector<std::pair<int, int>> cores;
+    std::function<void(double)> begin;
+  };
+
  public:
   Scheduler(const ClusterSpec& cluster, const Plan& plan, Observer& observer)
       : cluster_(cluster), plan_(plan), costs_(cluster, plan), observer_(observer), balance_(plan) {
@@ -73,6 +86,11 @@ class Scheduler {
     }
     remaining_.resize(plan.ranks.size());
     core_of_ = shared_cores(cluster, plan);
+    hold_ = comm_holds_cores(cluster);
+    for (size_t r = 0; r < plan.ranks.size(); ++r) {
+      const Placement& where = plan.ranks[r].where;
+      core_key_.push_back(core_of_.empty() ? std::make_pair(where.node, where.local) : std::make_pair(-1, core_of_[r]));
+    }
     done_count_.assign(plan.ranks.size(), 0);
     running_.assign(plan.ranks.size(), Running{-1, -1, 0.0});
     iteration_.assign(plan.ranks.size(), 0);
@@ -92,6 +110,7 @@ class Scheduler {
           ready(e);
         }
       }
+      if (hold_) release_held(now);
       flush_transfers(now);
     }
     for (size_t r = 0; r < plan_.ranks.size(); ++r) {
@@ -143,8 +162,20 @@ class Scheduler {
       auto& waiting = collectives_[{col->group, col->seq, it}];
       waiting.push_back({e.rank, e.op});
       if (waiting.size() == plan_.groups[col->group].ranks.size()) {
-        const double end = collective_end(*col, e.time);
-        for (auto [r, o] : waiting) push(end, true, r, o, e.time);
+        auto begin = [this, col, members = waiting](double now) {
+          const double end = collective_end(*col, now);
+          for (auto [r, o] : members) {
+            push(end, true, r, o, now);
+            hold_core(r, end);
+          }
+        };
+        if (hold_) {
+          std::vector<int> ranks;
+          for (auto [r, o] : waiting) ranks.push_back(r);
+          held_.push_back(Held{cores_of(ranks), begin});
+        } else {
+          begin(e.time);
+        }
         collectives_.erase({col->group, col->seq, it});
       }
     } else if (const auto* s = std::get_if<SendOp>(&op.body)) {
@@ -159,8 +190,8 @@ class Scheduler {
       const int peer = plan_.gossip_peer[e.rank][it];
       const auto& me = plan_.ranks[e.rank].where;
       const auto& other = plan_.ranks[peer].where;
-      batch_.push_back(Transfer{costs_.path(me, other, gs->bytes), gs->bytes, e.rank, e.op, -1, -1});
-      batch_.push_back(Transfer{costs_.path(other, me, gs->bytes), gs->bytes, e.rank, e.op, -1, -1});
+      start_transfers({Transfer{costs_.path(me, other, gs->bytes), gs->bytes, e.rank, e.op, -1, -1, peer},
+                       Transfer{costs_.path(other, me, gs->bytes), gs->bytes, e.rank, e.op, -1, -1, peer}});
     }
   }
 
@@ -172,10 +203,9 @@ class Scheduler {
       push(e.time, true, e.rank, e.op, e.time);
       return;
     }
-    const Placement& where = plan_.ranks[e.rank].where;
-    const int core = core_of_.empty() ? -1 : core_of_[static_cast<size_t>(e.rank)];
-    double& free_at = core >= 0 ? device_free_[{-1, core}] : device_free_[{where.node, where.local}];
-    const double start = std::max(e.time, free_at);
+    const auto key = core_key_[static_cast<size_t>(e.rank)];
+    double& free_at = device_free_[key];
+    const double start = std::max({e.time, free_at, hold_ ? comm_until_[key] : 0.0});
     const Profile* profile = plan_.speed_profile_of(e.rank);
     free_at = profile ? profile->finish(start, seconds) : start + seconds;
     running_[e.rank] = Running{e.op, push(free_at, true, e.rank, e.op, start), start};
@@ -258,7 +288,49 @@ class Scheduler {
     pending_p2p_.erase(found);
     const auto [src, dst, tag, it] = key;
     const TransferPath p = costs_.path(plan_.ranks[src].where, plan_.ranks[dst].where, bytes);
-    batch_.push_back(Transfer{p, bytes, e.rank, e.op, other_rank, other_op});
+    start_transfers({Transfer{p, bytes, e.rank, e.op, other_rank, other_op, other_rank}});
+  }
+
+  // Transfers join the batch of this instant, or with comm_holds_cores wait for their ranks' cores.
+  void start_transfers(std::vector<Transfer> transfers) {
+    if (!hold_) {
+      batch_.insert(batch_.end(), transfers.begin(), transfers.end());
+      return;
+    }
+    const Transfer& t = transfers.front();
+    held_.push_back(Held{cores_of({t.rank_a, t.peer}),
+                         [this, transfers](double) { batch_.insert(batch_.end(), transfers.begin(), transfers.end()); }});
+  }
+
+  // comm_holds_cores: what communication waits for its cores starts, first come first served, once
+  // none of its cores computes (after every event of this instant: a compute op made ready now has
+  // started and keeps its core).
+  void release_held(double now) {
+    for (auto it = held_.begin(); it != held_.end();) {
+      const bool idle =
+          std::all_of(it->cores.begin(), it->cores.end(), [&](const auto& key) { return device_free_[key] <= now; });
+      if (!idle) {
+        ++it;
+        continue;
+      }
+      const std::function<void(double)> begin = std::move(it->begin);
+      it = held_.erase(it);
+      begin(now);
+    }
+  }
+
+  std::vector<std::pair<int, int>> cores_of(const std::vector<int>& ranks) const {
+    std::vector<std::pair<int, int>> keys;
+    for (int r : ranks) keys.push_back(core_key_[static_cast<size_t>(r)]);
+    std::sort(keys.begin(), keys.end());
+    keys.erase(std::unique(keys.begin(), keys.end()), keys.end());
+    return keys;
+  }
+
+  // No compute starts on the rank's core before `end` (comm_holds_cores).
+  void hold_core(int rank, double end) {
+    double& until = comm_until_[core_key_[static_cast<size_t>(rank)]];
+    until = std::max(until, end);
   }
 
   // Transfers that start together share their ports: each port drains the sum of what crosses it, at its own rate
@@ -283,6 +355,10 @@ class Scheduler {
     std::map<std::pair<int, int>, double> exchanges;  // gossip: an op ends with the later of its two directions
     for (const auto& t : batch_) {
       const double end = std::max(drained[t.path.from], drained[t.path.to]) + t.path.alpha;
+      if (hold_) {
+        hold_core(t.rank_a, end);
+        hold_core(t.peer, end);
+      }
       if (t.rank_b < 0) {
         double& last = exchanges[{t.rank_a, t.op_a}];
         last = std::max(last, end);
@@ -326,11 +402,10 @@ class Scheduler {
   std::set<std::tuple<int, int, int>> prepared_;  // (rank, op, iteration) past its host work
   std::map<std::tuple<int, int, int, int>, std::pair<int, int>> pending_p2p_;
   std::map<Port, double> port_free_;
-  struct Transfer {
-    TransferPath path;
-    double bytes;
-    int rank_a, op_a, rank_b, op_b;
-  };
+  bool hold_ = false;                                   // comm_holds_cores
+  std::vector<std::pair<int, int>> core_key_;           // each rank's device_free_ key
+  std::map<std::pair<int, int>, double> comm_until_;    // by device_free_ key: communication holds it until
+  std::list<Held> held_;                                // communication waiting for its cores
   std::vector<Transfer> batch_;
   struct GateWait {
     int rank, op, required;

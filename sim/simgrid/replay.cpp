@@ -34,7 +34,8 @@ Replay::Replay(const ClusterSpec& cluster, const Plan& plan, const Platform& pla
       total_iterations_(plan.warmup + plan.iterations),
       latency_factor_(simgrid::config::get_value<double>("network/latency-factor")),
       states_(plan.ranks.size()),
-      posted_ops_(plan.ranks.size()) {
+      posted_ops_(plan.ranks.size()),
+      holds_(cluster, plan) {
   for (size_t r = 0; r < plan.ranks.size(); ++r) {
     states_[r].done.assign(plan.ranks[r].ops.size(), 0);
     states_[r].mutex = sg4::Mutex::create();
@@ -68,6 +69,7 @@ void Replay::start() {
   for (const auto& [device, count] : ranks_on) {
     if (count > 1) host_locks_[device] = sg4::Mutex::create();
   }
+  holds_.create();
   for (size_t j = 0; j < plan_.jobs.size(); ++j) {
     GateState& st = gates_[static_cast<int>(j)];
     st.progress.assign(plan_.jobs[j].workers.size(), 0);
@@ -121,15 +123,39 @@ void Replay::stream_actor(int rank, Stream stream) {
       std::unique_lock lock(*st.mutex);
       while (st.iteration != it) st.changed->wait(lock);
     }
-    for (const auto& unit : units) {
+    for (size_t u = 0; u < units.size(); ++u) {
+      const auto& unit = units[u];
       wait_deps(rank, plan_.ranks[rank].ops[unit.ops.front()].deps);
+      const bool claim = holds_.enabled() && stream == Stream::Compute && computes(rank, unit.ops.front());
+      if (claim && !st.stream_claim) {
+        holds_.compute_begin(rank);
+        st.stream_claim = true;
+      }
       if (unit.ops.size() > 1) {
         execute_run(rank, unit.ops);
       } else {
         execute(rank, unit.ops.front());
       }
+      // As on the analytical engine, a compute op ready the moment the last one ends keeps the core:
+      // communication waiting for it starts only once the stream has nothing ready.
+      if (st.stream_claim && !(u + 1 < units.size() && computes(rank, units[u + 1].ops.front()) &&
+                               deps_done(rank, units[u + 1].ops.front()))) {
+        holds_.compute_end(rank);
+        st.stream_claim = false;
+      }
     }
   }
+}
+
+bool Replay::computes(int rank, int op) const {
+  const auto& body = plan_.ranks[rank].ops[op].body;
+  return std::holds_alternative<ComputeOp>(body) || std::holds_alternative<UpdateOp>(body);
+}
+
+bool Replay::deps_done(int rank, int op) const {
+  const RankState& st = states_[rank];
+  const auto& deps = plan_.ranks[rank].ops[op].deps;
+  return std::all_of(deps.begin(), deps.end(), [&](int d) { return st.done[d] != 0; });
 }
 
 void Replay::posted_actor(int rank, int op) {
@@ -191,33 +217,49 @@ void Replay::execute(int rank, int op_id) {
                           if (host > 0) sg4::this_actor::sleep_for(host);
                           double& arrived = arrivals_[std::make_tuple(c.group, c.seq, it)];
                           arrived = std::max(arrived, sg4::Engine::get_clock());
+                          const std::vector<int>& members = plan_.groups[c.group].ranks;
+                          if (holds_.enabled()) {  // communication from the moment it has its cores
+                            holds_.comm_begin({'c', c.group, c.seq, it, 2, 0}, members, static_cast<int>(members.size()));
+                            arrived = std::max(arrived, sg4::Engine::get_clock());
+                          }
                           // Merged flows lose the data dependencies between rounds (no rank's result is
                           // ready before every rank's input has gone round): at flow fidelity the
                           // members start together and end together.
                           if (options_.fidelity == Fidelity::Flow) together(c, it, 0);
                           replay_collective(rank, c);
                           if (options_.fidelity == Fidelity::Flow) together(c, it, 1);
+                          if (holds_.enabled()) holds_.comm_end(rank);
                           finish_comm(rank, op_id, arrived);
                         },
                         [&](const SendOp& s) {
                           double& arrived = arrivals_[std::make_tuple(-1 - rank, s.peer * 65536 + s.tag, it)];
                           arrived = std::max(arrived, start);
+                          if (holds_.enabled()) {
+                            holds_.comm_begin({'p', rank, s.peer, s.tag, it, 2}, {rank, s.peer}, 2);
+                            arrived = std::max(arrived, sg4::Engine::get_clock());
+                          }
                           if (platform_.p2p_hosts.empty()) {
                             mailbox('p', s.peer, rank, s.tag)->put(&token, s.bytes);
                             ++stats_.activities;
                           } else {
                             p2p_transfer(rank, s.peer, s.tag, it, s.bytes, true);
                           }
+                          if (holds_.enabled()) holds_.comm_end(rank);
                           finish_comm(rank, op_id, arrived);
                         },
                         [&](const RecvOp& r) {
                           double& arrived = arrivals_[std::make_tuple(-1 - r.peer, rank * 65536 + r.tag, it)];
                           arrived = std::max(arrived, start);
+                          if (holds_.enabled()) {
+                            holds_.comm_begin({'p', r.peer, rank, r.tag, it, 2}, {r.peer, rank}, 2);
+                            arrived = std::max(arrived, sg4::Engine::get_clock());
+                          }
                           if (platform_.p2p_hosts.empty()) {
                             mailbox('p', rank, r.peer, r.tag)->get<int>();
                           } else {
                             p2p_transfer(r.peer, rank, r.tag, it, r.bytes, false);
                           }
+                          if (holds_.enabled()) holds_.comm_end(rank);
                           finish_comm(rank, op_id, arrived);
                         },
                         [&](const GateOp& g) {
@@ -229,8 +271,18 @@ void Replay::execute(int rank, int op_id) {
                           finish(rank, op_id, start, sg4::Engine::get_clock());
                         },
                         [&](const GossipOp& g) {
+                          const int peer = plan_.gossip_peer[rank][it];
+                          double begun = start;
+                          if (holds_.enabled()) {
+                            holds_.comm_begin({'g', rank, it, 0, 0, 0}, {rank, peer}, 1);
+                            begun = sg4::Engine::get_clock();
+                          }
                           gossip(rank, g, it);
-                          finish_comm(rank, op_id, start);
+                          if (holds_.enabled()) {
+                            holds_.comm_end(rank);
+                            holds_.comm_end(peer);
+                          }
+                          finish_comm(rank, op_id, begun);
                         }},
              op.body);
 }
@@ -330,6 +382,8 @@ void Replay::execute_run(int rank, const std::vector<int>& ops) {
     total += durations.back();
   }
   // A device computes one op at a time: ranks sharing a host take turns, first come first served.
+  const bool held = holds_.enabled() && total > 0 && !state.stream_claim;
+  if (held) holds_.compute_begin(rank);
   const auto shared = host_locks_.find(device_of(rank));
   std::unique_lock<sg4::Mutex> turn;
   if (shared != host_locks_.end() && total > 0) turn = std::unique_lock<sg4::Mutex>(*shared->second);
@@ -353,6 +407,7 @@ void Replay::execute_run(int rank, const std::vector<int>& ops) {
   ++stats_.activities;
   const double end = sg4::Engine::get_clock();
   if (turn.owns_lock()) turn.unlock();
+  if (held) holds_.compute_end(rank);
   // Under a speed profile an op's end is where its work is done on the profile (as SimGrid ran it).
   const Profile* profile = plan_.speed_profile_of(rank);
   const int it = states_[rank].iteration;

@@ -16,6 +16,7 @@
 #include "models/observer.hpp"
 #include "models/scenario.hpp"
 #include "sim/analytical/cost_model.hpp"
+#include "sim/simgrid/core_holds.hpp"
 #include "sim/simgrid/executor.hpp"
 #include "sim/simgrid/platform.hpp"
 #include "sim/simgrid/stream_units.hpp"
@@ -30,6 +31,7 @@ struct RankState {
   int done_count = 0;
   simgrid::s4u::ExecPtr running;  // the compute run in progress, and its first op (backup workers cancel it)
   int running_first = -1;
+  bool stream_claim = false;  // comm_holds_cores: the compute stream holds the core across its ops
   simgrid::s4u::MutexPtr mutex;
   simgrid::s4u::ConditionVariablePtr changed;
 };
@@ -53,6 +55,8 @@ class Replay {
   void stream_actor(int rank, Stream stream);
   void posted_actor(int rank, int op);
   void wait_deps(int rank, const std::vector<int>& ops);
+  bool computes(int rank, int op) const;   // a compute or update op
+  bool deps_done(int rank, int op) const;  // in the rank's current iteration
   void finish(int rank, int op, double start, double end, bool record = true, bool cut = false);
   void finish_comm(int rank, int op, double arrived);
   void together(const CollectiveOp& c, int iteration, int which);
@@ -110,7 +114,8 @@ class Replay {
   std::map<int, QuorumState> quorums_;  // per job
   std::vector<int> quorum_op_;          // each rank's quorum op, or -1
   std::map<std::pair<simgrid::s4u::Host*, int>, simgrid::s4u::MutexPtr>
-      host_locks_;  // devices (device_of) taking turns
+      host_locks_;    // devices (device_of) taking turns
+  CoreHolds holds_;  // communication on the ranks' cores (cpu-backend profiles)
 };
 
 }  // namespace dtsim::sg
