@@ -26,8 +26,9 @@ struct BenchOptions {
 // sharing cores, the median over repeats averaged over ranks. Returned on every rank.
 std::vector<Sample> bench_gemm(const BenchOptions& o, MPI_Comm comm);
 
-// Every rank runs dtsim-real's SGD step (w -= lr g over float arrays) at once, on arrays evicted from the
-// caches before each repeat (as a run finds them); x = bytes read and
+// Every rank runs dtsim-real's SGD step (w -= lr g over float arrays) at once; before each repeat
+// the caches are swept and g written (as a run finds them: w cold, g just written by the
+// collective); x = bytes read and
 // written (12 per element), seconds averaged over ranks. Returned on every rank.
 std::vector<Sample> bench_memory(const BenchOptions& o, MPI_Comm comm);
 
