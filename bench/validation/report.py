@@ -60,6 +60,22 @@ def main():
             p("**This run shared its cores** (a load average above half the cores): the errors below mostly measure "
               "the other processes. Regenerate on an idle machine with `%s`." % command.strip())
             p()
+    steady = []
+    for when in ("before", "after"):
+        path = os.path.join(out, "steadiness_%s.json" % when)
+        if os.path.exists(path):
+            steady.append((when, json.load(open(path))))
+    if steady:
+        p("Steadiness of the cores (`build/bin/bench_steadiness`: one thread pinned per core runs the GEMMs of a "
+          "%.0e FLOP op for %d s; the mean op time of each second): %s. A prediction cannot be checked closer "
+          "than the machine repeats itself." % (
+              steady[0][1]["flops"], steady[0][1]["seconds"],
+              "; ".join("%s the suite, second-to-second standard deviation %.1f %%, largest spread %.1f %% "
+                        "(mean op time %s)" % (
+                            when, 100 * s["mean_cv"], 100 * s["worst_spread"],
+                            ", ".join("%.0f us" % (c["mean_s"] * 1e6) for c in s["cores"]))
+                        for when, s in steady)))
+        p()
     p("## Iteration time and its parts, per scenario")
     p()
     repeats = max((r.get("repeats", 1) for _, r in rows), default=1)
