@@ -50,16 +50,11 @@ def main():
       "measured." % (command.strip(), seconds))
     p()
     if machine:
-        p("Machine: `%s`, %s, %s cores; calibrated %s%s. Load average (1, 5, 15 min) before the suite: %s; after: "
-          "%s. A load above zero means other processes shared the cores with the measurements."
+        p("Machine: `%s`, %s, %s cores; calibrated %s%s. Load average (1, 5, 15 min) before the suite: %s (what ran "
+          "in the minutes before it); after: %s (the suite's own runs included)."
           % (machine.get("hostname"), machine.get("cpu_model"), machine.get("cores"), machine.get("when"),
              " (--quick)" if machine.get("quick") == "true" else "", load_before, load_after))
         p()
-        cores = float(machine.get("cores", "1") or 1)
-        if max(float(load_before.split()[0]), float(load_after.split()[0])) > 0.5 * cores:
-            p("**This run shared its cores** (a load average above half the cores): the errors below mostly measure "
-              "the other processes. Regenerate on an idle machine with `%s`." % command.strip())
-            p()
     steady = []
     for when in ("before", "after"):
         path = os.path.join(out, "steadiness_%s.json" % when)
@@ -75,6 +70,16 @@ def main():
                             when, 100 * s["mean_cv"], 100 * s["worst_spread"],
                             ", ".join("%.0f us" % (c["mean_s"] * 1e6) for c in s["cores"]))
                         for when, s in steady)))
+        p()
+    # Unsteady cores (or, without the probe, a load above half the cores): other work shared them.
+    cores = float(machine.get("cores", "1") or 1) if machine else 1.0
+    unsteady = any(s["mean_cv"] > 0.05 for _, s in steady) if steady else (
+        max(float(load_before.split()[0]), float(load_after.split()[0])) > 0.5 * cores)
+    if unsteady:
+        p("**The cores were unsteady during this run** (%s): much of the error below measures the machine's "
+          "wandering. Regenerate on a quieter machine with `%s`." % (
+              "a second-to-second deviation above 5 %" if steady else "a load average above half the cores",
+              command.strip()))
         p()
     p("## Iteration time and its parts, per scenario")
     p()
