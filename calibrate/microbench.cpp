@@ -185,22 +185,14 @@ std::vector<Sample> bench_collective_buffer(const BenchOptions& o, MPI_Comm comm
 std::map<std::string, std::vector<Sample>> bench_exchange(const BenchOptions& o, MPI_Comm comm) {
   const std::map<std::string, int> partner = link_partners(comm);
   const int me = comm_rank(comm);
-  int size = 1;
-  MPI_Comm_size(comm, &size);
   const std::vector<double> sizes = o.quick ? geometric(8, 4 << 20, 8) : geometric(8, 16 << 20, 2);
   std::vector<float> buf(static_cast<size_t>(sizes.back() / sizeof(float)) + 1, 1.0f);
   std::vector<float> back(buf.size(), 0.0f);
-  // More ranks than cores on one host: every rank exchanges at once with its neighbour (r xor 1, on
-  // the next core), as in a run where all of them communicate, each core serving two exchanges
-  // (rank 0 alone with its partner moved 2 MB in 0.2 ms with 4 ranks on 2 cores; a parameter
-  // server's pushes and pulls between cores, all at once, took 1.1 to 3.5 ms).
-  const bool crowded = count_hosts(comm) == 1 &&
-                       size > static_cast<int>(std::max(1u, std::thread::hardware_concurrency()));
   std::map<std::string, std::vector<Sample>> out;
   for (const auto& [cls, peer] : partner) {
     MPI_Barrier(comm);
-    const bool all_pairs = crowded && cls == kSameHost;
-    const int other = all_pairs ? ((me ^ 1) < size ? me ^ 1 : -1) : (me == 0 ? peer : me == peer ? 0 : -1);
+    if (me != 0 && me != peer) continue;
+    const int other = me == 0 ? peer : 0;
     for (double bytes : sizes) {
       const int count = std::max(1, static_cast<int>(bytes / sizeof(float)));
       // One exchange: both ranks send to each other at once and wait for both transfers (as a
@@ -211,19 +203,20 @@ std::map<std::string, std::vector<Sample>> bench_exchange(const BenchOptions& o,
         real::check_mpi(MPI_Isend(buf.data(), count, MPI_FLOAT, other, 7, comm, &req[1]), "MPI_Isend");
         real::wait_all(std::span<MPI_Request>(req, 2));
       };
-      // Every pair runs the same number of round trips: rank 0 decides and tells the others.
+      // Both sides run the same number of round trips: rank 0 decides and tells its partner.
       int repeats = 3;
-      double once = 1e-7;
-      if (other >= 0) {
+      if (me == 0) {
         const double t0 = MPI_Wtime();
         round_trip();
-        once = std::max(MPI_Wtime() - t0, 1e-7);
+        const double once = std::max(MPI_Wtime() - t0, 1e-7);
+        repeats = std::clamp(static_cast<int>(o.min_seconds / once), 3, o.max_repeats);
+        MPI_Send(&repeats, 1, MPI_INT, other, 8, comm);
+      } else {
+        round_trip();
+        MPI_Recv(&repeats, 1, MPI_INT, 0, 8, comm, MPI_STATUS_IGNORE);
       }
-      if (me == 0) repeats = std::clamp(static_cast<int>(o.min_seconds / once), 3, o.max_repeats);
-      MPI_Bcast(&repeats, 1, MPI_INT, 0, comm);
-      if (all_pairs) MPI_Barrier(comm);  // the pairs start together
       std::vector<double> times;
-      for (int i = 0; other >= 0 && i < repeats; ++i) {
+      for (int i = 0; i < repeats; ++i) {
         const double t0 = MPI_Wtime();
         round_trip();
         times.push_back(MPI_Wtime() - t0);
