@@ -212,7 +212,10 @@ def main():
       "server share each core, and a push or pull moves only while both their threads get the core: pushes "
       "and pulls of 2 MB took 0.3 to 3.6 ms in runs, 0.35 ms predicted, and the servers' waiting threads slowed "
       "their core's backward GEMMs by up to 60 %%. Neither engine models two ranks' communication competing "
-      "for one core, so this scenario stays 20 to 30 %% fast.")
+      "for one core, so this scenario stays 20 to 40 %% fast. Calibrating `same_host_p2p` with every rank "
+      "exchanging at once instead of rank 0 alone (6 or 3.3 GB/s for 2 MB instead of 8 to 12) took it to -4.5 %% "
+      "but the asynchronous `ps_2w_4MB_async`, whose pushes meet fewer others, from within 5 %% to +72 %%: "
+      "the contention belongs in the engines (a core's transfers and GEMMs sharing it), not in the link.")
     p("- **What is not replayed.** The cpu backend runs compute ops as GEMMs at their FLOPs (memory traffic is "
       "not replayed, so the profile's `memory_roofline` is false), fp16/bf16/tf32 in fp32, and asynchronous "
       "policies only where dtsim-real supports them.")
