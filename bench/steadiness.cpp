@@ -89,15 +89,18 @@ int main(int argc, char** argv) {
     spread_sum += spread;
     cv_sum += cv;
     char line[256];
-    std::snprintf(line, sizeof(line), json ? "%s{\"core\": %d, \"mean_s\": %.9g, \"min_s\": %.9g, \"max_s\": %.9g, \"cv\": %.6g}"
-                                           : "%s  core %2d  mean %8.1f us  per second %8.1f to %8.1f us  sd %5.1f %%\n",
-                  json && c > 0 ? ", " : "", c, json ? mean : mean * 1e6, json ? *lo : *lo * 1e6, json ? *hi : *hi * 1e6,
-                  json ? cv : cv * 100);
+    std::snprintf(line, sizeof(line),
+                  json ? "%s{\"core\": %d, \"mean_s\": %.9g, \"min_s\": %.9g, \"max_s\": %.9g, \"cv\": %.6g}"
+                       : "%s  core %2d  mean %8.1f us  per second %8.1f to %8.1f us  sd %5.1f %%\n",
+                  json && c > 0 ? ", " : "", c, json ? mean : mean * 1e6, json ? *lo : *lo * 1e6,
+                  json ? *hi : *hi * 1e6, json ? cv : cv * 100);
     rows += line;
   }
   if (json) {
-    std::printf("{\"seconds\": %d, \"flops\": %.6g, \"cores\": [%s], \"mean_cv\": %.6g, \"mean_spread\": %.6g, \"worst_spread\": %.6g}\n",
-                seconds, flops, rows.c_str(), cv_sum / cores, spread_sum / cores, worst_spread);
+    std::printf(
+        "{\"seconds\": %d, \"flops\": %.6g, \"cores\": [%s], \"mean_cv\": %.6g, \"mean_spread\": %.6g, "
+        "\"worst_spread\": %.6g}\n",
+        seconds, flops, rows.c_str(), cv_sum / cores, spread_sum / cores, worst_spread);
   } else {
     std::printf("GEMM ops of %.3g FLOPs, one thread pinned per core, %d s: mean op time of each second\n%s", flops,
                 seconds, rows.c_str());

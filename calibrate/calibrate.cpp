@@ -175,7 +175,7 @@ void print_profile(std::ostream& out, const CalibrationProfile& p) {
   }
   for (const auto& [kernel, c] : p.compression) {
     const Segment& s = c.fit.segments.front();
-    out << fmt::format("compression {:<7} {:8.2f} us + {:.3f} GB/s of gradient (residuals rms {:.1f} %)\n", kernel,
+    out << fmt::format("compression {:<18} {:8.2f} us + {:.3f} GB/s of gradient (residuals rms {:.1f} %)\n", kernel,
                        s.fixed * 1e6, 1e-9 / s.per_unit, 100 * c.residuals.rms_relative);
   }
   if (!p.collectives.empty()) {

@@ -316,6 +316,10 @@ std::map<std::string, std::vector<Sample>> bench_compression(const BenchOptions&
         real::Codec codec(spec, n, 1, 0, 1);
         int iteration = 0;
         out[kernel].push_back(Sample{bytes, timed(o, [&] { codec.compress(g, iteration++); })});
+        // The same codec's decompress of its one payload (workers = 1: what it just compressed), as
+        // dtsim-real runs it after the exchange; x is still the gradient's bytes.
+        std::vector<float> decoded(static_cast<size_t>(n));
+        out[decompress_kernel(kernel)].push_back(Sample{bytes, timed(o, [&] { codec.decompress(decoded); })});
       }
     }
   }

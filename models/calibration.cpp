@@ -3,6 +3,7 @@
 
 #include <algorithm>
 
+#include "models/compression/compressor.hpp"
 #include "models/error.hpp"
 
 namespace dtsim {
@@ -44,11 +45,15 @@ double CalibrationProfile::collective_buffer_time(double bytes) const {
   return it != memory.end() && bytes > 0 ? it->second.fit.time(bytes) : 0.0;
 }
 
-std::optional<double> CalibrationProfile::codec_time(std::string_view kernel, double kernel_bytes,
-                                                     double feedback_bytes) const {
+std::optional<double> CalibrationProfile::codec_time(std::string_view kernel, CodecStage stage, double kernel_bytes,
+                                                     double decode_bytes, double feedback_bytes) const {
   if (kernel.empty()) return std::nullopt;
   const auto it = compression.find(std::string(kernel));
   if (it == compression.end()) return std::nullopt;
+  if (stage == CodecStage::Decompress) {
+    const auto decode = compression.find(decompress_kernel(kernel));
+    if (decode != compression.end()) return decode->second.fit.time(decode_bytes);
+  }
   return it->second.fit.time(kernel_bytes) + memory_time(feedback_bytes);
 }
 

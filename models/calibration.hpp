@@ -18,6 +18,8 @@
 
 namespace dtsim {
 
+enum class CodecStage : unsigned char;  // models/compression/compressor.hpp
+
 // time = fixed + x * per_unit for x in [min_x, next segment's min_x). For links x is bytes,
 // fixed the latency and 1 / per_unit the bandwidth; for compute x is FLOPs, fixed an overhead
 // per op and 1 / per_unit the asymptotic FLOP/s.
@@ -130,10 +132,13 @@ struct CalibrationProfile {
   // A rank's work outside a collective of `bytes` (filling the input, checking the output): the
   // collective_buffer curve; 0 without it (profiles from before it was measured).
   double collective_buffer_time(double bytes) const;
-  // A compress or decompress step by a measured kernel (ComputeOp's codec fields): the kernel's curve
-  // at `kernel_bytes` plus error feedback's `feedback_bytes` at memory_time; nullopt when the profile
-  // did not measure the kernel ("" included), so the step keeps the model's cost.
-  std::optional<double> codec_time(std::string_view kernel, double kernel_bytes, double feedback_bytes) const;
+  // A compress or decompress step by a measured kernel (ComputeOp's codec fields). Compress: the
+  // kernel's curve at `kernel_bytes` plus error feedback's `feedback_bytes` at memory_time.
+  // Decompress: the kernel's measured decompress curve (decompress_kernel) at `decode_bytes`, or,
+  // in profiles without it, the compress curve at `kernel_bytes`. nullopt when the profile did not
+  // measure the kernel ("" included), so the step keeps the model's cost.
+  std::optional<double> codec_time(std::string_view kernel, CodecStage stage, double kernel_bytes, double decode_bytes,
+                                   double feedback_bytes) const;
 };
 
 // The compression kernels `dtsim calibrate` measures (calibrate/microbench.cpp: each method's compress
@@ -141,6 +146,9 @@ struct CalibrationProfile {
 // by Compressor::calibration_kernel() (PowerSGD has none: its steps are GEMMs, on the compute curve).
 inline constexpr std::array<const char*, 7> kCompressionKernels{"topk", "randomk", "int8", "qsgd",
                                                                 "sign", "fp16",    "bf16"};
+// The name of a kernel's measured decompress curve in fitted.compression: "<kernel>_decompress"
+// (one worker's payload decoded by Codec::decompress, x = the gradient's bytes).
+inline std::string decompress_kernel(std::string_view kernel) { return std::string(kernel) + "_decompress"; }
 
 // Loads and checks a profile. Throws InputError with file:line:col, the key and what is valid
 // when the file is missing, is not YAML, lacks a key, holds a bad value, or was measured on

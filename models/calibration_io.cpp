@@ -206,8 +206,9 @@ std::shared_ptr<const CalibrationProfile> load_profile(const std::string& path, 
   if (!p->compute.count("fp32")) rd.fail(root["fitted"]["compute"], "fitted.compute", "needs an fp32 curve");
   const YAML::Node fitted = root["fitted"];
   if (fitted["compression"]) {
-    read_curves(rd, root, "compression", "compression", "min_bytes", "fixed_s", "rate_Bps",
-                {kCompressionKernels.begin(), kCompressionKernels.end()}, p->compression);
+    std::set<std::string> kernels(kCompressionKernels.begin(), kCompressionKernels.end());
+    for (const char* k : kCompressionKernels) kernels.insert(decompress_kernel(k));
+    read_curves(rd, root, "compression", "compression", "min_bytes", "fixed_s", "rate_Bps", kernels, p->compression);
   }
   if (fitted["memory"]) {
     read_curves(rd, root, "memory", "memory", "min_bytes", "fixed_s", "rate_Bps", {"sgd_step", kCollectiveBuffer},

@@ -30,6 +30,7 @@ struct ComputeOp {
   // measured the job's method, timed by the kernel's curve instead (CodecTiming in compressor.hpp).
   CodecStage codec = CodecStage::None;
   double kernel_bytes = 0;
+  double decode_bytes = 0;
   double feedback_bytes = 0;
 };
 struct CollectiveOp {

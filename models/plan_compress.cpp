@@ -23,9 +23,9 @@ bool compresses(const JobSpec& job, double params) {
 
 Op codec_op(RankProgram& r, std::string label, Stream stream, std::vector<int> deps, const CodecWork& work,
             const CodecTiming& timing) {
-  return new_op(
-      r, std::move(label), stream, Phase::Compression, std::move(deps),
-      ComputeOp{work.flops, work.mem_bytes, Dtype::Fp32, timing.stage, timing.kernel_bytes, timing.feedback_bytes});
+  return new_op(r, std::move(label), stream, Phase::Compression, std::move(deps),
+                ComputeOp{work.flops, work.mem_bytes, Dtype::Fp32, timing.stage, timing.kernel_bytes,
+                          timing.decode_bytes, timing.feedback_bytes});
 }
 
 int add_gradient_exchange(RankProgram& r, const JobSpec& job, const GradientUnit& unit, ExchangeContext& ctx) {

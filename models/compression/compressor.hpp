@@ -81,15 +81,20 @@ class Compressor {
 };
 
 // What a measured kernel's fitted curve needs to time a compress or decompress step of a tensor.
-//   kernel_bytes: x of the curve. Compress: the tensor's elements times 4 bytes (the kernels were
-//     measured on fp32 gradients of x bytes). Decompress (not measured): the same scaled by the
-//     model's decompress traffic over its compress traffic without error feedback, so decoding
-//     `contributions` payloads runs at the measured kernel's rate.
+//   kernel_bytes: x of the compress curve. Compress: the tensor's elements times 4 bytes (the
+//     kernels were measured on fp32 gradients of x bytes). Decompress, for profiles that did not
+//     measure decompression: the same scaled by the model's decompress traffic over its compress
+//     traffic without error feedback, so decoding `contributions` payloads runs at the measured
+//     compress kernel's rate.
+//   decode_bytes: decompress: x of the measured decompress curve (one payload decoded from a
+//     gradient of x bytes), the tensor's 4 bytes per element scaled by the model's decompress
+//     traffic for `contributions` payloads over that for one.
 //   feedback_bytes: compress with error feedback: the feedback's memory traffic, which the measured
 //     kernel does not include (a profile times it by its memory curve).
 struct CodecTiming {
   CodecStage stage = CodecStage::None;
   double kernel_bytes = 0;
+  double decode_bytes = 0;
   double feedback_bytes = 0;
 };
 CodecTiming codec_timing(const Compressor& c, const Tensor& t, const CompressionSpec& spec, CodecStage stage,

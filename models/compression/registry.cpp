@@ -73,10 +73,12 @@ CodecTiming codec_timing(const Compressor& c, const Tensor& t, const Compression
   const double kernel_traffic = c.compress(t, plain).mem_bytes;
   const double measured = 4 * t.n;
   switch (stage) {
-    case CodecStage::Compress: return CodecTiming{stage, measured, c.compress(t, spec).mem_bytes - kernel_traffic};
+    case CodecStage::Compress: return CodecTiming{stage, measured, 0, c.compress(t, spec).mem_bytes - kernel_traffic};
     case CodecStage::Decompress: {
-      const double ratio = kernel_traffic > 0 ? c.decompress(t, spec, contributions).mem_bytes / kernel_traffic : 1;
-      return CodecTiming{stage, measured * ratio, 0};
+      const double traffic = c.decompress(t, spec, contributions).mem_bytes;
+      const double ratio = kernel_traffic > 0 ? traffic / kernel_traffic : 1;
+      const double one = c.decompress(t, spec, 1).mem_bytes;
+      return CodecTiming{stage, measured * ratio, one > 0 ? measured * traffic / one : measured, 0};
     }
     case CodecStage::None: break;
   }

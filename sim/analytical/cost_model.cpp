@@ -76,8 +76,8 @@ std::optional<double> CostModel::codec_time(const RankProgram& rank, const Compu
   if (op.codec == CodecStage::None || rank.job < 0 || rank.job >= static_cast<int>(codec_kernels_.size())) {
     return std::nullopt;
   }
-  const std::optional<double> t =
-      cluster_.calibration->codec_time(codec_kernels_[rank.job], op.kernel_bytes, op.feedback_bytes);
+  const std::optional<double> t = cluster_.calibration->codec_time(codec_kernels_[rank.job], op.codec, op.kernel_bytes,
+                                                                   op.decode_bytes, op.feedback_bytes);
   if (!t) return std::nullopt;
   return *t * plan_.jobs[rank.job].compression.cost_scale;
 }

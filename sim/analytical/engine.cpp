@@ -298,8 +298,9 @@ class Scheduler {
       return;
     }
     const Transfer& t = transfers.front();
-    held_.push_back(Held{cores_of({t.rank_a, t.peer}),
-                         [this, transfers](double) { batch_.insert(batch_.end(), transfers.begin(), transfers.end()); }});
+    held_.push_back(Held{cores_of({t.rank_a, t.peer}), [this, transfers](double) {
+                           batch_.insert(batch_.end(), transfers.begin(), transfers.end());
+                         }});
   }
 
   // comm_holds_cores: what communication waits for its cores starts, first come first served, once
@@ -402,10 +403,10 @@ class Scheduler {
   std::set<std::tuple<int, int, int>> prepared_;  // (rank, op, iteration) past its host work
   std::map<std::tuple<int, int, int, int>, std::pair<int, int>> pending_p2p_;
   std::map<Port, double> port_free_;
-  bool hold_ = false;                                   // comm_holds_cores
-  std::vector<std::pair<int, int>> core_key_;           // each rank's device_free_ key
-  std::map<std::pair<int, int>, double> comm_until_;    // by device_free_ key: communication holds it until
-  std::list<Held> held_;                                // communication waiting for its cores
+  bool hold_ = false;                                 // comm_holds_cores
+  std::vector<std::pair<int, int>> core_key_;         // each rank's device_free_ key
+  std::map<std::pair<int, int>, double> comm_until_;  // by device_free_ key: communication holds it until
+  std::list<Held> held_;                              // communication waiting for its cores
   std::vector<Transfer> batch_;
   struct GateWait {
     int rank, op, required;

@@ -41,8 +41,8 @@ void CoreHolds::comm_begin(const Key& key, const std::vector<int>& ranks, int pa
   Gang& gang = gangs_[key];
   ++gang.arrived;
   while (!gang.started) {
-    const bool idle = std::all_of(ranks.begin(), ranks.end(),
-                                  [&](int r) { return computing_[core_[static_cast<size_t>(r)]] == 0; });
+    const bool idle =
+        std::all_of(ranks.begin(), ranks.end(), [&](int r) { return computing_[core_[static_cast<size_t>(r)]] == 0; });
     if (gang.arrived == parties && idle) {
       for (int r : ranks) ++comms_[core_[static_cast<size_t>(r)]];
       gang.started = true;

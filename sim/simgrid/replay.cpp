@@ -208,83 +208,84 @@ void Replay::execute(int rank, int op_id) {
     finish(rank, op_id, start, start, false);
     return;
   }
-  std::visit(Overloaded{[&](const ComputeOp&) { execute_run(rank, {op_id}); },
-                        [&](const UpdateOp&) { execute_run(rank, {op_id}); },
-                        [&](const CollectiveOp& c) {
-                          // The rank's own work around it first (the profile's collective_buffer
-                          // curve), as in the analytical engine.
-                          const double host = costs_.collective_host_time(c);
-                          if (host > 0) sg4::this_actor::sleep_for(host);
-                          double& arrived = arrivals_[std::make_tuple(c.group, c.seq, it)];
-                          arrived = std::max(arrived, sg4::Engine::get_clock());
-                          const std::vector<int>& members = plan_.groups[c.group].ranks;
-                          if (holds_.enabled()) {  // communication from the moment it has its cores
-                            holds_.comm_begin({'c', c.group, c.seq, it, 2, 0}, members, static_cast<int>(members.size()));
-                            arrived = std::max(arrived, sg4::Engine::get_clock());
-                          }
-                          // Merged flows lose the data dependencies between rounds (no rank's result is
-                          // ready before every rank's input has gone round): at flow fidelity the
-                          // members start together and end together.
-                          if (options_.fidelity == Fidelity::Flow) together(c, it, 0);
-                          replay_collective(rank, c);
-                          if (options_.fidelity == Fidelity::Flow) together(c, it, 1);
-                          if (holds_.enabled()) holds_.comm_end(rank);
-                          finish_comm(rank, op_id, arrived);
-                        },
-                        [&](const SendOp& s) {
-                          double& arrived = arrivals_[std::make_tuple(-1 - rank, s.peer * 65536 + s.tag, it)];
-                          arrived = std::max(arrived, start);
-                          if (holds_.enabled()) {
-                            holds_.comm_begin({'p', rank, s.peer, s.tag, it, 2}, {rank, s.peer}, 2);
-                            arrived = std::max(arrived, sg4::Engine::get_clock());
-                          }
-                          if (platform_.p2p_hosts.empty()) {
-                            mailbox('p', s.peer, rank, s.tag)->put(&token, s.bytes);
-                            ++stats_.activities;
-                          } else {
-                            p2p_transfer(rank, s.peer, s.tag, it, s.bytes, true);
-                          }
-                          if (holds_.enabled()) holds_.comm_end(rank);
-                          finish_comm(rank, op_id, arrived);
-                        },
-                        [&](const RecvOp& r) {
-                          double& arrived = arrivals_[std::make_tuple(-1 - r.peer, rank * 65536 + r.tag, it)];
-                          arrived = std::max(arrived, start);
-                          if (holds_.enabled()) {
-                            holds_.comm_begin({'p', r.peer, rank, r.tag, it, 2}, {r.peer, rank}, 2);
-                            arrived = std::max(arrived, sg4::Engine::get_clock());
-                          }
-                          if (platform_.p2p_hosts.empty()) {
-                            mailbox('p', rank, r.peer, r.tag)->get<int>();
-                          } else {
-                            p2p_transfer(r.peer, rank, r.tag, it, r.bytes, false);
-                          }
-                          if (holds_.enabled()) holds_.comm_end(rank);
-                          finish_comm(rank, op_id, arrived);
-                        },
-                        [&](const GateOp& g) {
-                          gate(rank, g, it);
-                          finish(rank, op_id, start, sg4::Engine::get_clock());
-                        },
-                        [&](const QuorumOp& q) {
-                          quorum(rank, q, it);
-                          finish(rank, op_id, start, sg4::Engine::get_clock());
-                        },
-                        [&](const GossipOp& g) {
-                          const int peer = plan_.gossip_peer[rank][it];
-                          double begun = start;
-                          if (holds_.enabled()) {
-                            holds_.comm_begin({'g', rank, it, 0, 0, 0}, {rank, peer}, 1);
-                            begun = sg4::Engine::get_clock();
-                          }
-                          gossip(rank, g, it);
-                          if (holds_.enabled()) {
-                            holds_.comm_end(rank);
-                            holds_.comm_end(peer);
-                          }
-                          finish_comm(rank, op_id, begun);
-                        }},
-             op.body);
+  std::visit(
+      Overloaded{[&](const ComputeOp&) { execute_run(rank, {op_id}); },
+                 [&](const UpdateOp&) { execute_run(rank, {op_id}); },
+                 [&](const CollectiveOp& c) {
+                   // The rank's own work around it first (the profile's collective_buffer
+                   // curve), as in the analytical engine.
+                   const double host = costs_.collective_host_time(c);
+                   if (host > 0) sg4::this_actor::sleep_for(host);
+                   double& arrived = arrivals_[std::make_tuple(c.group, c.seq, it)];
+                   arrived = std::max(arrived, sg4::Engine::get_clock());
+                   const std::vector<int>& members = plan_.groups[c.group].ranks;
+                   if (holds_.enabled()) {  // communication from the moment it has its cores
+                     holds_.comm_begin({'c', c.group, c.seq, it, 2, 0}, members, static_cast<int>(members.size()));
+                     arrived = std::max(arrived, sg4::Engine::get_clock());
+                   }
+                   // Merged flows lose the data dependencies between rounds (no rank's result is
+                   // ready before every rank's input has gone round): at flow fidelity the
+                   // members start together and end together.
+                   if (options_.fidelity == Fidelity::Flow) together(c, it, 0);
+                   replay_collective(rank, c);
+                   if (options_.fidelity == Fidelity::Flow) together(c, it, 1);
+                   if (holds_.enabled()) holds_.comm_end(rank);
+                   finish_comm(rank, op_id, arrived);
+                 },
+                 [&](const SendOp& s) {
+                   double& arrived = arrivals_[std::make_tuple(-1 - rank, s.peer * 65536 + s.tag, it)];
+                   arrived = std::max(arrived, start);
+                   if (holds_.enabled()) {
+                     holds_.comm_begin({'p', rank, s.peer, s.tag, it, 2}, {rank, s.peer}, 2);
+                     arrived = std::max(arrived, sg4::Engine::get_clock());
+                   }
+                   if (platform_.p2p_hosts.empty()) {
+                     mailbox('p', s.peer, rank, s.tag)->put(&token, s.bytes);
+                     ++stats_.activities;
+                   } else {
+                     p2p_transfer(rank, s.peer, s.tag, it, s.bytes, true);
+                   }
+                   if (holds_.enabled()) holds_.comm_end(rank);
+                   finish_comm(rank, op_id, arrived);
+                 },
+                 [&](const RecvOp& r) {
+                   double& arrived = arrivals_[std::make_tuple(-1 - r.peer, rank * 65536 + r.tag, it)];
+                   arrived = std::max(arrived, start);
+                   if (holds_.enabled()) {
+                     holds_.comm_begin({'p', r.peer, rank, r.tag, it, 2}, {r.peer, rank}, 2);
+                     arrived = std::max(arrived, sg4::Engine::get_clock());
+                   }
+                   if (platform_.p2p_hosts.empty()) {
+                     mailbox('p', rank, r.peer, r.tag)->get<int>();
+                   } else {
+                     p2p_transfer(r.peer, rank, r.tag, it, r.bytes, false);
+                   }
+                   if (holds_.enabled()) holds_.comm_end(rank);
+                   finish_comm(rank, op_id, arrived);
+                 },
+                 [&](const GateOp& g) {
+                   gate(rank, g, it);
+                   finish(rank, op_id, start, sg4::Engine::get_clock());
+                 },
+                 [&](const QuorumOp& q) {
+                   quorum(rank, q, it);
+                   finish(rank, op_id, start, sg4::Engine::get_clock());
+                 },
+                 [&](const GossipOp& g) {
+                   const int peer = plan_.gossip_peer[rank][it];
+                   double begun = start;
+                   if (holds_.enabled()) {
+                     holds_.comm_begin({'g', rank, it, 0, 0, 0}, {rank, peer}, 1);
+                     begun = sg4::Engine::get_clock();
+                   }
+                   gossip(rank, g, it);
+                   if (holds_.enabled()) {
+                     holds_.comm_end(rank);
+                     holds_.comm_end(peer);
+                   }
+                   finish_comm(rank, op_id, begun);
+                 }},
+      op.body);
 }
 
 // A barrier of the collective's members, one per (collective, iteration, start or end).

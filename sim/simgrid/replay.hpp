@@ -114,7 +114,7 @@ class Replay {
   std::map<int, QuorumState> quorums_;  // per job
   std::vector<int> quorum_op_;          // each rank's quorum op, or -1
   std::map<std::pair<simgrid::s4u::Host*, int>, simgrid::s4u::MutexPtr>
-      host_locks_;    // devices (device_of) taking turns
+      host_locks_;   // devices (device_of) taking turns
   CoreHolds holds_;  // communication on the ranks' cores (cpu-backend profiles)
 };
 

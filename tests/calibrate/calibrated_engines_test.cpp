@@ -88,11 +88,11 @@ TEST_CASE("gossip exchanges on one host take the same_host_p2p link on both engi
     for (double d : exchanges) CHECK(d >= 1e-6 + 4e6 / 1e10 - 1e-9);
   }
   // With a profile whose communication leaves the cores alone (cuda), some exchange meets no other.
-  const std::string own = test::edited_profile(
-      "gossip4c", {{"  ranks: 2", "  ranks: 4"}, {"  backend: cpu", "  backend: cuda"}},
-      kSource + "/tests/calibrate/data/profile_measured.yaml");
-  const auto apart = test::run_calibrated(scenario, "simgrid", "--set sync.policy=gossip --set cluster.calibration='" + own + "'",
-                                          "gossip-c", true);
+  const std::string own =
+      test::edited_profile("gossip4c", {{"  ranks: 2", "  ranks: 4"}, {"  backend: cpu", "  backend: cuda"}},
+                           kSource + "/tests/calibrate/data/profile_measured.yaml");
+  const auto apart = test::run_calibrated(
+      scenario, "simgrid", "--set sync.policy=gossip --set cluster.calibration='" + own + "'", "gossip-c", true);
   const auto exchanges = apart.durations("gossip");
   REQUIRE(!exchanges.empty());
   CHECK(*std::min_element(exchanges.begin(), exchanges.end()) == Approx(1e-6 + 4e6 / 1e10).epsilon(0.01));

@@ -80,6 +80,22 @@ TEST_CASE("a measured top-k kernel times compress and decompress ops exactly", "
   check_all(durations(half, "compress topk"), 0.5 * (test::kernel_time(4 * kN, 2e9) + test::feedback_time(kN)));
 }
 
+TEST_CASE("a measured decompress curve times decompress ops; compress keeps its own", "[calibrated][compression]") {
+  // topk_decompress (one payload decoded from a gradient of x bytes) times the decompress of the 2
+  // gathered payloads at 4 n bytes times the model's decode traffic for 2 payloads over that for 1:
+  // (n 4 + 2 k (8 + 2 x 4)) / (n 4 + k (8 + 2 x 4)).
+  const std::string p = profile("topk-decode", {"topk", "topk_decompress"});
+  const Run r =
+      run(p, {"strategy.allreduce.bucket_size=400KB", "compression.method=topk", "compression.error_feedback=false"});
+  const double k = 1000;
+  const double decode = 4 * kN * (4 * kN + 2 * k * 16) / (4 * kN + k * 16);
+  check_all(durations(r, "decompress topk"), test::kernel_time(decode, 2e9));
+  check_all(durations(r, "compress topk"), test::kernel_time(4 * kN, 2e9));
+  // The derived cost (compress curve at 4 n times decode over compress traffic) is not what it took.
+  CHECK(test::kernel_time(4 * kN * (4 * kN + 2 * k * 16) / (20 * kN + 8 * k), 2e9) !=
+        Approx(test::kernel_time(decode, 2e9)).epsilon(0.01));
+}
+
 TEST_CASE("the cast kernels time fp16 and bf16 compress ops", "[calibrated][compression]") {
   const std::string p = profile("casts", {"fp16", "bf16"}, 4e9);
   for (const char* method : {"fp16", "bf16"}) {
@@ -151,6 +167,10 @@ TEST_CASE("a bad compression kernel in a profile stops a run with exit code 2", 
           p + "' --out '" + test::temp_dir("codec-bad-out") + "'",
       "codec-bad");
   CHECK(r.code == 2);
-  CHECK_THAT(r.err, Catch::Contains(p + ":27:5: error: fitted.compression.top_k: 'top_k' is not known here (valid: "
-                                        "bf16, fp16, int8, qsgd, randomk, sign, topk)"));
+  CHECK_THAT(
+      r.err,
+      Catch::Contains(
+          p + ":27:5: error: fitted.compression.top_k: 'top_k' is not known here (valid: "
+              "bf16, bf16_decompress, fp16, fp16_decompress, int8, int8_decompress, qsgd, qsgd_decompress, randomk, "
+              "randomk_decompress, sign, sign_decompress, topk, topk_decompress)"));
 }

@@ -19,9 +19,9 @@ TEST_CASE("on a cpu profile an overlapped AllReduce waits for the backward pass;
     INFO(engine);
     const auto cores = test::run_calibrated(test::kCalibScenario, engine, overlap, std::string("holds-cpu-") + engine);
     CHECK(cores.iteration == Approx(test::kCompute + 4 * bucket + test::kUpdate).epsilon(1e-3));
-    const auto beside = test::run_calibrated(test::kCalibScenario, engine,
-                                             overlap + " --set cluster.calibration='" + cuda + "'",
-                                             std::string("holds-cuda-") + engine);
+    const auto beside =
+        test::run_calibrated(test::kCalibScenario, engine, overlap + " --set cluster.calibration='" + cuda + "'",
+                             std::string("holds-cuda-") + engine);
     CHECK(beside.iteration == Approx(test::kCompute + bucket + test::kUpdate).epsilon(1e-3));
     // Without overlap the two profiles agree: nothing runs beside the compute to begin with.
     const auto plain = test::run_calibrated(test::kCalibScenario, engine, "--set cluster.calibration='" + cuda + "'",
