@@ -121,7 +121,9 @@ TEST_CASE("bad profiles are refused with file, line, key and what is valid", "[p
                         "  memory_bandwidth_Bps:",
                         "kernel"));
     CHECK_THAT(e, Catch::Contains("profile.yaml:27:5: error: fitted.compression.top_k: 'top_k' is not known here "
-                                  "(valid: bf16, fp16, int8, qsgd, randomk, sign, topk)"));
+                                  "(valid: bf16, bf16_decompress, fp16, fp16_decompress, int8, int8_decompress, qsgd, "
+                                  "qsgd_decompress, randomk, randomk_decompress, sign, sign_decompress, topk, "
+                                  "topk_decompress)"));
   }
   SECTION("a compression kernel without a rate") {
     const std::string e = refusal(variant("  memory_bandwidth_Bps:",
