@@ -159,34 +159,37 @@ def main():
       "passes and the median kept.")
     p("- **Ranks bound to cores.** Unbound, the OS moved the ranks' threads between the 2 cores; bound round "
       "robin (`--bind-to core:overload-allowed`, rank r on core r mod cores, as the engines place ranks that "
-      "share cores) the suite's error fell from 20.3 %% to 14.2 %% in two suites back to back, and a 400 KB "
+      "share cores) the suite's error fell from 20.3 % to 14.2 % in two suites back to back, and a 400 KB "
       "AllReduce on 2 ranks took 35 us after the last rank entered instead of 121 us.")
     p("- **Longer, repeated runs.** The suite's scenarios run 100 iterations (20 before) and `dtsim validate` "
-      "takes the median of 3 runs: the run-to-run spread of `ps_2w1s_400KB` fell from 85 %% to 18 %% and of "
-      "`ring_2_4MB_overlap` from 15 %% to 4 %% going from 20 to 100 iterations.")
+      "takes the median of 3 runs: the run-to-run spread of `ps_2w1s_400KB` fell from 85 % to 18 % and of "
+      "`ring_2_4MB_overlap` from 15 % to 4 % going from 20 to 100 iterations.")
     p("- **Collectives on cold buffers.** Inside dtsim-real a 4 MB AllReduce on 2 ranks took 610 to 910 us after "
       "the last rank entered, and 470 to 560 us when the executor ran it on one reused scratch buffer instead "
       "(A/B runs alternating, compute taken out with `--set model.synthetic.flops_per_sample=1KFLOP`): a run's "
       "buckets walk the whole gradient, and the optimizer step sweeps the caches between iterations, while "
       "calibration reused one buffer. `dtsim calibrate` now runs each collective on 4 buffers in turn and "
       "sweeps the caches before each round of them; with one profile each, back to back: `ring_2_16MB` -22.2 "
-      "%% before, -5.8 %% after; `ring_2_400KB` -11.5 %% and +2.3 %%. Ruled out on the way (A/B, alternating): "
+      "% before, -5.8 % after; `ring_2_400KB` -11.5 % and +2.3 %. Ruled out on the way (A/B, alternating): "
       "the collectives on a thread of their own, as dtsim-real's comm stream runs them; a communicator from "
       "MPI_Comm_create_group, as dtsim-real's groups; the comm thread's idle polling; page-aligned buckets.")
     p("- **Communication on the cores.** In `ring_2_4MB_overlap` every bucket's AllReduce began only after the "
       "last backward GEMM, though the first was ready three GEMMs earlier: on the cpu backend MPI moves the "
       "bytes with the CPU, on the comm thread beside the GEMMs, and the GEMMs kept the core. With a cpu "
       "profile both engines now start communication only when none of its ranks' cores computes, and start "
-      "no compute on them until it ends (docs/calibration.md): that scenario went from -28 %% to -6 %% with the "
+      "no compute on them until it ends (docs/calibration.md): that scenario went from -28 % to -6 % with the "
       "same profile and runs.")
     p("- **GEMMs as a run adds them up.** Calibration kept the median of a few GEMMs averaged over ranks; runs' "
-      "forward GEMMs were 10 to 15 %% slower (their mean includes the slow ones, and one core often ran 12 %% "
+      "forward GEMMs were 10 to 15 % slower (their mean includes the slow ones, and one core often ran 12 % "
       "slower than the other for a whole run, which a synchronous step waits for). With a core per rank the "
       "profile now keeps the slowest rank's mean over 150 ms per pass: the 2-rank scenarios' compute went "
-      "from -7 to -15 %% to within 4 %% in the next runs.")
+      "from -7 to -15 % to within 4 % in the next runs.")
     p("- **The SGD step's gradients.** The step was calibrated with both arrays swept from the caches; in a run "
       "the collective has just written the gradients. Calibrated so, the mean absolute error of the suite's "
-      "updates and aggregations went from 42-44 %% (two suites) to 31 %%.")
+      "updates and aggregations went from 42-44 % (two suites) to 31 %. Ruled out: streaming the rest of an "
+      "iteration's data (the GEMMs' matrices, the gradients, MPI's staging) instead of sweeping the caches "
+      "predicted the 400 KB and 4 MB steps of the 2-rank scenarios twice too fast (9 and 90 us; runs 18 and "
+      "195 us), and the staging alone after the sweep as slow as both arrays cold.")
     p()
     p("What is left:")
     p()
@@ -196,9 +199,10 @@ def main():
       "from one second to the next; the same 4 MB AllReduce on 2 ranks in `dtsim calibrate` took 481, 500, 510, "
       "534, 589, 631, 747, 781, 881 and 1054 us in calibrations minutes apart; `dtsim validate` of "
       "`ring_2_16MB` with one profile measured 11.2, 12.4 and 15.5 ms per iteration in three runs in a row. "
-      "That is why `dtsim validate` now runs the real side 3 times (`--repeats`), takes the median and shows "
-      "the spread, and why the suite calibrates each rank count right before its scenarios. A 5 %% target needs "
-      "a machine whose runs repeat within a few per cent: check the *spread* column first.")
+      "That is why `dtsim validate` runs the real side several times (`--repeats`; the suite 5), takes the "
+      "median and shows the spread, and why the suite calibrates each rank count right before its scenarios. A 5 % target needs "
+      "a machine whose runs repeat within a few per cent: check the *spread* column and the steadiness line "
+      "first (`build/bin/bench_steadiness`; 2.4 to 10.2 % second to second here, in runs minutes apart).")
     p("- **Point-to-point against collectives.** The `same_host` link is fitted to ring AllReduce rounds with "
       "every rank in the ring; with 4 ranks on 2 cores those rounds moved 2 MB in 3.3 ms while a pair "
       "exchanging moved it in 0.2 ms, so the parameter-server pushes and pulls now take a `same_host_p2p` link "
@@ -211,10 +215,10 @@ def main():
     p("- **Ranks sharing cores while they communicate.** With 4 ranks on 2 cores (`ps_2w2s_4MB`) a worker and a "
       "server share each core, and a push or pull moves only while both their threads get the core: pushes "
       "and pulls of 2 MB took 0.3 to 3.6 ms in runs, 0.35 ms predicted, and the servers' waiting threads slowed "
-      "their core's backward GEMMs by up to 60 %%. Neither engine models two ranks' communication competing "
-      "for one core, so this scenario stays 20 to 40 %% fast. Calibrating `same_host_p2p` with every rank "
-      "exchanging at once instead of rank 0 alone (6 or 3.3 GB/s for 2 MB instead of 8 to 12) took it to -4.5 %% "
-      "but the asynchronous `ps_2w_4MB_async`, whose pushes meet fewer others, from within 5 %% to +72 %%: "
+      "their core's backward GEMMs by up to 60 %. Neither engine models two ranks' communication competing "
+      "for one core, so this scenario stays 20 to 40 % fast. Calibrating `same_host_p2p` with every rank "
+      "exchanging at once instead of rank 0 alone (6 or 3.3 GB/s for 2 MB instead of 8 to 12) took it to -4.5 % "
+      "but the asynchronous `ps_2w_4MB_async`, whose pushes meet fewer others, from within 5 % to +72 %: "
       "the contention belongs in the engines (a core's transfers and GEMMs sharing it), not in the link.")
     p("- **What is not replayed.** The cpu backend runs compute ops as GEMMs at their FLOPs (memory traffic is "
       "not replayed, so the profile's `memory_roofline` is false), fp16/bf16/tf32 in fp32, and asynchronous "
