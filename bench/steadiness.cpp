@@ -7,8 +7,6 @@
 #include <pthread.h>
 #include <sched.h>
 
-#include <Eigen/Dense>
-
 #include <algorithm>
 #include <chrono>
 #include <cmath>
@@ -20,7 +18,7 @@
 #include <thread>
 #include <vector>
 
-#include "real/gemm.hpp"
+#include "real/cpu/eigen_gemms.hpp"
 
 namespace {
 
@@ -32,21 +30,14 @@ std::vector<double> run_core(int core, int seconds, double flops) {
   CPU_ZERO(&set);
   CPU_SET(core, &set);
   pthread_setaffinity_np(pthread_self(), sizeof(set), &set);
-  constexpr std::int64_t kSide = 512;  // real::RealOptions::max_gemm_dim
-  const Eigen::MatrixXf a = Eigen::MatrixXf::Constant(kSide, kSide, 0.5f);
-  const Eigen::MatrixXf b = Eigen::MatrixXf::Constant(kSide, kSide, 0.25f);
-  Eigen::MatrixXf c = Eigen::MatrixXf::Zero(kSide, kSide);
-  const auto shapes = dtsim::real::gemm_shapes(flops, kSide);
+  dtsim::real::EigenGemms gemms(dtsim::real::kMaxGemmDim);
+  const auto shapes = dtsim::real::gemm_shapes(flops, dtsim::real::kMaxGemmDim);
   std::vector<double> means;
   for (int s = 0; s < seconds; ++s) {
     const auto start = Clock::now();
     long ops = 0;
     while (Clock::now() - start < std::chrono::seconds(1)) {
-      for (const auto& sh : shapes) {
-        for (std::int64_t i = 0; i < sh.repeat; ++i) {
-          c.topLeftCorner(sh.m, sh.n).noalias() = a.topLeftCorner(sh.m, sh.k) * b.topLeftCorner(sh.k, sh.n);
-        }
-      }
+      gemms.run(shapes);
       ++ops;
     }
     means.push_back(std::chrono::duration<double>(Clock::now() - start).count() / static_cast<double>(ops));

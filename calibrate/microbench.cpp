@@ -7,18 +7,18 @@
 
 #include <unistd.h>
 
-#include <Eigen/Dense>
-
 #include <algorithm>
 #include <cmath>
 #include <cstdint>
 #include <functional>
+#include <numeric>
 #include <set>
 #include <thread>
 
 #include "models/error.hpp"
 #include "real/codec.hpp"
 #include "real/cpu/collectives.hpp"
+#include "real/cpu/eigen_gemms.hpp"
 #include "real/gemm.hpp"
 #include "real/mpi_world.hpp"
 #include "real/values.hpp"
@@ -26,9 +26,11 @@
 namespace dtsim::calib {
 namespace {
 
-// Times `body` until min_seconds have passed (at least 3 runs, at most max_repeats); the median.
-// `before` runs untimed before each run, but counts against min_seconds.
-double timed(const BenchOptions& o, const std::function<void()>& body, const std::function<void()>& before = {}) {
+// Times `body` until min_seconds have passed (at least 3 runs, at most max_repeats), after one
+// untimed warm-up; every run's seconds. `before` runs untimed before each run, but counts against
+// min_seconds.
+std::vector<double> repeats(const BenchOptions& o, const std::function<void()>& body,
+                            const std::function<void()>& before = {}) {
   std::vector<double> times;
   double total = 0;
   body();  // warm-up
@@ -44,21 +46,12 @@ double timed(const BenchOptions& o, const std::function<void()>& body, const std
     times.push_back(dt);
     total += dt;
   }
-  return median(times);
+  return times;
 }
 
-// Times `body` until min_seconds have passed (at least 3 runs, at most max_repeats); the mean.
-double timed_mean(const BenchOptions& o, const std::function<void()>& body) {
-  double total = 0;
-  int runs = 0;
-  body();  // warm-up
-  while (runs < 3 || (total < o.min_seconds && runs < o.max_repeats)) {
-    const double t0 = MPI_Wtime();
-    body();
-    total += MPI_Wtime() - t0;
-    ++runs;
-  }
-  return total / runs;
+// The median run of repeats().
+double timed(const BenchOptions& o, const std::function<void()>& body, const std::function<void()>& before = {}) {
+  return median(repeats(o, body, before));
 }
 
 // How many ranks of `comm` share this rank's host.
@@ -88,10 +81,7 @@ int count_hosts(MPI_Comm comm) {
 }
 
 std::vector<Sample> bench_gemm(const BenchOptions& o, MPI_Comm comm) {
-  constexpr std::int64_t kSide = 512;  // real::RealOptions::max_gemm_dim
-  const Eigen::MatrixXf a = Eigen::MatrixXf::Constant(kSide, kSide, 0.5f);
-  const Eigen::MatrixXf b = Eigen::MatrixXf::Constant(kSide, kSide, 0.25f);
-  Eigen::MatrixXf c = Eigen::MatrixXf::Zero(kSide, kSide);
+  real::EigenGemms gemms(real::kMaxGemmDim);
   int size = 1;
   MPI_Comm_size(comm, &size);
   const bool own_core = ranks_on_my_host(comm) <= static_cast<int>(std::max(1u, std::thread::hardware_concurrency()));
@@ -101,8 +91,9 @@ std::vector<Sample> bench_gemm(const BenchOptions& o, MPI_Comm comm) {
   // step waits for it; one of the 2 cores here ran the same GEMMs 12 % slower than the other for
   // a whole run). Ranks sharing a core: the median, averaged over ranks, as the wall-clock time of
   // a repeat can include another rank's turn on the core, which the engines' core queue adds itself.
-  // The cores' speed wanders from one second to the next (a 10 MFLOP GEMM averaged 66 to 87 us per
-  // second on this VM's 2 cores over 90 s): each size is averaged over kGemmSeconds per pass.
+  // The cores' speed wanders from one second to the next (bench_steadiness: a 10 MFLOP op's mean
+  // per second ran from 219 to 261 us within 8 s on this VM): each size is averaged over
+  // kGemmSeconds per pass.
   constexpr double kGemmSeconds = 0.15;
   BenchOptions longer = o;
   if (own_core) {
@@ -111,16 +102,16 @@ std::vector<Sample> bench_gemm(const BenchOptions& o, MPI_Comm comm) {
   }
   std::vector<Sample> out;
   for (double flops : o.quick ? geometric(1e4, 1e9, 10) : geometric(1e3, 2e9, 4)) {
-    const std::vector<real::GemmShape> shapes = real::gemm_shapes(flops, kSide);
+    const std::vector<real::GemmShape> shapes = real::gemm_shapes(flops, real::kMaxGemmDim);
     MPI_Barrier(comm);
-    const auto body = [&] {
-      for (const real::GemmShape& s : shapes) {
-        for (std::int64_t i = 0; i < s.repeat; ++i) {
-          c.topLeftCorner(s.m, s.n).noalias() = a.topLeftCorner(s.m, s.k) * b.topLeftCorner(s.k, s.n);
-        }
-      }
-    };
-    double t = own_core ? timed_mean(longer, body) : timed(o, body);
+    const auto body = [&] { gemms.run(shapes); };
+    double t = 0;
+    if (own_core) {
+      const std::vector<double> times = repeats(longer, body);
+      t = std::accumulate(times.begin(), times.end(), 0.0) / static_cast<double>(times.size());
+    } else {
+      t = timed(o, body);
+    }
     if (own_core) {
       MPI_Allreduce(MPI_IN_PLACE, &t, 1, MPI_DOUBLE, MPI_MAX, comm);
     } else {

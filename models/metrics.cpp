@@ -24,10 +24,6 @@ double length_minus(const std::vector<Interval>& a, const std::vector<Interval>&
   return intervals_length(a) - covered;
 }
 
-bool is_compute(const OpBody& body) {
-  return std::holds_alternative<ComputeOp>(body) || std::holds_alternative<UpdateOp>(body);
-}
-
 }  // namespace
 
 Stats summarize(std::vector<double> v) {

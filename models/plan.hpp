@@ -80,6 +80,11 @@ struct GossipOp {
 
 using OpBody = std::variant<ComputeOp, CollectiveOp, SendOp, RecvOp, UpdateOp, GateOp, QuorumOp, GossipOp>;
 
+// Work that takes the rank's device: a compute op (layers, aggregation, compression) or an update.
+inline bool is_compute(const OpBody& body) {
+  return std::holds_alternative<ComputeOp>(body) || std::holds_alternative<UpdateOp>(body);
+}
+
 struct Op {
   int id = 0;  // index in the rank's program
   std::string label;

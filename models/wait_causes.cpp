@@ -21,8 +21,7 @@ Cause cause_before(const Plan& plan, const RankProgram& rank, const Op& op, bool
     if (synchronous) return Cause::Barrier;
     return rank.role == Role::Worker && plan.ranks[peer].role == Role::Server ? Cause::ServerBusy : Cause::Idle;
   }
-  const bool computes = std::holds_alternative<ComputeOp>(op.body) || std::holds_alternative<UpdateOp>(op.body);
-  return computes && rank.role == Role::Server ? Cause::ServerBusy : Cause::Idle;
+  return is_compute(op.body) && rank.role == Role::Server ? Cause::ServerBusy : Cause::Idle;
 }
 
 }  // namespace

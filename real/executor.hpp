@@ -12,14 +12,15 @@
 #include <mpi.h>
 
 #include "models/observer.hpp"
+#include "real/gemm.hpp"
 #include "real/mpi_world.hpp"
 
 namespace dtsim::real {
 
 struct RealOptions {
-  bool mpi_collectives = false;     // cpu: the MPI library's collectives instead of the schedules
-  float learning_rate = 1.0f / 16;  // SGD on the summed gradient; a power of two keeps it exact
-  std::int64_t max_gemm_dim = 512;  // matrices at most this side (bigger ops repeat products)
+  bool mpi_collectives = false;             // cpu: the MPI library's collectives instead of the schedules
+  float learning_rate = 1.0f / 16;          // SGD on the summed gradient; a power of two keeps it exact
+  std::int64_t max_gemm_dim = kMaxGemmDim;  // matrices at most this side (bigger ops repeat products)
 };
 
 // One collective (or a server's aggregation) checked on one rank, over all iterations.

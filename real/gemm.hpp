@@ -8,6 +8,9 @@
 
 namespace dtsim::real {
 
+// The largest matrix side the backends multiply (RealOptions::max_gemm_dim's default).
+inline constexpr std::int64_t kMaxGemmDim = 512;
+
 struct GemmShape {
   std::int64_t m = 0, n = 0, k = 0;
   std::int64_t repeat = 1;  // run this product this many times

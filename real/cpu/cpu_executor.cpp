@@ -38,10 +38,7 @@ void CpuExecutor::setup(const Plan& plan) {
   } else if (program_->role == Role::Server) {
     inbox_.assign(static_cast<size_t>(binding_.workers), std::vector<float>(local));
   }
-  const auto side = static_cast<Eigen::Index>(options_.max_gemm_dim);
-  a_ = Eigen::MatrixXf::Constant(side, side, 0.5f);
-  b_ = Eigen::MatrixXf::Constant(side, side, 0.25f);
-  c_ = Eigen::MatrixXf::Zero(side, side);
+  gemms_ = EigenGemms(options_.max_gemm_dim);
 
   check_mpi(MPI_Comm_dup(MPI_COMM_WORLD, &p2p_), "MPI_Comm_dup");
   MPI_Group world_group;
@@ -121,8 +118,7 @@ void CpuExecutor::stream_loop(Stream stream, int iterations) {
       if (b.unit >= 0 && b.step == 0) fill_unit(k, op);  // the backward pass's gradients, untimed
       const double start = clock_.now();
       // A GEMM or an update running: the comm thread's waits back off meanwhile (poll_while_idle).
-      const bool busy = stream == Stream::Compute &&
-                        (std::holds_alternative<ComputeOp>(op.body) || std::holds_alternative<UpdateOp>(op.body));
+      const bool busy = stream == Stream::Compute && is_compute(op.body);
       if (busy) ++computing_;
       if (std::holds_alternative<ComputeOp>(op.body)) {
         if (b.buffer == BufferKind::Aggregate) {

@@ -13,10 +13,9 @@
 #include <map>
 #include <mutex>
 
-#include <Eigen/Dense>
-
 #include "real/binding.hpp"
 #include "real/codec.hpp"
+#include "real/cpu/eigen_gemms.hpp"
 #include "real/executor.hpp"
 #include "real/op_board.hpp"
 #include "real/values.hpp"
@@ -84,7 +83,7 @@ class CpuExecutor : public RealExecutor {
   RankBinding binding_;
   std::vector<float> params_, grads_, scratch_;
   std::vector<std::vector<float>> inbox_;
-  Eigen::MatrixXf a_, b_, c_;
+  EigenGemms gemms_;
   std::map<int, MPI_Comm> group_comms_;         // plan group -> its communicator
   std::map<int, CollectiveSetup> collectives_;  // op id -> how it runs
   MPI_Comm p2p_ = MPI_COMM_NULL;

@@ -11,11 +11,7 @@ namespace dtsim::real {
 
 void CpuExecutor::execute_flops(double flops) {
   const std::vector<GemmShape> shapes = gemm_shapes(flops, options_.max_gemm_dim);
-  for (const GemmShape& s : shapes) {
-    for (std::int64_t i = 0; i < s.repeat; ++i) {
-      c_.topLeftCorner(s.m, s.n).noalias() = a_.topLeftCorner(s.m, s.k) * b_.topLeftCorner(s.k, s.n);
-    }
-  }
+  gemms_.run(shapes);
   std::lock_guard lock(mutex_);
   flops_executed_ += gemm_flops(shapes);
 }

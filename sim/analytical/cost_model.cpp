@@ -61,6 +61,16 @@ std::vector<int> shared_cores(const ClusterSpec& cluster, const Plan& plan) {
   return core;
 }
 
+std::vector<std::pair<int, int>> compute_devices(const ClusterSpec& cluster, const Plan& plan) {
+  const std::vector<int> core = shared_cores(cluster, plan);
+  std::vector<std::pair<int, int>> out;
+  for (size_t r = 0; r < plan.ranks.size(); ++r) {
+    const Placement& where = plan.ranks[r].where;
+    out.push_back(core.empty() ? std::make_pair(where.node, where.local) : std::make_pair(-1, core[r]));
+  }
+  return out;
+}
+
 bool comm_holds_cores(const ClusterSpec& cluster) {
   return cluster.calibration && cluster.calibration->machine.backend == "cpu";
 }

@@ -85,6 +85,10 @@ class CostModel {
 // rule: the analytical engine queues a core's ops (FIFO), SimGrid shares the core between them.
 std::vector<int> shared_cores(const ClusterSpec& cluster, const Plan& plan);
 
+// What each rank computes on, as both engines key it: its device (node, local), shared by a
+// server's per-worker ranks, or (-1, core) on shared cores.
+std::vector<std::pair<int, int>> compute_devices(const ClusterSpec& cluster, const Plan& plan);
+
 // With a calibration profile of the cpu backend: communication is work of the ranks' cores (MPI
 // copies shared memory, or drives the socket, on a thread beside the GEMMs, which keep the core
 // while they have work). Both engines then start a transfer or collective only once every core of

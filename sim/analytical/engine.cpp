@@ -85,12 +85,8 @@ class Scheduler {
       quorum_op_.push_back(q);
     }
     remaining_.resize(plan.ranks.size());
-    core_of_ = shared_cores(cluster, plan);
     hold_ = comm_holds_cores(cluster);
-    for (size_t r = 0; r < plan.ranks.size(); ++r) {
-      const Placement& where = plan.ranks[r].where;
-      core_key_.push_back(core_of_.empty() ? std::make_pair(where.node, where.local) : std::make_pair(-1, core_of_[r]));
-    }
+    core_key_ = compute_devices(cluster, plan);
     done_count_.assign(plan.ranks.size(), 0);
     running_.assign(plan.ranks.size(), Running{-1, -1, 0.0});
     iteration_.assign(plan.ranks.size(), 0);
@@ -166,7 +162,7 @@ class Scheduler {
           const double end = collective_end(*col, now);
           for (auto [r, o] : members) {
             push(end, true, r, o, now);
-            hold_core(r, end);
+            if (hold_) hold_core(r, end);
           }
         };
         if (hold_) {
@@ -413,7 +409,6 @@ class Scheduler {
     double since;
   };
   std::map<std::pair<int, int>, double> device_free_;  // by (node, local), or (-1, core) on shared cores
-  std::vector<int> core_of_;                           // empty, or each rank's core (shared_cores)
   std::map<int, std::vector<int>> gate_progress_;      // per job: gates reached by each worker
   std::map<int, std::vector<GateWait>> gate_waiting_;  // per job
   struct Running {

@@ -9,13 +9,8 @@ namespace sg4 = simgrid::s4u;
 
 namespace dtsim::sg {
 
-CoreHolds::CoreHolds(const ClusterSpec& cluster, const Plan& plan) : enabled_(comm_holds_cores(cluster)) {
-  const std::vector<int> shared = shared_cores(cluster, plan);
-  for (size_t r = 0; r < plan.ranks.size(); ++r) {
-    const Placement& where = plan.ranks[r].where;
-    core_.push_back(shared.empty() ? std::make_pair(where.node, where.local) : std::make_pair(-1, shared[r]));
-  }
-}
+CoreHolds::CoreHolds(const ClusterSpec& cluster, const Plan& plan)
+    : enabled_(comm_holds_cores(cluster)), core_(compute_devices(cluster, plan)) {}
 
 void CoreHolds::create() {
   if (!enabled_) return;

@@ -40,7 +40,7 @@ class CoreHolds {
     bool started = false;
   };
   bool enabled_ = false;
-  std::vector<std::pair<int, int>> core_;  // each rank's core: (node, local), or (-1, shared core)
+  std::vector<std::pair<int, int>> core_;  // each rank's core (compute_devices)
   std::map<std::pair<int, int>, int> computing_, comms_;
   std::map<Key, Gang> gangs_;
   simgrid::s4u::MutexPtr mutex_;

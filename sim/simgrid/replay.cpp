@@ -62,8 +62,7 @@ void Replay::start() {
     const auto device = device_of(static_cast<int>(r));
     ranks_on[device] += 1;
     for (const Op& op : plan_.ranks[r].ops) {
-      const bool computes = std::holds_alternative<ComputeOp>(op.body) || std::holds_alternative<UpdateOp>(op.body);
-      if (computes && op.stream != Stream::Compute) ranks_on[device] += 1;
+      if (is_compute(op.body) && op.stream != Stream::Compute) ranks_on[device] += 1;
     }
   }
   for (const auto& [device, count] : ranks_on) {
@@ -117,6 +116,7 @@ void Replay::stream_actor(int rank, Stream stream) {
   // at full speed, would be wrong).
   const bool fuse = options_.fuse_compute && platform_.compute_hosts.empty();
   const auto units = stream_units(plan_.ranks[rank], stream, fuse);
+  const std::vector<Op>& ops = plan_.ranks[rank].ops;
   RankState& st = states_[rank];
   for (int it = 0; it < total_iterations_; ++it) {
     {
@@ -125,8 +125,8 @@ void Replay::stream_actor(int rank, Stream stream) {
     }
     for (size_t u = 0; u < units.size(); ++u) {
       const auto& unit = units[u];
-      wait_deps(rank, plan_.ranks[rank].ops[unit.ops.front()].deps);
-      const bool claim = holds_.enabled() && stream == Stream::Compute && computes(rank, unit.ops.front());
+      wait_deps(rank, ops[unit.ops.front()].deps);
+      const bool claim = holds_.enabled() && stream == Stream::Compute && is_compute(ops[unit.ops.front()].body);
       if (claim && !st.stream_claim) {
         holds_.compute_begin(rank);
         st.stream_claim = true;
@@ -138,18 +138,13 @@ void Replay::stream_actor(int rank, Stream stream) {
       }
       // As on the analytical engine, a compute op ready the moment the last one ends keeps the core:
       // communication waiting for it starts only once the stream has nothing ready.
-      if (st.stream_claim && !(u + 1 < units.size() && computes(rank, units[u + 1].ops.front()) &&
-                               deps_done(rank, units[u + 1].ops.front()))) {
+      const int next = u + 1 < units.size() ? units[u + 1].ops.front() : -1;
+      if (st.stream_claim && !(next >= 0 && is_compute(ops[next].body) && deps_done(rank, next))) {
         holds_.compute_end(rank);
         st.stream_claim = false;
       }
     }
   }
-}
-
-bool Replay::computes(int rank, int op) const {
-  const auto& body = plan_.ranks[rank].ops[op].body;
-  return std::holds_alternative<ComputeOp>(body) || std::holds_alternative<UpdateOp>(body);
 }
 
 bool Replay::deps_done(int rank, int op) const {

@@ -55,7 +55,6 @@ class Replay {
   void stream_actor(int rank, Stream stream);
   void posted_actor(int rank, int op);
   void wait_deps(int rank, const std::vector<int>& ops);
-  bool computes(int rank, int op) const;   // a compute or update op
   bool deps_done(int rank, int op) const;  // in the rank's current iteration
   void finish(int rank, int op, double start, double end, bool record = true, bool cut = false);
   void finish_comm(int rank, int op, double arrived);

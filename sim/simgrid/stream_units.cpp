@@ -4,13 +4,6 @@
 #include <algorithm>
 
 namespace dtsim::sg {
-namespace {
-
-bool is_compute(const Op& op) {
-  return std::holds_alternative<ComputeOp>(op.body) || std::holds_alternative<UpdateOp>(op.body);
-}
-
-}  // namespace
 
 std::vector<StreamUnit> stream_units(const RankProgram& rank, Stream stream, bool fuse) {
   // dependents[i]: how many ops depend on op i (a run may only pass through ops whose sole
@@ -23,7 +16,7 @@ std::vector<StreamUnit> stream_units(const RankProgram& rank, Stream stream, boo
   bool open = false;  // the last unit is a compute run that may grow
   for (const Op& op : rank.ops) {
     if (op.stream != stream) continue;
-    const bool compute = is_compute(op);
+    const bool compute = is_compute(op.body);
     if (fuse && compute && open) {
       const std::vector<int>& run = units.back().ops;
       const int prev = run.back();
