@@ -13,6 +13,7 @@
 #include <fmt/format.h>
 
 #include "calibrate/bench_suite.hpp"
+#include "calibrate/bench_util.hpp"
 #include "calibrate/fit.hpp"
 #include "models/atomic_file.hpp"
 #include "models/collectives/collective.hpp"
@@ -25,18 +26,13 @@ namespace {
 // median over passes leaves it out (one long pass turned a 4 MB AllReduce into 4.3 ms here).
 constexpr int kPasses = 3;
 
-double median3(std::vector<double> v) {
-  std::sort(v.begin(), v.end());
-  return v[v.size() / 2];
-}
-
 // Per size, the median over passes (every pass measures the same sizes in the same order).
 std::vector<Sample> median_of_passes(const std::vector<std::vector<Sample>>& passes) {
   std::vector<Sample> out = passes.front();
   for (size_t i = 0; i < out.size(); ++i) {
     std::vector<double> t;
     for (const auto& p : passes) t.push_back(p.at(i).seconds);
-    out[i].seconds = median3(t);
+    out[i].seconds = median(t);
   }
   return out;
 }
@@ -48,7 +44,7 @@ std::vector<CollectiveSample> median_of_passes(const std::vector<std::vector<Col
     for (const auto& p : passes) t.push_back(p.at(i).seconds);
     CollectiveSample& c = out[i];
     const double factor = c.busbw / c.algbw;
-    c.seconds = median3(t);
+    c.seconds = median(t);
     c.algbw = c.bytes / c.seconds;
     c.busbw = c.algbw * factor;
   }

@@ -17,6 +17,7 @@
 
 #include <fmt/format.h>
 
+#include "calibrate/bench_util.hpp"
 #include "models/atomic_file.hpp"
 #include "models/calibration.hpp"
 #include "models/error.hpp"
@@ -121,12 +122,6 @@ int run_real(const ValidateOptions& o, int ranks, double scale, const fs::path& 
   }
   throw RuntimeError(
       fmt::format("the real run failed (exit code {}); its output ({}) ends with:\n{}", code, log, tail));
-}
-
-double median(std::vector<double> v) {
-  std::sort(v.begin(), v.end());
-  const size_t n = v.size();
-  return n == 0 ? 0.0 : n % 2 ? v[n / 2] : 0.5 * (v[n / 2 - 1] + v[n / 2]);
 }
 
 // The mean and largest absolute error over the metrics.
