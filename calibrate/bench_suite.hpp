@@ -28,6 +28,9 @@ class BenchSuite {
   virtual std::vector<Sample> memory(const BenchOptions& o) = 0;
   // Filling a collective's input and checking its output (x = buffer bytes), every rank at once.
   virtual std::vector<Sample> collective_buffer(const BenchOptions& o) = 0;
+  // Filling a worker's push buffer (x = bytes pushed), every rank at once; none where the backend's
+  // pushes need no such work on the host (the engines then add none).
+  virtual std::vector<Sample> push_buffer(const BenchOptions&) { return {}; }
   // Two-way exchanges between rank 0 and a partner per link class (x = bytes each way).
   virtual std::map<std::string, std::vector<Sample>> exchange(const BenchOptions& o) = 0;
   // AllReduce, ReduceScatter and AllGather over all ranks, like nccl-tests.

@@ -117,6 +117,7 @@ CalibrationProfile fit_profile(const MachineInfo& machine, Measurements m) {
   if (m.collective_buffer.size() >= 3) {
     p.memory[kCollectiveBuffer] = fit_curve(std::move(m.collective_buffer), PiecewiseOptions{3, 3});
   }
+  if (m.push_buffer.size() >= 3) p.memory[kPushBuffer] = fit_curve(std::move(m.push_buffer), PiecewiseOptions{3, 3});
   for (auto& [kernel, samples] : m.compression) {
     p.compression[kernel] = fit_curve(std::move(samples), PiecewiseOptions{1, 2});
   }
@@ -216,7 +217,7 @@ int calibrate(const CalibrateOptions& o, const real::MpiWorld& world, std::ostre
   pass.min_seconds /= kPasses;
   pass.max_repeats = std::max(3, bench.max_repeats / kPasses);
   std::vector<std::map<std::string, std::vector<Sample>>> gemm;
-  std::vector<std::vector<Sample>> memory, buffer;
+  std::vector<std::vector<Sample>> memory, buffer, push;
   std::vector<std::vector<CollectiveSample>> collectives;
   for (int i = 0; i < kPasses; ++i) {
     say(fmt::format("pass {} of {}: GEMMs on every rank at once", i + 1, kPasses));
@@ -225,6 +226,8 @@ int calibrate(const CalibrateOptions& o, const real::MpiWorld& world, std::ostre
     memory.push_back(suite->memory(pass));
     say("collective buffers (fill and check)");
     buffer.push_back(suite->collective_buffer(pass));
+    say("push buffers (fill)");
+    push.push_back(suite->push_buffer(pass));
     say(o.backend == "cuda" ? "NCCL AllReduce, ReduceScatter, AllGather" : "ring AllReduce, ReduceScatter, AllGather");
     collectives.push_back(suite->collectives(pass));
   }
@@ -235,6 +238,7 @@ int calibrate(const CalibrateOptions& o, const real::MpiWorld& world, std::ostre
   }
   m.memory = median_of_passes(memory);
   m.collective_buffer = median_of_passes(buffer);
+  m.push_buffer = median_of_passes(push);
   if (first) m.collectives = median_of_passes(collectives);
   say("compression kernels");
   m.compression = suite->compression(bench);

@@ -24,6 +24,7 @@ struct Measurements {
   std::map<std::string, std::vector<Sample>> gemm;      // by dtype (cpu: fp32 only)
   std::vector<Sample> memory;
   std::vector<Sample> collective_buffer;  // dtsim-real's fill and check around a collective
+  std::vector<Sample> push_buffer;        // dtsim-real's fill before a worker's push
   std::map<std::string, std::vector<Sample>> compression;
   std::vector<CollectiveSample> collectives;
 };

@@ -173,6 +173,24 @@ std::vector<Sample> bench_collective_buffer(const BenchOptions& o, MPI_Comm comm
   return out;
 }
 
+std::vector<Sample> bench_push_buffer(const BenchOptions& o, MPI_Comm comm) {
+  int size = 1;
+  MPI_Comm_size(comm, &size);
+  const int me = comm_rank(comm);
+  std::vector<Sample> out;
+  for (double bytes : o.quick ? geometric(4096, 16 << 20, 4) : geometric(4096, 64 << 20, 2)) {
+    std::vector<float> buf(static_cast<size_t>(bytes / sizeof(float)));
+    int salt = 0;
+    MPI_Barrier(comm);
+    // The run's gradients were last written an iteration ago, the GEMMs since: cold.
+    double t = timed(
+        o, [&] { real::fill_contributions(buf, 0, me, ++salt); }, evict_caches);
+    MPI_Allreduce(MPI_IN_PLACE, &t, 1, MPI_DOUBLE, MPI_SUM, comm);
+    out.push_back(Sample{static_cast<double>(buf.size()) * sizeof(float), t / size});
+  }
+  return out;
+}
+
 std::map<std::string, std::vector<Sample>> bench_exchange(const BenchOptions& o, MPI_Comm comm) {
   const std::map<std::string, int> partner = link_partners(comm);
   const int me = comm_rank(comm);

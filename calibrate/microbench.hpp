@@ -38,6 +38,13 @@ std::vector<Sample> bench_memory(const BenchOptions& o, MPI_Comm comm);
 // it is on a synchronous iteration's critical path. Returned on every rank.
 std::vector<Sample> bench_collective_buffer(const BenchOptions& o, MPI_Comm comm);
 
+// dtsim-real's bookkeeping before a worker's uncompressed push (real::fill_contributions: this
+// iteration's gradients written into the pushed range), every rank at once, on buffers of x
+// bytes swept from the caches first (a run last wrote them an iteration ago); seconds averaged
+// over ranks. The posted stream does it before each MPI_Isend, one push
+// after the other. Returned on every rank.
+std::vector<Sample> bench_push_buffer(const BenchOptions& o, MPI_Comm comm);
+
 // Exchanges between rank 0 and one partner per link class (same_host: the first other rank on
 // rank 0's host; cross_host: the first rank on another host): both send x bytes to each other at
 // once with MPI_Isend/MPI_Irecv and wait with real::wait_all, as a collective's round does in

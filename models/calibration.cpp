@@ -45,6 +45,11 @@ double CalibrationProfile::collective_buffer_time(double bytes) const {
   return it != memory.end() && bytes > 0 ? it->second.fit.time(bytes) : 0.0;
 }
 
+double CalibrationProfile::push_buffer_time(double bytes) const {
+  const auto it = memory.find(kPushBuffer);
+  return it != memory.end() && bytes > 0 ? it->second.fit.time(bytes) : 0.0;
+}
+
 std::optional<double> CalibrationProfile::codec_time(std::string_view kernel, CodecStage stage, double kernel_bytes,
                                                      double decode_bytes, double feedback_bytes) const {
   if (kernel.empty()) return std::nullopt;

@@ -98,6 +98,7 @@ inline constexpr const char* kSameHostP2p = "same_host_p2p";
 // The memory curve of dtsim-real's work around a collective: filling its input buffer and
 // checking its output (x = the buffer's bytes), which the cpu executor runs on the comm stream.
 inline constexpr const char* kCollectiveBuffer = "collective_buffer";
+inline constexpr const char* kPushBuffer = "push_buffer";
 
 struct CalibrationProfile {
   std::string path;  // where it was loaded from
@@ -132,6 +133,9 @@ struct CalibrationProfile {
   // A rank's work outside a collective of `bytes` (filling the input, checking the output): the
   // collective_buffer curve; 0 without it (profiles from before it was measured).
   double collective_buffer_time(double bytes) const;
+  // Seconds of the host work before a worker's uncompressed push of `bytes` (filling it): the
+  // push_buffer curve; 0 without it (profiles from before it was measured, cuda).
+  double push_buffer_time(double bytes) const;
   // A compress or decompress step by a measured kernel (ComputeOp's codec fields). Compress: the
   // kernel's curve at `kernel_bytes` plus error feedback's `feedback_bytes` at memory_time.
   // Decompress: the kernel's measured decompress curve (decompress_kernel) at `decode_bytes`, or,

@@ -211,8 +211,8 @@ std::shared_ptr<const CalibrationProfile> load_profile(const std::string& path, 
     read_curves(rd, root, "compression", "compression", "min_bytes", "fixed_s", "rate_Bps", kernels, p->compression);
   }
   if (fitted["memory"]) {
-    read_curves(rd, root, "memory", "memory", "min_bytes", "fixed_s", "rate_Bps", {"sgd_step", kCollectiveBuffer},
-                p->memory);
+    read_curves(rd, root, "memory", "memory", "min_bytes", "fixed_s", "rate_Bps",
+                {"sgd_step", kCollectiveBuffer, kPushBuffer}, p->memory);
   }
   p->memory_bandwidth = rd.number(fitted, "memory_bandwidth_Bps", "fitted.memory_bandwidth_Bps", 0, false);
   if (fitted["memory_roofline"]) p->memory_roofline = fitted["memory_roofline"].as<std::string>() == "true";

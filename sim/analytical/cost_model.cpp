@@ -122,6 +122,12 @@ double CostModel::collective_host_time(const CollectiveOp& op) const {
   return cluster_.calibration ? cluster_.calibration->collective_buffer_time(op.bytes) : 0.0;
 }
 
+double CostModel::send_host_time(const RankProgram& rank, const SendOp& op) const {
+  if (!cluster_.calibration || rank.role != Role::Worker || rank.job < 0) return 0.0;
+  if (plan_.jobs[rank.job].compression.method != "none") return 0.0;
+  return cluster_.calibration->push_buffer_time(op.bytes);
+}
+
 double CostModel::node_bandwidth(int node) const {
   return node >= cluster_.nodes ? cluster_.server_nic.rate : cluster_.node_bandwidth();
 }

@@ -47,6 +47,10 @@ class CostModel {
   // Work a rank does around a collective outside the transfers (the cpu executor filling its input
   // and checking its output): the profile's collective_buffer curve; 0 without a calibration.
   double collective_host_time(const CollectiveOp& op) const;
+  // Work a worker does before an uncompressed push (the cpu executor writing this iteration's
+  // gradients into it), one push after the other on its posted stream: the profile's push_buffer
+  // curve; 0 for servers, compressed pushes (their compress op writes the wire) and without it.
+  double send_host_time(const RankProgram& rank, const SendOp& op) const;
   // The algorithm's closed form with the group's alpha-beta parameters.
   double collective_time(const CollectiveOp& op) const;
   // The part of collective_time() that is the inter-node bandwidth term (the time minus the same

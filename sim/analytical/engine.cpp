@@ -88,6 +88,7 @@ class Scheduler {
     hold_ = comm_holds_cores(cluster);
     core_key_ = compute_devices(cluster, plan);
     done_count_.assign(plan.ranks.size(), 0);
+    posted_free_.assign(plan.ranks.size(), 0.0);
     running_.assign(plan.ranks.size(), Running{-1, -1, 0.0});
     iteration_.assign(plan.ranks.size(), 0);
   }
@@ -175,6 +176,15 @@ class Scheduler {
         collectives_.erase({col->group, col->seq, it});
       }
     } else if (const auto* s = std::get_if<SendOp>(&op.body)) {
+      // A worker fills each push first, one after the other on its posted stream.
+      const double host = costs_.send_host_time(rank, *s);
+      if (host > 0 && prepared_.insert({e.rank, e.op, it}).second) {
+        double& free = posted_free_[static_cast<size_t>(e.rank)];
+        free = std::max(free, e.time) + host;
+        push(free, false, e.rank, e.op);
+        return;
+      }
+      prepared_.erase({e.rank, e.op, it});
       rendezvous(e, {e.rank, s->peer, s->tag, it}, s->bytes);
     } else if (const auto* rv = std::get_if<RecvOp>(&op.body)) {
       rendezvous(e, {rv->peer, e.rank, rv->tag, it}, rv->bytes);
@@ -397,6 +407,7 @@ class Scheduler {
   long seq_ = 0;
   std::map<std::tuple<int, int, int>, std::vector<std::pair<int, int>>> collectives_;
   std::set<std::tuple<int, int, int>> prepared_;  // (rank, op, iteration) past its host work
+  std::vector<double> posted_free_;                // by rank: when its posted stream's host work ends
   std::map<std::tuple<int, int, int, int>, std::pair<int, int>> pending_p2p_;
   std::map<Port, double> port_free_;
   bool hold_ = false;                                 // comm_holds_cores

@@ -36,6 +36,7 @@ Replay::Replay(const ClusterSpec& cluster, const Plan& plan, const Platform& pla
       states_(plan.ranks.size()),
       posted_ops_(plan.ranks.size()),
       holds_(cluster, plan) {
+  posted_free_.assign(plan.ranks.size(), 0.0);
   for (size_t r = 0; r < plan.ranks.size(); ++r) {
     states_[r].done.assign(plan.ranks[r].ops.size(), 0);
     states_[r].mutex = sg4::Mutex::create();
@@ -228,8 +229,15 @@ void Replay::execute(int rank, int op_id) {
                    finish_comm(rank, op_id, arrived);
                  },
                  [&](const SendOp& s) {
+                   // A worker fills each push first, one after the other on its posted stream (as
+                   // in the analytical engine).
+                   if (const double host = costs_.send_host_time(plan_.ranks[rank], s); host > 0) {
+                     double& free = posted_free_[static_cast<size_t>(rank)];
+                     free = std::max(free, start) + host;
+                     sg4::this_actor::sleep_until(free);
+                   }
                    double& arrived = arrivals_[std::make_tuple(-1 - rank, s.peer * 65536 + s.tag, it)];
-                   arrived = std::max(arrived, start);
+                   arrived = std::max(arrived, sg4::Engine::get_clock());
                    if (holds_.enabled()) {
                      holds_.comm_begin({'p', rank, s.peer, s.tag, it, 2}, {rank, s.peer}, 2);
                      arrived = std::max(arrived, sg4::Engine::get_clock());

@@ -95,6 +95,7 @@ class Replay {
   std::map<std::pair<int, int>, double> latencies_;
   // Latest arrival at a collective (group, seq, iteration) or a message (-1 - src, dst * 65536 + tag, iteration).
   std::map<std::tuple<int, int, int>, double> arrivals_;
+  std::vector<double> posted_free_;  // by rank: when its posted stream's host work ends (send_host_time)
   // Collectives ('c', group, seq, iteration, start or end) and messages between p2p endpoints ('p',
   // src, dst, tag, iteration, start or end).
   std::map<MeetKey, simgrid::s4u::BarrierPtr> barriers_;

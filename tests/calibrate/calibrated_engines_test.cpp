@@ -8,6 +8,7 @@
 #include <filesystem>
 
 #include "calibrated_fixtures.hpp"
+#include "models/calibration.hpp"
 #include "models/plan_compiler.hpp"
 #include "models/scenario_loader.hpp"
 
@@ -67,6 +68,34 @@ TEST_CASE("parameter-server pushes and pulls on one host take the same_host_p2p 
     const auto plain = test::run_calibrated(
         kPs, "simgrid", sets + " --set cluster.calibration='" + test::kCalibProfile + "'", "ps-same-s" + tag, true);
     check_all(plain.durations("send", "", 1), same, 0.01);
+  }
+}
+
+TEST_CASE("a worker fills each push before it goes, one push after the other, on both engines",
+          "[calibrated][simgrid]") {
+  // dtsim-real writes a worker's gradients into each uncompressed push before its MPI_Isend, on the
+  // posted stream (the profile's push_buffer curve: 1 ms + S / 1 GB/s here, much longer than a
+  // transfer). Both workers push shard 1 then shard 0; the second fill ends 2 F after the backward
+  // pass, and its transfers meet as before (each shard's link carries both workers' pushes), so the
+  // iteration is exactly 2 F longer than without the curve. Servers' sends fill nothing.
+  const std::string sets = "--set run.iterations=4 --set run.warmup=1";
+  const std::string plain = p2p_profile("push-plain", 2);
+  const std::string filled = test::edited_profile(
+      "push-fill",
+      {{"  memory:\n    sgd_step:",
+        "  memory:\n    push_buffer:\n      - {min_bytes: 0, fixed_s: 1e-3, rate_Bps: 1e9}\n    sgd_step:"}},
+      plain);
+  const double shard = 1e6 * 4 / 2;
+  const double fill = 1e-3 + shard / 1e9;
+  REQUIRE(load_profile(filled)->push_buffer_time(shard) == Approx(fill));
+  for (const char* engine : {"analytical", "simgrid"}) {
+    const auto before = test::run_calibrated(kPs, engine, sets + " --set cluster.calibration='" + plain + "'",
+                                             std::string("push-0-") + engine);
+    const auto after = test::run_calibrated(kPs, engine, sets + " --set cluster.calibration='" + filled + "'",
+                                            std::string("push-1-") + engine, true);
+    CHECK(after.iteration - before.iteration == Approx(2 * fill).epsilon(1e-3));
+    // The transfers themselves keep their p2p time (latency + 2 S / bandwidth: two per link).
+    check_all(after.durations("send", "", 1), p2p_latency(shard) + 2 * shard / p2p_bandwidth(shard), 0.01);
   }
 }
 
