@@ -52,10 +52,26 @@ void CpuExecutor::run_update(int, const Op& op) {
 
 void CpuExecutor::run_aggregate(int k, const Op& op) {
   const size_t n = grads_.size();
-  std::copy(inbox_.front().begin(), inbox_.front().end(), grads_.begin());
-  for (size_t w = 1; w < inbox_.size(); ++w) {
-    const std::vector<float>& in = inbox_[w];
-    for (size_t e = 0; e < n; ++e) grads_[e] += in[e];
+  // The exact sum of every worker's gradients (what lossy compressed pushes cannot give back).
+  const bool check = !lossy_pushes_;
+  const SumTable sums(binding_.workers, k);
+  float want[8];
+  for (int j = 0; j < 8; ++j) want[j] = check ? sums.at(binding_.local_offset + j) : 0.0f;
+  CheckResult r;
+  // One pass, as the Plan costs it (read every inbox once, write the sum once): block by block,
+  // each block summed and checked while it is in the L1 cache (a copy, an addition per inbox and a
+  // check each over the whole shard took twice the memory traffic: 0.35-0.39 ms per 2 MB shard of
+  // ps_2w2s_4MB, 0.12-0.22 ms predicted).
+  constexpr size_t kBlock = 2048;  // floats (8 KB); a multiple of the check's period 8
+  for (size_t begin = 0; begin < n; begin += kBlock) {
+    const size_t len = std::min(kBlock, n - begin);
+    float* out = grads_.data() + begin;
+    std::copy_n(inbox_.front().data() + begin, len, out);
+    for (size_t w = 1; w < inbox_.size(); ++w) {
+      const float* in = inbox_[w].data() + begin;
+      for (size_t e = 0; e < len; ++e) out[e] += in[e];
+    }
+    if (check) check_periodic(std::span<const float>(out, len), want, r);
   }
   const double done = static_cast<double>(n) * static_cast<double>(inbox_.size() - 1);
   {
@@ -64,16 +80,10 @@ void CpuExecutor::run_aggregate(int k, const Op& op) {
   }
   const double planned = std::get<ComputeOp>(op.body).flops;
   if (planned > done) execute_flops(planned - done);
-  // The exact sum of every worker's gradients (what lossy compressed pushes cannot give back).
-  if (lossy_pushes_) {  // listed, so that nobody reads it as checked
+  if (!check) {  // listed, so that nobody reads it as checked
     add_check(op, "aggregate of lossy pushes (not checked)", "sum", static_cast<std::int64_t>(n), CheckResult{});
     return;
   }
-  const SumTable sums(binding_.workers, k);
-  float want[8];
-  for (int j = 0; j < 8; ++j) want[j] = sums.at(binding_.local_offset + j);
-  CheckResult r;
-  check_periodic(grads_, want, r);
   add_check(op, "aggregate", "sum", static_cast<std::int64_t>(n), r);
 }
 
