@@ -89,7 +89,7 @@ class Scheduler {
     core_key_ = compute_devices(cluster, plan);
     done_count_.assign(plan.ranks.size(), 0);
     posted_free_.assign(plan.ranks.size(), 0.0);
-    running_.assign(plan.ranks.size(), Running{-1, -1, 0.0});
+    running_.assign(plan.ranks.size(), Running{-1, -1, 0.0, 0.0});
     iteration_.assign(plan.ranks.size(), 0);
   }
 
@@ -214,7 +214,7 @@ class Scheduler {
     const double start = std::max({e.time, free_at, hold_ ? comm_until_[key] : 0.0});
     const Profile* profile = plan_.speed_profile_of(e.rank);
     free_at = profile ? profile->finish(start, seconds) : start + seconds;
-    running_[e.rank] = Running{e.op, push(free_at, true, e.rank, e.op, start), start};
+    running_[e.rank] = Running{e.op, push(free_at, true, e.rank, e.op, start), start, free_at};
   }
 
   // A collective's end. Under NIC bandwidth profiles its inter-node bandwidth term runs at the
@@ -255,8 +255,9 @@ class Scheduler {
       Running& run = running_[w];
       if (run.op < 0 || iteration_[w] != it || run.op >= quorum_op_[w]) continue;
       if (!cancelled_.insert(run.seq).second) continue;
-      const Placement& where = plan_.ranks[w].where;
-      device_free_[{where.node, where.local}] = e.time;
+      // Its device (its core, on shared cores) is free from now, unless another op queued behind it.
+      double& free_at = device_free_[core_key_[static_cast<size_t>(w)]];
+      if (free_at == run.end) free_at = e.time;
       push(e.time, true, w, run.op, std::min(run.start, e.time), true, true);
       run.op = -1;
     }
@@ -407,7 +408,7 @@ class Scheduler {
   long seq_ = 0;
   std::map<std::tuple<int, int, int>, std::vector<std::pair<int, int>>> collectives_;
   std::set<std::tuple<int, int, int>> prepared_;  // (rank, op, iteration) past its host work
-  std::vector<double> posted_free_;                // by rank: when its posted stream's host work ends
+  std::vector<double> posted_free_;               // by rank: when its posted stream's host work ends
   std::map<std::tuple<int, int, int, int>, std::pair<int, int>> pending_p2p_;
   std::map<Port, double> port_free_;
   bool hold_ = false;                                 // comm_holds_cores
@@ -426,6 +427,7 @@ class Scheduler {
     int op;
     long seq;  // of its done event
     double start;
+    double end;  // when it would have ended (the device's free time it set)
   };
   std::vector<Running> running_;                                         // the compute op each rank is running
   std::unordered_set<long> cancelled_;                                   // done events of abandoned ops
