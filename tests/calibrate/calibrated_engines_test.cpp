@@ -153,7 +153,7 @@ TEST_CASE("ranks beyond the calibrated machine's cores take turns on SimGrid as 
 TEST_CASE("the engines agree within 1% on every validation scenario with profiles of its rank count",
           "[calibrated][simgrid]") {
   // Per scenario, profiles measured with its rank count on 2 cores (3 and 4 ranks share cores), with a
-  // same_host_p2p link: the hand-made one and one shaped like a measured one.
+  // same_host_p2p link: the hand-made one, one shaped like a measured one, and that one with a push fill.
   int scenarios = 0;
   for (const auto& entry : std::filesystem::directory_iterator(kSource + "/bench/validation")) {
     if (entry.path().extension() != ".yaml") continue;
@@ -162,7 +162,13 @@ TEST_CASE("the engines agree within 1% on every validation scenario with profile
     const int ranks = static_cast<int>(compile_plan(load_scenario(path)).ranks.size());
     const std::string measured = test::edited_profile("m" + name, {{"  ranks: 2", "  ranks: " + std::to_string(ranks)}},
                                                       kSource + "/tests/calibrate/data/profile_measured.yaml");
-    for (const auto& profile : {p2p_profile("h" + name, ranks), measured}) {
+    // ... and that one with the push fill measured here (memory.push_buffer: 2.7 us + S / 13.6 GB/s).
+    const std::string filled = test::edited_profile(
+        "f" + name,
+        {{"  memory:\n    sgd_step:",
+          "  memory:\n    push_buffer:\n      - {min_bytes: 0, fixed_s: 2.66e-6, rate_Bps: 1.36e10}\n    sgd_step:"}},
+        measured);
+    for (const auto& profile : {p2p_profile("h" + name, ranks), measured, filled}) {
       const std::string sets = "--set run.iterations=6 --set run.warmup=2 --set cluster.calibration='" + profile + "'";
       const double an = test::run_calibrated(path, "analytical", sets, "va-" + name).iteration;
       const double sg = test::run_calibrated(path, "simgrid", sets, "vs-" + name).iteration;
