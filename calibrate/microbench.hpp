@@ -41,8 +41,8 @@ std::vector<Sample> bench_collective_buffer(const BenchOptions& o, MPI_Comm comm
 // dtsim-real's bookkeeping before a worker's uncompressed push (real::fill_contributions: this
 // iteration's gradients written into the pushed range), every rank at once, on buffers of x
 // bytes swept from the caches first (a run last wrote them an iteration ago); seconds averaged
-// over ranks. The posted stream does it before each MPI_Isend, one push
-// after the other. Returned on every rank.
+// over ranks. The posted stream does it before each MPI_Isend, one push after the other.
+// Returned on every rank.
 std::vector<Sample> bench_push_buffer(const BenchOptions& o, MPI_Comm comm);
 
 // Exchanges between rank 0 and one partner per link class (same_host: the first other rank on

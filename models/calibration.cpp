@@ -40,15 +40,19 @@ double CalibrationProfile::memory_time(double mem_bytes) const {
   return memory_bandwidth > 0 ? mem_bytes / memory_bandwidth : 0.0;
 }
 
-double CalibrationProfile::collective_buffer_time(double bytes) const {
-  const auto it = memory.find(kCollectiveBuffer);
+namespace {
+// A memory curve of the profile at `bytes`; 0 when it lacks the curve.
+double optional_curve(const std::map<std::string, FittedCurve>& memory, const char* name, double bytes) {
+  const auto it = memory.find(name);
   return it != memory.end() && bytes > 0 ? it->second.fit.time(bytes) : 0.0;
+}
+}  // namespace
+
+double CalibrationProfile::collective_buffer_time(double bytes) const {
+  return optional_curve(memory, kCollectiveBuffer, bytes);
 }
 
-double CalibrationProfile::push_buffer_time(double bytes) const {
-  const auto it = memory.find(kPushBuffer);
-  return it != memory.end() && bytes > 0 ? it->second.fit.time(bytes) : 0.0;
-}
+double CalibrationProfile::push_buffer_time(double bytes) const { return optional_curve(memory, kPushBuffer, bytes); }
 
 std::optional<double> CalibrationProfile::codec_time(std::string_view kernel, CodecStage stage, double kernel_bytes,
                                                      double decode_bytes, double feedback_bytes) const {
