@@ -273,7 +273,35 @@ nlohmann::json report_json(const ValidationReport& r) {
           {"metrics", rows(r.metrics)},
           {"op_kinds", rows(r.op_kinds)},
           {"mean_abs_error_pct", r.mean_abs_error_pct},
-          {"max_abs_error_pct", r.max_abs_error_pct}};
+          {"max_abs_error_pct", r.max_abs_error_pct},
+          {"caveats", r.caveats}};
+}
+
+std::vector<std::string> validation_caveats(const ValidationReport& r, int ranks, int profile_ranks, int profile_cores,
+                                            int profile_hosts) {
+  std::vector<std::string> out;
+  for (const ValidationRow& x : r.metrics) {
+    if (x.name != "iteration time" || x.runs.size() < 2 || x.spread_pct() <= 5.0) continue;
+    out.push_back(fmt::format(
+        "the {} real runs' iteration times spread {:.1f} %: this machine did not repeat itself closer than that, "
+        "and an error below it cannot be told from noise (bench_steadiness shows how steady the cores are)",
+        x.runs.size(), x.spread_pct()));
+  }
+  if (profile_hosts == 1 && profile_cores > 0 && ranks > profile_cores) {
+    if (profile_ranks == ranks) {
+      out.push_back(fmt::format(
+          "{} ranks share {} cores: the engines queue their compute on the cores and hold the cores for "
+          "communication, but not the OS's scheduling of the ranks' communication (on the 2-core machine of "
+          "docs/VALIDATION.md parameter servers sharing cores were predicted 10 to 40 % fast)",
+          ranks, profile_cores));
+    } else {
+      out.push_back(fmt::format(
+          "the profile was measured with {} ranks and this Plan has {} on {} cores: the engines give every rank a "
+          "core of its own; calibrate with -np {} so that they know how the ranks share the cores",
+          profile_ranks, ranks, profile_cores, ranks));
+    }
+  }
+  return out;
 }
 
 void print_report(std::ostream& out, const ValidationReport& r) {
@@ -300,6 +328,7 @@ void print_report(std::ostream& out, const ValidationReport& r) {
   table("op kind (mean per op)", r.op_kinds);
   out << fmt::format("\n  mean absolute error {:.1f} %, largest {:.1f} % (over the metrics)\n", r.mean_abs_error_pct,
                      r.max_abs_error_pct);
+  for (const std::string& c : r.caveats) out << "  caution: " << c << "\n";
 }
 
 int validate(const ValidateOptions& o, std::ostream& out) {
@@ -354,6 +383,8 @@ int validate(const ValidateOptions& o, std::ostream& out) {
   r.engine = std::string(engine_name(s.run.engine));
   r.ranks = ranks;
   r.compute_scale = scale;
+  const MachineInfo& m = s.cluster.calibration->machine;
+  r.caveats = validation_caveats(r, ranks, m.ranks, m.cores, m.hosts);
   const nlohmann::json j = report_json(r);
   write_file_atomic((dir / "validation.json").string(), j.dump(2) + "\n");
   if (o.json) {

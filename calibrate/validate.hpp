@@ -50,7 +50,17 @@ struct ValidationReport {
   double mean_abs_error_pct = 0;        // over `metrics`
   double max_abs_error_pct = 0;
   int repeats = 1;  // real runs the measured values are the median of
+  // What limits how far this comparison can be trusted (validation_caveats), one sentence each.
+  std::vector<std::string> caveats;
 };
+
+// What a user should weigh the errors against, one sentence each: the real runs' spread of
+// iteration time above 5 % (noise no prediction can be checked closer than); ranks sharing the
+// profile's cores (the OS's scheduling of communication is not modelled); a profile measured with
+// another rank count on one host (the engines then give each rank a core of its own).
+// `profile_ranks`/`profile_cores`/`profile_hosts` are the profile's machine; `ranks` the Plan's.
+std::vector<std::string> validation_caveats(const ValidationReport& r, int ranks, int profile_ranks, int profile_cores,
+                                            int profile_hosts);
 
 // One report from the reports of several real runs against the same prediction: every row's
 // measured value is the median over the runs (a row missing from a run is left out of it), and

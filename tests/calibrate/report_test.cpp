@@ -102,3 +102,25 @@ TEST_CASE("several real runs: each measured value is their median, with their sp
   CHECK(median_over_runs({runs[1]}).metrics[0].spread_pct() == 0.0);
   CHECK(median_over_runs({runs[1]}).metrics[0].error_pct() == Approx(-20.0));
 }
+
+TEST_CASE("the report says what limits the comparison: noisy runs, shared cores, a profile of another rank count",
+          "[report]") {
+  ValidationReport r;
+  r.metrics.push_back(ValidationRow{"iteration time", "s", 1.0, 1.1, {1.0, 1.1, 1.2}});  // spread 0.2 / 1.1
+  const auto noisy = validation_caveats(r, 2, 2, 2, 1);
+  REQUIRE(noisy.size() == 1);
+  CHECK_THAT(noisy[0], Catch::Contains("the 3 real runs' iteration times spread 18.2 %"));
+  r.metrics[0].runs = {1.0, 1.01, 1.02};  // 2 %: steady enough to say nothing
+  CHECK(validation_caveats(r, 2, 2, 2, 1).empty());
+  // 4 ranks on the 2 cores the profile was measured on, with 4 ranks: the engines share the cores.
+  const auto shared = validation_caveats(r, 4, 4, 2, 1);
+  REQUIRE(shared.size() == 1);
+  CHECK_THAT(shared[0], Catch::Contains("4 ranks share 2 cores"));
+  // Measured with 2 ranks: the engines cannot know how 4 share them.
+  const auto other = validation_caveats(r, 4, 2, 2, 1);
+  REQUIRE(other.size() == 1);
+  CHECK_THAT(other[0], Catch::Contains("calibrate with -np 4"));
+  // Several hosts, or no more ranks than cores: nothing to say.
+  CHECK(validation_caveats(r, 4, 4, 2, 2).empty());
+  CHECK(validation_caveats(r, 2, 2, 2, 1).empty());
+}
