@@ -254,8 +254,10 @@ def main():
       "median and shows the spread, and why the suite calibrates each rank count right before its scenarios. A 5 % target needs "
       "a machine whose runs repeat within a few per cent: check the *spread* column, the steadiness line and "
       "the machine against itself first (`build/bin/bench_steadiness`: 2.4 to 10.2 % second to second here, "
-      "in runs minutes apart; the suite's second pass: 17.7 % and 14.7 % from the first in two suites on "
-      "2026-11-22, `ps_2w2s_4MB` measured 7.5 ms and then 4.6 ms with the same binary and profile).")
+      "in runs minutes apart; the suite's second pass: 17.7, 14.7 and 8.0 % from the first in three suites "
+      "on 2026-11-22, `ps_2w2s_4MB` measured 7.5 ms and then 4.6 ms with the same binary and profile). The "
+      "scenarios whose ranks share cores move most: `ring_4_4MB` was predicted -19 %, +0.3 % and +16 % in "
+      "suites of one day.")
     p("- **Point-to-point against collectives.** The `same_host` link is fitted to ring AllReduce rounds with "
       "every rank in the ring; with 4 ranks on 2 cores those rounds moved 2 MB in 3.3 ms while a pair "
       "exchanging moved it in 0.2 ms, so the parameter-server pushes and pulls now take a `same_host_p2p` link "
