@@ -54,6 +54,14 @@ double timed(const BenchOptions& o, const std::function<void()>& body, const std
   return median(repeats(o, body, before));
 }
 
+// The mean of every rank's `seconds` (collective).
+double mean_over_ranks(double seconds, MPI_Comm comm) {
+  int size = 1;
+  MPI_Comm_size(comm, &size);
+  MPI_Allreduce(MPI_IN_PLACE, &seconds, 1, MPI_DOUBLE, MPI_SUM, comm);
+  return seconds / size;
+}
+
 // How many ranks of `comm` share this rank's host.
 int ranks_on_my_host(MPI_Comm comm) {
   const std::vector<std::string> hosts = all_hosts(comm);
@@ -82,8 +90,6 @@ int count_hosts(MPI_Comm comm) {
 
 std::vector<Sample> bench_gemm(const BenchOptions& o, MPI_Comm comm) {
   real::EigenGemms gemms(real::kMaxGemmDim);
-  int size = 1;
-  MPI_Comm_size(comm, &size);
   const bool own_core = ranks_on_my_host(comm) <= static_cast<int>(std::max(1u, std::thread::hardware_concurrency()));
   // A rank with a core of its own: the mean over repeats of at least kGemmSeconds (a run's ops add
   // up, its slow ones included: over one run here the mean forward GEMM was 2 to 5 % above the
@@ -109,14 +115,9 @@ std::vector<Sample> bench_gemm(const BenchOptions& o, MPI_Comm comm) {
     if (own_core) {
       const std::vector<double> times = repeats(longer, body);
       t = std::accumulate(times.begin(), times.end(), 0.0) / static_cast<double>(times.size());
-    } else {
-      t = timed(o, body);
-    }
-    if (own_core) {
       MPI_Allreduce(MPI_IN_PLACE, &t, 1, MPI_DOUBLE, MPI_MAX, comm);
     } else {
-      MPI_Allreduce(MPI_IN_PLACE, &t, 1, MPI_DOUBLE, MPI_SUM, comm);
-      t /= size;
+      t = mean_over_ranks(timed(o, body), comm);
     }
     out.push_back(Sample{real::gemm_flops(shapes), t});
   }
@@ -124,8 +125,6 @@ std::vector<Sample> bench_gemm(const BenchOptions& o, MPI_Comm comm) {
 }
 
 std::vector<Sample> bench_memory(const BenchOptions& o, MPI_Comm comm) {
-  int size = 1;
-  MPI_Comm_size(comm, &size);
   std::vector<Sample> out;
   for (double bytes : o.quick ? geometric(96 << 10, 24 << 20, 4) : geometric(96 << 10, 384 << 20, 2)) {
     const auto n = static_cast<size_t>(bytes / 12);
@@ -144,8 +143,7 @@ std::vector<Sample> bench_memory(const BenchOptions& o, MPI_Comm comm) {
           evict_caches();
           std::fill(g.begin(), g.end(), 0.5f);
         });
-    MPI_Allreduce(MPI_IN_PLACE, &t, 1, MPI_DOUBLE, MPI_SUM, comm);
-    out.push_back(Sample{12.0 * static_cast<double>(n), t / size});
+    out.push_back(Sample{12.0 * static_cast<double>(n), mean_over_ranks(t, comm)});
   }
   return out;
 }
@@ -167,15 +165,12 @@ std::vector<Sample> bench_collective_buffer(const BenchOptions& o, MPI_Comm comm
       const real::CheckResult r = real::check_output(CollectiveKind::AllReduce, layout, shape, me, salt, 0, buf);
       if (r.checked != n) throw RuntimeError("collective buffer check skipped elements");
     });
-    MPI_Allreduce(MPI_IN_PLACE, &t, 1, MPI_DOUBLE, MPI_SUM, comm);
-    out.push_back(Sample{static_cast<double>(n) * sizeof(float), t / size});
+    out.push_back(Sample{static_cast<double>(n) * sizeof(float), mean_over_ranks(t, comm)});
   }
   return out;
 }
 
 std::vector<Sample> bench_push_buffer(const BenchOptions& o, MPI_Comm comm) {
-  int size = 1;
-  MPI_Comm_size(comm, &size);
   const int me = comm_rank(comm);
   std::vector<Sample> out;
   // Sizes x4 apart, not x2 as the others: each repeat sweeps the caches first (2.4 s a pass at x2).
@@ -187,8 +182,7 @@ std::vector<Sample> bench_push_buffer(const BenchOptions& o, MPI_Comm comm) {
     // The run's gradients were last written an iteration ago, the GEMMs since: cold.
     double t = timed(
         o, [&] { real::fill_contributions(buf, 0, me, ++salt); }, evict_caches);
-    MPI_Allreduce(MPI_IN_PLACE, &t, 1, MPI_DOUBLE, MPI_SUM, comm);
-    out.push_back(Sample{static_cast<double>(buf.size()) * sizeof(float), t / size});
+    out.push_back(Sample{static_cast<double>(buf.size()) * sizeof(float), mean_over_ranks(t, comm)});
   }
   return out;
 }

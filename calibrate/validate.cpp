@@ -26,6 +26,7 @@
 #include "models/scenario_loader.hpp"
 #include "models/trace.hpp"
 #include "real/plan_scale.hpp"
+#include "sim/analytical/cost_model.hpp"
 #include "sim/make_executor.hpp"
 
 namespace dtsim::calib {
@@ -277,8 +278,7 @@ nlohmann::json report_json(const ValidationReport& r) {
           {"caveats", r.caveats}};
 }
 
-std::vector<std::string> validation_caveats(const ValidationReport& r, int ranks, int profile_ranks, int profile_cores,
-                                            int profile_hosts) {
+std::vector<std::string> validation_caveats(const ValidationReport& r, const ClusterSpec& cluster, const Plan& plan) {
   std::vector<std::string> out;
   for (const ValidationRow& x : r.metrics) {
     if (x.name != "iteration time" || x.runs.size() < 2 || x.spread_pct() <= 5.0) continue;
@@ -287,19 +287,20 @@ std::vector<std::string> validation_caveats(const ValidationReport& r, int ranks
         "and an error below it cannot be told from noise (bench_steadiness shows how steady the cores are)",
         x.runs.size(), x.spread_pct()));
   }
-  if (profile_hosts == 1 && profile_cores > 0 && ranks > profile_cores) {
-    if (profile_ranks == ranks) {
-      out.push_back(fmt::format(
-          "{} ranks share {} cores: the engines queue their compute on the cores and hold the cores for "
-          "communication, but not the OS's scheduling of the ranks' communication (on the 2-core machine of "
-          "docs/VALIDATION.md parameter servers sharing cores were predicted 10 to 40 % fast)",
-          ranks, profile_cores));
-    } else {
-      out.push_back(fmt::format(
-          "the profile was measured with {} ranks and this Plan has {} on {} cores: the engines give every rank a "
-          "core of its own; calibrate with -np {} so that they know how the ranks share the cores",
-          profile_ranks, ranks, profile_cores, ranks));
-    }
+  if (!cluster.calibration) return out;
+  const MachineInfo& m = cluster.calibration->machine;
+  const int ranks = static_cast<int>(plan.ranks.size());
+  if (!shared_cores(cluster, plan).empty()) {
+    out.push_back(
+        fmt::format("{} ranks share {} cores: the engines queue their compute on the cores and hold the cores for "
+                    "communication, but not the OS's scheduling of the ranks' communication (on the 2-core machine of "
+                    "docs/VALIDATION.md parameter servers sharing cores were predicted 10 to 40 % fast)",
+                    ranks, m.cores));
+  } else if (m.hosts == 1 && m.cores > 0 && ranks > m.cores) {  // shared_cores() needs the same rank count
+    out.push_back(fmt::format(
+        "the profile was measured with {} ranks and this Plan has {} on {} cores: the engines give every rank a "
+        "core of its own; calibrate with -np {} so that they know how the ranks share the cores",
+        m.ranks, ranks, m.cores, ranks));
   }
   return out;
 }
@@ -383,8 +384,7 @@ int validate(const ValidateOptions& o, std::ostream& out) {
   r.engine = std::string(engine_name(s.run.engine));
   r.ranks = ranks;
   r.compute_scale = scale;
-  const MachineInfo& m = s.cluster.calibration->machine;
-  r.caveats = validation_caveats(r, ranks, m.ranks, m.cores, m.hosts);
+  r.caveats = validation_caveats(r, s.cluster, plan);
   const nlohmann::json j = report_json(r);
   write_file_atomic((dir / "validation.json").string(), j.dump(2) + "\n");
   if (o.json) {

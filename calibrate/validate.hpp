@@ -9,6 +9,9 @@
 
 #include <nlohmann/json.hpp>
 
+#include "models/cluster.hpp"
+#include "models/plan.hpp"
+
 namespace dtsim::calib {
 
 struct ValidateOptions {
@@ -56,11 +59,10 @@ struct ValidationReport {
 
 // What a user should weigh the errors against, one sentence each: the real runs' spread of
 // iteration time above 5 % (noise no prediction can be checked closer than); ranks sharing the
-// profile's cores (the OS's scheduling of communication is not modelled); a profile measured with
-// another rank count on one host (the engines then give each rank a core of its own).
-// `profile_ranks`/`profile_cores`/`profile_hosts` are the profile's machine; `ranks` the Plan's.
-std::vector<std::string> validation_caveats(const ValidationReport& r, int ranks, int profile_ranks, int profile_cores,
-                                            int profile_hosts);
+// profile's cores (shared_cores(): the OS's scheduling of communication is not modelled); more
+// ranks than cores with a profile measured with another rank count on one host (the engines then
+// give each rank a core of its own). `cluster` holds the profile (cluster.calibration).
+std::vector<std::string> validation_caveats(const ValidationReport& r, const ClusterSpec& cluster, const Plan& plan);
 
 // One report from the reports of several real runs against the same prediction: every row's
 // measured value is the median over the runs (a row missing from a run is left out of it), and

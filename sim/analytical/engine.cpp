@@ -151,11 +151,10 @@ class Scheduler {
       // The rank's own work around the collective (filling and checking its buffer, measured by
       // calibration) keeps its comm stream busy first; the collective starts once every rank is in.
       const double host = costs_.collective_host_time(*col);
-      if (host > 0 && prepared_.insert({e.rank, e.op, it}).second) {
+      if (host > 0 && !past_host_work(e, it)) {
         push(e.time + host, false, e.rank, e.op);
         return;
       }
-      prepared_.erase({e.rank, e.op, it});
       auto& waiting = collectives_[{col->group, col->seq, it}];
       waiting.push_back({e.rank, e.op});
       if (waiting.size() == plan_.groups[col->group].ranks.size()) {
@@ -178,13 +177,12 @@ class Scheduler {
     } else if (const auto* s = std::get_if<SendOp>(&op.body)) {
       // A worker fills each push first, one after the other on its posted stream.
       const double host = costs_.send_host_time(rank, *s);
-      if (host > 0 && prepared_.insert({e.rank, e.op, it}).second) {
+      if (host > 0 && !past_host_work(e, it)) {
         double& free = posted_free_[static_cast<size_t>(e.rank)];
         free = std::max(free, e.time) + host;
         push(free, false, e.rank, e.op);
         return;
       }
-      prepared_.erase({e.rank, e.op, it});
       rendezvous(e, {e.rank, s->peer, s->tag, it}, s->bytes);
     } else if (const auto* rv = std::get_if<RecvOp>(&op.body)) {
       rendezvous(e, {rv->peer, e.rank, rv->tag, it}, rv->bytes);
@@ -282,6 +280,14 @@ class Scheduler {
         ++w;
       }
     }
+  }
+
+  // A communication op with host work first (collective_host_time, send_host_time) is made ready
+  // twice: whether this is the second time, past that work (then forgotten); else it is noted.
+  bool past_host_work(const Event& e, int it) {
+    if (prepared_.erase({e.rank, e.op, it}) > 0) return true;
+    prepared_.insert({e.rank, e.op, it});
+    return false;
   }
 
   // Both sides posted: the transfer joins the batch of transfers that start at this instant.

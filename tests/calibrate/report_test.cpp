@@ -3,7 +3,11 @@
 #include <catch2/catch.hpp>
 
 #include "calibrate/validate.hpp"
+#include "calibrated_fixtures.hpp"
+#include "models/plan_compiler.hpp"
+#include "models/scenario_loader.hpp"
 
+using namespace dtsim;
 using namespace dtsim::calib;
 using nlohmann::json;
 
@@ -105,22 +109,31 @@ TEST_CASE("several real runs: each measured value is their median, with their sp
 
 TEST_CASE("the report says what limits the comparison: noisy runs, shared cores, a profile of another rank count",
           "[report]") {
+  // A Plan of `scenario` with the hand-made profile (2 cores, one host) edited to `ranks` and `hosts`.
+  const auto caveats = [](const ValidationReport& r, const std::string& scenario, int ranks, int hosts) {
+    const std::string profile = dtsim::test::edited_profile(
+        "caveats",
+        {{"  ranks: 2", "  ranks: " + std::to_string(ranks)}, {"  hosts: 1", "  hosts: " + std::to_string(hosts)}});
+    const Scenario s = load_scenario(std::string(DTSIM_SOURCE_DIR) + "/bench/validation/" + scenario + ".yaml",
+                                     {"cluster.calibration=" + profile});
+    return validation_caveats(r, s.cluster, compile_plan(s));
+  };
   ValidationReport r;
   r.metrics.push_back(ValidationRow{"iteration time", "s", 1.0, 1.1, {1.0, 1.1, 1.2}});  // spread 0.2 / 1.1
-  const auto noisy = validation_caveats(r, 2, 2, 2, 1);
+  const auto noisy = caveats(r, "ring_2_400KB", 2, 1);
   REQUIRE(noisy.size() == 1);
   CHECK_THAT(noisy[0], Catch::Contains("the 3 real runs' iteration times spread 18.2 %"));
   r.metrics[0].runs = {1.0, 1.01, 1.02};  // 2 %: steady enough to say nothing
-  CHECK(validation_caveats(r, 2, 2, 2, 1).empty());
+  CHECK(caveats(r, "ring_2_400KB", 2, 1).empty());
   // 4 ranks on the 2 cores the profile was measured on, with 4 ranks: the engines share the cores.
-  const auto shared = validation_caveats(r, 4, 4, 2, 1);
+  const auto shared = caveats(r, "ring_4_4MB", 4, 1);
   REQUIRE(shared.size() == 1);
   CHECK_THAT(shared[0], Catch::Contains("4 ranks share 2 cores"));
   // Measured with 2 ranks: the engines cannot know how 4 share them.
-  const auto other = validation_caveats(r, 4, 2, 2, 1);
+  const auto other = caveats(r, "ring_4_4MB", 2, 1);
   REQUIRE(other.size() == 1);
   CHECK_THAT(other[0], Catch::Contains("calibrate with -np 4"));
   // Several hosts, or no more ranks than cores: nothing to say.
-  CHECK(validation_caveats(r, 4, 4, 2, 2).empty());
-  CHECK(validation_caveats(r, 2, 2, 2, 1).empty());
+  CHECK(caveats(r, "ring_4_4MB", 4, 2).empty());
+  CHECK(caveats(r, "ring_2_400KB", 2, 1).empty());
 }
