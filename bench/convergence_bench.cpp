@@ -7,9 +7,9 @@
 #include <string>
 
 #include "learn/learner.hpp"
-#include "models/metrics.hpp"
-#include "models/plan_compiler.hpp"
-#include "models/scenario_loader.hpp"
+#include "core/run/metrics.hpp"
+#include "core/plan/compiler.hpp"
+#include "core/scenario/loader.hpp"
 #include "sim/analytical/engine.hpp"
 
 namespace {

@@ -11,8 +11,8 @@
 #include <cstdlib>
 #include <string>
 
-#include "models/plan_compiler.hpp"
-#include "models/scenario_loader.hpp"
+#include "core/plan/compiler.hpp"
+#include "core/scenario/loader.hpp"
 #include "sim/simgrid/executor.hpp"
 
 int main(int argc, char** argv) {

@@ -13,7 +13,7 @@
 #include <vector>
 
 #include "calibrate/microbench.hpp"
-#include "models/calibration.hpp"
+#include "core/calibration/calibration.hpp"
 
 namespace dtsim::calib {
 

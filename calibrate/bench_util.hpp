@@ -12,7 +12,7 @@
 #include <string>
 #include <vector>
 
-#include "models/calibration.hpp"
+#include "core/calibration/calibration.hpp"
 
 namespace dtsim::calib {
 

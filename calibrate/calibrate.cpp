@@ -15,9 +15,10 @@
 #include "calibrate/bench_suite.hpp"
 #include "calibrate/bench_util.hpp"
 #include "calibrate/fit.hpp"
-#include "models/atomic_file.hpp"
-#include "models/collectives/collective.hpp"
-#include "models/error.hpp"
+#include "core/base/atomic_file.hpp"
+#include "core/collectives/collective.hpp"
+#include "core/base/error.hpp"
+#include "core/calibration/profile_writer.hpp"
 
 namespace dtsim::calib {
 namespace {

@@ -7,7 +7,7 @@
 #include <string>
 #include <vector>
 
-#include "models/calibration.hpp"
+#include "core/calibration/calibration.hpp"
 #include "real/mpi_world.hpp"
 
 namespace dtsim::calib {

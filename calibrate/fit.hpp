@@ -6,7 +6,7 @@
 #include <span>
 #include <vector>
 
-#include "models/calibration.hpp"
+#include "core/calibration/calibration.hpp"
 
 namespace dtsim::calib {
 

@@ -15,7 +15,7 @@
 #include <set>
 #include <thread>
 
-#include "models/error.hpp"
+#include "core/base/error.hpp"
 #include "real/codec.hpp"
 #include "real/cpu/collectives.hpp"
 #include "real/cpu/eigen_gemms.hpp"

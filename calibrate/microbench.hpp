@@ -1,7 +1,7 @@
 // Microbenchmarks of `dtsim calibrate --backend cpu`, run by every rank of MPI_COMM_WORLD
 // together, through the same code paths dtsim-real's cpu backend uses (so the profile describes
 // what a real run will see): GEMMs cut as real/gemm.hpp cuts ops, point-to-point with
-// MPI_Isend/MPI_Irecv and real::wait_all, collectives with the schedules of models/collectives/
+// MPI_Isend/MPI_Irecv and real::wait_all, collectives with the schedules of core/collectives/
 // executed by real::run_schedule, memory copies, and compression kernels.
 #pragma once
 
@@ -11,7 +11,7 @@
 
 #include <mpi.h>
 
-#include "models/calibration.hpp"
+#include "core/calibration/calibration.hpp"
 
 namespace dtsim::calib {
 
@@ -53,7 +53,7 @@ std::vector<Sample> bench_push_buffer(const BenchOptions& o, MPI_Comm comm);
 // seconds = the median exchange. Classes without a partner are absent. Returned on rank 0.
 std::map<std::string, std::vector<Sample>> bench_exchange(const BenchOptions& o, MPI_Comm comm);
 
-// Ring AllReduce, ReduceScatter and AllGather over all ranks of `comm` (models/collectives'
+// Ring AllReduce, ReduceScatter and AllGather over all ranks of `comm` (core/collectives'
 // schedules, as dtsim-real runs them), reported like nccl-tests: time (the slowest rank's median),
 // algbw = S / time, busbw. Returned on rank 0.
 std::vector<CollectiveSample> bench_collectives(const BenchOptions& o, MPI_Comm comm);

@@ -18,16 +18,17 @@
 #include <fmt/format.h>
 
 #include "calibrate/bench_util.hpp"
-#include "models/atomic_file.hpp"
-#include "models/calibration.hpp"
-#include "models/error.hpp"
-#include "models/metrics.hpp"
-#include "models/plan_compiler.hpp"
-#include "models/scenario_loader.hpp"
-#include "models/trace.hpp"
+#include "core/base/atomic_file.hpp"
+#include "core/calibration/calibration.hpp"
+#include "core/base/error.hpp"
+#include "core/run/metrics.hpp"
+#include "core/plan/compiler.hpp"
+#include "core/scenario/loader.hpp"
+#include "core/run/trace.hpp"
 #include "real/plan_scale.hpp"
-#include "sim/analytical/cost_model.hpp"
+#include "sim/cost/cores.hpp"
 #include "sim/make_executor.hpp"
+#include "core/calibration/profile_reader.hpp"
 
 namespace dtsim::calib {
 namespace fs = std::filesystem;
@@ -337,7 +338,7 @@ int validate(const ValidateOptions& o, std::ostream& out) {
     throw InputError(fmt::format("--backend: '{}' is not a backend (valid: cpu, cuda)", o.backend));
   }
   if (o.calibration.empty()) throw InputError("--calibration: a profile from dtsim calibrate is required");
-  load_profile(o.calibration, o.backend);  // refuses a missing, malformed or other-backend profile first
+  load_calibration_profile(o.calibration, o.backend);  // refuses a missing, malformed or other-backend profile first
   std::vector<std::string> sets = o.sets;
   sets.push_back("cluster.calibration=" + fs::absolute(o.calibration).string());
   if (!o.engine.empty()) sets.push_back("run.engine=" + o.engine);

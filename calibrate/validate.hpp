@@ -9,8 +9,8 @@
 
 #include <nlohmann/json.hpp>
 
-#include "models/cluster.hpp"
-#include "models/plan.hpp"
+#include "core/cluster/cluster.hpp"
+#include "core/plan/plan.hpp"
 
 namespace dtsim::calib {
 

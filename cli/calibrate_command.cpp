@@ -4,7 +4,7 @@
 #include <optional>
 
 #include "cli/commands.hpp"
-#include "models/error.hpp"
+#include "core/base/error.hpp"
 
 #ifdef DTSIM_WITH_CALIBRATE
 #include "calibrate/calibrate.hpp"

@@ -7,9 +7,9 @@
 #include <nlohmann/json.hpp>
 
 #include "cli/commands.hpp"
-#include "models/plan_compiler.hpp"
-#include "models/scenario_loader.hpp"
-#include "models/units.hpp"
+#include "core/plan/compiler.hpp"
+#include "core/scenario/loader.hpp"
+#include "core/base/units.hpp"
 #include "sim/analytical/symmetric.hpp"
 #include "sim/faults/evaluate.hpp"
 #include "sim/simgrid/executor.hpp"

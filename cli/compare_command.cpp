@@ -9,7 +9,7 @@
 #include <nlohmann/json.hpp>
 
 #include "cli/commands.hpp"
-#include "models/units.hpp"
+#include "core/base/units.hpp"
 
 namespace dtsim::cli {
 namespace {

@@ -5,7 +5,7 @@
 
 #include <fmt/format.h>
 
-#include "models/units.hpp"
+#include "core/base/units.hpp"
 
 namespace dtsim::cli {
 

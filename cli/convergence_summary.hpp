@@ -5,7 +5,7 @@
 #include <vector>
 
 #include "learn/training.hpp"
-#include "models/scenario.hpp"
+#include "core/scenario/scenario.hpp"
 
 namespace dtsim::cli {
 

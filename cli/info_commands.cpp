@@ -4,11 +4,11 @@
 #include <fmt/format.h>
 
 #include "cli/commands.hpp"
-#include "models/device.hpp"
-#include "models/error.hpp"
-#include "models/scenario_schema.hpp"
-#include "models/units.hpp"
-#include "models/workload.hpp"
+#include "core/zoo/device.hpp"
+#include "core/base/error.hpp"
+#include "core/scenario/schema.hpp"
+#include "core/base/units.hpp"
+#include "core/zoo/workload.hpp"
 
 namespace dtsim::cli {
 
@@ -49,7 +49,7 @@ int devices_command() {
                              peak(d.peak_tf32), peak(d.peak_fp16), peak(d.peak_bf16), format_rate(d.mem_bandwidth),
                              format_bytes(d.mem_capacity), d.efficiency, d.description);
   }
-  std::cout << "'-': no such mode on the device; fp32 is used instead. Sources: models/data/devices.yaml\n";
+  std::cout << "'-': no such mode on the device; fp32 is used instead. Sources: core/zoo/data/devices.yaml\n";
   return 0;
 }
 

@@ -5,7 +5,7 @@
 #include <CLI/CLI.hpp>
 
 #include "cli/commands.hpp"
-#include "models/error.hpp"
+#include "core/base/error.hpp"
 
 namespace {
 

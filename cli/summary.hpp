@@ -3,8 +3,8 @@
 
 #include <ostream>
 
-#include "models/metrics.hpp"
-#include "models/scenario.hpp"
+#include "core/run/metrics.hpp"
+#include "core/scenario/scenario.hpp"
 
 namespace dtsim::cli {
 

@@ -6,8 +6,8 @@
 
 #include <fmt/format.h>
 
-#include "models/atomic_file.hpp"
-#include "models/units.hpp"
+#include "core/base/atomic_file.hpp"
+#include "core/base/units.hpp"
 #include "plot/chart.hpp"
 
 namespace dtsim::cli {

@@ -9,7 +9,7 @@
 #include <Eigen/Core>
 
 #include "learn/dataset.hpp"
-#include "models/error.hpp"
+#include "core/base/error.hpp"
 
 namespace dtsim::learn {
 namespace {

@@ -11,8 +11,8 @@
 
 #include <vector>
 
-#include "models/observer.hpp"
-#include "models/plan.hpp"
+#include "core/run/observer.hpp"
+#include "core/plan/plan.hpp"
 
 namespace dtsim::learn {
 

@@ -1,4 +1,4 @@
-// The Learner of a convergence-aware run (DESIGN.md): after an engine has run the Plan, it replays
+// The Learner of a convergence-aware run (docs/architecture.md): after an engine has run the Plan, it replays
 // each job's op records in simulated-time order and trains the proxy model along them: the
 // gradients, compressed exchanges, stale pushes and pulls happen in the order the simulation
 // produced them. It reads records only, so it can never change the timeline.
@@ -11,9 +11,9 @@
 
 #include "learn/dataset.hpp"
 #include "learn/training.hpp"
-#include "models/observer.hpp"
-#include "models/plan.hpp"
-#include "models/scenario.hpp"
+#include "core/run/observer.hpp"
+#include "core/plan/plan.hpp"
+#include "core/scenario/scenario.hpp"
 
 namespace dtsim::learn {
 

@@ -8,7 +8,7 @@
 
 #include <Eigen/Dense>
 
-#include "models/convergence.hpp"
+#include "core/scenario/convergence.hpp"
 
 namespace dtsim::learn {
 

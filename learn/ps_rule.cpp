@@ -9,7 +9,7 @@
 #include <fmt/format.h>
 
 #include "learn/sync_rule.hpp"
-#include "models/error.hpp"
+#include "core/base/error.hpp"
 
 namespace dtsim::learn {
 namespace {

@@ -10,7 +10,7 @@
 
 #include "learn/events.hpp"
 #include "learn/training.hpp"
-#include "models/scenario.hpp"
+#include "core/scenario/scenario.hpp"
 
 namespace dtsim::learn {
 

@@ -14,7 +14,7 @@
 #include "learn/codec.hpp"
 #include "learn/dataset.hpp"
 #include "learn/proxy.hpp"
-#include "models/convergence.hpp"
+#include "core/scenario/convergence.hpp"
 
 namespace dtsim::learn {
 

@@ -6,7 +6,7 @@
 #include <cstdint>
 #include <vector>
 
-#include "models/plan.hpp"
+#include "core/plan/plan.hpp"
 
 namespace dtsim::real {
 

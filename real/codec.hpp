@@ -1,5 +1,5 @@
 // Gradient compression applied to real buffers, one gradient unit (DDP bucket or layer) of one
-// worker: the compressors of models/compression/ carried out on floats, with error feedback, and
+// worker: the compressors of core/compression/ carried out on floats, with error feedback, and
 // wire buffers the size the Plan's collectives say (rounded up to whole floats per rank). Pure
 // numerics, no MPI: the executor runs the collectives on wire() between the steps.
 //   fp16, bf16: the values rounded to half precision (round to nearest even), two per float slot,
@@ -20,7 +20,7 @@
 #include <string>
 #include <vector>
 
-#include "models/compression/compressor.hpp"
+#include "core/compression/compressor.hpp"
 
 namespace dtsim::real {
 

@@ -11,7 +11,7 @@
 
 #include <mpi.h>
 
-#include "models/observer.hpp"
+#include "core/run/observer.hpp"
 #include "real/gemm.hpp"
 #include "real/mpi_world.hpp"
 

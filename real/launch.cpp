@@ -9,13 +9,13 @@
 #include <fmt/format.h>
 #include <nlohmann/json.hpp>
 
-#include "models/atomic_file.hpp"
-#include "models/error.hpp"
-#include "models/metrics.hpp"
-#include "models/plan_compiler.hpp"
-#include "models/scenario_loader.hpp"
-#include "models/scenario_warnings.hpp"
-#include "models/trace.hpp"
+#include "core/base/atomic_file.hpp"
+#include "core/base/error.hpp"
+#include "core/run/metrics.hpp"
+#include "core/plan/compiler.hpp"
+#include "core/scenario/loader.hpp"
+#include "core/scenario/warnings.hpp"
+#include "core/run/trace.hpp"
 #include "real/codec.hpp"
 #include "real/executor.hpp"
 #include "real/plan_scale.hpp"
@@ -284,7 +284,7 @@ int launch(const LaunchOptions& given, const MpiWorld& world) {
   if (world.rank() == 0) {
     std::cout << fmt::format(
         "dtsim-real {}: {} on {} ranks, backend {}, {}\n", DTSIM_VERSION, s.name, world.size(), o.backend,
-        o.mpi_collectives ? "MPI library collectives" : "collective schedules of models/collectives");
+        o.mpi_collectives ? "MPI library collectives" : "collective schedules of core/collectives");
     std::cout << fmt::format("  compute scale {:.6g}{}, comm scale {:.6g}\n", compute_scale,
                              o.compute_scale == "auto"
                                  ? fmt::format(" (auto: at most {} per rank per iteration; --compute-scale 1 runs "

@@ -6,7 +6,7 @@
 #include <string>
 #include <vector>
 
-#include "models/plan.hpp"
+#include "core/plan/plan.hpp"
 #include "real/mpi_world.hpp"
 
 namespace dtsim::real {

@@ -10,7 +10,7 @@
 #include <string>
 #include <vector>
 
-#include "models/observer.hpp"
+#include "core/run/observer.hpp"
 
 namespace dtsim::real {
 

@@ -3,7 +3,7 @@
 
 #include <chrono>
 
-#include "models/error.hpp"
+#include "core/base/error.hpp"
 
 namespace dtsim::real {
 

@@ -11,7 +11,7 @@
 #include <mutex>
 #include <vector>
 
-#include "models/plan.hpp"
+#include "core/plan/plan.hpp"
 
 namespace dtsim::real {
 

@@ -4,7 +4,7 @@
 // shows and what metrics.json counts; metrics.json records both factors.
 #pragma once
 
-#include "models/plan.hpp"
+#include "core/plan/plan.hpp"
 
 namespace dtsim::real {
 

@@ -9,7 +9,7 @@
 
 #include <nlohmann/json.hpp>
 
-#include "models/metrics.hpp"
+#include "core/run/metrics.hpp"
 #include "real/executor.hpp"
 
 namespace dtsim::real {

@@ -5,7 +5,7 @@
 #include <cstdint>
 #include <span>
 
-#include "models/collectives/collective.hpp"
+#include "core/collectives/collective.hpp"
 
 namespace dtsim::real {
 

@@ -1,5 +1,5 @@
 #!/usr/bin/env python3
-"""Generates the model zoo, models/data/models/*.yaml, from the architectures' layer shapes.
+"""Generates the model zoo, core/zoo/data/models/*.yaml, from the architectures' layer shapes.
 
 Python 3 standard library only. Run from anywhere:  scripts/gen_zoo.py
 It checks every parameter total against the published count and refuses to write otherwise.
@@ -226,7 +226,7 @@ def inception_v3():
 
 
 def transformer(layers, d, seq, vocab, encoder, positions=None, ffn=None, tied=True):
-    """The rows of make_transformer() in models/transformer.cpp; keep the two in step (a test compares them)."""
+    """The rows of make_transformer() in core/zoo/transformer.cpp; keep the two in step (a test compares them)."""
     positions = positions or seq
     ffn = ffn or 4 * d
     rows = []

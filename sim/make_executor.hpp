@@ -3,8 +3,8 @@
 
 #include <memory>
 
-#include "models/observer.hpp"
-#include "models/scenario.hpp"
+#include "core/run/observer.hpp"
+#include "core/scenario/scenario.hpp"
 
 namespace dtsim {
 

@@ -5,7 +5,7 @@
 
 #include "calibrate/bench_util.hpp"
 #include "calibrate/cuda/cuda_bench.hpp"
-#include "models/error.hpp"
+#include "core/base/error.hpp"
 #include "real/cuda/compress_kernels.hpp"
 #include "real/cuda/cuda_check.hpp"
 #include "real/cuda/cuda_gemm.hpp"

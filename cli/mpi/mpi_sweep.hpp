@@ -10,7 +10,7 @@
 
 #include <nlohmann/json.hpp>
 
-#include "models/scenario.hpp"
+#include "core/scenario/scenario.hpp"
 #include "sim/sweep/point_runner.hpp"
 
 namespace dtsim::cli {

@@ -12,7 +12,7 @@
 
 #include <fmt/format.h>
 
-#include "models/error.hpp"
+#include "core/base/error.hpp"
 #include "real/cpu/cpu_executor.hpp"
 #include "real/mpi_world.hpp"
 

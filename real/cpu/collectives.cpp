@@ -7,7 +7,7 @@
 
 #include <fmt/format.h>
 
-#include "models/error.hpp"
+#include "core/base/error.hpp"
 #include "real/mpi_world.hpp"
 
 namespace dtsim::real {

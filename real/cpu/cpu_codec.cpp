@@ -10,7 +10,7 @@
 
 #include <Eigen/Dense>
 
-#include "models/error.hpp"
+#include "core/base/error.hpp"
 #include "real/cpu/cpu_executor.hpp"
 #include "real/mpi_world.hpp"
 

@@ -2,7 +2,7 @@
 // collectives and point-to-point transfers on the real buffers, with their checks.
 #include <fmt/format.h>
 
-#include "models/error.hpp"
+#include "core/base/error.hpp"
 #include "real/cpu/collectives.hpp"
 #include "real/cpu/cpu_executor.hpp"
 #include "real/gemm.hpp"

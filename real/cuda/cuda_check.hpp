@@ -6,7 +6,7 @@
 #include <fmt/format.h>
 #include <nccl.h>
 
-#include "models/error.hpp"
+#include "core/base/error.hpp"
 
 namespace dtsim::real::cuda {
 

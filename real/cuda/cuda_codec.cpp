@@ -15,7 +15,7 @@
 
 #include <fmt/format.h>
 
-#include "models/error.hpp"
+#include "core/base/error.hpp"
 #include "real/cuda/compress_kernels.hpp"
 #include "real/cuda/cuda_check.hpp"
 #include "real/cuda/cuda_executor.hpp"

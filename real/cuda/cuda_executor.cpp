@@ -7,7 +7,7 @@
 #include <algorithm>
 #include <chrono>
 
-#include "models/error.hpp"
+#include "core/base/error.hpp"
 #include "real/values.hpp"
 
 namespace dtsim::real::cuda {

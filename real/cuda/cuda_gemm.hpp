@@ -8,7 +8,7 @@
 
 #include <cstdint>
 
-#include "models/dtype.hpp"
+#include "core/base/dtype.hpp"
 
 namespace dtsim::real::cuda {
 

@@ -11,10 +11,11 @@
 #include <tuple>
 #include <unordered_set>
 
-#include "models/batch_balance.hpp"
-#include "models/calibration.hpp"
-#include "models/error.hpp"
-#include "sim/analytical/cost_model.hpp"
+#include "core/plan/batch_balance.hpp"
+#include "core/calibration/calibration.hpp"
+#include "core/base/error.hpp"
+#include "sim/cost/cores.hpp"
+#include "sim/cost/cost_model.hpp"
 
 namespace dtsim {
 namespace {

@@ -5,8 +5,8 @@
 // from each other: that is the SimGrid engine's job.
 #pragma once
 
-#include "models/cluster.hpp"
-#include "models/observer.hpp"
+#include "core/cluster/cluster.hpp"
+#include "core/run/observer.hpp"
 
 namespace dtsim {
 

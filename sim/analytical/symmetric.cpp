@@ -6,8 +6,8 @@
 #include <algorithm>
 #include <chrono>
 
-#include "models/plan_compiler.hpp"
-#include "sim/analytical/cost_model.hpp"
+#include "core/plan/compiler.hpp"
+#include "sim/cost/cost_model.hpp"
 #include "sim/analytical/engine.hpp"
 
 namespace dtsim {

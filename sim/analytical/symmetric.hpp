@@ -2,15 +2,15 @@
 // under BSP every worker runs the same program on the same kind of device, and every collective
 // spans all workers, so every worker sees the same timeline: evaluating one representative
 // worker with the full engine's rules (FIFO streams, deps, a collective ends at the last
-// arrival plus its closed form) gives every worker's records. tests/sim/symmetric_test.cpp
+// arrival plus its closed form) gives every worker's records. tests/sim/analytical/symmetric_test.cpp
 // holds it equal to the full engine on every scenario in scenarios/ and on sweeps.
 #pragma once
 
 #include <optional>
 #include <vector>
 
-#include "models/metrics.hpp"
-#include "models/scenario.hpp"
+#include "core/run/metrics.hpp"
+#include "core/scenario/scenario.hpp"
 
 namespace dtsim {
 

@@ -9,7 +9,7 @@
 
 #include <Eigen/Dense>
 
-#include "models/plan_worker.hpp"
+#include "core/plan/worker.hpp"
 #include "sim/analytical/symmetric.hpp"
 
 namespace dtsim {

@@ -5,8 +5,8 @@
 
 #include <vector>
 
-#include "models/metrics.hpp"
-#include "models/scenario.hpp"
+#include "core/run/metrics.hpp"
+#include "core/scenario/scenario.hpp"
 #include "sim/faults/timeline.hpp"
 
 namespace dtsim {

@@ -8,7 +8,7 @@
 #include <functional>
 #include <vector>
 
-#include "models/faults.hpp"
+#include "core/faults/faults.hpp"
 
 namespace dtsim {
 

@@ -17,7 +17,7 @@
 #include <optional>
 #include <string_view>
 
-#include "models/calibration.hpp"
+#include "core/calibration/calibration.hpp"
 #include "sim/simgrid/platform_parts.hpp"
 
 namespace dtsim::sg::detail {

@@ -3,7 +3,7 @@
 
 #include <algorithm>
 
-#include "sim/analytical/cost_model.hpp"
+#include "sim/cost/cores.hpp"
 
 namespace sg4 = simgrid::s4u;
 

@@ -8,7 +8,7 @@
 #include <chrono>
 #include <fstream>
 
-#include "models/error.hpp"
+#include "core/base/error.hpp"
 #include "sim/simgrid/replay.hpp"
 
 namespace dtsim::sg {

@@ -5,9 +5,9 @@
 // once per process (the CLI does; tests fork).
 #pragma once
 
-#include "models/cluster.hpp"
-#include "models/observer.hpp"
-#include "models/scenario.hpp"
+#include "core/cluster/cluster.hpp"
+#include "core/run/observer.hpp"
+#include "core/scenario/scenario.hpp"
 
 namespace dtsim::sg {
 

@@ -11,7 +11,7 @@
 #include <set>
 #include <utility>
 
-#include "models/error.hpp"
+#include "core/base/error.hpp"
 #include "sim/simgrid/platform_parts.hpp"
 
 namespace dtsim::sg {

@@ -56,8 +56,8 @@
 #include <simgrid/s4u.hpp>
 #include <vector>
 
-#include "models/cluster.hpp"
-#include "models/plan.hpp"
+#include "core/cluster/cluster.hpp"
+#include "core/plan/plan.hpp"
 
 namespace dtsim::sg {
 
@@ -80,7 +80,7 @@ struct Platform {
 };
 
 // Builds the platform for the plan's placement (Placement::node, ::local; dedicated server hosts
-// at nodes >= cluster.nodes, plan.server_nodes of them). Route properties (tests/simgrid/):
+// at nodes >= cluster.nodes, plan.server_nodes of them). Route properties (tests/sim/simgrid/):
 //  - two devices of one node: latency intra.latency, bottleneck intra.rate;
 //  - two different nodes: latency nic.latency + hops * topology.switch_latency (hops as
 //    ClusterSpec::hops()), bottleneck the node's NICs (nics * nic.rate), never a narrower link on

@@ -8,7 +8,7 @@
 #include <string>
 #include <vector>
 
-#include "models/cluster.hpp"
+#include "core/cluster/cluster.hpp"
 #include "sim/simgrid/platform.hpp"
 
 namespace dtsim::sg::detail {

@@ -9,8 +9,8 @@
 
 #include <fmt/format.h>
 
-#include "models/error.hpp"
-#include "models/overloaded.hpp"
+#include "core/base/error.hpp"
+#include "core/base/overloaded.hpp"
 
 namespace sg4 = simgrid::s4u;
 

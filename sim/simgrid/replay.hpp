@@ -12,10 +12,10 @@
 #include <unordered_map>
 #include <vector>
 
-#include "models/batch_balance.hpp"
-#include "models/observer.hpp"
-#include "models/scenario.hpp"
-#include "sim/analytical/cost_model.hpp"
+#include "core/plan/batch_balance.hpp"
+#include "core/run/observer.hpp"
+#include "core/scenario/scenario.hpp"
+#include "sim/cost/cost_model.hpp"
 #include "sim/simgrid/core_holds.hpp"
 #include "sim/simgrid/executor.hpp"
 #include "sim/simgrid/platform.hpp"

@@ -1,4 +1,4 @@
-// Ranks beyond the calibrated machine's cores (shared_cores() in sim/analytical/cost_model.hpp: a
+// Ranks beyond the calibrated machine's cores (shared_cores() in sim/cost/cores.hpp: a
 // profile measured on one host with as many ranks as the Plan has, more ranks than cores): one
 // SimGrid host per core, on which the ranks of core c (r mod cores = c) run their compute.
 //
@@ -14,7 +14,7 @@
 //    way, so where a core's ranks run the same ops at once (every scenario of bench/validation/)
 //    the iteration time is the same; a single op lasts 2t instead of t, and where a core's ranks
 //    run different work at once (a worker beside a server) the order of the ends differs
-//    (tests/simgrid/shared_cores_test.cpp quantifies both).
+//    (tests/sim/simgrid/shared_cores_test.cpp quantifies both).
 //
 // Only computation runs on the core hosts: they have no links, and each rank keeps its own host
 // (its intra links and NIC) for communication.
@@ -22,9 +22,9 @@
 
 #include <algorithm>
 
-#include "models/calibration.hpp"
-#include "models/error.hpp"
-#include "sim/analytical/cost_model.hpp"
+#include "core/calibration/calibration.hpp"
+#include "core/base/error.hpp"
+#include "sim/cost/cores.hpp"
 #include "sim/simgrid/platform_parts.hpp"
 
 namespace dtsim::sg::detail {

@@ -6,7 +6,7 @@
 
 #include <vector>
 
-#include "models/plan.hpp"
+#include "core/plan/plan.hpp"
 
 namespace dtsim::sg {
 

@@ -9,9 +9,9 @@
 
 #include <nlohmann/json.hpp>
 
-#include "models/observer.hpp"
-#include "models/plan.hpp"
-#include "models/scenario.hpp"
+#include "core/run/observer.hpp"
+#include "core/plan/plan.hpp"
+#include "core/scenario/scenario.hpp"
 
 namespace dtsim {
 

@@ -7,7 +7,7 @@
 #include <fmt/format.h>
 #include <nlohmann/json.hpp>
 
-#include "models/error.hpp"
+#include "core/base/error.hpp"
 
 namespace dtsim {
 namespace {

@@ -5,7 +5,7 @@
 
 #include <fmt/format.h>
 
-#include "models/error.hpp"
+#include "core/base/error.hpp"
 
 namespace dtsim {
 namespace {

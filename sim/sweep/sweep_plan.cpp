@@ -6,7 +6,7 @@
 #include <fmt/format.h>
 #include <nlohmann/json.hpp>
 
-#include "models/scenario_loader.hpp"
+#include "core/scenario/loader.hpp"
 
 namespace dtsim {
 

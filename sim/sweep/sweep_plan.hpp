@@ -9,7 +9,7 @@
 
 #include <nlohmann/json_fwd.hpp>
 
-#include "models/scenario.hpp"
+#include "core/scenario/scenario.hpp"
 #include "sim/sweep/sweep_param.hpp"
 
 namespace dtsim {

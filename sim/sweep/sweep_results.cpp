@@ -13,7 +13,7 @@
 
 #include <fmt/format.h>
 
-#include "models/atomic_file.hpp"
+#include "core/base/atomic_file.hpp"
 
 namespace dtsim {
 namespace {

@@ -3,11 +3,12 @@
 // per-message-size factors) gives the same iteration times as the analytical engine.
 #include <catch2/catch.hpp>
 
-#include "calibrated_fixtures.hpp"
-#include "models/calibration.hpp"
-#include "models/plan_compiler.hpp"
-#include "models/scenario_loader.hpp"
-#include "sim/analytical/cost_model.hpp"
+#include "tests/support/calibrated_fixtures.hpp"
+#include "core/calibration/calibration.hpp"
+#include "core/plan/compiler.hpp"
+#include "core/scenario/loader.hpp"
+#include "sim/cost/cost_model.hpp"
+#include "core/calibration/profile_reader.hpp"
 
 using namespace dtsim;
 
@@ -110,7 +111,7 @@ TEST_CASE("the profile's collective buffer work delays each collective on both e
   const std::string profile = edited_profile("buffer", "  memory:\n    sgd_step:",
                                              "  memory:\n    collective_buffer:\n"
                                              "      - {min_bytes: 0, fixed_s: 5e-6, rate_Bps: 2e9}\n    sgd_step:");
-  REQUIRE(load_profile(profile)->collective_buffer_time(400e3) == Approx(5e-6 + 400e3 / 2e9));
+  REQUIRE(load_calibration_profile(profile)->collective_buffer_time(400e3) == Approx(5e-6 + 400e3 / 2e9));
   const std::string sets = "--set strategy.allreduce.bucket_size=400KB --set cluster.calibration='" + profile + "'";
   const double analytical = iteration_time("analytical", sets, "buf-a");
   CHECK(analytical == Approx(kCompute + 5e-6 + 400e3 / 2e9 + 2 * link_time(200e3) + kUpdate).epsilon(1e-3));

@@ -7,10 +7,11 @@
 #include <algorithm>
 #include <filesystem>
 
-#include "calibrated_fixtures.hpp"
-#include "models/calibration.hpp"
-#include "models/plan_compiler.hpp"
-#include "models/scenario_loader.hpp"
+#include "tests/support/calibrated_fixtures.hpp"
+#include "core/calibration/calibration.hpp"
+#include "core/plan/compiler.hpp"
+#include "core/scenario/loader.hpp"
+#include "core/calibration/profile_reader.hpp"
 
 using namespace dtsim;
 
@@ -87,7 +88,7 @@ TEST_CASE("a worker fills each push before it goes, one push after the other, on
       plain);
   const double shard = 1e6 * 4 / 2;
   const double fill = 1e-3 + shard / 1e9;
-  REQUIRE(load_profile(filled)->push_buffer_time(shard) == Approx(fill));
+  REQUIRE(load_calibration_profile(filled)->push_buffer_time(shard) == Approx(fill));
   for (const char* engine : {"analytical", "simgrid"}) {
     const auto before = test::run_calibrated(kPs, engine, sets + " --set cluster.calibration='" + plain + "'",
                                              std::string("push-0-") + engine);
@@ -133,7 +134,7 @@ TEST_CASE("ranks beyond the calibrated machine's cores take turns on SimGrid as 
   // core 1, each pair asking for the core for the same ops at the same moments. Both engines queue
   // them (one op at a time: t each, the second after the first), so every rank's compute and
   // update take twice as long per iteration; the ring (6 rounds of 100 KB, on each rank's own links)
-  // follows. (Processor sharing instead: tests/simgrid/shared_cores_test.cpp.)
+  // follows. (Processor sharing instead: tests/sim/simgrid/shared_cores_test.cpp.)
   const std::string four = test::edited_profile("cores4", "  ranks: 2", "  ranks: 4");
   const std::string sets = "--set cluster.devices_per_node=4 --set strategy.allreduce.bucket_size=400KB";
   const std::string shared = sets + " --set cluster.calibration='" + four + "'";

@@ -1,18 +1,18 @@
 // With cluster.calibration, compress and decompress ops of a method whose kernel the profile measured
 // take the kernel's fitted curve on the analytical engine (held to closed forms here; SimGrid to the
-// same in tests/simgrid/compression_engines_test.cpp); other methods keep the model's cost.
+// same in tests/sim/simgrid/compression_engines_test.cpp); other methods keep the model's cost.
 #include <catch2/catch.hpp>
 
 #include <cmath>
 #include <string>
 #include <vector>
 
-#include "../cli/run_process.hpp"
-#include "compression_profile.hpp"
-#include "models/metrics.hpp"
-#include "models/observer.hpp"
-#include "models/plan_compiler.hpp"
-#include "models/scenario_loader.hpp"
+#include "tests/support/run_process.hpp"
+#include "tests/support/compression_profile.hpp"
+#include "core/run/metrics.hpp"
+#include "core/run/observer.hpp"
+#include "core/plan/compiler.hpp"
+#include "core/scenario/loader.hpp"
 #include "sim/analytical/engine.hpp"
 
 using namespace dtsim;

@@ -6,13 +6,15 @@
 #include <filesystem>
 #include <fstream>
 
-#include "../real/mpirun.hpp"
+#include "tests/support/mpirun.hpp"
 #include "calibrate/calibrate.hpp"
-#include "models/calibration.hpp"
-#include "models/error.hpp"
-#include "models/plan_compiler.hpp"
-#include "models/scenario_loader.hpp"
-#include "sim/analytical/cost_model.hpp"
+#include "core/calibration/calibration.hpp"
+#include "core/base/error.hpp"
+#include "core/plan/compiler.hpp"
+#include "core/scenario/loader.hpp"
+#include "sim/cost/cost_model.hpp"
+#include "core/calibration/profile_reader.hpp"
+#include "core/calibration/profile_writer.hpp"
 
 using namespace dtsim;
 
@@ -79,7 +81,7 @@ TEST_CASE("dtsim calibrate --backend cuda measures every GPU, or exits 3 with on
   }
   REQUIRE(r.code == 0);
   CHECK_THAT(r.out, Catch::Contains("busbw (GB/s)"));
-  const auto p = load_profile(profile, "cuda");
+  const auto p = load_calibration_profile(profile, "cuda");
   CHECK_THAT(p->machine.device, Catch::StartsWith("cuda:0 "));
   for (const char* dtype : {"fp32", "tf32", "fp16", "bf16"}) CHECK(p->compute.count(dtype) == 1);
   CHECK(p->link(kSameHost) != nullptr);
@@ -89,7 +91,7 @@ TEST_CASE("dtsim calibrate --backend cuda measures every GPU, or exits 3 with on
 TEST_CASE("a cuda profile keeps a compute curve per dtype and reads back only as cuda", "[profile][cuda]") {
   const CalibrationProfile p = synthetic_cuda_profile();
   const std::string path = write_profile(p, "profile-cuda");
-  const auto q = load_profile(path, "cuda");
+  const auto q = load_calibration_profile(path, "cuda");
   CHECK(q->machine.backend == "cuda");
   CHECK(q->machine.device == "cuda:0 Test GPU");
   REQUIRE(q->compute.size() == 4);
@@ -100,7 +102,7 @@ TEST_CASE("a cuda profile keeps a compute curve per dtype and reads back only as
   CHECK(q->compute_time(Dtype::Bf16, 1e10, 0) == Approx(5e-6 + 1e10 / 300e12).epsilon(1e-4));
   CHECK(q->memory_bandwidth == Approx(2.5e12).epsilon(1e-4));
   try {
-    load_profile(path, "cpu");
+    load_calibration_profile(path, "cpu");
     FAIL("a cuda profile was accepted as a cpu one");
   } catch (const InputError& e) {
     CHECK_THAT(e.what(), Catch::Contains("machine.backend: the profile was measured with backend 'cuda' but 'cpu' "
@@ -183,7 +185,7 @@ TEST_CASE("a one-GPU measurement (the probe's) fits and reads back: collectives 
   const CalibrationProfile p = calib::fit_profile(calib::this_machine("cuda", 1, 1, true), m);
   REQUIRE(p.collectives.size() == 2);
   CHECK(p.collectives[0].predicted == 0);
-  const auto q = load_profile(write_profile(p, "profile-cuda-one"), "cuda");
+  const auto q = load_calibration_profile(write_profile(p, "profile-cuda-one"), "cuda");
   CHECK(q->machine.ranks == 1);
   CHECK(q->compute.size() == 2);
   CHECK(q->collectives.size() == 2);

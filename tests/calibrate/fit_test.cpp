@@ -6,7 +6,7 @@
 #include <random>
 
 #include "calibrate/fit.hpp"
-#include "models/error.hpp"
+#include "core/base/error.hpp"
 
 using namespace dtsim;
 using namespace dtsim::calib;

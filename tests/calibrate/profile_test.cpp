@@ -4,11 +4,13 @@
 
 #include <fstream>
 
-#include "../cli/run_process.hpp"
+#include "tests/support/run_process.hpp"
 #include "calibrate/calibrate.hpp"
-#include "models/calibration.hpp"
-#include "models/error.hpp"
-#include "models/scenario_loader.hpp"
+#include "core/calibration/calibration.hpp"
+#include "core/base/error.hpp"
+#include "core/scenario/loader.hpp"
+#include "core/calibration/profile_reader.hpp"
+#include "core/calibration/profile_writer.hpp"
 
 using namespace dtsim;
 
@@ -29,7 +31,7 @@ std::string variant(const std::string& from, const std::string& to, const std::s
 
 std::string refusal(const std::string& path, const std::string& backend = "") {
   try {
-    load_profile(path, backend);
+    load_calibration_profile(path, backend);
   } catch (const InputError& e) {
     return e.what();
   }
@@ -39,7 +41,7 @@ std::string refusal(const std::string& path, const std::string& backend = "") {
 }  // namespace
 
 TEST_CASE("the hand-made profile loads with its segments", "[profile]") {
-  const auto p = load_profile(kData + "profile.yaml", "cpu");
+  const auto p = load_calibration_profile(kData + "profile.yaml", "cpu");
   CHECK(p->machine.hostname == "testhost");
   CHECK(p->machine.backend == "cpu");
   const FittedCurve* same = p->link(kSameHost);
@@ -70,7 +72,7 @@ TEST_CASE("a written profile loads back with the same fits, samples and residual
 
   const std::string path = test::temp_dir("profile-roundtrip") + "/profile.yaml";
   std::ofstream(path) << profile_yaml(p);
-  const auto q = load_profile(path, "cpu");
+  const auto q = load_calibration_profile(path, "cpu");
   CHECK(q->machine.hostname == p.machine.hostname);
   CHECK(q->machine.quick);
   const Segment& a = p.links.at(kSameHost).fit.segments[0];

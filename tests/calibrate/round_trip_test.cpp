@@ -6,8 +6,9 @@
 
 #include <cmath>
 
-#include "../real/mpirun.hpp"
-#include "models/calibration.hpp"
+#include "tests/support/mpirun.hpp"
+#include "core/calibration/calibration.hpp"
+#include "core/calibration/profile_reader.hpp"
 
 using namespace dtsim;
 
@@ -18,7 +19,7 @@ TEST_CASE("calibrate --quick on 2 ranks, then validate a 2-rank ring job with th
   INFO(cal.out << cal.err);
   REQUIRE(cal.code == 0);
   CHECK_THAT(cal.out, Catch::Contains("busbw (GB/s)"));
-  const auto p = load_profile(profile, "cpu");
+  const auto p = load_calibration_profile(profile, "cpu");
   CHECK(p->machine.ranks == 2);
   CHECK(p->machine.quick);
   REQUIRE(p->link(kSameHost));

@@ -11,7 +11,7 @@
 
 #include <fmt/format.h>
 
-#include "../cli/run_process.hpp"
+#include "tests/support/run_process.hpp"
 
 using namespace dtsim;
 

@@ -2,7 +2,7 @@
 // one GPU per rank; one rank is enough) and checks what they measured: positive times, GEMM
 // throughput growing with op size then holding (no collapse at the largest ops), memory
 // bandwidth growing with size, nccl-tests' busbw formula, the compression kernels by the cpu
-// path's names, and the profile fitted from them read back by load_profile(path, "cuda").
+// path's names, and the profile fitted from them read back by load_calibration_profile(path, "cuda").
 // Prints "<n> checks, <f> failed" on rank 0; exit 0, 1 on a failure, 3 without a device (with
 // the reason on one line).
 #include <mpi.h>
@@ -17,6 +17,8 @@
 #include "calibrate/calibrate.hpp"
 #include "calibrate/fit.hpp"
 #include "real/executor.hpp"
+#include "core/calibration/profile_reader.hpp"
+#include "core/calibration/profile_writer.hpp"
 
 using namespace dtsim;
 using namespace dtsim::calib;
@@ -82,7 +84,7 @@ void check_measurements(const Measurements& m, int ranks) {
 
 void check_round_trip(const CalibrationProfile& p, const std::string& path) {
   std::ofstream(path) << profile_yaml(p);
-  const auto q = load_profile(path, "cuda");
+  const auto q = load_calibration_profile(path, "cuda");
   expect(q->machine.backend == "cuda" && q->machine.device == p.machine.device, "profile: backend and device");
   for (const auto& [dtype, c] : p.compute) {
     const auto it = q->compute.find(dtype);

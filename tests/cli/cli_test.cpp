@@ -3,7 +3,7 @@
 
 #include <nlohmann/json.hpp>
 
-#include "run_process.hpp"
+#include "tests/support/run_process.hpp"
 
 using dtsim::test::run_dtsim;
 

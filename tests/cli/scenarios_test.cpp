@@ -5,7 +5,7 @@
 
 #include <nlohmann/json.hpp>
 
-#include "run_process.hpp"
+#include "tests/support/run_process.hpp"
 
 TEST_CASE("every scenario checks and runs") {
   int count = 0;

@@ -6,7 +6,7 @@
 
 #include <nlohmann/json.hpp>
 
-#include "run_process.hpp"
+#include "tests/support/run_process.hpp"
 
 namespace {
 

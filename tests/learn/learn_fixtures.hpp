@@ -6,8 +6,8 @@
 #include <vector>
 
 #include "learn/learner.hpp"
-#include "models/plan_compiler.hpp"
-#include "models/scenario_loader.hpp"
+#include "core/plan/compiler.hpp"
+#include "core/scenario/loader.hpp"
 #include "sim/analytical/engine.hpp"
 
 namespace dtsim::test {

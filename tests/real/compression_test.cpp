@@ -7,7 +7,7 @@
 
 #include <filesystem>
 
-#include "mpirun.hpp"
+#include "tests/support/mpirun.hpp"
 
 using dtsim::test::run_real;
 

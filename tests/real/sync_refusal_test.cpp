@@ -2,7 +2,7 @@
 // simulator) are refused with exit 2 and a line that says where they do run.
 #include <catch2/catch.hpp>
 
-#include "mpirun.hpp"
+#include "tests/support/mpirun.hpp"
 
 TEST_CASE("dtsim-real refuses backup workers and gossip clearly") {
   for (const std::string policy : {"backup", "gossip"}) {

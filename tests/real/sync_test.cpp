@@ -5,7 +5,7 @@
 
 #include <set>
 
-#include "mpirun.hpp"
+#include "tests/support/mpirun.hpp"
 
 using dtsim::test::run_dtsim;
 using dtsim::test::run_real;

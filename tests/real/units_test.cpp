@@ -4,8 +4,8 @@
 
 #include <vector>
 
-#include "models/plan_compiler.hpp"
-#include "models/scenario_loader.hpp"
+#include "core/plan/compiler.hpp"
+#include "core/scenario/loader.hpp"
 #include "real/binding.hpp"
 #include "real/gemm.hpp"
 #include "real/launch.hpp"

@@ -6,7 +6,7 @@
 
 #include <fmt/format.h>
 
-#include "models/error.hpp"
+#include "core/base/error.hpp"
 #include "real/cpu/collectives.hpp"
 #include "real/mpi_world.hpp"
 #include "real/values.hpp"

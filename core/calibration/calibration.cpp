@@ -1,0 +1,73 @@
+// Evaluating a calibration profile's fitted curves.
+#include "core/calibration/calibration.hpp"
+
+#include <algorithm>
+
+#include "core/compression/compressor.hpp"
+#include "core/base/error.hpp"
+
+namespace dtsim {
+
+const Segment& PiecewiseLinear::at(double x) const {
+  if (segments.empty()) throw RuntimeError("an empty piecewise-linear fit was evaluated");
+  const Segment* found = &segments.front();
+  for (const Segment& s : segments) {
+    if (x >= s.min_x) found = &s;
+  }
+  return *found;
+}
+
+const FittedCurve* CalibrationProfile::link(const std::string& link_class) const {
+  const auto it = links.find(link_class);
+  return it == links.end() ? nullptr : &it->second;
+}
+
+const FittedCurve& CalibrationProfile::compute_curve(Dtype d) const {
+  const auto it = compute.find(std::string(dtype_name(d)));
+  if (it != compute.end()) return it->second;
+  return compute.at("fp32");  // the loader requires fp32
+}
+
+double CalibrationProfile::compute_time(Dtype d, double flops, double mem_bytes) const {
+  const double busy = flops > 0 ? compute_curve(d).fit.time(flops) : 0.0;
+  return std::max(busy, memory_roofline ? memory_time(mem_bytes) : 0.0);
+}
+
+double CalibrationProfile::memory_time(double mem_bytes) const {
+  if (!(mem_bytes > 0)) return 0.0;
+  const auto it = memory.find("sgd_step");
+  if (it != memory.end()) return it->second.fit.time(mem_bytes);
+  return memory_bandwidth > 0 ? mem_bytes / memory_bandwidth : 0.0;
+}
+
+namespace {
+// A memory curve of the profile at `bytes`; 0 when it lacks the curve.
+double optional_curve(const std::map<std::string, FittedCurve>& memory, const char* name, double bytes) {
+  const auto it = memory.find(name);
+  return it != memory.end() && bytes > 0 ? it->second.fit.time(bytes) : 0.0;
+}
+}  // namespace
+
+double CalibrationProfile::collective_buffer_time(double bytes) const {
+  return optional_curve(memory, kCollectiveBuffer, bytes);
+}
+
+double CalibrationProfile::push_buffer_time(double bytes) const { return optional_curve(memory, kPushBuffer, bytes); }
+
+std::optional<double> CalibrationProfile::codec_time(std::string_view kernel, CodecStage stage, double kernel_bytes,
+                                                     double decode_bytes, double feedback_bytes) const {
+  if (kernel.empty()) return std::nullopt;
+  const auto it = compression.find(std::string(kernel));
+  if (it == compression.end()) return std::nullopt;
+  if (stage == CodecStage::Decompress) {
+    const auto decode = compression.find(decompress_kernel(kernel));
+    if (decode != compression.end()) return decode->second.fit.time(decode_bytes);
+  }
+  return it->second.fit.time(kernel_bytes) + memory_time(feedback_bytes);
+}
+
+double CalibrationProfile::streaming_op_time(Dtype d, double flops, double mem_bytes) const {
+  return std::max(flops > 0 ? compute_curve(d).fit.time(flops) : 0.0, memory_time(mem_bytes));
+}
+
+}  // namespace dtsim

@@ -1,0 +1,157 @@
+// A calibration profile: what `dtsim calibrate` measured on a machine (raw samples), the
+// parameters fitted to it (piecewise latency/bandwidth per link class, a compute curve per
+// dtype, memory bandwidth, compression kernel costs) and the residuals of each fit, with the
+// machine and the time. A scenario names one with `cluster.calibration`; the analytical cost
+// model and the SimGrid platform builder then take their parameters from it instead of the
+// device and cluster zoo figures.
+#pragma once
+
+#include <array>
+#include <map>
+#include <memory>
+#include <optional>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "core/base/dtype.hpp"
+
+namespace dtsim {
+
+enum class CodecStage : unsigned char;  // core/compression/compressor.hpp
+
+// time = fixed + x * per_unit for x in [min_x, next segment's min_x). For links x is bytes,
+// fixed the latency and 1 / per_unit the bandwidth; for compute x is FLOPs, fixed an overhead
+// per op and 1 / per_unit the asymptotic FLOP/s.
+struct Segment {
+  double min_x = 0;
+  double fixed = 0;
+  double per_unit = 0;
+};
+
+// Segments sorted by min_x, the first starting at 0 (SMPI's smpi/bw-factor and smpi/lat-factor
+// are the same idea: corrections by message-size range).
+struct PiecewiseLinear {
+  std::vector<Segment> segments;
+
+  const Segment& at(double x) const;  // the segment holding x (the first for x below it)
+  double time(double x) const { return at(x).fixed + x * at(x).per_unit; }
+  bool empty() const { return segments.empty(); }
+};
+
+// One measurement: x (bytes or FLOPs) and the seconds it took (the median of repeats).
+struct Sample {
+  double x = 0;
+  double seconds = 0;
+};
+
+// How far a fit is from its samples, relative to the measured time.
+struct Residuals {
+  int points = 0;
+  double rms_relative = 0;
+  double max_relative = 0;
+};
+
+// A fitted quantity with its samples and residuals.
+struct FittedCurve {
+  PiecewiseLinear fit;
+  std::vector<Sample> samples;
+  Residuals residuals;
+};
+
+// A collective measured like nccl-tests: time, algorithm bandwidth (bytes / time) and bus
+// bandwidth (algbw times the kind's factor, e.g. 2 (n-1) / n for AllReduce).
+struct CollectiveSample {
+  std::string kind;       // "allreduce", ...
+  std::string algorithm;  // "ring", ...
+  int ranks = 0;
+  double bytes = 0;
+  double seconds = 0;
+  double algbw = 0;
+  double busbw = 0;
+  double predicted = 0;  // the closed form with the fitted same_host link, seconds
+};
+
+struct MachineInfo {
+  std::string hostname;
+  std::string cpu_model;
+  int cores = 0;
+  std::string backend;  // "cpu" or "cuda"
+  std::string device;   // cuda: rank 0's GPU ("cuda:0 NVIDIA H100 80GB HBM3"); empty on cpu
+  std::string when;     // ISO 8601, UTC
+  int ranks = 0;        // MPI ranks the measurements ran on
+  int hosts = 0;
+  std::string dtsim_version;
+  bool quick = false;  // measured with --quick (fewer sizes and repeats)
+};
+
+// Link classes: "same_host" (ranks on one host: the node's intra links) and "cross_host"
+// (ranks on different hosts: the NICs); a profile holds those it could measure.
+inline constexpr const char* kSameHost = "same_host";
+inline constexpr const char* kCrossHost = "cross_host";
+// Point-to-point transfers between two ranks of one host (a parameter server's pushes and pulls),
+// fitted to the two-way exchanges when same_host came from ring rounds with every rank in the ring:
+// with more ranks than cores those rounds are far slower than a pair exchanging (a 2 MB message:
+// 3.3 ms by the rounds, 0.2 ms exchanged, 4 ranks on 2 cores here). Both engines' sends, receives
+// and gossip exchanges between ranks of one host take it (SimGrid: on links of their own).
+inline constexpr const char* kSameHostP2p = "same_host_p2p";
+// The memory curve of dtsim-real's work around a collective: filling its input buffer and
+// checking its output (x = the buffer's bytes), which the cpu executor runs on the comm stream.
+inline constexpr const char* kCollectiveBuffer = "collective_buffer";
+inline constexpr const char* kPushBuffer = "push_buffer";
+
+struct CalibrationProfile {
+  std::string path;  // where it was loaded from
+  MachineInfo machine;
+  std::map<std::string, FittedCurve> links;    // by link class
+  std::map<std::string, FittedCurve> compute;  // by dtype name; x = FLOPs of one op
+  // Streaming kernels by name ("sgd_step": w -= lr g over float arrays, 12 bytes per element);
+  // x = bytes read and written. Optimizer updates and a server's aggregation are such loops on
+  // every backend, so their ops cost max(compute curve(FLOPs), memory curve(mem_bytes)).
+  std::map<std::string, FittedCurve> memory;
+  double memory_bandwidth = 0;  // bytes/s of the largest sgd_step (for people; the curve is what counts)
+  // Whether a worker's compute ops are bounded by their mem_bytes too (roofline). False for the
+  // cpu backend, whose ops run their FLOPs as GEMMs without replaying memory traffic (docs/real.md).
+  bool memory_roofline = false;
+  // Compression kernels by name (kCompressionKernels); x = gradient bytes (fp32) compressed.
+  std::map<std::string, FittedCurve> compression;
+  std::vector<CollectiveSample> collectives;
+  // Two-way exchanges by link class (x = bytes each way), as measured; cross_host links are
+  // fitted to them, same_host links to the rounds of the measured ring AllReduces when there are.
+  std::map<std::string, std::vector<Sample>> exchange;
+
+  const FittedCurve* link(const std::string& link_class) const;
+  // The compute curve for a dtype, falling back to fp32 (the cpu backend runs every dtype in fp32).
+  const FittedCurve& compute_curve(Dtype d) const;
+  // Seconds for an op of `flops` FLOPs and `mem_bytes` of memory traffic: the fitted curve,
+  // or with memory_roofline the memory side when it is slower; 0 for an empty op.
+  double compute_time(Dtype d, double flops, double mem_bytes) const;
+  // Seconds of a streaming loop over `mem_bytes` (the sgd_step curve; memory_bandwidth without it).
+  double memory_time(double mem_bytes) const;
+  // An optimizer update or a server's aggregation: max(compute curve, memory_time), always.
+  double streaming_op_time(Dtype d, double flops, double mem_bytes) const;
+  // A rank's work outside a collective of `bytes` (filling the input, checking the output): the
+  // collective_buffer curve; 0 without it (profiles from before it was measured).
+  double collective_buffer_time(double bytes) const;
+  // Seconds of the host work before a worker's uncompressed push of `bytes` (filling it): the
+  // push_buffer curve; 0 without it (profiles from before it was measured, cuda).
+  double push_buffer_time(double bytes) const;
+  // A compress or decompress step by a measured kernel (ComputeOp's codec fields). Compress: the
+  // kernel's curve at `kernel_bytes` plus error feedback's `feedback_bytes` at memory_time.
+  // Decompress: the kernel's measured decompress curve (decompress_kernel) at `decode_bytes`, or,
+  // in profiles without it, the compress curve at `kernel_bytes`. nullopt when the profile did not
+  // measure the kernel ("" included), so the step keeps the model's cost.
+  std::optional<double> codec_time(std::string_view kernel, CodecStage stage, double kernel_bytes, double decode_bytes,
+                                   double feedback_bytes) const;
+};
+
+// The compression kernels `dtsim calibrate` measures (calibrate/microbench.cpp: each method's compress
+// as dtsim-real runs it), which a profile's fitted.compression may hold; a compressor names its kernel
+// by Compressor::calibration_kernel() (PowerSGD has none: its steps are GEMMs, on the compute curve).
+inline constexpr std::array<const char*, 7> kCompressionKernels{"topk", "randomk", "int8", "qsgd",
+                                                                "sign", "fp16",    "bf16"};
+// The name of a kernel's measured decompress curve in fitted.compression: "<kernel>_decompress"
+// (one worker's payload decoded by Codec::decompress, x = the gradient's bytes).
+inline std::string decompress_kernel(std::string_view kernel) { return std::string(kernel) + "_decompress"; }
+
+}  // namespace dtsim

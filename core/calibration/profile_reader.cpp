@@ -1,0 +1,229 @@
+// Reading calibration profiles (YAML). A bad profile is refused with one line:
+//   profile.yaml:7:3: error: fitted.links.same_host.0.bandwidth: must be a positive number of bytes/s (got -3)
+#include <yaml-cpp/yaml.h>
+
+#include <cmath>
+#include <filesystem>
+#include <fstream>
+#include <set>
+
+#include <fmt/format.h>
+
+#include "core/calibration/profile_reader.hpp"
+#include "core/base/error.hpp"
+
+namespace dtsim {
+namespace {
+
+constexpr const char* kFormat = "dtsim-calibration/1";
+
+class Reader {
+ public:
+  explicit Reader(std::string path) : path_(std::move(path)) {}
+
+  [[noreturn]] void fail(const YAML::Node& at, const std::string& key, const std::string& what) const {
+    const YAML::Mark m = at.Mark();
+    const bool known = m.line >= 0 && !at.IsNull();
+    throw InputError(SourceLocation{path_, known ? m.line + 1 : 0, known ? m.column + 1 : 0},
+                     fmt::format("{}: {}", key, what));
+  }
+
+  YAML::Node child(const YAML::Node& parent, const std::string& name, const std::string& key,
+                   YAML::NodeType::value type) const {
+    const YAML::Node n = parent[name];
+    if (!n) fail(parent, key, fmt::format("missing key '{}'", name));
+    if (n.Type() != type) {
+      fail(n, key,
+           type == YAML::NodeType::Map        ? "must be a mapping"
+           : type == YAML::NodeType::Sequence ? "must be a list"
+                                              : "must be a value");
+    }
+    return n;
+  }
+
+  double number(const YAML::Node& parent, const std::string& name, const std::string& key, double min,
+                bool strict) const {
+    const YAML::Node n = child(parent, name, key, YAML::NodeType::Scalar);
+    double v = 0;
+    try {
+      v = n.as<double>();
+    } catch (const YAML::Exception&) {
+      fail(n, key, fmt::format("'{}' is not a number", n.Scalar()));
+    }
+    if (!std::isfinite(v) || (strict ? v <= min : v < min)) {
+      fail(n, key, fmt::format("must be a finite number {} {} (got {})", strict ? ">" : ">=", min, n.Scalar()));
+    }
+    return v;
+  }
+
+  std::string text(const YAML::Node& parent, const std::string& name, const std::string& key) const {
+    return child(parent, name, key, YAML::NodeType::Scalar).Scalar();
+  }
+
+  // A list of segments {min: x, fixed: s, per_unit: s} (names per quantity), starting at 0 and increasing.
+  PiecewiseLinear segments(const YAML::Node& list, const std::string& key, const char* min_name, const char* fixed_name,
+                           const char* rate_name) const {
+    if (!list.IsSequence() || list.size() == 0) fail(list, key, "must be a non-empty list of segments");
+    PiecewiseLinear p;
+    for (size_t i = 0; i < list.size(); ++i) {
+      const YAML::Node s = list[i];
+      const std::string k = fmt::format("{}.{}", key, i);
+      if (!s.IsMap()) fail(s, k, fmt::format("must be a mapping {{{}, {}, {}}}", min_name, fixed_name, rate_name));
+      Segment seg;
+      seg.min_x = number(s, min_name, k + "." + min_name, 0, false);
+      seg.fixed = number(s, fixed_name, k + "." + fixed_name, 0, false);
+      seg.per_unit = 1.0 / number(s, rate_name, k + "." + rate_name, 0, true);
+      if (i == 0 && seg.min_x != 0) fail(s[min_name], k + "." + min_name, "the first segment must start at 0");
+      if (i > 0 && seg.min_x <= p.segments.back().min_x) {
+        fail(s[min_name], k + "." + min_name, "segments must be listed by increasing size");
+      }
+      p.segments.push_back(seg);
+    }
+    return p;
+  }
+
+  std::vector<Sample> samples(const YAML::Node& list, const std::string& key) const {
+    if (!list.IsSequence()) fail(list, key, "must be a list of [x, seconds] pairs");
+    std::vector<Sample> out;
+    for (size_t i = 0; i < list.size(); ++i) {
+      const YAML::Node p = list[i];
+      if (!p.IsSequence() || p.size() != 2) fail(p, fmt::format("{}.{}", key, i), "must be a pair [x, seconds]");
+      try {
+        out.push_back(Sample{p[0].as<double>(), p[1].as<double>()});
+      } catch (const YAML::Exception&) {
+        fail(p, fmt::format("{}.{}", key, i), "must hold two numbers [x, seconds]");
+      }
+    }
+    return out;
+  }
+
+  Residuals residuals(const YAML::Node& parent, const std::string& name, const std::string& key) const {
+    const YAML::Node r = child(parent, name, key, YAML::NodeType::Map);
+    return Residuals{static_cast<int>(number(r, "points", key + ".points", 0, false)),
+                     number(r, "rms_relative", key + ".rms_relative", 0, false),
+                     number(r, "max_relative", key + ".max_relative", 0, false)};
+  }
+
+ private:
+  std::string path_;
+};
+
+void read_machine(const Reader& rd, const YAML::Node& root, MachineInfo& m) {
+  const YAML::Node n = rd.child(root, "machine", "machine", YAML::NodeType::Map);
+  m.hostname = rd.text(n, "hostname", "machine.hostname");
+  m.cpu_model = rd.text(n, "cpu_model", "machine.cpu_model");
+  m.cores = static_cast<int>(rd.number(n, "cores", "machine.cores", 0, true));
+  m.backend = rd.text(n, "backend", "machine.backend");
+  if (m.backend != "cpu" && m.backend != "cuda") {
+    rd.fail(n["backend"], "machine.backend", fmt::format("'{}' is not a backend (valid: cpu, cuda)", m.backend));
+  }
+  if (n["device"]) m.device = rd.text(n, "device", "machine.device");
+  m.when = rd.text(n, "when", "machine.when");
+  m.ranks = static_cast<int>(rd.number(n, "ranks", "machine.ranks", 0, true));
+  m.hosts = static_cast<int>(rd.number(n, "hosts", "machine.hosts", 0, true));
+  if (n["dtsim_version"]) m.dtsim_version = n["dtsim_version"].as<std::string>();
+  if (n["quick"]) m.quick = n["quick"].as<std::string>() == "true";
+}
+
+// Fitted curves by name under `fitted.<what>`, their residuals under `residuals.<what>` and
+// samples under `measurements.<raw>`.
+void read_curves(const Reader& rd, const YAML::Node& root, const std::string& what, const std::string& raw,
+                 const char* min_name, const char* fixed_name, const char* rate_name,
+                 const std::set<std::string>& valid, std::map<std::string, FittedCurve>& out) {
+  const YAML::Node fitted =
+      rd.child(rd.child(root, "fitted", "fitted", YAML::NodeType::Map), what, "fitted." + what, YAML::NodeType::Map);
+  const YAML::Node res = rd.child(root, "residuals", "residuals", YAML::NodeType::Map)[what];
+  const YAML::Node meas = rd.child(root, "measurements", "measurements", YAML::NodeType::Map)[raw];
+  for (const auto& kv : fitted) {
+    const std::string name = kv.first.Scalar();
+    const std::string key = fmt::format("fitted.{}.{}", what, name);
+    if (!valid.empty() && !valid.count(name)) {
+      std::string names;
+      for (const auto& v : valid) names += (names.empty() ? "" : ", ") + v;
+      rd.fail(kv.first, key, fmt::format("'{}' is not known here (valid: {})", name, names));
+    }
+    FittedCurve c;
+    c.fit = rd.segments(kv.second, key, min_name, fixed_name, rate_name);
+    if (res && res[name]) c.residuals = rd.residuals(res, name, fmt::format("residuals.{}.{}", what, name));
+    if (meas && meas[name]) c.samples = rd.samples(meas[name], fmt::format("measurements.{}.{}", raw, name));
+    out.emplace(name, std::move(c));
+  }
+}
+
+void read_collectives(const Reader& rd, const YAML::Node& meas, std::vector<CollectiveSample>& out) {
+  const YAML::Node list = meas["collectives"];
+  if (!list) return;
+  if (!list.IsSequence()) rd.fail(list, "measurements.collectives", "must be a list");
+  for (size_t i = 0; i < list.size(); ++i) {
+    const std::string k = fmt::format("measurements.collectives.{}", i);
+    const YAML::Node c = list[i];
+    if (!c.IsMap()) rd.fail(c, k, "must be a mapping");
+    out.push_back(CollectiveSample{
+        rd.text(c, "kind", k + ".kind"), rd.text(c, "algorithm", k + ".algorithm"),
+        static_cast<int>(rd.number(c, "ranks", k + ".ranks", 1, false)), rd.number(c, "bytes", k + ".bytes", 0, false),
+        rd.number(c, "time_s", k + ".time_s", 0, false), rd.number(c, "algbw_Bps", k + ".algbw_Bps", 0, false),
+        rd.number(c, "busbw_Bps", k + ".busbw_Bps", 0, false),
+        rd.number(c, "predicted_s", k + ".predicted_s", 0, false)});
+  }
+}
+
+}  // namespace
+
+std::shared_ptr<const CalibrationProfile> load_calibration_profile(const std::string& path, const std::string& expected_backend) {
+  if (!std::filesystem::is_regular_file(path)) {
+    throw InputError(SourceLocation{path, 0, 0},
+                     fmt::format("calibration profile '{}' not found (make one with: mpirun -np 2 dtsim calibrate "
+                                 "--backend cpu --out {})",
+                                 path, path));
+  }
+  YAML::Node root;
+  try {
+    root = YAML::LoadFile(path);
+  } catch (const YAML::Exception& e) {
+    throw InputError(SourceLocation{path, e.mark.line + 1, e.mark.column + 1},
+                     fmt::format("calibration profile is not valid YAML: {}", e.msg));
+  }
+  const Reader rd(path);
+  if (!root.IsMap()) rd.fail(root, "format", "a calibration profile is a YAML mapping (from dtsim calibrate)");
+  const std::string format = rd.text(root, "format", "format");
+  if (format != kFormat)
+    rd.fail(root["format"], "format", fmt::format("'{}' is not a known format (valid: {})", format, kFormat));
+
+  auto p = std::make_shared<CalibrationProfile>();
+  p->path = path;
+  read_machine(rd, root, p->machine);
+  if (!expected_backend.empty() && p->machine.backend != expected_backend) {
+    rd.fail(root["machine"]["backend"], "machine.backend",
+            fmt::format("the profile was measured with backend '{}' but '{}' was asked for (calibrate with: dtsim "
+                        "calibrate --backend {})",
+                        p->machine.backend, expected_backend, expected_backend));
+  }
+  read_curves(rd, root, "links", "link_rounds", "min_bytes", "latency_s", "bandwidth_Bps",
+              {kSameHost, kCrossHost, kSameHostP2p}, p->links);
+  if (p->links.empty()) rd.fail(root["fitted"]["links"], "fitted.links", "needs same_host or cross_host");
+  read_curves(rd, root, "compute", "gemm", "min_flops", "overhead_s", "rate_flops", {"fp32", "tf32", "fp16", "bf16"},
+              p->compute);
+  if (!p->compute.count("fp32")) rd.fail(root["fitted"]["compute"], "fitted.compute", "needs an fp32 curve");
+  const YAML::Node fitted = root["fitted"];
+  if (fitted["compression"]) {
+    std::set<std::string> kernels(kCompressionKernels.begin(), kCompressionKernels.end());
+    for (const char* k : kCompressionKernels) kernels.insert(decompress_kernel(k));
+    read_curves(rd, root, "compression", "compression", "min_bytes", "fixed_s", "rate_Bps", kernels, p->compression);
+  }
+  if (fitted["memory"]) {
+    read_curves(rd, root, "memory", "memory", "min_bytes", "fixed_s", "rate_Bps",
+                {"sgd_step", kCollectiveBuffer, kPushBuffer}, p->memory);
+  }
+  p->memory_bandwidth = rd.number(fitted, "memory_bandwidth_Bps", "fitted.memory_bandwidth_Bps", 0, false);
+  if (fitted["memory_roofline"]) p->memory_roofline = fitted["memory_roofline"].as<std::string>() == "true";
+  const YAML::Node meas = root["measurements"];
+  read_collectives(rd, meas, p->collectives);
+  if (meas["exchange"] && meas["exchange"].IsMap()) {
+    for (const auto& kv : meas["exchange"]) {
+      p->exchange[kv.first.Scalar()] = rd.samples(kv.second, "measurements.exchange." + kv.first.Scalar());
+    }
+  }
+  return p;
+}
+
+}  // namespace dtsim

@@ -1,0 +1,40 @@
+// fp16 and bf16 casts: 2 bytes per element, AllReduced in the half-precision dtype (DDP's
+// fp16_compress_hook and bf16_compress_hook). One class, two names.
+#include "core/compression/detail.hpp"
+
+namespace dtsim::compression {
+namespace {
+
+class Cast final : public Compressor {
+ public:
+  explicit Cast(std::string_view name) : name_(name) {}
+  std::string_view name() const override { return name_; }
+  std::string_view calibration_kernel() const override { return name_; }
+  Exchange exchange() const override { return Exchange::AllReduce; }
+  double payload_bytes(const Tensor& t, const CompressionSpec&) const override { return 2 * t.n; }
+  // One conversion per element: read the gradient, write 2 bytes. No error feedback (as DDP's hooks).
+  CodecWork compress(const Tensor& t, const CompressionSpec&) const override {
+    return CodecWork{t.n, t.n * (t.elem_bytes + 2)};
+  }
+  // Convert back and divide by the worker count: read 2 bytes, write the gradient.
+  CodecWork decompress(const Tensor& t, const CompressionSpec&, int contributions) const override {
+    return CodecWork{2 * t.n * contributions, t.n * (2 * contributions + t.elem_bytes)};
+  }
+
+ private:
+  std::string_view name_;
+};
+
+}  // namespace
+
+const Compressor& fp16_compressor() {
+  static const Cast instance("fp16");
+  return instance;
+}
+
+const Compressor& bf16_compressor() {
+  static const Cast instance("bf16");
+  return instance;
+}
+
+}  // namespace dtsim::compression

@@ -1,0 +1,164 @@
+// Data-parallel plans: every worker runs forward and backward; gradients are combined by
+// bucketed AllReduce (DDP-style overlap, optionally compressed) or pushed to parameter-server shards and pulled back.
+// Several jobs compile into one plan, each on its own devices.
+#include "core/plan/compiler.hpp"
+
+#include <algorithm>
+#include <numeric>
+
+#include <fmt/format.h>
+
+#include "core/plan/compress.hpp"
+#include "core/plan/gossip.hpp"
+#include "core/plan/parameter_server.hpp"
+#include "core/plan/worker.hpp"
+#include "core/plan/stragglers.hpp"
+
+namespace dtsim {
+namespace {
+
+int jp_index(const Plan& plan, const JobPlan& jp) { return static_cast<int>(&jp - plan.jobs.data()); }
+
+// Workers of a job fill its placement node by node.
+void place_workers(const Scenario& s, const JobSpec& job, int job_index, Plan& plan) {
+  const int per_node = job.local_count(s.cluster);
+  for (int w = 0; w < job.workers(s.cluster); ++w) {
+    RankProgram r;
+    r.rank = static_cast<int>(plan.ranks.size());
+    r.job = job_index;
+    r.role = Role::Worker;
+    r.where = Placement{job.placement.first_node + w / per_node, job.placement.first_local + w % per_node};
+    plan.jobs[job_index].workers.push_back(r.rank);
+    plan.ranks.push_back(std::move(r));
+  }
+}
+
+void compile_allreduce(const Scenario& s, const JobSpec& job, JobPlan& jp, Plan& plan, bool first_only) {
+  const double grad_bytes = dtype_bytes(job.model.grad_dtype);
+  const auto buckets = gradient_buckets(job.workload, grad_bytes, job.strategy.bucket_size);
+  const CollectiveAlgorithm& algorithm = find_algorithm(job.strategy.algorithm);
+  CommGroup all;
+  all.ranks = jp.workers;
+  const int workers = static_cast<int>(jp.workers.size());
+  const int per_node = std::min(job.local_count(s.cluster), workers);
+  all.per_node = (workers % per_node == 0) ? per_node : 1;
+  const int group = static_cast<int>(plan.groups.size());
+  plan.groups.push_back(all);
+
+  // Units exchanged as one: DDP buckets, or every layer (last layer first) at layer granularity.
+  std::vector<std::vector<int>> units = buckets;
+  const bool per_layer = job.compression.granularity == CompressionGranularity::Layer;
+  if (per_layer) {
+    units.clear();
+    for (const auto& bucket : buckets) {
+      for (int l : bucket) units.push_back({l});
+    }
+  }
+  const GroupShape shape{workers, all.per_node, 0};
+  const CollectiveAlgorithm* gather =
+      algorithm.supports(CollectiveKind::AllGather, shape) ? &algorithm : &find_algorithm("ring");
+
+  for (const auto& unit : units) {
+    double params = 0;
+    for (int l : unit) params += job.workload.layers[l].params;
+    jp.unit_bytes.push_back(params * grad_bytes);
+  }
+  for (int rank : jp.workers) {
+    if (first_only && rank != jp.workers.front()) break;
+    RankProgram& r = plan.ranks[rank];
+    const PassOps pass = add_forward_backward(r, job);
+    int quorum = -1;
+    if (job.sync.kind == SyncKind::Backup) {
+      // Backup workers: the exchange starts once the first N of N + b gradients are ready (the
+      // others abandon their compute and contribute nothing), so it cannot overlap backward.
+      const int keep = workers - job.sync.backup_workers;
+      r.ops.push_back(new_op(r, fmt::format("first {} of {} gradients", keep, workers), Stream::Posted,
+                             Phase::Communication, {pass.last}, QuorumOp{jp_index(plan, jp), keep}));
+      quorum = r.ops.back().id;
+    }
+    std::vector<int> update_deps{quorum >= 0 ? quorum : pass.last};
+    ExchangeContext ctx{group, workers, &algorithm, gather, 0};
+    for (size_t u = 0; u < units.size(); ++u) {
+      GradientUnit unit;
+      for (int l : units[u]) unit.params += job.workload.layers[l].params;
+      unit.ready = quorum >= 0 ? quorum : (job.strategy.overlap ? pass.backward[units[u].back()] : pass.last);
+      unit.name =
+          per_layer ? fmt::format("layer {}", job.workload.layers[units[u].front()].name) : fmt::format("bucket {}", u);
+      update_deps.push_back(add_gradient_exchange(r, job, unit, ctx));
+    }
+    if (job.sync.kind == SyncKind::LocalSgd) {
+      // Local SGD: each worker steps on its own gradients; the exchange (now of the models, of the
+      // same size) happens every `period` iterations.
+      for (Op& op : r.ops) {
+        if (op.phase == Phase::Communication || op.phase == Phase::Compression) op.period = job.sync.period;
+      }
+    }
+    Op update;
+    update.id = static_cast<int>(r.ops.size());
+    update.label = "optimizer step";
+    update.phase = Phase::Optimizer;
+    update.deps = update_deps;
+    update.body = make_update(job.workload.total_params(), job.model.optimizer);
+    r.ops.push_back(std::move(update));
+  }
+}
+
+}  // namespace
+
+std::vector<std::vector<int>> gradient_buckets(const Workload& w, double bytes_per_param, double bucket_bytes) {
+  std::vector<std::vector<int>> buckets;
+  std::vector<int> current;
+  double filled = 0;
+  for (int l = static_cast<int>(w.layers.size()) - 1; l >= 0; --l) {
+    if (w.layers[l].params <= 0) continue;
+    current.push_back(l);
+    filled += w.layers[l].params * bytes_per_param;
+    if (filled >= bucket_bytes) {
+      buckets.push_back(std::move(current));
+      current.clear();
+      filled = 0;
+    }
+  }
+  if (!current.empty()) buckets.push_back(std::move(current));
+  return buckets;
+}
+
+Plan compile_plan(const Scenario& s) { return compile_plan(s, PlanScope::AllRanks); }
+
+Plan compile_plan(const Scenario& s, PlanScope scope) {
+  Plan plan;
+  plan.name = s.name;
+  plan.iterations = s.run.iterations;
+  plan.warmup = s.run.warmup;
+  plan.jobs.resize(s.jobs.size());
+  // Workers of every job first, then each job's servers: worker ranks follow the devices.
+  for (size_t i = 0; i < s.jobs.size(); ++i) {
+    const JobSpec& job = s.jobs[i];
+    plan.jobs[i].name = job.name;
+    plan.jobs[i].samples_per_iteration = static_cast<double>(job.workers(s.cluster)) * job.model.batch_per_worker;
+    plan.jobs[i].compression = job.compression;
+    place_workers(s, job, static_cast<int>(i), plan);
+  }
+  for (size_t i = 0; i < s.jobs.size(); ++i) {
+    const JobSpec& job = s.jobs[i];
+    if (job.sync.kind == SyncKind::Backup) {
+      // Only the N kept gradients of N + b count as samples.
+      plan.jobs[i].samples_per_iteration =
+          static_cast<double>(job.workers(s.cluster) - job.sync.backup_workers) * job.model.batch_per_worker;
+    }
+    if (job.sync.kind == SyncKind::Gossip) {
+      if (scope == PlanScope::FirstWorkerOnly) throw RuntimeError("plan: gossip workers do not compile one alone");
+      compile_gossip(job, static_cast<int>(i), plan);
+    } else if (job.strategy.kind == StrategyKind::AllReduce) {
+      compile_allreduce(s, job, plan.jobs[i], plan, scope == PlanScope::FirstWorkerOnly);
+    } else {
+      if (scope == PlanScope::FirstWorkerOnly) throw RuntimeError("plan: only AllReduce jobs compile one worker alone");
+      compile_parameter_server(s, job, static_cast<int>(i), plan);
+    }
+  }
+  apply_stragglers(s, plan);
+  draw_gossip_peers(s, plan);
+  return plan;
+}
+
+}  // namespace dtsim

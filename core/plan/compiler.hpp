@@ -1,0 +1,22 @@
+// The plan compiler: from a Scenario to the Plan of data-parallel training (BSP), with
+// AllReduce and gradient bucketing, or a sharded parameter server.
+#pragma once
+
+#include "core/plan/plan.hpp"
+#include "core/scenario/scenario.hpp"
+
+namespace dtsim {
+
+Plan compile_plan(const Scenario& s);
+
+// FirstWorkerOnly: every rank is placed, but only each AllReduce job's first worker gets its
+// program (the others are left empty); for engines that exploit the workers' symmetry.
+enum class PlanScope { AllRanks, FirstWorkerOnly };
+Plan compile_plan(const Scenario& s, PlanScope scope);
+
+// Gradient buckets in backward order, as PyTorch DDP forms them: layers are taken from the last
+// to the first, and a bucket closes once it holds at least bucket_bytes. Each bucket lists its
+// layers; the last one listed is the one whose backward finishes it.
+std::vector<std::vector<int>> gradient_buckets(const Workload& w, double bytes_per_param, double bucket_bytes);
+
+}  // namespace dtsim

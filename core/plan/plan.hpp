@@ -1,0 +1,177 @@
+// The Plan: what every rank does in one iteration, independent of the engine that runs it.
+// Executors (analytical, SimGrid, CPU/MPI, CUDA/NCCL) all run the same Plan.
+#pragma once
+
+#include <string>
+#include <variant>
+#include <vector>
+
+#include "core/collectives/collective.hpp"
+#include "core/compression/compressor.hpp"
+#include "core/base/dtype.hpp"
+#include "core/base/profile.hpp"
+
+namespace dtsim {
+
+// Compute and Comm are FIFO streams (as CUDA streams): their ops run one at a time in program
+// order. Posted ops run as soon as their deps allow (MPI nonblocking semantics), e.g. a
+// parameter server receiving from every worker at once.
+enum class Stream { Compute = 0, Comm = 1, Posted = 2 };
+enum class Role { Worker, Server };
+// What an op is for: drives the metrics breakdown and the trace colours. Compression: a gradient
+// compressor's compress, orthogonalise or decompress work (ComputeOps, costed like any other).
+enum class Phase { Forward, Backward, Communication, Aggregate, Optimizer, Compression };
+
+struct ComputeOp {
+  double flops = 0;
+  double mem_bytes = 0;  // bytes read and written (roofline)
+  Dtype dtype = Dtype::Fp32;
+  // A compressor's compress or decompress step (Phase::Compression): with a calibration profile that
+  // measured the job's method, timed by the kernel's curve instead (CodecTiming in compressor.hpp).
+  CodecStage codec = CodecStage::None;
+  double kernel_bytes = 0;
+  double decode_bytes = 0;
+  double feedback_bytes = 0;
+};
+struct CollectiveOp {
+  CollectiveKind kind = CollectiveKind::AllReduce;
+  double bytes = 0;                                // S as collective.hpp defines it
+  int group = 0;                                   // index into Plan::groups
+  const CollectiveAlgorithm* algorithm = nullptr;  // from the table in core/collectives/
+  int seq = 0;  // the n-th collective of this group in an iteration: ranks match on (group, seq)
+};
+struct SendOp {
+  int peer = 0;
+  double bytes = 0;
+  int tag = 0;  // a Send matches the Recv on the peer with the same tag
+};
+struct RecvOp {
+  int peer = 0;
+  double bytes = 0;
+  int tag = 0;
+};
+struct UpdateOp {
+  double params = 0;  // parameters updated
+  double flops = 0;
+  double mem_bytes = 0;
+  Dtype dtype = Dtype::Fp32;
+};
+
+// Stale-synchronous gate: passes once every worker of `job` has reached its own gate of an
+// iteration at least (this iteration - lag). lag = 0 is a barrier of the job's workers.
+struct GateOp {
+  int job = 0;
+  int lag = 0;
+};
+
+// Backup workers: passes, in each iteration, once `needed` of the job's workers have reached it.
+// A worker that has not reached it by then abandons its compute ops before it in program order:
+// the one running ends at that moment, the others end the moment they are ready, without work.
+struct QuorumOp {
+  int job = 0;
+  int needed = 0;
+};
+
+// Gossip (AD-PSGD): sends `bytes` to this rank's peer of the iteration (Plan::gossip_peer) and
+// receives as many back. The peer's communication thread serves it: the peer's program takes no part.
+struct GossipOp {
+  double bytes = 0;
+};
+
+using OpBody = std::variant<ComputeOp, CollectiveOp, SendOp, RecvOp, UpdateOp, GateOp, QuorumOp, GossipOp>;
+
+// Work that takes the rank's device: a compute op (layers, aggregation, compression) or an update.
+inline bool is_compute(const OpBody& body) {
+  return std::holds_alternative<ComputeOp>(body) || std::holds_alternative<UpdateOp>(body);
+}
+
+struct Op {
+  int id = 0;  // index in the rank's program
+  std::string label;
+  Stream stream = Stream::Compute;
+  Phase phase = Phase::Forward;
+  int layer = -1;         // the workload layer it belongs to, or -1
+  std::vector<int> deps;  // ops of the same rank and iteration that must end first
+  OpBody body;
+  // The op runs in iterations k with (k + 1) % period == 0 only (local SGD averages every H
+  // steps); in the others it ends the moment it is ready, takes no time and leaves no record.
+  int period = 1;
+  bool runs_in(int iteration) const { return period <= 1 || (iteration + 1) % period == 0; }
+};
+
+struct Placement {
+  int node = 0;   // node index; dedicated server hosts come after the cluster's nodes
+  int local = 0;  // device index within the node
+};
+
+struct RankProgram {
+  int rank = 0;
+  int job = 0;      // index into Plan::jobs
+  int shard = -1;   // a server rank's shard
+  int serves = -1;  // an asynchronous server rank's worker (one such rank per shard and worker)
+  Role role = Role::Worker;
+  Placement where;
+  std::vector<Op> ops;  // one iteration, in issue order (each stream runs its ops in this order)
+};
+
+struct CommGroup {
+  std::vector<int> ranks;  // global ranks; group rank i is ranks[i]
+  int per_node = 1;        // consecutive group ranks per node
+};
+
+// One training job's share of the plan.
+struct JobPlan {
+  std::string name;
+  std::vector<int> workers;  // global ranks
+  std::vector<int> servers;  // global ranks of its parameter-server ranks (per shard, or per shard and worker)
+  double samples_per_iteration = 0;
+  bool asynchronous = false;  // ASP, SSP or gossip: workers' iterations drift apart
+  int shards = 0;             // parameter-server shards
+  // AllReduce jobs: gradient bytes of each unit exchanged as one (DDP bucket or layer), in
+  // exchange order, and the compression applied (what a real backend needs to compress buffers).
+  std::vector<double> unit_bytes{};
+  CompressionSpec compression{};
+  // Dynamic batch sizing: forward and backward compute of each worker scaled by its share of the
+  // global batch (core/plan/batch_balance.hpp); samples_per_iteration is unchanged.
+  bool dynamic_batch = false;
+};
+
+struct Plan {
+  std::string name;
+  std::vector<RankProgram> ranks;
+  std::vector<CommGroup> groups;
+  std::vector<JobPlan> jobs;
+  int server_nodes = 0;  // dedicated server hosts (placed after the cluster's nodes)
+  int iterations = 1;
+  int warmup = 0;
+  // Straggling: compute durations of rank r in iteration k are multiplied by slowdown[r][k]
+  // (warm-up included); empty means 1 everywhere.
+  std::vector<std::vector<double>> slowdown;
+  // Gossip: gossip_peer[r][k] is the worker rank r averages its model with in iteration k (seeded).
+  std::vector<std::vector<int>> gossip_peer;
+  // Time-varying device speed: rank r's device runs at speed x profiles[rank_profile[r]].factor_at(t)
+  // (-1: constant); empty rank_profile means none anywhere. NIC bandwidth profiles are the cluster's.
+  std::vector<Profile> profiles;
+  std::vector<int> rank_profile;
+  // Dynamic batch sizing: each rank's share multiplier of forward and backward compute in the first
+  // iteration (N x rate / sum of the job's rates, from device speeds and fixed slow factors); 1 for
+  // ranks of jobs that do not balance; empty when no job does.
+  std::vector<double> batch_scale;
+  // Ranks placed on the same device (an asynchronous server's per-worker ranks) compute one op
+  // at a time, in the order they become ready.
+  // BSP: a rank starts iteration k+1 when all its ops of iteration k have ended; the
+  // collectives and the parameter server's pushes and pulls synchronise ranks with each other.
+
+  int total_ops() const;
+  double slowdown_of(int rank, int iteration) const { return slowdown.empty() ? 1.0 : slowdown[rank][iteration]; }
+  const Profile* speed_profile_of(int rank) const {
+    return rank_profile.empty() || rank_profile[rank] < 0 ? nullptr : &profiles[rank_profile[rank]];
+  }
+};
+
+std::string_view phase_name(Phase p);
+std::string_view op_kind_name(const OpBody& body);  // "compute", "allreduce", "send", "recv", "update", ...
+double op_bytes(const OpBody& body);                // bytes communicated, 0 for compute
+double op_flops(const OpBody& body);
+
+}  // namespace dtsim

@@ -1,0 +1,27 @@
+// Building blocks of rank programs: the forward/backward pass and the optimizer step.
+#pragma once
+
+#include <vector>
+
+#include "core/plan/plan.hpp"
+#include "core/scenario/scenario.hpp"
+
+namespace dtsim {
+
+struct PassOps {
+  std::vector<int> backward;  // op id of each layer's backward
+  int last = -1;              // the last backward op (layer 0)
+};
+
+// Appends forward (layer 0..L-1) then backward (L-1..0) compute ops for one worker.
+PassOps add_forward_backward(RankProgram& r, const JobSpec& job);
+
+// An op to append next in the rank's program (its id is the program's size).
+Op new_op(RankProgram& r, std::string label, Stream stream, Phase phase, std::vector<int> deps, OpBody body);
+// The same for a communication op.
+Op comm_op(RankProgram& r, std::string label, Stream stream, std::vector<int> deps, OpBody body);
+
+double optimizer_state_copies(Optimizer o);
+UpdateOp make_update(double params, Optimizer o);
+
+}  // namespace dtsim

@@ -1,0 +1,282 @@
+// Computing metrics from op records: per-iteration ends, interval unions per rank.
+#include "core/run/metrics.hpp"
+
+#include <algorithm>
+#include <cmath>
+
+#include <nlohmann/json.hpp>
+
+#include "core/base/intervals.hpp"
+
+namespace dtsim {
+namespace {
+
+// Length of a minus b (both merged).
+double length_minus(const std::vector<Interval>& a, const std::vector<Interval>& b) {
+  double covered = 0;
+  size_t j = 0;
+  for (const auto& [lo, hi] : a) {
+    while (j < b.size() && b[j].second <= lo) ++j;
+    for (size_t k = j; k < b.size() && b[k].first < hi; ++k) {
+      covered += std::max(0.0, std::min(hi, b[k].second) - std::max(lo, b[k].first));
+    }
+  }
+  return intervals_length(a) - covered;
+}
+
+}  // namespace
+
+Stats summarize(std::vector<double> v) {
+  Stats s;
+  if (v.empty()) return s;
+  std::sort(v.begin(), v.end());
+  auto pct = [&v](double p) {
+    const double pos = p * static_cast<double>(v.size() - 1);
+    const size_t lo = static_cast<size_t>(std::floor(pos));
+    const size_t hi = std::min(lo + 1, v.size() - 1);
+    return v[lo] + (v[hi] - v[lo]) * (pos - static_cast<double>(lo));
+  };
+  double sum = 0;
+  for (double x : v) sum += x;
+  s.mean = sum / static_cast<double>(v.size());
+  s.p50 = pct(0.50);
+  s.p95 = pct(0.95);
+  s.p99 = pct(0.99);
+  s.min = v.front();
+  s.max = v.back();
+  return s;
+}
+
+double WireBytes::operator()(int rank, const OpBody& body) {
+  if (const auto* s = std::get_if<SendOp>(&body)) return s->bytes;
+  // Gossip: the rank that starts an exchange is charged both directions (its peer's program has no op for it).
+  if (const auto* g = std::get_if<GossipOp>(&body)) return 2 * g->bytes;
+  const auto* c = std::get_if<CollectiveOp>(&body);
+  if (!c) return 0;
+  const CommGroup& group = plan_.groups[c->group];
+  // What a rank sends is proportional to S (chunking splits the bytes, never adds to them), so
+  // one evaluation per group, kind and algorithm serves every bucket size.
+  auto& per_rank = cache_[std::make_tuple(c->group, c->kind, c->algorithm)];
+  if (per_rank.empty()) {
+    const GroupShape shape{static_cast<int>(group.ranks.size()), group.per_node, 0};
+    per_rank = bytes_sent(c->algorithm->flow_phases(c->kind, shape, kUnitBytes), shape.size);
+  }
+  const auto pos = std::lower_bound(group.ranks.begin(), group.ranks.end(), rank);
+  return pos != group.ranks.end() && *pos == rank ? per_rank[pos - group.ranks.begin()] * (c->bytes / kUnitBytes) : 0.0;
+}
+
+namespace {
+
+// Staleness of every measured update of an asynchronous job, and each worker's own sample rate.
+// `spans`: each rank's measured window (end of its warm-up, end of its last op).
+void async_metrics(const Plan& plan, const std::vector<OpRecord>& records, int job,
+                   const std::vector<std::pair<double, double>>& spans, Metrics& m) {
+  const JobPlan& jp = plan.jobs[job];
+  // Updates per shard: (start, end, worker, iteration), from the server ranks' update ops.
+  std::map<int, std::vector<std::tuple<double, double, int, int>>> updates;
+  for (const auto& r : records) {
+    const RankProgram& rank = plan.ranks[r.rank];
+    if (rank.job == job && rank.role == Role::Server && std::holds_alternative<UpdateOp>(rank.ops[r.op].body)) {
+      updates[rank.shard].emplace_back(r.start, r.end, rank.serves, r.iteration);
+    }
+  }
+  std::vector<double> staleness;
+  for (auto& [shard, list] : updates) {
+    std::sort(list.begin(), list.end(), [](const auto& a, const auto& b) { return std::get<1>(a) < std::get<1>(b); });
+    std::map<int, double> last_own;  // worker -> end of its previous update of this shard
+    std::vector<double> ends;
+    for (const auto& u : list) ends.push_back(std::get<1>(u));
+    for (const auto& [start, end, worker, iteration] : list) {
+      const double pulled = last_own.count(worker) ? last_own[worker] : -1.0;
+      // Updates that ended after this worker's previous one and before this one began.
+      const auto lo = std::upper_bound(ends.begin(), ends.end(), pulled);
+      const auto hi = std::upper_bound(ends.begin(), ends.end(), start);
+      if (iteration >= plan.warmup) staleness.push_back(static_cast<double>(std::max<long>(0, hi - lo)));
+      last_own[worker] = end;
+    }
+  }
+  m.staleness = summarize(staleness);
+  for (double s : staleness) {
+    const auto bin = static_cast<size_t>(s);
+    if (m.staleness_histogram.size() <= bin) m.staleness_histogram.resize(bin + 1, 0);
+    ++m.staleness_histogram[bin];
+  }
+  const double per_worker = jp.samples_per_iteration / static_cast<double>(jp.workers.size());
+  m.throughput_samples_per_s = 0;
+  m.updates_per_s = 0;
+  for (int worker : jp.workers) {
+    const double span = spans[worker].second - spans[worker].first;
+    if (span <= 0) continue;
+    m.throughput_samples_per_s += per_worker * plan.iterations / span;
+    m.updates_per_s += plan.iterations / span;
+  }
+}
+
+}  // namespace
+
+Metrics compute_metrics(const Plan& plan, const std::vector<OpRecord>& records, const RunInfo& info, int job) {
+  const JobPlan& jp = plan.jobs[job];
+  Metrics m;
+  m.scenario = plan.name;
+  m.job = jp.name;
+  m.run = info;
+  m.workers = static_cast<int>(jp.workers.size());
+  m.servers = static_cast<int>(jp.servers.size());
+  m.warmup = plan.warmup;
+  m.iterations = plan.iterations;
+  const int total = plan.warmup + plan.iterations;
+  std::vector<double> iteration_end(total, 0.0);
+  for (const auto& r : records) {
+    if (plan.ranks[r.rank].job == job) iteration_end[r.iteration] = std::max(iteration_end[r.iteration], r.end);
+  }
+  for (int k = 1; k < total; ++k) iteration_end[k] = std::max(iteration_end[k], iteration_end[k - 1]);
+  std::vector<double> times;
+  for (int k = plan.warmup; k < total; ++k) times.push_back(iteration_end[k] - (k > 0 ? iteration_end[k - 1] : 0.0));
+  m.iteration_time = summarize(times);
+  m.simulated_time_s = total > 0 ? iteration_end[total - 1] : 0.0;
+  m.throughput_samples_per_s = m.iteration_time.mean > 0 ? jp.samples_per_iteration / m.iteration_time.mean : 0;
+
+  const double window_start = plan.warmup > 0 ? iteration_end[plan.warmup - 1] : 0.0;
+  const double window = m.simulated_time_s - window_start;
+  std::vector<std::vector<Interval>> compute(plan.ranks.size()), comm(plan.ranks.size());
+  std::vector<double> bytes(plan.ranks.size(), 0.0);
+  std::vector<std::pair<double, double>> spans(plan.ranks.size(), {0.0, 0.0});
+  std::vector<std::vector<OpRecord>> measured(plan.ranks.size());
+  WireBytes wire_bytes(plan);
+  for (const auto& r : records) {
+    if (plan.ranks[r.rank].job != job) continue;
+    auto& [warm, last] = spans[r.rank];
+    if (r.iteration < plan.warmup) warm = std::max(warm, r.end);
+    last = std::max(last, r.end);
+    if (r.iteration < plan.warmup) continue;
+    const Op& op = plan.ranks[r.rank].ops[r.op];
+    measured[r.rank].push_back(r);
+    // Waiting at a staleness bound or for a backup quorum.
+    if (std::holds_alternative<GateOp>(op.body) || std::holds_alternative<QuorumOp>(op.body)) continue;
+    (is_compute(op.body) ? compute : comm)[r.rank].emplace_back(r.start, r.end);
+    bytes[r.rank] += wire_bytes(r.rank, op.body);
+  }
+  const double per_it = 1.0 / plan.iterations;
+  std::vector<int> ranks = jp.workers;
+  ranks.insert(ranks.end(), jp.servers.begin(), jp.servers.end());
+  for (int i : ranks) {
+    const double lo = jp.asynchronous ? spans[i].first : window_start;
+    const double hi = jp.asynchronous ? spans[i].second : m.simulated_time_s;
+    merge_intervals(compute[i]);
+    merge_intervals(comm[i]);
+    RankMetrics rm;
+    rm.rank = plan.ranks[i].rank;
+    rm.role = plan.ranks[i].role;
+    rm.node = plan.ranks[i].where.node;
+    rm.compute_s = intervals_length(compute[i]) * per_it;
+    rm.comm_s = intervals_length(comm[i]) * per_it;
+    rm.exposed_comm_s = length_minus(comm[i], compute[i]) * per_it;
+    // Asynchronous workers each run their own iterations: each is measured over its own window.
+    const double own = jp.asynchronous ? spans[i].second - spans[i].first : window;
+    rm.wait_s = std::max(0.0, own * per_it - rm.compute_s - rm.exposed_comm_s);
+    rm.wait_by_cause = wait_causes(plan, i, measured[i], lo, hi, !jp.asynchronous).scaled(per_it);
+    rm.bytes_sent = bytes[i] * per_it;
+    m.bytes_on_wire_per_iteration += rm.bytes_sent;
+    if (rm.role == Role::Worker && own > 0) {
+      const double it = own * per_it;
+      m.compute_fraction += rm.compute_s / it / m.workers;
+      m.comm_fraction += rm.comm_s / it / m.workers;
+      m.exposed_comm_fraction += rm.exposed_comm_s / it / m.workers;
+      m.wait_fraction += rm.wait_s / it / m.workers;
+      m.wait_by_cause += rm.wait_by_cause.scaled(1.0 / m.workers);
+    }
+    m.ranks.push_back(rm);
+  }
+  m.updates_per_s = m.iteration_time.mean > 0 ? 1.0 / m.iteration_time.mean : 0;
+  m.staleness = summarize({0.0});
+  m.asynchronous = jp.asynchronous;
+  if (jp.asynchronous) async_metrics(plan, records, job, spans, m);
+  return m;
+}
+
+std::vector<Metrics> compute_job_metrics(const Plan& plan, const std::vector<OpRecord>& records, const RunInfo& info) {
+  std::vector<Metrics> out;
+  for (size_t j = 0; j < plan.jobs.size(); ++j)
+    out.push_back(compute_metrics(plan, records, info, static_cast<int>(j)));
+  return out;
+}
+
+double failure_wait_per_iteration(const Metrics& m) {
+  if (!m.faults || m.faults->useful_s <= 0 || m.iteration_time.mean <= 0) return 0;
+  const FaultReport& f = *m.faults;
+  return (f.lost_work_s + f.detection_s + f.restart_s + f.idle_s) / (f.useful_s / m.iteration_time.mean);
+}
+
+namespace {
+
+nlohmann::json causes_json(const WaitCauses& w, bool job) {
+  nlohmann::json out{
+      {"barrier", w.barrier}, {"staleness_bound", w.staleness}, {"server_busy", w.server_busy}, {"idle", w.idle}};
+  if (job) out["failure"] = w.failure;
+  return out;
+}
+
+}  // namespace
+
+nlohmann::json metrics_to_json(const Metrics& m) {
+  auto stats = [](const Stats& s) {
+    return nlohmann::json{{"mean", s.mean}, {"p50", s.p50}, {"p95", s.p95},
+                          {"p99", s.p99},   {"min", s.min}, {"max", s.max}};
+  };
+  nlohmann::json ranks = nlohmann::json::array();
+  for (const auto& r : m.ranks) {
+    ranks.push_back({{"rank", r.rank},
+                     {"role", r.role == Role::Worker ? "worker" : "server"},
+                     {"node", r.node},
+                     {"compute_s", r.compute_s},
+                     {"comm_s", r.comm_s},
+                     {"exposed_comm_s", r.exposed_comm_s},
+                     {"wait_s", r.wait_s},
+                     {"wait_by_cause_s", causes_json(r.wait_by_cause, false)},
+                     {"bytes_sent", r.bytes_sent}});
+  }
+  nlohmann::json out{{"schema_version", kMetricsSchemaVersion},
+                     {"scenario", m.scenario},
+                     {"job", m.job},
+                     {"engine", m.run.engine},
+                     {"fidelity", m.run.fidelity},
+                     {"workers", m.workers},
+                     {"servers", m.servers},
+                     {"iterations", m.iterations},
+                     {"warmup", m.warmup},
+                     {"iteration_time_s", stats(m.iteration_time)},
+                     {"throughput_samples_per_s", m.throughput_samples_per_s},
+                     {"compute_fraction", m.compute_fraction},
+                     {"comm_fraction", m.comm_fraction},
+                     {"exposed_comm_fraction", m.exposed_comm_fraction},
+                     {"wait_fraction", m.wait_fraction},
+                     {"wait_by_cause_s", causes_json(m.wait_by_cause, true)},
+                     {"bytes_on_wire_per_iteration", m.bytes_on_wire_per_iteration},
+                     {"updates_per_s", m.updates_per_s},
+                     {"synchronous", !m.asynchronous},
+                     {"staleness",
+                      {{"mean", m.staleness.mean},
+                       {"p50", m.staleness.p50},
+                       {"p99", m.staleness.p99},
+                       {"max", m.staleness.max},
+                       {"histogram", m.staleness_histogram}}},
+                     {"simulated_time_s", m.simulated_time_s},
+                     {"wall_time_s", m.run.wall_time_s},
+                     {"per_rank", ranks}};
+  if (m.faults) out["faults"] = fault_report_json(*m.faults);
+  return out;
+}
+
+}  // namespace dtsim
+
+namespace dtsim {
+
+nlohmann::json run_metrics_json(const std::vector<Metrics>& jobs) {
+  nlohmann::json out = metrics_to_json(jobs.front());
+  nlohmann::json list = nlohmann::json::array();
+  for (const auto& m : jobs) list.push_back(metrics_to_json(m));
+  out["jobs"] = list;
+  return out;
+}
+
+}  // namespace dtsim

@@ -1,0 +1,92 @@
+// Metrics of a run, computed from the Observer's op records: iteration-time statistics,
+// throughput, where the time goes per rank, bytes on the wire. Written as metrics.json.
+#pragma once
+
+#include <map>
+#include <optional>
+#include <string>
+#include <tuple>
+#include <vector>
+
+#include <nlohmann/json_fwd.hpp>
+
+#include "core/faults/faults.hpp"
+#include "core/run/observer.hpp"
+#include "core/plan/plan.hpp"
+#include "core/run/wait_causes.hpp"
+
+namespace dtsim {
+
+inline constexpr int kMetricsSchemaVersion = 2;
+
+struct Stats {
+  double mean = 0, p50 = 0, p95 = 0, p99 = 0, min = 0, max = 0;
+};
+
+// Percentiles by linear interpolation between closest ranks (numpy's default).
+Stats summarize(std::vector<double> values);
+
+struct RankMetrics {
+  int rank = 0;
+  Role role = Role::Worker;
+  int node = 0;
+  double compute_s = 0;       // union of compute-stream busy time, per iteration
+  double comm_s = 0;          // union of communication time, per iteration
+  double exposed_comm_s = 0;  // communication not hidden under compute, per iteration
+  double wait_s = 0;          // the rest of the iteration: idle, waiting for others
+  WaitCauses wait_by_cause;   // wait_s by cause, per iteration (failure: job-wide, not per rank)
+  double bytes_sent = 0;      // per iteration
+};
+
+struct Metrics {
+  std::string scenario;
+  std::string job;
+  RunInfo run;
+  int workers = 0;
+  int servers = 0;
+  int iterations = 0;  // measured (after warm-up)
+  int warmup = 0;
+  Stats iteration_time;
+  double throughput_samples_per_s = 0;
+  double compute_fraction = 0;        // mean over workers of compute / iteration time
+  double comm_fraction = 0;           // mean over workers of communication / iteration time (may overlap compute)
+  double exposed_comm_fraction = 0;   // compute + exposed + wait = 1
+  double wait_fraction = 0;
+  double bytes_on_wire_per_iteration = 0;
+  WaitCauses wait_by_cause;    // mean over workers, per iteration; failure from the fault report
+  double updates_per_s = 0;    // model updates applied per second (one per iteration under BSP)
+  bool asynchronous = false;   // ASP/SSP: throughput is the sum of the workers' own rates
+  // Per-update staleness (ASP/SSP): how many updates other workers applied to a shard between a
+  // worker's pull of it and the application of its gradient. Zero under BSP.
+  Stats staleness;
+  std::vector<long> staleness_histogram;  // [s] = updates with staleness s
+  double simulated_time_s = 0;
+  std::vector<RankMetrics> ranks;
+  std::optional<FaultReport> faults;  // when the job's faults.* are set (sim/faults/)
+};
+
+// Failures' share of waiting: wall-clock time lost to them (lost work, detection, restart, no
+// workers) per useful iteration; 0 without faults.* (set by sim/faults after the fault report).
+double failure_wait_per_iteration(const Metrics& m);
+
+// Metrics of one job (its own ranks and iterations).
+Metrics compute_metrics(const Plan& plan, const std::vector<OpRecord>& records, const RunInfo& info, int job = 0);
+std::vector<Metrics> compute_job_metrics(const Plan& plan, const std::vector<OpRecord>& records, const RunInfo& info);
+nlohmann::json metrics_to_json(const Metrics& m);
+// metrics.json: the first job's metrics at the top level (most scenarios have one job) and
+// every job's under "jobs".
+nlohmann::json run_metrics_json(const std::vector<Metrics>& jobs);
+// Bytes one rank puts on the wire for an op: p2p sends their size; collectives what the
+// algorithm makes that rank send (its flow phases), cached per collective.
+class WireBytes {
+ public:
+  explicit WireBytes(const Plan& plan) : plan_(plan) {}
+  double operator()(int rank, const OpBody& body);
+
+ private:
+  const Plan& plan_;
+  static constexpr double kUnitBytes = 1048576.0;
+  std::map<std::tuple<int, CollectiveKind, const CollectiveAlgorithm*>, std::vector<double>> cache_;
+};
+
+}  // namespace dtsim

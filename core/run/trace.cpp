@@ -1,0 +1,101 @@
+// Writing the Chrome trace. Hand-formatted: traces run to millions of events.
+#include "core/run/trace.hpp"
+
+#include <algorithm>
+#include <set>
+
+#include <fmt/format.h>
+
+namespace dtsim {
+namespace {
+
+std::string escape(const std::string& s) {
+  std::string out;
+  for (char c : s) {
+    if (c == '"' || c == '\\') out += '\\';
+    if (static_cast<unsigned char>(c) < 0x20) continue;
+    out += c;
+  }
+  return out;
+}
+
+std::string_view stream_name(Stream s) {
+  switch (s) {
+    case Stream::Compute: return "compute";
+    case Stream::Comm: return "comm";
+    case Stream::Posted: return "posted";
+  }
+  return "?";
+}
+
+int thread_id(int rank, Stream s) { return rank * 3 + static_cast<int>(s); }
+
+}  // namespace
+
+std::string trace_json(const Plan& plan, const std::vector<OpRecord>& records, int cluster_nodes) {
+  fmt::memory_buffer out;
+  fmt::format_to(std::back_inserter(out), "{{\"displayTimeUnit\":\"ms\",\"otherData\":{{\"scenario\":\"{}\"}},"
+                                          "\"traceEvents\":[\n",
+                 escape(plan.name));
+  bool first = true;
+  auto sep = [&] {
+    if (!first) fmt::format_to(std::back_inserter(out), ",\n");
+    first = false;
+  };
+  std::set<int> nodes;
+  std::set<std::pair<int, Stream>> threads;
+  for (const auto& r : records) threads.insert({r.rank, plan.ranks[r.rank].ops[r.op].stream});
+  for (const auto& rank : plan.ranks) nodes.insert(rank.where.node);
+  for (int node : nodes) {
+    sep();
+    const std::string name =
+        node < cluster_nodes ? fmt::format("node {}", node) : fmt::format("server host {}", node - cluster_nodes);
+    fmt::format_to(std::back_inserter(out),
+                   "{{\"name\":\"process_name\",\"ph\":\"M\",\"pid\":{},\"args\":{{\"name\":\"{}\"}}}},"
+                   "{{\"name\":\"process_sort_index\",\"ph\":\"M\",\"pid\":{},\"args\":{{\"sort_index\":{}}}}}",
+                   node, name, node, node);
+  }
+  for (const auto& [rank, stream] : threads) {
+    sep();
+    const RankProgram& r = plan.ranks[rank];
+    fmt::format_to(std::back_inserter(out),
+                   "{{\"name\":\"thread_name\",\"ph\":\"M\",\"pid\":{},\"tid\":{},\"args\":{{\"name\":\"{} {} {}\"}}}},"
+                   "{{\"name\":\"thread_sort_index\",\"ph\":\"M\",\"pid\":{},\"tid\":{},\"args\":{{\"sort_index\":{}}}}}",
+                   r.where.node, thread_id(rank, stream), r.role == Role::Worker ? "rank" : "server rank", rank,
+                   stream_name(stream), r.where.node, thread_id(rank, stream), thread_id(rank, stream));
+  }
+  for (const auto& rec : records) {
+    sep();
+    const RankProgram& r = plan.ranks[rec.rank];
+    const Op& op = r.ops[rec.op];
+    fmt::format_to(std::back_inserter(out),
+                   "{{\"name\":\"{}\",\"cat\":\"{}\",\"ph\":\"X\",\"ts\":{:.3f},\"dur\":{:.3f},\"pid\":{},\"tid\":{},"
+                   "\"args\":{{\"rank\":{},\"iteration\":{},\"kind\":\"{}\",\"bytes\":{},\"flops\":{}}}}}",
+                   escape(op.label), phase_name(op.phase), rec.start * 1e6, (rec.end - rec.start) * 1e6, r.where.node,
+                   thread_id(rec.rank, op.stream), rec.rank, rec.iteration, op_kind_name(op.body), op_bytes(op.body),
+                   op_flops(op.body));
+  }
+  // Waiting: the gaps on each rank's compute lane between one compute op and the next.
+  std::vector<std::vector<const OpRecord*>> lanes(plan.ranks.size());
+  for (const auto& rec : records) {
+    if (plan.ranks[rec.rank].ops[rec.op].stream == Stream::Compute) lanes[rec.rank].push_back(&rec);
+  }
+  for (auto& lane : lanes) {
+    std::sort(lane.begin(), lane.end(), [](const OpRecord* a, const OpRecord* b) { return a->start < b->start; });
+    for (size_t i = 1; i < lane.size(); ++i) {
+      const double gap = lane[i]->start - lane[i - 1]->end;
+      if (gap <= 1e-12) continue;
+      const RankProgram& r = plan.ranks[lane[i]->rank];
+      sep();
+      fmt::format_to(std::back_inserter(out),
+                     "{{\"name\":\"waiting\",\"cat\":\"wait\",\"ph\":\"X\",\"ts\":{:.3f},\"dur\":{:.3f},\"pid\":{},"
+                     "\"tid\":{},\"args\":{{\"rank\":{},\"iteration\":{},\"kind\":\"wait\",\"before\":\"{}\"}}}}",
+                     lane[i - 1]->end * 1e6, gap * 1e6, r.where.node, thread_id(r.rank, Stream::Compute), r.rank,
+                     lane[i - 1]->iteration, escape(r.ops[lane[i]->op].label));
+    }
+  }
+  fmt::format_to(std::back_inserter(out), "\n]}}\n");
+  return fmt::to_string(out);
+}
+
+}  // namespace dtsim

@@ -1,0 +1,117 @@
+// Parsing of one scenario value, with errors that name the file, line, key and what is valid.
+#include <fmt/format.h>
+
+#include "core/scenario/scalar_value.hpp"
+#include "core/base/suggest.hpp"
+
+namespace dtsim {
+
+void ScalarValue::fail(const std::string& message) const {
+  throw InputError(where_, fmt::format("{}: {}", key_, message));
+}
+
+void ScalarValue::fail_choice(const std::vector<std::string>& names) const {
+  fail(fmt::format("'{}' is not valid (valid: {}){}", text_, fmt::join(names, ", "), did_you_mean(text_, names)));
+}
+
+double ScalarValue::quantity(Quantity q) const {
+  try {
+    return parse_quantity(text_, q);
+  } catch (const InputError& e) {
+    fail(e.message());
+  }
+}
+
+double ScalarValue::positive(Quantity q) const {
+  const double v = quantity(q);
+  if (v <= 0) fail(fmt::format("must be greater than zero (got '{}')", text_));
+  return v;
+}
+
+int ScalarValue::count(int min_value) const {
+  const double v = quantity(Quantity::Count);
+  if (v < min_value) fail(fmt::format("must be at least {} (got {})", min_value, text_));
+  if (v > 1e9) fail(fmt::format("'{}' is too large (at most 1000000000)", text_));
+  return static_cast<int>(v);
+}
+
+bool ScalarValue::boolean() const {
+  if (text_ == "true" || text_ == "yes" || text_ == "on") return true;
+  if (text_ == "false" || text_ == "no" || text_ == "off") return false;
+  fail(fmt::format("'{}' is not a boolean (use true or false)", text_));
+}
+
+std::vector<int> ScalarValue::dims() const {
+  std::vector<int> out;
+  size_t start = 0;
+  while (start <= text_.size()) {
+    const size_t x = text_.find('x', start);
+    const std::string part = text_.substr(start, x == std::string::npos ? std::string::npos : x - start);
+    double v = 0;
+    try {
+      v = parse_quantity(part, Quantity::Count);
+    } catch (const InputError&) {
+      fail(fmt::format("'{}' is not a list of dimensions (use e.g. 4x4x2)", text_));
+    }
+    if (v < 1) fail(fmt::format("'{}' has a dimension below 1 (use e.g. 4x4x2)", text_));
+    out.push_back(static_cast<int>(v));
+    if (x == std::string::npos) break;
+    start = x + 1;
+  }
+  return out;
+}
+
+std::vector<int> ScalarValue::indices() const {
+  std::vector<int> out;
+  size_t start = 0;
+  while (start < text_.size()) {
+    const size_t comma = text_.find(',', start);
+    const std::string part = text_.substr(start, comma == std::string::npos ? std::string::npos : comma - start);
+    try {
+      out.push_back(static_cast<int>(parse_quantity(part, Quantity::Count)));
+    } catch (const InputError&) {
+      fail(fmt::format("'{}' is not a list of indices (use e.g. 0,5,7)", text_));
+    }
+    if (comma == std::string::npos) break;
+    start = comma + 1;
+  }
+  return out;
+}
+
+double ScalarValue::at_least(double min_value) const {
+  const double v = quantity(Quantity::Number);
+  if (v < min_value) fail(fmt::format("must be at least {} (got {})", min_value, text_));
+  return v;
+}
+
+std::vector<std::pair<std::string, int>> ScalarValue::device_counts() const {
+  std::vector<std::pair<std::string, int>> out;
+  size_t start = 0;
+  while (start <= text_.size()) {
+    const size_t comma = text_.find(',', start);
+    const std::string part = text_.substr(start, comma == std::string::npos ? std::string::npos : comma - start);
+    const size_t colon = part.find(':');
+    int count = 0;
+    try {
+      if (colon == std::string::npos) throw InputError("no count");
+      count = static_cast<int>(parse_quantity(part.substr(colon + 1), Quantity::Count));
+    } catch (const InputError&) {
+      fail(fmt::format("'{}' is not a device mix (use device:nodes pairs, e.g. a100_40gb:2,v100_16gb:2)", text_));
+    }
+    if (count < 1) fail(fmt::format("'{}': each device needs at least one node", text_));
+    out.emplace_back(part.substr(0, colon), count);
+    if (comma == std::string::npos) break;
+    start = comma + 1;
+  }
+  return out;
+}
+
+DeviceSpec ScalarValue::device() const {
+  try {
+    return load_device(text_);
+  } catch (const InputError& e) {
+    fail(e.message());
+  }
+}
+
+}  // namespace dtsim

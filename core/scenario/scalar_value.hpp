@@ -1,0 +1,55 @@
+// One scenario value as written in the file or on the command line, with where it was written,
+// and its parsing into quantities, counts, choices and device names with located errors.
+#pragma once
+
+#include <string>
+#include <utility>
+#include <vector>
+
+#include "core/base/error.hpp"
+#include "core/base/units.hpp"
+#include "core/zoo/device.hpp"
+
+namespace dtsim {
+
+// A scalar as written in the file or on the command line, with where it was written.
+class ScalarValue {
+ public:
+  ScalarValue(std::string key, std::string text, SourceLocation where)
+      : key_(std::move(key)), text_(std::move(text)), where_(std::move(where)) {}
+
+  const std::string& text() const { return text_; }
+  const SourceLocation& where() const { return where_; }
+
+  double quantity(Quantity q) const;
+  double positive(Quantity q) const;  // > 0
+  int count(int min_value) const;     // whole number >= min_value
+  bool boolean() const;               // true/false, yes/no, on/off
+  std::vector<int> dims() const;      // "4x4x2"
+  std::vector<int> indices() const;   // "0,5,7" (may be empty)
+  double at_least(double min_value) const;  // a number >= min_value
+  DeviceSpec device() const;          // a device zoo name
+  std::vector<std::pair<std::string, int>> device_counts() const;  // "a100_40gb:2,v100_16gb:2"
+  template <typename E>
+  E choice(const std::vector<std::pair<std::string, E>>& options) const;
+
+  [[noreturn]] void fail(const std::string& message) const;
+
+ private:
+  [[noreturn]] void fail_choice(const std::vector<std::string>& names) const;
+  std::string key_;
+  std::string text_;
+  SourceLocation where_;
+};
+
+template <typename E>
+E ScalarValue::choice(const std::vector<std::pair<std::string, E>>& options) const {
+  std::vector<std::string> names;
+  for (const auto& [name, value] : options) {
+    if (name == text_) return value;
+    names.push_back(name);
+  }
+  fail_choice(names);
+}
+
+}  // namespace dtsim

@@ -1,0 +1,140 @@
+// A scenario: one training job on one cluster, with how to run it. Loaded from YAML by
+// scenario_loader.cpp through the key table in scenario_schema.cpp (the single source of truth
+// for keys, units, defaults and docs).
+#pragma once
+
+#include <map>
+#include <string>
+#include <vector>
+
+#include "core/cluster/cluster.hpp"
+#include "core/compression/compressor.hpp"
+#include "core/scenario/convergence.hpp"
+#include "core/base/dtype.hpp"
+#include "core/base/error.hpp"
+#include "core/faults/faults.hpp"
+#include "core/zoo/transformer.hpp"
+#include "core/zoo/workload.hpp"
+
+namespace dtsim {
+
+enum class Optimizer { Sgd, Momentum, Adam };
+enum class StrategyKind { AllReduce, ParameterServer };
+enum class PsSplit { Even, ByLayer };
+enum class SyncKind { Bsp, Asp, Ssp, LocalSgd, Backup, Gossip };
+enum class Engine { Analytical, SimGrid };
+enum class Fidelity { Flow, Step };
+
+struct ModelSpec {
+  std::string name;  // zoo name, "transformer", "synthetic" or "" when `file` is set
+  std::string file;  // a user's layer table
+  TransformerSpec transformer;
+  double synthetic_params = 0;
+  double synthetic_flops = 0;  // forward FLOPs per sample
+  int synthetic_layers = 1;
+  int batch_per_worker = 32;
+  Dtype dtype = Dtype::Fp32;       // compute dtype
+  Dtype grad_dtype = Dtype::Fp32;  // gradients on the wire
+  Optimizer optimizer = Optimizer::Sgd;
+};
+
+struct StrategySpec {
+  StrategyKind kind = StrategyKind::AllReduce;
+  int workers = 0;  // 0 = one per device
+  std::string algorithm = "ring";
+  double bucket_size = 25e6;
+  bool overlap = true;
+  int ps_shards = 1;
+  PsSplit ps_split = PsSplit::Even;
+  // Dynamic batch sizing: each worker's share of the global batch follows its speed (core/plan/batch_balance.hpp).
+  bool dynamic_batch = false;
+};
+
+struct SyncSpec {
+  SyncKind kind = SyncKind::Bsp;
+  int staleness = 0;       // SSP: how many iterations a worker may run ahead of the slowest
+  int period = 1;          // local SGD: average the models every `period` iterations
+  int backup_workers = 0;  // backup: of the job's workers, the b slowest of each iteration are dropped
+};
+
+enum class Jitter { None, Lognormal, Exponential, Hiccup };
+
+// Slow workers: some always slower by a factor, and every worker's compute time jittered per
+// iteration (seeded by run.seed). Factors multiply compute durations.
+struct StragglerSpec {
+  std::vector<int> slow_workers;  // worker indices within the job
+  double slow_factor = 1.0;
+  Jitter jitter = Jitter::None;
+  double sigma = 0.1;       // lognormal: standard deviation of the log of the factor (median 1)
+  double tail_mean = 0.1;   // exponential: factor 1 + Exp(mean)
+  double hiccup_probability = 0.01;
+  double hiccup_factor = 3.0;
+  // Time-varying device speed: a profile (file or inline spec; `source` as written until the
+  // scenario is finished, then loaded) on the workers `profile_workers` (empty: every worker).
+  Profile speed_profile;
+  std::vector<int> profile_workers;
+};
+
+struct RunSpec {
+  int iterations = 10;
+  int warmup = 1;
+  Engine engine = Engine::SimGrid;
+  Fidelity fidelity = Fidelity::Flow;
+  bool fuse_compute = true;
+  long seed = 1;
+  ConvergenceSpec convergence;  // run.convergence.*: a Learner trains a proxy model along the schedule
+};
+
+// Which devices a job runs on: nodes [first_node, first_node + nodes) and, on each of them,
+// devices [first_local, first_local + devices_per_node). 0 means "all the rest".
+struct PlacementSpec {
+  int first_node = 0;
+  int nodes = 0;
+  int first_local = 0;
+  int devices_per_node = 0;
+};
+
+// One training job. A scenario holds one (its keys at the top level) or several (a `jobs` list)
+// sharing the cluster.
+struct JobSpec {
+  std::string name;
+  ModelSpec model;
+  StrategySpec strategy;
+  SyncSpec sync;
+  StragglerSpec stragglers;
+  FaultSpec faults;
+  CompressionSpec compression;
+  PlacementSpec placement;
+  Workload workload;  // resolved from `model`
+
+  // Placement resolved against the cluster (0 = all the rest).
+  int node_count(const ClusterSpec& c) const { return placement.nodes > 0 ? placement.nodes : c.nodes - placement.first_node; }
+  int local_count(const ClusterSpec& c) const {
+    return placement.devices_per_node > 0 ? placement.devices_per_node : c.devices_per_node - placement.first_local;
+  }
+  int devices(const ClusterSpec& c) const { return node_count(c) * local_count(c); }
+  int workers(const ClusterSpec& c) const { return strategy.workers > 0 ? strategy.workers : devices(c); }
+};
+
+struct Scenario {
+  std::string name;
+  std::string path;  // the file it was loaded from
+  ClusterSpec cluster;
+  RunSpec run;
+  std::vector<JobSpec> jobs;  // at least one
+  bool job_list = false;      // written as a `jobs:` list (keys jobs.N.*) rather than top-level keys
+  // Where each key was set (file:line:col or --set), for errors found after loading.
+  std::map<std::string, SourceLocation> where;
+
+  const JobSpec& job() const { return jobs.front(); }  // the first (often the only) job
+  int workers() const { return job().workers(cluster); }
+  // The key path of a job key as the user wrote it: "model.name" or "jobs.1.model.name".
+  std::string job_key(size_t job, const std::string& key) const;
+  SourceLocation location_of(const std::string& key) const;
+};
+
+std::string_view engine_name(Engine e);
+std::string_view fidelity_name(Fidelity f);
+std::string_view strategy_name(StrategyKind k);
+
+}  // namespace dtsim

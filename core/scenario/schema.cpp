@@ -1,0 +1,378 @@
+// The scenario key table. Defaults are text parsed exactly like a user's value.
+#include "core/scenario/schema.hpp"
+
+#include <fmt/format.h>
+
+#include <filesystem>
+
+#include "core/calibration/calibration.hpp"
+#include "core/scenario/convergence_keys.hpp"
+#include "core/scenario/fault_keys.hpp"
+#include "core/calibration/profile_reader.hpp"
+
+namespace dtsim {
+namespace {
+
+using S = Scenario;
+using J = JobSpec;
+using V = ScalarValue;
+
+const std::vector<std::pair<std::string, Dtype>> kDtypes{
+    {"fp32", Dtype::Fp32}, {"tf32", Dtype::Tf32}, {"fp16", Dtype::Fp16}, {"bf16", Dtype::Bf16}};
+
+// cluster.calibration: the profile named relative to the scenario file (or to the working folder
+// for --set); its own errors point into the profile.
+std::shared_ptr<const CalibrationProfile> load_calibration(const V& v) {
+  namespace fs = std::filesystem;
+  fs::path path(v.text());
+  const std::string& file = v.where().file;
+  if (path.is_relative() && !file.empty() && file.rfind("--set", 0) != 0) path = fs::path(file).parent_path() / path;
+  if (!fs::is_regular_file(path)) {
+    v.fail(
+        fmt::format("calibration profile '{}' not found (make one with: mpirun -np 2 dtsim calibrate --backend cpu "
+                    "--out {})",
+                    path.string(), v.text()));
+  }
+  return load_calibration_profile(path.string());
+}
+
+std::vector<ScenarioKey> build_keys() {
+  std::vector<ScenarioKey> k;
+  auto add = [&k](std::string path, std::string type, std::string def, std::string doc,
+                  std::function<void(S&, const V&)> set) {
+    k.push_back(ScenarioKey{std::move(path), std::move(type), std::move(def), false, std::move(doc), KeyScope::Run,
+                            std::move(set), nullptr});
+  };
+  auto required = [&k](std::string path, std::string type, std::string doc, std::function<void(S&, const V&)> set) {
+    k.push_back(ScenarioKey{std::move(path), std::move(type), "", true, std::move(doc), KeyScope::Run, std::move(set),
+                            nullptr});
+  };
+  auto add_job = [&k](std::string path, std::string type, std::string def, std::string doc,
+                      std::function<void(J&, const V&)> set) {
+    k.push_back(ScenarioKey{std::move(path), std::move(type), std::move(def), false, std::move(doc), KeyScope::Job,
+                            nullptr, std::move(set)});
+  };
+
+  add("name", "string", "", "A name for the run, shown in summaries and metrics.", [](S& s, const V& v) {
+    s.name = v.text();
+  });
+
+  // model
+  add_job("model.name", "string", "",
+      "A zoo model (`dtsim models list`), `transformer` (see model.transformer.*) or `synthetic` (see "
+      "model.synthetic.*). Give this or model.file.",
+      [](J& j, const V& v) { j.model.name = v.text(); });
+  add_job("model.file", "path", "", "A layer table in the zoo's format (docs/models.md), relative to the scenario file.",
+      [](J& j, const V& v) { j.model.file = v.text(); });
+  add_job("model.batch_per_worker", "count", "32", "Samples each worker processes per iteration.",
+      [](J& j, const V& v) { j.model.batch_per_worker = v.count(1); });
+  add_job("model.dtype", "one of: fp32, tf32, fp16, bf16", "fp32", "Compute dtype (picks the device's peak FLOP/s).",
+      [](J& j, const V& v) { j.model.dtype = v.choice(kDtypes); });
+  add_job("model.grad_dtype", "one of: fp32, tf32, fp16, bf16", "fp32", "Dtype of gradients and parameters on the wire.",
+      [](J& j, const V& v) { j.model.grad_dtype = v.choice(kDtypes); });
+  add_job("model.optimizer", "one of: sgd, momentum, adam", "sgd",
+      "Optimizer; sets the state read and written by the update step (0, 1 or 2 extra copies of the weights).",
+      [](J& j, const V& v) {
+        j.model.optimizer = v.choice<Optimizer>(
+            {{"sgd", Optimizer::Sgd}, {"momentum", Optimizer::Momentum}, {"adam", Optimizer::Adam}});
+      });
+  add_job("model.transformer.layers", "count", "12", "Transformer blocks.",
+      [](J& j, const V& v) { j.model.transformer.layers = v.count(1); });
+  add_job("model.transformer.hidden", "count", "768", "Hidden size d_model.",
+      [](J& j, const V& v) { j.model.transformer.hidden = v.count(1); });
+  add_job("model.transformer.heads", "count", "12", "Attention heads (must divide hidden).",
+      [](J& j, const V& v) { j.model.transformer.heads = v.count(1); });
+  add_job("model.transformer.seq_len", "count", "1024", "Tokens per sample (sequence length).",
+      [](J& j, const V& v) { j.model.transformer.seq_len = v.count(1); });
+  add_job("model.transformer.vocab", "count", "50257", "Vocabulary size.",
+      [](J& j, const V& v) { j.model.transformer.vocab = v.count(1); });
+  add_job("model.transformer.ffn", "count", "0", "Feed-forward width; 0 means 4 x hidden.",
+      [](J& j, const V& v) { j.model.transformer.ffn = v.count(0); });
+  add_job("model.transformer.encoder", "bool", "false", "BERT-style encoder (token types, pooler) instead of GPT-style.",
+      [](J& j, const V& v) { j.model.transformer.encoder = v.boolean(); });
+  add_job("model.synthetic.params", "number", "0", "Synthetic workload: total trainable parameters.",
+      [](J& j, const V& v) { j.model.synthetic_params = v.quantity(Quantity::Number); });
+  add_job("model.synthetic.flops_per_sample", "FLOP count", "0", "Synthetic workload: forward FLOPs per sample.",
+      [](J& j, const V& v) { j.model.synthetic_flops = v.quantity(Quantity::Flops); });
+  add_job("model.synthetic.layers", "count", "1", "Synthetic workload: equal layers the totals are spread over.",
+      [](J& j, const V& v) { j.model.synthetic_layers = v.count(1); });
+
+  // cluster
+  add("cluster.nodes", "count", "1", "Nodes (hosts) in the cluster.", [](S& s, const V& v) {
+    s.cluster.nodes = v.count(1);
+  });
+  add("cluster.devices_per_node", "count", "1", "Devices (GPUs or CPU sockets) per node.",
+      [](S& s, const V& v) { s.cluster.devices_per_node = v.count(1); });
+  required("cluster.device", "string", "A device from the zoo (`dtsim devices`).",
+           [](S& s, const V& v) { s.cluster.device = v.device(); });
+  add("cluster.efficiency", "number", "0",
+      "Achieved fraction of peak FLOP/s, in (0, 1]; 0 takes the device zoo's typical value.",
+      [](S& s, const V& v) {
+        const double e = v.quantity(Quantity::Number);
+        if (e < 0 || e > 1) v.fail(fmt::format("must be in (0, 1] (got {})", v.text()));
+        s.cluster.efficiency = e;
+      });
+  add("cluster.device_mix", "device:nodes list", "",
+      "Heterogeneous cluster: device types node by node, e.g. a100_40gb:2,v100_16gb:2 (the counts sum to "
+      "cluster.nodes); each node computes at its own device's peak and efficiency (cluster.efficiency, when set, "
+      "applies to all). Unset: every node has cluster.device.",
+      [](S& s, const V& v) {
+        s.cluster.node_devices.clear();
+        for (const auto& [name, count] : v.device_counts()) {
+          const DeviceSpec d = ScalarValue("cluster.device_mix", name, v.where()).device();
+          s.cluster.node_devices.insert(s.cluster.node_devices.end(), static_cast<size_t>(count), d);
+        }
+      });
+  add("cluster.intra_node.kind", "one of: nvlink, pcie", "nvlink", "The link between devices of one node.",
+      [](S& s, const V& v) {
+        s.cluster.intra_kind = v.choice<IntraLinkKind>({{"nvlink", IntraLinkKind::NvLink}, {"pcie", IntraLinkKind::Pcie}});
+      });
+  add("cluster.intra_node.rate", "rate", "300GB/s", "Per-device, per-direction bandwidth inside a node.",
+      [](S& s, const V& v) { s.cluster.intra.rate = v.positive(Quantity::Rate); });
+  add("cluster.intra_node.latency", "time", "2us", "Latency of one message inside a node.",
+      [](S& s, const V& v) { s.cluster.intra.latency = v.quantity(Quantity::Time); });
+  add("cluster.nic.count", "count", "1", "NICs per node.", [](S& s, const V& v) { s.cluster.nics = v.count(1); });
+  add("cluster.nic.rate", "rate", "100Gbps", "Per-NIC, per-direction bandwidth.",
+      [](S& s, const V& v) { s.cluster.nic.rate = v.positive(Quantity::Rate); });
+  add("cluster.nic.latency", "time", "5us", "NIC-to-NIC latency of one message (excluding switch hops).",
+      [](S& s, const V& v) { s.cluster.nic.latency = v.quantity(Quantity::Time); });
+  add("cluster.nic_profile", "profile", "",
+      "Slow or flapping NICs: a bandwidth profile, a file of `time factor` lines or inline "
+      "period=2s,duty=0.5,factor=0.25 (full rate for duty x period, then factor x rate); factors in (0, 1] of "
+      "the NIC rate (docs/stragglers.md).",
+      [](S& s, const V& v) { s.cluster.nic_profile.source = v.text(); });
+  add("cluster.nic_profile_nodes", "indices", "", "Nodes whose NICs follow cluster.nic_profile (empty: every node).",
+      [](S& s, const V& v) { s.cluster.nic_profile_nodes = v.indices(); });
+  add("cluster.topology.kind", "one of: star, fat_tree, torus, dragonfly", "star",
+      "How nodes are connected: one switch, a fat-tree, a torus or a dragonfly.", [](S& s, const V& v) {
+        s.cluster.topology.kind = v.choice<TopologyKind>({{"star", TopologyKind::Star},
+                                                          {"fat_tree", TopologyKind::FatTree},
+                                                          {"torus", TopologyKind::Torus},
+                                                          {"dragonfly", TopologyKind::Dragonfly}});
+      });
+  add("cluster.topology.switch_latency", "time", "0.5us", "Latency added per switch or router hop.",
+      [](S& s, const V& v) { s.cluster.topology.switch_latency = v.quantity(Quantity::Time); });
+  add("cluster.topology.nodes_per_switch", "count", "0", "Fat-tree: nodes under one leaf switch (0 = all).",
+      [](S& s, const V& v) { s.cluster.topology.nodes_per_switch = v.count(0); });
+  add("cluster.topology.oversubscription", "number", "1", "Fat-tree: leaf downlink to uplink capacity ratio (>= 1).",
+      [](S& s, const V& v) {
+        const double o = v.quantity(Quantity::Number);
+        if (o < 1) v.fail(fmt::format("must be at least 1 (got {})", v.text()));
+        s.cluster.topology.oversubscription = o;
+      });
+  add("cluster.topology.dims", "dimensions", "", "Torus: dimensions such as 4x4x2 (their product is the node count).",
+      [](S& s, const V& v) { s.cluster.topology.dims = v.dims(); });
+  add("cluster.topology.groups", "count", "0", "Dragonfly: groups.",
+      [](S& s, const V& v) { s.cluster.topology.groups = v.count(0); });
+  add("cluster.topology.routers_per_group", "count", "0", "Dragonfly: routers per group.",
+      [](S& s, const V& v) { s.cluster.topology.routers_per_group = v.count(0); });
+  add("cluster.topology.nodes_per_router", "count", "0", "Dragonfly: nodes per router.",
+      [](S& s, const V& v) { s.cluster.topology.nodes_per_router = v.count(0); });
+  add("cluster.transport", "one of: rdma, tcp", "rdma",
+      "RDMA-like fabric (no slow-start penalty) or TCP (the SimGrid engine applies TCP factors).",
+      [](S& s, const V& v) {
+        s.cluster.transport = v.choice<Transport>({{"rdma", Transport::Rdma}, {"tcp", Transport::Tcp}});
+      });
+  add("cluster.servers.placement", "one of: dedicated, colocated", "dedicated",
+      "Parameter servers on their own hosts, or sharing worker nodes (one shard per node, round robin).",
+      [](S& s, const V& v) {
+        s.cluster.server_placement =
+            v.choice<ServerPlacement>({{"dedicated", ServerPlacement::Dedicated}, {"colocated", ServerPlacement::Colocated}});
+      });
+  add("cluster.servers.device", "string", "cpu_socket", "The device a parameter server aggregates and updates on.",
+      [](S& s, const V& v) { s.cluster.server_device = v.device(); });
+  add("cluster.servers.nic_rate", "rate", "100Gbps", "NIC bandwidth of a dedicated server host.",
+      [](S& s, const V& v) { s.cluster.server_nic.rate = v.positive(Quantity::Rate); });
+  add("cluster.servers.nic_latency", "time", "5us", "NIC latency of a dedicated server host.",
+      [](S& s, const V& v) { s.cluster.server_nic.latency = v.quantity(Quantity::Time); });
+  add("cluster.calibration", "file", "",
+      "A calibration profile from `dtsim calibrate` (relative to the scenario file): compute, link and compression "
+      "costs come from its fitted parameters instead of the device and link figures (docs/calibration.md).",
+      [](S& s, const V& v) { s.cluster.calibration = load_calibration(v); });
+
+  // strategy
+  add_job("strategy.kind", "one of: allreduce, parameter_server", "allreduce", "How gradients are combined.",
+      [](J& j, const V& v) {
+        j.strategy.kind = v.choice<StrategyKind>(
+            {{"allreduce", StrategyKind::AllReduce}, {"parameter_server", StrategyKind::ParameterServer}});
+      });
+  add_job("strategy.workers", "count", "0", "Data-parallel workers; 0 means one per device of the cluster.",
+      [](J& j, const V& v) { j.strategy.workers = v.count(0); });
+  add_job("strategy.allreduce.algorithm", "collective algorithm", "ring",
+      "AllReduce algorithm: ring, double_binary_tree, halving_doubling, hierarchical.",
+      [](J& j, const V& v) { j.strategy.algorithm = v.text(); });
+  add_job("strategy.allreduce.bucket_size", "bytes", "25MB",
+      "Gradient bucket size (PyTorch DDP's bucket_cap_mb); a bucket's AllReduce starts when its last gradient is ready.",
+      [](J& j, const V& v) { j.strategy.bucket_size = v.positive(Quantity::Bytes); });
+  add_job("strategy.allreduce.overlap", "bool", "true", "Overlap bucket AllReduces with the backward pass.",
+      [](J& j, const V& v) { j.strategy.overlap = v.boolean(); });
+  add_job("strategy.dynamic_batch", "bool", "false",
+      "Dynamic batch sizing (BSP): each worker takes a share of the global batch proportional to its speed, "
+      "known in the first iteration (device peak, slow_factor), measured in the previous one afterwards.",
+      [](J& j, const V& v) { j.strategy.dynamic_batch = v.boolean(); });
+  add_job("strategy.parameter_server.shards", "count", "1", "Parameter-server shards (one server rank each).",
+      [](J& j, const V& v) { j.strategy.ps_shards = v.count(1); });
+  add_job("strategy.parameter_server.split", "one of: even, by_layer", "even",
+      "Parameters split evenly across shards, or whole layers assigned to shards (greedy balance).",
+      [](J& j, const V& v) { j.strategy.ps_split = v.choice<PsSplit>({{"even", PsSplit::Even}, {"by_layer", PsSplit::ByLayer}}); });
+
+  // gradient compression (docs/compression.md)
+  add_job("compression.method", "one of: none, fp16, bf16, int8, qsgd, topk, randomk, sign, powersgd", "none",
+          "Gradient compressor. Dense ones (fp16, bf16, int8, qsgd) are AllReduced; topk, randomk and sign are "
+          "AllGathered (their size grows with the workers); powersgd runs two AllReduces (P and Q).",
+          [](J& j, const V& v) {
+            std::vector<std::pair<std::string, std::string>> names;
+            for (std::string_view n : compressor_names()) names.emplace_back(n, n);
+            j.compression.method = v.choice(names);
+          });
+  add_job("compression.levels", "count", "127", "qsgd: quantisation levels s (ceil(log2(s+1)) + 1 bits per element).",
+          [](J& j, const V& v) { j.compression.levels = v.count(1); });
+  add_job("compression.ratio", "number", "0.01", "topk and randomk: fraction of the elements sent, in (0, 1].",
+          [](J& j, const V& v) {
+            const double r = v.quantity(Quantity::Number);
+            if (!(r > 0) || r > 1) v.fail(fmt::format("must be in (0, 1] (got {})", v.text()));
+            j.compression.ratio = r;
+          });
+  add_job("compression.error_feedback", "bool", "true",
+          "Keep what was not sent and add it to the next gradient (costs 2 FLOPs and 6 element passes per "
+          "element; fp16 and bf16 ignore it).",
+          [](J& j, const V& v) { j.compression.error_feedback = v.boolean(); });
+  add_job("compression.rank", "count", "4", "powersgd: rank r of the factors P and Q.",
+          [](J& j, const V& v) { j.compression.rank = v.count(1); });
+  add_job("compression.min_size", "bytes", "0B", "Buckets (or layers) smaller than this go uncompressed.",
+          [](J& j, const V& v) { j.compression.min_size = v.quantity(Quantity::Bytes); });
+  add_job("compression.granularity", "one of: bucket, layer", "bucket",
+          "Compress each gradient bucket, or each layer's gradient on its own (parameter server: each shard).",
+          [](J& j, const V& v) {
+            j.compression.granularity = v.choice<CompressionGranularity>(
+                {{"bucket", CompressionGranularity::Bucket}, {"layer", CompressionGranularity::Layer}});
+          });
+  add_job("compression.cost_scale", "number", "1",
+          "Advanced: multiplies every compress and decompress cost (0 makes compression free, for what-if runs "
+          "and calibration).",
+          [](J& j, const V& v) { j.compression.cost_scale = v.at_least(0.0); });
+
+  // placement of the job on the cluster
+  add_job("placement.first_node", "count", "0", "First node the job runs on.",
+          [](J& j, const V& v) { j.placement.first_node = v.count(0); });
+  add_job("placement.nodes", "count", "0", "Nodes the job runs on; 0 means all from first_node on.",
+          [](J& j, const V& v) { j.placement.nodes = v.count(0); });
+  add_job("placement.first_local", "count", "0", "First device within each node the job uses.",
+          [](J& j, const V& v) { j.placement.first_local = v.count(0); });
+  add_job("placement.devices_per_node", "count", "0",
+          "Devices per node the job uses; 0 means all from first_local on.",
+          [](J& j, const V& v) { j.placement.devices_per_node = v.count(0); });
+
+  // stragglers
+  add_job("stragglers.slow_workers", "indices", "",
+          "Workers (indices within the job, e.g. 0,5) whose compute is always slower by slow_factor.",
+          [](J& j, const V& v) { j.stragglers.slow_workers = v.indices(); });
+  add_job("stragglers.slow_factor", "number", "1", "How many times slower the slow workers compute (>= 1).",
+          [](J& j, const V& v) { j.stragglers.slow_factor = v.at_least(1.0); });
+  add_job("stragglers.jitter", "one of: none, lognormal, exponential, hiccup", "none",
+          "Per-iteration random slowdown of every worker's compute, seeded by run.seed.", [](J& j, const V& v) {
+            j.stragglers.jitter = v.choice<Jitter>({{"none", Jitter::None},
+                                                    {"lognormal", Jitter::Lognormal},
+                                                    {"exponential", Jitter::Exponential},
+                                                    {"hiccup", Jitter::Hiccup}});
+          });
+  add_job("stragglers.sigma", "number", "0.1", "lognormal: standard deviation of the factor's logarithm (median 1).",
+          [](J& j, const V& v) { j.stragglers.sigma = v.at_least(0.0); });
+  add_job("stragglers.tail_mean", "number", "0.1", "exponential: the factor is 1 + an exponential of this mean.",
+          [](J& j, const V& v) { j.stragglers.tail_mean = v.at_least(0.0); });
+  add_job("stragglers.hiccup_probability", "number", "0.01", "hiccup: chance per worker and iteration of a hiccup.",
+          [](J& j, const V& v) {
+            const double p = v.at_least(0.0);
+            if (p > 1) v.fail(fmt::format("must be at most 1 (got {})", v.text()));
+            j.stragglers.hiccup_probability = p;
+          });
+  add_job("stragglers.hiccup_factor", "number", "3", "hiccup: how many times slower a hiccuping iteration computes.",
+          [](J& j, const V& v) { j.stragglers.hiccup_factor = v.at_least(1.0); });
+
+  add_job("stragglers.speed_profile", "profile", "",
+          "Time-varying device speed: a file of `time factor` lines (optionally `period 60s`) or inline "
+          "period=10s,duty=0.5,factor=0.5; factors > 0 multiply the device's speed (docs/stragglers.md).",
+          [](J& j, const V& v) { j.stragglers.speed_profile.source = v.text(); });
+  add_job("stragglers.profile_workers", "indices", "",
+          "Workers (indices within the job) whose device follows stragglers.speed_profile (empty: every worker).",
+          [](J& j, const V& v) { j.stragglers.profile_workers = v.indices(); });
+
+  // sync and run
+  add_job("sync.policy", "one of: bsp, asp, ssp, local_sgd, backup, gossip", "bsp",
+          "Bulk-synchronous; asynchronous (parameter server: each push applied at once, the worker pulls the "
+          "latest); stale-synchronous (as asp, but a worker waits while more than sync.staleness iterations ahead); "
+          "local SGD (AllReduce: workers step alone and average their models every sync.period iterations); "
+          "backup workers (AllReduce: each iteration keeps the first gradients and drops the sync.backup_workers "
+          "slowest); gossip (AD-PSGD: each worker averages its model with one random peer after each step, no "
+          "barrier).",
+          [](J& j, const V& v) {
+            j.sync.kind = v.choice<SyncKind>({{"bsp", SyncKind::Bsp},
+                                              {"asp", SyncKind::Asp},
+                                              {"ssp", SyncKind::Ssp},
+                                              {"local_sgd", SyncKind::LocalSgd},
+                                              {"backup", SyncKind::Backup},
+                                              {"gossip", SyncKind::Gossip}});
+          });
+  add_job("sync.period", "count", "1", "local SGD: iterations between two model averages (H >= 1).",
+          [](J& j, const V& v) { j.sync.period = v.count(1); });
+  add_job("sync.staleness", "count", "0", "SSP: the staleness bound s (s = 0 waits for every worker each iteration).",
+          [](J& j, const V& v) { j.sync.staleness = v.count(0); });
+  add_job("sync.backup_workers", "count", "0",
+          "backup: b of the job's workers are spares; each iteration keeps the first (workers - b) gradients and "
+          "drops the b slowest (Chen et al. 2016).",
+          [](J& j, const V& v) { j.sync.backup_workers = v.count(0); });
+  add("run.iterations", "count", "10", "Iterations to run (after warm-up).",
+      [](S& s, const V& v) { s.run.iterations = v.count(1); });
+  add("run.warmup", "count", "1", "Warm-up iterations, run first and left out of the statistics.",
+      [](S& s, const V& v) { s.run.warmup = v.count(0); });
+  add("run.engine", "one of: simgrid, analytical", "simgrid",
+      "The executor: discrete events on SimGrid (contention is real), or closed forms (fast, no contention).",
+      [](S& s, const V& v) { s.run.engine = v.choice<Engine>({{"analytical", Engine::Analytical}, {"simgrid", Engine::SimGrid}}); });
+  add("run.fidelity", "one of: flow, step", "flow",
+      "SimGrid detail: one flow per link per collective phase, or every round of the algorithm as a message.",
+      [](S& s, const V& v) { s.run.fidelity = v.choice<Fidelity>({{"flow", Fidelity::Flow}, {"step", Fidelity::Step}}); });
+  add("run.fuse_compute", "bool", "true",
+      "SimGrid: issue consecutive compute ops nothing else waits on as one activity (same results, faster).",
+      [](S& s, const V& v) { s.run.fuse_compute = v.boolean(); });
+  add("run.seed", "count", "1", "Seed of every random choice in the run.",
+      [](S& s, const V& v) { s.run.seed = v.count(0); });
+  add_fault_keys(k);
+  add_convergence_keys(k);
+  return k;
+}
+
+}  // namespace
+
+const std::vector<ScenarioKey>& scenario_keys() {
+  static const std::vector<ScenarioKey> keys = build_keys();
+  return keys;
+}
+
+const ScenarioKey* find_scenario_key(const std::string& path) {
+  for (const auto& key : scenario_keys()) {
+    if (key.path == path) return &key;
+  }
+  return nullptr;
+}
+
+std::string scenario_keys_markdown() {
+  std::string out =
+      "# Scenario keys\n\n"
+      "Generated by `dtsim keys --markdown` from the loader's key table (core/scenario/schema.cpp); a test keeps\n"
+      "this file in step. Units: sizes B, KB, MB, GB, TB, KiB, MiB, GiB, TiB; rates bps, Kbps, Mbps, Gbps, Tbps,\n"
+      "B/s, KB/s, MB/s, GB/s, TB/s, KiB/s, MiB/s, GiB/s; times ns, us, ms, s, min, h; FLOP counts FLOP, GFLOP,\n"
+      "TFLOP, ...; FLOP rates GFLOPS, TFLOPS, PFLOPS. Any key can be overridden with `--set key=value`.\n\n"
+      "Job keys (`model.*`, `strategy.*`, `compression.*`, `placement.*`, `sync.*`, `stragglers.*`, `faults.*`)\n"
+      "describe one training job. For one job they go at the top level. For several jobs sharing the cluster,\n"
+      "give a `jobs:` list instead; each entry holds a `name` and its own job keys, and `--set jobs.N.key=value`\n"
+      "reaches job N (from 0). Two jobs may not share a device. See `scenarios/two_jobs.yaml` and\n"
+      "`scenarios/ps_vs_allreduce.yaml`.\n\n"
+      "| key | type | default | meaning |\n|---|---|---|---|\n";
+  for (const auto& key : scenario_keys()) {
+    const std::string def = key.required ? "(required)" : (key.default_value.empty() ? "-" : key.default_value);
+    out += fmt::format("| `{}` | {} | {} | {} |\n", key.path, key.type, def, key.doc);
+  }
+  return out;
+}
+
+}  // namespace dtsim

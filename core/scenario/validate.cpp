@@ -1,0 +1,313 @@
+// Cross-key validation of a scenario: required keys, model resolution, placement of each job
+// on the cluster, topology shapes, and the collective algorithm's needs.
+#include "core/scenario/validate.hpp"
+
+#include <filesystem>
+#include <limits>
+#include <numeric>
+
+#include <fmt/format.h>
+
+#include "core/collectives/collective.hpp"
+#include "core/scenario/schema.hpp"
+#include "core/zoo/model_file.hpp"
+
+namespace dtsim {
+namespace {
+
+bool is_set(const Scenario& s, const std::string& key) { return s.where.count(key) > 0; }
+
+[[noreturn]] void fail_at(const Scenario& s, const std::string& key, const std::string& message) {
+  throw InputError(s.location_of(key), message);
+}
+
+void check_required(const Scenario& s) {
+  for (const auto& key : scenario_keys()) {
+    if (key.required && !is_set(s, key.path)) {
+      throw InputError(SourceLocation{s.path}, fmt::format("missing key '{}' ({})", key.path, key.doc));
+    }
+  }
+}
+
+void resolve_workload(const Scenario& s, size_t index, JobSpec& job) {
+  const ModelSpec& m = job.model;
+  const std::string name_key = s.job_key(index, "model.name");
+  const std::string file_key = s.job_key(index, "model.file");
+  if (!is_set(s, name_key) && !is_set(s, file_key)) {
+    throw InputError(SourceLocation{s.path}, fmt::format("missing key '{}' (a zoo model, transformer or synthetic) or "
+                                                         "'{}'", name_key, file_key));
+  }
+  if (is_set(s, name_key) && is_set(s, file_key)) fail_at(s, file_key, fmt::format("give {} or {}, not both", name_key, file_key));
+  if (!m.file.empty()) {
+    std::filesystem::path p(m.file);
+    if (p.is_relative()) p = std::filesystem::path(s.path).parent_path() / p;
+    if (!std::filesystem::exists(p)) fail_at(s, file_key, fmt::format("{}: no such file '{}'", file_key, p.string()));
+    job.workload = load_model_file(p.string());
+  } else if (m.name == "transformer") {
+    if (m.transformer.hidden % m.transformer.heads != 0) {
+      const std::string key = s.job_key(index, "model.transformer.heads");
+      fail_at(s, key, fmt::format("{}: {} does not divide hidden size {}", key, m.transformer.heads, m.transformer.hidden));
+    }
+    job.workload = make_transformer(m.transformer, "transformer");
+  } else if (m.name == "synthetic") {
+    if (m.synthetic_params <= 0 || m.synthetic_flops <= 0) {
+      fail_at(s, name_key, "a synthetic model needs model.synthetic.params and model.synthetic.flops_per_sample > 0");
+    }
+    job.workload = make_synthetic(m.synthetic_params, m.synthetic_flops, m.synthetic_layers);
+  } else {
+    try {
+      job.workload = load_zoo_model(m.name);
+    } catch (const InputError& e) {
+      fail_at(s, name_key, fmt::format("{}: {}", name_key, e.message()));
+    }
+  }
+}
+
+void check_topology(const Scenario& s) {
+  const TopologySpec& t = s.cluster.topology;
+  const int nodes = s.cluster.nodes;
+  if (t.kind == TopologyKind::Torus) {
+    if (t.dims.empty()) fail_at(s, "cluster.topology.kind", "a torus needs cluster.topology.dims (e.g. 4x4x2)");
+    const long product = std::accumulate(t.dims.begin(), t.dims.end(), 1L, std::multiplies<>());
+    if (product != nodes) {
+      fail_at(s, "cluster.topology.dims", fmt::format("cluster.topology.dims: {} has {} positions but the cluster has {} "
+                                                      "nodes", fmt::join(t.dims, "x"), product, nodes));
+    }
+  }
+  if (t.kind == TopologyKind::Dragonfly) {
+    const long product = static_cast<long>(t.groups) * t.routers_per_group * t.nodes_per_router;
+    if (product != nodes) {
+      fail_at(s, "cluster.topology.kind",
+              fmt::format("a dragonfly of {} groups x {} routers x {} nodes holds {} nodes but the cluster has {} "
+                          "(set cluster.topology.groups, routers_per_group, nodes_per_router)",
+                          t.groups, t.routers_per_group, t.nodes_per_router, product, nodes));
+    }
+  }
+}
+
+// The job's devices lie inside the cluster, hold its workers, and no other job uses them.
+void check_placement(const Scenario& s, size_t index, std::vector<int>& owner) {
+  const JobSpec& job = s.jobs[index];
+  const ClusterSpec& c = s.cluster;
+  const PlacementSpec& p = job.placement;
+  auto key = [&](const char* k) { return s.job_key(index, k); };
+  if (p.first_node >= c.nodes) {
+    fail_at(s, key("placement.first_node"),
+            fmt::format("{}: node {} is outside the cluster ({} nodes)", key("placement.first_node"), p.first_node, c.nodes));
+  }
+  if (p.first_local >= c.devices_per_node) {
+    fail_at(s, key("placement.first_local"), fmt::format("{}: device {} is outside a node ({} devices per node)",
+                                                         key("placement.first_local"), p.first_local, c.devices_per_node));
+  }
+  if (p.first_node + job.node_count(c) > c.nodes) {
+    fail_at(s, key("placement.nodes"), fmt::format("{}: nodes {}..{} exceed the cluster ({} nodes)", key("placement.nodes"),
+                                                   p.first_node, p.first_node + job.node_count(c) - 1, c.nodes));
+  }
+  if (p.first_local + job.local_count(c) > c.devices_per_node) {
+    fail_at(s, key("placement.devices_per_node"),
+            fmt::format("{}: devices {}..{} exceed a node ({} devices per node)", key("placement.devices_per_node"),
+                        p.first_local, p.first_local + job.local_count(c) - 1, c.devices_per_node));
+  }
+  const int devices = job.devices(c);
+  if (job.workers(c) > devices) {
+    const std::string where_key = is_set(s, key("strategy.workers")) ? key("strategy.workers") : "cluster.nodes";
+    fail_at(s, where_key, fmt::format("ranks ({}) exceed devices in the {} ({})", job.workers(c),
+                                      s.jobs.size() > 1 ? "job's placement" : "cluster", devices));
+  }
+  for (int n = p.first_node; n < p.first_node + job.node_count(c); ++n) {
+    for (int l = p.first_local; l < p.first_local + job.local_count(c); ++l) {
+      int& o = owner[static_cast<size_t>(n) * c.devices_per_node + l];
+      if (o >= 0) {
+        std::string at_key = key("name");
+        for (const char* k : {"placement.devices_per_node", "placement.nodes", "placement.first_local",
+                              "placement.first_node"}) {
+          if (is_set(s, key(k))) at_key = key(k);
+        }
+        fail_at(s, at_key, fmt::format("job '{}' and job '{}' both use device {} of node {}",
+                                                            s.jobs[o].name, job.name, l, n));
+      }
+      o = static_cast<int>(index);
+    }
+  }
+}
+
+void check_stragglers(const Scenario& s, size_t index) {
+  const JobSpec& job = s.jobs[index];
+  const std::string key = s.job_key(index, "stragglers.slow_workers");
+  for (int w : job.stragglers.slow_workers) {
+    if (w >= job.workers(s.cluster)) {
+      fail_at(s, key, fmt::format("{}: worker {} does not exist (the job has workers 0..{})", key, w,
+                                  job.workers(s.cluster) - 1));
+    }
+  }
+}
+
+// A profile key's value: an inline spec, or a file relative to the scenario's folder.
+Profile resolve_profile(const Scenario& s, const std::string& key, const std::string& text, double max_factor) {
+  if (text.empty()) return Profile{};
+  if (is_inline_profile(text)) {
+    try {
+      return parse_inline_profile(text, max_factor);
+    } catch (const InputError& e) {
+      fail_at(s, key, fmt::format("{}: {}", key, e.message()));
+    }
+  }
+  std::filesystem::path p(text);
+  if (p.is_relative()) p = std::filesystem::path(s.path).parent_path() / p;
+  if (!std::filesystem::exists(p)) {
+    fail_at(s, key,
+            fmt::format("{}: no such file '{}' (give a profile file, or e.g. period=2s,duty=0.5,factor=0.25)", key,
+                        p.string()));
+  }
+  return load_profile(p.string(), max_factor);
+}
+
+void check_indices(const Scenario& s, const std::string& key, const std::vector<int>& indices, int count,
+                   const char* what) {
+  for (int i : indices) {
+    if (i >= count) fail_at(s, key, fmt::format("{}: {} {} does not exist (valid: 0..{})", key, what, i, count - 1));
+  }
+}
+
+// Heterogeneous nodes and NIC profiles (cluster keys).
+void finish_cluster(Scenario& s) {
+  ClusterSpec& c = s.cluster;
+  if (!c.node_devices.empty()) {
+    if (static_cast<int>(c.node_devices.size()) != c.nodes) {
+      fail_at(s, "cluster.device_mix",
+              fmt::format("cluster.device_mix: the counts sum to {} nodes but the cluster has {}",
+                          c.node_devices.size(), c.nodes));
+    }
+    c.node_efficiency.clear();
+    for (const DeviceSpec& d : c.node_devices) {
+      c.node_efficiency.push_back(is_set(s, "cluster.efficiency") ? c.efficiency : d.efficiency);
+    }
+  }
+  c.nic_profile = resolve_profile(s, "cluster.nic_profile", c.nic_profile.source, 1.0);
+  if (!c.nic_profile.times.empty() && c.transport == Transport::Tcp && s.run.engine == Engine::SimGrid) {
+    fail_at(s, "cluster.nic_profile",
+            "cluster.nic_profile: the SimGrid engine applies NIC bandwidth profiles under cluster.transport: rdma only "
+            "(SimGrid 3.32 keeps a TCP flow at the rate its route had when it started; the analytical engine takes "
+            "both)");
+  }
+  check_indices(s, "cluster.nic_profile_nodes", c.nic_profile_nodes, c.nodes, "node");
+}
+
+void finish_job_profiles(const Scenario& s, size_t index, JobSpec& job) {
+  StragglerSpec& st = job.stragglers;
+  st.speed_profile = resolve_profile(s, s.job_key(index, "stragglers.speed_profile"), st.speed_profile.source,
+                                     std::numeric_limits<double>::infinity());
+  check_indices(s, s.job_key(index, "stragglers.profile_workers"), st.profile_workers, job.workers(s.cluster),
+                "worker");
+  if (job.strategy.dynamic_batch && job.sync.kind != SyncKind::Bsp) {
+    const std::string key = s.job_key(index, "strategy.dynamic_batch");
+    fail_at(s, key, fmt::format("{}: dynamic batch sizing balances bsp jobs only (set sync.policy: bsp)", key));
+  }
+}
+
+void check_strategy(const Scenario& s, size_t index) {
+  const JobSpec& job = s.jobs[index];
+  if (job.sync.kind == SyncKind::LocalSgd && job.strategy.kind != StrategyKind::AllReduce) {
+    const std::string key = s.job_key(index, "sync.policy");
+    fail_at(s, key, fmt::format("{}: 'local_sgd' averages models with an AllReduce (set strategy.kind: allreduce)", key));
+  }
+  if ((job.sync.kind == SyncKind::Asp || job.sync.kind == SyncKind::Ssp) &&
+      job.strategy.kind != StrategyKind::ParameterServer) {
+    const std::string key = s.job_key(index, "sync.policy");
+    fail_at(s, key, fmt::format("{}: '{}' needs a parameter server (set strategy.kind: parameter_server); an "
+                                "AllReduce job is bsp", key, job.sync.kind == SyncKind::Asp ? "asp" : "ssp"));
+  }
+  if (job.strategy.kind != StrategyKind::AllReduce) return;
+  const std::string key = s.job_key(index, "strategy.allreduce.algorithm");
+  const int workers = job.workers(s.cluster);
+  const int per_node = std::min(job.local_count(s.cluster), workers);
+  GroupShape group{workers, workers % per_node == 0 ? per_node : 1, 0};
+  try {
+    const CollectiveAlgorithm& algo = find_algorithm(job.strategy.algorithm);
+    const std::string why = algo.unsupported_reason(CollectiveKind::AllReduce, group);
+    if (!why.empty()) fail_at(s, key, fmt::format("{}: {}", key, why));
+  } catch (const InputError& e) {
+    if (!e.where().file.empty()) throw;
+    fail_at(s, key, fmt::format("{}: {}", key, e.message()));
+  }
+}
+
+// Backup workers and gossip are AllReduce-side policies; backup keeps at least one gradient.
+void check_sync(const Scenario& s, size_t index) {
+  const JobSpec& job = s.jobs[index];
+  const SyncKind kind = job.sync.kind;
+  if (kind != SyncKind::Backup && kind != SyncKind::Gossip) return;
+  const std::string policy = s.job_key(index, "sync.policy");
+  const char* name = kind == SyncKind::Backup ? "backup" : "gossip";
+  if (job.strategy.kind != StrategyKind::AllReduce) {
+    fail_at(s, policy,
+            fmt::format("{}: '{}' is modelled for AllReduce jobs (set strategy.kind: allreduce); a parameter "
+                        "server's answer to stragglers is asp or ssp",
+                        policy, name));
+  }
+  const int workers = job.workers(s.cluster);
+  if (kind == SyncKind::Backup && job.sync.backup_workers >= workers) {
+    const std::string key = s.job_key(index, "sync.backup_workers");
+    fail_at(s, key,
+            fmt::format("{}: {} backup workers leave no gradient to keep (the job has {} workers: use 0..{})", key,
+                        job.sync.backup_workers, workers, workers - 1));
+  }
+  if (kind == SyncKind::Gossip && workers < 2) {
+    fail_at(s, policy, fmt::format("{}: 'gossip' needs at least 2 workers (the job has {})", policy, workers));
+  }
+  if (kind == SyncKind::Gossip && job.compression.method != "none") {
+    const std::string key = s.job_key(index, "compression.method");
+    fail_at(s, key, fmt::format("{}: gossip exchanges whole models, uncompressed (use compression.method: none)", key));
+  }
+}
+
+// PowerSGD's factors must be AllReduced: a parameter server cannot combine them.
+void check_compression(const Scenario& s, size_t index) {
+  const JobSpec& job = s.jobs[index];
+  if (job.strategy.kind == StrategyKind::ParameterServer && job.compression.method == "powersgd") {
+    const std::string key = s.job_key(index, "compression.method");
+    fail_at(s, key, fmt::format("{}: powersgd needs strategy.kind allreduce (its factors P and Q are AllReduced)", key));
+  }
+}
+
+}  // namespace
+
+std::string Scenario::job_key(size_t job, const std::string& key) const {
+  return job_list ? fmt::format("jobs.{}.{}", job, key) : key;
+}
+
+SourceLocation Scenario::location_of(const std::string& key) const {
+  const auto it = where.find(key);
+  return it != where.end() ? it->second : SourceLocation{path};
+}
+
+std::string_view engine_name(Engine e) { return e == Engine::Analytical ? "analytical" : "simgrid"; }
+std::string_view fidelity_name(Fidelity f) { return f == Fidelity::Flow ? "flow" : "step"; }
+std::string_view strategy_name(StrategyKind k) {
+  return k == StrategyKind::AllReduce ? "allreduce" : "parameter_server";
+}
+
+void finish_scenario(Scenario& s) {
+  check_required(s);
+  if (s.cluster.efficiency == 0) s.cluster.efficiency = s.cluster.device.efficiency;
+  if (!is_set(s, "cluster.servers.nic_rate")) s.cluster.server_nic.rate = s.cluster.nic.rate;
+  if (!is_set(s, "cluster.servers.nic_latency")) s.cluster.server_nic.latency = s.cluster.nic.latency;
+  if (s.name.empty()) s.name = std::filesystem::path(s.path).stem().string();
+  if (!s.job_list) s.jobs[0].name = s.name;
+  check_topology(s);
+  finish_cluster(s);
+  std::vector<int> owner(static_cast<size_t>(s.cluster.devices()), -1);
+  for (size_t i = 0; i < s.jobs.size(); ++i) {
+    resolve_workload(s, i, s.jobs[i]);
+    check_placement(s, i, owner);
+    check_strategy(s, i);
+    check_stragglers(s, i);
+    finish_job_profiles(s, i, s.jobs[i]);
+    finish_faults(s, i, s.jobs[i]);
+    check_compression(s, i);
+    check_sync(s, i);
+  }
+  finish_convergence(s);
+}
+
+}  // namespace dtsim

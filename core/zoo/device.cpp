@@ -1,0 +1,72 @@
+// The device zoo, loaded from the embedded core/zoo/data/devices.yaml.
+#include "core/zoo/device.hpp"
+
+#include <algorithm>
+
+#include <fmt/format.h>
+#include <yaml-cpp/yaml.h>
+
+#include "core/zoo/embedded_data.hpp"
+#include "core/base/error.hpp"
+#include "core/base/suggest.hpp"
+#include "core/base/units.hpp"
+
+namespace dtsim {
+namespace {
+
+constexpr std::string_view kDevicesFile = "devices.yaml";
+
+YAML::Node devices_node() {
+  const auto text = data::find(kDevicesFile);
+  if (!text) throw RuntimeError("the device zoo (devices.yaml) is not compiled in");
+  return YAML::Load(std::string(*text))["devices"];
+}
+
+double optional_quantity(const YAML::Node& n, const char* key, Quantity q) {
+  const YAML::Node v = n[key];
+  return v ? parse_quantity(v.as<std::string>(), q) : 0.0;
+}
+
+}  // namespace
+
+double DeviceSpec::peak(Dtype d) const {
+  double p = 0;
+  switch (d) {
+    case Dtype::Fp32: p = peak_fp32; break;
+    case Dtype::Tf32: p = peak_tf32; break;
+    case Dtype::Fp16: p = peak_fp16; break;
+    case Dtype::Bf16: p = peak_bf16; break;
+  }
+  return p > 0 ? p : peak_fp32;
+}
+
+std::vector<std::string> device_names() {
+  std::vector<std::string> names;
+  for (const auto& kv : devices_node()) names.push_back(kv.first.as<std::string>());
+  std::sort(names.begin(), names.end());
+  return names;
+}
+
+DeviceSpec load_device(std::string_view name) {
+  const YAML::Node all = devices_node();
+  const YAML::Node n = all[std::string(name)];
+  if (!n) {
+    const auto names = device_names();
+    throw InputError(fmt::format("unknown device '{}' (valid: {}){}", name, fmt::join(names, ", "),
+                                 did_you_mean(name, names)));
+  }
+  DeviceSpec d;
+  d.name = std::string(name);
+  d.description = n["description"].as<std::string>();
+  d.source = n["source"].as<std::string>();
+  d.peak_fp32 = optional_quantity(n, "fp32", Quantity::FlopRate);
+  d.peak_tf32 = optional_quantity(n, "tf32", Quantity::FlopRate);
+  d.peak_fp16 = optional_quantity(n, "fp16", Quantity::FlopRate);
+  d.peak_bf16 = optional_quantity(n, "bf16", Quantity::FlopRate);
+  d.mem_bandwidth = optional_quantity(n, "mem_bandwidth", Quantity::Rate);
+  d.mem_capacity = optional_quantity(n, "mem_capacity", Quantity::Bytes);
+  d.efficiency = n["efficiency"].as<double>();
+  return d;
+}
+
+}  // namespace dtsim

@@ -1,0 +1,32 @@
+// The device zoo: accelerators and CPU sockets with peak FLOP/s per dtype and memory figures.
+#pragma once
+
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "core/base/dtype.hpp"
+
+namespace dtsim {
+
+struct DeviceSpec {
+  std::string name;         // zoo key, e.g. "a100_40gb"
+  std::string description;  // e.g. "NVIDIA A100 SXM4 40GB"
+  std::string source;       // data sheet the numbers come from
+  double peak_fp32 = 0;     // dense FLOP/s
+  double peak_tf32 = 0;     // 0 when the device has no tf32 mode (falls back to fp32)
+  double peak_fp16 = 0;
+  double peak_bf16 = 0;     // 0 when unsupported (falls back to fp32)
+  double mem_bandwidth = 0; // bytes/s
+  double mem_capacity = 0;  // bytes
+  double efficiency = 0;    // typical achieved fraction of peak on large training kernels
+
+  // Peak for a dtype, falling back to fp32 where the device lacks the mode.
+  double peak(Dtype d) const;
+};
+
+std::vector<std::string> device_names();
+// Throws InputError naming the valid devices.
+DeviceSpec load_device(std::string_view name);
+
+}  // namespace dtsim

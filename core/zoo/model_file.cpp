@@ -1,0 +1,171 @@
+// The model file format (docs/models.md): a layer table in YAML, checked line by line so that every mistake
+// comes back as one error with file:line:col.
+#include "core/zoo/model_file.hpp"
+
+#include <algorithm>
+#include <charconv>
+#include <cmath>
+#include <fstream>
+#include <map>
+#include <sstream>
+#include <string>
+#include <vector>
+
+#include <fmt/format.h>
+#include <fmt/ranges.h>
+#include <yaml-cpp/yaml.h>
+
+#include "core/base/error.hpp"
+#include "core/base/suggest.hpp"
+
+namespace dtsim {
+namespace {
+
+const std::vector<std::string> kKeys{"name", "source", "counts", "input", "columns", "layers"};
+const std::vector<std::string> kRequiredKeys{"name", "counts", "columns", "layers"};
+const std::vector<std::string> kColumns{"name", "params", "fwd_flops", "bwd_flops", "activations"};
+const std::vector<std::string> kRequiredColumns{"name", "params", "fwd_flops"};
+
+SourceLocation at(const std::string& origin, const YAML::Mark& mark) {
+  if (mark.is_null()) return SourceLocation{origin, 0, 0};
+  return SourceLocation{origin, mark.line + 1, mark.column + 1};
+}
+
+class Parser {
+ public:
+  explicit Parser(const std::string& origin) : origin_(origin) {}
+
+  Workload parse(std::string_view text) {
+    YAML::Node root;
+    try {
+      root = YAML::Load(std::string(text));
+    } catch (const YAML::Exception& e) {
+      throw InputError(at(origin_, e.mark), e.msg);
+    }
+    if (!root.IsMap()) fail(root, "a model file is a map with the keys " + fmt::format("{}", fmt::join(kKeys, ", ")));
+    std::map<std::string, YAML::Node> keys;
+    for (const auto& entry : root) {
+      const std::string key = entry.first.Scalar();
+      if (std::find(kKeys.begin(), kKeys.end(), key) == kKeys.end()) {
+        fail(entry.first, fmt::format("unknown key '{}'{}", key, did_you_mean(key, kKeys)));
+      }
+      if (keys.contains(key)) fail(entry.first, fmt::format("duplicate key '{}'", key));
+      keys[key] = entry.second;
+    }
+    for (const auto& key : kRequiredKeys) {
+      if (!keys.contains(key)) fail(root, fmt::format("missing key '{}'", key));
+    }
+
+    Workload w;
+    w.name = text_of(keys["name"], "name");
+    if (keys.contains("source")) w.source = text_of(keys["source"], "source");
+    if (keys.contains("input")) w.input = text_of(keys["input"], "input");
+    const std::string counts = text_of(keys["counts"], "counts");
+    if (counts != "flops" && counts != "macs") {
+      fail(keys["counts"], fmt::format("'counts' is 'flops' or 'macs', not '{}'", counts));
+    }
+    read_columns(keys["columns"]);
+    read_layers(keys["layers"], counts == "macs" ? 2.0 : 1.0, w);
+    return w;
+  }
+
+ private:
+  [[noreturn]] void fail(const YAML::Node& node, const std::string& message) const {
+    throw InputError(at(origin_, node.Mark()), message);
+  }
+
+  std::string text_of(const YAML::Node& node, const std::string& key) const {
+    if (!node.IsScalar() || node.Scalar().empty()) fail(node, fmt::format("'{}' must be a text", key));
+    return node.Scalar();
+  }
+
+  void read_columns(const YAML::Node& node) {
+    if (!node.IsSequence()) fail(node, fmt::format("'columns' must be a list such as [{}]", fmt::join(kColumns, ", ")));
+    for (const auto& c : node) {
+      const std::string column = c.IsScalar() ? c.Scalar() : std::string();
+      if (std::find(kColumns.begin(), kColumns.end(), column) == kColumns.end()) {
+        fail(c, fmt::format("unknown column '{}'{}", column, did_you_mean(column, kColumns)));
+      }
+      if (std::find(columns_.begin(), columns_.end(), column) != columns_.end()) {
+        fail(c, fmt::format("duplicate column '{}'", column));
+      }
+      columns_.push_back(column);
+    }
+    for (const auto& required : kRequiredColumns) {
+      if (std::find(columns_.begin(), columns_.end(), required) == columns_.end()) {
+        fail(node, fmt::format("'columns' lacks '{}'", required));
+      }
+    }
+  }
+
+  void read_layers(const YAML::Node& node, double flops_per_count, Workload& w) const {
+    if (!node.IsSequence() || node.size() == 0) fail(node, "'layers' must be a non-empty list of rows");
+    const std::string row_shape = fmt::format("[{}]", fmt::join(columns_, ", "));
+    std::map<std::string, size_t> seen;
+    for (size_t i = 0; i < node.size(); ++i) {
+      const YAML::Node row = node[i];
+      if (!row.IsSequence()) fail(row, fmt::format("layer {} is not a row like {}", i + 1, row_shape));
+      if (row.size() != columns_.size()) {
+        fail(row, fmt::format("layer {} has {} values, expected {} {}", i + 1, row.size(), columns_.size(), row_shape));
+      }
+      Layer layer;
+      bool has_bwd = false;
+      for (size_t c = 0; c < columns_.size(); ++c) {
+        if (columns_[c] == "name") layer.name = row_name(row[c], i);
+      }
+      if (const auto [it, fresh] = seen.emplace(layer.name, i + 1); !fresh) {
+        fail(row, fmt::format("layer {} repeats the name '{}' of layer {}", i + 1, layer.name, it->second));
+      }
+      for (size_t c = 0; c < columns_.size(); ++c) {
+        const std::string& column = columns_[c];
+        if (column == "name") continue;
+        const double value = number(row[c], layer.name, column);
+        if (column == "params") layer.params = value;
+        if (column == "fwd_flops") layer.fwd_flops = value * flops_per_count;
+        if (column == "bwd_flops") {
+          layer.bwd_flops = value * flops_per_count;
+          has_bwd = true;
+        }
+        if (column == "activations") layer.activations = value;
+      }
+      if (!has_bwd) layer.bwd_flops = 2 * layer.fwd_flops;
+      w.layers.push_back(std::move(layer));
+    }
+  }
+
+  std::string row_name(const YAML::Node& node, size_t index) const {
+    if (!node.IsScalar() || node.Scalar().empty()) fail(node, fmt::format("layer {} has no name", index + 1));
+    return node.Scalar();
+  }
+
+  double number(const YAML::Node& node, const std::string& layer, const std::string& column) const {
+    const std::string text = node.IsScalar() ? node.Scalar() : std::string();
+    double value = 0;
+    const char* begin = text.data();
+    const char* end = begin + text.size();
+    if (begin != end && *begin == '+') ++begin;
+    const auto [ptr, ec] = std::from_chars(begin, end, value);
+    if (text.empty() || ec != std::errc() || ptr != end || !std::isfinite(value)) {
+      fail(node, fmt::format("layer '{}': {} '{}' is not a number", layer, column, text));
+    }
+    if (value < 0) fail(node, fmt::format("layer '{}' has a negative {} count", layer, column));
+    return value;
+  }
+
+  std::string origin_;
+  std::vector<std::string> columns_;
+};
+
+}  // namespace
+
+Workload parse_model_text(std::string_view text, const std::string& origin) { return Parser(origin).parse(text); }
+
+Workload load_model_file(const std::string& path) {
+  std::ifstream in(path, std::ios::binary);
+  if (!in) throw InputError(fmt::format("cannot read model file '{}'", path));
+  std::ostringstream text;
+  text << in.rdbuf();
+  return parse_model_text(text.str(), path);
+}
+
+}  // namespace dtsim

@@ -1,0 +1,39 @@
+// Workload models: a network as a table of layers with parameters, FLOPs and activations.
+// FLOPs everywhere in dtsim are floating-point operations (1 multiply-add = 2 FLOPs), per sample.
+#pragma once
+
+#include <string>
+#include <string_view>
+#include <vector>
+
+namespace dtsim {
+
+struct Layer {
+  std::string name;
+  double params = 0;       // trainable parameters
+  double fwd_flops = 0;    // forward FLOPs per sample
+  double bwd_flops = 0;    // backward FLOPs per sample (gradients w.r.t. inputs and weights)
+  double activations = 0;  // output activation elements per sample (multiply by dtype bytes)
+};
+
+struct Workload {
+  std::string name;
+  std::string source;  // where the numbers come from
+  std::string input;   // the input one sample is, e.g. "3x224x224" or "2048 tokens"
+  std::vector<Layer> layers;
+
+  double total_params() const;
+  double fwd_flops_per_sample() const;
+  double bwd_flops_per_sample() const;
+  double activations_per_sample() const;
+};
+
+// A workload given by its totals: params and FLOPs per sample, spread over `layers` equal layers.
+Workload make_synthetic(double params, double fwd_flops_per_sample, int layers);
+
+// The zoo: names of the models compiled in (core/zoo/data/models/*.yaml), sorted.
+std::vector<std::string> zoo_model_names();
+// Loads a zoo model by name; throws InputError naming the valid models if it is not there.
+Workload load_zoo_model(std::string_view name);
+
+}  // namespace dtsim

@@ -1,0 +1,32 @@
+// What each rank computes on, and whether communication takes the ranks' cores.
+#include "sim/cost/cores.hpp"
+
+#include "core/calibration/calibration.hpp"
+
+namespace dtsim {
+
+std::vector<int> shared_cores(const ClusterSpec& cluster, const Plan& plan) {
+  if (!cluster.calibration) return {};
+  const MachineInfo& m = cluster.calibration->machine;
+  const int ranks = static_cast<int>(plan.ranks.size());
+  if (m.hosts != 1 || m.cores <= 0 || m.ranks != ranks || ranks <= m.cores) return {};
+  std::vector<int> core(static_cast<size_t>(ranks));
+  for (int r = 0; r < ranks; ++r) core[static_cast<size_t>(r)] = r % m.cores;
+  return core;
+}
+
+std::vector<std::pair<int, int>> compute_devices(const ClusterSpec& cluster, const Plan& plan) {
+  const std::vector<int> core = shared_cores(cluster, plan);
+  std::vector<std::pair<int, int>> out;
+  for (size_t r = 0; r < plan.ranks.size(); ++r) {
+    const Placement& where = plan.ranks[r].where;
+    out.push_back(core.empty() ? std::make_pair(where.node, where.local) : std::make_pair(-1, core[r]));
+  }
+  return out;
+}
+
+bool comm_holds_cores(const ClusterSpec& cluster) {
+  return cluster.calibration && cluster.calibration->machine.backend == "cpu";
+}
+
+}  // namespace dtsim

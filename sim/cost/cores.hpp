@@ -1,0 +1,31 @@
+// What each rank computes on, and whether communication takes the ranks' cores: the rules both
+// engines apply to a calibrated host (docs/calibration.md).
+#pragma once
+
+#include <utility>
+#include <vector>
+
+#include "core/cluster/cluster.hpp"
+#include "core/plan/plan.hpp"
+
+namespace dtsim {
+
+// With a calibration profile measured on one host with as many ranks as this Plan has, and more
+// ranks than the host has cores: the core each rank computes on (rank r on core r mod cores, as the
+// OS time-slices the ranks' processes); otherwise empty (a device per rank). Both engines take this
+// rule: the analytical engine queues a core's ops (FIFO), SimGrid shares the core between them.
+std::vector<int> shared_cores(const ClusterSpec& cluster, const Plan& plan);
+
+// What each rank computes on, as both engines key it: its device (node, local), shared by a
+// server's per-worker ranks, or (-1, core) on shared cores.
+std::vector<std::pair<int, int>> compute_devices(const ClusterSpec& cluster, const Plan& plan);
+
+// With a calibration profile of the cpu backend: communication is work of the ranks' cores (MPI
+// copies shared memory, or drives the socket, on a thread beside the GEMMs, which keep the core
+// while they have work). Both engines then start a transfer or collective only once every core of
+// its ranks has no compute running or queued, and start no compute on those cores until it ends;
+// communication still overlaps communication. Without it (cuda, or no profile) communication runs
+// beside compute, as on a device with its own copy engines and NICs.
+bool comm_holds_cores(const ClusterSpec& cluster);
+
+}  // namespace dtsim

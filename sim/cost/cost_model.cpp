@@ -1,0 +1,228 @@
+// Closed-form op costs, shared by both engines.
+#include "sim/cost/cost_model.hpp"
+
+#include <algorithm>
+#include <limits>
+#include <map>
+
+#include "core/calibration/calibration.hpp"
+#include "core/compression/compressor.hpp"
+
+namespace dtsim {
+
+namespace {
+
+// A group of the same shape small enough to inspect (at most `nodes` nodes), or the group itself
+// when the algorithm cannot run the smaller one (e.g. not a power of two).
+GroupShape reduced(const CollectiveAlgorithm& algo, CollectiveKind kind, const GroupShape& shape, int nodes) {
+  GroupShape small{shape.per_node * std::min(shape.nodes(), nodes), shape.per_node, 0};
+  return algo.supports(kind, small) ? small : shape;
+}
+
+}  // namespace
+
+int inter_node_concurrency(const CollectiveAlgorithm& algo, CollectiveKind kind, const GroupShape& shape) {
+  if (shape.nodes() <= 1) return 1;
+  const GroupShape small = reduced(algo, kind, shape, 4);
+  int most = 1;
+  // Phases hold distinct sender-receiver pairs; merged rounds use the same pairs.
+  for (const auto& phase : algo.flow_phases(kind, small, 1.0)) {
+    std::map<int, int> leaving;
+    for (const auto& f : phase.flows) {
+      if (!small.same_node(f.src, f.dst)) most = std::max(most, ++leaving[small.node_of(f.src)]);
+    }
+  }
+  return std::min(most, shape.per_node);
+}
+
+int leaf_crossing_flows(const CollectiveAlgorithm& algo, CollectiveKind kind, const GroupShape& shape,
+                        int nodes_per_leaf) {
+  if (shape.nodes() <= nodes_per_leaf) return 0;
+  const GroupShape small = reduced(algo, kind, shape, 2 * nodes_per_leaf);
+  const int leaf_ranks = nodes_per_leaf * shape.per_node;
+  int most = 0;
+  for (const auto& phase : algo.flow_phases(kind, small, 1.0)) {
+    int leaving = 0;
+    for (const auto& f : phase.flows) {
+      if (f.src < leaf_ranks && f.dst >= leaf_ranks) ++leaving;
+    }
+    most = std::max(most, leaving);
+  }
+  return most;
+}
+
+CostModel::CostModel(const ClusterSpec& cluster, const Plan& plan) : cluster_(cluster), plan_(plan) {
+  for (const JobPlan& job : plan.jobs) {
+    const std::string& method = job.compression.method;
+    codec_kernels_.push_back(method == "none" ? std::string_view{} : find_compressor(method).calibration_kernel());
+  }
+}
+
+std::optional<double> CostModel::codec_time(const RankProgram& rank, const ComputeOp& op) const {
+  if (op.codec == CodecStage::None || rank.job < 0 || rank.job >= static_cast<int>(codec_kernels_.size())) {
+    return std::nullopt;
+  }
+  const std::optional<double> t = cluster_.calibration->codec_time(codec_kernels_[rank.job], op.codec, op.kernel_bytes,
+                                                                   op.decode_bytes, op.feedback_bytes);
+  if (!t) return std::nullopt;
+  return *t * plan_.jobs[rank.job].compression.cost_scale;
+}
+
+// A worker computes on its node's device (heterogeneous clusters: cluster.device_mix).
+const DeviceSpec& CostModel::device_of(const RankProgram& rank) const {
+  return rank.role == Role::Server ? cluster_.server_device : cluster_.device_at(rank.where.node);
+}
+
+double CostModel::efficiency_of(const RankProgram& rank) const {
+  return rank.role == Role::Server ? cluster_.server_device.efficiency : cluster_.efficiency_at(rank.where.node);
+}
+
+double CostModel::compute_time(const RankProgram& rank, const ComputeOp& op) const {
+  if (cluster_.calibration) {
+    if (const std::optional<double> codec = codec_time(rank, op)) return *codec;
+    // A server's compute is its aggregation, a streaming loop over the workers' gradients.
+    return rank.role == Role::Server ? cluster_.calibration->streaming_op_time(op.dtype, op.flops, op.mem_bytes)
+                                     : cluster_.calibration->compute_time(op.dtype, op.flops, op.mem_bytes);
+  }
+  const DeviceSpec& d = device_of(rank);
+  const double eff = efficiency_of(rank);
+  return std::max(op.flops / (d.peak(op.dtype) * eff), op.mem_bytes / d.mem_bandwidth);
+}
+
+double CostModel::update_time(const RankProgram& rank, const UpdateOp& op) const {
+  if (cluster_.calibration) return cluster_.calibration->streaming_op_time(op.dtype, op.flops, op.mem_bytes);
+  return compute_time(rank, ComputeOp{op.flops, op.mem_bytes, op.dtype});
+}
+
+double CostModel::collective_host_time(const CollectiveOp& op) const {
+  return cluster_.calibration ? cluster_.calibration->collective_buffer_time(op.bytes) : 0.0;
+}
+
+double CostModel::send_host_time(const RankProgram& rank, const SendOp& op) const {
+  if (!cluster_.calibration || rank.role != Role::Worker || rank.job < 0) return 0.0;
+  if (plan_.jobs[rank.job].compression.method != "none") return 0.0;
+  return cluster_.calibration->push_buffer_time(op.bytes);
+}
+
+double CostModel::node_bandwidth(int node) const {
+  return node >= cluster_.nodes ? cluster_.server_nic.rate : cluster_.node_bandwidth();
+}
+
+double CostModel::node_latency(int node) const {
+  return node >= cluster_.nodes ? cluster_.server_nic.latency : cluster_.nic.latency;
+}
+
+AlphaBeta CostModel::group_alpha_beta(const CommGroup& group, const CollectiveAlgorithm& algo,
+                                      CollectiveKind kind) const {
+  const GroupShape shape{static_cast<int>(group.ranks.size()), group.per_node, 0};
+  AlphaBeta ab;
+  ab.alpha_intra = cluster_.intra.latency;
+  ab.bw_intra = cluster_.intra.rate;
+  // Latency across nodes: NIC latency plus the switch hops between consecutive nodes of the group.
+  int hops = 1;
+  int prev_node = -1;
+  int first_node = -1;
+  for (int r : group.ranks) {
+    const int node = plan_.ranks[r].where.node;
+    if (first_node < 0) first_node = node;
+    if (prev_node >= 0 && node != prev_node) hops = std::max(hops, cluster_.hops(prev_node, node));
+    prev_node = node;
+  }
+  ab.alpha_inter = cluster_.nic.latency + hops * cluster_.topology.switch_latency;
+  const auto [concurrency, crossing] = traffic_shape(algo, kind, shape);
+  double bw = cluster_.node_bandwidth() / concurrency;
+  const TopologySpec& t = cluster_.topology;
+  if (t.kind == TopologyKind::FatTree && crossing > 0) {
+    // A leaf's uplink (its nodes' bandwidth / oversubscription) shared by the flows leaving it.
+    bw = std::min(bw, t.nodes_per_switch * cluster_.node_bandwidth() / t.oversubscription / crossing);
+  }
+  ab.bw_inter = bw;
+  return ab;
+}
+
+std::pair<int, int> CostModel::traffic_shape(const CollectiveAlgorithm& algo, CollectiveKind kind,
+                                             const GroupShape& shape) const {
+  const auto key = std::make_tuple(&algo, kind, shape.size, shape.per_node);
+  auto it = traffic_cache_.find(key);
+  if (it == traffic_cache_.end()) {
+    const TopologySpec& t = cluster_.topology;
+    const int crossing = t.kind == TopologyKind::FatTree && t.nodes_per_switch > 0
+                             ? leaf_crossing_flows(algo, kind, shape, t.nodes_per_switch)
+                             : 0;
+    it = traffic_cache_.emplace(key, std::make_pair(inter_node_concurrency(algo, kind, shape), crossing)).first;
+  }
+  return it->second;
+}
+
+double CostModel::collective_time(const CollectiveOp& op) const {
+  const auto key = std::make_tuple(op.group, static_cast<int>(plan_.groups[op.group].ranks.size()), op.kind, op.bytes);
+  const auto it = collective_cache_.find(key);
+  if (it != collective_cache_.end()) return it->second;
+  const CommGroup& group = plan_.groups[op.group];
+  const CollectiveAlgorithm& algo = *op.algorithm;
+  const GroupShape shape{static_cast<int>(group.ranks.size()), group.per_node, 0};
+  AlphaBeta ab = group_alpha_beta(group, algo, op.kind);
+  // The message a round sends: one chunk of the buffer (S / n for ring-like schedules).
+  if (cluster_.calibration) apply_calibration(ab, op.bytes / std::max(1, shape.size));
+  const double t = shape.size <= 1 ? 0.0 : algo.closed_form(op.kind, shape, op.bytes, ab);
+  collective_cache_.emplace(key, t);
+  return t;
+}
+
+double CostModel::collective_inter_bandwidth_time(const CollectiveOp& op) const {
+  const CommGroup& group = plan_.groups[op.group];
+  const GroupShape shape{static_cast<int>(group.ranks.size()), group.per_node, 0};
+  if (shape.size <= 1) return 0.0;
+  AlphaBeta unbounded = group_alpha_beta(group, *op.algorithm, op.kind);
+  if (cluster_.calibration) apply_calibration(unbounded, op.bytes / std::max(1, shape.size));
+  unbounded.bw_inter = std::numeric_limits<double>::infinity();
+  const double rest = op.algorithm->closed_form(op.kind, shape, op.bytes, unbounded);
+  return std::max(0.0, collective_time(op) - rest);
+}
+
+void CostModel::apply_calibration(AlphaBeta& ab, double message_bytes) const {
+  const CalibrationProfile& cal = *cluster_.calibration;
+  if (const FittedCurve* same = cal.link(kSameHost)) {
+    const Segment& s = same->fit.at(message_bytes);
+    ab.alpha_intra = s.fixed;
+    ab.bw_intra = 1.0 / s.per_unit;
+  }
+  if (const FittedCurve* cross = cal.link(kCrossHost)) {
+    const Segment& s = cross->fit.at(message_bytes);
+    ab.alpha_inter = s.fixed;
+    ab.bw_inter *= 1.0 / s.per_unit / cluster_.node_bandwidth();
+  }
+}
+
+TransferPath CostModel::path(const Placement& src, const Placement& dst, double bytes) const {
+  AlphaBeta cal;
+  if (cluster_.calibration) {
+    cal = AlphaBeta{cluster_.intra.latency, cluster_.intra.rate, 0, node_bandwidth(src.node)};
+    apply_calibration(cal, bytes);
+  }
+  if (src.node == dst.node) {
+    if (const FittedCurve* p2p = cluster_.calibration ? cluster_.calibration->link(kSameHostP2p) : nullptr) {
+      const Segment& s = p2p->fit.at(bytes);
+      return TransferPath{Port{src.node, src.local, true}, Port{dst.node, dst.local, false}, s.fixed, 1.0 / s.per_unit,
+                          1.0 / s.per_unit};
+    }
+    if (cluster_.calibration) {
+      return TransferPath{Port{src.node, src.local, true}, Port{dst.node, dst.local, false}, cal.alpha_intra,
+                          cal.bw_intra, cal.bw_intra};
+    }
+    return TransferPath{Port{src.node, src.local, true}, Port{dst.node, dst.local, false}, cluster_.intra.latency,
+                        cluster_.intra.rate, cluster_.intra.rate};
+  }
+  if (cluster_.calibration && cluster_.calibration->link(kCrossHost)) {
+    return TransferPath{Port{src.node, -1, true}, Port{dst.node, -1, false}, cal.alpha_inter, cal.bw_inter,
+                        cal.bw_inter};
+  }
+  const bool server_hop = src.node >= cluster_.nodes || dst.node >= cluster_.nodes;
+  const int hops = server_hop ? 1 : cluster_.hops(src.node, dst.node);
+  const double alpha =
+      std::max(node_latency(src.node), node_latency(dst.node)) + hops * cluster_.topology.switch_latency;
+  return TransferPath{Port{src.node, -1, true}, Port{dst.node, -1, false}, alpha, node_bandwidth(src.node),
+                      node_bandwidth(dst.node)};
+}
+
+}  // namespace dtsim

@@ -1,0 +1,94 @@
+// Closed-form costs of Plan ops on a cluster: roofline compute, alpha-beta collectives, and
+// the link parameters of point-to-point transfers. The analytical engine's whole physics (the
+// SimGrid engine takes its compute times from here too). With cluster.calibration, compute times
+// are the profile's fitted curve (updates and a server's aggregation: at least its memory curve)
+// and link parameters its fitted segments; compress and decompress ops of a method whose kernel it
+// measured take the kernel's curve (docs/calibration.md).
+#pragma once
+
+#include <map>
+#include <optional>
+#include <string_view>
+#include <tuple>
+#include <vector>
+
+#include "core/cluster/cluster.hpp"
+#include "core/plan/plan.hpp"
+
+namespace dtsim {
+
+// One direction of a port that a transfer occupies: a node's NICs or a device's intra-node link.
+struct Port {
+  int node = 0;
+  int local = -1;  // -1: the node's NICs; else the device's intra-node link
+  bool egress = true;
+  auto operator<=>(const Port&) const = default;
+};
+
+struct TransferPath {
+  Port from;
+  Port to;
+  double alpha = 0;    // latency
+  double from_bw = 1;  // bytes/s of the sending port
+  double to_bw = 1;    // bytes/s of the receiving port
+};
+
+class CostModel {
+ public:
+  CostModel(const ClusterSpec& cluster, const Plan& plan);
+
+  // Roofline: max(flops / (peak(dtype) * efficiency), mem_bytes / memory bandwidth). With a profile:
+  // its curves; a compress or decompress op of a method whose kernel it measured: codec_time().
+  double compute_time(const RankProgram& rank, const ComputeOp& op) const;
+  // A compress or decompress op timed by the profile's kernel curve (CalibrationProfile::codec_time)
+  // times the job's compression.cost_scale; nullopt for other ops and unmeasured kernels.
+  std::optional<double> codec_time(const RankProgram& rank, const ComputeOp& op) const;
+  double update_time(const RankProgram& rank, const UpdateOp& op) const;
+  // Work a rank does around a collective outside the transfers (the cpu executor filling its input
+  // and checking its output): the profile's collective_buffer curve; 0 without a calibration.
+  double collective_host_time(const CollectiveOp& op) const;
+  // Work a worker does before an uncompressed push (the cpu executor writing this iteration's
+  // gradients into it), one push after the other on its posted stream: the profile's push_buffer
+  // curve; 0 for servers, compressed pushes (their compress op writes the wire) and without it.
+  double send_host_time(const RankProgram& rank, const SendOp& op) const;
+  // The algorithm's closed form with the group's alpha-beta parameters.
+  double collective_time(const CollectiveOp& op) const;
+  // The part of collective_time() that is the inter-node bandwidth term (the time minus the same
+  // closed form with unbounded inter-node bandwidth): what NIC bandwidth profiles stretch.
+  double collective_inter_bandwidth_time(const CollectiveOp& op) const;
+  // The alpha-beta parameters the collective sees over its group (documented in docs/engines.md).
+  AlphaBeta group_alpha_beta(const CommGroup& group, const CollectiveAlgorithm& algo, CollectiveKind kind) const;
+  // `bytes` picks the segment of a calibrated link (cluster.calibration); unused otherwise.
+  TransferPath path(const Placement& src, const Placement& dst, double bytes = 0) const;
+
+ private:
+  const DeviceSpec& device_of(const RankProgram& rank) const;
+  double efficiency_of(const RankProgram& rank) const;
+  double node_bandwidth(int node) const;
+  double node_latency(int node) const;
+  // With cluster.calibration: the fitted same-host (intra) and, when measured, cross-host (inter)
+  // latency and bandwidth for messages of `message_bytes`; the inter bandwidth keeps the share the
+  // uncalibrated model gave (NIC concurrency, fat-tree uplinks).
+  void apply_calibration(AlphaBeta& ab, double message_bytes) const;
+
+  // (ranks of a node crossing its NICs at once, flows leaving a fat-tree leaf at once), cached.
+  std::pair<int, int> traffic_shape(const CollectiveAlgorithm& algo, CollectiveKind kind,
+                                    const GroupShape& shape) const;
+
+  const ClusterSpec& cluster_;
+  const Plan& plan_;
+  std::vector<std::string_view> codec_kernels_;  // by job: its compressor's calibration kernel ("" when none)
+  mutable std::map<std::tuple<const CollectiveAlgorithm*, CollectiveKind, int, int>, std::pair<int, int>>
+      traffic_cache_;
+  mutable std::map<std::tuple<int, int, CollectiveKind, double>, double> collective_cache_;
+};
+
+// How many of one node's ranks send across its NICs at once in the algorithm's busiest round,
+// read off the algorithm's own flow phases over a group of the same shape (at most 4 nodes).
+int inter_node_concurrency(const CollectiveAlgorithm& algo, CollectiveKind kind, const GroupShape& shape);
+// How many flows leave the first fat-tree leaf (of `nodes_per_leaf` nodes) at once in the
+// busiest round, over a group of the same shape (at most two leaves); 0 if one leaf holds it all.
+int leaf_crossing_flows(const CollectiveAlgorithm& algo, CollectiveKind kind, const GroupShape& shape,
+                        int nodes_per_leaf);
+
+}  // namespace dtsim

@@ -1,0 +1,107 @@
+// Bad scenarios: each mistake gives one exact error line pointing at file:line:col.
+#include <catch2/catch.hpp>
+
+#include "core/base/error.hpp"
+#include "core/scenario/loader.hpp"
+
+namespace {
+
+const char* const kGood = R"(name: t
+model:
+  name: resnet50
+cluster:
+  nodes: 2
+  devices_per_node: 4
+  device: a100_40gb
+)";
+
+std::string error_of(const std::string& text, const std::vector<std::string>& sets = {}) {
+  try {
+    dtsim::load_scenario_text(text, "x.yaml", sets);
+  } catch (const dtsim::InputError& e) {
+    return e.what();
+  }
+  return "no error";
+}
+
+}  // namespace
+
+TEST_CASE("a good scenario loads with its defaults") {
+  const auto s = dtsim::load_scenario_text(kGood, "x.yaml");
+  CHECK(s.workers() == 8);
+  CHECK(s.job().workload.name == "resnet50");
+  CHECK(s.cluster.nic.rate == Approx(12.5e9));
+  CHECK(s.job().strategy.bucket_size == 25e6);
+  CHECK(s.where.at("cluster.nodes").line == 5);
+  CHECK(s.where.at("cluster.nodes").col == 10);
+}
+
+TEST_CASE("unknown keys are refused with a suggestion") {
+  CHECK(error_of("model:\n  name: resnet50\ncluster:\n  nodez: 2\n  device: v100\n") ==
+        "x.yaml:4:3: error: unknown key 'cluster.nodez' (did you mean 'nodes'?)");
+  CHECK(error_of("modle:\n  name: resnet50\n") == "x.yaml:1:1: error: unknown key 'modle' (did you mean 'model'?)");
+  CHECK(error_of(std::string(kGood) + "colour: blue\n") == "x.yaml:8:1: error: unknown key 'colour'");
+}
+
+TEST_CASE("bad units name the key and what would be valid") {
+  CHECK(error_of(std::string(kGood) + "  nic:\n    rate: 100 Gbit\n") ==
+        "x.yaml:9:11: error: cluster.nic.rate: '100 Gbit' is not a rate (use e.g. 100Gbps or 12.5GB/s; units bps, "
+        "Kbps, Mbps, Gbps, Tbps, B/s, KB/s, MB/s, GB/s, TB/s, KiB/s, MiB/s, GiB/s)");
+  CHECK(error_of(std::string(kGood) + "  nic:\n    latency: 5 parsecs\n") ==
+        "x.yaml:9:14: error: cluster.nic.latency: '5 parsecs' is not a time (use e.g. 5us or 1.5ms; units ns, us, ms, "
+        "s, min, h)");
+}
+
+TEST_CASE("negative and zero counts") {
+  CHECK(error_of("model:\n  name: resnet50\ncluster:\n  nodes: -2\n  device: v100\n") ==
+        "x.yaml:4:10: error: cluster.nodes: '-2' is not a count (use a whole number such as 8)");
+  CHECK(error_of("model:\n  name: resnet50\ncluster:\n  nodes: 0\n  device: v100\n") ==
+        "x.yaml:4:10: error: cluster.nodes: must be at least 1 (got 0)");
+}
+
+TEST_CASE("missing fields") {
+  CHECK(error_of("model:\n  name: resnet50\ncluster:\n  nodes: 2\n") ==
+        "x.yaml: error: missing key 'cluster.device' (A device from the zoo (`dtsim devices`).)");
+  CHECK(error_of("cluster:\n  device: v100\n") ==
+        "x.yaml: error: missing key 'model.name' (a zoo model, transformer or synthetic) or 'model.file'");
+}
+
+TEST_CASE("more ranks than devices") {
+  CHECK(error_of(std::string(kGood) + "strategy:\n  workers: 16\n") ==
+        "x.yaml:9:12: error: ranks (16) exceed devices in the cluster (8)");
+}
+
+TEST_CASE("a model that does not exist") {
+  CHECK(error_of("model:\n  name: resnet5\ncluster:\n  device: v100\n") ==
+        "x.yaml:2:9: error: model.name: unknown model 'resnet5' (did you mean 'resnet50'? valid: alexnet, bert_large, "
+        "gpt2_xl, gpt3_175b, inception_v3, resnet101, resnet50, vgg16)");
+}
+
+TEST_CASE("unknown devices / choices and algorithms") {
+  CHECK(error_of("model:\n  name: resnet50\ncluster:\n  device: a100\n") ==
+        "x.yaml:4:11: error: cluster.device: unknown device 'a100' (valid: a100_40gb, a100_80gb, cpu_socket, h100_sxm, "
+        "h200, p100, v100) (did you mean 'a100_40gb'?)");
+  CHECK(error_of(std::string(kGood) + "strategy:\n  kind: allreduse\n") ==
+        "x.yaml:9:9: error: strategy.kind: 'allreduse' is not valid (valid: allreduce, parameter_server) (did you "
+        "mean 'allreduce'?)");
+}
+
+TEST_CASE("invalid YAML and values of the wrong shape") {
+  CHECK(error_of("model: [1, 2\n").rfind("x.yaml:", 0) == 0);
+  CHECK(error_of("model:\n  name:\n    - a\n") == "x.yaml:2:3: error: model.name: expected a single value, not a list");
+  CHECK(error_of("model: resnet50\n") ==
+        "x.yaml:1:1: error: model: is a section; expected keys such as batch_per_worker, dtype, file, grad_dtype, "
+        "name, optimizer, synthetic, transformer");
+}
+
+TEST_CASE("overrides from --set get the same validation") {
+  const auto s = dtsim::load_scenario_text(kGood, "x.yaml", {"cluster.nodes=4", "strategy.allreduce.bucket_size=50MB"});
+  CHECK(s.workers() == 16);
+  CHECK(s.job().strategy.bucket_size == 50e6);
+  CHECK(error_of(kGood, {"cluster.nodez=4"}) ==
+        "--set cluster.nodez=4: error: unknown key 'cluster.nodez' (did you mean 'nodes'?)");
+  CHECK(error_of(kGood, {"cluster.nic.rate=fast"}).rfind(
+            "--set cluster.nic.rate=fast: error: cluster.nic.rate: 'fast' is not a rate", 0) == 0);
+  CHECK(error_of(kGood, {"cluster.nodes"}) == "--set cluster.nodes: error: expected key.path=value, e.g. --set "
+                                              "cluster.nodes=4");
+}

@@ -1,0 +1,113 @@
+// The symmetric fast path equals the full analytical engine (within 1e-9 relative) on every
+// scenario in scenarios/ and on sweeps over cluster size, algorithm, overlap and batch.
+#include <catch2/catch.hpp>
+
+#include <cmath>
+#include <filesystem>
+
+#include "core/plan/compiler.hpp"
+#include "core/scenario/loader.hpp"
+#include "sim/analytical/engine.hpp"
+#include "sim/analytical/symmetric.hpp"
+
+namespace {
+
+using namespace dtsim;
+
+std::vector<Metrics> full_engine(const Scenario& s) {
+  const Plan plan = compile_plan(s);
+  Recorder rec;
+  AnalyticalExecutor engine(s.cluster);
+  const RunInfo info = engine.run(plan, rec);
+  return compute_job_metrics(plan, rec.records(), info);
+}
+
+void check_close(double fast, double full, const std::string& what) {
+  INFO(what << ": fast " << fast << " full " << full);
+  CHECK(std::abs(fast - full) <= 1e-9 * std::max(std::abs(full), 1e-30));
+}
+
+void check_same(const Metrics& fast, const Metrics& full) {
+  CHECK(fast.workers == full.workers);
+  CHECK(fast.servers == full.servers);
+  check_close(fast.iteration_time.mean, full.iteration_time.mean, "iteration mean");
+  check_close(fast.iteration_time.p99, full.iteration_time.p99, "iteration p99");
+  check_close(fast.iteration_time.min, full.iteration_time.min, "iteration min");
+  check_close(fast.throughput_samples_per_s, full.throughput_samples_per_s, "throughput");
+  check_close(fast.simulated_time_s, full.simulated_time_s, "simulated time");
+  check_close(fast.compute_fraction, full.compute_fraction, "compute fraction");
+  check_close(fast.comm_fraction, full.comm_fraction, "comm fraction");
+  check_close(fast.exposed_comm_fraction, full.exposed_comm_fraction, "exposed fraction");
+  check_close(fast.wait_fraction + 1, full.wait_fraction + 1, "wait fraction + 1");
+  check_close(fast.bytes_on_wire_per_iteration, full.bytes_on_wire_per_iteration, "bytes on wire");
+  REQUIRE(fast.ranks.size() == full.ranks.size());
+  for (size_t i = 0; i < full.ranks.size(); ++i) {
+    CHECK(fast.ranks[i].rank == full.ranks[i].rank);
+    CHECK(fast.ranks[i].node == full.ranks[i].node);
+    check_close(fast.ranks[i].compute_s, full.ranks[i].compute_s, "rank compute");
+    check_close(fast.ranks[i].exposed_comm_s + 1, full.ranks[i].exposed_comm_s + 1, "rank exposed + 1");
+    check_close(fast.ranks[i].bytes_sent + 1, full.ranks[i].bytes_sent + 1, "rank bytes + 1");
+  }
+}
+
+void check_scenario(const std::string& file, const std::vector<std::string>& sets) {
+  INFO(file << " " << (sets.empty() ? "" : sets.back()));
+  const Scenario s = load_scenario(file, sets);
+  const auto fast = run_symmetric(s);
+  REQUIRE(fast.has_value());
+  const auto full = full_engine(s);
+  REQUIRE(fast->size() == full.size());
+  check_same(fast->front(), full.front());
+}
+
+const std::string kScenarios = std::string(DTSIM_SOURCE_DIR) + "/scenarios";
+
+}  // namespace
+
+TEST_CASE("symmetric fast path equals the full analytical engine on every scenario") {
+  int fast_count = 0;
+  for (const auto& entry : std::filesystem::directory_iterator(kScenarios)) {
+    if (entry.path().extension() != ".yaml") continue;
+    const Scenario s = load_scenario(entry.path().string());
+    INFO(entry.path().string());
+    const auto via = run_analytical(s);
+    const auto full = full_engine(s);
+    REQUIRE(via.size() == full.size());
+    for (size_t j = 0; j < full.size(); ++j) check_same(via[j], full[j]);
+    if (is_symmetric(s)) {
+      ++fast_count;
+      check_same(run_symmetric(s)->front(), full.front());
+    } else {
+      CHECK_FALSE(run_symmetric(s).has_value());
+    }
+  }
+  CHECK(fast_count >= 3);
+}
+
+TEST_CASE("symmetric fast path equals the full engine over a sweep of sizes and algorithms") {
+  const std::string quick = kScenarios + "/quickstart.yaml";
+  for (const char* algo : {"ring", "halving_doubling", "double_binary_tree", "hierarchical"}) {
+    for (int nodes : {1, 2, 3, 4, 8, 16}) {
+      if (std::string(algo) == "halving_doubling" && nodes == 3) continue;
+      check_scenario(quick, {"cluster.nodes=" + std::to_string(nodes),
+                             std::string("strategy.allreduce.algorithm=") + algo});
+    }
+  }
+  for (const char* overlap : {"true", "false"}) {
+    for (int batch : {1, 16, 256}) {
+      check_scenario(quick, {"cluster.nodes=4", "model.batch_per_worker=" + std::to_string(batch),
+                             std::string("strategy.allreduce.overlap=") + overlap});
+    }
+  }
+  check_scenario(quick, {"cluster.devices_per_node=1", "cluster.nodes=5"});
+  check_scenario(quick, {"strategy.workers=6"});
+  check_scenario(kScenarios + "/gpt2_fat_tree.yaml", {"cluster.nodes=8"});
+  check_scenario(kScenarios + "/synthetic_torus.yaml", {"cluster.nodes=16"});
+}
+
+TEST_CASE("stragglers turn the fast path off") {
+  const dtsim::Scenario s = dtsim::load_scenario(std::string(DTSIM_SOURCE_DIR) + "/scenarios/quickstart.yaml",
+                                                 {"stragglers.slow_workers=1", "stragglers.slow_factor=2"});
+  CHECK_FALSE(dtsim::is_symmetric(s));
+  CHECK_FALSE(dtsim::run_symmetric(s).has_value());
+}
