@@ -9,28 +9,101 @@
 
 namespace {
 
-constexpr const char* kExamples = R"(
+// Each subcommand's --help ends with its own examples; `dtsim --help` with one of each.
+struct Examples {
+  const char* command;  // "" for dtsim itself
+  const char* lines;
+};
+constexpr Examples kExamples[] = {
+    {"", R"(
 Examples:
   dtsim run scenarios/quickstart.yaml
-  dtsim run scenarios/quickstart.yaml --set cluster.nodes=8 --out runs/8nodes
-  dtsim run scenarios/parameter_server.yaml --set strategy.parameter_server.shards=4
   dtsim check scenarios/quickstart.yaml
   dtsim sweep scenarios/quickstart.yaml --param cluster.nodes=1..64:x2
-  dtsim sweep scenarios/quickstart.yaml --param cluster.nodes=1..16:x2 --scaling strong --jobs 2
   dtsim compare runs/a runs/b
   dtsim checkpoint scenarios/failures_checkpointing.yaml
   dtsim models list          dtsim models show resnet50
   dtsim devices              dtsim keys
   mpirun -np 2 --oversubscribe dtsim calibrate --backend cpu --out profile.yaml
-  dtsim validate scenarios/validation/ring_2.yaml --calibration profile.yaml --backend cpu
-)";
+  dtsim validate bench/validation/ring_2_16MB.yaml --calibration profile.yaml --backend cpu
+Each subcommand's --help shows its own examples.
+)"},
+    {"run", R"(
+Examples:
+  dtsim run scenarios/quickstart.yaml
+  dtsim run scenarios/quickstart.yaml --set cluster.nodes=8 --out runs/8nodes
+  dtsim run scenarios/quickstart.yaml --engine analytical
+  dtsim run scenarios/parameter_server.yaml --set strategy.parameter_server.shards=4
+  dtsim run scenarios/synthetic_torus.yaml --json
+)"},
+    {"check", R"(
+Examples:
+  dtsim check scenarios/quickstart.yaml
+  dtsim check scenarios/quickstart.yaml --set cluster.nodes=1024
+)"},
+    {"sweep", R"(
+Examples:
+  dtsim sweep scenarios/quickstart.yaml --param cluster.nodes=1..64:x2
+  dtsim sweep scenarios/quickstart.yaml --param cluster.nodes=1..16:x2 --scaling strong --jobs 2
+  dtsim sweep scenarios/compression_vs_bandwidth.yaml --param cluster.nic.rate=1Gbps,10Gbps,100Gbps
+  dtsim sweep scenarios/quickstart.yaml --param cluster.nodes=1..64:x2 --shard 0/2 --out runs/s0
+)"},
+    {"merge", R"(
+Examples:
+  dtsim merge runs/sweep runs/s0 runs/s1
+)"},
+    {"compare", R"(
+Examples:
+  dtsim compare runs/a runs/b
+  dtsim compare runs/a/metrics.json runs/b/metrics.json runs/c
+)"},
+    {"models", R"(
+Examples:
+  dtsim models list
+  dtsim models show resnet50
+)"},
+    {"devices", R"(
+Examples:
+  dtsim devices
+)"},
+    {"checkpoint", R"(
+Examples:
+  dtsim checkpoint scenarios/failures_checkpointing.yaml
+  dtsim checkpoint scenarios/failures_checkpointing.yaml --trials 1000 --json
+)"},
+    {"calibrate", R"(
+Examples:
+  mpirun -np 2 --oversubscribe dtsim calibrate --backend cpu --out profile.yaml
+  mpirun -np 2 --oversubscribe dtsim calibrate --backend cpu --quick --out quick.yaml
+)"},
+    {"validate", R"(
+Examples:
+  dtsim validate bench/validation/ring_2_16MB.yaml --calibration profile.yaml --backend cpu
+  dtsim validate bench/validation/ring_2_16MB.yaml --calibration profile.yaml --repeats 5 --json
+)"},
+    {"keys", R"(
+Examples:
+  dtsim keys
+  dtsim keys --markdown > docs/scenarios.md
+)"},
+};
+
+// Sets every subcommand's footer (after they are made: a subcommand copies its parent's footer).
+void add_examples(CLI::App& app) {
+  for (const Examples& e : kExamples) {
+    if (*e.command == '\0') {
+      app.footer(e.lines);
+    } else {
+      app.get_subcommand(e.command)->footer(e.lines);
+    }
+  }
+}
 
 }  // namespace
 
 int main(int argc, char** argv) {
   using namespace dtsim;
   CLI::App app{"dtsim: simulate distributed deep-learning training before you rent the cluster"};
-  app.footer(kExamples);
   app.set_version_flag("--version", std::string("dtsim ") + DTSIM_VERSION);
   app.require_subcommand(1);
 
@@ -140,6 +213,7 @@ int main(int argc, char** argv) {
   bool markdown = false;
   auto* keys_cmd = app.add_subcommand("keys", "List every scenario key with its default and meaning");
   keys_cmd->add_flag("--markdown", markdown, "Print docs/scenarios.md");
+  add_examples(app);
 
   try {
     app.parse(argc, argv);

@@ -1,6 +1,9 @@
 // End-to-end tests of the dtsim command line: exit codes, error lines, files written.
 #include <catch2/catch.hpp>
 
+#include <filesystem>
+#include <sstream>
+
 #include <nlohmann/json.hpp>
 
 #include "tests/support/run_process.hpp"
@@ -64,6 +67,33 @@ TEST_CASE("usage errors exit with 2 / --help and --version with 0") {
   const auto version = run_dtsim("--version", "version");
   CHECK(version.code == 0);
   CHECK(version.out.rfind("dtsim ", 0) == 0);
+}
+
+TEST_CASE("each subcommand's --help shows examples of that subcommand, on files that exist") {
+  for (const std::string cmd : {"run", "check", "sweep", "merge", "compare", "models", "devices", "checkpoint",
+                                "calibrate", "validate", "keys"}) {
+    const auto help = run_dtsim(cmd + " --help", "help-" + cmd);
+    INFO(cmd);
+    CHECK(help.code == 0);
+    const auto at = help.out.find("Examples:");
+    REQUIRE(at != std::string::npos);
+    std::istringstream lines(help.out.substr(at));
+    std::string line;
+    std::getline(lines, line);
+    int examples = 0;
+    while (std::getline(lines, line)) {
+      if (line.empty()) continue;
+      // Every example runs this subcommand, and every scenario or bench file it names is in the tree.
+      CHECK(line.find("dtsim " + cmd) != std::string::npos);
+      ++examples;
+      std::istringstream words(line);
+      for (std::string w; words >> w;) {
+        if (w.rfind("scenarios/", 0) == 0 || w.rfind("bench/", 0) == 0)
+          CHECK(std::filesystem::exists(std::string(DTSIM_SOURCE_DIR) + "/" + w));
+      }
+    }
+    CHECK(examples >= 1);
+  }
 }
 
 TEST_CASE("the two engines agree where there is no contention") {
