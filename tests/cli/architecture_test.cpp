@@ -1,0 +1,121 @@
+// docs/architecture.md against the tree: every folder its map names exists, every folder of the
+// tree is named (data folders belong to the folder above them), and core/'s subfolders include only
+// those before them in the layer order it states.
+#include <catch2/catch.hpp>
+
+#include <filesystem>
+#include <fstream>
+#include <map>
+#include <regex>
+#include <sstream>
+#include <set>
+#include <string>
+#include <vector>
+
+namespace fs = std::filesystem;
+
+namespace {
+
+const fs::path kRoot = DTSIM_SOURCE_DIR;
+
+// The folders of the table under "## The folder map": rows of the form "| `core/base/` | ... |".
+std::set<std::string> mapped_folders() {
+  std::ifstream in(kRoot / "docs/architecture.md");
+  std::set<std::string> out;
+  bool inside = false;
+  for (std::string line; std::getline(in, line);) {
+    if (line.rfind("## ", 0) == 0) inside = line == "## The folder map";
+    if (!inside || line.rfind("| `", 0) != 0) continue;
+    const auto end = line.find("/` |");
+    if (end != std::string::npos) out.insert(line.substr(3, end - 3));
+  }
+  return out;
+}
+
+// The subfolders of core/ in the order of the paragraph "Inside `core/`, each subfolder includes ...".
+std::vector<std::string> core_layers() {
+  std::ifstream in(kRoot / "docs/architecture.md");
+  std::stringstream text;
+  text << in.rdbuf();
+  const std::string doc = text.str();
+  const auto start = doc.find("Inside `core/`, each subfolder includes");
+  if (start == std::string::npos) return {};
+  const std::string paragraph = doc.substr(start, doc.find("\n\n", start) - start);
+  std::vector<std::string> out;
+  const std::regex name("`([a-z_]+)/`");
+  for (auto it = std::sregex_iterator(paragraph.begin(), paragraph.end(), name); it != std::sregex_iterator(); ++it) {
+    if ((*it)[1] != "core") out.push_back((*it)[1]);
+  }
+  return out;
+}
+
+// Build and run folders of a working copy are not part of the tree.
+bool outside_tree(const std::string& top) {
+  return top == ".git" || top.rfind("build", 0) == 0 || top == "runs" || top == ".cache";
+}
+
+}  // namespace
+
+TEST_CASE("docs/architecture.md's folder map matches the tree") {
+  const std::set<std::string> mapped = mapped_folders();
+  REQUIRE(mapped.size() > 40);
+  for (const std::string& f : mapped) {
+    INFO(f);
+    CHECK(fs::is_directory(kRoot / f));
+  }
+  int walked = 0;
+  for (const auto& top : fs::directory_iterator(kRoot)) {
+    if (!top.is_directory()) continue;
+    const std::string name = top.path().filename().string();
+    if (outside_tree(name) || (name[0] == '.' && mapped.count(name) == 0)) continue;
+    INFO(name);
+    CHECK(mapped.count(name) == 1);
+    for (auto it = fs::recursive_directory_iterator(top.path()); it != fs::recursive_directory_iterator(); ++it) {
+      if (!it->is_directory()) continue;
+      if (it->path().filename() == "data") {
+        it.disable_recursion_pending();
+        continue;
+      }
+      const std::string rel = fs::relative(it->path(), kRoot).generic_string();
+      INFO(rel);
+      CHECK(mapped.count(rel) == 1);
+      ++walked;
+    }
+  }
+  CHECK(walked > 30);
+}
+
+TEST_CASE("every core/ header has a source of its own name or none") {
+  // Strategies (collective algorithms, compressors) implement their folder's interface one per file.
+  for (const auto& e : fs::recursive_directory_iterator(kRoot / "core")) {
+    const fs::path p = e.path();
+    if (p.extension() != ".cpp") continue;
+    const std::string folder = p.parent_path().filename().string();
+    if (folder == "collectives" || folder == "compression") continue;
+    INFO(p.string());
+    fs::path header = p;
+    CHECK(fs::exists(header.replace_extension(".hpp")));
+  }
+}
+
+TEST_CASE("core/'s subfolders include only those before them in the documented layer order") {
+  const std::vector<std::string> layers = core_layers();
+  REQUIRE(layers.size() >= 10);
+  std::map<std::string, size_t> rank;
+  for (size_t i = 0; i < layers.size(); ++i) rank[layers[i]] = i;
+  const std::regex include("#include \"core/([a-z_]+)/");
+  for (const auto& e : fs::recursive_directory_iterator(kRoot / "core")) {
+    if (!e.is_regular_file() || (e.path().extension() != ".cpp" && e.path().extension() != ".hpp")) continue;
+    const std::string folder = fs::relative(e.path(), kRoot / "core").begin()->string();
+    INFO(e.path().string());
+    REQUIRE(rank.count(folder) == 1);
+    std::ifstream in(e.path());
+    for (std::string line; std::getline(in, line);) {
+      std::smatch m;
+      if (!std::regex_search(line, m, include)) continue;
+      INFO(line);
+      REQUIRE(rank.count(m[1]) == 1);
+      CHECK(rank[m[1]] <= rank[folder]);
+    }
+  }
+}
