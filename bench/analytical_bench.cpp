@@ -4,8 +4,8 @@
 
 #include <string>
 
-#include "core/run/metrics.hpp"
 #include "core/plan/compiler.hpp"
+#include "core/run/metrics.hpp"
 #include "core/scenario/loader.hpp"
 #include "sim/analytical/engine.hpp"
 
@@ -41,8 +41,8 @@ void BM_RunOnly(benchmark::State& state) {
     benchmark::DoNotOptimize(engine.run(plan, rec));
   }
   state.counters["ranks"] = static_cast<double>(state.range(0) * 4);
-  state.counters["ops/s"] = benchmark::Counter(static_cast<double>(plan.total_ops()) * state.iterations(),
-                                               benchmark::Counter::kIsRate);
+  state.counters["ops/s"] =
+      benchmark::Counter(static_cast<double>(plan.total_ops()) * state.iterations(), benchmark::Counter::kIsRate);
 }
 BENCHMARK(BM_RunOnly)->Arg(2)->Arg(32)->Arg(256)->Unit(benchmark::kMillisecond);
 

@@ -6,10 +6,10 @@
 
 #include <string>
 
-#include "learn/learner.hpp"
-#include "core/run/metrics.hpp"
 #include "core/plan/compiler.hpp"
+#include "core/run/metrics.hpp"
 #include "core/scenario/loader.hpp"
+#include "learn/learner.hpp"
 #include "sim/analytical/engine.hpp"
 
 namespace {

@@ -29,8 +29,9 @@ int main(int argc, char** argv) {
   const int per_node = ranks >= 8 ? 8 : ranks;
   const std::string scenario = std::string(DTSIM_SOURCE_DIR) + "/scenarios/quickstart.yaml";
   const Scenario s = load_scenario(
-      scenario, {"cluster.nodes=" + std::to_string(ranks / per_node), "cluster.devices_per_node=" + std::to_string(per_node),
-                 "run.iterations=" + std::to_string(iterations), "run.warmup=0", "run.fidelity=" + fidelity});
+      scenario,
+      {"cluster.nodes=" + std::to_string(ranks / per_node), "cluster.devices_per_node=" + std::to_string(per_node),
+       "run.iterations=" + std::to_string(iterations), "run.warmup=0", "run.fidelity=" + fidelity});
   const Plan plan = compile_plan(s);
   Recorder recorder;
   sg::SimGridExecutor engine(s.cluster, sg::SimGridOptions{s.run.fidelity, fuse});
@@ -40,7 +41,7 @@ int main(int argc, char** argv) {
   getrusage(RUSAGE_SELF, &usage);
   const double rss_mib = static_cast<double>(usage.ru_maxrss) / 1024.0;
   std::printf("%d %d %s %s %.3f %.3f %.3f %.1f %ld %.0f\n", ranks, iterations, fidelity.c_str(),
-              fuse ? "fused" : "plain", total_s, engine.stats().platform_s, info.wall_time_s, rss_mib, engine.stats().activities,
-              static_cast<double>(engine.stats().activities) / info.wall_time_s);
+              fuse ? "fused" : "plain", total_s, engine.stats().platform_s, info.wall_time_s, rss_mib,
+              engine.stats().activities, static_cast<double>(engine.stats().activities) / info.wall_time_s);
   return 0;
 }

@@ -6,8 +6,8 @@
 
 #include <string>
 
-#include "core/run/metrics.hpp"
 #include "core/plan/compiler.hpp"
+#include "core/run/metrics.hpp"
 #include "core/scenario/loader.hpp"
 #include "sim/analytical/engine.hpp"
 #include "sim/analytical/symmetric.hpp"

@@ -16,9 +16,9 @@
 #include "calibrate/bench_util.hpp"
 #include "calibrate/fit.hpp"
 #include "core/base/atomic_file.hpp"
-#include "core/collectives/collective.hpp"
 #include "core/base/error.hpp"
 #include "core/calibration/profile_writer.hpp"
+#include "core/collectives/collective.hpp"
 
 namespace dtsim::calib {
 namespace {

@@ -19,16 +19,16 @@
 
 #include "calibrate/bench_util.hpp"
 #include "core/base/atomic_file.hpp"
-#include "core/calibration/calibration.hpp"
 #include "core/base/error.hpp"
-#include "core/run/metrics.hpp"
+#include "core/calibration/calibration.hpp"
+#include "core/calibration/profile_reader.hpp"
 #include "core/plan/compiler.hpp"
-#include "core/scenario/loader.hpp"
+#include "core/run/metrics.hpp"
 #include "core/run/trace.hpp"
+#include "core/scenario/loader.hpp"
 #include "real/plan_scale.hpp"
 #include "sim/cost/cores.hpp"
 #include "sim/make_executor.hpp"
-#include "core/calibration/profile_reader.hpp"
 
 namespace dtsim::calib {
 namespace fs = std::filesystem;

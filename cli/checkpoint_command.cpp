@@ -7,9 +7,9 @@
 #include <nlohmann/json.hpp>
 
 #include "cli/commands.hpp"
+#include "core/base/units.hpp"
 #include "core/plan/compiler.hpp"
 #include "core/scenario/loader.hpp"
-#include "core/base/units.hpp"
 #include "sim/analytical/symmetric.hpp"
 #include "sim/faults/evaluate.hpp"
 #include "sim/simgrid/executor.hpp"
@@ -29,12 +29,17 @@ std::vector<Metrics> engine_metrics(const Scenario& s) {
 nlohmann::json scan_json(const CheckpointScan& scan) {
   nlohmann::json curve = nlohmann::json::array();
   for (const auto& p : scan.curve) {
-    curve.push_back({{"interval_s", p.interval_s}, {"goodput_samples_per_s", p.goodput}, {"failures", p.mean.failures}});
+    curve.push_back(
+        {{"interval_s", p.interval_s}, {"goodput_samples_per_s", p.goodput}, {"failures", p.mean.failures}});
   }
-  return nlohmann::json{{"checkpoint_cost_s", scan.checkpoint_cost_s}, {"job_mtbf_s", scan.job_mtbf_s},
-                        {"young_daly_interval_s", scan.young_daly_s}, {"throughput_samples_per_s", scan.throughput},
-                        {"iteration_time_s", scan.iteration_s}, {"best_interval_s", scan.best_interval_s},
-                        {"best_goodput_samples_per_s", scan.best_goodput}, {"curve", curve}};
+  return nlohmann::json{{"checkpoint_cost_s", scan.checkpoint_cost_s},
+                        {"job_mtbf_s", scan.job_mtbf_s},
+                        {"young_daly_interval_s", scan.young_daly_s},
+                        {"throughput_samples_per_s", scan.throughput},
+                        {"iteration_time_s", scan.iteration_s},
+                        {"best_interval_s", scan.best_interval_s},
+                        {"best_goodput_samples_per_s", scan.best_goodput},
+                        {"curve", curve}};
 }
 
 }  // namespace
@@ -54,7 +59,8 @@ int checkpoint_command(const CheckpointOptions& o) {
   }
   const std::vector<Metrics> jobs = engine_metrics(s);
   const TimelineConfig base = timeline_config(s, job, jobs[job]);
-  const CheckpointScan scan = scan_checkpoint_intervals(base, static_cast<std::uint64_t>(s.run.seed), o.trials, o.points);
+  const CheckpointScan scan =
+      scan_checkpoint_intervals(base, static_cast<std::uint64_t>(s.run.seed), o.trials, o.points);
   if (o.json) {
     std::cout << scan_json(scan).dump(2) << "\n";
     return 0;

@@ -15,7 +15,7 @@ struct RunOptions {
   std::string engine;  // "" = the scenario's run.engine
   std::string out;     // "" = runs/<scenario name>
   bool trace = true;
-  bool json = false;   // print metrics.json to stdout instead of the table
+  bool json = false;  // print metrics.json to stdout instead of the table
 };
 
 int run_command(const RunOptions& o);

@@ -50,13 +50,18 @@ std::string show_count(double v) { return fmt::format("{:.0f}", v); }
 const Row kRows[] = {
     {"workers", [](const nlohmann::json& j) { return j["workers"].get<double>(); }, show_count},
     {"servers", [](const nlohmann::json& j) { return j["servers"].get<double>(); }, show_count},
-    {"iteration time mean", [](const nlohmann::json& j) { return j["iteration_time_s"]["mean"].get<double>(); }, show_time},
-    {"iteration time p99", [](const nlohmann::json& j) { return j["iteration_time_s"]["p99"].get<double>(); }, show_time},
-    {"throughput (samples/s)", [](const nlohmann::json& j) { return j["throughput_samples_per_s"].get<double>(); }, show_rate},
+    {"iteration time mean", [](const nlohmann::json& j) { return j["iteration_time_s"]["mean"].get<double>(); },
+     show_time},
+    {"iteration time p99", [](const nlohmann::json& j) { return j["iteration_time_s"]["p99"].get<double>(); },
+     show_time},
+    {"throughput (samples/s)", [](const nlohmann::json& j) { return j["throughput_samples_per_s"].get<double>(); },
+     show_rate},
     {"compute", [](const nlohmann::json& j) { return j["compute_fraction"].get<double>(); }, show_percent},
-    {"exposed communication", [](const nlohmann::json& j) { return j["exposed_comm_fraction"].get<double>(); }, show_percent},
+    {"exposed communication", [](const nlohmann::json& j) { return j["exposed_comm_fraction"].get<double>(); },
+     show_percent},
     {"waiting", [](const nlohmann::json& j) { return j["wait_fraction"].get<double>(); }, show_percent},
-    {"bytes on the wire / it.", [](const nlohmann::json& j) { return j["bytes_on_wire_per_iteration"].get<double>(); }, show_bytes},
+    {"bytes on the wire / it.", [](const nlohmann::json& j) { return j["bytes_on_wire_per_iteration"].get<double>(); },
+     show_bytes},
 };
 
 std::string delta(double v, double base) {

@@ -4,8 +4,8 @@
 #include <ostream>
 #include <vector>
 
-#include "learn/training.hpp"
 #include "core/scenario/scenario.hpp"
+#include "learn/training.hpp"
 
 namespace dtsim::cli {
 

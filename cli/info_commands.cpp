@@ -4,10 +4,10 @@
 #include <fmt/format.h>
 
 #include "cli/commands.hpp"
-#include "core/zoo/device.hpp"
 #include "core/base/error.hpp"
-#include "core/scenario/schema.hpp"
 #include "core/base/units.hpp"
+#include "core/scenario/schema.hpp"
+#include "core/zoo/device.hpp"
 #include "core/zoo/workload.hpp"
 
 namespace dtsim::cli {

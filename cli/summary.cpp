@@ -61,25 +61,30 @@ std::string strategy_text(const Scenario& s, const JobSpec& job) {
 
 void job_summary(std::ostream& os, const Scenario& s, const JobSpec& job, const Metrics& m) {
   const Workload& w = job.workload;
-  row(os, "model", fmt::format("{} ({:.4g} M params, {:.4g} GFLOP/sample fwd+bwd, batch {}/worker, {})", w.name,
-                               w.total_params() / 1e6, (w.fwd_flops_per_sample() + w.bwd_flops_per_sample()) / 1e9,
-                               job.model.batch_per_worker, dtype_name(job.model.dtype)));
+  row(os, "model",
+      fmt::format("{} ({:.4g} M params, {:.4g} GFLOP/sample fwd+bwd, batch {}/worker, {})", w.name,
+                  w.total_params() / 1e6, (w.fwd_flops_per_sample() + w.bwd_flops_per_sample()) / 1e9,
+                  job.model.batch_per_worker, dtype_name(job.model.dtype)));
   const std::string sync = sync_name(job);
-  row(os, "strategy", fmt::format("{}, {} workers{}, {}", strategy_text(s, job), m.workers,
-                                  job.strategy.kind == StrategyKind::ParameterServer
-                                      ? fmt::format(" + {} server shards", job.strategy.ps_shards)
-                                      : "",
-                                  sync));
+  row(os, "strategy",
+      fmt::format("{}, {} workers{}, {}", strategy_text(s, job), m.workers,
+                  job.strategy.kind == StrategyKind::ParameterServer
+                      ? fmt::format(" + {} server shards", job.strategy.ps_shards)
+                      : "",
+                  sync));
   row(os, "iteration time mean", format_time(m.iteration_time.mean));
-  row(os, "iteration time p50/p95/p99", fmt::format("{} / {} / {}", format_time(m.iteration_time.p50),
-                                                    format_time(m.iteration_time.p95), format_time(m.iteration_time.p99)));
-  row(os, "throughput", fmt::format("{:.1f} samples/s{}", m.throughput_samples_per_s,
-                                    m.asynchronous ? " (the sum of the workers' own rates)" : ""));
+  row(os, "iteration time p50/p95/p99",
+      fmt::format("{} / {} / {}", format_time(m.iteration_time.p50), format_time(m.iteration_time.p95),
+                  format_time(m.iteration_time.p99)));
+  row(os, "throughput",
+      fmt::format("{:.1f} samples/s{}", m.throughput_samples_per_s,
+                  m.asynchronous ? " (the sum of the workers' own rates)" : ""));
   if (m.asynchronous) {
     row(os, "updates", fmt::format("{:.1f} model updates/s", m.updates_per_s));
     if (m.servers > 0) {  // staleness is counted on parameter-server shards
-      row(os, "staleness", fmt::format("mean {:.2f}, p99 {:.0f}, max {:.0f} updates", m.staleness.mean,
-                                       m.staleness.p99, m.staleness.max));
+      row(os, "staleness",
+          fmt::format("mean {:.2f}, p99 {:.0f}, max {:.0f} updates", m.staleness.mean, m.staleness.p99,
+                      m.staleness.max));
     }
   }
   row(os, "compute", percent(m.compute_fraction));
@@ -91,23 +96,24 @@ void job_summary(std::ostream& os, const Scenario& s, const JobSpec& job, const 
 }
 
 void fault_rows(std::ostream& os, const FaultReport& f) {
-  const std::string interval =
-      f.checkpoint_interval_s > 0
-          ? fmt::format("every {} ({:.0f} iterations), {} each ({})", format_time(f.checkpoint_interval_s),
-                        f.checkpoint_interval_iterations, format_time(f.checkpoint_cost_s), format_bytes(f.checkpoint_bytes))
-          : std::string("none");
+  const std::string interval = f.checkpoint_interval_s > 0
+                                   ? fmt::format("every {} ({:.0f} iterations), {} each ({})",
+                                                 format_time(f.checkpoint_interval_s), f.checkpoint_interval_iterations,
+                                                 format_time(f.checkpoint_cost_s), format_bytes(f.checkpoint_bytes))
+                                   : std::string("none");
   row(os, "checkpoints", interval);
-  row(os, "failures", fmt::format("{:.2f} in {} ({} recovery{}, mean of {} trials)", f.failures, format_time(f.horizon_s),
-                                  f.recovery, f.job_mtbf_s > 0 ? fmt::format(", job MTBF {}", format_time(f.job_mtbf_s)) : "",
-                                  f.trials));
+  row(os, "failures",
+      fmt::format("{:.2f} in {} ({} recovery{}, mean of {} trials)", f.failures, format_time(f.horizon_s), f.recovery,
+                  f.job_mtbf_s > 0 ? fmt::format(", job MTBF {}", format_time(f.job_mtbf_s)) : "", f.trials));
   row(os, "goodput", fmt::format("{:.1f} samples/s ({} of throughput)", f.goodput, percent(f.goodput / f.throughput)));
-  row(os, "time lost", fmt::format("checkpoints {}, lost work {}, detection {}, restart {}{}",
-                                   percent(f.checkpoint_s / f.horizon_s), percent(f.lost_work_s / f.horizon_s),
-                                   percent(f.detection_s / f.horizon_s), percent(f.restart_s / f.horizon_s),
-                                   f.idle_s > 0 ? fmt::format(", no workers {}", percent(f.idle_s / f.horizon_s)) : ""));
+  row(os, "time lost",
+      fmt::format("checkpoints {}, lost work {}, detection {}, restart {}{}", percent(f.checkpoint_s / f.horizon_s),
+                  percent(f.lost_work_s / f.horizon_s), percent(f.detection_s / f.horizon_s),
+                  percent(f.restart_s / f.horizon_s),
+                  f.idle_s > 0 ? fmt::format(", no workers {}", percent(f.idle_s / f.horizon_s)) : ""));
   if (f.young_daly_interval_s > 0) {
-    row(os, "Young/Daly interval", fmt::format("{} (dtsim checkpoint suggests one by simulation)",
-                                               format_time(f.young_daly_interval_s)));
+    row(os, "Young/Daly interval",
+        fmt::format("{} (dtsim checkpoint suggests one by simulation)", format_time(f.young_daly_interval_s)));
   }
 }
 
@@ -142,8 +148,8 @@ void jobs_table(std::ostream& os, const Scenario& s, const std::vector<Metrics>&
     const std::string strategy =
         job.strategy.kind == StrategyKind::AllReduce
             ? fmt::format("allreduce {}{}{}", job.strategy.algorithm, sync_text(job), compression_text(job))
-            : fmt::format("parameter server, {} shard{}{}", job.strategy.ps_shards, job.strategy.ps_shards > 1 ? "s" : "",
-                          sync_text(job));
+            : fmt::format("parameter server, {} shard{}{}", job.strategy.ps_shards,
+                          job.strategy.ps_shards > 1 ? "s" : "", sync_text(job));
     const WaitCauses& w = m.wait_by_cause;
     os << fmt::format("  {:<14} {:<46} {:>8} {:>11} {:>13.1f} {:>10.1f} {:>8} {:>8} {:>8} {:>9} {:>10} {:>10} {:>10}\n",
                       job.name, fmt::format("{} ({})", strategy, job.workload.name), m.workers,
@@ -166,13 +172,14 @@ void jobs_table(std::ostream& os, const Scenario& s, const std::vector<Metrics>&
 void print_summary(std::ostream& os, const Scenario& s, const std::vector<Metrics>& jobs) {
   const Metrics& first = jobs.front();
   os << fmt::format("dtsim {}: {}\n", DTSIM_VERSION, s.name);
-  row(os, "cluster", fmt::format("{} nodes x {} {} ({} {}, NIC {} x {}, {})", s.cluster.nodes,
-                                 s.cluster.devices_per_node, s.cluster.device_names(),
-                                 s.cluster.intra_kind == IntraLinkKind::NvLink ? "NVLink" : "PCIe",
-                                 format_rate(s.cluster.intra.rate), s.cluster.nics, format_rate(s.cluster.nic.rate),
-                                 topology_name(s.cluster.topology.kind)));
-  row(os, "engine", fmt::format("{} ({}), {} iterations after {} warm-up", first.run.engine, first.run.fidelity,
-                                first.iterations, first.warmup));
+  row(os, "cluster",
+      fmt::format("{} nodes x {} {} ({} {}, NIC {} x {}, {})", s.cluster.nodes, s.cluster.devices_per_node,
+                  s.cluster.device_names(), s.cluster.intra_kind == IntraLinkKind::NvLink ? "NVLink" : "PCIe",
+                  format_rate(s.cluster.intra.rate), s.cluster.nics, format_rate(s.cluster.nic.rate),
+                  topology_name(s.cluster.topology.kind)));
+  row(os, "engine",
+      fmt::format("{} ({}), {} iterations after {} warm-up", first.run.engine, first.run.fidelity, first.iterations,
+                  first.warmup));
   if (jobs.size() == 1) {
     os << "\n";
     job_summary(os, s, s.jobs[0], jobs[0]);

@@ -69,7 +69,8 @@ void report(const std::string& out, const SweepManifest& m, const PointResults& 
     std::cout << "\n(no scaling analysis: it needs a sweep of one --param whose points have distinct worker counts)\n";
   }
   std::cout << fmt::format("\nwrote {}\n", fmt::join(files, ", "));
-  if (scaling && plots && !plot::png_supported()) std::cout << "(plots as SVG only: this dtsim was built without Qt 6 Gui)\n";
+  if (scaling && plots && !plot::png_supported())
+    std::cout << "(plots as SVG only: this dtsim was built without Qt 6 Gui)\n";
 }
 
 }  // namespace
@@ -117,8 +118,8 @@ int sweep_command(const SweepOptions& o) {
     const SweepPointInfo& p = m.points[index];
     journal->append(p.key, metrics);
     done[p.key] = metrics;
-    progress->point_done(fmt::format("{}: {:.6g} s/iteration", point_text(p),
-                                     metrics["iteration_time_s"]["mean"].get<double>()));
+    progress->point_done(
+        fmt::format("{}: {:.6g} s/iteration", point_text(p), metrics["iteration_time_s"]["mean"].get<double>()));
     const auto now = std::chrono::steady_clock::now();
     if (now - last_write > std::chrono::milliseconds(500)) {
       write_results(out, m, done);

@@ -80,13 +80,13 @@ void print_sweep_table(std::ostream& os, const SweepManifest& m, const PointResu
 }
 
 void print_scaling(std::ostream& os, const SweepManifest& m, const ScalingReport& r) {
-  os << fmt::format("\n{} scaling, speedup relative to {} workers (taken as speedup {}):\n",
-                    scaling_mode_name(m.mode), r.points.front().workers, r.points.front().workers);
+  os << fmt::format("\n{} scaling, speedup relative to {} workers (taken as speedup {}):\n", scaling_mode_name(m.mode),
+                    r.points.front().workers, r.points.front().workers);
   const auto max = r.amdahl_max_speedup();
-  os << fmt::format("  Amdahl     S(N) = 1 / ({:.5f} + {:.5f}/N)   parallel fraction p = {:.5f}, at most {} "
-                    "(R^2 {:.4f})\n",
-                    1 - r.amdahl.p, r.amdahl.p, r.amdahl.p, max ? fmt::format("{:.1f}x", *max) : "unbounded",
-                    r.amdahl.r2);
+  os << fmt::format(
+      "  Amdahl     S(N) = 1 / ({:.5f} + {:.5f}/N)   parallel fraction p = {:.5f}, at most {} "
+      "(R^2 {:.4f})\n",
+      1 - r.amdahl.p, r.amdahl.p, r.amdahl.p, max ? fmt::format("{:.1f}x", *max) : "unbounded", r.amdahl.r2);
   os << fmt::format("  Gustafson  S(N) = {:.5f} + {:.5f} N          parallel fraction p = {:.5f} (R^2 {:.4f})\n",
                     1 - r.gustafson.p, r.gustafson.p, r.gustafson.p, r.gustafson.r2);
   if (r.efficiency_below_threshold_at) {
@@ -117,8 +117,8 @@ std::vector<std::string> write_scaling_plots(const std::string& dir, const Sweep
   speedup.series = {
       {"ideal S = N", nd, nd, "#999999", true, false, true},
       {fmt::format("Amdahl p = {:.4f}", r.amdahl.p), nd, fitted(nd, r.amdahl.p, amdahl_speedup), "#d62728"},
-      {fmt::format("Gustafson p = {:.4f}", r.gustafson.p), nd, fitted(nd, r.gustafson.p, gustafson_speedup),
-       "#2ca02c", true, false, true},
+      {fmt::format("Gustafson p = {:.4f}", r.gustafson.p), nd, fitted(nd, r.gustafson.p, gustafson_speedup), "#2ca02c",
+       true, false, true},
       {"measured", n, s, "#1f77b4", false, true, false}};
   plot::Chart efficiency;
   efficiency.title = fmt::format("{}: parallel efficiency", m.scenario);
@@ -127,8 +127,8 @@ std::vector<std::string> write_scaling_plots(const std::string& dir, const Sweep
   efficiency.log_x = log_x;
   efficiency.legend_bottom = true;
   efficiency.series = {{"measured", n, e, "#1f77b4", true, true, false}};
-  efficiency.guides.push_back({false, r.efficiency_threshold,
-                               fmt::format("threshold {:.0f}%", 100 * r.efficiency_threshold), "#d62728"});
+  efficiency.guides.push_back(
+      {false, r.efficiency_threshold, fmt::format("threshold {:.0f}%", 100 * r.efficiency_threshold), "#d62728"});
   if (r.efficiency_below_threshold_at) {
     const std::string where = fmt::format("below at N = {}", *r.efficiency_below_threshold_at);
     efficiency.guides.push_back({true, static_cast<double>(*r.efficiency_below_threshold_at), where, "#d62728"});

@@ -8,8 +8,8 @@
 
 #include <fmt/format.h>
 
-#include "learn/sync_rule.hpp"
 #include "core/base/error.hpp"
+#include "learn/sync_rule.hpp"
 
 namespace dtsim::learn {
 namespace {

@@ -8,8 +8,8 @@
 
 #include <Eigen/Core>
 
-#include "learn/dataset.hpp"
 #include "core/base/error.hpp"
+#include "learn/dataset.hpp"
 
 namespace dtsim::learn {
 namespace {

@@ -11,8 +11,8 @@
 
 #include <vector>
 
-#include "core/run/observer.hpp"
 #include "core/plan/plan.hpp"
+#include "core/run/observer.hpp"
 
 namespace dtsim::learn {
 

@@ -9,11 +9,11 @@
 
 #include <nlohmann/json_fwd.hpp>
 
+#include "core/plan/plan.hpp"
+#include "core/run/observer.hpp"
+#include "core/scenario/scenario.hpp"
 #include "learn/dataset.hpp"
 #include "learn/training.hpp"
-#include "core/run/observer.hpp"
-#include "core/plan/plan.hpp"
-#include "core/scenario/scenario.hpp"
 
 namespace dtsim::learn {
 

@@ -8,9 +8,9 @@
 
 #include <Eigen/Dense>
 
+#include "core/scenario/scenario.hpp"
 #include "learn/events.hpp"
 #include "learn/training.hpp"
-#include "core/scenario/scenario.hpp"
 
 namespace dtsim::learn {
 

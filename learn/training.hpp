@@ -11,10 +11,10 @@
 
 #include <Eigen/Dense>
 
+#include "core/scenario/convergence.hpp"
 #include "learn/codec.hpp"
 #include "learn/dataset.hpp"
 #include "learn/proxy.hpp"
-#include "core/scenario/convergence.hpp"
 
 namespace dtsim::learn {
 

@@ -32,7 +32,8 @@ struct Axis {
     const double mag = std::pow(10, std::floor(std::log10(raw)));
     const double norm = raw / mag;
     const double step = (norm < 1.5 ? 1 : norm < 3 ? 2 : norm < 7 ? 5 : 10) * mag;
-    for (double v = std::ceil(lo / step) * step; v <= hi + step * 1e-9; v += step) out.push_back(std::abs(v) < step * 1e-9 ? 0 : v);
+    for (double v = std::ceil(lo / step) * step; v <= hi + step * 1e-9; v += step)
+      out.push_back(std::abs(v) < step * 1e-9 ? 0 : v);
     return out;
   }
 };
@@ -104,7 +105,8 @@ void draw_chart(const Chart& c, Canvas& canvas) {
   for (const auto& s : c.series) {
     std::vector<std::pair<double, double>> pts;
     for (size_t i = 0; i < s.x.size() && i < s.y.size(); ++i) {
-      if (!std::isfinite(s.x[i]) || !std::isfinite(s.y[i]) || (x.log && s.x[i] <= 0) || (y.log && s.y[i] <= 0)) continue;
+      if (!std::isfinite(s.x[i]) || !std::isfinite(s.y[i]) || (x.log && s.x[i] <= 0) || (y.log && s.y[i] <= 0))
+        continue;
       pts.emplace_back(x.map(s.x[i]), std::clamp(y.map(s.y[i]), top - 5, bottom + 5));
     }
     if (s.line && pts.size() > 1) canvas.polyline(pts, s.color, 2, s.dashed);

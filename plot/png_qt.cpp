@@ -29,7 +29,10 @@ class QtCanvas : public Canvas {
     QPainterPath path;
     for (size_t i = 0; i < points.size(); ++i) {
       const QPointF pt(points[i].first, points[i].second);
-      if (i == 0) path.moveTo(pt); else path.lineTo(pt);
+      if (i == 0)
+        path.moveTo(pt);
+      else
+        path.lineTo(pt);
     }
     p_.setPen(pen(color, width, dashed));
     p_.setBrush(Qt::NoBrush);

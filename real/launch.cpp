@@ -11,11 +11,11 @@
 
 #include "core/base/atomic_file.hpp"
 #include "core/base/error.hpp"
-#include "core/run/metrics.hpp"
 #include "core/plan/compiler.hpp"
+#include "core/run/metrics.hpp"
+#include "core/run/trace.hpp"
 #include "core/scenario/loader.hpp"
 #include "core/scenario/warnings.hpp"
-#include "core/run/trace.hpp"
 #include "real/codec.hpp"
 #include "real/executor.hpp"
 #include "real/plan_scale.hpp"

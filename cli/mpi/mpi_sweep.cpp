@@ -32,17 +32,21 @@ void MpiSweep::run(const std::vector<Scenario>& scenarios, std::vector<size_t> p
   MPI_Bcast(pending.data(), static_cast<int>(count), MPI_UNSIGNED_LONG, 0, MPI_COMM_WORLD);
 
   std::vector<size_t> mine;
-  for (size_t i = static_cast<size_t>(rank_); i < pending.size(); i += static_cast<size_t>(size_)) mine.push_back(pending[i]);
+  for (size_t i = static_cast<size_t>(rank_); i < pending.size(); i += static_cast<size_t>(size_))
+    mine.push_back(pending[i]);
   // One JSON line per finished point; an error line ("!" + message) if the share failed.
   std::string payload;
   try {
-    run_points(scenarios, mine, jobs, [&](size_t index, const nlohmann::json& metrics) {
-      if (rank_ == 0) {
-        done(index, metrics);
-      } else {
-        payload += nlohmann::json{{"index", index}, {"metrics", metrics}}.dump() + "\n";
-      }
-    }, hook);
+    run_points(
+        scenarios, mine, jobs,
+        [&](size_t index, const nlohmann::json& metrics) {
+          if (rank_ == 0) {
+            done(index, metrics);
+          } else {
+            payload += nlohmann::json{{"index", index}, {"metrics", metrics}}.dump() + "\n";
+          }
+        },
+        hook);
   } catch (const std::exception& e) {
     payload += fmt::format("!rank {}: {}\n", rank_, e.what());
   }

@@ -19,14 +19,14 @@ struct Unit {
 };
 
 constexpr std::array kByteUnits{
-    Unit{"B", 1.0},     Unit{"KB", 1e3},          Unit{"MB", 1e6},          Unit{"GB", 1e9},
-    Unit{"TB", 1e12},   Unit{"KiB", 1024.0},      Unit{"MiB", 1048576.0},   Unit{"GiB", 1073741824.0},
-    Unit{"TiB", 1099511627776.0},
+    Unit{"B", 1.0},         Unit{"KB", 1e3},           Unit{"MB", 1e6},
+    Unit{"GB", 1e9},        Unit{"TB", 1e12},          Unit{"KiB", 1024.0},
+    Unit{"MiB", 1048576.0}, Unit{"GiB", 1073741824.0}, Unit{"TiB", 1099511627776.0},
 };
 constexpr std::array kRateUnits{
-    Unit{"bps", 1.0 / 8},      Unit{"Kbps", 1e3 / 8},       Unit{"Mbps", 1e6 / 8},       Unit{"Gbps", 1e9 / 8},
-    Unit{"Tbps", 1e12 / 8},    Unit{"B/s", 1.0},            Unit{"KB/s", 1e3},           Unit{"MB/s", 1e6},
-    Unit{"GB/s", 1e9},         Unit{"TB/s", 1e12},          Unit{"KiB/s", 1024.0},       Unit{"MiB/s", 1048576.0},
+    Unit{"bps", 1.0 / 8},        Unit{"Kbps", 1e3 / 8}, Unit{"Mbps", 1e6 / 8}, Unit{"Gbps", 1e9 / 8},
+    Unit{"Tbps", 1e12 / 8},      Unit{"B/s", 1.0},      Unit{"KB/s", 1e3},     Unit{"MB/s", 1e6},
+    Unit{"GB/s", 1e9},           Unit{"TB/s", 1e12},    Unit{"KiB/s", 1024.0}, Unit{"MiB/s", 1048576.0},
     Unit{"GiB/s", 1073741824.0},
 };
 constexpr std::array kTimeUnits{
@@ -37,9 +37,8 @@ constexpr std::array kFlopUnits{
     Unit{"TFLOP", 1e12}, Unit{"PFLOP", 1e15}, Unit{"EFLOP", 1e18},
 };
 constexpr std::array kFlopRateUnits{
-    Unit{"FLOPS", 1.0},    Unit{"KFLOPS", 1e3},   Unit{"MFLOPS", 1e6},   Unit{"GFLOPS", 1e9},
-    Unit{"TFLOPS", 1e12},  Unit{"PFLOPS", 1e15},  Unit{"FLOP/s", 1.0},   Unit{"GFLOP/s", 1e9},
-    Unit{"TFLOP/s", 1e12}, Unit{"PFLOP/s", 1e15},
+    Unit{"FLOPS", 1.0},   Unit{"KFLOPS", 1e3}, Unit{"MFLOPS", 1e6},  Unit{"GFLOPS", 1e9},   Unit{"TFLOPS", 1e12},
+    Unit{"PFLOPS", 1e15}, Unit{"FLOP/s", 1.0}, Unit{"GFLOP/s", 1e9}, Unit{"TFLOP/s", 1e12}, Unit{"PFLOP/s", 1e15},
 };
 
 std::string_view trim(std::string_view s) {
@@ -96,8 +95,9 @@ std::string_view quantity_hint(Quantity q) {
     case Quantity::Number: return "use e.g. 0.5 or 1e-3";
     case Quantity::Count: return "use a whole number such as 8";
     case Quantity::Bytes: return "use e.g. 25MB or 64MiB; units B, KB, MB, GB, TB, KiB, MiB, GiB, TiB";
-    case Quantity::Rate: return "use e.g. 100Gbps or 12.5GB/s; units bps, Kbps, Mbps, Gbps, Tbps, B/s, KB/s, MB/s, GB/s, "
-                                "TB/s, KiB/s, MiB/s, GiB/s";
+    case Quantity::Rate:
+      return "use e.g. 100Gbps or 12.5GB/s; units bps, Kbps, Mbps, Gbps, Tbps, B/s, KB/s, MB/s, GB/s, "
+             "TB/s, KiB/s, MiB/s, GiB/s";
     case Quantity::Time: return "use e.g. 5us or 1.5ms; units ns, us, ms, s, min, h";
     case Quantity::Flops: return "use e.g. 4.1GFLOP or 8e9; units FLOP, KFLOP, MFLOP, GFLOP, TFLOP, PFLOP, EFLOP";
     case Quantity::FlopRate: return "use e.g. 312TFLOPS or 19.5 TFLOP/s; units FLOPS, GFLOPS, TFLOPS, PFLOPS";

@@ -3,8 +3,8 @@
 
 #include <algorithm>
 
-#include "core/compression/compressor.hpp"
 #include "core/base/error.hpp"
+#include "core/compression/compressor.hpp"
 
 namespace dtsim {
 

@@ -9,8 +9,8 @@
 
 #include <fmt/format.h>
 
-#include "core/calibration/profile_reader.hpp"
 #include "core/base/error.hpp"
+#include "core/calibration/profile_reader.hpp"
 
 namespace dtsim {
 namespace {
@@ -169,7 +169,8 @@ void read_collectives(const Reader& rd, const YAML::Node& meas, std::vector<Coll
 
 }  // namespace
 
-std::shared_ptr<const CalibrationProfile> load_calibration_profile(const std::string& path, const std::string& expected_backend) {
+std::shared_ptr<const CalibrationProfile> load_calibration_profile(const std::string& path,
+                                                                   const std::string& expected_backend) {
   if (!std::filesystem::is_regular_file(path)) {
     throw InputError(SourceLocation{path, 0, 0},
                      fmt::format("calibration profile '{}' not found (make one with: mpirun -np 2 dtsim calibrate "

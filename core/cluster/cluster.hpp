@@ -6,8 +6,8 @@
 #include <string>
 #include <vector>
 
-#include "core/zoo/device.hpp"
 #include "core/base/profile.hpp"
+#include "core/zoo/device.hpp"
 
 namespace dtsim {
 
@@ -45,13 +45,13 @@ struct ClusterSpec {
   DeviceSpec device;
   double efficiency = 0;  // achieved fraction of peak; from the device zoo unless set
   IntraLinkKind intra_kind = IntraLinkKind::NvLink;
-  LinkSpec intra;         // one device's link into the node fabric
-  int nics = 1;           // NICs per node
-  LinkSpec nic;           // one NIC
+  LinkSpec intra;  // one device's link into the node fabric
+  int nics = 1;    // NICs per node
+  LinkSpec nic;    // one NIC
   TopologySpec topology;
   Transport transport = Transport::Rdma;
   ServerPlacement server_placement = ServerPlacement::Dedicated;
-  LinkSpec server_nic;    // NIC of a dedicated server host
+  LinkSpec server_nic;       // NIC of a dedicated server host
   DeviceSpec server_device;  // what a parameter server aggregates and updates on
   // cluster.calibration: when set, compute and link costs come from this measured profile
   // instead of the device and link figures above (sim/analytical/cost_model, sim/simgrid/platform).

@@ -9,8 +9,8 @@
 
 #include <fmt/format.h>
 
-#include "core/collectives/detail.hpp"
 #include "core/base/error.hpp"
+#include "core/collectives/detail.hpp"
 
 namespace dtsim {
 namespace {

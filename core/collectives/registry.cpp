@@ -6,9 +6,9 @@
 #include <fmt/format.h>
 #include <fmt/ranges.h>
 
-#include "core/collectives/detail.hpp"
 #include "core/base/error.hpp"
 #include "core/base/suggest.hpp"
+#include "core/collectives/detail.hpp"
 
 namespace dtsim {
 namespace {

@@ -8,9 +8,9 @@
 #include <fmt/format.h>
 #include <fmt/ranges.h>
 
-#include "core/compression/detail.hpp"
 #include "core/base/error.hpp"
 #include "core/base/suggest.hpp"
+#include "core/compression/detail.hpp"
 
 namespace dtsim {
 namespace {

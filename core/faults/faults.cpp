@@ -15,7 +15,9 @@ namespace dtsim {
 
 double checkpoint_bytes(double params, double optimizer_states) { return params * 4.0 * (1.0 + optimizer_states); }
 
-double young_daly_interval(double checkpoint_cost_s, double mtbf_s) { return std::sqrt(2.0 * checkpoint_cost_s * mtbf_s); }
+double young_daly_interval(double checkpoint_cost_s, double mtbf_s) {
+  return std::sqrt(2.0 * checkpoint_cost_s * mtbf_s);
+}
 
 double young_daly_waste(double checkpoint_cost_s, double interval_s, double mtbf_s, double restart_s) {
   return checkpoint_cost_s / interval_s + interval_s / (2.0 * mtbf_s) + restart_s / mtbf_s;
@@ -65,11 +67,12 @@ nlohmann::json fault_report_json(const FaultReport& r) {
                         {"goodput_samples_per_s", r.goodput},
                         {"failures", r.failures},
                         {"useful_s", r.useful_s},
-                        {"lost_s", {{"checkpoint", r.checkpoint_s},
-                                    {"lost_work", r.lost_work_s},
-                                    {"detection", r.detection_s},
-                                    {"restart", r.restart_s},
-                                    {"no_workers", r.idle_s}}},
+                        {"lost_s",
+                         {{"checkpoint", r.checkpoint_s},
+                          {"lost_work", r.lost_work_s},
+                          {"detection", r.detection_s},
+                          {"restart", r.restart_s},
+                          {"no_workers", r.idle_s}}},
                         {"workers_at_end", r.workers_at_end}};
 }
 

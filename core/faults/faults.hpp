@@ -8,27 +8,26 @@
 
 #include <nlohmann/json_fwd.hpp>
 
-
 namespace dtsim {
 
 enum class FaultScope { Device, Node };
 enum class Recovery { Restart, Elastic };
 
 struct FaultSpec {
-  double mtbf_s = 0;                 // mean time between failures of one device or node; 0 = none
+  double mtbf_s = 0;  // mean time between failures of one device or node; 0 = none
   FaultScope scope = FaultScope::Node;
-  std::string trace;                 // a file of failure times (resolved against the scenario's folder)
-  std::vector<double> trace_times;   // loaded from `trace`, seconds from the start, sorted
-  double checkpoint_interval_s = 0;  // useful work between checkpoints, as a time (0: see _iterations)
+  std::string trace;                       // a file of failure times (resolved against the scenario's folder)
+  std::vector<double> trace_times;         // loaded from `trace`, seconds from the start, sorted
+  double checkpoint_interval_s = 0;        // useful work between checkpoints, as a time (0: see _iterations)
   int checkpoint_interval_iterations = 0;  // or as iterations; both 0 = no checkpoints
-  double checkpoint_size = 0;        // bytes; 0 = from the model and optimizer state
-  double write_bandwidth = 10e9;     // bytes/s to storage, aggregate
+  double checkpoint_size = 0;              // bytes; 0 = from the model and optimizer state
+  double write_bandwidth = 10e9;           // bytes/s to storage, aggregate
   double detection_s = 30;
-  double restart_s = 60;             // reload from the checkpoint and re-form the job
+  double restart_s = 60;  // reload from the checkpoint and re-form the job
   Recovery recovery = Recovery::Restart;
-  double horizon_s = 0;              // wall time evaluated over (0: see horizon_iterations)
+  double horizon_s = 0;  // wall time evaluated over (0: see horizon_iterations)
   int horizon_iterations = 0;
-  int trials = 20;                   // Monte Carlo trials averaged in a run's report
+  int trials = 20;  // Monte Carlo trials averaged in a run's report
 
   bool enabled() const {
     return mtbf_s > 0 || !trace.empty() || checkpoint_interval_s > 0 || checkpoint_interval_iterations > 0;
@@ -52,25 +51,25 @@ std::vector<double> load_failure_trace(const std::string& path);
 
 // What a run reports for a job with faults (means over the trials).
 struct FaultReport {
-  std::string recovery;          // restart or elastic
-  std::string scope;             // device or node
+  std::string recovery;  // restart or elastic
+  std::string scope;     // device or node
   int trials = 0;
   double horizon_s = 0;
-  double job_mtbf_s = 0;         // of the whole job (per-unit MTBF / units); 0 for a trace or no failures
+  double job_mtbf_s = 0;  // of the whole job (per-unit MTBF / units); 0 for a trace or no failures
   double checkpoint_bytes = 0;
   double checkpoint_cost_s = 0;
-  double checkpoint_interval_s = 0;   // 0 = no checkpoints
+  double checkpoint_interval_s = 0;  // 0 = no checkpoints
   double checkpoint_interval_iterations = 0;
-  double young_daly_interval_s = 0;   // 0 where it does not apply
-  double throughput = 0;         // samples/s without failures or checkpoints
-  double goodput = 0;            // useful samples per wall-clock second over the horizon
+  double young_daly_interval_s = 0;  // 0 where it does not apply
+  double throughput = 0;             // samples/s without failures or checkpoints
+  double goodput = 0;                // useful samples per wall-clock second over the horizon
   double failures = 0;
-  double useful_s = 0;           // time spent on work that was kept
-  double checkpoint_s = 0;       // time lost by cause
-  double lost_work_s = 0;        // work done and lost (recomputed afterwards)
+  double useful_s = 0;      // time spent on work that was kept
+  double checkpoint_s = 0;  // time lost by cause
+  double lost_work_s = 0;   // work done and lost (recomputed afterwards)
   double detection_s = 0;
   double restart_s = 0;
-  double idle_s = 0;             // elastic: every worker gone
+  double idle_s = 0;  // elastic: every worker gone
   double workers_at_end = 0;
 };
 

@@ -11,8 +11,8 @@
 #include "core/plan/compress.hpp"
 #include "core/plan/gossip.hpp"
 #include "core/plan/parameter_server.hpp"
-#include "core/plan/worker.hpp"
 #include "core/plan/stragglers.hpp"
+#include "core/plan/worker.hpp"
 
 namespace dtsim {
 namespace {

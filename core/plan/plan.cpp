@@ -23,7 +23,6 @@ std::string_view phase_name(Phase p) {
   return "?";
 }
 
-
 std::string_view op_kind_name(const OpBody& body) {
   return std::visit(Overloaded{[](const ComputeOp&) -> std::string_view { return "compute"; },
                                [](const CollectiveOp& c) { return collective_name(c.kind); },

@@ -6,10 +6,10 @@
 #include <variant>
 #include <vector>
 
-#include "core/collectives/collective.hpp"
-#include "core/compression/compressor.hpp"
 #include "core/base/dtype.hpp"
 #include "core/base/profile.hpp"
+#include "core/collectives/collective.hpp"
+#include "core/compression/compressor.hpp"
 
 namespace dtsim {
 

@@ -20,8 +20,7 @@ double draw(const StragglerSpec& st, std::mt19937_64& rng) {
     case Jitter::Lognormal: return std::lognormal_distribution<double>(0.0, st.sigma)(rng);
     case Jitter::Exponential:
       return st.tail_mean > 0 ? 1.0 + std::exponential_distribution<double>(1.0 / st.tail_mean)(rng) : 1.0;
-    case Jitter::Hiccup:
-      return std::bernoulli_distribution(st.hiccup_probability)(rng) ? st.hiccup_factor : 1.0;
+    case Jitter::Hiccup: return std::bernoulli_distribution(st.hiccup_probability)(rng) ? st.hiccup_factor : 1.0;
   }
   return 1.0;
 }

@@ -54,7 +54,8 @@ PassOps add_forward_backward(RankProgram& r, const JobSpec& job) {
     op.phase = Phase::Forward;
     op.layer = l;
     if (prev >= 0) op.deps.push_back(prev);
-    op.body = ComputeOp{layer.fwd_flops * batch, (layer.params + 2 * layer.activations * batch) * bytes, job.model.dtype};
+    op.body =
+        ComputeOp{layer.fwd_flops * batch, (layer.params + 2 * layer.activations * batch) * bytes, job.model.dtype};
     prev = op.id;
     r.ops.push_back(std::move(op));
   }
@@ -66,8 +67,8 @@ PassOps add_forward_backward(RankProgram& r, const JobSpec& job) {
     op.phase = Phase::Backward;
     op.layer = l;
     if (prev >= 0) op.deps.push_back(prev);
-    op.body = ComputeOp{layer.bwd_flops * batch, (2 * layer.params + 3 * layer.activations * batch) * bytes,
-                        job.model.dtype};
+    op.body =
+        ComputeOp{layer.bwd_flops * batch, (2 * layer.params + 3 * layer.activations * batch) * bytes, job.model.dtype};
     prev = op.id;
     ids.backward[l] = op.id;
     r.ops.push_back(std::move(op));

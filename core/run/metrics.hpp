@@ -11,8 +11,8 @@
 #include <nlohmann/json_fwd.hpp>
 
 #include "core/faults/faults.hpp"
-#include "core/run/observer.hpp"
 #include "core/plan/plan.hpp"
+#include "core/run/observer.hpp"
 #include "core/run/wait_causes.hpp"
 
 namespace dtsim {
@@ -48,14 +48,14 @@ struct Metrics {
   int warmup = 0;
   Stats iteration_time;
   double throughput_samples_per_s = 0;
-  double compute_fraction = 0;        // mean over workers of compute / iteration time
-  double comm_fraction = 0;           // mean over workers of communication / iteration time (may overlap compute)
-  double exposed_comm_fraction = 0;   // compute + exposed + wait = 1
+  double compute_fraction = 0;       // mean over workers of compute / iteration time
+  double comm_fraction = 0;          // mean over workers of communication / iteration time (may overlap compute)
+  double exposed_comm_fraction = 0;  // compute + exposed + wait = 1
   double wait_fraction = 0;
   double bytes_on_wire_per_iteration = 0;
-  WaitCauses wait_by_cause;    // mean over workers, per iteration; failure from the fault report
-  double updates_per_s = 0;    // model updates applied per second (one per iteration under BSP)
-  bool asynchronous = false;   // ASP/SSP: throughput is the sum of the workers' own rates
+  WaitCauses wait_by_cause;   // mean over workers, per iteration; failure from the fault report
+  double updates_per_s = 0;   // model updates applied per second (one per iteration under BSP)
+  bool asynchronous = false;  // ASP/SSP: throughput is the sum of the workers' own rates
   // Per-update staleness (ASP/SSP): how many updates other workers applied to a shard between a
   // worker's pull of it and the application of its gradient. Zero under BSP.
   Stats staleness;

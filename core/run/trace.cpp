@@ -34,8 +34,9 @@ int thread_id(int rank, Stream s) { return rank * 3 + static_cast<int>(s); }
 
 std::string trace_json(const Plan& plan, const std::vector<OpRecord>& records, int cluster_nodes) {
   fmt::memory_buffer out;
-  fmt::format_to(std::back_inserter(out), "{{\"displayTimeUnit\":\"ms\",\"otherData\":{{\"scenario\":\"{}\"}},"
-                                          "\"traceEvents\":[\n",
+  fmt::format_to(std::back_inserter(out),
+                 "{{\"displayTimeUnit\":\"ms\",\"otherData\":{{\"scenario\":\"{}\"}},"
+                 "\"traceEvents\":[\n",
                  escape(plan.name));
   bool first = true;
   auto sep = [&] {
@@ -58,11 +59,12 @@ std::string trace_json(const Plan& plan, const std::vector<OpRecord>& records, i
   for (const auto& [rank, stream] : threads) {
     sep();
     const RankProgram& r = plan.ranks[rank];
-    fmt::format_to(std::back_inserter(out),
-                   "{{\"name\":\"thread_name\",\"ph\":\"M\",\"pid\":{},\"tid\":{},\"args\":{{\"name\":\"{} {} {}\"}}}},"
-                   "{{\"name\":\"thread_sort_index\",\"ph\":\"M\",\"pid\":{},\"tid\":{},\"args\":{{\"sort_index\":{}}}}}",
-                   r.where.node, thread_id(rank, stream), r.role == Role::Worker ? "rank" : "server rank", rank,
-                   stream_name(stream), r.where.node, thread_id(rank, stream), thread_id(rank, stream));
+    fmt::format_to(
+        std::back_inserter(out),
+        "{{\"name\":\"thread_name\",\"ph\":\"M\",\"pid\":{},\"tid\":{},\"args\":{{\"name\":\"{} {} {}\"}}}},"
+        "{{\"name\":\"thread_sort_index\",\"ph\":\"M\",\"pid\":{},\"tid\":{},\"args\":{{\"sort_index\":{}}}}}",
+        r.where.node, thread_id(rank, stream), r.role == Role::Worker ? "rank" : "server rank", rank,
+        stream_name(stream), r.where.node, thread_id(rank, stream), thread_id(rank, stream));
   }
   for (const auto& rec : records) {
     sep();

@@ -5,8 +5,8 @@
 #include <string>
 #include <vector>
 
-#include "core/run/observer.hpp"
 #include "core/plan/plan.hpp"
+#include "core/run/observer.hpp"
 
 namespace dtsim {
 

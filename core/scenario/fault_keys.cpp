@@ -90,7 +90,8 @@ void finish_faults(const Scenario& s, size_t index, JobSpec& job) {
   FaultSpec& f = job.faults;
   const std::string trace_key = s.job_key(index, "faults.trace");
   if (!f.trace.empty() && s.where.count(s.job_key(index, "faults.mtbf")) > 0 && f.mtbf_s > 0) {
-    throw InputError(s.location_of(trace_key), fmt::format("{}: give faults.mtbf or faults.trace, not both", trace_key));
+    throw InputError(s.location_of(trace_key),
+                     fmt::format("{}: give faults.mtbf or faults.trace, not both", trace_key));
   }
   if (f.trace.empty()) return;
   std::filesystem::path p(f.trace);

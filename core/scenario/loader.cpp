@@ -10,9 +10,9 @@
 #include <fmt/format.h>
 #include <yaml-cpp/yaml.h>
 
+#include "core/base/suggest.hpp"
 #include "core/scenario/schema.hpp"
 #include "core/scenario/validate.hpp"
-#include "core/base/suggest.hpp"
 
 namespace dtsim {
 namespace {

@@ -1,8 +1,8 @@
 // Parsing of one scenario value, with errors that name the file, line, key and what is valid.
 #include <fmt/format.h>
 
-#include "core/scenario/scalar_value.hpp"
 #include "core/base/suggest.hpp"
+#include "core/scenario/scalar_value.hpp"
 
 namespace dtsim {
 

@@ -22,13 +22,13 @@ class ScalarValue {
   const SourceLocation& where() const { return where_; }
 
   double quantity(Quantity q) const;
-  double positive(Quantity q) const;  // > 0
-  int count(int min_value) const;     // whole number >= min_value
-  bool boolean() const;               // true/false, yes/no, on/off
-  std::vector<int> dims() const;      // "4x4x2"
-  std::vector<int> indices() const;   // "0,5,7" (may be empty)
-  double at_least(double min_value) const;  // a number >= min_value
-  DeviceSpec device() const;          // a device zoo name
+  double positive(Quantity q) const;                               // > 0
+  int count(int min_value) const;                                  // whole number >= min_value
+  bool boolean() const;                                            // true/false, yes/no, on/off
+  std::vector<int> dims() const;                                   // "4x4x2"
+  std::vector<int> indices() const;                                // "0,5,7" (may be empty)
+  double at_least(double min_value) const;                         // a number >= min_value
+  DeviceSpec device() const;                                       // a device zoo name
   std::vector<std::pair<std::string, int>> device_counts() const;  // "a100_40gb:2,v100_16gb:2"
   template <typename E>
   E choice(const std::vector<std::pair<std::string, E>>& options) const;

@@ -7,12 +7,12 @@
 #include <string>
 #include <vector>
 
-#include "core/cluster/cluster.hpp"
-#include "core/compression/compressor.hpp"
-#include "core/scenario/convergence.hpp"
 #include "core/base/dtype.hpp"
 #include "core/base/error.hpp"
+#include "core/cluster/cluster.hpp"
+#include "core/compression/compressor.hpp"
 #include "core/faults/faults.hpp"
+#include "core/scenario/convergence.hpp"
 #include "core/zoo/transformer.hpp"
 #include "core/zoo/workload.hpp"
 
@@ -65,8 +65,8 @@ struct StragglerSpec {
   std::vector<int> slow_workers;  // worker indices within the job
   double slow_factor = 1.0;
   Jitter jitter = Jitter::None;
-  double sigma = 0.1;       // lognormal: standard deviation of the log of the factor (median 1)
-  double tail_mean = 0.1;   // exponential: factor 1 + Exp(mean)
+  double sigma = 0.1;      // lognormal: standard deviation of the log of the factor (median 1)
+  double tail_mean = 0.1;  // exponential: factor 1 + Exp(mean)
   double hiccup_probability = 0.01;
   double hiccup_factor = 3.0;
   // Time-varying device speed: a profile (file or inline spec; `source` as written until the
@@ -108,7 +108,9 @@ struct JobSpec {
   Workload workload;  // resolved from `model`
 
   // Placement resolved against the cluster (0 = all the rest).
-  int node_count(const ClusterSpec& c) const { return placement.nodes > 0 ? placement.nodes : c.nodes - placement.first_node; }
+  int node_count(const ClusterSpec& c) const {
+    return placement.nodes > 0 ? placement.nodes : c.nodes - placement.first_node;
+  }
   int local_count(const ClusterSpec& c) const {
     return placement.devices_per_node > 0 ? placement.devices_per_node : c.devices_per_node - placement.first_local;
   }

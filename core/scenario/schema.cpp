@@ -6,9 +6,9 @@
 #include <filesystem>
 
 #include "core/calibration/calibration.hpp"
+#include "core/calibration/profile_reader.hpp"
 #include "core/scenario/convergence_keys.hpp"
 #include "core/scenario/fault_keys.hpp"
-#include "core/calibration/profile_reader.hpp"
 
 namespace dtsim {
 namespace {
@@ -53,61 +53,61 @@ std::vector<ScenarioKey> build_keys() {
                             nullptr, std::move(set)});
   };
 
-  add("name", "string", "", "A name for the run, shown in summaries and metrics.", [](S& s, const V& v) {
-    s.name = v.text();
-  });
+  add("name", "string", "", "A name for the run, shown in summaries and metrics.",
+      [](S& s, const V& v) { s.name = v.text(); });
 
   // model
   add_job("model.name", "string", "",
-      "A zoo model (`dtsim models list`), `transformer` (see model.transformer.*) or `synthetic` (see "
-      "model.synthetic.*). Give this or model.file.",
-      [](J& j, const V& v) { j.model.name = v.text(); });
-  add_job("model.file", "path", "", "A layer table in the zoo's format (docs/models.md), relative to the scenario file.",
-      [](J& j, const V& v) { j.model.file = v.text(); });
+          "A zoo model (`dtsim models list`), `transformer` (see model.transformer.*) or `synthetic` (see "
+          "model.synthetic.*). Give this or model.file.",
+          [](J& j, const V& v) { j.model.name = v.text(); });
+  add_job("model.file", "path", "",
+          "A layer table in the zoo's format (docs/models.md), relative to the scenario file.",
+          [](J& j, const V& v) { j.model.file = v.text(); });
   add_job("model.batch_per_worker", "count", "32", "Samples each worker processes per iteration.",
-      [](J& j, const V& v) { j.model.batch_per_worker = v.count(1); });
+          [](J& j, const V& v) { j.model.batch_per_worker = v.count(1); });
   add_job("model.dtype", "one of: fp32, tf32, fp16, bf16", "fp32", "Compute dtype (picks the device's peak FLOP/s).",
-      [](J& j, const V& v) { j.model.dtype = v.choice(kDtypes); });
-  add_job("model.grad_dtype", "one of: fp32, tf32, fp16, bf16", "fp32", "Dtype of gradients and parameters on the wire.",
-      [](J& j, const V& v) { j.model.grad_dtype = v.choice(kDtypes); });
+          [](J& j, const V& v) { j.model.dtype = v.choice(kDtypes); });
+  add_job("model.grad_dtype", "one of: fp32, tf32, fp16, bf16", "fp32",
+          "Dtype of gradients and parameters on the wire.",
+          [](J& j, const V& v) { j.model.grad_dtype = v.choice(kDtypes); });
   add_job("model.optimizer", "one of: sgd, momentum, adam", "sgd",
-      "Optimizer; sets the state read and written by the update step (0, 1 or 2 extra copies of the weights).",
-      [](J& j, const V& v) {
-        j.model.optimizer = v.choice<Optimizer>(
-            {{"sgd", Optimizer::Sgd}, {"momentum", Optimizer::Momentum}, {"adam", Optimizer::Adam}});
-      });
+          "Optimizer; sets the state read and written by the update step (0, 1 or 2 extra copies of the weights).",
+          [](J& j, const V& v) {
+            j.model.optimizer = v.choice<Optimizer>(
+                {{"sgd", Optimizer::Sgd}, {"momentum", Optimizer::Momentum}, {"adam", Optimizer::Adam}});
+          });
   add_job("model.transformer.layers", "count", "12", "Transformer blocks.",
-      [](J& j, const V& v) { j.model.transformer.layers = v.count(1); });
+          [](J& j, const V& v) { j.model.transformer.layers = v.count(1); });
   add_job("model.transformer.hidden", "count", "768", "Hidden size d_model.",
-      [](J& j, const V& v) { j.model.transformer.hidden = v.count(1); });
+          [](J& j, const V& v) { j.model.transformer.hidden = v.count(1); });
   add_job("model.transformer.heads", "count", "12", "Attention heads (must divide hidden).",
-      [](J& j, const V& v) { j.model.transformer.heads = v.count(1); });
+          [](J& j, const V& v) { j.model.transformer.heads = v.count(1); });
   add_job("model.transformer.seq_len", "count", "1024", "Tokens per sample (sequence length).",
-      [](J& j, const V& v) { j.model.transformer.seq_len = v.count(1); });
+          [](J& j, const V& v) { j.model.transformer.seq_len = v.count(1); });
   add_job("model.transformer.vocab", "count", "50257", "Vocabulary size.",
-      [](J& j, const V& v) { j.model.transformer.vocab = v.count(1); });
+          [](J& j, const V& v) { j.model.transformer.vocab = v.count(1); });
   add_job("model.transformer.ffn", "count", "0", "Feed-forward width; 0 means 4 x hidden.",
-      [](J& j, const V& v) { j.model.transformer.ffn = v.count(0); });
-  add_job("model.transformer.encoder", "bool", "false", "BERT-style encoder (token types, pooler) instead of GPT-style.",
-      [](J& j, const V& v) { j.model.transformer.encoder = v.boolean(); });
+          [](J& j, const V& v) { j.model.transformer.ffn = v.count(0); });
+  add_job("model.transformer.encoder", "bool", "false",
+          "BERT-style encoder (token types, pooler) instead of GPT-style.",
+          [](J& j, const V& v) { j.model.transformer.encoder = v.boolean(); });
   add_job("model.synthetic.params", "number", "0", "Synthetic workload: total trainable parameters.",
-      [](J& j, const V& v) { j.model.synthetic_params = v.quantity(Quantity::Number); });
+          [](J& j, const V& v) { j.model.synthetic_params = v.quantity(Quantity::Number); });
   add_job("model.synthetic.flops_per_sample", "FLOP count", "0", "Synthetic workload: forward FLOPs per sample.",
-      [](J& j, const V& v) { j.model.synthetic_flops = v.quantity(Quantity::Flops); });
+          [](J& j, const V& v) { j.model.synthetic_flops = v.quantity(Quantity::Flops); });
   add_job("model.synthetic.layers", "count", "1", "Synthetic workload: equal layers the totals are spread over.",
-      [](J& j, const V& v) { j.model.synthetic_layers = v.count(1); });
+          [](J& j, const V& v) { j.model.synthetic_layers = v.count(1); });
 
   // cluster
-  add("cluster.nodes", "count", "1", "Nodes (hosts) in the cluster.", [](S& s, const V& v) {
-    s.cluster.nodes = v.count(1);
-  });
+  add("cluster.nodes", "count", "1", "Nodes (hosts) in the cluster.",
+      [](S& s, const V& v) { s.cluster.nodes = v.count(1); });
   add("cluster.devices_per_node", "count", "1", "Devices (GPUs or CPU sockets) per node.",
       [](S& s, const V& v) { s.cluster.devices_per_node = v.count(1); });
   required("cluster.device", "string", "A device from the zoo (`dtsim devices`).",
            [](S& s, const V& v) { s.cluster.device = v.device(); });
   add("cluster.efficiency", "number", "0",
-      "Achieved fraction of peak FLOP/s, in (0, 1]; 0 takes the device zoo's typical value.",
-      [](S& s, const V& v) {
+      "Achieved fraction of peak FLOP/s, in (0, 1]; 0 takes the device zoo's typical value.", [](S& s, const V& v) {
         const double e = v.quantity(Quantity::Number);
         if (e < 0 || e > 1) v.fail(fmt::format("must be in (0, 1] (got {})", v.text()));
         s.cluster.efficiency = e;
@@ -125,7 +125,8 @@ std::vector<ScenarioKey> build_keys() {
       });
   add("cluster.intra_node.kind", "one of: nvlink, pcie", "nvlink", "The link between devices of one node.",
       [](S& s, const V& v) {
-        s.cluster.intra_kind = v.choice<IntraLinkKind>({{"nvlink", IntraLinkKind::NvLink}, {"pcie", IntraLinkKind::Pcie}});
+        s.cluster.intra_kind =
+            v.choice<IntraLinkKind>({{"nvlink", IntraLinkKind::NvLink}, {"pcie", IntraLinkKind::Pcie}});
       });
   add("cluster.intra_node.rate", "rate", "300GB/s", "Per-device, per-direction bandwidth inside a node.",
       [](S& s, const V& v) { s.cluster.intra.rate = v.positive(Quantity::Rate); });
@@ -176,8 +177,8 @@ std::vector<ScenarioKey> build_keys() {
   add("cluster.servers.placement", "one of: dedicated, colocated", "dedicated",
       "Parameter servers on their own hosts, or sharing worker nodes (one shard per node, round robin).",
       [](S& s, const V& v) {
-        s.cluster.server_placement =
-            v.choice<ServerPlacement>({{"dedicated", ServerPlacement::Dedicated}, {"colocated", ServerPlacement::Colocated}});
+        s.cluster.server_placement = v.choice<ServerPlacement>(
+            {{"dedicated", ServerPlacement::Dedicated}, {"colocated", ServerPlacement::Colocated}});
       });
   add("cluster.servers.device", "string", "cpu_socket", "The device a parameter server aggregates and updates on.",
       [](S& s, const V& v) { s.cluster.server_device = v.device(); });
@@ -192,29 +193,32 @@ std::vector<ScenarioKey> build_keys() {
 
   // strategy
   add_job("strategy.kind", "one of: allreduce, parameter_server", "allreduce", "How gradients are combined.",
-      [](J& j, const V& v) {
-        j.strategy.kind = v.choice<StrategyKind>(
-            {{"allreduce", StrategyKind::AllReduce}, {"parameter_server", StrategyKind::ParameterServer}});
-      });
+          [](J& j, const V& v) {
+            j.strategy.kind = v.choice<StrategyKind>(
+                {{"allreduce", StrategyKind::AllReduce}, {"parameter_server", StrategyKind::ParameterServer}});
+          });
   add_job("strategy.workers", "count", "0", "Data-parallel workers; 0 means one per device of the cluster.",
-      [](J& j, const V& v) { j.strategy.workers = v.count(0); });
+          [](J& j, const V& v) { j.strategy.workers = v.count(0); });
   add_job("strategy.allreduce.algorithm", "collective algorithm", "ring",
-      "AllReduce algorithm: ring, double_binary_tree, halving_doubling, hierarchical.",
-      [](J& j, const V& v) { j.strategy.algorithm = v.text(); });
+          "AllReduce algorithm: ring, double_binary_tree, halving_doubling, hierarchical.",
+          [](J& j, const V& v) { j.strategy.algorithm = v.text(); });
   add_job("strategy.allreduce.bucket_size", "bytes", "25MB",
-      "Gradient bucket size (PyTorch DDP's bucket_cap_mb); a bucket's AllReduce starts when its last gradient is ready.",
-      [](J& j, const V& v) { j.strategy.bucket_size = v.positive(Quantity::Bytes); });
+          "Gradient bucket size (PyTorch DDP's bucket_cap_mb); a bucket's AllReduce starts when its last gradient is "
+          "ready.",
+          [](J& j, const V& v) { j.strategy.bucket_size = v.positive(Quantity::Bytes); });
   add_job("strategy.allreduce.overlap", "bool", "true", "Overlap bucket AllReduces with the backward pass.",
-      [](J& j, const V& v) { j.strategy.overlap = v.boolean(); });
+          [](J& j, const V& v) { j.strategy.overlap = v.boolean(); });
   add_job("strategy.dynamic_batch", "bool", "false",
-      "Dynamic batch sizing (BSP): each worker takes a share of the global batch proportional to its speed, "
-      "known in the first iteration (device peak, slow_factor), measured in the previous one afterwards.",
-      [](J& j, const V& v) { j.strategy.dynamic_batch = v.boolean(); });
+          "Dynamic batch sizing (BSP): each worker takes a share of the global batch proportional to its speed, "
+          "known in the first iteration (device peak, slow_factor), measured in the previous one afterwards.",
+          [](J& j, const V& v) { j.strategy.dynamic_batch = v.boolean(); });
   add_job("strategy.parameter_server.shards", "count", "1", "Parameter-server shards (one server rank each).",
-      [](J& j, const V& v) { j.strategy.ps_shards = v.count(1); });
+          [](J& j, const V& v) { j.strategy.ps_shards = v.count(1); });
   add_job("strategy.parameter_server.split", "one of: even, by_layer", "even",
-      "Parameters split evenly across shards, or whole layers assigned to shards (greedy balance).",
-      [](J& j, const V& v) { j.strategy.ps_split = v.choice<PsSplit>({{"even", PsSplit::Even}, {"by_layer", PsSplit::ByLayer}}); });
+          "Parameters split evenly across shards, or whole layers assigned to shards (greedy balance).",
+          [](J& j, const V& v) {
+            j.strategy.ps_split = v.choice<PsSplit>({{"even", PsSplit::Even}, {"by_layer", PsSplit::ByLayer}});
+          });
 
   // gradient compression (docs/compression.md)
   add_job("compression.method", "one of: none, fp16, bf16, int8, qsgd, topk, randomk, sign, powersgd", "none",
@@ -259,8 +263,7 @@ std::vector<ScenarioKey> build_keys() {
           [](J& j, const V& v) { j.placement.nodes = v.count(0); });
   add_job("placement.first_local", "count", "0", "First device within each node the job uses.",
           [](J& j, const V& v) { j.placement.first_local = v.count(0); });
-  add_job("placement.devices_per_node", "count", "0",
-          "Devices per node the job uses; 0 means all from first_local on.",
+  add_job("placement.devices_per_node", "count", "0", "Devices per node the job uses; 0 means all from first_local on.",
           [](J& j, const V& v) { j.placement.devices_per_node = v.count(0); });
 
   // stragglers
@@ -327,10 +330,14 @@ std::vector<ScenarioKey> build_keys() {
       [](S& s, const V& v) { s.run.warmup = v.count(0); });
   add("run.engine", "one of: simgrid, analytical", "simgrid",
       "The executor: discrete events on SimGrid (contention is real), or closed forms (fast, no contention).",
-      [](S& s, const V& v) { s.run.engine = v.choice<Engine>({{"analytical", Engine::Analytical}, {"simgrid", Engine::SimGrid}}); });
+      [](S& s, const V& v) {
+        s.run.engine = v.choice<Engine>({{"analytical", Engine::Analytical}, {"simgrid", Engine::SimGrid}});
+      });
   add("run.fidelity", "one of: flow, step", "flow",
       "SimGrid detail: one flow per link per collective phase, or every round of the algorithm as a message.",
-      [](S& s, const V& v) { s.run.fidelity = v.choice<Fidelity>({{"flow", Fidelity::Flow}, {"step", Fidelity::Step}}); });
+      [](S& s, const V& v) {
+        s.run.fidelity = v.choice<Fidelity>({{"flow", Fidelity::Flow}, {"step", Fidelity::Step}});
+      });
   add("run.fuse_compute", "bool", "true",
       "SimGrid: issue consecutive compute ops nothing else waits on as one activity (same results, faster).",
       [](S& s, const V& v) { s.run.fuse_compute = v.boolean(); });

@@ -35,9 +35,11 @@ void resolve_workload(const Scenario& s, size_t index, JobSpec& job) {
   const std::string file_key = s.job_key(index, "model.file");
   if (!is_set(s, name_key) && !is_set(s, file_key)) {
     throw InputError(SourceLocation{s.path}, fmt::format("missing key '{}' (a zoo model, transformer or synthetic) or "
-                                                         "'{}'", name_key, file_key));
+                                                         "'{}'",
+                                                         name_key, file_key));
   }
-  if (is_set(s, name_key) && is_set(s, file_key)) fail_at(s, file_key, fmt::format("give {} or {}, not both", name_key, file_key));
+  if (is_set(s, name_key) && is_set(s, file_key))
+    fail_at(s, file_key, fmt::format("give {} or {}, not both", name_key, file_key));
   if (!m.file.empty()) {
     std::filesystem::path p(m.file);
     if (p.is_relative()) p = std::filesystem::path(s.path).parent_path() / p;
@@ -46,7 +48,8 @@ void resolve_workload(const Scenario& s, size_t index, JobSpec& job) {
   } else if (m.name == "transformer") {
     if (m.transformer.hidden % m.transformer.heads != 0) {
       const std::string key = s.job_key(index, "model.transformer.heads");
-      fail_at(s, key, fmt::format("{}: {} does not divide hidden size {}", key, m.transformer.heads, m.transformer.hidden));
+      fail_at(s, key,
+              fmt::format("{}: {} does not divide hidden size {}", key, m.transformer.heads, m.transformer.hidden));
     }
     job.workload = make_transformer(m.transformer, "transformer");
   } else if (m.name == "synthetic") {
@@ -70,8 +73,10 @@ void check_topology(const Scenario& s) {
     if (t.dims.empty()) fail_at(s, "cluster.topology.kind", "a torus needs cluster.topology.dims (e.g. 4x4x2)");
     const long product = std::accumulate(t.dims.begin(), t.dims.end(), 1L, std::multiplies<>());
     if (product != nodes) {
-      fail_at(s, "cluster.topology.dims", fmt::format("cluster.topology.dims: {} has {} positions but the cluster has {} "
-                                                      "nodes", fmt::join(t.dims, "x"), product, nodes));
+      fail_at(s, "cluster.topology.dims",
+              fmt::format("cluster.topology.dims: {} has {} positions but the cluster has {} "
+                          "nodes",
+                          fmt::join(t.dims, "x"), product, nodes));
     }
   }
   if (t.kind == TopologyKind::Dragonfly) {
@@ -93,15 +98,18 @@ void check_placement(const Scenario& s, size_t index, std::vector<int>& owner) {
   auto key = [&](const char* k) { return s.job_key(index, k); };
   if (p.first_node >= c.nodes) {
     fail_at(s, key("placement.first_node"),
-            fmt::format("{}: node {} is outside the cluster ({} nodes)", key("placement.first_node"), p.first_node, c.nodes));
+            fmt::format("{}: node {} is outside the cluster ({} nodes)", key("placement.first_node"), p.first_node,
+                        c.nodes));
   }
   if (p.first_local >= c.devices_per_node) {
-    fail_at(s, key("placement.first_local"), fmt::format("{}: device {} is outside a node ({} devices per node)",
-                                                         key("placement.first_local"), p.first_local, c.devices_per_node));
+    fail_at(s, key("placement.first_local"),
+            fmt::format("{}: device {} is outside a node ({} devices per node)", key("placement.first_local"),
+                        p.first_local, c.devices_per_node));
   }
   if (p.first_node + job.node_count(c) > c.nodes) {
-    fail_at(s, key("placement.nodes"), fmt::format("{}: nodes {}..{} exceed the cluster ({} nodes)", key("placement.nodes"),
-                                                   p.first_node, p.first_node + job.node_count(c) - 1, c.nodes));
+    fail_at(s, key("placement.nodes"),
+            fmt::format("{}: nodes {}..{} exceed the cluster ({} nodes)", key("placement.nodes"), p.first_node,
+                        p.first_node + job.node_count(c) - 1, c.nodes));
   }
   if (p.first_local + job.local_count(c) > c.devices_per_node) {
     fail_at(s, key("placement.devices_per_node"),
@@ -111,20 +119,21 @@ void check_placement(const Scenario& s, size_t index, std::vector<int>& owner) {
   const int devices = job.devices(c);
   if (job.workers(c) > devices) {
     const std::string where_key = is_set(s, key("strategy.workers")) ? key("strategy.workers") : "cluster.nodes";
-    fail_at(s, where_key, fmt::format("ranks ({}) exceed devices in the {} ({})", job.workers(c),
-                                      s.jobs.size() > 1 ? "job's placement" : "cluster", devices));
+    fail_at(s, where_key,
+            fmt::format("ranks ({}) exceed devices in the {} ({})", job.workers(c),
+                        s.jobs.size() > 1 ? "job's placement" : "cluster", devices));
   }
   for (int n = p.first_node; n < p.first_node + job.node_count(c); ++n) {
     for (int l = p.first_local; l < p.first_local + job.local_count(c); ++l) {
       int& o = owner[static_cast<size_t>(n) * c.devices_per_node + l];
       if (o >= 0) {
         std::string at_key = key("name");
-        for (const char* k : {"placement.devices_per_node", "placement.nodes", "placement.first_local",
-                              "placement.first_node"}) {
+        for (const char* k :
+             {"placement.devices_per_node", "placement.nodes", "placement.first_local", "placement.first_node"}) {
           if (is_set(s, key(k))) at_key = key(k);
         }
-        fail_at(s, at_key, fmt::format("job '{}' and job '{}' both use device {} of node {}",
-                                                            s.jobs[o].name, job.name, l, n));
+        fail_at(s, at_key,
+                fmt::format("job '{}' and job '{}' both use device {} of node {}", s.jobs[o].name, job.name, l, n));
       }
       o = static_cast<int>(index);
     }
@@ -136,8 +145,9 @@ void check_stragglers(const Scenario& s, size_t index) {
   const std::string key = s.job_key(index, "stragglers.slow_workers");
   for (int w : job.stragglers.slow_workers) {
     if (w >= job.workers(s.cluster)) {
-      fail_at(s, key, fmt::format("{}: worker {} does not exist (the job has workers 0..{})", key, w,
-                                  job.workers(s.cluster) - 1));
+      fail_at(
+          s, key,
+          fmt::format("{}: worker {} does not exist (the job has workers 0..{})", key, w, job.workers(s.cluster) - 1));
     }
   }
 }
@@ -209,13 +219,16 @@ void check_strategy(const Scenario& s, size_t index) {
   const JobSpec& job = s.jobs[index];
   if (job.sync.kind == SyncKind::LocalSgd && job.strategy.kind != StrategyKind::AllReduce) {
     const std::string key = s.job_key(index, "sync.policy");
-    fail_at(s, key, fmt::format("{}: 'local_sgd' averages models with an AllReduce (set strategy.kind: allreduce)", key));
+    fail_at(s, key,
+            fmt::format("{}: 'local_sgd' averages models with an AllReduce (set strategy.kind: allreduce)", key));
   }
   if ((job.sync.kind == SyncKind::Asp || job.sync.kind == SyncKind::Ssp) &&
       job.strategy.kind != StrategyKind::ParameterServer) {
     const std::string key = s.job_key(index, "sync.policy");
-    fail_at(s, key, fmt::format("{}: '{}' needs a parameter server (set strategy.kind: parameter_server); an "
-                                "AllReduce job is bsp", key, job.sync.kind == SyncKind::Asp ? "asp" : "ssp"));
+    fail_at(s, key,
+            fmt::format("{}: '{}' needs a parameter server (set strategy.kind: parameter_server); an "
+                        "AllReduce job is bsp",
+                        key, job.sync.kind == SyncKind::Asp ? "asp" : "ssp"));
   }
   if (job.strategy.kind != StrategyKind::AllReduce) return;
   const std::string key = s.job_key(index, "strategy.allreduce.algorithm");
@@ -266,7 +279,8 @@ void check_compression(const Scenario& s, size_t index) {
   const JobSpec& job = s.jobs[index];
   if (job.strategy.kind == StrategyKind::ParameterServer && job.compression.method == "powersgd") {
     const std::string key = s.job_key(index, "compression.method");
-    fail_at(s, key, fmt::format("{}: powersgd needs strategy.kind allreduce (its factors P and Q are AllReduced)", key));
+    fail_at(s, key,
+            fmt::format("{}: powersgd needs strategy.kind allreduce (its factors P and Q are AllReduced)", key));
   }
 }
 

@@ -6,10 +6,10 @@
 #include <fmt/format.h>
 #include <yaml-cpp/yaml.h>
 
-#include "core/zoo/embedded_data.hpp"
 #include "core/base/error.hpp"
 #include "core/base/suggest.hpp"
 #include "core/base/units.hpp"
+#include "core/zoo/embedded_data.hpp"
 
 namespace dtsim {
 namespace {
@@ -52,8 +52,8 @@ DeviceSpec load_device(std::string_view name) {
   const YAML::Node n = all[std::string(name)];
   if (!n) {
     const auto names = device_names();
-    throw InputError(fmt::format("unknown device '{}' (valid: {}){}", name, fmt::join(names, ", "),
-                                 did_you_mean(name, names)));
+    throw InputError(
+        fmt::format("unknown device '{}' (valid: {}){}", name, fmt::join(names, ", "), did_you_mean(name, names)));
   }
   DeviceSpec d;
   d.name = std::string(name);

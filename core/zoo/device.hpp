@@ -16,10 +16,10 @@ struct DeviceSpec {
   double peak_fp32 = 0;     // dense FLOP/s
   double peak_tf32 = 0;     // 0 when the device has no tf32 mode (falls back to fp32)
   double peak_fp16 = 0;
-  double peak_bf16 = 0;     // 0 when unsupported (falls back to fp32)
-  double mem_bandwidth = 0; // bytes/s
-  double mem_capacity = 0;  // bytes
-  double efficiency = 0;    // typical achieved fraction of peak on large training kernels
+  double peak_bf16 = 0;      // 0 when unsupported (falls back to fp32)
+  double mem_bandwidth = 0;  // bytes/s
+  double mem_capacity = 0;   // bytes
+  double efficiency = 0;     // typical achieved fraction of peak on large training kernels
 
   // Peak for a dtype, falling back to fp32 where the device lacks the mode.
   double peak(Dtype d) const;

@@ -38,10 +38,10 @@ Workload make_transformer(const TransformerSpec& spec, std::string name) {
   Workload w;
   w.name = std::move(name);
   w.input = fmt::format("{} tokens", s);
-  w.source = fmt::format(
-      "make_transformer: {} {} layers, hidden {}, {} heads, ffn {}, vocab {}, {} positions, {} embeddings",
-      spec.encoder ? "encoder" : "decoder", spec.layers, d, spec.heads, ffn, vocab, positions,
-      spec.tied_embeddings ? "tied" : "untied");
+  w.source =
+      fmt::format("make_transformer: {} {} layers, hidden {}, {} heads, ffn {}, vocab {}, {} positions, {} embeddings",
+                  spec.encoder ? "encoder" : "decoder", spec.layers, d, spec.heads, ffn, vocab, positions,
+                  spec.tied_embeddings ? "tied" : "untied");
   auto add = [&w](std::string row, std::int64_t params, std::int64_t fwd, std::int64_t activations) {
     w.layers.push_back(Layer{std::move(row), static_cast<double>(params), static_cast<double>(fwd),
                              static_cast<double>(2 * fwd), static_cast<double>(activations)});
@@ -50,7 +50,7 @@ Workload make_transformer(const TransformerSpec& spec, std::string name) {
   const std::int64_t type_embeddings_and_norm = spec.encoder ? 2 * d + 2 * d : 0;
   add("embed", (vocab + positions) * d + type_embeddings_and_norm, 0, s * d);
   const std::int64_t attention_core = (spec.encoder ? 4 : 2) * s * s * d;
-  const std::int64_t attn = 2 * d + 4 * d * d + 4 * d;    // layer norm, Q/K/V/output projections with biases
+  const std::int64_t attn = 2 * d + 4 * d * d + 4 * d;     // layer norm, Q/K/V/output projections with biases
   const std::int64_t mlp = 2 * d + 2 * d * ffn + ffn + d;  // layer norm, two linear layers with biases
   for (int i = 0; i < spec.layers; ++i) {
     add(fmt::format("attn_{}", i), attn, 2 * attn * s + attention_core, s * d);

@@ -19,10 +19,10 @@ struct TransformerSpec {
   int heads = 12;
   int seq_len = 1024;
   int vocab = 50257;
-  int ffn = 0;               // feed-forward width; 0 means 4 * hidden
-  bool encoder = false;      // BERT-style: token-type embeddings and a pooler; else GPT-style
+  int ffn = 0;                  // feed-forward width; 0 means 4 * hidden
+  bool encoder = false;         // BERT-style: token-type embeddings and a pooler; else GPT-style
   bool tied_embeddings = true;  // the output projection shares the token embedding
-  int positions = 0;         // learned position embeddings; 0 means seq_len
+  int positions = 0;            // learned position embeddings; 0 means seq_len
 };
 
 Workload make_transformer(const TransformerSpec& spec, std::string name);

@@ -6,10 +6,10 @@
 #include <fmt/format.h>
 #include <fmt/ranges.h>
 
-#include "core/zoo/embedded_data.hpp"
-#include "core/zoo/model_file.hpp"
 #include "core/base/error.hpp"
 #include "core/base/suggest.hpp"
+#include "core/zoo/embedded_data.hpp"
+#include "core/zoo/model_file.hpp"
 
 namespace dtsim {
 namespace {

@@ -11,9 +11,9 @@
 #include <tuple>
 #include <unordered_set>
 
-#include "core/plan/batch_balance.hpp"
-#include "core/calibration/calibration.hpp"
 #include "core/base/error.hpp"
+#include "core/calibration/calibration.hpp"
+#include "core/plan/batch_balance.hpp"
 #include "sim/cost/cores.hpp"
 #include "sim/cost/cost_model.hpp"
 

@@ -7,8 +7,8 @@
 #include <chrono>
 
 #include "core/plan/compiler.hpp"
-#include "sim/cost/cost_model.hpp"
 #include "sim/analytical/engine.hpp"
+#include "sim/cost/cost_model.hpp"
 
 namespace dtsim {
 namespace {
@@ -96,7 +96,8 @@ std::optional<std::vector<Metrics>> run_symmetric(const Scenario& s) {
   WireBytes wire(plan);
   std::vector<const OpBody*> sends;  // the ops that put bytes on the wire
   for (const Op& op : rep.ops) {
-    if (!std::holds_alternative<ComputeOp>(op.body) && !std::holds_alternative<UpdateOp>(op.body)) sends.push_back(&op.body);
+    if (!std::holds_alternative<ComputeOp>(op.body) && !std::holds_alternative<UpdateOp>(op.body))
+      sends.push_back(&op.body);
   }
   for (int r : workers) {
     RankMetrics rm = first;

@@ -60,9 +60,9 @@ TimelineConfig timeline_config(const Scenario& s, size_t job, const Metrics& m) 
   const JobSpec& j = s.jobs[job];
   const FaultSpec& f = j.faults;
   TimelineConfig c;
-  const double size = f.checkpoint_size > 0 ? f.checkpoint_size
-                                            : checkpoint_bytes(j.workload.total_params(),
-                                                               optimizer_state_copies(j.model.optimizer));
+  const double size = f.checkpoint_size > 0
+                          ? f.checkpoint_size
+                          : checkpoint_bytes(j.workload.total_params(), optimizer_state_copies(j.model.optimizer));
   c.checkpoint_cost_s = size / f.write_bandwidth;
   c.interval_s = f.checkpoint_interval_s;
   c.interval_iterations = f.checkpoint_interval_iterations;
@@ -94,7 +94,8 @@ FaultReport evaluate_faults(const Scenario& s, size_t job, const Metrics& m) {
   out.checkpoint_cost_s = c.checkpoint_cost_s;
   out.checkpoint_bytes = c.checkpoint_cost_s * f.write_bandwidth;
   out.checkpoint_interval_s = c.interval_iterations > 0 ? c.interval_iterations * m.iteration_time.mean : c.interval_s;
-  out.checkpoint_interval_iterations = m.iteration_time.mean > 0 ? out.checkpoint_interval_s / m.iteration_time.mean : 0;
+  out.checkpoint_interval_iterations =
+      m.iteration_time.mean > 0 ? out.checkpoint_interval_s / m.iteration_time.mean : 0;
   out.young_daly_interval_s = out.job_mtbf_s > 0 ? young_daly_interval(c.checkpoint_cost_s, out.job_mtbf_s) : 0;
   out.throughput = m.throughput_samples_per_s;
   out.goodput = r.goodput(c.horizon_s);

@@ -29,13 +29,13 @@ struct IntervalPoint {
 
 struct CheckpointScan {
   double checkpoint_cost_s = 0;
-  double job_mtbf_s = 0;         // per-unit MTBF / units, or horizon / trace failures
+  double job_mtbf_s = 0;  // per-unit MTBF / units, or horizon / trace failures
   double young_daly_s = 0;
   double throughput = 0;
   double iteration_s = 0;
   std::vector<IntervalPoint> curve;
-  double best_interval_s = 0;    // the minimum of a waste fit a/tau + b tau + c near the best scanned point
-  double best_goodput = 0;       // simulated at best_interval_s
+  double best_interval_s = 0;  // the minimum of a waste fit a/tau + b tau + c near the best scanned point
+  double best_goodput = 0;     // simulated at best_interval_s
 };
 
 // Scans `points` intervals geometrically around Young/Daly (from /8 to x8) with `trials` trials each

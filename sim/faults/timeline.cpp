@@ -14,7 +14,8 @@ constexpr double kNever = std::numeric_limits<double>::infinity();
 
 class Trial {
  public:
-  Trial(const TimelineConfig& cfg, std::uint64_t seed) : cfg_(cfg), rng_(seed), workers_(cfg.workers), units_(cfg.units) {
+  Trial(const TimelineConfig& cfg, std::uint64_t seed)
+      : cfg_(cfg), rng_(seed), workers_(cfg.workers), units_(cfg.units) {
     set_rate();
   }
 

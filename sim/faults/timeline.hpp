@@ -21,16 +21,16 @@ struct JobRate {
 struct TimelineConfig {
   double horizon_s = 0;
   double checkpoint_cost_s = 0;
-  double interval_s = 0;         // useful work between checkpoints; 0 with interval_iterations 0 = none
-  int interval_iterations = 0;   // when > 0, the interval is this many iterations at the current rate
+  double interval_s = 0;        // useful work between checkpoints; 0 with interval_iterations 0 = none
+  int interval_iterations = 0;  // when > 0, the interval is this many iterations at the current rate
   double detection_s = 0;
   double restart_s = 0;
   Recovery recovery = Recovery::Restart;
-  double unit_mtbf_s = 0;        // per device or node; 0 = no random failures
-  std::vector<double> trace;     // failure times of the job (sorted), replacing unit_mtbf_s when set
-  int units = 1;                 // devices or nodes that can fail
+  double unit_mtbf_s = 0;     // per device or node; 0 = no random failures
+  std::vector<double> trace;  // failure times of the job (sorted), replacing unit_mtbf_s when set
+  int units = 1;              // devices or nodes that can fail
   int workers = 1;
-  int workers_per_unit = 1;      // workers lost with one unit (elastic)
+  int workers_per_unit = 1;  // workers lost with one unit (elastic)
   std::function<JobRate(int workers)> rate;
 };
 

@@ -74,7 +74,8 @@ RunInfo SimGridExecutor::run(const Plan& plan, Observer& observer) {
   replay.start();
   engine.run();
   const double wall = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
-  if (!replay.complete()) throw RuntimeError("simgrid engine: the plan deadlocked (an unmatched collective or send/recv)");
+  if (!replay.complete())
+    throw RuntimeError("simgrid engine: the plan deadlocked (an unmatched collective or send/recv)");
   return RunInfo{"simgrid", std::string(fidelity_name(options_.fidelity)), wall};
 }
 

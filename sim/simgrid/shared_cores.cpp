@@ -22,8 +22,8 @@
 
 #include <algorithm>
 
-#include "core/calibration/calibration.hpp"
 #include "core/base/error.hpp"
+#include "core/calibration/calibration.hpp"
 #include "sim/cost/cores.hpp"
 #include "sim/simgrid/platform_parts.hpp"
 

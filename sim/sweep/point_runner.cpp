@@ -14,8 +14,8 @@
 
 #include <fmt/format.h>
 
-#include "core/run/metrics.hpp"
 #include "core/plan/compiler.hpp"
+#include "core/run/metrics.hpp"
 #include "sim/analytical/engine.hpp"
 #include "sim/analytical/symmetric.hpp"
 #include "sim/make_executor.hpp"

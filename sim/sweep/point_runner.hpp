@@ -9,8 +9,8 @@
 
 #include <nlohmann/json.hpp>
 
-#include "core/run/observer.hpp"
 #include "core/plan/plan.hpp"
+#include "core/run/observer.hpp"
 #include "core/scenario/scenario.hpp"
 
 namespace dtsim {

@@ -3,8 +3,8 @@
 
 #include <algorithm>
 
-#include <Eigen/Dense>
 #include <fmt/format.h>
+#include <Eigen/Dense>
 #include <nlohmann/json.hpp>
 
 #include "core/base/error.hpp"
@@ -80,9 +80,10 @@ ScalingReport analyze_scaling(std::vector<ScalingPoint> points, double efficienc
   std::sort(points.begin(), points.end(), [](const auto& a, const auto& b) { return a.workers < b.workers; });
   for (size_t i = 1; i < points.size(); ++i) {
     if (points[i].workers == points[i - 1].workers) {
-      throw InputError(fmt::format("scaling analysis: two points have {} workers; sweep a key that changes the "
-                                   "worker count",
-                                   points[i].workers));
+      throw InputError(
+          fmt::format("scaling analysis: two points have {} workers; sweep a key that changes the "
+                      "worker count",
+                      points[i].workers));
     }
   }
   ScalingReport r;
@@ -95,7 +96,8 @@ ScalingReport analyze_scaling(std::vector<ScalingPoint> points, double efficienc
     p.speedup = x0 > 0 ? p.throughput_samples_per_s / x0 * n0 : 0;
     p.efficiency = p.speedup / n;
     p.karp_flatt = p.workers > 1 && p.speedup > 0 ? std::optional((1 / p.speedup - 1 / n) / (1 - 1 / n)) : std::nullopt;
-    if (!r.efficiency_below_threshold_at && p.efficiency < efficiency_threshold) r.efficiency_below_threshold_at = p.workers;
+    if (!r.efficiency_below_threshold_at && p.efficiency < efficiency_threshold)
+      r.efficiency_below_threshold_at = p.workers;
     workers.push_back(n);
     speedup.push_back(p.speedup);
   }

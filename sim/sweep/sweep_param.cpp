@@ -16,7 +16,8 @@ long parse_long(const std::string& text, const SourceLocation& where, const char
   long v = 0;
   const auto [end, ec] = std::from_chars(text.data(), text.data() + text.size(), v);
   if (ec != std::errc() || end != text.data() + text.size()) {
-    throw InputError(where, fmt::format("'{}' is not an integer {} (ranges look like 1..1024:x2 or 1..16:+4)", text, what));
+    throw InputError(where,
+                     fmt::format("'{}' is not an integer {} (ranges look like 1..1024:x2 or 1..16:+4)", text, what));
   }
   return v;
 }

@@ -51,10 +51,11 @@ SweepPlan plan_sweep(const SweepRequest& request) {
     for (size_t i = 0; i < m.points.size(); ++i) {
       SweepPointInfo& p = m.points[i];
       if (global % p.workers != 0) {
-        throw InputError(fmt::format("--scaling strong: the global batch {} ({} workers x {}) does not divide over {} "
-                                     "workers (at {})",
-                                     global, smallest->workers, plan.scenarios[b].job().model.batch_per_worker,
-                                     p.workers, fmt::join(p.sets, " ")));
+        throw InputError(
+            fmt::format("--scaling strong: the global batch {} ({} workers x {}) does not divide over {} "
+                        "workers (at {})",
+                        global, smallest->workers, plan.scenarios[b].job().model.batch_per_worker, p.workers,
+                        fmt::join(p.sets, " ")));
       }
       p.sets.push_back(fmt::format("model.batch_per_worker={}", global / p.workers));
       plan.scenarios[i] = load_scenario(request.scenario, p.sets);
@@ -71,13 +72,10 @@ nlohmann::json manifest_json(const SweepManifest& m) {
     for (const auto& [k, v] : p.params) params[k] = v;
     points.push_back({{"key", p.key}, {"params", params}, {"sets", p.sets}, {"workers", p.workers}});
   }
-  return {{"schema_version", 1},
-          {"scenario_file", m.scenario_file},
-          {"scenario", m.scenario},
-          {"params", m.param_keys},
-          {"mode", scaling_mode_name(m.mode)},
-          {"efficiency_threshold", m.efficiency_threshold},
-          {"points", points}};
+  return {
+      {"schema_version", 1},    {"scenario_file", m.scenario_file},  {"scenario", m.scenario},
+      {"params", m.param_keys}, {"mode", scaling_mode_name(m.mode)}, {"efficiency_threshold", m.efficiency_threshold},
+      {"points", points}};
 }
 
 SweepManifest manifest_from_json(const nlohmann::json& j) {

@@ -20,11 +20,11 @@ enum class ScalingMode { Strong, Weak };
 std::string_view scaling_mode_name(ScalingMode m);
 
 struct SweepRequest {
-  std::string scenario;               // file
-  std::vector<std::string> sets;      // fixed overrides (--set), applied before the params
-  std::vector<std::string> params;    // --param texts
+  std::string scenario;             // file
+  std::vector<std::string> sets;    // fixed overrides (--set), applied before the params
+  std::vector<std::string> params;  // --param texts
   ScalingMode mode = ScalingMode::Weak;
-  std::string engine;                 // "" = the scenario's run.engine
+  std::string engine;  // "" = the scenario's run.engine
   double efficiency_threshold = 0.8;
 };
 

@@ -24,10 +24,11 @@ std::string in_dir(const std::string& dir, const char* name) { return (std::file
 std::string csv_header(const SweepManifest& m, bool convergence) {
   std::string h;
   for (const auto& k : m.param_keys) h += k + ",";
-  return fmt::format("{}workers,iteration_time_s,iteration_time_p50_s,iteration_time_p95_s,iteration_time_p99_s,"
-                     "throughput_samples_per_s,compute_fraction,comm_fraction,exposed_comm_fraction,wait_fraction,"
-                     "bytes_on_wire_per_iteration,speedup,efficiency{}\n",
-                     h, convergence ? ",time_to_target_s,updates_to_target" : "");
+  return fmt::format(
+      "{}workers,iteration_time_s,iteration_time_p50_s,iteration_time_p95_s,iteration_time_p99_s,"
+      "throughput_samples_per_s,compute_fraction,comm_fraction,exposed_comm_fraction,wait_fraction,"
+      "bytes_on_wire_per_iteration,speedup,efficiency{}\n",
+      h, convergence ? ",time_to_target_s,updates_to_target" : "");
 }
 
 std::string convergence_cells(const nlohmann::json& metrics) {
@@ -42,12 +43,12 @@ std::string csv_row(const SweepPointInfo& p, const nlohmann::json& metrics, cons
   std::string row;
   for (const auto& kv : p.params) row += kv.second + ",";
   const auto& it = metrics.at("iteration_time_s");
-  row += fmt::format("{},{},{},{},{},{},{},{},{},{},{}", p.workers, it.at("mean").get<double>(),
-                     it.at("p50").get<double>(), it.at("p95").get<double>(), it.at("p99").get<double>(),
-                     metrics.at("throughput_samples_per_s").get<double>(), metrics.at("compute_fraction").get<double>(),
-                     metrics.at("comm_fraction").get<double>(), metrics.at("exposed_comm_fraction").get<double>(),
-                     metrics.at("wait_fraction").get<double>(),
-                     metrics.at("bytes_on_wire_per_iteration").get<double>());
+  row +=
+      fmt::format("{},{},{},{},{},{},{},{},{},{},{}", p.workers, it.at("mean").get<double>(),
+                  it.at("p50").get<double>(), it.at("p95").get<double>(), it.at("p99").get<double>(),
+                  metrics.at("throughput_samples_per_s").get<double>(), metrics.at("compute_fraction").get<double>(),
+                  metrics.at("comm_fraction").get<double>(), metrics.at("exposed_comm_fraction").get<double>(),
+                  metrics.at("wait_fraction").get<double>(), metrics.at("bytes_on_wire_per_iteration").get<double>());
   std::string speedup, efficiency;
   if (r) {
     for (const auto& sp : r->points) {
@@ -165,8 +166,10 @@ void write_results(const std::string& dir, const SweepManifest& m, const PointRe
     for (const auto& [k, v] : p.params) params[k] = v;
     points.push_back({{"params", params}, {"workers", p.workers}, {"metrics", found->second}});
   }
-  const nlohmann::json results{{"schema_version", 1},         {"scenario", m.scenario},
-                               {"params", m.param_keys},      {"mode", scaling_mode_name(m.mode)},
+  const nlohmann::json results{{"schema_version", 1},
+                               {"scenario", m.scenario},
+                               {"params", m.param_keys},
+                               {"mode", scaling_mode_name(m.mode)},
                                {"points", points}};
   write_file_atomic(in_dir(dir, "results.csv"), csv);
   write_file_atomic(in_dir(dir, "results.json"), results.dump(2) + "\n");

@@ -3,12 +3,12 @@
 // per-message-size factors) gives the same iteration times as the analytical engine.
 #include <catch2/catch.hpp>
 
-#include "tests/support/calibrated_fixtures.hpp"
 #include "core/calibration/calibration.hpp"
+#include "core/calibration/profile_reader.hpp"
 #include "core/plan/compiler.hpp"
 #include "core/scenario/loader.hpp"
 #include "sim/cost/cost_model.hpp"
-#include "core/calibration/profile_reader.hpp"
+#include "tests/support/calibrated_fixtures.hpp"
 
 using namespace dtsim;
 

@@ -7,11 +7,11 @@
 #include <algorithm>
 #include <filesystem>
 
-#include "tests/support/calibrated_fixtures.hpp"
 #include "core/calibration/calibration.hpp"
+#include "core/calibration/profile_reader.hpp"
 #include "core/plan/compiler.hpp"
 #include "core/scenario/loader.hpp"
-#include "core/calibration/profile_reader.hpp"
+#include "tests/support/calibrated_fixtures.hpp"
 
 using namespace dtsim;
 

@@ -7,13 +7,13 @@
 #include <string>
 #include <vector>
 
-#include "tests/support/run_process.hpp"
-#include "tests/support/compression_profile.hpp"
+#include "core/plan/compiler.hpp"
 #include "core/run/metrics.hpp"
 #include "core/run/observer.hpp"
-#include "core/plan/compiler.hpp"
 #include "core/scenario/loader.hpp"
 #include "sim/analytical/engine.hpp"
+#include "tests/support/compression_profile.hpp"
+#include "tests/support/run_process.hpp"
 
 using namespace dtsim;
 

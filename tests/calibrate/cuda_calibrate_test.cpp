@@ -6,15 +6,15 @@
 #include <filesystem>
 #include <fstream>
 
-#include "tests/support/mpirun.hpp"
 #include "calibrate/calibrate.hpp"
-#include "core/calibration/calibration.hpp"
 #include "core/base/error.hpp"
+#include "core/calibration/calibration.hpp"
+#include "core/calibration/profile_reader.hpp"
+#include "core/calibration/profile_writer.hpp"
 #include "core/plan/compiler.hpp"
 #include "core/scenario/loader.hpp"
 #include "sim/cost/cost_model.hpp"
-#include "core/calibration/profile_reader.hpp"
-#include "core/calibration/profile_writer.hpp"
+#include "tests/support/mpirun.hpp"
 
 using namespace dtsim;
 

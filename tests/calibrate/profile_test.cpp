@@ -4,13 +4,13 @@
 
 #include <fstream>
 
-#include "tests/support/run_process.hpp"
 #include "calibrate/calibrate.hpp"
-#include "core/calibration/calibration.hpp"
 #include "core/base/error.hpp"
-#include "core/scenario/loader.hpp"
+#include "core/calibration/calibration.hpp"
 #include "core/calibration/profile_reader.hpp"
 #include "core/calibration/profile_writer.hpp"
+#include "core/scenario/loader.hpp"
+#include "tests/support/run_process.hpp"
 
 using namespace dtsim;
 

@@ -3,9 +3,9 @@
 #include <catch2/catch.hpp>
 
 #include "calibrate/validate.hpp"
-#include "tests/support/calibrated_fixtures.hpp"
 #include "core/plan/compiler.hpp"
 #include "core/scenario/loader.hpp"
+#include "tests/support/calibrated_fixtures.hpp"
 
 using namespace dtsim;
 using namespace dtsim::calib;

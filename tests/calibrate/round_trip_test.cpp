@@ -6,9 +6,9 @@
 
 #include <cmath>
 
-#include "tests/support/mpirun.hpp"
 #include "core/calibration/calibration.hpp"
 #include "core/calibration/profile_reader.hpp"
+#include "tests/support/mpirun.hpp"
 
 using namespace dtsim;
 

@@ -16,9 +16,9 @@
 #include "calibrate/bench_util.hpp"
 #include "calibrate/calibrate.hpp"
 #include "calibrate/fit.hpp"
-#include "real/executor.hpp"
 #include "core/calibration/profile_reader.hpp"
 #include "core/calibration/profile_writer.hpp"
+#include "real/executor.hpp"
 
 using namespace dtsim;
 using namespace dtsim::calib;

@@ -23,13 +23,12 @@ TEST_CASE("run writes metrics.json with the documented fields") {
   CHECK(m["throughput_samples_per_s"].get<double>() > 0);
   const double comm = m["comm_fraction"].get<double>();
   CHECK((comm > 0 && comm < 1));
-  const double sum = m["compute_fraction"].get<double>() + m["exposed_comm_fraction"].get<double>() +
-                     m["wait_fraction"].get<double>();
+  const double sum =
+      m["compute_fraction"].get<double>() + m["exposed_comm_fraction"].get<double>() + m["wait_fraction"].get<double>();
   CHECK(sum == Approx(1.0).epsilon(1e-9));
   CHECK(m["per_rank"].size() == 8);
   // Throughput is the samples of one iteration over its mean time: 8 workers x 64 samples.
-  CHECK(m["throughput_samples_per_s"].get<double>() ==
-        Approx(8 * 64 / m["iteration_time_s"]["mean"].get<double>()));
+  CHECK(m["throughput_samples_per_s"].get<double>() == Approx(8 * 64 / m["iteration_time_s"]["mean"].get<double>()));
   const auto trace = nlohmann::json::parse(dtsim::test::slurp(out + "/trace.json"));
   CHECK(trace["traceEvents"].size() > 100);
 }

@@ -26,8 +26,8 @@ TEST_CASE("every scenario checks and runs") {
     CHECK(m["throughput_samples_per_s"].get<double>() > 0);
     CHECK(m["wait_fraction"].get<double>() >= 0);
     CHECK(m["engine"] == "simgrid");
-    const auto fast = dtsim::test::run_dtsim("run " + file + " --engine analytical --no-trace --out '" + out + "'",
-                                             "fast-" + name);
+    const auto fast =
+        dtsim::test::run_dtsim("run " + file + " --engine analytical --no-trace --out '" + out + "'", "fast-" + name);
     CHECK(fast.code == 0);
   }
   CHECK(count >= 4);

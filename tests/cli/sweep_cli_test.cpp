@@ -33,9 +33,9 @@ const std::string kSmallSimgrid =
 
 TEST_CASE("sweep writes results and scaling json with the documented schema") {
   const std::string out = temp_dir("sweep-analytical");
-  const auto r = run_dtsim("sweep scenarios/quickstart.yaml --engine analytical --param cluster.nodes=1..64:x2 --out '" +
-                               out + "'",
-                           "sweep-analytical");
+  const auto r = run_dtsim(
+      "sweep scenarios/quickstart.yaml --engine analytical --param cluster.nodes=1..64:x2 --out '" + out + "'",
+      "sweep-analytical");
   INFO(r.err);
   REQUIRE(r.code == 0);
   CHECK(r.out.find("Amdahl") != std::string::npos);
@@ -73,7 +73,8 @@ TEST_CASE("sweep writes results and scaling json with the documented schema") {
 
 TEST_CASE("sweep with a bad parameter fails before any simulation with the loader's error line") {
   const std::string out = temp_dir("sweep-bad");
-  const auto r = run_dtsim("sweep scenarios/quickstart.yaml --param cluster.nodez=4 --out '" + out + "/x'", "sweep-bad");
+  const auto r =
+      run_dtsim("sweep scenarios/quickstart.yaml --param cluster.nodez=4 --out '" + out + "/x'", "sweep-bad");
   CHECK(r.code == 2);
   CHECK(r.err == "--set cluster.nodez=4: error: unknown key 'cluster.nodez' (did you mean 'nodes'?)\n");
   CHECK_FALSE(std::filesystem::exists(out + "/x"));
@@ -119,7 +120,8 @@ TEST_CASE("sweep resumes: points already in the output are skipped") {
 TEST_CASE("sweep shards merged give the same results as one local sweep") {
   const std::string local = temp_dir("sweep-local"), a = temp_dir("sweep-shard0"), b = temp_dir("sweep-shard1"),
                     merged = temp_dir("sweep-merged");
-  const std::string args = "sweep scenarios/quickstart.yaml --engine analytical --no-plots --param cluster.nodes=1..16:x2 ";
+  const std::string args =
+      "sweep scenarios/quickstart.yaml --engine analytical --no-plots --param cluster.nodes=1..16:x2 ";
   REQUIRE(run_dtsim(args + "--out '" + local + "'", "shard-local").code == 0);
   REQUIRE(run_dtsim(args + "--shard 0/2 --out '" + a + "'", "shard-0").code == 0);
   REQUIRE(run_dtsim(args + "--shard 1/2 --out '" + b + "'", "shard-1").code == 0);
@@ -137,8 +139,9 @@ TEST_CASE("sweep over MPI ranks gives the same results as a local sweep") {
   REQUIRE(run_dtsim("sweep " + kSmallSimgrid + " --no-plots --out '" + local + "'", "mpi-local").code == 0);
   const std::string cmd = "cd '" + std::string(DTSIM_SOURCE_DIR) +
                           "' && OMPI_ALLOW_RUN_AS_ROOT=1 OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1 OMPI_MCA_btl=self,vader "
-                          "mpirun --oversubscribe -np 2 '" + DTSIM_BINARY_DIR + "/bin/dtsim' sweep " + kSmallSimgrid +
-                          " --no-plots --mpi --out '" + mpi + "' >'" + mpi + "/../mpi.out' 2>&1";
+                          "mpirun --oversubscribe -np 2 '" +
+                          DTSIM_BINARY_DIR + "/bin/dtsim' sweep " + kSmallSimgrid + " --no-plots --mpi --out '" + mpi +
+                          "' >'" + mpi + "/../mpi.out' 2>&1";
   const int status = std::system(cmd.c_str());
   INFO(slurp(mpi + "/../mpi.out"));
   REQUIRE(status == 0);
@@ -148,10 +151,12 @@ TEST_CASE("sweep over MPI ranks gives the same results as a local sweep") {
 
 TEST_CASE("compare prints runs side by side with deltas") {
   const std::string a = temp_dir("compare-a"), b = temp_dir("compare-b");
-  REQUIRE(run_dtsim("run scenarios/quickstart.yaml --engine analytical --no-trace --out '" + a + "'", "cmp-a").code == 0);
-  REQUIRE(run_dtsim("run scenarios/quickstart.yaml --engine analytical --no-trace --set cluster.nodes=4 --out '" + b + "'",
-                    "cmp-b")
-              .code == 0);
+  REQUIRE(run_dtsim("run scenarios/quickstart.yaml --engine analytical --no-trace --out '" + a + "'", "cmp-a").code ==
+          0);
+  REQUIRE(
+      run_dtsim("run scenarios/quickstart.yaml --engine analytical --no-trace --set cluster.nodes=4 --out '" + b + "'",
+                "cmp-b")
+          .code == 0);
   const auto r = run_dtsim("compare '" + a + "' '" + b + "/metrics.json'", "cmp");
   REQUIRE(r.code == 0);
   CHECK(r.out.find("iteration time mean") != std::string::npos);

@@ -5,9 +5,9 @@
 #include <string>
 #include <vector>
 
-#include "learn/learner.hpp"
 #include "core/plan/compiler.hpp"
 #include "core/scenario/loader.hpp"
+#include "learn/learner.hpp"
 #include "sim/analytical/engine.hpp"
 
 namespace dtsim::test {

@@ -10,8 +10,8 @@
 #include <string>
 #include <vector>
 
-#include "core/run/observer.hpp"
 #include "core/plan/compiler.hpp"
+#include "core/run/observer.hpp"
 #include "core/scenario/loader.hpp"
 #include "sim/analytical/engine.hpp"
 

@@ -3,8 +3,8 @@
 
 #include <vector>
 
-#include "core/run/metrics.hpp"
 #include "core/plan/compiler.hpp"
+#include "core/run/metrics.hpp"
 #include "core/scenario/scenario.hpp"
 #include "sim/analytical/engine.hpp"
 

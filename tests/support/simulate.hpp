@@ -7,9 +7,9 @@
 #include <string>
 #include <vector>
 
-#include "fork_run.hpp"
 #include "core/run/metrics.hpp"
 #include "core/run/observer.hpp"
+#include "fork_run.hpp"
 #include "sim/simgrid/executor.hpp"
 
 namespace dtsim::test {

@@ -10,9 +10,9 @@
 #include <string>
 #include <vector>
 
+#include "core/collectives/collective.hpp"
 #include "fixtures.hpp"
 #include "symbolic.hpp"
-#include "core/collectives/collective.hpp"
 
 using namespace dtsim;
 
@@ -33,10 +33,8 @@ const std::map<std::string, std::set<CollectiveKind>> kImplements{
     {"direct", {K::AllReduce, K::ReduceScatter, K::AllGather, K::AllToAll}},
 };
 
-
 // Sizes that give the pipelined algorithms 1, 4 or 9 chunks (chain) and 1, 2 or 5 (each tree).
 const std::vector<double> kSizes{1000.0, 3.5 * kMiB, 9 * kMiB};
-
 
 void check_algorithm(const std::string& name, const std::vector<GroupShape>& groups) {
   const CollectiveAlgorithm& algorithm = find_algorithm(name);

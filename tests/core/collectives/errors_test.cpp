@@ -4,8 +4,8 @@
 
 #include <string>
 
-#include "core/collectives/collective.hpp"
 #include "core/base/error.hpp"
+#include "core/collectives/collective.hpp"
 
 using namespace dtsim;
 using K = CollectiveKind;

@@ -9,10 +9,10 @@
 #include <string>
 #include <vector>
 
+#include "core/base/error.hpp"
+#include "core/collectives/collective.hpp"
 #include "fixtures.hpp"
 #include "symbolic.hpp"
-#include "core/collectives/collective.hpp"
-#include "core/base/error.hpp"
 
 using namespace dtsim;
 using K = CollectiveKind;
@@ -24,8 +24,6 @@ namespace {
 const std::vector<K> kKinds{K::AllReduce, K::ReduceScatter, K::AllGather, K::Broadcast, K::Reduce, K::AllToAll};
 // Sizes that give the pipelined algorithms 1, 4, 64 or 256 chunks (chain) and 1, 2, 32 or 256 (each tree).
 const std::vector<double> kSizes{1000.0, 3.5 * kMiB, 64 * kMiB, 1024 * kMiB};
-
-
 
 struct Family {
   std::string name;

@@ -7,9 +7,9 @@
 #include <string>
 #include <vector>
 
+#include "core/collectives/collective.hpp"
 #include "fixtures.hpp"
 #include "symbolic.hpp"
-#include "core/collectives/collective.hpp"
 
 using namespace dtsim;
 using K = CollectiveKind;
@@ -17,9 +17,6 @@ using K = CollectiveKind;
 using namespace dtsim::test;
 
 namespace {
-
-
-
 
 // schedule_time(schedule) == closed_form for every shape, size and link set.
 void check_exact(const std::string& name, const std::vector<GroupShape>& groups) {

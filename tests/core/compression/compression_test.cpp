@@ -3,8 +3,8 @@
 
 #include <algorithm>
 
-#include "core/compression/compressor.hpp"
 #include "core/base/error.hpp"
+#include "core/compression/compressor.hpp"
 #include "core/plan/compiler.hpp"
 #include "core/scenario/loader.hpp"
 
@@ -128,7 +128,8 @@ TEST_CASE("bad compression keys give one exact line") {
   CHECK(error_of(base + "compression:\n  method: tpok\n") ==
         "x.yaml:9:11: error: compression.method: 'tpok' is not valid (valid: none, fp16, bf16, int8, qsgd, topk, "
         "randomk, sign, powersgd) (did you mean 'topk'?)");
-  CHECK(error_of(base + "compression:\n  ratio: 0\n") == "x.yaml:9:10: error: compression.ratio: must be in (0, 1] (got 0)");
+  CHECK(error_of(base + "compression:\n  ratio: 0\n") ==
+        "x.yaml:9:10: error: compression.ratio: must be in (0, 1] (got 0)");
   CHECK(error_of(base + "compression:\n  ratio: 1.5\n") ==
         "x.yaml:9:10: error: compression.ratio: must be in (0, 1] (got 1.5)");
   CHECK(error_of(base + "compression:\n  granularity: tensor\n") ==

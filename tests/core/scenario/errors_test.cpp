@@ -100,8 +100,9 @@ TEST_CASE("overrides from --set get the same validation") {
   CHECK(s.job().strategy.bucket_size == 50e6);
   CHECK(error_of(kGood, {"cluster.nodez=4"}) ==
         "--set cluster.nodez=4: error: unknown key 'cluster.nodez' (did you mean 'nodes'?)");
-  CHECK(error_of(kGood, {"cluster.nic.rate=fast"}).rfind(
-            "--set cluster.nic.rate=fast: error: cluster.nic.rate: 'fast' is not a rate", 0) == 0);
-  CHECK(error_of(kGood, {"cluster.nodes"}) == "--set cluster.nodes: error: expected key.path=value, e.g. --set "
-                                              "cluster.nodes=4");
+  CHECK(error_of(kGood, {"cluster.nic.rate=fast"})
+            .rfind("--set cluster.nic.rate=fast: error: cluster.nic.rate: 'fast' is not a rate", 0) == 0);
+  CHECK(error_of(kGood, {"cluster.nodes"}) ==
+        "--set cluster.nodes: error: expected key.path=value, e.g. --set "
+        "cluster.nodes=4");
 }

@@ -57,9 +57,10 @@ TEST_CASE("counts: macs doubles the FLOP columns / missing optional columns take
   CHECK(w.layers[0].bwd_flops == 40);  // no bwd_flops column: 2 x forward
   CHECK(w.layers[0].activations == 0);
   CHECK(w.fwd_flops_per_sample() == 30);
-  const auto with_bwd = parse_model_text("name: m\ncounts: macs\ncolumns: [name, params, fwd_flops, bwd_flops]\n"
-                                         "layers:\n  - [a, 1, 10, 15]\n",
-                                         "m.yaml");
+  const auto with_bwd = parse_model_text(
+      "name: m\ncounts: macs\ncolumns: [name, params, fwd_flops, bwd_flops]\n"
+      "layers:\n  - [a, 1, 10, 15]\n",
+      "m.yaml");
   CHECK(with_bwd.layers[0].bwd_flops == 30);
 }
 

@@ -12,7 +12,7 @@ using dtsim::Workload;
 
 TEST_CASE("the zoo lists its models sorted") {
   CHECK(dtsim::zoo_model_names() == std::vector<std::string>{"alexnet", "bert_large", "gpt2_xl", "gpt3_175b",
-                                                              "inception_v3", "resnet101", "resnet50", "vgg16"});
+                                                             "inception_v3", "resnet101", "resnet50", "vgg16"});
   for (const auto& name : dtsim::zoo_model_names()) {
     const Workload w = load_zoo_model(name);
     CHECK(w.name == name);

@@ -5,8 +5,8 @@
 #include <cmath>
 
 #include "core/run/metrics.hpp"
-#include "tests/support/plan_fixtures.hpp"
 #include "sim/analytical/engine.hpp"
+#include "tests/support/plan_fixtures.hpp"
 
 using namespace dtsim;
 
@@ -24,8 +24,8 @@ TEST_CASE("ring AllReduce equals 2(N-1)/N * S/B + 2(N-1)*alpha") {
   for (int n : {2, 3, 8, 16, 64}) {
     for (double s : {1e3, 1e6, 100e6}) {
       const double expected = 2.0 * (n - 1) / n * s / bw + 2.0 * (n - 1) * alpha;
-      const double t = iteration_time(test::star_cluster(n, bw, alpha), test::one_collective(n, s, "ring",
-                                                                                               CollectiveKind::AllReduce));
+      const double t = iteration_time(test::star_cluster(n, bw, alpha),
+                                      test::one_collective(n, s, "ring", CollectiveKind::AllReduce));
       INFO("n=" << n << " S=" << s);
       CHECK(t == Approx(expected).epsilon(1e-9));
     }

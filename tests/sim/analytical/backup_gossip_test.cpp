@@ -4,11 +4,11 @@
 
 #include <set>
 
-#include "tests/support/backup_fixtures.hpp"
 #include "core/base/error.hpp"
-#include "core/run/metrics.hpp"
 #include "core/plan/compiler.hpp"
+#include "core/run/metrics.hpp"
 #include "core/scenario/loader.hpp"
+#include "tests/support/backup_fixtures.hpp"
 #include "tests/support/run_analytical.hpp"
 
 using namespace dtsim;

@@ -5,8 +5,8 @@
 #include <string>
 #include <vector>
 
-#include "core/run/metrics.hpp"
 #include "core/plan/compiler.hpp"
+#include "core/run/metrics.hpp"
 #include "core/scenario/loader.hpp"
 #include "sim/analytical/engine.hpp"
 
@@ -17,7 +17,8 @@ namespace {
 // One 1e6-parameter layer (one bucket) on N nodes of one device: every collective is a ring.
 std::string job(int nodes) {
   return "name: t\nmodel:\n  name: synthetic\n  synthetic: {params: 1e6, flops_per_sample: 1GFLOP, layers: 1}\n"
-         "cluster:\n  nodes: " + std::to_string(nodes) + "\n  device: a100_40gb\nrun: {iterations: 2, warmup: 0}\n";
+         "cluster:\n  nodes: " +
+         std::to_string(nodes) + "\n  device: a100_40gb\nrun: {iterations: 2, warmup: 0}\n";
 }
 
 Metrics run(const Scenario& s) {
@@ -28,7 +29,9 @@ Metrics run(const Scenario& s) {
   return compute_metrics(plan, rec.records(), info);
 }
 
-Metrics run_text(int nodes, const std::vector<std::string>& sets) { return run(load_scenario_text(job(nodes), "x.yaml", sets)); }
+Metrics run_text(int nodes, const std::vector<std::string>& sets) {
+  return run(load_scenario_text(job(nodes), "x.yaml", sets));
+}
 
 Metrics run_file(const std::string& file, const std::vector<std::string>& sets) {
   return run(load_scenario(std::string(DTSIM_SOURCE_DIR) + "/scenarios/" + file, sets));
@@ -86,10 +89,10 @@ TEST_CASE("with two workers top-k pays only below ratio one half") {
 TEST_CASE("top-k 1 percent stops paying as workers are added") {
   // ResNet-50 as in quickstart, one GPU per node at 10 Gbps, no overlap: the exchange is exposed.
   auto iteration = [](int nodes, const char* method) {
-    return run_file("quickstart.yaml", {"cluster.devices_per_node=1", "cluster.nodes=" + std::to_string(nodes),
-                                        "cluster.nic.rate=10Gbps", "strategy.allreduce.overlap=false",
-                                        std::string("compression.method=") + method, "compression.ratio=0.01",
-                                        "run.iterations=1"})
+    return run_file("quickstart.yaml",
+                    {"cluster.devices_per_node=1", "cluster.nodes=" + std::to_string(nodes), "cluster.nic.rate=10Gbps",
+                     "strategy.allreduce.overlap=false", std::string("compression.method=") + method,
+                     "compression.ratio=0.01", "run.iterations=1"})
         .iteration_time.mean;
   };
   int crossover = 0;

@@ -2,8 +2,8 @@
 // iteration, more bandwidth is never slower, more shards never slow a parameter server.
 #include <catch2/catch.hpp>
 
-#include "core/run/metrics.hpp"
 #include "core/plan/compiler.hpp"
+#include "core/run/metrics.hpp"
 #include "core/scenario/loader.hpp"
 #include "tests/support/run_analytical.hpp"
 

@@ -2,8 +2,8 @@
 #include <catch2/catch.hpp>
 
 #include "core/base/error.hpp"
-#include "core/run/metrics.hpp"
 #include "core/plan/compiler.hpp"
+#include "core/run/metrics.hpp"
 #include "core/scenario/loader.hpp"
 #include "tests/support/run_analytical.hpp"
 
@@ -31,7 +31,7 @@ TEST_CASE("one worker k times slower makes a BSP iteration k times the compute p
     const Metrics m = run(sets);
     INFO("k = " << k);
     CHECK(m.iteration_time.mean == Approx(k * compute + comm).epsilon(1e-9));
-    CHECK(m.ranks[5].wait_s == Approx(0).margin(1e-12));           // the straggler never waits
+    CHECK(m.ranks[5].wait_s == Approx(0).margin(1e-12));                  // the straggler never waits
     CHECK(m.ranks[0].wait_s == Approx((k - 1) * compute).epsilon(1e-9));  // everyone else waits for it
   }
 }

@@ -89,8 +89,8 @@ TEST_CASE("symmetric fast path equals the full engine over a sweep of sizes and 
   for (const char* algo : {"ring", "halving_doubling", "double_binary_tree", "hierarchical"}) {
     for (int nodes : {1, 2, 3, 4, 8, 16}) {
       if (std::string(algo) == "halving_doubling" && nodes == 3) continue;
-      check_scenario(quick, {"cluster.nodes=" + std::to_string(nodes),
-                             std::string("strategy.allreduce.algorithm=") + algo});
+      check_scenario(quick,
+                     {"cluster.nodes=" + std::to_string(nodes), std::string("strategy.allreduce.algorithm=") + algo});
     }
   }
   for (const char* overlap : {"true", "false"}) {

@@ -3,8 +3,8 @@
 #include <catch2/catch.hpp>
 
 #include "core/base/error.hpp"
-#include "core/run/metrics.hpp"
 #include "core/plan/compiler.hpp"
+#include "core/run/metrics.hpp"
 #include "core/scenario/loader.hpp"
 #include "tests/support/run_analytical.hpp"
 
@@ -53,8 +53,8 @@ TEST_CASE("under ASP with N equal workers the mean staleness is N-1") {
 TEST_CASE("SSP with staleness 0 paces workers as BSP does") {
   // Same barrier; the servers differ only in applying each push (SSP) or one aggregate (BSP).
   const Metrics bsp = run(kComputeBound, {"stragglers.slow_workers=1", "stragglers.slow_factor=3"});
-  const Metrics ssp = run(kComputeBound, {"stragglers.slow_workers=1", "stragglers.slow_factor=3", "sync.policy=ssp",
-                                          "sync.staleness=0"});
+  const Metrics ssp = run(
+      kComputeBound, {"stragglers.slow_workers=1", "stragglers.slow_factor=3", "sync.policy=ssp", "sync.staleness=0"});
   CHECK(ssp.throughput_samples_per_s == Approx(bsp.throughput_samples_per_s).epsilon(0.03));
   CHECK(ssp.staleness.max <= 3);  // at most the other workers' updates of the same iteration
 }
@@ -97,11 +97,13 @@ TEST_CASE("ASP throughput approaches the sum of the workers' rates") {
 
 TEST_CASE("asynchronous policies need a parameter server") {
   try {
-    file(std::string(DTSIM_SOURCE_DIR) + "/scenarios/parameter_server.yaml", {"strategy.kind=allreduce", "sync.policy=asp"});
+    file(std::string(DTSIM_SOURCE_DIR) + "/scenarios/parameter_server.yaml",
+         {"strategy.kind=allreduce", "sync.policy=asp"});
     FAIL("no error");
   } catch (const InputError& e) {
-    CHECK(std::string(e.what()) == "--set sync.policy=asp: error: sync.policy: 'asp' needs a parameter server (set "
-                                   "strategy.kind: parameter_server); an AllReduce job is bsp");
+    CHECK(std::string(e.what()) ==
+          "--set sync.policy=asp: error: sync.policy: 'asp' needs a parameter server (set "
+          "strategy.kind: parameter_server); an AllReduce job is bsp");
   }
 }
 

@@ -5,8 +5,8 @@
 
 #include "core/run/metrics.hpp"
 #include "core/scenario/loader.hpp"
-#include "tests/support/run_analytical.hpp"
 #include "sim/faults/evaluate.hpp"
+#include "tests/support/run_analytical.hpp"
 
 using namespace dtsim;
 

@@ -1,8 +1,8 @@
 // The analytical cost model: roofline compute and how many ranks of a node share its NICs.
 #include <catch2/catch.hpp>
 
-#include "tests/support/plan_fixtures.hpp"
 #include "sim/cost/cost_model.hpp"
+#include "tests/support/plan_fixtures.hpp"
 
 using namespace dtsim;
 

@@ -98,8 +98,10 @@ TEST_CASE("elastic continuation after one failure runs at the throughput of N-1 
 }
 
 TEST_CASE("elastic rates come from the analytical engine for N-1 workers") {
-  auto s = dtsim::load_scenario_text(std::string(kScenario) + "faults:\n  mtbf: 12h\n  recovery: elastic\n"
-                                                               "  scope: device\n", "x.yaml");
+  auto s = dtsim::load_scenario_text(std::string(kScenario) +
+                                         "faults:\n  mtbf: 12h\n  recovery: elastic\n"
+                                         "  scope: device\n",
+                                     "x.yaml");
   const auto m = dtsim::run_analytical(s);
   const auto c = dtsim::timeline_config(s, 0, m[0]);
   CHECK(c.units == 8);

@@ -2,11 +2,11 @@
 // compute of dropped workers, no barrier for gossip), agreement between engines, seeds.
 #include <catch2/catch.hpp>
 
+#include "core/plan/compiler.hpp"
+#include "core/run/metrics.hpp"
+#include "core/scenario/loader.hpp"
 #include "tests/support/backup_fixtures.hpp"
 #include "tests/support/run_analytical.hpp"
-#include "core/run/metrics.hpp"
-#include "core/plan/compiler.hpp"
-#include "core/scenario/loader.hpp"
 #include "tests/support/simulate.hpp"
 
 using namespace dtsim;

@@ -5,8 +5,8 @@
 
 #include <algorithm>
 
-#include "tests/support/plan_fixtures.hpp"
 #include "sim/cost/cost_model.hpp"
+#include "tests/support/plan_fixtures.hpp"
 #include "tests/support/simulate.hpp"
 
 using namespace dtsim;
@@ -66,7 +66,8 @@ void check_algorithm(const std::string& name, int per_node, const std::vector<in
       for (double bytes : kSizes) {
         const Plan plan = chain(n, per_node, algo, {Case{kind, bytes}});
         const CostModel costs(c, plan);
-        const double expected = algo.closed_form(kind, shape, bytes, costs.group_alpha_beta(plan.groups[0], algo, kind));
+        const double expected =
+            algo.closed_form(kind, shape, bytes, costs.group_alpha_beta(plan.groups[0], algo, kind));
         for (Fidelity fidelity : {Fidelity::Flow, Fidelity::Step}) {
           double took = 0;
           for (const auto& r : test::simulate(c, plan, fidelity).records) took = std::max(took, r.end);

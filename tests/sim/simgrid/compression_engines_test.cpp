@@ -6,11 +6,11 @@
 #include <filesystem>
 #include <utility>
 
+#include "core/plan/compiler.hpp"
+#include "core/run/metrics.hpp"
+#include "core/scenario/loader.hpp"
 #include "tests/support/compression_profile.hpp"
 #include "tests/support/run_analytical.hpp"
-#include "core/run/metrics.hpp"
-#include "core/plan/compiler.hpp"
-#include "core/scenario/loader.hpp"
 #include "tests/support/simulate.hpp"
 
 using namespace dtsim;

@@ -4,8 +4,8 @@
 
 #include <map>
 
-#include "core/run/metrics.hpp"
 #include "core/plan/compiler.hpp"
+#include "core/run/metrics.hpp"
 #include "core/scenario/loader.hpp"
 #include "tests/support/run_analytical.hpp"
 #include "tests/support/simulate.hpp"
@@ -63,8 +63,8 @@ TEST_CASE("fused compute gives the same records as op-by-op compute") {
 }
 
 TEST_CASE("two jobs crossing the same NICs each take about twice as long") {
-  const Scenario alone = load_scenario_text(std::string(kCommBound) + "", "alone.yaml",
-                                            {"placement.devices_per_node=1"});
+  const Scenario alone =
+      load_scenario_text(std::string(kCommBound) + "", "alone.yaml", {"placement.devices_per_node=1"});
   const double t_alone = metrics_of(alone).front().iteration_time.mean;
   std::string two = kCommBound;
   two.replace(two.find("model:"), std::string::npos, "");
@@ -102,9 +102,9 @@ TEST_CASE("an oversubscribed fat-tree slows a ring") {
   // A ring over node-ordered ranks crosses each leaf's uplink with one node's traffic: uplinks of
   // 4 nodes / 8 = half a node slow it; a non-blocking tree (1) does not.
   auto with = [&](const char* over) {
-    return iteration("gpt2_fat_tree.yaml", {"run.iterations=1", "model.batch_per_worker=1", "cluster.topology.nodes_per_switch=4",
-                                            "strategy.allreduce.algorithm=ring",
-                                            std::string("cluster.topology.oversubscription=") + over});
+    return iteration("gpt2_fat_tree.yaml",
+                     {"run.iterations=1", "model.batch_per_worker=1", "cluster.topology.nodes_per_switch=4",
+                      "strategy.allreduce.algorithm=ring", std::string("cluster.topology.oversubscription=") + over});
   };
   const double blocking = with("8");
   const double free = with("1");
@@ -171,9 +171,9 @@ TEST_CASE("a straggler paces a BSP ring on SimGrid as the closed forms say") {
 TEST_CASE("parameter-server sync policies on SimGrid agree with the analytical engine") {
   // One straggler among 8 VGG-16 workers; BSP, SSP(2) and ASP.
   for (const char* policy : {"bsp", "ssp", "asp"}) {
-    const std::vector<std::string> sets{"stragglers.slow_workers=1", "stragglers.slow_factor=3",
-                                        std::string("sync.policy=") + policy, "sync.staleness=2", "run.iterations=4",
-                                        "cluster.transport=rdma"};
+    const std::vector<std::string> sets{
+        "stragglers.slow_workers=1", "stragglers.slow_factor=3", std::string("sync.policy=") + policy,
+        "sync.staleness=2",          "run.iterations=4",         "cluster.transport=rdma"};
     const Scenario s = scenario("parameter_server.yaml", sets);
     const Metrics expected = test::run_analytical(s).front();
     const Metrics got = metrics_of(s).front();

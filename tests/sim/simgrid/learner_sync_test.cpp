@@ -6,10 +6,10 @@
 
 #include <map>
 
-#include "learn/events.hpp"
-#include "learn/learner.hpp"
 #include "core/plan/compiler.hpp"
 #include "core/scenario/loader.hpp"
+#include "learn/events.hpp"
+#include "learn/learner.hpp"
 #include "sim/analytical/engine.hpp"
 #include "tests/support/simulate.hpp"
 

@@ -11,11 +11,11 @@
 #include <utility>
 #include <vector>
 
-#include "tests/support/fork_run.hpp"
-#include "core/cluster/cluster.hpp"
 #include "core/base/error.hpp"
+#include "core/cluster/cluster.hpp"
 #include "core/plan/plan.hpp"
 #include "sim/simgrid/platform.hpp"
+#include "tests/support/fork_run.hpp"
 
 namespace dtsim::test {
 

@@ -4,9 +4,9 @@
 
 #include <fmt/format.h>
 
+#include "core/run/metrics.hpp"
 #include "tests/support/plan_fixtures.hpp"
 #include "tests/support/profile_fixtures.hpp"
-#include "core/run/metrics.hpp"
 #include "tests/support/simulate.hpp"
 
 using namespace dtsim;

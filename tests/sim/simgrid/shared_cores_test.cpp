@@ -5,10 +5,10 @@
 
 #include <algorithm>
 
-#include "tests/support/calibrated_fixtures.hpp"
 #include "core/plan/compiler.hpp"
 #include "core/scenario/loader.hpp"
 #include "sim/analytical/engine.hpp"
+#include "tests/support/calibrated_fixtures.hpp"
 #include "tests/support/simulate.hpp"
 
 using namespace dtsim;

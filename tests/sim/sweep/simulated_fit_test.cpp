@@ -4,11 +4,11 @@
 // exactly Amdahl's form with serial fraction (U + 2S/B) / T(1): compute C, update U, gradients S.
 #include <catch2/catch.hpp>
 
-#include "tests/support/run_analytical.hpp"
-#include "tests/support/simulate.hpp"
 #include "core/scenario/loader.hpp"
 #include "sim/cost/cost_model.hpp"
 #include "sim/sweep/scaling_fit.hpp"
+#include "tests/support/run_analytical.hpp"
+#include "tests/support/simulate.hpp"
 
 using namespace dtsim;
 
