@@ -25,7 +25,7 @@ import os
 import sys
 
 HERE = os.path.dirname(os.path.abspath(__file__))
-OUT_DIR = os.path.join(HERE, "..", "models", "data", "models")
+OUT_DIR = os.path.join(HERE, "..", "core", "zoo", "data", "models")
 
 CNN_RULES = ("FLOPs = 2 x conv/linear multiply-adds plus 1 per pooling window element; BN, ReLU and residual "
              "adds count 0; bwd = 2 x fwd for rows with weights, 1 x fwd for pooling and for the first conv")
