@@ -31,7 +31,7 @@ void CoreHolds::compute_end(int rank) {
   changed_->notify_all();
 }
 
-void CoreHolds::comm_begin(const Key& key, const std::vector<int>& ranks, int parties) {
+void CoreHolds::comm_begin(const CommKey& key, const std::vector<int>& ranks, int parties) {
   std::unique_lock lock(*mutex_);
   Gang& gang = gangs_[key];
   ++gang.arrived;

@@ -8,20 +8,18 @@
 
 #include <simgrid/s4u.hpp>
 
-#include <array>
 #include <map>
 #include <utility>
 #include <vector>
 
 #include "core/plan/plan.hpp"
 #include "core/scenario/scenario.hpp"
+#include "sim/simgrid/comm_keys.hpp"
 
 namespace dtsim::sg {
 
 class CoreHolds {
  public:
-  using Key = std::array<int, 6>;  // one transfer or collective in one iteration
-
   CoreHolds(const ClusterSpec& cluster, const Plan& plan);
   bool enabled() const { return enabled_; }
   void create();  // the synchronisation objects, before the engine runs (creating them may yield)
@@ -30,7 +28,7 @@ class CoreHolds {
   void compute_end(int rank);
   // One of `parties` actors of `key` arrives; the first to see all parties in and every core of
   // `ranks` idle starts it for all: each rank of `ranks` then holds its core until comm_end(rank).
-  void comm_begin(const Key& key, const std::vector<int>& ranks, int parties);
+  void comm_begin(const CommKey& key, const std::vector<int>& ranks, int parties);
   void comm_end(int rank);
 
  private:
@@ -42,7 +40,7 @@ class CoreHolds {
   bool enabled_ = false;
   std::vector<std::pair<int, int>> core_;  // each rank's core (compute_devices)
   std::map<std::pair<int, int>, int> computing_, comms_;
-  std::map<Key, Gang> gangs_;
+  std::map<CommKey, Gang> gangs_;
   simgrid::s4u::MutexPtr mutex_;
   simgrid::s4u::ConditionVariablePtr changed_;
 };

@@ -1,0 +1,73 @@
+// Rank progress: a mutex and condition variable per rank; an op's completion wakes other actors
+// only when one of them waits on it (its own stream's next op runs in the same actor).
+#include "sim/simgrid/rank_progress.hpp"
+
+#include <algorithm>
+
+namespace sg4 = simgrid::s4u;
+
+namespace dtsim::sg {
+
+RankProgress::RankProgress(const Plan& plan, Observer& observer, std::function<void(int)> next_iteration)
+    : plan_(plan),
+      observer_(observer),
+      next_iteration_(std::move(next_iteration)),
+      total_iterations_(plan.warmup + plan.iterations),
+      states_(plan.ranks.size()) {
+  for (size_t r = 0; r < plan.ranks.size(); ++r) {
+    RankState& st = states_[r];
+    st.done.assign(plan.ranks[r].ops.size(), 0);
+    st.mutex = sg4::Mutex::create();
+    st.changed = sg4::ConditionVariable::create();
+    st.wakes.assign(plan.ranks[r].ops.size(), 0);
+    for (const Op& op : plan.ranks[r].ops) {
+      for (int d : op.deps) {
+        const Op& dep = plan.ranks[r].ops[d];
+        if (op.stream == Stream::Posted || dep.stream != op.stream) st.wakes[d] = 1;
+      }
+    }
+  }
+}
+
+bool RankProgress::complete() const {
+  return std::all_of(states_.begin(), states_.end(),
+                     [&](const RankState& s) { return s.iteration == total_iterations_; });
+}
+
+void RankProgress::wait_iteration(int rank, int iteration) {
+  RankState& st = (*this)[rank];
+  std::unique_lock lock(*st.mutex);
+  while (st.iteration != iteration) st.changed->wait(lock);
+}
+
+void RankProgress::wait_deps(int rank, const std::vector<int>& deps) {
+  RankState& st = (*this)[rank];
+  std::unique_lock lock(*st.mutex);
+  for (int d : deps) {
+    while (!st.done[d]) st.changed->wait(lock);
+  }
+}
+
+bool RankProgress::deps_done(int rank, int op) const {
+  const RankState& st = (*this)[rank];
+  const auto& deps = plan_.ranks[rank].ops[op].deps;
+  return std::all_of(deps.begin(), deps.end(), [&](int d) { return st.done[d] != 0; });
+}
+
+void RankProgress::finish(int rank, int op, double start, double end, bool record, bool cut) {
+  RankState& st = (*this)[rank];
+  if (record && plan_.ranks[rank].ops[op].runs_in(st.iteration))
+    observer_.on_op(OpRecord{rank, st.iteration, op, start, end, cut});
+  st.done[op] = 1;
+  bool wake = st.wakes[op];
+  if (++st.done_count == static_cast<int>(st.done.size())) {
+    ++st.iteration;
+    std::fill(st.done.begin(), st.done.end(), 0);
+    st.done_count = 0;
+    if (st.iteration < total_iterations_) next_iteration_(rank);
+    wake = true;
+  }
+  if (wake) st.changed->notify_all();
+}
+
+}  // namespace dtsim::sg
