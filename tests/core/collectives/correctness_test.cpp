@@ -52,7 +52,7 @@ void check_algorithm(const std::string& name, const std::vector<GroupShape>& gro
       for (double bytes : kSizes) {
         INFO("bytes " << bytes);
         const Schedule schedule = algorithm.schedule(kind, group, bytes);
-        CHECK(testing::verify_schedule(kind, group, schedule) == "");
+        CHECK(test::verify_schedule(kind, group, schedule) == "");
         ++verified;
       }
     }
@@ -65,47 +65,47 @@ void check_algorithm(const std::string& name, const std::vector<GroupShape>& gro
 TEST_CASE("the symbolic executor catches broken schedules") {
   const GroupShape group{4, 1, 0};
   Schedule s = find_algorithm("ring").schedule(CollectiveKind::AllReduce, group, 400);
-  REQUIRE(testing::verify_schedule(CollectiveKind::AllReduce, group, s) == "");
+  REQUIRE(test::verify_schedule(CollectiveKind::AllReduce, group, s) == "");
 
   Schedule missing_round = s;
   missing_round.rounds.pop_back();
-  CHECK(testing::verify_schedule(CollectiveKind::AllReduce, group, missing_round) != "");
+  CHECK(test::verify_schedule(CollectiveKind::AllReduce, group, missing_round) != "");
 
   Schedule twice = s;
   twice.rounds[0].transfers.push_back(twice.rounds[0].transfers.front());
-  CHECK(testing::verify_schedule(CollectiveKind::AllReduce, group, twice).find("twice") != std::string::npos);
+  CHECK(test::verify_schedule(CollectiveKind::AllReduce, group, twice).find("twice") != std::string::npos);
 
   Schedule early = s;
   std::swap(early.rounds[0], early.rounds[1]);
-  CHECK(testing::verify_schedule(CollectiveKind::AllReduce, group, early) != "");
+  CHECK(test::verify_schedule(CollectiveKind::AllReduce, group, early) != "");
 
   Schedule bcast = find_algorithm("ring").schedule(CollectiveKind::Broadcast, group, 400);
   bcast.rounds[0].transfers[0].src = 2;
-  CHECK(testing::verify_schedule(CollectiveKind::Broadcast, group, bcast).find("does not hold") != std::string::npos);
+  CHECK(test::verify_schedule(CollectiveKind::Broadcast, group, bcast).find("does not hold") != std::string::npos);
 }
 
 TEST_CASE("ring schedules are correct for sizes 1..17 on 1 / 2 / 3 or 4 ranks per node") {
-  check_algorithm("ring", testing::shapes(range(1, 17), {1, 2, 3, 4}));
+  check_algorithm("ring", test::shapes(range(1, 17), {1, 2, 3, 4}));
 }
 
 TEST_CASE("halving-doubling schedules are correct for powers of two and refused otherwise") {
-  check_algorithm("halving_doubling", testing::shapes({1, 2, 4, 8, 16, 32}, {1, 2, 4, 8}));
+  check_algorithm("halving_doubling", test::shapes({1, 2, 4, 8, 16, 32}, {1, 2, 4, 8}));
   const CollectiveAlgorithm& hd = find_algorithm("halving_doubling");
   for (int n : {3, 5, 6, 7, 12, 17}) CHECK_FALSE(hd.supports(CollectiveKind::AllReduce, GroupShape{n, 1, 0}));
 }
 
 TEST_CASE("double binary tree schedules are correct for sizes 1..17 and any root") {
-  std::vector<GroupShape> groups = testing::shapes(range(1, 17), {1, 2, 4});
+  std::vector<GroupShape> groups = test::shapes(range(1, 17), {1, 2, 4});
   for (int root = 0; root < 12; ++root) groups.push_back(GroupShape{12, 3, root});
   check_algorithm("double_binary_tree", groups);
 }
 
 TEST_CASE("hierarchical schedules are correct for 1 / 2 / 4 or 8 ranks per node") {
-  check_algorithm("hierarchical", testing::shapes({1, 2, 3, 4, 6, 8, 12, 16, 24, 32}, {1, 2, 4, 8}));
+  check_algorithm("hierarchical", test::shapes({1, 2, 3, 4, 6, 8, 12, 16, 24, 32}, {1, 2, 4, 8}));
 }
 
 TEST_CASE("direct schedules are correct for sizes 1..17") {
-  check_algorithm("direct", testing::shapes(range(1, 17), {1, 2, 4}));
+  check_algorithm("direct", test::shapes(range(1, 17), {1, 2, 4}));
 }
 
 TEST_CASE("each rank of the double binary tree moves at most two chunks each way per round") {

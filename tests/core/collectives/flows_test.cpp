@@ -32,11 +32,11 @@ struct Family {
 
 std::vector<Family> families() {
   return {
-      {"ring", testing::shapes(range(1, 17), {1, 2, 3, 4})},
-      {"halving_doubling", testing::shapes({1, 2, 4, 8, 16, 32}, {1, 2, 4, 8})},
-      {"hierarchical", testing::shapes({1, 2, 3, 4, 6, 8, 9, 12, 16, 24, 32}, {1, 2, 3, 4, 8})},
-      {"direct", testing::shapes(range(1, 17), {1, 2, 4})},
-      {"double_binary_tree", testing::shapes(range(1, 17), {1, 2, 4})},
+      {"ring", test::shapes(range(1, 17), {1, 2, 3, 4})},
+      {"halving_doubling", test::shapes({1, 2, 4, 8, 16, 32}, {1, 2, 4, 8})},
+      {"hierarchical", test::shapes({1, 2, 3, 4, 6, 8, 9, 12, 16, 24, 32}, {1, 2, 3, 4, 8})},
+      {"direct", test::shapes(range(1, 17), {1, 2, 4})},
+      {"double_binary_tree", test::shapes(range(1, 17), {1, 2, 4})},
   };
 }
 
@@ -250,8 +250,8 @@ TEST_CASE("flows conserve the schedule's bytes in total and per rank") {
   for_each_case(kSizes, [](const CollectiveAlgorithm& algorithm, K kind, const GroupShape& group, double bytes) {
     const Schedule schedule = algorithm.schedule(kind, group, bytes);
     for (const std::vector<FlowPhase>& phases : {step_phases(schedule), algorithm.flow_phases(kind, group, bytes)}) {
-      CHECK(total_flow_bytes(phases) == Approx(testing::total_bytes(schedule)).epsilon(1e-12));
-      const std::vector<double> expected = testing::bytes_sent(schedule, group.size);
+      CHECK(total_flow_bytes(phases) == Approx(test::total_bytes(schedule)).epsilon(1e-12));
+      const std::vector<double> expected = test::bytes_sent(schedule, group.size);
       const std::vector<double> sent = bytes_sent(phases, group.size);
       REQUIRE(sent.size() == expected.size());
       for (std::size_t r = 0; r < sent.size(); ++r) CHECK(sent[r] == Approx(expected[r]).epsilon(1e-12));

@@ -6,7 +6,7 @@
 
 #include <fmt/format.h>
 
-namespace dtsim::testing {
+namespace dtsim::test {
 namespace {
 
 // content[(rank * chunks + chunk) * ranks + contributor]: how often that contribution is in the copy.
@@ -140,4 +140,4 @@ std::vector<GroupShape> shapes(const std::vector<int>& sizes, const std::vector<
   return out;
 }
 
-}  // namespace dtsim::testing
+}  // namespace dtsim::test

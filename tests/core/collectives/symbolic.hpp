@@ -9,7 +9,7 @@
 
 #include "core/collectives/collective.hpp"
 
-namespace dtsim::testing {
+namespace dtsim::test {
 
 // "" when `schedule` carries out `kind` on `group`; otherwise the first thing that went wrong.
 std::string verify_schedule(CollectiveKind kind, const GroupShape& group, const Schedule& schedule);
@@ -22,4 +22,4 @@ double total_bytes(const Schedule& schedule);
 // values that divide the size, and several roots.
 std::vector<GroupShape> shapes(const std::vector<int>& sizes, const std::vector<int>& per_node);
 
-}  // namespace dtsim::testing
+}  // namespace dtsim::test

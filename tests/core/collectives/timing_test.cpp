@@ -65,36 +65,36 @@ TEST_CASE("bytes on the wire are the textbook volumes") {
   for (int n = 2; n <= 16; ++n) {
     INFO("size " << n);
     const GroupShape group{n, 1, n / 2};
-    for (double sent : testing::bytes_sent(find_algorithm("ring").schedule(K::AllReduce, group, s), n)) {
+    for (double sent : test::bytes_sent(find_algorithm("ring").schedule(K::AllReduce, group, s), n)) {
       CHECK(sent == Approx(2.0 * (n - 1) / n * s));
     }
-    for (double sent : testing::bytes_sent(find_algorithm("ring").schedule(K::ReduceScatter, group, s), n)) {
+    for (double sent : test::bytes_sent(find_algorithm("ring").schedule(K::ReduceScatter, group, s), n)) {
       CHECK(sent == Approx(1.0 * (n - 1) / n * s));
     }
-    for (double sent : testing::bytes_sent(find_algorithm("direct").schedule(K::AllToAll, group, s), n)) {
+    for (double sent : test::bytes_sent(find_algorithm("direct").schedule(K::AllToAll, group, s), n)) {
       CHECK(sent == Approx(1.0 * (n - 1) / n * s));
     }
     for (const char* name : {"ring", "double_binary_tree"}) {
       // Every rank but the root receives the whole buffer once (and sends it once for Reduce).
-      CHECK(testing::total_bytes(find_algorithm(name).schedule(K::Broadcast, group, s)) == Approx((n - 1) * s));
-      CHECK(testing::total_bytes(find_algorithm(name).schedule(K::Reduce, group, s)) == Approx((n - 1) * s));
+      CHECK(test::total_bytes(find_algorithm(name).schedule(K::Broadcast, group, s)) == Approx((n - 1) * s));
+      CHECK(test::total_bytes(find_algorithm(name).schedule(K::Reduce, group, s)) == Approx((n - 1) * s));
     }
-    CHECK(testing::total_bytes(find_algorithm("double_binary_tree").schedule(K::AllReduce, group, s)) ==
+    CHECK(test::total_bytes(find_algorithm("double_binary_tree").schedule(K::AllReduce, group, s)) ==
           Approx(2.0 * (n - 1) * s));
   }
   for (int n : {2, 4, 8, 16, 32}) {
     const GroupShape group{n, 1, 0};
-    for (double sent : testing::bytes_sent(find_algorithm("halving_doubling").schedule(K::AllReduce, group, s), n)) {
+    for (double sent : test::bytes_sent(find_algorithm("halving_doubling").schedule(K::AllReduce, group, s), n)) {
       CHECK(sent == Approx(2.0 * (n - 1) / n * s));
     }
-    CHECK(testing::total_bytes(find_algorithm("halving_doubling").schedule(K::Broadcast, group, s)) ==
+    CHECK(test::total_bytes(find_algorithm("halving_doubling").schedule(K::Broadcast, group, s)) ==
           Approx((n - 1) * s));
   }
   for (int g : {1, 2, 4, 8}) {
     for (int m : {1, 2, 3, 4}) {
       const GroupShape group{g * m, g, 0};
       const double expected = 2.0 * (g - 1) / g * s + 2.0 * (m - 1) / m * s / g;
-      for (double sent : testing::bytes_sent(find_algorithm("hierarchical").schedule(K::AllReduce, group, s), g * m)) {
+      for (double sent : test::bytes_sent(find_algorithm("hierarchical").schedule(K::AllReduce, group, s), g * m)) {
         CHECK(sent == Approx(expected));
       }
     }
@@ -102,10 +102,10 @@ TEST_CASE("bytes on the wire are the textbook volumes") {
 }
 
 TEST_CASE("schedule_time equals closed_form for ring / halving-doubling / hierarchical and direct") {
-  check_exact("ring", testing::shapes(range(1, 17), {1, 2, 3, 4}));
-  check_exact("halving_doubling", testing::shapes({1, 2, 4, 8, 16, 32}, {1, 2, 4, 8}));
-  check_exact("hierarchical", testing::shapes({1, 2, 4, 6, 8, 12, 16, 24, 32}, {1, 2, 4, 8}));
-  check_exact("direct", testing::shapes(range(1, 17), {1, 2, 4}));
+  check_exact("ring", test::shapes(range(1, 17), {1, 2, 3, 4}));
+  check_exact("halving_doubling", test::shapes({1, 2, 4, 8, 16, 32}, {1, 2, 4, 8}));
+  check_exact("hierarchical", test::shapes({1, 2, 4, 6, 8, 12, 16, 24, 32}, {1, 2, 4, 8}));
+  check_exact("direct", test::shapes(range(1, 17), {1, 2, 4}));
 }
 
 TEST_CASE("double binary tree: closed_form is exact in alpha and a tight upper bound in bandwidth") {
