@@ -99,9 +99,9 @@ void add_examples(CLI::App& app) {
   }
 }
 
-}  // namespace
-
-int main(int argc, char** argv) {
+// Builds the command line, parses it and runs the subcommand: its exit code, or a typed error
+// that main maps to one.
+int parse_and_run(int argc, char** argv) {
   using namespace dtsim;
   CLI::App app{"dtsim: simulate distributed deep-learning training before you rent the cluster"};
   app.set_version_flag("--version", std::string("dtsim ") + DTSIM_VERSION);
@@ -221,27 +221,34 @@ int main(int argc, char** argv) {
     const int code = app.exit(e);
     return code == 0 ? 0 : 2;
   }
+  if (*run_cmd) return cli::run_command(run);
+  if (*sweep_cmd) return cli::sweep_command(sweep);
+  if (*merge_cmd) return cli::merge_command(merge_out, merge_shards);
+  if (*compare_cmd) return cli::compare_command(compare_runs);
+  if (*check_cmd) return cli::check_command(check_file, check_sets);
+  if (*models_cmd) return cli::models_command(models_action, model_name);
+  if (*devices_cmd) return cli::devices_command();
+  if (*keys_cmd) return cli::keys_command(markdown);
+  if (*ckpt_cmd) return cli::checkpoint_command(ckpt);
+  if (*calib_cmd) return cli::calibrate_command(calib, argc, argv);
+  if (*val_cmd) return cli::validate_command(val);
+  return 2;
+}
+
+}  // namespace
+
+// The one place that maps errors to exit codes: bad input 2, a failed run 1.
+int main(int argc, char** argv) {
   try {
-    if (*run_cmd) return cli::run_command(run);
-    if (*sweep_cmd) return cli::sweep_command(sweep);
-    if (*merge_cmd) return cli::merge_command(merge_out, merge_shards);
-    if (*compare_cmd) return cli::compare_command(compare_runs);
-    if (*check_cmd) return cli::check_command(check_file, check_sets);
-    if (*models_cmd) return cli::models_command(models_action, model_name);
-    if (*devices_cmd) return cli::devices_command();
-    if (*keys_cmd) return cli::keys_command(markdown);
-    if (*ckpt_cmd) return cli::checkpoint_command(ckpt);
-    if (*calib_cmd) return cli::calibrate_command(calib, argc, argv);
-    if (*val_cmd) return cli::validate_command(val);
-  } catch (const InputError& e) {
+    return parse_and_run(argc, argv);
+  } catch (const dtsim::InputError& e) {
     std::cerr << e.what() << "\n";
     return 2;
-  } catch (const RuntimeError& e) {
+  } catch (const dtsim::RuntimeError& e) {
     std::cerr << "dtsim: error: " << e.what() << "\n";
     return 1;
   } catch (const std::exception& e) {
     std::cerr << "dtsim: internal error: " << e.what() << "\n";
     return 1;
   }
-  return 2;
 }
