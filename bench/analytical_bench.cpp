@@ -24,7 +24,7 @@ void BM_LoadCompileRun(benchmark::State& state) {
     const Scenario s = load_scenario(kQuickstart, sized(static_cast<int>(state.range(0))));
     const Plan plan = compile_plan(s);
     Recorder rec;
-    AnalyticalExecutor engine(s.cluster);
+    analytical::AnalyticalExecutor engine(s.cluster);
     const RunInfo info = engine.run(plan, rec);
     benchmark::DoNotOptimize(compute_metrics(plan, rec.records(), info));
   }
@@ -37,7 +37,7 @@ void BM_RunOnly(benchmark::State& state) {
   const Plan plan = compile_plan(s);
   for (auto _ : state) {
     Recorder rec;
-    AnalyticalExecutor engine(s.cluster);
+    analytical::AnalyticalExecutor engine(s.cluster);
     benchmark::DoNotOptimize(engine.run(plan, rec));
   }
   state.counters["ranks"] = static_cast<double>(state.range(0) * 4);

@@ -23,7 +23,7 @@ void simulate(benchmark::State& state, bool learner) {
   const Plan plan = compile_plan(s);
   for (auto _ : state) {
     Recorder rec;
-    AnalyticalExecutor engine(s.cluster);
+    analytical::AnalyticalExecutor engine(s.cluster);
     const RunInfo info = engine.run(plan, rec);
     benchmark::DoNotOptimize(compute_job_metrics(plan, rec.records(), info));
     if (learner) benchmark::DoNotOptimize(learn::train_jobs(s, plan, rec.records(), learn::load_split(s)));

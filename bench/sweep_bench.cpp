@@ -32,7 +32,7 @@ std::vector<Scenario> points(const std::string& file, const std::vector<std::str
 void BM_SweepPointFastPath(benchmark::State& state) {
   const auto pts = points(kQuickstart, {"run.iterations=" + std::to_string(state.range(0)), "run.warmup=0"});
   size_t i = 0;
-  for (auto _ : state) benchmark::DoNotOptimize(run_symmetric(pts[i++ % pts.size()]));
+  for (auto _ : state) benchmark::DoNotOptimize(analytical::run_symmetric(pts[i++ % pts.size()]));
   state.counters["points/s"] = benchmark::Counter(static_cast<double>(state.iterations()), benchmark::Counter::kIsRate);
 }
 BENCHMARK(BM_SweepPointFastPath)->Arg(1)->Arg(10)->Unit(benchmark::kMicrosecond);
@@ -44,7 +44,7 @@ void BM_SweepPointFullEngine(benchmark::State& state) {
     const Scenario& s = pts[i++ % pts.size()];
     const Plan plan = compile_plan(s);
     Recorder rec;
-    AnalyticalExecutor engine(s.cluster);
+    analytical::AnalyticalExecutor engine(s.cluster);
     const RunInfo info = engine.run(plan, rec);
     benchmark::DoNotOptimize(compute_job_metrics(plan, rec.records(), info));
   }

@@ -291,7 +291,7 @@ std::vector<std::string> validation_caveats(const ValidationReport& r, const Clu
   if (!cluster.calibration) return out;
   const MachineInfo& m = cluster.calibration->machine;
   const int ranks = static_cast<int>(plan.ranks.size());
-  if (!shared_cores(cluster, plan).empty()) {
+  if (!cost::shared_cores(cluster, plan).empty()) {
     out.push_back(
         fmt::format("{} ranks share {} cores: the engines queue their compute on the cores and hold the cores for "
                     "communication, but not the OS's scheduling of the ranks' communication (on the 2-core machine of "
@@ -362,7 +362,7 @@ int validate(const ValidateOptions& o, std::ostream& out) {
 
   // Predicted: the same scaled Plan, simulated with the profile.
   Recorder recorder;
-  const std::unique_ptr<Executor> engine = make_executor(s);
+  const std::unique_ptr<Executor> engine = sim::make_executor(s);
   const RunInfo info = engine->run(plan, recorder);
   const std::vector<Metrics> jobs = compute_job_metrics(plan, recorder.records(), info);
   const nlohmann::json sim_metrics = run_metrics_json(jobs);

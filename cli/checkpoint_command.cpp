@@ -18,7 +18,7 @@ namespace dtsim::cli {
 namespace {
 
 std::vector<Metrics> engine_metrics(const Scenario& s) {
-  if (s.run.engine == Engine::Analytical) return run_analytical(s);
+  if (s.run.engine == Engine::Analytical) return analytical::run_analytical(s);
   const Plan plan = compile_plan(s);
   Recorder recorder;
   sg::SimGridExecutor engine(s.cluster, sg::SimGridOptions{s.run.fidelity, s.run.fuse_compute});
@@ -26,7 +26,7 @@ std::vector<Metrics> engine_metrics(const Scenario& s) {
   return compute_job_metrics(plan, recorder.records(), info);
 }
 
-nlohmann::json scan_json(const CheckpointScan& scan) {
+nlohmann::json scan_json(const faults::CheckpointScan& scan) {
   nlohmann::json curve = nlohmann::json::array();
   for (const auto& p : scan.curve) {
     curve.push_back(
@@ -58,9 +58,9 @@ int checkpoint_command(const CheckpointOptions& o) {
                      "dtsim checkpoint needs failures: set faults.mtbf (e.g. 12h) or faults.trace");
   }
   const std::vector<Metrics> jobs = engine_metrics(s);
-  const TimelineConfig base = timeline_config(s, job, jobs[job]);
-  const CheckpointScan scan =
-      scan_checkpoint_intervals(base, static_cast<std::uint64_t>(s.run.seed), o.trials, o.points);
+  const faults::TimelineConfig base = faults::timeline_config(s, job, jobs[job]);
+  const faults::CheckpointScan scan =
+      faults::scan_checkpoint_intervals(base, static_cast<std::uint64_t>(s.run.seed), o.trials, o.points);
   if (o.json) {
     std::cout << scan_json(scan).dump(2) << "\n";
     return 0;

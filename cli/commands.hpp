@@ -21,7 +21,7 @@ struct RunOptions {
 int run_command(const RunOptions& o);
 
 struct SweepOptions {
-  SweepRequest request;
+  sweep::SweepRequest request;
   std::string scaling = "weak";  // strong or weak
   std::string out;               // "" = runs/<scenario name>-sweep
   int jobs = 1;

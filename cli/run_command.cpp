@@ -38,10 +38,10 @@ int run_command(const RunOptions& o) {
   const learn::Split data = s.run.convergence.enabled ? learn::load_split(s) : learn::Split{};
   Recorder recorder;
   recorder.reserve(static_cast<size_t>(plan.total_ops()) * (plan.iterations + plan.warmup));
-  const std::unique_ptr<Executor> engine = make_executor(s);
+  const std::unique_ptr<Executor> engine = sim::make_executor(s);
   const RunInfo info = engine->run(plan, recorder);
   std::vector<Metrics> jobs = compute_job_metrics(plan, recorder.records(), info);
-  add_fault_reports(s, jobs);
+  faults::add_fault_reports(s, jobs);
   // The Learner reads the finished run's records: it cannot change the timeline.
   const std::vector<learn::ConvergenceResult> convergence = learn::train_jobs(s, plan, recorder.records(), data);
 

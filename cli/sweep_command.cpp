@@ -48,14 +48,14 @@ void add_convergence(const Scenario& s, const Plan& plan, const std::vector<OpRe
   if (!results.empty()) metrics["convergence"] = metrics["jobs"][0]["convergence"];
 }
 
-std::string point_text(const SweepPointInfo& p) {
+std::string point_text(const sweep::SweepPointInfo& p) {
   std::string s;
   for (const auto& [k, v] : p.params) s += fmt::format("{}{}={}", s.empty() ? "" : " ", k, v);
   return s;
 }
 
-void report(const std::string& out, const SweepManifest& m, const PointResults& done, bool plots) {
-  const auto scaling = scaling_of(m, done);
+void report(const std::string& out, const sweep::SweepManifest& m, const sweep::PointResults& done, bool plots) {
+  const auto scaling = sweep::scaling_of(m, done);
   std::cout << fmt::format("dtsim {}: sweep of {} ({} points)\n\n", DTSIM_VERSION, m.scenario, m.points.size());
   print_sweep_table(std::cout, m, done, scaling);
   if (scaling) print_scaling(std::cout, m, *scaling);
@@ -76,10 +76,10 @@ void report(const std::string& out, const SweepManifest& m, const PointResults& 
 }  // namespace
 
 int sweep_command(const SweepOptions& o) {
-  SweepRequest request = o.request;
-  request.mode = o.scaling == "strong" ? ScalingMode::Strong : ScalingMode::Weak;
-  const SweepPlan plan = plan_sweep(request);  // every point checked before anything runs
-  const SweepManifest& m = plan.manifest;
+  sweep::SweepRequest request = o.request;
+  request.mode = o.scaling == "strong" ? sweep::ScalingMode::Strong : sweep::ScalingMode::Weak;
+  const sweep::SweepPlan plan = sweep::plan_sweep(request);  // every point checked before anything runs
+  const sweep::SweepManifest& m = plan.manifest;
   const auto [shard, shards] = o.shard.empty() ? std::pair<size_t, size_t>{0, 1} : parse_shard(o.shard);
   if (o.mpi && shards > 1) throw InputError("--mpi and --shard: use one or the other");
   const std::string out = o.out.empty() ? (std::filesystem::path("runs") / (m.scenario + "-sweep")).string() : o.out;
@@ -90,16 +90,16 @@ int sweep_command(const SweepOptions& o) {
   std::optional<MpiSweep> mpi;
   if (o.mpi) mpi.emplace();
   const bool root = !mpi || mpi->rank() == 0;
-  PointResults done;
+  sweep::PointResults done;
   std::vector<size_t> pending;
-  std::optional<Journal> journal;
+  std::optional<sweep::Journal> journal;
   if (root) {
     std::error_code ec;
     std::filesystem::create_directories(out, ec);
     if (ec) throw RuntimeError(fmt::format("cannot create output folder {}: {}", out, ec.message()));
-    check_same_sweep(out, m);
-    write_manifest(out, m);
-    const PointResults journaled = read_journal(out);
+    sweep::check_same_sweep(out, m);
+    sweep::write_manifest(out, m);
+    const sweep::PointResults journaled = sweep::read_journal(out);
     for (size_t i = 0; i < m.points.size(); ++i) {
       if (i % shards != shard) continue;
       if (const auto f = journaled.find(m.points[i].key); f != journaled.end()) {
@@ -115,14 +115,14 @@ int sweep_command(const SweepOptions& o) {
   if (root) progress.emplace(total, done.size());
   auto last_write = std::chrono::steady_clock::now();
   const auto on_done = [&](size_t index, const nlohmann::json& metrics) {
-    const SweepPointInfo& p = m.points[index];
+    const sweep::SweepPointInfo& p = m.points[index];
     journal->append(p.key, metrics);
     done[p.key] = metrics;
     progress->point_done(
         fmt::format("{}: {:.6g} s/iteration", point_text(p), metrics["iteration_time_s"]["mean"].get<double>()));
     const auto now = std::chrono::steady_clock::now();
     if (now - last_write > std::chrono::milliseconds(500)) {
-      write_results(out, m, done);
+      sweep::write_results(out, m, done);
       last_write = now;
     }
   };
@@ -130,25 +130,25 @@ int sweep_command(const SweepOptions& o) {
     if (mpi) {
       mpi->run(plan.scenarios, pending, o.jobs, on_done, add_convergence);
     } else {
-      run_points(plan.scenarios, pending, o.jobs, on_done, add_convergence);
+      sweep::run_points(plan.scenarios, pending, o.jobs, on_done, add_convergence);
     }
   } catch (...) {
     if (root) {
       progress->finish();
-      write_results(out, m, done);
+      sweep::write_results(out, m, done);
     }
     throw;
   }
   if (!root) return 0;
   progress->finish();
-  write_results(out, m, done);
+  sweep::write_results(out, m, done);
   report(out, m, done, o.plots);
   return 0;
 }
 
 int merge_command(const std::string& out, const std::vector<std::string>& shards) {
-  const PointResults done = merge_sweeps(out, shards);
-  const SweepManifest m = read_manifest(out);
+  const sweep::PointResults done = sweep::merge_sweeps(out, shards);
+  const sweep::SweepManifest m = sweep::read_manifest(out);
   if (done.size() < m.points.size()) {
     std::cerr << fmt::format("dtsim merge: warning: {} of {} points are missing from the shards\n",
                              m.points.size() - done.size(), m.points.size());

@@ -13,7 +13,7 @@
 namespace dtsim::cli {
 namespace {
 
-const ScalingPoint* point_of(const std::optional<ScalingReport>& r, int workers) {
+const sweep::ScalingPoint* point_of(const std::optional<sweep::ScalingReport>& r, int workers) {
   if (!r) return nullptr;
   for (const auto& p : r->points) {
     if (p.workers == workers) return &p;
@@ -21,7 +21,7 @@ const ScalingPoint* point_of(const std::optional<ScalingReport>& r, int workers)
   return nullptr;
 }
 
-std::string setting_of(const SweepManifest& m, int workers) {
+std::string setting_of(const sweep::SweepManifest& m, int workers) {
   for (const auto& p : m.points) {
     if (p.workers == workers) return fmt::format("{}={}", p.params.front().first, p.params.front().second);
   }
@@ -35,7 +35,7 @@ std::vector<double> fitted(const std::vector<double>& n, double p, double (*law)
 }
 
 // Worker counts spread between the smallest and largest, for smooth fitted curves.
-std::vector<double> dense(const ScalingReport& r) {
+std::vector<double> dense(const sweep::ScalingReport& r) {
   const double lo = r.points.front().workers, hi = r.points.back().workers;
   std::vector<double> out;
   for (int i = 0; i <= 64; ++i) out.push_back(lo * std::pow(hi / lo, i / 64.0));
@@ -50,8 +50,8 @@ std::string to_target(const nlohmann::json& metrics) {
 
 }  // namespace
 
-void print_sweep_table(std::ostream& os, const SweepManifest& m, const PointResults& done,
-                       const std::optional<ScalingReport>& report) {
+void print_sweep_table(std::ostream& os, const sweep::SweepManifest& m, const sweep::PointResults& done,
+                       const std::optional<sweep::ScalingReport>& report) {
   bool convergence = false;
   for (const auto& [key, metrics] : done) convergence = convergence || metrics.contains("convergence");
   std::string head;
@@ -66,7 +66,7 @@ void print_sweep_table(std::ostream& os, const SweepManifest& m, const PointResu
     const auto& j = found->second;
     std::string row;
     for (const auto& kv : p.params) row += fmt::format("{:>16} ", kv.second);
-    const ScalingPoint* sp = point_of(report, p.workers);
+    const sweep::ScalingPoint* sp = point_of(report, p.workers);
     os << row
        << fmt::format("{:>8} {:>11} {:>13.1f} {:>7.1f}% {:>7.1f}% {:>7.1f}% {:>8} {:>8} {:>10}", p.workers,
                       format_time(j["iteration_time_s"]["mean"].get<double>()),
@@ -79,9 +79,9 @@ void print_sweep_table(std::ostream& os, const SweepManifest& m, const PointResu
   }
 }
 
-void print_scaling(std::ostream& os, const SweepManifest& m, const ScalingReport& r) {
-  os << fmt::format("\n{} scaling, speedup relative to {} workers (taken as speedup {}):\n", scaling_mode_name(m.mode),
-                    r.points.front().workers, r.points.front().workers);
+void print_scaling(std::ostream& os, const sweep::SweepManifest& m, const sweep::ScalingReport& r) {
+  os << fmt::format("\n{} scaling, speedup relative to {} workers (taken as speedup {}):\n",
+                    sweep::scaling_mode_name(m.mode), r.points.front().workers, r.points.front().workers);
   const auto max = r.amdahl_max_speedup();
   os << fmt::format(
       "  Amdahl     S(N) = 1 / ({:.5f} + {:.5f}/N)   parallel fraction p = {:.5f}, at most {} "
@@ -99,7 +99,8 @@ void print_scaling(std::ostream& os, const SweepManifest& m, const ScalingReport
   }
 }
 
-std::vector<std::string> write_scaling_plots(const std::string& dir, const SweepManifest& m, const ScalingReport& r) {
+std::vector<std::string> write_scaling_plots(const std::string& dir, const sweep::SweepManifest& m,
+                                             const sweep::ScalingReport& r) {
   std::vector<double> n, s, e;
   for (const auto& p : r.points) {
     n.push_back(p.workers);
@@ -109,16 +110,17 @@ std::vector<std::string> write_scaling_plots(const std::string& dir, const Sweep
   const std::vector<double> nd = dense(r);
   const bool log_x = r.points.size() > 2 && r.points.back().workers >= 4 * r.points.front().workers;
   plot::Chart speedup;
-  speedup.title = fmt::format("{}: {} scaling over {}", m.scenario, scaling_mode_name(m.mode), m.param_keys.front());
+  speedup.title =
+      fmt::format("{}: {} scaling over {}", m.scenario, sweep::scaling_mode_name(m.mode), m.param_keys.front());
   speedup.x_label = "workers N";
   speedup.y_label = "speedup S(N)";
   speedup.log_x = log_x;
   speedup.log_y = log_x;
   speedup.series = {
       {"ideal S = N", nd, nd, "#999999", true, false, true},
-      {fmt::format("Amdahl p = {:.4f}", r.amdahl.p), nd, fitted(nd, r.amdahl.p, amdahl_speedup), "#d62728"},
-      {fmt::format("Gustafson p = {:.4f}", r.gustafson.p), nd, fitted(nd, r.gustafson.p, gustafson_speedup), "#2ca02c",
-       true, false, true},
+      {fmt::format("Amdahl p = {:.4f}", r.amdahl.p), nd, fitted(nd, r.amdahl.p, sweep::amdahl_speedup), "#d62728"},
+      {fmt::format("Gustafson p = {:.4f}", r.gustafson.p), nd, fitted(nd, r.gustafson.p, sweep::gustafson_speedup),
+       "#2ca02c", true, false, true},
       {"measured", n, s, "#1f77b4", false, true, false}};
   plot::Chart efficiency;
   efficiency.title = fmt::format("{}: parallel efficiency", m.scenario);

@@ -11,10 +11,11 @@
 
 namespace dtsim::cli {
 
-void print_sweep_table(std::ostream& os, const SweepManifest& m, const PointResults& done,
-                       const std::optional<ScalingReport>& report);
-void print_scaling(std::ostream& os, const SweepManifest& m, const ScalingReport& r);
+void print_sweep_table(std::ostream& os, const sweep::SweepManifest& m, const sweep::PointResults& done,
+                       const std::optional<sweep::ScalingReport>& report);
+void print_scaling(std::ostream& os, const sweep::SweepManifest& m, const sweep::ScalingReport& r);
 // Writes speedup.svg/png and efficiency.svg/png into DIR; returns the files written.
-std::vector<std::string> write_scaling_plots(const std::string& dir, const SweepManifest& m, const ScalingReport& r);
+std::vector<std::string> write_scaling_plots(const std::string& dir, const sweep::SweepManifest& m,
+                                             const sweep::ScalingReport& r);
 
 }  // namespace dtsim::cli

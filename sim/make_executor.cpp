@@ -4,11 +4,11 @@
 #include "sim/analytical/engine.hpp"
 #include "sim/simgrid/executor.hpp"
 
-namespace dtsim {
+namespace dtsim::sim {
 
 std::unique_ptr<Executor> make_executor(const Scenario& s) {
-  if (s.run.engine == Engine::Analytical) return std::make_unique<AnalyticalExecutor>(s.cluster);
+  if (s.run.engine == Engine::Analytical) return std::make_unique<analytical::AnalyticalExecutor>(s.cluster);
   return std::make_unique<sg::SimGridExecutor>(s.cluster, sg::SimGridOptions{s.run.fidelity, s.run.fuse_compute});
 }
 
-}  // namespace dtsim
+}  // namespace dtsim::sim

@@ -6,8 +6,8 @@
 #include "core/run/observer.hpp"
 #include "core/scenario/scenario.hpp"
 
-namespace dtsim {
+namespace dtsim::sim {
 
 std::unique_ptr<Executor> make_executor(const Scenario& s);
 
-}  // namespace dtsim
+}  // namespace dtsim::sim

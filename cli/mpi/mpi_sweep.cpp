@@ -25,7 +25,7 @@ MpiSweep::~MpiSweep() {
 
 void MpiSweep::run(const std::vector<Scenario>& scenarios, std::vector<size_t> pending, int jobs,
                    const std::function<void(size_t index, const nlohmann::json& metrics)>& done,
-                   const PointHook& hook) {
+                   const sweep::PointHook& hook) {
   unsigned long count = pending.size();
   MPI_Bcast(&count, 1, MPI_UNSIGNED_LONG, 0, MPI_COMM_WORLD);
   pending.resize(count);
@@ -37,7 +37,7 @@ void MpiSweep::run(const std::vector<Scenario>& scenarios, std::vector<size_t> p
   // One JSON line per finished point; an error line ("!" + message) if the share failed.
   std::string payload;
   try {
-    run_points(
+    sweep::run_points(
         scenarios, mine, jobs,
         [&](size_t index, const nlohmann::json& metrics) {
           if (rank_ == 0) {

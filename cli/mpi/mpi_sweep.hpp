@@ -29,7 +29,8 @@ class MpiSweep {
   // (its own as they finish, the others' when gathered). Throws RuntimeError at every rank if
   // any rank failed.
   void run(const std::vector<Scenario>& scenarios, std::vector<size_t> pending, int jobs,
-           const std::function<void(size_t index, const nlohmann::json& metrics)>& done, const PointHook& hook = {});
+           const std::function<void(size_t index, const nlohmann::json& metrics)>& done,
+           const sweep::PointHook& hook = {});
 
  private:
   int rank_ = 0;

@@ -17,7 +17,7 @@
 #include "sim/cost/cores.hpp"
 #include "sim/cost/cost_model.hpp"
 
-namespace dtsim {
+namespace dtsim::analytical {
 namespace {
 
 struct Event {
@@ -64,7 +64,7 @@ Graph build_graph(const RankProgram& r) {
 
 class Scheduler {
   struct Transfer {
-    TransferPath path;
+    cost::TransferPath path;
     double bytes;
     int rank_a, op_a, rank_b, op_b;
     int peer;  // the rank at the other end (rank_b, or a gossip's peer)
@@ -86,8 +86,8 @@ class Scheduler {
       quorum_op_.push_back(q);
     }
     remaining_.resize(plan.ranks.size());
-    hold_ = comm_holds_cores(cluster);
-    core_key_ = compute_devices(cluster, plan);
+    hold_ = cost::comm_holds_cores(cluster);
+    core_key_ = cost::compute_devices(cluster, plan);
     done_count_.assign(plan.ranks.size(), 0);
     posted_free_.assign(plan.ranks.size(), 0.0);
     running_.assign(plan.ranks.size(), Running{-1, -1, 0.0, 0.0});
@@ -301,7 +301,7 @@ class Scheduler {
     const auto [other_rank, other_op] = found->second;
     pending_p2p_.erase(found);
     const auto [src, dst, tag, it] = key;
-    const TransferPath p = costs_.path(plan_.ranks[src].where, plan_.ranks[dst].where, bytes);
+    const cost::TransferPath p = costs_.path(plan_.ranks[src].where, plan_.ranks[dst].where, bytes);
     start_transfers({Transfer{p, bytes, e.rank, e.op, other_rank, other_op, other_rank}});
   }
 
@@ -353,12 +353,12 @@ class Scheduler {
   // drained, plus latency. N equal pushes into one server port end at N*S/B.
   void flush_transfers(double now) {
     if (batch_.empty()) return;
-    std::map<Port, double> load;
+    std::map<cost::Port, double> load;
     for (const auto& t : batch_) {
       load[t.path.from] += t.bytes / t.path.from_bw;
       load[t.path.to] += t.bytes / t.path.to_bw;
     }
-    std::map<Port, double> drained;
+    std::map<cost::Port, double> drained;
     for (const auto& [port, seconds] : load) {
       double& free_at = port_free_[port];
       const double start = std::max(now, free_at);
@@ -404,7 +404,7 @@ class Scheduler {
 
   const ClusterSpec& cluster_;
   const Plan& plan_;
-  CostModel costs_;
+  cost::CostModel costs_;
   Observer& observer_;
   BatchBalancer balance_;
   std::vector<Graph> graphs_;
@@ -417,7 +417,7 @@ class Scheduler {
   std::set<std::tuple<int, int, int>> prepared_;  // (rank, op, iteration) past its host work
   std::vector<double> posted_free_;               // by rank: when its posted stream's host work ends
   std::map<std::tuple<int, int, int, int>, std::pair<int, int>> pending_p2p_;
-  std::map<Port, double> port_free_;
+  std::map<cost::Port, double> port_free_;
   bool hold_ = false;                                 // comm_holds_cores
   std::vector<std::pair<int, int>> core_key_;         // each rank's device_free_ key
   std::map<std::pair<int, int>, double> comm_until_;  // by device_free_ key: communication holds it until
@@ -452,4 +452,4 @@ RunInfo AnalyticalExecutor::run(const Plan& plan, Observer& observer) {
   return RunInfo{"analytical", "closed_form", wall};
 }
 
-}  // namespace dtsim
+}  // namespace dtsim::analytical

@@ -8,7 +8,7 @@
 #include "core/cluster/cluster.hpp"
 #include "core/run/observer.hpp"
 
-namespace dtsim {
+namespace dtsim::analytical {
 
 class AnalyticalExecutor : public Executor {
  public:
@@ -19,4 +19,4 @@ class AnalyticalExecutor : public Executor {
   const ClusterSpec& cluster_;
 };
 
-}  // namespace dtsim
+}  // namespace dtsim::analytical

@@ -10,10 +10,10 @@
 #include "sim/analytical/engine.hpp"
 #include "sim/cost/cost_model.hpp"
 
-namespace dtsim {
+namespace dtsim::analytical {
 namespace {
 
-double op_cost(const CostModel& costs, const RankProgram& rank, const Op& op) {
+double op_cost(const cost::CostModel& costs, const RankProgram& rank, const Op& op) {
   if (const auto* c = std::get_if<ComputeOp>(&op.body)) return costs.compute_time(rank, *c);
   if (const auto* u = std::get_if<UpdateOp>(&op.body)) return costs.update_time(rank, *u);
   if (const auto* col = std::get_if<CollectiveOp>(&op.body)) return costs.collective_time(*col);
@@ -21,7 +21,7 @@ double op_cost(const CostModel& costs, const RankProgram& rank, const Op& op) {
 }
 
 // Records of the representative rank over every iteration.
-std::vector<OpRecord> evaluate(const Plan& plan, const RankProgram& rank, const CostModel& costs) {
+std::vector<OpRecord> evaluate(const Plan& plan, const RankProgram& rank, const cost::CostModel& costs) {
   const size_t n = rank.ops.size();
   std::vector<double> cost(n), end(n);
   for (size_t i = 0; i < n; ++i) cost[i] = op_cost(costs, rank, rank.ops[i]);
@@ -77,7 +77,7 @@ std::optional<std::vector<Metrics>> run_symmetric(const Scenario& s) {
   if (!is_symmetric(s)) return std::nullopt;
   const auto t_start = std::chrono::steady_clock::now();
   Plan plan = compile_plan(s, PlanScope::FirstWorkerOnly);
-  const CostModel costs(s.cluster, plan);
+  const cost::CostModel costs(s.cluster, plan);
   JobPlan& jp = plan.jobs.front();
   const RankProgram& rep = plan.ranks[jp.workers.front()];
   const std::vector<OpRecord> records = evaluate(plan, rep, costs);
@@ -122,4 +122,4 @@ std::vector<Metrics> run_analytical(const Scenario& s) {
   return compute_job_metrics(plan, recorder.records(), info);
 }
 
-}  // namespace dtsim
+}  // namespace dtsim::analytical

@@ -12,7 +12,7 @@
 #include "core/run/metrics.hpp"
 #include "core/scenario/scenario.hpp"
 
-namespace dtsim {
+namespace dtsim::analytical {
 
 // Whether the fast path applies (one job, AllReduce, no stragglers); when not, use AnalyticalExecutor.
 bool is_symmetric(const Scenario& s);
@@ -24,4 +24,4 @@ std::optional<std::vector<Metrics>> run_symmetric(const Scenario& s);
 // The metrics of the analytical engine: the fast path where it applies, else the full engine.
 std::vector<Metrics> run_analytical(const Scenario& s);
 
-}  // namespace dtsim
+}  // namespace dtsim::analytical

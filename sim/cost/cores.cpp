@@ -3,7 +3,7 @@
 
 #include "core/calibration/calibration.hpp"
 
-namespace dtsim {
+namespace dtsim::cost {
 
 std::vector<int> shared_cores(const ClusterSpec& cluster, const Plan& plan) {
   if (!cluster.calibration) return {};
@@ -29,4 +29,4 @@ bool comm_holds_cores(const ClusterSpec& cluster) {
   return cluster.calibration && cluster.calibration->machine.backend == "cpu";
 }
 
-}  // namespace dtsim
+}  // namespace dtsim::cost

@@ -8,7 +8,7 @@
 #include "core/cluster/cluster.hpp"
 #include "core/plan/plan.hpp"
 
-namespace dtsim {
+namespace dtsim::cost {
 
 // With a calibration profile measured on one host with as many ranks as this Plan has, and more
 // ranks than the host has cores: the core each rank computes on (rank r on core r mod cores, as the
@@ -28,4 +28,4 @@ std::vector<std::pair<int, int>> compute_devices(const ClusterSpec& cluster, con
 // beside compute, as on a device with its own copy engines and NICs.
 bool comm_holds_cores(const ClusterSpec& cluster);
 
-}  // namespace dtsim
+}  // namespace dtsim::cost

@@ -8,7 +8,7 @@
 #include "core/calibration/calibration.hpp"
 #include "core/compression/compressor.hpp"
 
-namespace dtsim {
+namespace dtsim::cost {
 
 namespace {
 
@@ -225,4 +225,4 @@ TransferPath CostModel::path(const Placement& src, const Placement& dst, double 
                       node_bandwidth(dst.node)};
 }
 
-}  // namespace dtsim
+}  // namespace dtsim::cost

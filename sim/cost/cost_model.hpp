@@ -15,7 +15,7 @@
 #include "core/cluster/cluster.hpp"
 #include "core/plan/plan.hpp"
 
-namespace dtsim {
+namespace dtsim::cost {
 
 // One direction of a port that a transfer occupies: a node's NICs or a device's intra-node link.
 struct Port {
@@ -91,4 +91,4 @@ int inter_node_concurrency(const CollectiveAlgorithm& algo, CollectiveKind kind,
 int leaf_crossing_flows(const CollectiveAlgorithm& algo, CollectiveKind kind, const GroupShape& shape,
                         int nodes_per_leaf);
 
-}  // namespace dtsim
+}  // namespace dtsim::cost

@@ -12,7 +12,7 @@
 #include "core/plan/worker.hpp"
 #include "sim/analytical/symmetric.hpp"
 
-namespace dtsim {
+namespace dtsim::faults {
 namespace {
 
 // Throughput and iteration time with `workers` workers, from the analytical engine, relative to
@@ -43,7 +43,7 @@ class ElasticRates {
   JobRate analytical(int workers) const {
     Scenario copy = s_;
     copy.jobs[job_].strategy.workers = workers;
-    const std::vector<Metrics> m = run_analytical(copy);
+    const std::vector<Metrics> m = analytical::run_analytical(copy);
     return JobRate{m[job_].iteration_time.mean, m[job_].throughput_samples_per_s};
   }
 
@@ -165,4 +165,4 @@ CheckpointScan scan_checkpoint_intervals(const TimelineConfig& base, std::uint64
   return scan;
 }
 
-}  // namespace dtsim
+}  // namespace dtsim::faults

@@ -9,7 +9,7 @@
 #include "core/scenario/scenario.hpp"
 #include "sim/faults/timeline.hpp"
 
-namespace dtsim {
+namespace dtsim::faults {
 
 // The timeline of job `job` at the rate its engine run measured. Elastic continuation
 // re-evaluates the iteration time for fewer workers with the analytical engine (its fast path
@@ -42,4 +42,4 @@ struct CheckpointScan {
 // (the same failure draws for every interval).
 CheckpointScan scan_checkpoint_intervals(const TimelineConfig& base, std::uint64_t seed, int trials, int points);
 
-}  // namespace dtsim
+}  // namespace dtsim::faults

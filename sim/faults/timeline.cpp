@@ -7,7 +7,7 @@
 #include <limits>
 #include <random>
 
-namespace dtsim {
+namespace dtsim::faults {
 namespace {
 
 constexpr double kNever = std::numeric_limits<double>::infinity();
@@ -149,4 +149,4 @@ TimelineResult simulate_trials(const TimelineConfig& cfg, std::uint64_t seed, st
   return mean;
 }
 
-}  // namespace dtsim
+}  // namespace dtsim::faults

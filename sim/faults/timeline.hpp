@@ -10,7 +10,7 @@
 
 #include "core/faults/faults.hpp"
 
-namespace dtsim {
+namespace dtsim::faults {
 
 // How fast the job trains with a given number of workers.
 struct JobRate {
@@ -48,4 +48,4 @@ TimelineResult simulate_timeline(const TimelineConfig& cfg, std::uint64_t seed);
 // The mean over trials 0..trials-1, each seeded from (seed, stream, trial).
 TimelineResult simulate_trials(const TimelineConfig& cfg, std::uint64_t seed, std::uint64_t stream, int trials);
 
-}  // namespace dtsim
+}  // namespace dtsim::faults

@@ -10,7 +10,7 @@ namespace sg4 = simgrid::s4u;
 namespace dtsim::sg {
 
 CoreHolds::CoreHolds(const ClusterSpec& cluster, const Plan& plan)
-    : enabled_(comm_holds_cores(cluster)), core_(compute_devices(cluster, plan)) {}
+    : enabled_(cost::comm_holds_cores(cluster)), core_(cost::compute_devices(cluster, plan)) {}
 
 void CoreHolds::create() {
   if (!enabled_) return;

@@ -57,7 +57,7 @@ class Replay {
   const Platform& platform_;
   SimGridOptions options_;
   SimGridStats& stats_;
-  CostModel costs_;
+  cost::CostModel costs_;
   BatchBalancer balance_;
   RankProgress progress_;
   Rendezvous rendezvous_;

@@ -36,7 +36,7 @@ constexpr double kCoreSpeed = 1e9;
 }  // namespace
 
 void add_shared_cores(sg4::NetZone* root, const ClusterSpec& cluster, const Plan& plan, Platform& platform) {
-  const std::vector<int> core = shared_cores(cluster, plan);
+  const std::vector<int> core = cost::shared_cores(cluster, plan);
   if (core.empty()) return;
   for (size_t r = 0; r < core.size(); ++r) {
     if (plan.speed_profile_of(static_cast<int>(r)) == nullptr) continue;

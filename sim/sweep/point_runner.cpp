@@ -20,7 +20,7 @@
 #include "sim/analytical/symmetric.hpp"
 #include "sim/make_executor.hpp"
 
-namespace dtsim {
+namespace dtsim::sweep {
 namespace {
 
 void write_all(int fd, const std::string& s) {
@@ -133,11 +133,11 @@ class Pool {
 }  // namespace
 
 nlohmann::json simulate_point(const Scenario& s, const PointHook& hook) {
-  if (s.run.engine == Engine::Analytical && !hook) return run_metrics_json(run_analytical(s));
+  if (s.run.engine == Engine::Analytical && !hook) return run_metrics_json(analytical::run_analytical(s));
   const Plan plan = compile_plan(s);
   Recorder recorder;
   recorder.reserve(static_cast<size_t>(plan.total_ops()) * (plan.iterations + plan.warmup));
-  const std::unique_ptr<Executor> engine = make_executor(s);
+  const std::unique_ptr<Executor> engine = sim::make_executor(s);
   const RunInfo info = engine->run(plan, recorder);
   nlohmann::json metrics = run_metrics_json(compute_job_metrics(plan, recorder.records(), info));
   if (hook) hook(s, plan, recorder.records(), metrics);
@@ -164,4 +164,4 @@ void run_points(const std::vector<Scenario>& scenarios, const std::vector<size_t
   if (pool.failure()) throw RuntimeError(*pool.failure());
 }
 
-}  // namespace dtsim
+}  // namespace dtsim::sweep

@@ -13,7 +13,7 @@
 #include "core/run/observer.hpp"
 #include "core/scenario/scenario.hpp"
 
-namespace dtsim {
+namespace dtsim::sweep {
 
 // More work on a finished point, in the process that simulated it, with every rank's records
 // (the CLI's Learner adds each job's "convergence" section). With a hook, analytical points run
@@ -31,4 +31,4 @@ void run_points(const std::vector<Scenario>& scenarios, const std::vector<size_t
                 const std::function<void(size_t index, const nlohmann::json& metrics)>& done,
                 const PointHook& hook = {});
 
-}  // namespace dtsim
+}  // namespace dtsim::sweep

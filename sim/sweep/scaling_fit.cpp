@@ -9,7 +9,7 @@
 
 #include "core/base/error.hpp"
 
-namespace dtsim {
+namespace dtsim::sweep {
 namespace {
 
 // y = p x through the origin: the one-column least-squares problem, solved with a QR.
@@ -134,4 +134,4 @@ nlohmann::json scaling_json(const ScalingReport& r, const std::string& scenario,
            r.efficiency_below_threshold_at ? nlohmann::json(*r.efficiency_below_threshold_at) : nlohmann::json()}};
 }
 
-}  // namespace dtsim
+}  // namespace dtsim::sweep

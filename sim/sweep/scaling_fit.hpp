@@ -12,7 +12,7 @@
 
 #include <nlohmann/json_fwd.hpp>
 
-namespace dtsim {
+namespace dtsim::sweep {
 
 struct ScalingPoint {
   int workers = 0;
@@ -55,4 +55,4 @@ ScalingReport analyze_scaling(std::vector<ScalingPoint> points, double efficienc
 nlohmann::json scaling_json(const ScalingReport& r, const std::string& scenario, const std::string& mode,
                             const std::string& param);
 
-}  // namespace dtsim
+}  // namespace dtsim::sweep

@@ -7,7 +7,7 @@
 
 #include "core/base/error.hpp"
 
-namespace dtsim {
+namespace dtsim::sweep {
 namespace {
 
 constexpr long kMaxValues = 100000;
@@ -91,4 +91,4 @@ std::vector<std::vector<std::string>> expand_grid(const std::vector<SweepParam>&
   return grid;
 }
 
-}  // namespace dtsim
+}  // namespace dtsim::sweep

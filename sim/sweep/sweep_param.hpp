@@ -5,7 +5,7 @@
 #include <string>
 #include <vector>
 
-namespace dtsim {
+namespace dtsim::sweep {
 
 struct SweepParam {
   std::string key;                  // e.g. "cluster.nodes"
@@ -20,4 +20,4 @@ SweepParam parse_sweep_param(const std::string& text);
 // "key=value" overrides.
 std::vector<std::vector<std::string>> expand_grid(const std::vector<SweepParam>& params);
 
-}  // namespace dtsim
+}  // namespace dtsim::sweep

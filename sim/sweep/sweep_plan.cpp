@@ -8,7 +8,7 @@
 
 #include "core/scenario/loader.hpp"
 
-namespace dtsim {
+namespace dtsim::sweep {
 
 std::string_view scaling_mode_name(ScalingMode m) { return m == ScalingMode::Strong ? "strong" : "weak"; }
 
@@ -100,4 +100,4 @@ SweepManifest manifest_from_json(const nlohmann::json& j) {
   }
 }
 
-}  // namespace dtsim
+}  // namespace dtsim::sweep

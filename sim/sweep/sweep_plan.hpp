@@ -12,7 +12,7 @@
 #include "core/scenario/scenario.hpp"
 #include "sim/sweep/sweep_param.hpp"
 
-namespace dtsim {
+namespace dtsim::sweep {
 
 // strong: the global batch stays the baseline's (model.batch_per_worker is adjusted per point);
 // weak: the per-worker batch stays the scenario's.
@@ -55,4 +55,4 @@ SweepPlan plan_sweep(const SweepRequest& request);
 nlohmann::json manifest_json(const SweepManifest& m);
 SweepManifest manifest_from_json(const nlohmann::json& j);  // throws InputError if malformed
 
-}  // namespace dtsim
+}  // namespace dtsim::sweep

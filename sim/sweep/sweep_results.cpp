@@ -15,7 +15,7 @@
 
 #include "core/base/atomic_file.hpp"
 
-namespace dtsim {
+namespace dtsim::sweep {
 namespace {
 
 std::string in_dir(const std::string& dir, const char* name) { return (std::filesystem::path(dir) / name).string(); }
@@ -205,4 +205,4 @@ PointResults merge_sweeps(const std::string& out, const std::vector<std::string>
   return done;
 }
 
-}  // namespace dtsim
+}  // namespace dtsim::sweep

@@ -12,7 +12,7 @@
 #include "sim/sweep/scaling_fit.hpp"
 #include "sim/sweep/sweep_plan.hpp"
 
-namespace dtsim {
+namespace dtsim::sweep {
 
 using PointResults = std::map<std::string, nlohmann::json>;  // point key -> metrics.json object
 
@@ -51,4 +51,4 @@ void write_results(const std::string& dir, const SweepManifest& m, const PointRe
 // if the shards belong to different sweeps.
 PointResults merge_sweeps(const std::string& out, const std::vector<std::string>& shards);
 
-}  // namespace dtsim
+}  // namespace dtsim::sweep

@@ -30,7 +30,7 @@ double iteration_time(const std::string& engine, const std::string& sets, const 
 TEST_CASE("the analytical cost model takes compute and links from the profile", "[calibrated]") {
   const Scenario s = load_scenario(kScenario);
   const Plan plan = compile_plan(s);
-  const CostModel costs(s.cluster, plan);
+  const cost::CostModel costs(s.cluster, plan);
   const RankProgram& rank = plan.ranks[0];
   // 10 us per op + F / 10 GFLOP/s, whatever the device zoo says of cpu_socket and the dtype.
   CHECK(costs.compute_time(rank, ComputeOp{4e6, 0, Dtype::Fp32}) == Approx(10e-6 + 4e6 / 1e10));
@@ -42,10 +42,10 @@ TEST_CASE("the analytical cost model takes compute and links from the profile", 
     CHECK(t == Approx(2 * link_time(bytes / 2)));
   }
   // A point-to-point transfer inside the node: the segment of its own size.
-  const TransferPath small = costs.path(Placement{0, 0}, Placement{0, 1}, 1000);
+  const cost::TransferPath small = costs.path(Placement{0, 0}, Placement{0, 1}, 1000);
   CHECK(small.alpha == Approx(2e-6));
   CHECK(small.from_bw == Approx(1e9));
-  const TransferPath large = costs.path(Placement{0, 0}, Placement{0, 1}, 1e6);
+  const cost::TransferPath large = costs.path(Placement{0, 0}, Placement{0, 1}, 1e6);
   CHECK(large.alpha == Approx(10e-6));
   CHECK(large.to_bw == Approx(4e9));
 }
@@ -87,13 +87,13 @@ TEST_CASE("ranks on two nodes take the cross_host link on both engines", "[calib
   const Scenario s =
       load_scenario(kScenario, {"cluster.nodes=2", "cluster.devices_per_node=1", "cluster.calibration=" + profile});
   const Plan plan = compile_plan(s);
-  const CostModel costs(s.cluster, plan);
+  const cost::CostModel costs(s.cluster, plan);
   const CollectiveAlgorithm& ring = find_algorithm("ring");
   for (double bytes : {16e3, 100e3, 400e3}) {
     CHECK(costs.collective_time(CollectiveOp{CollectiveKind::AllReduce, bytes, 0, &ring, 0}) ==
           Approx(2 * cross_time(bytes / 2)));
   }
-  const TransferPath p = costs.path(Placement{0, 0}, Placement{1, 0}, 1e6);
+  const cost::TransferPath p = costs.path(Placement{0, 0}, Placement{1, 0}, 1e6);
   CHECK(p.alpha == Approx(50e-6));
   CHECK(p.from_bw == Approx(5e9));
   // SimGrid: NIC links at the first segment's latency and the last one's bandwidth, scaled per
@@ -138,8 +138,8 @@ TEST_CASE("point-to-point transfers on one host take the same_host_p2p link when
                                              "  compute:\n    fp32:");
   const Scenario s = load_scenario(kScenario, {"cluster.calibration=" + profile});
   const Plan plan = compile_plan(s);
-  const CostModel costs(s.cluster, plan);
-  const TransferPath p = costs.path(Placement{0, 0}, Placement{0, 1}, 1e6);
+  const cost::CostModel costs(s.cluster, plan);
+  const cost::TransferPath p = costs.path(Placement{0, 0}, Placement{0, 1}, 1e6);
   CHECK(p.alpha == Approx(3e-6));
   CHECK(p.from_bw == Approx(8e9));
   CHECK(p.to_bw == Approx(8e9));

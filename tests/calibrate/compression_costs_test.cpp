@@ -37,7 +37,7 @@ Run run(const std::string& profile_path, std::vector<std::string> sets) {
   const Scenario s = load_scenario(kScenario, sets);
   Run r{compile_plan(s), {}};
   Recorder rec;
-  AnalyticalExecutor(s.cluster).run(r.plan, rec);
+  analytical::AnalyticalExecutor(s.cluster).run(r.plan, rec);
   r.records = rec.records();
   return r;
 }

@@ -117,7 +117,7 @@ TEST_CASE("a cuda profile in cluster.calibration costs a GPU scenario's compute 
   REQUIRE(s.cluster.calibration);
   CHECK(s.cluster.calibration->machine.backend == "cuda");
   const Plan plan = compile_plan(s);
-  const CostModel costs(s.cluster, plan);
+  const cost::CostModel costs(s.cluster, plan);
   const RankProgram& rank = plan.ranks[0];
   // The profile's curves, not the H100's peak and efficiency from the device zoo.
   CHECK(costs.compute_time(rank, ComputeOp{1e10, 0, Dtype::Bf16}) == Approx(5e-6 + 1e10 / 300e12).epsilon(1e-4));

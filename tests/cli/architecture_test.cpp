@@ -1,6 +1,7 @@
 // docs/architecture.md against the tree: every folder its map names exists, every folder of the
 // tree is named (data folders belong to the folder above them), and core/'s subfolders include only
-// those before them in the layer order it states.
+// those before them in the layer order it states, and each library's files open only the namespace
+// its Layers table gives it.
 #include <catch2/catch.hpp>
 
 #include <filesystem>
@@ -45,6 +46,32 @@ std::vector<std::string> core_layers() {
   const std::regex name("`([a-z_]+)/`");
   for (auto it = std::sregex_iterator(paragraph.begin(), paragraph.end(), name); it != std::sregex_iterator(); ++it) {
     if ((*it)[1] != "core") out.push_back((*it)[1]);
+  }
+  return out;
+}
+
+// The Layers table's folder and namespace columns: each folder (longest prefix wins) and the
+// namespace its files use (its sub-namespaces too). A row naming several folders and as many
+// namespaces pairs them in order; "`dtsim::real` (`::cuda`)" names one namespace.
+std::map<std::string, std::string> folder_namespaces() {
+  std::ifstream in(kRoot / "docs/architecture.md");
+  std::map<std::string, std::string> out;
+  bool inside = false;
+  const std::regex folder("`([a-z_/]+/)`"), space("`(dtsim(::[a-z_]+)*)`");
+  for (std::string line; std::getline(in, line);) {
+    if (line.rfind("## ", 0) == 0) inside = line == "## Layers";
+    if (!inside || line.rfind("| `", 0) != 0) continue;
+    std::vector<std::string> cells;
+    std::stringstream row(line.substr(1));
+    for (std::string cell; std::getline(row, cell, '|');) cells.push_back(cell);
+    if (cells.size() < 4) continue;
+    std::vector<std::string> folders, spaces;
+    for (auto it = std::sregex_iterator(cells[1].begin(), cells[1].end(), folder); it != std::sregex_iterator(); ++it)
+      folders.push_back((*it)[1]);
+    for (auto it = std::sregex_iterator(cells[2].begin(), cells[2].end(), space); it != std::sregex_iterator(); ++it)
+      spaces.push_back((*it)[1]);
+    for (size_t i = 0; i < folders.size() && !spaces.empty(); ++i)
+      out[folders[i]] = spaces.size() == folders.size() ? spaces[i] : spaces.front();
   }
   return out;
 }
@@ -118,4 +145,37 @@ TEST_CASE("core/'s subfolders include only those before them in the documented l
       CHECK(rank[m[1]] <= rank[folder]);
     }
   }
+}
+
+TEST_CASE("each library's files open only the namespace docs/architecture.md's Layers table gives it") {
+  std::map<std::string, std::string> spaces = folder_namespaces();
+  REQUIRE(spaces.size() >= 13);
+  spaces["tests/"] = "dtsim::test";
+  const std::regex opens("^namespace ([a-z_:]+) \\{");
+  int checked = 0;
+  for (const auto& [top, expected] : spaces) {
+    for (const auto& e : fs::recursive_directory_iterator(kRoot / top)) {
+      const std::string ext = e.path().extension().string();
+      if (!e.is_regular_file() || (ext != ".cpp" && ext != ".hpp" && ext != ".cu" && ext != ".cuh")) continue;
+      // The folder of the table that holds this file most closely (sim/ holds make_executor only).
+      const std::string rel = fs::relative(e.path(), kRoot).generic_string();
+      std::string owner;
+      for (const auto& [f, ns] : spaces) {
+        if (rel.rfind(f, 0) == 0 && f.size() > owner.size()) owner = f;
+      }
+      if (owner != top) continue;
+      std::ifstream in(e.path());
+      std::string outer;  // the namespace last opened at the top level, for "namespace x {" inside it
+      for (std::string line; std::getline(in, line);) {
+        std::smatch m;
+        if (!std::regex_search(line, m, opens) || m[1] == "std") continue;
+        const std::string name = m[1].str().rfind("dtsim", 0) == 0 ? m[1].str() : outer + "::" + m[1].str();
+        if (m[1].str().rfind("dtsim", 0) == 0) outer = name;
+        INFO(rel << ": " << line);
+        CHECK((name == expected || name.rfind(expected + "::", 0) == 0));
+        ++checked;
+      }
+    }
+  }
+  CHECK(checked > 300);
 }

@@ -34,7 +34,7 @@ inline LearnRun learn_run(const std::string& text, const std::vector<std::string
   const Scenario s = learn_scenario(text, sets);
   LearnRun r{compile_plan(s), {}, {}};
   Recorder rec;
-  AnalyticalExecutor(s.cluster).run(r.plan, rec);
+  analytical::AnalyticalExecutor(s.cluster).run(r.plan, rec);
   r.records = rec.records();
   r.results = learn::train_jobs(s, r.plan, r.records, learn::load_split(s));
   return r;

@@ -142,7 +142,7 @@ TEST_CASE("on compression_vs_bandwidth, compression wins at 10 Gbps and loses wi
     const Scenario s = load_scenario(std::string(DTSIM_SOURCE_DIR) + "/scenarios/compression_vs_bandwidth.yaml", all);
     const Plan plan = compile_plan(s);
     Recorder rec;
-    AnalyticalExecutor(s.cluster).run(plan, rec);
+    analytical::AnalyticalExecutor(s.cluster).run(plan, rec);
     return train_jobs(s, plan, rec.records(), load_split(s));
   };
   const auto slow = jobs({});

@@ -48,7 +48,7 @@ struct Run {
 inline Run run_records(const Scenario& s) {
   Run r{compile_plan(s), {}};
   Recorder rec;
-  AnalyticalExecutor(s.cluster).run(r.plan, rec);
+  analytical::AnalyticalExecutor(s.cluster).run(r.plan, rec);
   r.records = rec.records();
   return r;
 }

@@ -13,7 +13,7 @@ namespace dtsim::test {
 inline std::vector<Metrics> run_analytical(const Scenario& s) {
   const Plan plan = compile_plan(s);
   Recorder rec;
-  AnalyticalExecutor engine(s.cluster);
+  analytical::AnalyticalExecutor engine(s.cluster);
   const RunInfo info = engine.run(plan, rec);
   return compute_job_metrics(plan, rec.records(), info);
 }

@@ -13,7 +13,7 @@ using namespace dtsim;
 namespace {
 double iteration_time(const ClusterSpec& c, const Plan& p) {
   Recorder rec;
-  AnalyticalExecutor engine(c);
+  analytical::AnalyticalExecutor engine(c);
   const RunInfo info = engine.run(p, rec);
   return compute_metrics(p, rec.records(), info).iteration_time.mean;
 }

@@ -169,7 +169,7 @@ TEST_CASE("a dropped worker's compute is cut off when the N-th gradient is ready
                                "stragglers.slow_workers=2", "stragglers.slow_factor=3", "run.iterations=3"});
   const Plan plan = compile_plan(s);
   Recorder rec;
-  AnalyticalExecutor(s.cluster).run(plan, rec);
+  analytical::AnalyticalExecutor(s.cluster).run(plan, rec);
   const RankProgram& straggler = plan.ranks[plan.jobs[0].workers[2]];
   int quorum = -1;
   for (const Op& op : straggler.ops) {

@@ -24,7 +24,7 @@ std::string job(int nodes) {
 Metrics run(const Scenario& s) {
   const Plan plan = compile_plan(s);
   Recorder rec;
-  AnalyticalExecutor engine(s.cluster);
+  analytical::AnalyticalExecutor engine(s.cluster);
   const RunInfo info = engine.run(plan, rec);
   return compute_metrics(plan, rec.records(), info);
 }

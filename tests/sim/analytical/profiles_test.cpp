@@ -83,7 +83,7 @@ TEST_CASE("a push through a flapping NIC ends at the piecewise closed form, what
     Plan plan = test::incast(1, 1, bytes);
     plan.server_nodes = 1;
     Recorder rec;
-    AnalyticalExecutor(c).run(plan, rec);
+    analytical::AnalyticalExecutor(c).run(plan, rec);
     INFO("offset " << offset);
     for (const auto& r : rec.records()) {
       CHECK(r.end == Approx(test::flapping_end(0, bytes / bw, period, duty, factor, offset)).epsilon(1e-12));

@@ -17,7 +17,7 @@ using namespace dtsim;
 std::vector<Metrics> full_engine(const Scenario& s) {
   const Plan plan = compile_plan(s);
   Recorder rec;
-  AnalyticalExecutor engine(s.cluster);
+  analytical::AnalyticalExecutor engine(s.cluster);
   const RunInfo info = engine.run(plan, rec);
   return compute_job_metrics(plan, rec.records(), info);
 }
@@ -53,7 +53,7 @@ void check_same(const Metrics& fast, const Metrics& full) {
 void check_scenario(const std::string& file, const std::vector<std::string>& sets) {
   INFO(file << " " << (sets.empty() ? "" : sets.back()));
   const Scenario s = load_scenario(file, sets);
-  const auto fast = run_symmetric(s);
+  const auto fast = analytical::run_symmetric(s);
   REQUIRE(fast.has_value());
   const auto full = full_engine(s);
   REQUIRE(fast->size() == full.size());
@@ -70,15 +70,15 @@ TEST_CASE("symmetric fast path equals the full analytical engine on every scenar
     if (entry.path().extension() != ".yaml") continue;
     const Scenario s = load_scenario(entry.path().string());
     INFO(entry.path().string());
-    const auto via = run_analytical(s);
+    const auto via = analytical::run_analytical(s);
     const auto full = full_engine(s);
     REQUIRE(via.size() == full.size());
     for (size_t j = 0; j < full.size(); ++j) check_same(via[j], full[j]);
-    if (is_symmetric(s)) {
+    if (analytical::is_symmetric(s)) {
       ++fast_count;
-      check_same(run_symmetric(s)->front(), full.front());
+      check_same(analytical::run_symmetric(s)->front(), full.front());
     } else {
-      CHECK_FALSE(run_symmetric(s).has_value());
+      CHECK_FALSE(analytical::run_symmetric(s).has_value());
     }
   }
   CHECK(fast_count >= 3);
@@ -108,6 +108,6 @@ TEST_CASE("symmetric fast path equals the full engine over a sweep of sizes and 
 TEST_CASE("stragglers turn the fast path off") {
   const dtsim::Scenario s = dtsim::load_scenario(std::string(DTSIM_SOURCE_DIR) + "/scenarios/quickstart.yaml",
                                                  {"stragglers.slow_workers=1", "stragglers.slow_factor=2"});
-  CHECK_FALSE(dtsim::is_symmetric(s));
-  CHECK_FALSE(dtsim::run_symmetric(s).has_value());
+  CHECK_FALSE(dtsim::analytical::is_symmetric(s));
+  CHECK_FALSE(dtsim::analytical::run_symmetric(s).has_value());
 }

@@ -86,7 +86,7 @@ TEST_CASE("failures' waiting is the fault report's lost time per useful iteratio
   const Scenario s = load_scenario(std::string(DTSIM_SOURCE_DIR) + "/scenarios/failures_checkpointing.yaml",
                                    {"run.engine=analytical"});
   std::vector<Metrics> jobs = test::run_analytical(s);
-  add_fault_reports(s, jobs);
+  faults::add_fault_reports(s, jobs);
   const Metrics& m = jobs.front();
   REQUIRE(m.faults);
   const FaultReport& f = *m.faults;

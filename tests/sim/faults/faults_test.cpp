@@ -9,7 +9,7 @@
 
 namespace {
 
-using dtsim::TimelineConfig;
+using dtsim::faults::TimelineConfig;
 
 // A job of 8 workers at 80 samples/s, one unit per worker.
 TimelineConfig base_config() {
@@ -21,7 +21,7 @@ TimelineConfig base_config() {
   c.unit_mtbf_s = 8e5;  // job MTBF 1e5 s
   c.units = 8;
   c.workers = 8;
-  c.rate = [](int w) { return dtsim::JobRate{0.1, 10.0 * w}; };
+  c.rate = [](int w) { return dtsim::faults::JobRate{0.1, 10.0 * w}; };
   return c;
 }
 
@@ -49,13 +49,13 @@ std::string error_of(const std::string& text) {
 
 TEST_CASE("the suggested interval and its overhead match Young and Daly") {
   const TimelineConfig c = base_config();
-  const auto scan = dtsim::scan_checkpoint_intervals(c, 1, 4, 25);
+  const auto scan = dtsim::faults::scan_checkpoint_intervals(c, 1, 4, 25);
   const double yd = dtsim::young_daly_interval(10, 1e5);
   CHECK(scan.young_daly_s == Approx(yd));
   CHECK(scan.best_interval_s == Approx(yd).epsilon(0.05));
   TimelineConfig at = c;
   at.interval_s = yd;
-  const auto r = dtsim::simulate_trials(at, 1, 0, 4);
+  const auto r = dtsim::faults::simulate_trials(at, 1, 0, 4);
   const double overhead = 1.0 - r.goodput(c.horizon_s) / 80.0;
   CHECK(overhead == Approx(dtsim::young_daly_waste(10, yd, 1e5, 0)).epsilon(0.05));
 }
@@ -65,7 +65,7 @@ TEST_CASE("without failures goodput is throughput less the checkpoint overhead e
   c.unit_mtbf_s = 0;
   c.interval_s = 90;
   c.horizon_s = 100.0 * 1000;  // 1000 cycles of 90 s work + 10 s checkpoint
-  const auto r = dtsim::simulate_timeline(c, 7);
+  const auto r = dtsim::faults::simulate_timeline(c, 7);
   CHECK(r.failures == 0);
   CHECK(r.goodput(c.horizon_s) == Approx(80.0 * 0.9).epsilon(1e-12));
   CHECK(r.checkpoint_s == Approx(10.0 * 1000).epsilon(1e-12));
@@ -75,9 +75,9 @@ TEST_CASE("the same seed gives the same result and another seed another") {
   TimelineConfig c = base_config();
   c.horizon_s = 1e6;
   c.interval_s = 1000;
-  const auto a = dtsim::simulate_timeline(c, 1);
-  const auto b = dtsim::simulate_timeline(c, 1);
-  const auto d = dtsim::simulate_timeline(c, 2);
+  const auto a = dtsim::faults::simulate_timeline(c, 1);
+  const auto b = dtsim::faults::simulate_timeline(c, 1);
+  const auto d = dtsim::faults::simulate_timeline(c, 2);
   CHECK(a.useful_samples == b.useful_samples);
   CHECK(a.failures == b.failures);
   CHECK(a.useful_samples != d.useful_samples);
@@ -90,7 +90,7 @@ TEST_CASE("elastic continuation after one failure runs at the throughput of N-1 
   c.horizon_s = 3000;
   c.detection_s = 30;
   c.recovery = dtsim::Recovery::Elastic;
-  const auto r = dtsim::simulate_timeline(c, 1);
+  const auto r = dtsim::faults::simulate_timeline(c, 1);
   CHECK(r.failures == 1);
   CHECK(r.workers_at_end == 7);
   CHECK(r.useful_samples == Approx(1000 * 80.0 + (3000 - 1030) * 70.0));
@@ -102,20 +102,20 @@ TEST_CASE("elastic rates come from the analytical engine for N-1 workers") {
                                          "faults:\n  mtbf: 12h\n  recovery: elastic\n"
                                          "  scope: device\n",
                                      "x.yaml");
-  const auto m = dtsim::run_analytical(s);
-  const auto c = dtsim::timeline_config(s, 0, m[0]);
+  const auto m = dtsim::analytical::run_analytical(s);
+  const auto c = dtsim::faults::timeline_config(s, 0, m[0]);
   CHECK(c.units == 8);
   auto seven = s;
   seven.jobs[0].strategy.workers = 7;
-  const auto m7 = dtsim::run_analytical(seven);
+  const auto m7 = dtsim::analytical::run_analytical(seven);
   CHECK(c.rate(7).samples_per_s == Approx(m7[0].throughput_samples_per_s));
   CHECK(c.rate(8).samples_per_s == Approx(m[0].throughput_samples_per_s));
 }
 
 TEST_CASE("the default checkpoint is weights and optimizer state") {
   const auto s = dtsim::load_scenario_text(std::string(kScenario) + "faults:\n  mtbf: 12h\n", "x.yaml");
-  const auto m = dtsim::run_analytical(s);
-  const auto r = dtsim::evaluate_faults(s, 0, m[0]);
+  const auto m = dtsim::analytical::run_analytical(s);
+  const auto r = dtsim::faults::evaluate_faults(s, 0, m[0]);
   CHECK(r.checkpoint_bytes == Approx(25557032.0 * 4 * 1));  // sgd: master weights only
   CHECK(r.checkpoint_s == 0);                               // no interval: no checkpoints
   CHECK(r.failures > 0);

@@ -65,7 +65,7 @@ void check_algorithm(const std::string& name, int per_node, const std::vector<in
       if (!algo.supports(kind, shape)) continue;
       for (double bytes : kSizes) {
         const Plan plan = chain(n, per_node, algo, {Case{kind, bytes}});
-        const CostModel costs(c, plan);
+        const cost::CostModel costs(c, plan);
         const double expected =
             algo.closed_form(kind, shape, bytes, costs.group_alpha_beta(plan.groups[0], algo, kind));
         for (Fidelity fidelity : {Fidelity::Flow, Fidelity::Step}) {

@@ -56,7 +56,7 @@ TEST_CASE("on SimGrid the quorum keeps the first N - b gradients, never the stra
     CHECK_FALSE(straggler);
     // Same kept gradients as on the analytical engine, so the same losses after the same updates.
     Recorder analytical;
-    AnalyticalExecutor(s.cluster).run(plan, analytical);
+    analytical::AnalyticalExecutor(s.cluster).run(plan, analytical);
     const learn::Split data = learn::load_split(s);
     const auto a = learn::train_jobs(s, plan, records, data).front();
     const auto b = learn::train_jobs(s, plan, analytical.records(), data).front();

@@ -25,9 +25,9 @@ Outcome outcome(const Plan& plan, std::vector<OpRecord> records, const char* eng
   return Outcome{std::move(records), mean};
 }
 
-Outcome analytical(const Scenario& s, const Plan& plan) {
+Outcome on_analytical(const Scenario& s, const Plan& plan) {
   Recorder rec;
-  AnalyticalExecutor(s.cluster).run(plan, rec);
+  analytical::AnalyticalExecutor(s.cluster).run(plan, rec);
   return outcome(plan, rec.records(), "analytical");
 }
 
@@ -65,7 +65,7 @@ TEST_CASE("ranks sharing a core take turns on SimGrid as on the analytical engin
       load_scenario(test::kCalibScenario, {"cluster.devices_per_node=4", "strategy.allreduce.bucket_size=400KB",
                                            "cluster.calibration=" + four, "run.iterations=3"});
   const Plan plan = compile_plan(s);
-  const Outcome a = analytical(s, plan);
+  const Outcome a = on_analytical(s, plan);
   const Outcome queue = simgrid(s, plan, sg::CoreSharing::Queue);
   const Outcome shared = simgrid(s, plan, sg::CoreSharing::Processor);
   // The core's last op ends at the same moment either way: 2 x compute, the ring, 2 x update.
@@ -97,7 +97,7 @@ TEST_CASE("where a core's ranks run different work at once, queueing agrees with
                                    {"cluster.devices_per_node=3", "cluster.calibration=" + six});
   const Plan plan = compile_plan(s);
   REQUIRE(plan.ranks.size() == 6);
-  const Outcome a = analytical(s, plan);
+  const Outcome a = on_analytical(s, plan);
   const Outcome queue = simgrid(s, plan, sg::CoreSharing::Queue);
   const Outcome shared = simgrid(s, plan, sg::CoreSharing::Processor);
   CHECK(queue.iteration == Approx(a.iteration).epsilon(0.01));

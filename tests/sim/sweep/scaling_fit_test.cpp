@@ -11,8 +11,8 @@ using namespace dtsim;
 TEST_CASE("Amdahl fit recovers p exactly from synthetic data") {
   for (double p : {0.5, 0.9, 0.99, 0.999}) {
     std::vector<double> n{1, 2, 4, 8, 16, 64, 256}, s;
-    for (double x : n) s.push_back(amdahl_speedup(p, x));
-    const LawFit fit = fit_amdahl(n, s);
+    for (double x : n) s.push_back(sweep::amdahl_speedup(p, x));
+    const sweep::LawFit fit = sweep::fit_amdahl(n, s);
     CHECK(fit.p == Approx(p).epsilon(1e-12));
     CHECK(fit.r2 == Approx(1.0).epsilon(1e-12));
     for (double r : fit.residuals) CHECK(std::abs(r) < 1e-9);
@@ -22,8 +22,8 @@ TEST_CASE("Amdahl fit recovers p exactly from synthetic data") {
 TEST_CASE("Gustafson fit recovers p exactly from synthetic data") {
   for (double p : {0.3, 0.8, 0.95}) {
     std::vector<double> n{1, 3, 9, 27, 81}, s;
-    for (double x : n) s.push_back(gustafson_speedup(p, x));
-    const LawFit fit = fit_gustafson(n, s);
+    for (double x : n) s.push_back(sweep::gustafson_speedup(p, x));
+    const sweep::LawFit fit = sweep::fit_gustafson(n, s);
     CHECK(fit.p == Approx(p).epsilon(1e-12));
     CHECK(fit.r2 == Approx(1.0).epsilon(1e-12));
   }
@@ -31,19 +31,19 @@ TEST_CASE("Gustafson fit recovers p exactly from synthetic data") {
 
 TEST_CASE("scaling analysis: speedup relative to the smallest point and the efficiency threshold") {
   // Amdahl p = 0.9 measured as throughput; the smallest point has 2 workers.
-  std::vector<ScalingPoint> pts;
+  std::vector<sweep::ScalingPoint> pts;
   for (int n : {16, 2, 4, 8, 32}) {
-    ScalingPoint sp;
+    sweep::ScalingPoint sp;
     sp.workers = n;
-    sp.throughput_samples_per_s = 100 * amdahl_speedup(0.9, n);
+    sp.throughput_samples_per_s = 100 * sweep::amdahl_speedup(0.9, n);
     sp.iteration_time_s = 1 / sp.throughput_samples_per_s;
     pts.push_back(sp);
   }
-  const ScalingReport r = analyze_scaling(pts, 0.8);
+  const sweep::ScalingReport r = sweep::analyze_scaling(pts, 0.8);
   REQUIRE(r.points.size() == 5);
   CHECK(r.points.front().workers == 2);
   CHECK(r.points.front().speedup == Approx(2.0));  // the baseline's speedup is its worker count
-  CHECK(r.points[1].speedup == Approx(amdahl_speedup(0.9, 4) / amdahl_speedup(0.9, 2) * 2));
+  CHECK(r.points[1].speedup == Approx(sweep::amdahl_speedup(0.9, 4) / sweep::amdahl_speedup(0.9, 2) * 2));
   CHECK(r.points.front().karp_flatt.value() == Approx(0).margin(1e-12));
   for (const auto& p : r.points) CHECK(p.efficiency == Approx(p.speedup / p.workers));
   REQUIRE(r.efficiency_below_threshold_at.has_value());
@@ -62,14 +62,14 @@ TEST_CASE("scaling analysis: speedup relative to the smallest point and the effi
 }
 
 TEST_CASE("Karp-Flatt is null at one worker and equals the serial fraction for Amdahl data") {
-  std::vector<ScalingPoint> pts;
+  std::vector<sweep::ScalingPoint> pts;
   for (int n : {1, 4, 16}) {
-    ScalingPoint sp;
+    sweep::ScalingPoint sp;
     sp.workers = n;
-    sp.throughput_samples_per_s = amdahl_speedup(0.95, n);
+    sp.throughput_samples_per_s = sweep::amdahl_speedup(0.95, n);
     pts.push_back(sp);
   }
-  const ScalingReport r = analyze_scaling(pts, 0.8);
+  const sweep::ScalingReport r = sweep::analyze_scaling(pts, 0.8);
   CHECK_FALSE(r.points[0].karp_flatt.has_value());
   CHECK(r.points[1].karp_flatt.value() == Approx(0.05));
   CHECK(r.points[2].karp_flatt.value() == Approx(0.05));

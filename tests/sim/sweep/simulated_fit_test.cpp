@@ -40,7 +40,7 @@ Scenario point(int n) {
 double expected_p() {
   const Scenario one = point(1);
   const Plan plan = compile_plan(one);
-  const CostModel costs(one.cluster, plan);
+  const cost::CostModel costs(one.cluster, plan);
   const auto& update = std::get<UpdateOp>(plan.ranks[0].ops.back().body);
   const double u = costs.update_time(plan.ranks[0], update);
   const double t1 = test::run_analytical(one).front().iteration_time.mean;
@@ -48,15 +48,15 @@ double expected_p() {
   return 1 - (u + comm) / t1;
 }
 
-LawFit fit(const std::vector<double>& throughput) {
-  std::vector<ScalingPoint> points;
+sweep::LawFit fit(const std::vector<double>& throughput) {
+  std::vector<sweep::ScalingPoint> points;
   for (size_t i = 0; i < kWorkers.size(); ++i) {
-    ScalingPoint p;
+    sweep::ScalingPoint p;
     p.workers = kWorkers[i];
     p.throughput_samples_per_s = throughput[i];
     points.push_back(p);
   }
-  return analyze_scaling(points, 0.8).amdahl;
+  return sweep::analyze_scaling(points, 0.8).amdahl;
 }
 
 }  // namespace
@@ -64,7 +64,7 @@ LawFit fit(const std::vector<double>& throughput) {
 TEST_CASE("Amdahl's p from an analytical strong-scaling sweep is the closed form's") {
   std::vector<double> throughput;
   for (int n : kWorkers) throughput.push_back(test::run_analytical(point(n)).front().throughput_samples_per_s);
-  const LawFit amdahl = fit(throughput);
+  const sweep::LawFit amdahl = fit(throughput);
   CHECK(amdahl.p == Approx(expected_p()).epsilon(1e-6));
   CHECK(amdahl.r2 == Approx(1.0).epsilon(1e-9));
 }
