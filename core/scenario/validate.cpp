@@ -10,6 +10,7 @@
 
 #include "core/collectives/collective.hpp"
 #include "core/scenario/schema.hpp"
+#include "core/scenario/sync_policy.hpp"
 #include "core/zoo/model_file.hpp"
 
 namespace dtsim {
@@ -228,7 +229,7 @@ void check_strategy(const Scenario& s, size_t index) {
     fail_at(s, key,
             fmt::format("{}: '{}' needs a parameter server (set strategy.kind: parameter_server); an "
                         "AllReduce job is bsp",
-                        key, job.sync.kind == SyncKind::Asp ? "asp" : "ssp"));
+                        key, sync_policy_name(job.sync.kind)));
   }
   if (job.strategy.kind != StrategyKind::AllReduce) return;
   const std::string key = s.job_key(index, "strategy.allreduce.algorithm");
@@ -251,7 +252,7 @@ void check_sync(const Scenario& s, size_t index) {
   const SyncKind kind = job.sync.kind;
   if (kind != SyncKind::Backup && kind != SyncKind::Gossip) return;
   const std::string policy = s.job_key(index, "sync.policy");
-  const char* name = kind == SyncKind::Backup ? "backup" : "gossip";
+  const std::string_view name = sync_policy_name(kind);
   if (job.strategy.kind != StrategyKind::AllReduce) {
     fail_at(s, policy,
             fmt::format("{}: '{}' is modelled for AllReduce jobs (set strategy.kind: allreduce); a parameter "
@@ -298,7 +299,11 @@ SourceLocation Scenario::location_of(const std::string& key) const {
 std::string_view engine_name(Engine e) { return e == Engine::Analytical ? "analytical" : "simgrid"; }
 std::string_view fidelity_name(Fidelity f) { return f == Fidelity::Flow ? "flow" : "step"; }
 std::string_view strategy_name(StrategyKind k) {
-  return k == StrategyKind::AllReduce ? "allreduce" : "parameter_server";
+  switch (k) {
+    case StrategyKind::AllReduce: return "allreduce";
+    case StrategyKind::ParameterServer: return "parameter_server";
+  }
+  return "";
 }
 
 void finish_scenario(Scenario& s) {
