@@ -114,10 +114,19 @@ std::string sync_column(const JobSpec& job) {
 
 std::string compression_text(const JobSpec& job) {
   const CompressionSpec& c = job.compression;
-  if (c.method == "none") return "";
-  if (c.method == "topk" || c.method == "randomk") return fmt::format(", {} {:g}%", c.method, 100 * c.ratio);
-  if (c.method == "powersgd") return fmt::format(", powersgd r{}", c.rank);
-  return ", " + c.method;
+  const std::string_view name = method_name(c.method);
+  switch (c.method) {
+    case CompressionMethod::None: return "";
+    case CompressionMethod::TopK:
+    case CompressionMethod::RandomK: return fmt::format(", {} {:g}%", name, 100 * c.ratio);
+    case CompressionMethod::PowerSgd: return fmt::format(", {} r{}", name, c.rank);
+    case CompressionMethod::Fp16:
+    case CompressionMethod::Bf16:
+    case CompressionMethod::Int8:
+    case CompressionMethod::Qsgd:
+    case CompressionMethod::Sign: break;
+  }
+  return fmt::format(", {}", name);
 }
 
 // Several jobs side by side: one row each.

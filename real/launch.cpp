@@ -11,12 +11,12 @@
 
 #include "core/base/atomic_file.hpp"
 #include "core/base/error.hpp"
+#include "core/compression/method.hpp"
 #include "core/plan/compiler.hpp"
 #include "core/run/metrics.hpp"
 #include "core/run/trace.hpp"
 #include "core/scenario/loader.hpp"
 #include "core/scenario/warnings.hpp"
-#include "real/codec.hpp"
 #include "real/executor.hpp"
 #include "real/plan_scale.hpp"
 #include "real/report.hpp"
@@ -162,15 +162,15 @@ void check_supported(const Scenario& s, const std::string& backend) {
                                    "yet (they run in the simulator: dtsim run)",
                                    key));
     }
-    const std::string method = job.compression.method;
-    if (method != "none") {
+    const MethodTraits& method = method_traits(job.compression.method);
+    if (method.method != CompressionMethod::None) {
       const std::string key = s.job_key(j, "compression.method");
-      if (!codec_supported(method, job.strategy.kind == StrategyKind::AllReduce)) {
+      if (!method.cpu.in(job.strategy.kind == StrategyKind::AllReduce)) {
         throw InputError(s.location_of(key), fmt::format("{}: dtsim-real does not carry out {} in an AllReduce job "
                                                          "(its packed integers need an integer-sum collective; valid "
                                                          "here: fp16, bf16, topk, randomk, sign, powersgd; int8 and "
                                                          "qsgd run in parameter-server jobs)",
-                                                         key, method));
+                                                         key, method.name));
       }
       if (job.model.grad_dtype != Dtype::Fp32) {
         throw InputError(
@@ -186,12 +186,12 @@ void check_supported(const Scenario& s, const std::string& backend) {
                                                        key));
     }
     const bool allreduce = job.strategy.kind == StrategyKind::AllReduce;
-    if (!cuda_codec_supported(method, allreduce)) {
+    if (!method.cuda.in(allreduce)) {
       const std::string key = s.job_key(j, "compression.method");
       throw InputError(s.location_of(key),
                        fmt::format("{}: dtsim-real --backend cuda does not carry out {} yet (valid with --backend "
                                    "cuda: fp16, bf16, topk, randomk, sign, {}; {} runs with --backend cpu)",
-                                   key, method, allreduce ? "powersgd" : "int8", method));
+                                   key, method.name, allreduce ? "powersgd" : "int8", method.name));
     }
   }
   // The real run's devices are what they are: a device mix or a NIC profile describes another machine.

@@ -237,13 +237,13 @@ std::vector<ScenarioKey> build_keys() {
           });
 
   // gradient compression (docs/compression.md)
-  add_job("compression.method", "one of: none, fp16, bf16, int8, qsgd, topk, randomk, sign, powersgd", "none",
+  add_job("compression.method", fmt::format("one of: {}", fmt::join(compressor_names(), ", ")), "none",
           "Gradient compressor. Dense ones (fp16, bf16, int8, qsgd) are AllReduced; topk, randomk and sign are "
           "AllGathered (their size grows with the workers); powersgd runs two AllReduces (P and Q).",
           [](J& j, const V& v) {
-            std::vector<std::pair<std::string, std::string>> names;
-            for (std::string_view n : compressor_names()) names.emplace_back(n, n);
-            j.compression.method = v.choice(names);
+            std::vector<std::pair<std::string, CompressionMethod>> methods;
+            for (const MethodTraits& m : compression_methods()) methods.emplace_back(m.name, m.method);
+            j.compression.method = v.choice(methods);
           });
   add_job("compression.levels", "count", "127", "qsgd: quantisation levels s (ceil(log2(s+1)) + 1 bits per element).",
           [](J& j, const V& v) { j.compression.levels = v.count(1); });

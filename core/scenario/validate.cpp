@@ -269,7 +269,7 @@ void check_sync(const Scenario& s, size_t index) {
   if (kind == SyncKind::Gossip && workers < 2) {
     fail_at(s, policy, fmt::format("{}: 'gossip' needs at least 2 workers (the job has {})", policy, workers));
   }
-  if (kind == SyncKind::Gossip && job.compression.method != "none") {
+  if (kind == SyncKind::Gossip && job.compression.method != CompressionMethod::None) {
     const std::string key = s.job_key(index, "compression.method");
     fail_at(s, key, fmt::format("{}: gossip exchanges whole models, uncompressed (use compression.method: none)", key));
   }
@@ -278,10 +278,11 @@ void check_sync(const Scenario& s, size_t index) {
 // PowerSGD's factors must be AllReduced: a parameter server cannot combine them.
 void check_compression(const Scenario& s, size_t index) {
   const JobSpec& job = s.jobs[index];
-  if (job.strategy.kind == StrategyKind::ParameterServer && job.compression.method == "powersgd") {
+  const MethodTraits& method = method_traits(job.compression.method);
+  if (job.strategy.kind == StrategyKind::ParameterServer && method.exchange == Exchange::LowRank) {
     const std::string key = s.job_key(index, "compression.method");
     fail_at(s, key,
-            fmt::format("{}: powersgd needs strategy.kind allreduce (its factors P and Q are AllReduced)", key));
+            fmt::format("{}: {} needs strategy.kind allreduce (its factors P and Q are AllReduced)", key, method.name));
   }
 }
 
