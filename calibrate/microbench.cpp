@@ -314,9 +314,11 @@ std::map<std::string, std::vector<Sample>> bench_compression(const BenchOptions&
       const auto n = static_cast<std::int64_t>(bytes / sizeof(float));
       std::vector<float> g(static_cast<size_t>(n));
       for (size_t i = 0; i < g.size(); ++i) g[i] = static_cast<float>((i * 2654435761u) % 1000) - 500.0f;
-      for (const char* kernel : kCompressionKernels) {
+      for (const MethodTraits& method : compression_methods()) {
+        if (method.calibration_kernel.empty()) continue;
+        const std::string kernel(method.calibration_kernel);
         CompressionSpec spec;  // top-k and random-k: 1 %
-        spec.method = kernel;
+        spec.method = method.method;
         spec.error_feedback = false;  // costed apart, by the memory curve
         real::Codec codec(spec, n, 1, 0, 1);
         int iteration = 0;

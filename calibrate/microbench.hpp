@@ -58,9 +58,10 @@ std::map<std::string, std::vector<Sample>> bench_exchange(const BenchOptions& o,
 // algbw = S / time, busbw. Returned on rank 0.
 std::vector<CollectiveSample> bench_collectives(const BenchOptions& o, MPI_Comm comm);
 
-// Compression kernels on rank 0: dtsim-real's Codec::compress (real/codec.hpp) of every method of
-// kCompressionKernels (top-k and random-k of 1 %, int8, QSGD with 127 levels, sign, fp16 and bf16
-// casts) without error feedback, on fp32 gradients; x = gradient bytes in. Returned on rank 0.
+// Compression kernels on rank 0: dtsim-real's Codec::compress (real/codec.hpp) of every method with
+// a calibration kernel (compression_kernels(): fp16 and bf16 casts, int8, QSGD with 127 levels, top-k
+// and random-k of 1 %, sign) without error feedback, on fp32 gradients; x = gradient bytes in.
+// Returned on rank 0.
 std::map<std::string, std::vector<Sample>> bench_compression(const BenchOptions& o, MPI_Comm comm);
 
 // How many distinct hosts the ranks of `comm` run on.

@@ -6,6 +6,7 @@
 #include <fmt/format.h>
 
 #include "core/base/units.hpp"
+#include "core/scenario/sync_policy.hpp"
 
 namespace dtsim::cli {
 namespace {
@@ -17,18 +18,6 @@ void row(std::ostream& os, std::string_view key, const std::string& value) {
 std::string percent(double f) { return fmt::format("{:.1f} %", 100.0 * f); }
 
 void fault_rows(std::ostream& os, const FaultReport& f);
-
-std::string sync_name(const JobSpec& job) {
-  switch (job.sync.kind) {
-    case SyncKind::Bsp: return "BSP";
-    case SyncKind::Asp: return "ASP";
-    case SyncKind::Ssp: return fmt::format("SSP (staleness bound {})", job.sync.staleness);
-    case SyncKind::LocalSgd: return fmt::format("local SGD (average every {})", job.sync.period);
-    case SyncKind::Backup: return fmt::format("BSP with {} backup workers", job.sync.backup_workers);
-    case SyncKind::Gossip: return "gossip (AD-PSGD)";
-  }
-  return "";
-}
 
 // Waiting per worker iteration by cause, the causes that occur only.
 std::string causes_text(const Metrics& m) {
@@ -65,7 +54,7 @@ void job_summary(std::ostream& os, const Scenario& s, const JobSpec& job, const 
       fmt::format("{} ({:.4g} M params, {:.4g} GFLOP/sample fwd+bwd, batch {}/worker, {})", w.name,
                   w.total_params() / 1e6, (w.fwd_flops_per_sample() + w.bwd_flops_per_sample()) / 1e9,
                   job.model.batch_per_worker, dtype_name(job.model.dtype)));
-  const std::string sync = sync_name(job);
+  const std::string sync = sync_text(sync_policy(job.sync.kind).title, job.sync);
   row(os, "strategy",
       fmt::format("{}, {} workers{}, {}", strategy_text(s, job), m.workers,
                   job.strategy.kind == StrategyKind::ParameterServer
@@ -117,24 +106,27 @@ void fault_rows(std::ostream& os, const FaultReport& f) {
   }
 }
 
-std::string sync_text(const JobSpec& job) {
-  switch (job.sync.kind) {
-    case SyncKind::Bsp: return "";
-    case SyncKind::Asp: return ", asp";
-    case SyncKind::Ssp: return fmt::format(", ssp({})", job.sync.staleness);
-    case SyncKind::LocalSgd: return fmt::format(", local SGD every {}", job.sync.period);
-    case SyncKind::Backup: return fmt::format(", {} backup", job.sync.backup_workers);
-    case SyncKind::Gossip: return ", gossip";
-  }
-  return "";
+// The jobs table's sync suffix: ", ssp(2)", nothing for bsp.
+std::string sync_column(const JobSpec& job) {
+  const std::string_view column = sync_policy(job.sync.kind).column;
+  return column.empty() ? "" : ", " + sync_text(column, job.sync);
 }
 
 std::string compression_text(const JobSpec& job) {
   const CompressionSpec& c = job.compression;
-  if (c.method == "none") return "";
-  if (c.method == "topk" || c.method == "randomk") return fmt::format(", {} {:g}%", c.method, 100 * c.ratio);
-  if (c.method == "powersgd") return fmt::format(", powersgd r{}", c.rank);
-  return ", " + c.method;
+  const std::string_view name = method_name(c.method);
+  switch (c.method) {
+    case CompressionMethod::None: return "";
+    case CompressionMethod::TopK:
+    case CompressionMethod::RandomK: return fmt::format(", {} {:g}%", name, 100 * c.ratio);
+    case CompressionMethod::PowerSgd: return fmt::format(", {} r{}", name, c.rank);
+    case CompressionMethod::Fp16:
+    case CompressionMethod::Bf16:
+    case CompressionMethod::Int8:
+    case CompressionMethod::Qsgd:
+    case CompressionMethod::Sign: break;
+  }
+  return fmt::format(", {}", name);
 }
 
 // Several jobs side by side: one row each.
@@ -147,9 +139,9 @@ void jobs_table(std::ostream& os, const Scenario& s, const std::vector<Metrics>&
     const Metrics& m = jobs[j];
     const std::string strategy =
         job.strategy.kind == StrategyKind::AllReduce
-            ? fmt::format("allreduce {}{}{}", job.strategy.algorithm, sync_text(job), compression_text(job))
+            ? fmt::format("allreduce {}{}{}", job.strategy.algorithm, sync_column(job), compression_text(job))
             : fmt::format("parameter server, {} shard{}{}", job.strategy.ps_shards,
-                          job.strategy.ps_shards > 1 ? "s" : "", sync_text(job));
+                          job.strategy.ps_shards > 1 ? "s" : "", sync_column(job));
     const WaitCauses& w = m.wait_by_cause;
     os << fmt::format("  {:<14} {:<46} {:>8} {:>11} {:>13.1f} {:>10.1f} {:>8} {:>8} {:>8} {:>9} {:>10} {:>10} {:>10}\n",
                       job.name, fmt::format("{} ({})", strategy, job.workload.name), m.workers,

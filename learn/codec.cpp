@@ -230,17 +230,21 @@ VectorXd PieceCodec::all_reduce(const std::vector<int>& senders, const std::vect
 std::unique_ptr<PieceCodec> make_codec(const CompressionSpec& spec, Eigen::Index rows, Eigen::Index cols, int workers,
                                        uint64_t seed) {
   const Eigen::Index n = rows * cols;
-  const std::string& m = spec.method;
-  if (m == "fp16" || m == "bf16") return std::make_unique<Cast>(m == "bf16");
-  if (m == "int8") return std::make_unique<Int8>(spec, n, workers, seed);
-  if (m == "qsgd") return std::make_unique<Qsgd>(spec, n, workers, seed);
-  if (m == "topk") return std::make_unique<TopK>(spec, n, workers, seed);
-  if (m == "randomk") return std::make_unique<RandomK>(spec, n, workers, seed);
-  if (m == "sign") return std::make_unique<Sign>(spec, n, workers, seed);
-  if (m == "powersgd") {
-    const Eigen::Index r = std::min<Eigen::Index>(spec.rank, std::min(rows, cols));
-    if (cols > 1 && rows > 1 && (rows + cols) * r < n) {
-      return std::make_unique<PowerSgd>(spec, rows, cols, workers, seed);
+  switch (spec.method) {
+    case CompressionMethod::None: break;
+    case CompressionMethod::Fp16: return std::make_unique<Cast>(false);
+    case CompressionMethod::Bf16: return std::make_unique<Cast>(true);
+    case CompressionMethod::Int8: return std::make_unique<Int8>(spec, n, workers, seed);
+    case CompressionMethod::Qsgd: return std::make_unique<Qsgd>(spec, n, workers, seed);
+    case CompressionMethod::TopK: return std::make_unique<TopK>(spec, n, workers, seed);
+    case CompressionMethod::RandomK: return std::make_unique<RandomK>(spec, n, workers, seed);
+    case CompressionMethod::Sign: return std::make_unique<Sign>(spec, n, workers, seed);
+    case CompressionMethod::PowerSgd: {
+      const Eigen::Index r = std::min<Eigen::Index>(spec.rank, std::min(rows, cols));
+      if (cols > 1 && rows > 1 && (rows + cols) * r < n) {
+        return std::make_unique<PowerSgd>(spec, rows, cols, workers, seed);
+      }
+      break;
     }
   }
   return std::make_unique<Identity>();

@@ -4,23 +4,16 @@
 #include <fmt/format.h>
 #include <nlohmann/json.hpp>
 
+#include "core/scenario/sync_policy.hpp"
 #include "learn/events.hpp"
 #include "learn/sync_rule.hpp"
 
 namespace dtsim::learn {
 namespace {
 
+// "allreduce bsp", "parameter_server ssp(2)": the strategy and sync policy as the scenario names them.
 std::string policy_name(const JobSpec& job) {
-  const char* strategy = job.strategy.kind == StrategyKind::AllReduce ? "allreduce" : "parameter_server";
-  switch (job.sync.kind) {
-    case SyncKind::Bsp: return fmt::format("{} bsp", strategy);
-    case SyncKind::Asp: return fmt::format("{} asp", strategy);
-    case SyncKind::Ssp: return fmt::format("{} ssp({})", strategy, job.sync.staleness);
-    case SyncKind::LocalSgd: return fmt::format("{} local_sgd({})", strategy, job.sync.period);
-    case SyncKind::Backup: return fmt::format("{} backup({})", strategy, job.sync.backup_workers);
-    case SyncKind::Gossip: return fmt::format("{} gossip", strategy);
-  }
-  return strategy;
+  return fmt::format("{} {}", strategy_name(job.strategy.kind), sync_label(job.sync));
 }
 
 }  // namespace

@@ -135,7 +135,7 @@ RankBinding bind_rank(const Plan& plan, int rank) {
         !ps && op.stream == Stream::Comm && (op.phase == Phase::Compression || op.phase == Phase::Communication);
     if (exchange && unit_ops == 0 && op.phase == Phase::Compression && bucket < static_cast<int>(buckets.size())) {
       // A compressed unit: compress, collective(s), decompress (PowerSGD: two of each between).
-      unit_ops = find_compressor(job.compression.method).exchange() == Exchange::LowRank ? 5 : 3;
+      unit_ops = method_traits(job.compression.method).exchange == Exchange::LowRank ? 5 : 3;
       step = 0;
     }
     if (exchange && unit_ops > 0) {

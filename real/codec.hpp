@@ -13,11 +13,14 @@
 //     scale = max |x| / 127, one byte each) or the L2 norm (qsgd: s levels, stochastic rounding,
 //     ceil(log2(s + 1)) magnitude bits and a sign bit each), decoded one push at a time. Their
 //     packed integers cannot be summed by a float collective, so AllReduce jobs refuse them.
+// Which methods each backend carries out, and where, is the methods' table
+// (core/compression/method.hpp: MethodTraits::cpu and ::cuda).
 #pragma once
 
 #include <cstdint>
 #include <span>
 #include <string>
+#include <string_view>
 #include <vector>
 
 #include "core/compression/compressor.hpp"
@@ -38,17 +41,14 @@ float from_bfloat16(std::uint16_t h);
 // draws them on the host, since they do not depend on the gradients).
 std::vector<std::int64_t> randomk_draw(std::uint64_t seed, int me, int iteration, std::int64_t n, std::int64_t k);
 
-// Whether dtsim-real can carry out the method ("none" included) in an AllReduce exchange, or in a
-// parameter-server push.
-bool codec_supported(const std::string& method, bool allreduce);
-// And with --backend cuda: fp16, bf16, topk, randomk, sign; powersgd in AllReduce jobs, int8 in
-// parameter-server pushes.
-bool cuda_codec_supported(const std::string& method, bool allreduce);
+// How a check record names an exchange: "allreduce", "allgather", "low-rank allreduces".
+std::string_view exchange_label(Exchange e);
 
 class Codec {
  public:
   // `n` elements of the unit; `workers` in the exchange, this one `me`; `seed` makes random-k's
-  // draws and PowerSGD's first Q (the same on every worker) reproducible.
+  // draws and PowerSGD's first Q (the same on every worker) reproducible. Throws RuntimeError for
+  // none (there is nothing to compress).
   Codec(const CompressionSpec& spec, std::int64_t n, int workers, int me, std::uint64_t seed);
 
   Exchange exchange() const { return exchange_; }
@@ -73,7 +73,8 @@ class Codec {
   bool lossless() const;
 
   // One worker's payload in wire(0) (a parameter server's receive; workers = 1) decoded into
-  // `out`, without touching error feedback: fp16, bf16, topk, randomk, sign.
+  // `out`, without touching error feedback: every method a parameter-server push carries out
+  // (MethodTraits::cpu); RuntimeError for the others (PowerSGD's factors are AllReduced).
   void decode(std::span<float> out) const;
 
   // This worker's own decoded contribution of the last iteration (the check's reference sums them
@@ -91,7 +92,16 @@ class Codec {
   std::int64_t k() const { return k_; }
 
  private:
+  // Step 0 of each method: x_ (the gradient plus error feedback) into this worker's payload and own_.
+  void compress_cast(bool half);
+  void compress_sparse(int iteration);
+  void compress_sign();
+  void compress_int8();
+  void compress_qsgd(int iteration);
+  void compress_powersgd();
+
   CompressionSpec spec_;
+  CompressionMethod method_;
   Exchange exchange_;
   std::int64_t n_;
   int workers_, me_;

@@ -11,12 +11,13 @@
 
 #include "core/base/atomic_file.hpp"
 #include "core/base/error.hpp"
+#include "core/compression/method.hpp"
 #include "core/plan/compiler.hpp"
 #include "core/run/metrics.hpp"
 #include "core/run/trace.hpp"
 #include "core/scenario/loader.hpp"
+#include "core/scenario/sync_policy.hpp"
 #include "core/scenario/warnings.hpp"
-#include "real/codec.hpp"
 #include "real/executor.hpp"
 #include "real/plan_scale.hpp"
 #include "real/report.hpp"
@@ -135,11 +136,56 @@ void check_world_size(const Plan& plan, int world, const LaunchOptions& o) {
   throw InputError(SourceLocation{o.scenario, 0, 0}, msg);
 }
 
-// What a backend does not execute yet: the proxy model of convergence runs, backup workers and
-// gossip, speed profiles, dynamic batches, device mixes and NIC profiles (simulator only); the
-// cuda backend runs BSP and local SGD only (its asynchronous servers would need device-side RMA)
-// and compresses with fp16, bf16, topk, randomk and sign (and powersgd in AllReduce jobs, int8 in
-// parameter-server pushes).
+namespace {
+
+// "a", "a and b", "a, b and c".
+std::string spoken_list(const std::vector<std::string_view>& names) {
+  std::string out;
+  for (size_t i = 0; i < names.size(); ++i) {
+    out += fmt::format("{}{}", i == 0 ? "" : i + 1 == names.size() ? " and " : ", ", names[i]);
+  }
+  return out;
+}
+
+// The sync policies dtsim-real runs with --backend cpu (cuda = false) or cuda, and with cpu only.
+std::vector<std::string_view> real_policies(bool cuda) {
+  std::vector<std::string_view> names;
+  for (const SyncPolicyTraits& p : sync_policies()) {
+    if (cuda ? p.real_cuda : p.real_cpu) names.push_back(p.name);
+  }
+  return names;
+}
+
+std::vector<std::string_view> cpu_only_policies() {
+  std::vector<std::string_view> names;
+  for (const SyncPolicyTraits& p : sync_policies()) {
+    if (p.real_cpu && !p.real_cuda) names.push_back(p.name);
+  }
+  return names;
+}
+
+// The compression methods (none aside) a backend carries out in a job of this exchange: those it
+// carries out in both kinds of job first, then those of this kind only ("fp16, ..., sign, powersgd").
+// With `other_only`: those it carries out in the other kind of job only ("int8 and qsgd").
+std::vector<std::string_view> real_methods(RealSupport MethodTraits::*backend, bool allreduce,
+                                           bool other_only = false) {
+  std::vector<std::string_view> both, only;
+  for (const MethodTraits& m : compression_methods()) {
+    if (m.method == CompressionMethod::None) continue;
+    const RealSupport& r = m.*backend;
+    const bool here = r.in(allreduce), there = r.in(!allreduce);
+    if (other_only ? there && !here : here) (here && there ? both : only).push_back(m.name);
+  }
+  both.insert(both.end(), only.begin(), only.end());
+  return both;
+}
+
+}  // namespace
+
+// What a backend does not execute yet: the proxy model of convergence runs, the sync policies and
+// compression methods their tables do not give it (core/scenario/sync_policy.cpp and
+// core/compression/method.cpp), speed profiles, dynamic batches, device mixes and NIC profiles
+// (simulator only).
 void check_supported(const Scenario& s, const std::string& backend) {
   if (s.run.convergence.enabled) {
     throw InputError(s.location_of("run.convergence.enabled"),
@@ -148,11 +194,12 @@ void check_supported(const Scenario& s, const std::string& backend) {
   }
   for (size_t j = 0; j < s.jobs.size(); ++j) {
     const JobSpec& job = s.jobs[j];
-    if (job.sync.kind == SyncKind::Backup || job.sync.kind == SyncKind::Gossip) {
+    const SyncPolicyTraits& policy = sync_policy(job.sync.kind);
+    if (!policy.real_cpu) {
       const std::string key = s.job_key(j, "sync.policy");
-      throw InputError(s.location_of(key), fmt::format("{}: dtsim-real runs bsp, asp, ssp and local_sgd (backup "
-                                                       "workers and gossip run in the simulator: dtsim run)",
-                                                       key));
+      throw InputError(s.location_of(key),
+                       fmt::format("{}: dtsim-real runs {} (backup workers and gossip run in the simulator: dtsim run)",
+                                   key, spoken_list(real_policies(false))));
     }
     if (!job.stragglers.speed_profile.times.empty() || job.strategy.dynamic_batch) {
       const std::string key =
@@ -162,15 +209,16 @@ void check_supported(const Scenario& s, const std::string& backend) {
                                    "yet (they run in the simulator: dtsim run)",
                                    key));
     }
-    const std::string method = job.compression.method;
-    if (method != "none") {
+    const MethodTraits& method = method_traits(job.compression.method);
+    const bool allreduce = job.strategy.kind == StrategyKind::AllReduce;
+    if (method.method != CompressionMethod::None) {
       const std::string key = s.job_key(j, "compression.method");
-      if (!codec_supported(method, job.strategy.kind == StrategyKind::AllReduce)) {
-        throw InputError(s.location_of(key), fmt::format("{}: dtsim-real does not carry out {} in an AllReduce job "
-                                                         "(its packed integers need an integer-sum collective; valid "
-                                                         "here: fp16, bf16, topk, randomk, sign, powersgd; int8 and "
-                                                         "qsgd run in parameter-server jobs)",
-                                                         key, method));
+      if (!method.cpu.in(allreduce)) {
+        throw InputError(s.location_of(key),
+                         fmt::format("{}: dtsim-real does not carry out {} in an AllReduce job (its packed integers "
+                                     "need an integer-sum collective; valid here: {}; {} run in parameter-server jobs)",
+                                     key, method.name, fmt::join(real_methods(&MethodTraits::cpu, true), ", "),
+                                     spoken_list(real_methods(&MethodTraits::cpu, true, true))));
       }
       if (job.model.grad_dtype != Dtype::Fp32) {
         throw InputError(
@@ -179,19 +227,20 @@ void check_supported(const Scenario& s, const std::string& backend) {
       }
     }
     if (backend != "cuda") continue;
-    if (job.sync.kind == SyncKind::Asp || job.sync.kind == SyncKind::Ssp) {
+    if (!policy.real_cuda) {
       const std::string key = s.job_key(j, "sync.policy");
-      throw InputError(s.location_of(key), fmt::format("{}: dtsim-real --backend cuda runs bsp and local_sgd only "
-                                                       "(asp and ssp run with --backend cpu)",
-                                                       key));
-    }
-    const bool allreduce = job.strategy.kind == StrategyKind::AllReduce;
-    if (!cuda_codec_supported(method, allreduce)) {
-      const std::string key = s.job_key(j, "compression.method");
       throw InputError(s.location_of(key),
-                       fmt::format("{}: dtsim-real --backend cuda does not carry out {} yet (valid with --backend "
-                                   "cuda: fp16, bf16, topk, randomk, sign, {}; {} runs with --backend cpu)",
-                                   key, method, allreduce ? "powersgd" : "int8", method));
+                       fmt::format("{}: dtsim-real --backend cuda runs {} only ({} run with "
+                                   "--backend cpu)",
+                                   key, spoken_list(real_policies(true)), spoken_list(cpu_only_policies())));
+    }
+    if (!method.cuda.in(allreduce)) {
+      const std::string key = s.job_key(j, "compression.method");
+      throw InputError(
+          s.location_of(key),
+          fmt::format("{}: dtsim-real --backend cuda does not carry out {} yet (valid with --backend "
+                      "cuda: {}; {} runs with --backend cpu)",
+                      key, method.name, fmt::join(real_methods(&MethodTraits::cuda, allreduce), ", "), method.name));
     }
   }
   // The real run's devices are what they are: a device mix or a NIC profile describes another machine.

@@ -7,6 +7,7 @@
 #include <vector>
 
 #include "core/plan/plan.hpp"
+#include "core/scenario/scenario.hpp"
 #include "real/mpi_world.hpp"
 
 namespace dtsim::real {
@@ -23,6 +24,11 @@ struct LaunchOptions {
   bool quiet = false;  // no per-rank table
   bool shrink = true;  // run a scenario too big for the world shrunk to it, when an exact shrink exists
 };
+
+// Throws InputError at the key of the first thing the backend ("cpu" or "cuda") does not carry out
+// yet: a sync policy or compression method its table entry does not give the backend, convergence
+// runs, speed profiles, dynamic batches, device mixes, NIC profiles.
+void check_supported(const Scenario& s, const std::string& backend);
 
 // Throws InputError when the world is not the Plan's ranks, e.g.
 //   scenario needs 8 ranks (8 workers + 0 servers) but mpirun started 4; use mpirun -np 8, or

@@ -6,6 +6,7 @@
 #include "calibrate/bench_util.hpp"
 #include "calibrate/cuda/cuda_bench.hpp"
 #include "core/base/error.hpp"
+#include "core/compression/method.hpp"
 #include "real/cuda/compress_kernels.hpp"
 #include "real/cuda/cuda_check.hpp"
 #include "real/cuda/cuda_gemm.hpp"
@@ -92,14 +93,15 @@ std::map<std::string, std::vector<Sample>> CudaBench::compression(const BenchOpt
       const DeviceBuffer scale(sizeof(float));
       real::cuda::fill_contribution(g.floats(), n, 0, 0, 1, stream_);
       auto* q = static_cast<std::int8_t*>(payload.get());
-      const auto add = [&](const char* kernel, const std::function<void()>& run) {
-        out[kernel].push_back(Sample{static_cast<double>(n) * 4, timed(o, run)});
+      const auto add = [&](CompressionMethod method, const std::function<void()>& run) {
+        out[std::string(method_traits(method).calibration_kernel)].push_back(
+            Sample{static_cast<double>(n) * 4, timed(o, run)});
       };
-      add("topk", [&] { real::cuda::topk_pairs(g.floats(), n, k, payload.floats(), stream_); });
-      add("int8", [&] { real::cuda::quantize_int8(g.floats(), n, q, scale.floats(), stream_); });
-      add("sign", [&] { real::cuda::sign_pack(g.floats(), n, payload.floats(), stream_); });
-      add("fp16", [&] { real::cuda::pack_half(g.floats(), n, false, payload.floats(), stream_); });
-      add("bf16", [&] { real::cuda::pack_half(g.floats(), n, true, payload.floats(), stream_); });
+      add(CompressionMethod::TopK, [&] { real::cuda::topk_pairs(g.floats(), n, k, payload.floats(), stream_); });
+      add(CompressionMethod::Int8, [&] { real::cuda::quantize_int8(g.floats(), n, q, scale.floats(), stream_); });
+      add(CompressionMethod::Sign, [&] { real::cuda::sign_pack(g.floats(), n, payload.floats(), stream_); });
+      add(CompressionMethod::Fp16, [&] { real::cuda::pack_half(g.floats(), n, false, payload.floats(), stream_); });
+      add(CompressionMethod::Bf16, [&] { real::cuda::pack_half(g.floats(), n, true, payload.floats(), stream_); });
     }
   }
   MPI_Barrier(comm_);

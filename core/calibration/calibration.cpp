@@ -70,4 +70,12 @@ double CalibrationProfile::streaming_op_time(Dtype d, double flops, double mem_b
   return std::max(flops > 0 ? compute_curve(d).fit.time(flops) : 0.0, memory_time(mem_bytes));
 }
 
+std::vector<std::string_view> compression_kernels() {
+  std::vector<std::string_view> kernels;
+  for (const MethodTraits& m : compression_methods()) {
+    if (!m.calibration_kernel.empty()) kernels.push_back(m.calibration_kernel);
+  }
+  return kernels;
+}
+
 }  // namespace dtsim

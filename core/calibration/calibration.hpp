@@ -113,7 +113,7 @@ struct CalibrationProfile {
   // Whether a worker's compute ops are bounded by their mem_bytes too (roofline). False for the
   // cpu backend, whose ops run their FLOPs as GEMMs without replaying memory traffic (docs/real.md).
   bool memory_roofline = false;
-  // Compression kernels by name (kCompressionKernels); x = gradient bytes (fp32) compressed.
+  // Compression kernels by name (compression_kernels()); x = gradient bytes (fp32) compressed.
   std::map<std::string, FittedCurve> compression;
   std::vector<CollectiveSample> collectives;
   // Two-way exchanges by link class (x = bytes each way), as measured; cross_host links are
@@ -146,10 +146,9 @@ struct CalibrationProfile {
 };
 
 // The compression kernels `dtsim calibrate` measures (calibrate/microbench.cpp: each method's compress
-// as dtsim-real runs it), which a profile's fitted.compression may hold; a compressor names its kernel
-// by Compressor::calibration_kernel() (PowerSGD has none: its steps are GEMMs, on the compute curve).
-inline constexpr std::array<const char*, 7> kCompressionKernels{"topk", "randomk", "int8", "qsgd",
-                                                                "sign", "fp16",    "bf16"};
+// as dtsim-real runs it), which a profile's fitted.compression may hold: the methods' calibration
+// kernels (core/compression/method.cpp; PowerSGD has none: its steps are GEMMs, on the compute curve).
+std::vector<std::string_view> compression_kernels();
 // The name of a kernel's measured decompress curve in fitted.compression: "<kernel>_decompress"
 // (one worker's payload decoded by Codec::decompress, x = the gradient's bytes).
 inline std::string decompress_kernel(std::string_view kernel) { return std::string(kernel) + "_decompress"; }

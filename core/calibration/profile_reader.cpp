@@ -207,8 +207,11 @@ std::shared_ptr<const CalibrationProfile> load_calibration_profile(const std::st
   if (!p->compute.count("fp32")) rd.fail(root["fitted"]["compute"], "fitted.compute", "needs an fp32 curve");
   const YAML::Node fitted = root["fitted"];
   if (fitted["compression"]) {
-    std::set<std::string> kernels(kCompressionKernels.begin(), kCompressionKernels.end());
-    for (const char* k : kCompressionKernels) kernels.insert(decompress_kernel(k));
+    std::set<std::string> kernels;
+    for (std::string_view k : compression_kernels()) {
+      kernels.emplace(k);
+      kernels.insert(decompress_kernel(k));
+    }
     read_curves(rd, root, "compression", "compression", "min_bytes", "fixed_s", "rate_Bps", kernels, p->compression);
   }
   if (fitted["memory"]) {

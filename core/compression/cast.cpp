@@ -1,5 +1,5 @@
 // fp16 and bf16 casts: 2 bytes per element, AllReduced in the half-precision dtype (DDP's
-// fp16_compress_hook and bf16_compress_hook). One class, two names.
+// fp16_compress_hook and bf16_compress_hook). One class, two methods.
 #include "core/compression/detail.hpp"
 
 namespace dtsim::compression {
@@ -7,10 +7,8 @@ namespace {
 
 class Cast final : public Compressor {
  public:
-  explicit Cast(std::string_view name) : name_(name) {}
-  std::string_view name() const override { return name_; }
-  std::string_view calibration_kernel() const override { return name_; }
-  Exchange exchange() const override { return Exchange::AllReduce; }
+  explicit Cast(CompressionMethod method) : method_(method) {}
+  CompressionMethod method() const override { return method_; }
   double payload_bytes(const Tensor& t, const CompressionSpec&) const override { return 2 * t.n; }
   // One conversion per element: read the gradient, write 2 bytes. No error feedback (as DDP's hooks).
   CodecWork compress(const Tensor& t, const CompressionSpec&) const override {
@@ -22,18 +20,18 @@ class Cast final : public Compressor {
   }
 
  private:
-  std::string_view name_;
+  CompressionMethod method_;
 };
 
 }  // namespace
 
 const Compressor& fp16_compressor() {
-  static const Cast instance("fp16");
+  static const Cast instance(CompressionMethod::Fp16);
   return instance;
 }
 
 const Compressor& bf16_compressor() {
-  static const Cast instance("bf16");
+  static const Cast instance(CompressionMethod::Bf16);
   return instance;
 }
 

@@ -1,7 +1,8 @@
 // Gradient compressors as data: for a tensor of n elements, the bytes one rank puts on the wire,
 // the compress and decompress work (FLOPs and bytes moved, costed by the roofline like any
 // compute op, so calibration can fit them), and the exchange real systems use for it.
-// One compressor per file in this folder; chosen by name from the table in registry.cpp.
+// One compressor per file in this folder; chosen by method in registry.cpp. A method's name,
+// exchange and calibration kernel are its traits in method.cpp.
 #pragma once
 
 #include <string>
@@ -9,13 +10,14 @@
 #include <vector>
 
 #include "core/collectives/collective.hpp"
+#include "core/compression/method.hpp"
 
 namespace dtsim {
 
 enum class CompressionGranularity { Bucket, Layer };
 
 struct CompressionSpec {
-  std::string method = "none";
+  CompressionMethod method = CompressionMethod::None;
   int levels = 127;     // QSGD: s quantisation levels
   double ratio = 0.01;  // top-k and random-k: k = ceil(ratio * n)
   bool error_feedback = true;
@@ -52,18 +54,13 @@ struct CodecStep {
   int contributions = 1;  // payloads a decompress step decodes
 };
 
-// How the compressed payloads of the workers are combined.
-enum class Exchange {
-  AllReduce,  // dense: the compressed buffers are summed in place
-  AllGather,  // sparse or sign: every rank receives every rank's payload, then decodes them all
-  LowRank,    // PowerSGD: AllReduce P, orthogonalise, AllReduce Q
-};
-
 class Compressor {
  public:
   virtual ~Compressor() = default;
-  virtual std::string_view name() const = 0;
-  virtual Exchange exchange() const = 0;
+  virtual CompressionMethod method() const = 0;
+  // The method's traits (method.cpp).
+  std::string_view name() const { return method_name(method()); }
+  Exchange exchange() const { return method_traits(method()).exchange; }
   // Bytes one rank sends for the tensor: the AllReduce buffer, its share of an AllGather, its push.
   virtual double payload_bytes(const Tensor& t, const CompressionSpec& spec) const = 0;
   virtual CodecWork compress(const Tensor& t, const CompressionSpec& spec) const = 0;
@@ -77,7 +74,7 @@ class Compressor {
   virtual std::vector<CodecStep> steps(const Tensor& t, const CompressionSpec& spec, int workers) const;
   // The kernel `dtsim calibrate` measures for this method (a key of a profile's fitted.compression),
   // or "" when none is: then its steps keep the model's cost.
-  virtual std::string_view calibration_kernel() const { return {}; }
+  std::string_view calibration_kernel() const { return method_traits(method()).calibration_kernel; }
 };
 
 // What a measured kernel's fitted curve needs to time a compress or decompress step of a tensor.
@@ -100,9 +97,11 @@ struct CodecTiming {
 CodecTiming codec_timing(const Compressor& c, const Tensor& t, const CompressionSpec& spec, CodecStage stage,
                          int contributions);
 
-// The table: none, fp16, bf16, int8, qsgd, topk, randomk, sign, powersgd. Throws InputError
-// (no location) naming the valid methods.
+// The compressor of each method (registry.cpp).
+const Compressor& find_compressor(CompressionMethod m);
+// By name: throws InputError (no location) naming the valid methods.
 const Compressor& find_compressor(std::string_view name);
+// The methods' names in the table's order: none, fp16, bf16, int8, qsgd, topk, randomk, sign, powersgd.
 std::vector<std::string_view> compressor_names();
 
 // Error feedback (keep what was not sent, add it to the next gradient): 2 FLOPs and 6 element

@@ -6,9 +6,7 @@ namespace {
 
 class Int8 final : public Compressor {
  public:
-  std::string_view name() const override { return "int8"; }
-  std::string_view calibration_kernel() const override { return "int8"; }
-  Exchange exchange() const override { return Exchange::AllReduce; }
+  CompressionMethod method() const override { return CompressionMethod::Int8; }
   double payload_bytes(const Tensor& t, const CompressionSpec&) const override { return t.n + 4; }
   // Two passes: max |g| (1 FLOP, read), then scale and round (2 FLOPs, read, write 1 byte).
   CodecWork compress(const Tensor& t, const CompressionSpec& spec) const override {

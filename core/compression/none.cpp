@@ -6,8 +6,7 @@ namespace {
 
 class NoCompression final : public Compressor {
  public:
-  std::string_view name() const override { return "none"; }
-  Exchange exchange() const override { return Exchange::AllReduce; }
+  CompressionMethod method() const override { return CompressionMethod::None; }
   double payload_bytes(const Tensor& t, const CompressionSpec&) const override { return t.n * t.elem_bytes; }
   CodecWork compress(const Tensor&, const CompressionSpec&) const override { return {}; }
   CodecWork decompress(const Tensor&, const CompressionSpec&, int) const override { return {}; }

@@ -25,8 +25,7 @@ Shape shape_of(const Tensor& t, const CompressionSpec& spec) {
 
 class PowerSgd final : public Compressor {
  public:
-  std::string_view name() const override { return "powersgd"; }
-  Exchange exchange() const override { return Exchange::LowRank; }
+  CompressionMethod method() const override { return CompressionMethod::PowerSgd; }
   double payload_bytes(const Tensor& t, const CompressionSpec& spec) const override {
     const Shape s = shape_of(t, spec);
     return 4 * (s.m + s.n) * s.r;

@@ -11,9 +11,7 @@ double bits_per_element(const CompressionSpec& spec) { return std::ceil(std::log
 
 class Qsgd final : public Compressor {
  public:
-  std::string_view name() const override { return "qsgd"; }
-  std::string_view calibration_kernel() const override { return "qsgd"; }
-  Exchange exchange() const override { return Exchange::AllReduce; }
+  CompressionMethod method() const override { return CompressionMethod::Qsgd; }
   double payload_bytes(const Tensor& t, const CompressionSpec& spec) const override {
     return std::ceil(t.n * bits_per_element(spec) / 8) + 4;
   }

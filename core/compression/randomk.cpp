@@ -7,9 +7,7 @@ namespace {
 
 class RandomK final : public Compressor {
  public:
-  std::string_view name() const override { return "randomk"; }
-  std::string_view calibration_kernel() const override { return "randomk"; }
-  Exchange exchange() const override { return Exchange::AllGather; }
+  CompressionMethod method() const override { return CompressionMethod::RandomK; }
   double payload_bytes(const Tensor& t, const CompressionSpec& spec) const override { return 8 * sparse_k(t, spec); }
   // Draw an index (2 FLOPs), read the value, write the pair.
   CodecWork compress(const Tensor& t, const CompressionSpec& spec) const override {

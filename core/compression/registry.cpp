@@ -1,44 +1,37 @@
-// The table of compressors by name, and what they share: the default exchange, error feedback
-// and sparse decoding.
+// The compressor of each method, and what they share: the default exchange, error feedback and
+// sparse decoding.
 #include <algorithm>
-#include <array>
 #include <cmath>
 #include <string>
 
 #include <fmt/format.h>
-#include <fmt/ranges.h>
 
 #include "core/base/error.hpp"
-#include "core/base/suggest.hpp"
 #include "core/compression/detail.hpp"
 
 namespace dtsim {
-namespace {
 
-const std::array<const Compressor*, 9>& table() {
-  static const std::array<const Compressor*, 9> compressors{
-      &compression::none_compressor(),    &compression::fp16_compressor(), &compression::bf16_compressor(),
-      &compression::int8_compressor(),    &compression::qsgd_compressor(), &compression::topk_compressor(),
-      &compression::randomk_compressor(), &compression::sign_compressor(), &compression::powersgd_compressor(),
-  };
-  return compressors;
+const Compressor& find_compressor(CompressionMethod m) {
+  switch (m) {
+    case CompressionMethod::None: return compression::none_compressor();
+    case CompressionMethod::Fp16: return compression::fp16_compressor();
+    case CompressionMethod::Bf16: return compression::bf16_compressor();
+    case CompressionMethod::Int8: return compression::int8_compressor();
+    case CompressionMethod::Qsgd: return compression::qsgd_compressor();
+    case CompressionMethod::TopK: return compression::topk_compressor();
+    case CompressionMethod::RandomK: return compression::randomk_compressor();
+    case CompressionMethod::Sign: return compression::sign_compressor();
+    case CompressionMethod::PowerSgd: return compression::powersgd_compressor();
+  }
+  throw RuntimeError(fmt::format("no compressor for method {}", static_cast<int>(m)));
 }
 
-}  // namespace
+const Compressor& find_compressor(std::string_view name) { return find_compressor(parse_compression_method(name)); }
 
 std::vector<std::string_view> compressor_names() {
   std::vector<std::string_view> names;
-  for (const Compressor* c : table()) names.push_back(c->name());
+  for (const MethodTraits& t : compression_methods()) names.push_back(t.name);
   return names;
-}
-
-const Compressor& find_compressor(std::string_view name) {
-  for (const Compressor* c : table()) {
-    if (c->name() == name) return *c;
-  }
-  const std::vector<std::string_view> names = compressor_names();
-  throw InputError(fmt::format("unknown compression method '{}' (valid: {}){}", name, fmt::join(names, ", "),
-                               did_you_mean(name, std::vector<std::string>(names.begin(), names.end()))));
 }
 
 CodecWork error_feedback_work(const Tensor& t, const CompressionSpec& spec) {

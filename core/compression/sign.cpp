@@ -9,9 +9,7 @@ namespace {
 
 class Sign final : public Compressor {
  public:
-  std::string_view name() const override { return "sign"; }
-  std::string_view calibration_kernel() const override { return "sign"; }
-  Exchange exchange() const override { return Exchange::AllGather; }
+  CompressionMethod method() const override { return CompressionMethod::Sign; }
   double payload_bytes(const Tensor& t, const CompressionSpec&) const override { return std::ceil(t.n / 8) + 4; }
   // Mean |g| (2 FLOPs, read), then the sign bits packed (1 FLOP, read, write n / 8 bytes).
   CodecWork compress(const Tensor& t, const CompressionSpec& spec) const override {

@@ -8,9 +8,7 @@ namespace {
 
 class TopK final : public Compressor {
  public:
-  std::string_view name() const override { return "topk"; }
-  std::string_view calibration_kernel() const override { return "topk"; }
-  Exchange exchange() const override { return Exchange::AllGather; }
+  CompressionMethod method() const override { return CompressionMethod::TopK; }
   double payload_bytes(const Tensor& t, const CompressionSpec& spec) const override { return 8 * sparse_k(t, spec); }
   // |g| (1 FLOP) then a radix select over four 8-bit digits (1 FLOP and one read of the tensor
   // per pass), then the k pairs written.

@@ -15,7 +15,7 @@ Tensor gradient_tensor(const JobSpec& job, double params) { return Tensor{params
 
 bool compresses(const JobSpec& job, double params) {
   const CompressionSpec& spec = job.compression;
-  if (spec.method == "none") return false;
+  if (spec.method == CompressionMethod::None) return false;
   const Tensor t = gradient_tensor(job, params);
   if (t.n * t.elem_bytes < spec.min_size) return false;
   return find_compressor(spec.method).compresses(t, spec);

@@ -9,6 +9,7 @@
 #include "core/calibration/profile_reader.hpp"
 #include "core/scenario/convergence_keys.hpp"
 #include "core/scenario/fault_keys.hpp"
+#include "core/scenario/sync_policy.hpp"
 
 namespace dtsim {
 namespace {
@@ -16,6 +17,20 @@ namespace {
 using S = Scenario;
 using J = JobSpec;
 using V = ScalarValue;
+
+constexpr StrategyKind kStrategies[] = {StrategyKind::AllReduce, StrategyKind::ParameterServer};
+
+std::vector<std::string_view> strategy_names() {
+  std::vector<std::string_view> names;
+  for (StrategyKind k : kStrategies) names.push_back(strategy_name(k));
+  return names;
+}
+
+std::vector<std::string_view> policy_names() {
+  std::vector<std::string_view> names;
+  for (const SyncPolicyTraits& p : sync_policies()) names.push_back(p.name);
+  return names;
+}
 
 const std::vector<std::pair<std::string, Dtype>> kDtypes{
     {"fp32", Dtype::Fp32}, {"tf32", Dtype::Tf32}, {"fp16", Dtype::Fp16}, {"bf16", Dtype::Bf16}};
@@ -192,10 +207,11 @@ std::vector<ScenarioKey> build_keys() {
       [](S& s, const V& v) { s.cluster.calibration = load_calibration(v); });
 
   // strategy
-  add_job("strategy.kind", "one of: allreduce, parameter_server", "allreduce", "How gradients are combined.",
-          [](J& j, const V& v) {
-            j.strategy.kind = v.choice<StrategyKind>(
-                {{"allreduce", StrategyKind::AllReduce}, {"parameter_server", StrategyKind::ParameterServer}});
+  add_job("strategy.kind", fmt::format("one of: {}", fmt::join(strategy_names(), ", ")), "allreduce",
+          "How gradients are combined.", [](J& j, const V& v) {
+            std::vector<std::pair<std::string, StrategyKind>> strategies;
+            for (StrategyKind kind : kStrategies) strategies.emplace_back(strategy_name(kind), kind);
+            j.strategy.kind = v.choice(strategies);
           });
   add_job("strategy.workers", "count", "0", "Data-parallel workers; 0 means one per device of the cluster.",
           [](J& j, const V& v) { j.strategy.workers = v.count(0); });
@@ -221,13 +237,13 @@ std::vector<ScenarioKey> build_keys() {
           });
 
   // gradient compression (docs/compression.md)
-  add_job("compression.method", "one of: none, fp16, bf16, int8, qsgd, topk, randomk, sign, powersgd", "none",
+  add_job("compression.method", fmt::format("one of: {}", fmt::join(compressor_names(), ", ")), "none",
           "Gradient compressor. Dense ones (fp16, bf16, int8, qsgd) are AllReduced; topk, randomk and sign are "
           "AllGathered (their size grows with the workers); powersgd runs two AllReduces (P and Q).",
           [](J& j, const V& v) {
-            std::vector<std::pair<std::string, std::string>> names;
-            for (std::string_view n : compressor_names()) names.emplace_back(n, n);
-            j.compression.method = v.choice(names);
+            std::vector<std::pair<std::string, CompressionMethod>> methods;
+            for (const MethodTraits& m : compression_methods()) methods.emplace_back(m.name, m.method);
+            j.compression.method = v.choice(methods);
           });
   add_job("compression.levels", "count", "127", "qsgd: quantisation levels s (ceil(log2(s+1)) + 1 bits per element).",
           [](J& j, const V& v) { j.compression.levels = v.count(1); });
@@ -301,7 +317,7 @@ std::vector<ScenarioKey> build_keys() {
           [](J& j, const V& v) { j.stragglers.profile_workers = v.indices(); });
 
   // sync and run
-  add_job("sync.policy", "one of: bsp, asp, ssp, local_sgd, backup, gossip", "bsp",
+  add_job("sync.policy", fmt::format("one of: {}", fmt::join(policy_names(), ", ")), "bsp",
           "Bulk-synchronous; asynchronous (parameter server: each push applied at once, the worker pulls the "
           "latest); stale-synchronous (as asp, but a worker waits while more than sync.staleness iterations ahead); "
           "local SGD (AllReduce: workers step alone and average their models every sync.period iterations); "
@@ -309,12 +325,9 @@ std::vector<ScenarioKey> build_keys() {
           "slowest); gossip (AD-PSGD: each worker averages its model with one random peer after each step, no "
           "barrier).",
           [](J& j, const V& v) {
-            j.sync.kind = v.choice<SyncKind>({{"bsp", SyncKind::Bsp},
-                                              {"asp", SyncKind::Asp},
-                                              {"ssp", SyncKind::Ssp},
-                                              {"local_sgd", SyncKind::LocalSgd},
-                                              {"backup", SyncKind::Backup},
-                                              {"gossip", SyncKind::Gossip}});
+            std::vector<std::pair<std::string, SyncKind>> policies;
+            for (const SyncPolicyTraits& p : sync_policies()) policies.emplace_back(p.name, p.kind);
+            j.sync.kind = v.choice(policies);
           });
   add_job("sync.period", "count", "1", "local SGD: iterations between two model averages (H >= 1).",
           [](J& j, const V& v) { j.sync.period = v.count(1); });

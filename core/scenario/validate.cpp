@@ -10,6 +10,7 @@
 
 #include "core/collectives/collective.hpp"
 #include "core/scenario/schema.hpp"
+#include "core/scenario/sync_policy.hpp"
 #include "core/zoo/model_file.hpp"
 
 namespace dtsim {
@@ -228,7 +229,7 @@ void check_strategy(const Scenario& s, size_t index) {
     fail_at(s, key,
             fmt::format("{}: '{}' needs a parameter server (set strategy.kind: parameter_server); an "
                         "AllReduce job is bsp",
-                        key, job.sync.kind == SyncKind::Asp ? "asp" : "ssp"));
+                        key, sync_policy_name(job.sync.kind)));
   }
   if (job.strategy.kind != StrategyKind::AllReduce) return;
   const std::string key = s.job_key(index, "strategy.allreduce.algorithm");
@@ -251,7 +252,7 @@ void check_sync(const Scenario& s, size_t index) {
   const SyncKind kind = job.sync.kind;
   if (kind != SyncKind::Backup && kind != SyncKind::Gossip) return;
   const std::string policy = s.job_key(index, "sync.policy");
-  const char* name = kind == SyncKind::Backup ? "backup" : "gossip";
+  const std::string_view name = sync_policy_name(kind);
   if (job.strategy.kind != StrategyKind::AllReduce) {
     fail_at(s, policy,
             fmt::format("{}: '{}' is modelled for AllReduce jobs (set strategy.kind: allreduce); a parameter "
@@ -268,7 +269,7 @@ void check_sync(const Scenario& s, size_t index) {
   if (kind == SyncKind::Gossip && workers < 2) {
     fail_at(s, policy, fmt::format("{}: 'gossip' needs at least 2 workers (the job has {})", policy, workers));
   }
-  if (kind == SyncKind::Gossip && job.compression.method != "none") {
+  if (kind == SyncKind::Gossip && job.compression.method != CompressionMethod::None) {
     const std::string key = s.job_key(index, "compression.method");
     fail_at(s, key, fmt::format("{}: gossip exchanges whole models, uncompressed (use compression.method: none)", key));
   }
@@ -277,10 +278,11 @@ void check_sync(const Scenario& s, size_t index) {
 // PowerSGD's factors must be AllReduced: a parameter server cannot combine them.
 void check_compression(const Scenario& s, size_t index) {
   const JobSpec& job = s.jobs[index];
-  if (job.strategy.kind == StrategyKind::ParameterServer && job.compression.method == "powersgd") {
+  const MethodTraits& method = method_traits(job.compression.method);
+  if (job.strategy.kind == StrategyKind::ParameterServer && method.exchange == Exchange::LowRank) {
     const std::string key = s.job_key(index, "compression.method");
     fail_at(s, key,
-            fmt::format("{}: powersgd needs strategy.kind allreduce (its factors P and Q are AllReduced)", key));
+            fmt::format("{}: {} needs strategy.kind allreduce (its factors P and Q are AllReduced)", key, method.name));
   }
 }
 
@@ -298,7 +300,11 @@ SourceLocation Scenario::location_of(const std::string& key) const {
 std::string_view engine_name(Engine e) { return e == Engine::Analytical ? "analytical" : "simgrid"; }
 std::string_view fidelity_name(Fidelity f) { return f == Fidelity::Flow ? "flow" : "step"; }
 std::string_view strategy_name(StrategyKind k) {
-  return k == StrategyKind::AllReduce ? "allreduce" : "parameter_server";
+  switch (k) {
+    case StrategyKind::AllReduce: return "allreduce";
+    case StrategyKind::ParameterServer: return "parameter_server";
+  }
+  return "";
 }
 
 void finish_scenario(Scenario& s) {

@@ -3,44 +3,20 @@
 
 #include <fmt/format.h>
 
+#include "core/scenario/sync_policy.hpp"
+
 namespace dtsim {
-namespace {
-
-struct PolicyKey {
-  const char* key;
-  SyncKind uses;
-  const char* policy;
-};
-
-constexpr PolicyKey kPolicyKeys[] = {
-    {"sync.staleness", SyncKind::Ssp, "ssp"},
-    {"sync.period", SyncKind::LocalSgd, "local_sgd"},
-    {"sync.backup_workers", SyncKind::Backup, "backup"},
-};
-
-const char* policy_name(SyncKind k) {
-  switch (k) {
-    case SyncKind::Bsp: return "bsp";
-    case SyncKind::Asp: return "asp";
-    case SyncKind::Ssp: return "ssp";
-    case SyncKind::LocalSgd: return "local_sgd";
-    case SyncKind::Backup: return "backup";
-    case SyncKind::Gossip: return "gossip";
-  }
-  return "?";
-}
-
-}  // namespace
 
 std::vector<std::string> scenario_warnings(const Scenario& s) {
   std::vector<std::string> out;
   for (size_t j = 0; j < s.jobs.size(); ++j) {
     const SyncKind kind = s.jobs[j].sync.kind;
-    for (const PolicyKey& p : kPolicyKeys) {
-      const std::string key = s.job_key(j, p.key);
-      if (kind == p.uses || s.where.count(key) == 0) continue;
+    for (const SyncPolicyTraits& p : sync_policies()) {  // each policy's parameter, set for another policy
+      if (p.parameter == SyncParameter::None) continue;
+      const std::string key = s.job_key(j, std::string(sync_parameter_key(p.parameter)));
+      if (kind == p.kind || s.where.count(key) == 0) continue;
       out.push_back(fmt::format("{}: warning: {}: ignored under sync.policy {} (it applies to {})",
-                                s.location_of(key).str(), key, policy_name(kind), p.policy));
+                                s.location_of(key).str(), key, sync_policy_name(kind), p.name));
     }
   }
   return out;

@@ -8,6 +8,7 @@
 //   powersgd: P P^T (sum of the workers' M), within 1e-3 of its largest element (float rounding).
 #include <cmath>
 
+#include <fmt/format.h>
 #include <Eigen/Dense>
 
 #include "core/base/error.hpp"
@@ -75,7 +76,7 @@ void CpuExecutor::check_codec(int k, const Op& op) {
   if (b.step != (codec.exchange() == Exchange::LowRank ? 4 : 2)) return;
   const std::span<float> out = buffer(b);
   const auto n = static_cast<std::int64_t>(out.size());
-  const std::string method = plan_->jobs[program_->job].compression.method;
+  const CompressionMethod method = plan_->jobs[program_->job].compression.method;
   CheckResult r;
   auto compare = [&](std::int64_t e, float want, float tolerance) {
     const float have = out[static_cast<size_t>(e)];
@@ -84,26 +85,36 @@ void CpuExecutor::check_codec(int k, const Op& op) {
     r.checksum += have;
     r.expected += want;
   };
-  if (codec.reduction() != Reduction::Float) {  // fp16, bf16
-    const SumTable sums(binding_.workers, k);
-    for (std::int64_t e = 0; e < n; ++e) compare(e, sums.at(b.model_offset + e), 0.0f);
-  } else if (method == "sign") {
-    std::vector<float> votes(static_cast<size_t>(n) + 1);
-    for (std::int64_t e = 0; e < n; ++e)
-      votes[static_cast<size_t>(e)] = codec.own()[static_cast<size_t>(e)] >= 0 ? 1 : -1;
-    votes.back() = codec.own().empty() ? 0.0f : std::fabs(codec.own().front());  // this worker's scale
-    check_mpi(MPI_Allreduce(MPI_IN_PLACE, votes.data(), static_cast<int>(votes.size()), MPI_FLOAT, MPI_SUM, unit.comm),
-              "MPI_Allreduce");
-    const float scales = votes.back();
-    for (std::int64_t e = 0; e < n; ++e) {
-      const float v = votes[static_cast<size_t>(e)];
-      compare(e, v > 0 ? scales : v < 0 ? -scales : 0.0f, 1e-5f * std::fabs(scales));
-    }
-  } else {
-    std::vector<float> sum = codec.own();  // topk, randomk: the sparse vectors; powersgd: M
+  auto summed_own = [&] {  // topk, randomk: the sparse vectors; powersgd: M
+    std::vector<float> sum = codec.own();
     check_mpi(MPI_Allreduce(MPI_IN_PLACE, sum.data(), static_cast<int>(sum.size()), MPI_FLOAT, MPI_SUM, unit.comm),
               "MPI_Allreduce");
-    if (method == "powersgd") {
+    return sum;
+  };
+  switch (method) {
+    case CompressionMethod::Fp16:
+    case CompressionMethod::Bf16: {
+      const SumTable sums(binding_.workers, k);
+      for (std::int64_t e = 0; e < n; ++e) compare(e, sums.at(b.model_offset + e), 0.0f);
+      break;
+    }
+    case CompressionMethod::Sign: {
+      std::vector<float> votes(static_cast<size_t>(n) + 1);
+      for (std::int64_t e = 0; e < n; ++e)
+        votes[static_cast<size_t>(e)] = codec.own()[static_cast<size_t>(e)] >= 0 ? 1 : -1;
+      votes.back() = codec.own().empty() ? 0.0f : std::fabs(codec.own().front());  // this worker's scale
+      check_mpi(
+          MPI_Allreduce(MPI_IN_PLACE, votes.data(), static_cast<int>(votes.size()), MPI_FLOAT, MPI_SUM, unit.comm),
+          "MPI_Allreduce");
+      const float scales = votes.back();
+      for (std::int64_t e = 0; e < n; ++e) {
+        const float v = votes[static_cast<size_t>(e)];
+        compare(e, v > 0 ? scales : v < 0 ? -scales : 0.0f, 1e-5f * std::fabs(scales));
+      }
+      break;
+    }
+    case CompressionMethod::PowerSgd: {
+      std::vector<float> sum = summed_own();
       sum.resize(static_cast<size_t>(codec.rows()) * codec.cols(), 0.0f);
       using RowMatrix = Eigen::Matrix<float, Eigen::Dynamic, Eigen::Dynamic, Eigen::RowMajor>;
       const Eigen::Map<const RowMatrix> m(sum.data(), codec.rows(), codec.cols());
@@ -111,14 +122,19 @@ void CpuExecutor::check_codec(int k, const Op& op) {
       const RowMatrix want = p * (p.transpose() * m);
       const float tolerance = 1e-3f * std::max(1.0f, want.cwiseAbs().maxCoeff());
       for (std::int64_t e = 0; e < n; ++e) compare(e, want.data()[e], tolerance);
-    } else {
+      break;
+    }
+    case CompressionMethod::None:
+    case CompressionMethod::Int8:
+    case CompressionMethod::Qsgd:
+    case CompressionMethod::TopK:
+    case CompressionMethod::RandomK: {
+      const std::vector<float> sum = summed_own();
       for (std::int64_t e = 0; e < n; ++e) compare(e, sum[static_cast<size_t>(e)], 0.0f);
+      break;
     }
   }
-  const char* exchange = codec.exchange() == Exchange::AllReduce   ? "allreduce"
-                         : codec.exchange() == Exchange::AllGather ? "allgather"
-                                                                   : "low-rank allreduces";
-  add_check(op, "compressed " + method, exchange, n, r);
+  add_check(op, fmt::format("compressed {}", method_name(method)), std::string(exchange_label(codec.exchange())), n, r);
 }
 
 }  // namespace dtsim::real

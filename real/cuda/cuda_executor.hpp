@@ -71,7 +71,7 @@ class CudaExecutor : public RealExecutor {
   void check_codecs();
   float* wire_of(const Op& op, std::int64_t& floats);
   bool compressed_ = false, lossy_pushes_ = false;
-  std::string method_;
+  CompressionMethod method_ = CompressionMethod::None;
   std::map<int, DeviceUnit> units_;      // by unit (a parameter-server worker: by shard)
   std::map<int, DeviceUnit> decoders_;   // a server's decoders, by inbox (worker)
   std::map<int, MPI_Comm> check_comms_;  // plan group -> MPI communicator for the references

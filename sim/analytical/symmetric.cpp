@@ -63,7 +63,7 @@ bool is_symmetric(const Scenario& s) {
   const bool straggles = st.jitter != Jitter::None || (!st.slow_workers.empty() && st.slow_factor != 1.0);
   // Compression computes on the comm stream, sharing the device with the backward pass: the full
   // engine queues those ops on the device, the fast path does not.
-  const bool compresses = s.job().compression.method != "none";
+  const bool compresses = s.job().compression.method != CompressionMethod::None;
   // Local SGD skips the exchange in most iterations, which the one-worker evaluation does not model.
   const bool bsp = s.job().sync.kind == SyncKind::Bsp;
   // Speed and NIC profiles, mixed devices and dynamic batches make workers or times differ too.

@@ -53,8 +53,7 @@ int leaf_crossing_flows(const CollectiveAlgorithm& algo, CollectiveKind kind, co
 
 CostModel::CostModel(const ClusterSpec& cluster, const Plan& plan) : cluster_(cluster), plan_(plan) {
   for (const JobPlan& job : plan.jobs) {
-    const std::string& method = job.compression.method;
-    codec_kernels_.push_back(method == "none" ? std::string_view{} : find_compressor(method).calibration_kernel());
+    codec_kernels_.push_back(method_traits(job.compression.method).calibration_kernel);
   }
 }
 
@@ -100,7 +99,7 @@ double CostModel::collective_host_time(const CollectiveOp& op) const {
 
 double CostModel::send_host_time(const RankProgram& rank, const SendOp& op) const {
   if (!cluster_.calibration || rank.role != Role::Worker || rank.job < 0) return 0.0;
-  if (plan_.jobs[rank.job].compression.method != "none") return 0.0;
+  if (plan_.jobs[rank.job].compression.method != CompressionMethod::None) return 0.0;
   return cluster_.calibration->push_buffer_time(op.bytes);
 }
 

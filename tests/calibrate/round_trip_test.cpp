@@ -28,7 +28,8 @@ TEST_CASE("calibrate --quick on 2 ranks, then validate a 2-rank ring job with th
   CHECK(!p->collectives.empty());
   // Every method's compress, measured through dtsim-real's codec: 64 KiB to 4 MiB with --quick,
   // where 64 times the gradient takes longer.
-  for (const char* kernel : kCompressionKernels) {
+  for (std::string_view name : compression_kernels()) {
+    const std::string kernel(name);
     INFO(kernel);
     REQUIRE(p->compression.count(kernel));
     const FittedCurve& c = p->compression.at(kernel);

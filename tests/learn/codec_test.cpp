@@ -12,7 +12,7 @@ namespace {
 
 CompressionSpec spec(const std::string& method, double ratio = 0.01, bool ef = true) {
   CompressionSpec s;
-  s.method = method;
+  s.method = parse_compression_method(method);
   s.ratio = ratio;
   s.error_feedback = ef;
   return s;

@@ -17,7 +17,7 @@ namespace {
 
 CompressionSpec spec_of(const std::string& method, double ratio = 0.01, int rank = 4, bool error_feedback = true) {
   CompressionSpec s;
-  s.method = method;
+  s.method = parse_compression_method(method);
   s.ratio = ratio;
   s.rank = rank;
   s.error_feedback = error_feedback;

@@ -44,7 +44,7 @@ std::vector<float> host_copy(const float* d, size_t n) {
 
 CompressionSpec spec_of(const char* method) {
   CompressionSpec s;
-  s.method = method;
+  s.method = parse_compression_method(method);
   s.ratio = 0.05;
   s.error_feedback = false;
   return s;
