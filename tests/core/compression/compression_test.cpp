@@ -7,19 +7,13 @@
 #include "core/compression/compressor.hpp"
 #include "core/plan/compiler.hpp"
 #include "core/scenario/loader.hpp"
+#include "tests/support/tiny_job.hpp"
 
 using namespace dtsim;
 
 namespace {
 
-const char* const kJob = R"(name: t
-model:
-  name: synthetic
-  synthetic: {params: 1e6, flops_per_sample: 1GFLOP, layers: 1}
-cluster:
-  nodes: 4
-  device: a100_40gb
-)";
+const char* const kJob = test::kTinyJob;
 
 Plan plan_of(const std::vector<std::string>& sets) { return compile_plan(load_scenario_text(kJob, "x.yaml", sets)); }
 

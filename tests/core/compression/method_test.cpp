@@ -10,19 +10,13 @@
 #include "core/calibration/calibration.hpp"
 #include "core/compression/compressor.hpp"
 #include "core/scenario/loader.hpp"
+#include "tests/support/tiny_job.hpp"
 
 using namespace dtsim;
 
 namespace {
 
-const char* const kJob = R"(name: t
-model:
-  name: synthetic
-  synthetic: {params: 1e6, flops_per_sample: 1GFLOP, layers: 1}
-cluster:
-  nodes: 4
-  device: a100_40gb
-)";
+const char* const kJob = test::kTinyJob;
 
 // The collectives of a compressed tensor's exchange, in order.
 std::vector<CollectiveKind> collectives_of(const Compressor& c) {

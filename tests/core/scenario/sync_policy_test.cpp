@@ -10,19 +10,13 @@
 #include "core/scenario/loader.hpp"
 #include "core/scenario/sync_policy.hpp"
 #include "core/scenario/warnings.hpp"
+#include "tests/support/tiny_job.hpp"
 
 using namespace dtsim;
 
 namespace {
 
-const char* const kJob = R"(name: t
-model:
-  name: synthetic
-  synthetic: {params: 1e6, flops_per_sample: 1GFLOP, layers: 1}
-cluster:
-  nodes: 4
-  device: a100_40gb
-)";
+const char* const kJob = test::kTinyJob;
 
 // --set lines that make a scenario of the policy valid.
 std::vector<std::string> sets_for(SyncKind k) {
