@@ -14,6 +14,7 @@
 
 #include "calibrate/microbench.hpp"
 #include "core/calibration/calibration.hpp"
+#include "real/host_comm.hpp"
 
 namespace dtsim::calib {
 
@@ -40,8 +41,9 @@ class BenchSuite {
 };
 
 std::unique_ptr<BenchSuite> make_cpu_bench(MPI_Comm comm);
-// Collective. Throws real::BackendUnavailable without a CUDA device, with more ranks on a host
+// Collective over MPI processes or the threads of one process (--gpus). Throws
+// real::BackendUnavailable without a CUDA device, with more ranks on a host
 // than devices, or when dtsim was built without CUDA.
-std::unique_ptr<BenchSuite> make_cuda_bench(MPI_Comm comm);
+std::unique_ptr<BenchSuite> make_cuda_bench(real::HostComm& comm);
 
 }  // namespace dtsim::calib

@@ -13,6 +13,7 @@
 #include <vector>
 
 #include "core/calibration/calibration.hpp"
+#include "real/host_comm.hpp"
 
 namespace dtsim::calib {
 
@@ -52,10 +53,15 @@ inline std::vector<std::string> all_hosts(MPI_Comm comm) {
   return out;
 }
 
-// Rank 0's partner per link class (same_host: the first other rank on its host; cross_host: the
-// first rank on another host); classes without one are absent. Collective.
-inline std::map<std::string, int> link_partners(MPI_Comm comm) {
-  const std::vector<std::string> hosts = all_hosts(comm);
+inline std::vector<std::string> all_hosts(real::HostComm& comm) {
+  char name[256] = {};
+  gethostname(name, sizeof(name) - 1);
+  return comm.allgather(name);
+}
+
+// Rank 0's partner per link class, from every rank's hostname (same_host: the first other rank
+// on its host; cross_host: the first rank on another host); classes without one are absent.
+inline std::map<std::string, int> link_partners(const std::vector<std::string>& hosts) {
   std::map<std::string, int> partner;
   for (int r = 1; r < static_cast<int>(hosts.size()); ++r) {
     partner.try_emplace(hosts[r] == hosts[0] ? kSameHost : kCrossHost, r);

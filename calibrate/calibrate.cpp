@@ -188,13 +188,14 @@ void print_profile(std::ostream& out, const CalibrationProfile& p) {
   }
 }
 
-int calibrate(const CalibrateOptions& o, const real::MpiWorld& world, std::ostream& out) {
+int calibrate(const CalibrateOptions& o, real::HostComm& world, std::ostream& out) {
   if (o.backend != "cpu" && o.backend != "cuda")
     throw InputError(fmt::format("--backend: '{}' is not a backend (valid: cpu, cuda)", o.backend));
+  const bool cuda = o.backend == "cuda";
+  if (!cuda && world.mpi() == MPI_COMM_NULL) throw RuntimeError("dtsim calibrate --backend cpu runs under MPI only");
   // cuda: a device per rank first (exit 3 without one, whatever the rank count).
-  const std::unique_ptr<BenchSuite> suite =
-      o.backend == "cuda" ? make_cuda_bench(MPI_COMM_WORLD) : make_cpu_bench(MPI_COMM_WORLD);
-  if (world.size() < 2) {
+  const std::unique_ptr<BenchSuite> suite = cuda ? make_cuda_bench(world) : make_cpu_bench(world.mpi());
+  if (!cuda && world.size() < 2) {
     throw InputError(fmt::format(
         "dtsim calibrate needs at least 2 ranks to measure links: run it under mpirun, e.g. mpirun -np 2 {}dtsim "
         "calibrate --backend {} --out profile.yaml",
@@ -210,9 +211,15 @@ int calibrate(const CalibrateOptions& o, const real::MpiWorld& world, std::ostre
           << std::flush;
   };
   Measurements m;
-  const int hosts = count_hosts(MPI_COMM_WORLD);
+  const int hosts = world.hosts();
   if (!suite->device().empty()) say(fmt::format("{} backend, rank 0 on {}", o.backend, suite->device()));
-  say("exchanges per link class");
+  if (world.size() == 1) {
+    say("one GPU: no link to measure, and the collectives are single-rank (NCCL on one device); the profile's "
+        "links stay the scenario's. Calibrate on a node of several GPUs for links");
+  } else {
+    say(fmt::format("exchanges per link class ({}{})", world.started(),
+                    world.mpi() == MPI_COMM_NULL ? ", threads of one process" : ""));
+  }
   m.exchange = suite->exchange(bench);
   BenchOptions pass = bench;
   pass.min_seconds /= kPasses;

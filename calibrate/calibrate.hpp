@@ -8,7 +8,7 @@
 #include <vector>
 
 #include "core/calibration/calibration.hpp"
-#include "real/mpi_world.hpp"
+#include "real/host_comm.hpp"
 
 namespace dtsim::calib {
 
@@ -37,10 +37,12 @@ CalibrationProfile fit_profile(const MachineInfo& machine, Measurements m);
 // This machine as MachineInfo (hostname, /proc/cpuinfo's model name, cores, the time now in UTC).
 MachineInfo this_machine(const std::string& backend, int ranks, int hosts, bool quick);
 
-// Runs on every rank; rank 0 prints the tables to `out` and writes the profile. Returns the exit
-// code. Throws InputError for an unknown backend or fewer than 2 ranks, real::BackendUnavailable
-// for --backend cuda without a device per rank or in a dtsim built without CUDA.
-int calibrate(const CalibrateOptions& o, const real::MpiWorld& world, std::ostream& out);
+// Runs on every rank (MPI processes; or, for cuda, the threads of one process, one per GPU); rank 0
+// prints the tables to `out` and writes the profile. Returns the exit code. Throws InputError for
+// an unknown backend or, on cpu, fewer than 2 ranks; real::BackendUnavailable for --backend cuda
+// without a device per rank or in a dtsim built without CUDA. One GPU measures no link: its
+// collectives are single-rank, and the profile's links stay the scenario's.
+int calibrate(const CalibrateOptions& o, real::HostComm& world, std::ostream& out);
 
 // The profile's tables (links, compute, memory, compression, collectives), as calibrate prints them.
 void print_profile(std::ostream& out, const CalibrationProfile& p);

@@ -4,7 +4,7 @@
 
 namespace dtsim::calib {
 
-std::unique_ptr<BenchSuite> make_cuda_bench(MPI_Comm) {
+std::unique_ptr<BenchSuite> make_cuda_bench(real::HostComm&) {
   throw real::BackendUnavailable(
       "this dtsim was built without CUDA (CUDA toolkit and NCCL not found at configure time), so dtsim calibrate "
       "--backend cuda cannot run; use --backend cpu");

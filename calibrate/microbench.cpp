@@ -12,7 +12,6 @@
 #include <cstdint>
 #include <functional>
 #include <numeric>
-#include <set>
 #include <thread>
 
 #include "core/base/error.hpp"
@@ -82,11 +81,6 @@ void evict_caches() {
 }
 
 }  // namespace
-
-int count_hosts(MPI_Comm comm) {
-  const std::vector<std::string> hosts = all_hosts(comm);
-  return static_cast<int>(std::set<std::string>(hosts.begin(), hosts.end()).size());
-}
 
 std::vector<Sample> bench_gemm(const BenchOptions& o, MPI_Comm comm) {
   real::EigenGemms gemms(real::kMaxGemmDim);
@@ -188,7 +182,7 @@ std::vector<Sample> bench_push_buffer(const BenchOptions& o, MPI_Comm comm) {
 }
 
 std::map<std::string, std::vector<Sample>> bench_exchange(const BenchOptions& o, MPI_Comm comm) {
-  const std::map<std::string, int> partner = link_partners(comm);
+  const std::map<std::string, int> partner = link_partners(all_hosts(comm));
   const int me = comm_rank(comm);
   const std::vector<double> sizes = o.quick ? geometric(8, 4 << 20, 8) : geometric(8, 16 << 20, 2);
   std::vector<float> buf(static_cast<size_t>(sizes.back() / sizeof(float)) + 1, 1.0f);

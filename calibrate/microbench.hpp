@@ -64,7 +64,4 @@ std::vector<CollectiveSample> bench_collectives(const BenchOptions& o, MPI_Comm 
 // Returned on rank 0.
 std::map<std::string, std::vector<Sample>> bench_compression(const BenchOptions& o, MPI_Comm comm);
 
-// How many distinct hosts the ranks of `comm` run on.
-int count_hosts(MPI_Comm comm);
-
 }  // namespace dtsim::calib

@@ -106,10 +106,16 @@ bool is_collective_kind(const std::string& kind) {
 // or dtsim-real's exit code 2 or 3 after printing its output's tail; throws on other failures.
 int run_real(const ValidateOptions& o, int ranks, double scale, const fs::path& run_dir, std::ostream& out) {
   fs::create_directories(run_dir);
+  // "none": no launcher, dtsim-real drives `ranks` GPUs of this node from one process.
+  const bool threads = o.mpirun == "none";
+  if (threads && o.backend != "cuda") {
+    throw InputError("--mpirun none: only --backend cuda runs without a launcher (a thread per GPU of this node)");
+  }
   std::string cmd = geteuid() == 0 ? "OMPI_ALLOW_RUN_AS_ROOT=1 OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1 " : "";
-  cmd += launcher(o.mpirun, ranks);
-  cmd += fmt::format(" {} {} --backend {} --compute-scale {:.17g} --quiet --out {}", quote(real_binary(o)),
+  if (!threads) cmd += launcher(o.mpirun, ranks) + " ";
+  cmd += fmt::format("{} {} --backend {} --compute-scale {:.17g} --quiet --out {}", quote(real_binary(o)),
                      quote(o.scenario), o.backend, scale, quote(run_dir.string()));
+  if (threads) cmd += fmt::format(" --gpus {}", ranks);
   for (const std::string& set : o.sets) cmd += " --set " + quote(set);
   const std::string log = (run_dir / "real.log").string();
   cmd += " >" + quote(log) + " 2>&1";

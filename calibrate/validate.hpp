@@ -21,7 +21,8 @@ struct ValidateOptions {
   std::string backend = "cpu";
   std::string engine;  // "" = the scenario's run.engine
   // Launcher prefix: "-np N dtsim-real ..." is appended, or with "{n}" in it (srun -n {n}) the rank
-  // count goes there and "dtsim-real ..." is appended.
+  // count goes there and "dtsim-real ..." is appended; "none" runs dtsim-real --gpus N without a
+  // launcher (--backend cuda: a thread per GPU of this node).
   std::string mpirun = "mpirun --oversubscribe";
   std::string compute_scale = "auto";  // as dtsim-real's --compute-scale
   std::string out;                     // "" = runs/<scenario name>-validate

@@ -1,7 +1,10 @@
-// `dtsim calibrate` (under mpirun: microbenchmarks, fits, profile.yaml) and `dtsim validate`
-// (a real run against a simulated one with a profile). Both need the MPI build (calibrate/).
+// `dtsim calibrate` (under mpirun, or for cuda without one: a thread per GPU of this node;
+// microbenchmarks, fits, profile.yaml) and `dtsim validate` (a real run against a simulated one
+// with a profile). Both need the MPI build (calibrate/).
 #include <iostream>
 #include <optional>
+
+#include <fmt/format.h>
 
 #include "cli/commands.hpp"
 #include "core/base/error.hpp"
@@ -10,14 +13,44 @@
 #include "calibrate/calibrate.hpp"
 #include "calibrate/validate.hpp"
 #include "real/executor.hpp"
+#include "real/launch.hpp"
+#include "real/mpi_host_comm.hpp"
 #include "real/mpi_world.hpp"
+#include "real/thread_team.hpp"
 #endif
 
 namespace dtsim::cli {
 
 #ifdef DTSIM_WITH_CALIBRATE
 
+namespace {
+
+// --backend cuda without an MPI launcher: one process, a thread per GPU.
+int calibrate_threads(const CalibrateCliOptions& o) {
+  try {
+    const int gpus = real::gpus_to_drive(o.gpus);
+    return real::run_team(gpus, [&](real::HostComm& comm) {
+      return calib::calibrate(calib::CalibrateOptions{o.backend, o.out, o.quick}, comm, std::cout);
+    });
+  } catch (const InputError& e) {
+    std::cerr << e.what() << "\n";
+    return 2;
+  } catch (const real::BackendUnavailable& e) {
+    std::cerr << "dtsim: error: " << e.what() << "\n";
+    return 3;
+  }
+}
+
+}  // namespace
+
 int calibrate_command(const CalibrateCliOptions& o, int& argc, char**& argv) {
+  const bool launched = real::launched_by_mpi();
+  if (o.backend == "cuda" && !launched) return calibrate_threads(o);
+  if (o.gpus != 0) {
+    throw InputError(fmt::format("--gpus: {}; --gpus is for --backend cuda without mpirun",
+                                 launched ? "under mpirun each rank drives one GPU (its index on its host)"
+                                          : "--backend cpu runs its ranks under mpirun (mpirun -np N ...)"));
+  }
   std::optional<real::MpiWorld> world;
   try {
     world.emplace(argc, argv);
@@ -26,7 +59,8 @@ int calibrate_command(const CalibrateCliOptions& o, int& argc, char**& argv) {
   }
   const bool first = world->rank() == 0;
   try {
-    return calib::calibrate(calib::CalibrateOptions{o.backend, o.out, o.quick}, *world, std::cout);
+    real::MpiHostComm comm(MPI_COMM_WORLD);
+    return calib::calibrate(calib::CalibrateOptions{o.backend, o.out, o.quick}, comm, std::cout);
   } catch (const InputError& e) {
     if (first) std::cerr << e.what() << "\n";
     return 2;

@@ -12,7 +12,7 @@
 #include "core/scenario/loader.hpp"
 #include "sim/analytical/symmetric.hpp"
 #include "sim/faults/evaluate.hpp"
-#include "sim/simgrid/executor.hpp"
+#include "sim/make_executor.hpp"
 
 namespace dtsim::cli {
 namespace {
@@ -21,8 +21,7 @@ std::vector<Metrics> engine_metrics(const Scenario& s) {
   if (s.run.engine == Engine::Analytical) return analytical::run_analytical(s);
   const Plan plan = compile_plan(s);
   Recorder recorder;
-  sg::SimGridExecutor engine(s.cluster, sg::SimGridOptions{s.run.fidelity, s.run.fuse_compute});
-  const RunInfo info = engine.run(plan, recorder);
+  const RunInfo info = sim::make_executor(s)->run(plan, recorder);
   return compute_job_metrics(plan, recorder.records(), info);
 }
 

@@ -55,9 +55,11 @@ struct CalibrateCliOptions {
   std::string backend = "cpu";
   std::string out = "profile.yaml";
   bool quick = false;
+  int gpus = 0;  // --backend cuda without mpirun: GPUs to drive (0: all visible)
 };
 
-// `dtsim calibrate` (run under mpirun): initialises MPI from argc/argv. Exit 3 without MPI or GPU.
+// `dtsim calibrate`: under mpirun (or with --backend cpu) initialises MPI from argc/argv; with
+// --backend cuda and no launcher, runs a thread per GPU. Exit 3 without MPI or GPU.
 int calibrate_command(const CalibrateCliOptions& o, int& argc, char**& argv);
 
 struct ValidateCliOptions {

@@ -75,6 +75,8 @@ Examples:
 Examples:
   mpirun -np 2 --oversubscribe dtsim calibrate --backend cpu --out profile.yaml
   mpirun -np 2 --oversubscribe dtsim calibrate --backend cpu --quick --out quick.yaml
+  dtsim calibrate --backend cuda --out gpu.yaml          (no mpirun: every GPU of this node, a thread each)
+  dtsim calibrate --backend cuda --gpus 2 --quick --out gpu.yaml
 )"},
     {"validate", R"(
 Examples:
@@ -180,12 +182,17 @@ int parse_and_run(int argc, char** argv) {
 
   cli::CalibrateCliOptions calib;
   auto* calib_cmd = app.add_subcommand(
-      "calibrate", "Measure this machine (run under mpirun: GEMMs, memory, links, collectives) and fit a profile");
+      "calibrate",
+      "Measure this machine (under mpirun, or for cuda the node's GPUs: GEMMs, memory, links, collectives) and fit a "
+      "profile");
   calib_cmd->add_option("--backend", calib.backend, "cpu (MPI + Eigen) or cuda")
       ->check(CLI::IsMember({"cpu", "cuda"}))
       ->capture_default_str();
   calib_cmd->add_option("--out", calib.out, "Profile to write (YAML)")->capture_default_str();
   calib_cmd->add_flag("--quick", calib.quick, "Fewer sizes and shorter repeats (CI, a few seconds)");
+  calib_cmd->add_option("--gpus", calib.gpus,
+                        "--backend cuda without mpirun: measure this many GPUs of this node, a thread each (default: "
+                        "all visible)");
 
   cli::ValidateCliOptions val;
   auto* val_cmd = app.add_subcommand(
@@ -199,7 +206,8 @@ int parse_and_run(int argc, char** argv) {
   val_cmd->add_option("--engine", val.engine, "analytical or simgrid (default: the scenario's run.engine)");
   val_cmd
       ->add_option("--mpirun", val.mpirun,
-                   "Launcher prefix for the real run: '-np N dtsim-real ...' follows, or N replaces {n} (srun -n {n})")
+                   "Launcher prefix for the real run: '-np N dtsim-real ...' follows, or N replaces {n} (srun -n {n}); "
+                   "none: dtsim-real --gpus N on this node (cuda)")
       ->capture_default_str();
   val_cmd->add_option("--compute-scale", val.compute_scale, "As dtsim-real's: a factor or auto")->capture_default_str();
   val_cmd->add_option("--out", val.out, "Output folder (default: runs/<scenario name>-validate)");

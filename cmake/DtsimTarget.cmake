@@ -1,4 +1,5 @@
-# Shared settings for dtsim's own targets: warnings as the design asks, optional sanitizers.
+# Shared settings for dtsim's own targets: warnings as the design asks, optional sanitizers, and the link
+# options of the executables the GPU bundle carries.
 function(dtsim_target_defaults target)
   target_compile_options(${target} PRIVATE -Wall -Wextra -Wpedantic -Wshadow -Wnon-virtual-dtor)
   if(DTSIM_SANITIZE)
@@ -6,4 +7,12 @@ function(dtsim_target_defaults target)
                                              -fno-sanitize-recover=undefined)
     target_link_options(${target} PRIVATE -fsanitize=address,undefined)
   endif()
+endfunction()
+
+# Link options of the executables the GPU bundle carries (scripts/gpu-bundle): OpenMPI named first
+# (libsimgrid's SMPI defines MPI_* too, and would otherwise be kept for them), then --as-needed, so
+# that a library the executable does not use (SimGrid, Qt) is not loaded on the bare GPU machine.
+function(dtsim_bundle_link target)
+  target_link_options(${target} PRIVATE "LINKER:--push-state,--no-as-needed" "${MPI_mpi_LIBRARY}"
+                      "LINKER:--pop-state" "LINKER:--as-needed")
 endfunction()

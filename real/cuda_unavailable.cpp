@@ -3,9 +3,13 @@
 
 namespace dtsim::real {
 
-std::unique_ptr<RealExecutor> make_cuda_executor(int, const RealOptions&) {
-  throw BackendUnavailable(
-      "this dtsim-real was built without CUDA (CUDA toolkit and NCCL not found at configure time); use --backend cpu");
-}
+namespace {
+constexpr const char* kNoCuda =
+    "this dtsim-real was built without CUDA (CUDA toolkit and NCCL not found at configure time); use --backend cpu";
+}  // namespace
+
+std::unique_ptr<RealExecutor> make_cuda_executor(HostComm&, const RealOptions&) { throw BackendUnavailable(kNoCuda); }
+
+int visible_gpus() { throw BackendUnavailable(kNoCuda); }
 
 }  // namespace dtsim::real

@@ -17,6 +17,8 @@
 
 namespace dtsim::real {
 
+class HostComm;
+
 struct RealOptions {
   bool mpi_collectives = false;             // cpu: the MPI library's collectives instead of the schedules
   float learning_rate = 1.0f / 16;          // SGD on the summed gradient; a power of two keeps it exact
@@ -64,7 +66,13 @@ class BackendUnavailable : public std::runtime_error {
 // Each executor sets up its buffers and communicators, then aligns the ranks' clocks (time 0 is
 // the moment every rank is ready to start) before the first op.
 std::unique_ptr<RealExecutor> make_cpu_executor(int rank, const RealOptions& options);
-// Throws BackendUnavailable without a device or when dtsim was built without CUDA.
-std::unique_ptr<RealExecutor> make_cuda_executor(int rank, const RealOptions& options);
+// Collective over `comm` (MPI processes, or the threads of the launcher-free mode): the rank's GPU
+// is its index on its host. Throws BackendUnavailable without a device or when dtsim was built
+// without CUDA.
+std::unique_ptr<RealExecutor> make_cuda_executor(HostComm& comm, const RealOptions& options);
+
+// The GPUs this process sees (cudaGetDeviceCount), for the launcher-free mode's default --gpus.
+// Throws BackendUnavailable without one, or when dtsim was built without CUDA.
+int visible_gpus();
 
 }  // namespace dtsim::real

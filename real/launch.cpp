@@ -3,6 +3,7 @@
 
 #include <unistd.h>
 
+#include <cstdlib>
 #include <filesystem>
 #include <iostream>
 
@@ -119,15 +120,19 @@ std::vector<std::string> shrink_overrides(const LaunchOptions& o, int world) {
   return found.empty() ? std::vector<std::string>{} : found.front();
 }
 
-void check_world_size(const Plan& plan, int world, const LaunchOptions& o) {
+void check_world_size(const Plan& plan, int world, const LaunchOptions& o, bool threads) {
   const int needed = static_cast<int>(plan.ranks.size());
   if (needed == world) return;
   int servers = 0;
   for (const auto& r : plan.ranks) servers += r.role == Role::Server;
-  std::string msg = fmt::format(
-      "scenario needs {} ranks ({} workers + {} servers) but mpirun started {}; "
-      "use mpirun -np {}",
-      needed, needed - servers, servers, world, needed);
+  std::string msg =
+      threads
+          ? fmt::format(
+                "scenario needs {} ranks ({} workers + {} servers) but --gpus gave {}; use --gpus {} on a "
+                "node of {} GPUs (or mpirun -np {} over several nodes)",
+                needed, needed - servers, servers, world, needed, needed, needed)
+          : fmt::format("scenario needs {} ranks ({} workers + {} servers) but mpirun started {}; use mpirun -np {}",
+                        needed, needed - servers, servers, world, needed);
   const std::vector<std::string> hints = world_size_hints(o, world);
   if (!hints.empty()) {
     msg += fmt::format(", or shrink the scenario to {} ranks with {}", world, hints.front());
@@ -279,7 +284,26 @@ nlohmann::json measured_staleness(const Plan& plan, const RealSummary& summary) 
   return out;
 }
 
-int launch(const LaunchOptions& given, const MpiWorld& world) {
+int gpus_to_drive(int requested) {
+  if (requested < 0)
+    throw InputError(fmt::format("--gpus: {} is not a GPU count (valid: 1 or more, or 0 for all)", requested));
+  const int visible = visible_gpus();
+  if (requested > visible) {
+    throw BackendUnavailable(
+        fmt::format("--gpus {}: this machine shows {} CUDA device(s) (CUDA_VISIBLE_DEVICES={})", requested, visible,
+                    std::getenv("CUDA_VISIBLE_DEVICES") ? std::getenv("CUDA_VISIBLE_DEVICES") : "unset"));
+  }
+  return requested == 0 ? visible : requested;
+}
+
+std::unique_ptr<RealExecutor> make_executor(const std::string& backend, HostComm& comm, const RealOptions& options) {
+  if (backend == "cuda") return make_cuda_executor(comm, options);
+  if (comm.mpi() == MPI_COMM_NULL) throw RuntimeError("the cpu backend runs its ranks as MPI processes only");
+  return make_cpu_executor(comm.rank(), options);
+}
+
+int launch(const LaunchOptions& given, HostComm& world, const ExecutorFactory& make) {
+  const bool threads = world.mpi() == MPI_COMM_NULL;
   LaunchOptions o = given;
   Scenario s = load_scenario(o.scenario, o.sets);
   Plan plan = compile_plan(s);
@@ -293,13 +317,13 @@ int launch(const LaunchOptions& given, const MpiWorld& world) {
     plan = compile_plan(s);
     if (world.rank() == 0) {
       std::cout << fmt::format(
-          "dtsim-real: note: {} needs {} ranks but mpirun started {}; running it shrunk to {} ranks with {} "
+          "dtsim-real: note: {} needs {} ranks but {}; running it shrunk to {} ranks with {} "
           "(--no-shrink refuses instead)\n",
-          o.scenario, needed, world.size(), world.size(), as_set_flags(overrides));
+          o.scenario, needed, world.started(), world.size(), as_set_flags(overrides));
     }
   }
   check_supported(s, o.backend);
-  check_world_size(plan, world.size(), given);
+  check_world_size(plan, world.size(), given, threads);
   if (world.rank() == 0) {
     for (const std::string& w : scenario_warnings(s)) std::cerr << w << "\n";
   }
@@ -316,23 +340,21 @@ int launch(const LaunchOptions& given, const MpiWorld& world) {
   std::unique_ptr<RealExecutor> executor;
   std::string unavailable;
   try {
-    executor =
-        o.backend == "cuda" ? make_cuda_executor(world.rank(), options) : make_cpu_executor(world.rank(), options);
+    executor = make ? make(world, options) : make_executor(o.backend, world, options);
   } catch (const BackendUnavailable& e) {
     unavailable = e.what();
   }
-  int missing = unavailable.empty() ? 0 : 1;
-  MPI_Allreduce(MPI_IN_PLACE, &missing, 1, MPI_INT, MPI_MAX, MPI_COMM_WORLD);
-  if (missing) throw BackendUnavailable(unavailable.empty() ? "another rank cannot run the backend" : unavailable);
+  const std::string why = first_failure(world, unavailable);
+  if (!why.empty()) throw BackendUnavailable(why);
 
   const RankProgram& me = plan.ranks[world.rank()];
   const std::vector<std::string> mapping =
-      gather_strings(fmt::format("{}\t{}\t{}\t{}\t{}", hostname(), me.role == Role::Worker ? "worker" : "server",
-                                 me.where.node, me.where.local, executor->device()),
-                     MPI_COMM_WORLD);
+      world.gather(fmt::format("{}\t{}\t{}\t{}\t{}", hostname(), me.role == Role::Worker ? "worker" : "server",
+                               me.where.node, me.where.local, executor->device()));
   if (world.rank() == 0) {
     std::cout << fmt::format(
-        "dtsim-real {}: {} on {} ranks, backend {}, {}\n", DTSIM_VERSION, s.name, world.size(), o.backend,
+        "dtsim-real {}: {} on {} ranks{}, backend {}, {}\n", DTSIM_VERSION, s.name, world.size(),
+        threads ? " (threads of one process, one per GPU)" : "", o.backend,
         o.mpi_collectives ? "MPI library collectives" : "collective schedules of core/collectives");
     std::cout << fmt::format("  compute scale {:.6g}{}, comm scale {:.6g}\n", compute_scale,
                              o.compute_scale == "auto"
@@ -347,10 +369,9 @@ int launch(const LaunchOptions& given, const MpiWorld& world) {
   Recorder recorder;
   const RunInfo info = executor->run(plan, recorder);
   const RankReport mine = executor->report();
-  const std::vector<OpRecord> records = gather_records(recorder.records(), MPI_COMM_WORLD);
-  const std::vector<std::string> reports = gather_strings(report_to_json(mine).dump(), MPI_COMM_WORLD);
-  double wall = info.wall_time_s;
-  MPI_Reduce(world.rank() == 0 ? MPI_IN_PLACE : &wall, &wall, 1, MPI_DOUBLE, MPI_MAX, 0, MPI_COMM_WORLD);
+  const std::vector<OpRecord> records = gather_records(recorder.records(), world);
+  const std::vector<std::string> reports = world.gather(report_to_json(mine).dump());
+  const double wall = world.allreduce_value(info.wall_time_s, HostComm::Reduce::Max);
   if (world.rank() != 0) return 0;
 
   const std::string out = o.out.empty() ? (std::filesystem::path("runs") / (s.name + "-real")).string() : o.out;
@@ -368,7 +389,9 @@ int launch(const LaunchOptions& given, const MpiWorld& world) {
                      {"flops_planned", summary.flops_planned},
                      {"flops_executed", summary.flops_executed},
                      {"bytes_sent", summary.bytes_sent},
-                     {"clock", "MPI_Wtime aligned to rank 0 (ping-pong offsets), t=0 at the start barrier"},
+                     {"launcher", threads ? "threads of one process (--gpus)" : "mpi"},
+                     {"clock", threads ? "the process's steady clock, t=0 at the start barrier"
+                                       : "MPI_Wtime aligned to rank 0 (ping-pong offsets), t=0 at the start barrier"},
                      {"ranks", summary.ranks},
                      {"scenario_overrides", overrides},
                      {"flops_straggler", summary.flops_straggler},

@@ -3,12 +3,15 @@
 // every rank's records into metrics.json and trace.json.
 #pragma once
 
+#include <functional>
+#include <memory>
 #include <string>
 #include <vector>
 
 #include "core/plan/plan.hpp"
 #include "core/scenario/scenario.hpp"
-#include "real/mpi_world.hpp"
+#include "real/executor.hpp"
+#include "real/host_comm.hpp"
 
 namespace dtsim::real {
 
@@ -23,7 +26,12 @@ struct LaunchOptions {
   bool trace = true;
   bool quiet = false;  // no per-rank table
   bool shrink = true;  // run a scenario too big for the world shrunk to it, when an exact shrink exists
+  int gpus = 0;        // the launcher-free mode's GPUs (0: every visible one)
 };
+
+// The GPUs the launcher-free mode drives: `requested`, or every visible GPU for 0. Throws
+// BackendUnavailable without a GPU or with fewer than requested, InputError for a negative count.
+int gpus_to_drive(int requested);
 
 // Throws InputError at the key of the first thing the backend ("cpu" or "cuda") does not carry out
 // yet: a sync policy or compression method its table entry does not give the backend, convergence
@@ -33,7 +41,8 @@ void check_supported(const Scenario& s, const std::string& backend);
 // Throws InputError when the world is not the Plan's ranks, e.g.
 //   scenario needs 8 ranks (8 workers + 0 servers) but mpirun started 4; use mpirun -np 8, or
 //   shrink the scenario to 4 ranks with --set cluster.nodes=1
-void check_world_size(const Plan& plan, int world, const LaunchOptions& o);
+// (with `threads`, the launcher-free mode: "but --gpus gave 4; use --gpus 8 on a node of 8 GPUs").
+void check_world_size(const Plan& plan, int world, const LaunchOptions& o, bool threads = false);
 
 // --set overrides that give the scenario `world` ranks (at most two), e.g. "--set cluster.nodes=1".
 std::vector<std::string> world_size_hints(const LaunchOptions& o, int world);
@@ -42,7 +51,12 @@ std::vector<std::string> world_size_hints(const LaunchOptions& o, int world);
 // fewer nodes first, then fewer devices per node, then both); empty when there is none.
 std::vector<std::string> shrink_overrides(const LaunchOptions& o, int world);
 
-// Runs this rank; returns the exit code (0, or 1 when a correctness check failed).
-int launch(const LaunchOptions& o, const MpiWorld& world);
+// The backend's executor of this rank. The cpu backend needs an MPI world (comm.mpi()).
+using ExecutorFactory = std::function<std::unique_ptr<RealExecutor>(HostComm& comm, const RealOptions& options)>;
+std::unique_ptr<RealExecutor> make_executor(const std::string& backend, HostComm& comm, const RealOptions& options);
+
+// Runs this rank (a process under mpirun, or a thread of the launcher-free mode); returns the exit
+// code (0, or 1 when a correctness check failed). `make` replaces the backend's executor (tests).
+int launch(const LaunchOptions& o, HostComm& comm, const ExecutorFactory& make = {});
 
 }  // namespace dtsim::real

@@ -1,9 +1,10 @@
-// MPI start-up, clock alignment, polite waiting and gathering to rank 0.
+// MPI start-up, clock alignment, the launcher test and polite waiting.
 #include "real/mpi_world.hpp"
 
 #include <sys/prctl.h>
 
 #include <chrono>
+#include <cstdlib>
 #include <limits>
 #include <thread>
 
@@ -12,21 +13,6 @@
 #include "core/base/error.hpp"
 
 namespace dtsim::real {
-
-namespace {
-
-// Gathers every rank's count at rank 0 and fills the displacements for MPI_Gatherv; the total.
-int gather_counts(int count, MPI_Comm comm, std::vector<int>& counts, std::vector<int>& displs) {
-  MPI_Gather(&count, 1, MPI_INT, counts.data(), 1, MPI_INT, 0, comm);
-  int total = 0;
-  for (size_t i = 0; i < counts.size(); ++i) {
-    displs[i] = total;
-    total += counts[i];
-  }
-  return total;
-}
-
-}  // namespace
 
 MpiWorld::MpiWorld(int& argc, char**& argv) {
   int provided = 0;
@@ -50,6 +36,21 @@ void check_mpi(int rc, const char* what) {
   int len = 0;
   MPI_Error_string(rc, text, &len);
   throw RuntimeError(fmt::format("{} failed: {}", what, std::string(text, static_cast<size_t>(len))));
+}
+
+double Clock::mpi_wtime() { return MPI_Wtime(); }
+
+double steady_seconds() {
+  return std::chrono::duration<double>(std::chrono::steady_clock::now().time_since_epoch()).count();
+}
+
+bool launched_by_mpi() {
+  // OpenMPI's mpirun, PMIx (OpenMPI 5, srun --mpi=pmix), PMI-1/2 (MPICH's hydra, srun --mpi=pmi2),
+  // MVAPICH2's mpirun_rsh.
+  for (const char* name : {"OMPI_COMM_WORLD_SIZE", "PMIX_RANK", "PMI_RANK", "PMI_SIZE", "MV2_COMM_WORLD_SIZE"}) {
+    if (std::getenv(name) != nullptr) return true;
+  }
+  return false;
 }
 
 Clock Clock::aligned(MPI_Comm comm) {
@@ -119,45 +120,6 @@ void wait_all(std::span<MPI_Request> requests, const std::atomic<bool>* cancel) 
       std::this_thread::sleep_for(std::chrono::microseconds(20));
     }
   }
-}
-
-std::vector<OpRecord> gather_records(const std::vector<OpRecord>& mine, MPI_Comm comm) {
-  std::vector<double> packed;
-  packed.reserve(mine.size() * 5);
-  for (const auto& r : mine) {
-    packed.insert(packed.end(), {static_cast<double>(r.rank), static_cast<double>(r.iteration),
-                                 static_cast<double>(r.op), r.start, r.end});
-  }
-  int rank = 0, size = 1;
-  MPI_Comm_rank(comm, &rank);
-  MPI_Comm_size(comm, &size);
-  int count = static_cast<int>(packed.size());
-  std::vector<int> counts(size), displs(size);
-  const int total = gather_counts(count, comm, counts, displs);
-  std::vector<double> all(rank == 0 ? static_cast<size_t>(total) : 0);
-  MPI_Gatherv(packed.data(), count, MPI_DOUBLE, all.data(), counts.data(), displs.data(), MPI_DOUBLE, 0, comm);
-  std::vector<OpRecord> out;
-  for (size_t i = 0; i + 4 < all.size(); i += 5) {
-    out.push_back(OpRecord{static_cast<int>(all[i]), static_cast<int>(all[i + 1]), static_cast<int>(all[i + 2]),
-                           all[i + 3], all[i + 4]});
-  }
-  return out;
-}
-
-std::vector<std::string> gather_strings(const std::string& mine, MPI_Comm comm) {
-  int rank = 0, size = 1;
-  MPI_Comm_rank(comm, &rank);
-  MPI_Comm_size(comm, &size);
-  int count = static_cast<int>(mine.size());
-  std::vector<int> counts(size), displs(size);
-  const int total = gather_counts(count, comm, counts, displs);
-  std::string all(rank == 0 ? static_cast<size_t>(total) : 0, '\0');
-  MPI_Gatherv(mine.data(), count, MPI_CHAR, all.data(), counts.data(), displs.data(), MPI_CHAR, 0, comm);
-  std::vector<std::string> out;
-  if (rank == 0) {
-    for (int i = 0; i < size; ++i) out.push_back(all.substr(static_cast<size_t>(displs[i]), counts[i]));
-  }
-  return out;
 }
 
 }  // namespace dtsim::real

@@ -1,16 +1,13 @@
 // The MPI side every real backend shares: initialisation with MPI_THREAD_MULTIPLE, clocks
-// aligned to rank 0's, waiting on requests without hogging a shared core, and gathering each
-// rank's results on rank 0.
+// aligned to rank 0's, telling whether an MPI launcher started this process, and waiting on
+// requests without hogging a shared core. (Gathers to rank 0 and the other host-side collectives
+// are real/host_comm.hpp's.)
 #pragma once
 
 #include <mpi.h>
 
 #include <atomic>
 #include <span>
-#include <string>
-#include <vector>
-
-#include "core/run/observer.hpp"
 
 namespace dtsim::real {
 
@@ -34,20 +31,33 @@ class MpiWorld {
   int size_ = 1;
 };
 
-// Seconds since a common start: MPI_Wtime plus this rank's offset to rank 0's clock (estimated
-// from the fastest of a few ping-pongs with rank 0), minus rank 0's time at the start barrier.
+// Seconds since a common start: a time source (MPI_Wtime, or a steady clock for the threads of one
+// process) plus this rank's offset to rank 0's clock, minus rank 0's time at the start barrier.
 class Clock {
  public:
+  using Source = double (*)();
   Clock() = default;
-  // Collective over `comm`.
+  Clock(Source source, double offset, double start) : source_(source), offset_(offset), start_(start) {}
+  // Collective over `comm`: MPI_Wtime, the offset estimated from the fastest of a few ping-pongs
+  // with rank 0.
   static Clock aligned(MPI_Comm comm);
-  double now() const { return MPI_Wtime() + offset_ - start_; }
+  double now() const { return source_() + offset_ - start_; }
   double offset() const { return offset_; }
 
  private:
+  static double mpi_wtime();
+  Source source_ = &mpi_wtime;
   double offset_ = 0;
   double start_ = 0;
 };
+
+// Seconds on this process's steady clock (the time source of ranks that share one process).
+double steady_seconds();
+
+// Whether this process was started by an MPI launcher (mpirun, mpiexec, or srun with PMI/PMIx),
+// read from the variables the launchers set. Without one, `dtsim-real --backend cuda` drives the
+// node's GPUs from one process.
+bool launched_by_mpi();
 
 // Makes this thread's short sleeps (the 20 us back-offs of the polling waits) wake within about
 // 1 us instead of the default 50 us timer slack, which let a finished transfer sit unnoticed for
@@ -69,10 +79,5 @@ inline constexpr double kIdlePolling = 2e-3;
 
 // Throws RuntimeError naming `what` unless rc is MPI_SUCCESS.
 void check_mpi(int rc, const char* what);
-
-// Rank 0 receives every rank's records (others get an empty vector).
-std::vector<OpRecord> gather_records(const std::vector<OpRecord>& mine, MPI_Comm comm);
-// Rank 0 receives every rank's string, in rank order (others get an empty vector).
-std::vector<std::string> gather_strings(const std::string& mine, MPI_Comm comm);
 
 }  // namespace dtsim::real

@@ -26,7 +26,7 @@ DeviceBuffer::DeviceBuffer(std::size_t bytes) {
 
 DeviceBuffer::~DeviceBuffer() { cudaFree(p_); }
 
-CudaBench::CudaBench(MPI_Comm comm) : comm_(comm), rank_(comm_rank(comm)), size_(comm_size(comm)) {
+CudaBench::CudaBench(real::HostComm& comm) : comm_(comm), rank_(comm.rank()), size_(comm.size()) {
   const real::cuda::SelectedDevice d = real::cuda::select_device(comm);
   device_name_ = d.name;
   cudaDeviceProp prop{};
@@ -72,9 +72,9 @@ double CudaBench::timed(const BenchOptions& o, const std::function<void()>& enqu
 
 ncclComm_t CudaBench::nccl() {
   if (!nccl_) {
-    ncclUniqueId id;
+    ncclUniqueId id{};
     if (rank_ == 0) check_nccl(ncclGetUniqueId(&id), "ncclGetUniqueId");
-    MPI_Bcast(&id, sizeof(id), MPI_BYTE, 0, comm_);
+    comm_.broadcast_value(id, 0);
     check_nccl(ncclCommInitRank(&nccl_, size_, id, rank_), "ncclCommInitRank");
   }
   return nccl_;
@@ -84,7 +84,7 @@ ncclComm_t CudaBench::nccl() {
 
 namespace dtsim::calib {
 
-std::unique_ptr<BenchSuite> make_cuda_bench(MPI_Comm comm) {
+std::unique_ptr<BenchSuite> make_cuda_bench(real::HostComm& comm) {
   // Every rank stops when one has no device (else its peers would wait for it in NCCL's setup),
   // with the reason of the first such rank.
   std::unique_ptr<BenchSuite> bench;
@@ -94,15 +94,9 @@ std::unique_ptr<BenchSuite> make_cuda_bench(MPI_Comm comm) {
   } catch (const real::BackendUnavailable& e) {
     why = e.what();
   }
-  const int size = comm_size(comm);
-  int first = why.empty() ? size : comm_rank(comm);
-  MPI_Allreduce(MPI_IN_PLACE, &first, 1, MPI_INT, MPI_MIN, comm);
-  if (first == size) return bench;
-  int length = static_cast<int>(why.size());
-  MPI_Bcast(&length, 1, MPI_INT, first, comm);
-  why.resize(static_cast<std::size_t>(length));
-  MPI_Bcast(why.data(), length, MPI_CHAR, first, comm);
-  throw real::BackendUnavailable(first == 0 ? why : fmt::format("rank {}: {}", first, why));
+  why = real::first_failure(comm, why);
+  if (!why.empty()) throw real::BackendUnavailable(why);
+  return bench;
 }
 
 }  // namespace dtsim::calib

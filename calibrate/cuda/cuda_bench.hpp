@@ -13,6 +13,7 @@
 #include <functional>
 
 #include "calibrate/bench_suite.hpp"
+#include "real/host_comm.hpp"
 
 namespace dtsim::calib::cuda {
 
@@ -32,7 +33,7 @@ class DeviceBuffer {
 
 class CudaBench : public BenchSuite {
  public:
-  explicit CudaBench(MPI_Comm comm);  // collective; throws BackendUnavailable without a device
+  explicit CudaBench(real::HostComm& comm);  // collective; throws BackendUnavailable without a device
   ~CudaBench() override;
   CudaBench(const CudaBench&) = delete;
   CudaBench& operator=(const CudaBench&) = delete;
@@ -55,7 +56,7 @@ class CudaBench : public BenchSuite {
   // Seconds of each of `repeats` collectives enqueued back to back (fill, timed op, check).
   std::vector<double> run_collective(const std::string& kind, std::size_t elements, int repeats, float* buf);
 
-  MPI_Comm comm_;
+  real::HostComm& comm_;
   int rank_ = 0, size_ = 1;
   std::string device_name_;
   cudaStream_t stream_ = nullptr;

@@ -15,14 +15,14 @@ using real::cuda::check_cuda;
 using real::cuda::check_nccl;
 
 std::map<std::string, std::vector<Sample>> CudaBench::exchange(const BenchOptions& o) {
-  const std::map<std::string, int> partner = link_partners(comm_);
+  const std::map<std::string, int> partner = link_partners(all_hosts(comm_));
   ncclComm_t comm = nccl();
   const std::vector<double> sizes = o.quick ? geometric(8, 4 << 20, 8) : geometric(8, 64 << 20, 2);
   const DeviceBuffer buf(static_cast<std::size_t>(sizes.back()) + 4), back(static_cast<std::size_t>(sizes.back()) + 4);
   std::map<std::string, std::vector<Sample>> out;
   for (const auto& [cls, peer] : partner) {
-    MPI_Barrier(comm_);
-    if (rank_ != 0 && rank_ != peer) continue;
+    comm_.barrier();
+    const bool pair = rank_ == 0 || rank_ == peer;  // the others only hear how often the pair repeats
     const int other = rank_ == 0 ? peer : 0;
     std::size_t count = static_cast<std::size_t>(sizes.back() / 4);
     // Both send to each other at once and wait for both, as a ring round or a push and pull.
@@ -32,25 +32,21 @@ std::map<std::string, std::vector<Sample>> CudaBench::exchange(const BenchOption
       check_nccl(ncclRecv(back.floats(), count, ncclFloat, other, comm, stream_), "ncclRecv");
       check_nccl(ncclGroupEnd(), "ncclGroupEnd");
     };
-    elapsed(exchange_once);  // NCCL connects a pair on its first transfer: not part of any size's time
+    if (pair) elapsed(exchange_once);  // NCCL connects a pair on its first transfer: not part of any size's time
     for (double bytes : sizes) {
       count = static_cast<std::size_t>(std::max(1.0, bytes / 4));
       // Both sides run the same number of exchanges: rank 0 decides and tells its partner.
       int repeats = 3;
-      if (rank_ == 0) {
-        const double once = std::max(elapsed(exchange_once), 1e-7);
-        repeats = std::clamp(static_cast<int>(o.min_seconds / once), 3, o.max_repeats);
-        MPI_Send(&repeats, 1, MPI_INT, other, 8, comm_);
-      } else {
-        elapsed(exchange_once);
-        MPI_Recv(&repeats, 1, MPI_INT, 0, 8, comm_, MPI_STATUS_IGNORE);
-      }
+      const double once = pair ? std::max(elapsed(exchange_once), 1e-7) : 0.0;
+      if (rank_ == 0) repeats = std::clamp(static_cast<int>(o.min_seconds / once), 3, o.max_repeats);
+      comm_.broadcast_value(repeats, 0);
+      if (!pair) continue;
       std::vector<double> times;
       for (int i = 0; i < repeats; ++i) times.push_back(elapsed(exchange_once));
       if (rank_ == 0) out[cls].push_back(Sample{static_cast<double>(count) * 4, median(times)});
     }
   }
-  MPI_Barrier(comm_);
+  comm_.barrier();
   return out;
 }
 
@@ -115,10 +111,10 @@ std::vector<CollectiveSample> CudaBench::collectives(const BenchOptions& o) {
     int repeats = 0;
     const double once = run_collective(kind, n, 1, buf.floats()).front();
     if (rank_ == 0) repeats = std::clamp(static_cast<int>(o.min_seconds / std::max(once, 1e-7)), 3, o.max_repeats);
-    MPI_Bcast(&repeats, 1, MPI_INT, 0, comm_);
-    MPI_Barrier(comm_);
-    double t = median(run_collective(kind, n, repeats, buf.floats()));
-    MPI_Allreduce(MPI_IN_PLACE, &t, 1, MPI_DOUBLE, MPI_MAX, comm_);
+    comm_.broadcast_value(repeats, 0);
+    comm_.barrier();
+    const double t =
+        comm_.allreduce_value(median(run_collective(kind, n, repeats, buf.floats())), real::HostComm::Reduce::Max);
     const double s = static_cast<double>(n) * 4;
     out.push_back(CollectiveSample{kind, "ring", size_, s, t, s / t, s / t * busbw_factor(kind, size_), 0});
   }

@@ -26,10 +26,10 @@ std::map<std::string, std::vector<Sample>> CudaBench::gemm(const BenchOptions& o
   for (Dtype dtype : {Dtype::Fp32, Dtype::Tf32, Dtype::Fp16, Dtype::Bf16}) {
     for (double flops : o.quick ? geometric(1e4, 1e10, 10) : geometric(1e3, 1e11, 4)) {
       double executed = 0;
-      MPI_Barrier(comm_);
+      comm_.barrier();
       double t = timed(
           o, [&] { executed = real::cuda::enqueue_gemms(cublas_, flops, dtype, side, a.get(), b.get(), c.get()); });
-      MPI_Allreduce(MPI_IN_PLACE, &t, 1, MPI_DOUBLE, MPI_SUM, comm_);
+      t = comm_.allreduce_value(t, real::HostComm::Reduce::Sum);
       if (executed > 0) out[std::string(dtype_name(dtype))].push_back(Sample{executed, t / size_});
     }
   }
@@ -44,11 +44,11 @@ std::vector<Sample> CudaBench::memory(const BenchOptions& o) {
   for (double bytes : o.quick ? geometric(96 << 10, 24 << 20, 4) : geometric(96 << 10, 1536 << 20, 2)) {
     const auto n = static_cast<std::int64_t>(bytes / 12);
     const DeviceBuffer w(static_cast<std::size_t>(n) * 4), g(static_cast<std::size_t>(n) * 4);
-    MPI_Barrier(comm_);
+    comm_.barrier();
     double t = timed(
         o, [&] { real::cuda::sgd_step(w.floats(), g.floats(), n, real::RealOptions{}.learning_rate, stream_); },
         [&] { check_cuda(cudaMemsetAsync(junk.get(), 1, 2 * l2_bytes_, stream_), "cudaMemsetAsync"); });
-    MPI_Allreduce(MPI_IN_PLACE, &t, 1, MPI_DOUBLE, MPI_SUM, comm_);
+    t = comm_.allreduce_value(t, real::HostComm::Reduce::Sum);
     out.push_back(Sample{12.0 * static_cast<double>(n), t / size_});
   }
   return out;
@@ -66,13 +66,13 @@ std::vector<Sample> CudaBench::collective_buffer(const BenchOptions& o) {
     const auto n = static_cast<std::int64_t>(bytes / 4);
     const DeviceBuffer buf(static_cast<std::size_t>(n) * 4);
     int salt = 0;
-    MPI_Barrier(comm_);
+    comm_.barrier();
     double t = timed(o, [&] {
       real::cuda::fill_contribution(buf.floats(), n, 0, 0, ++salt, stream_);
       real::cuda::check_sum(buf.floats(), n, 0, 1, salt, device_check, stream_);
       total += n;
     });
-    MPI_Allreduce(MPI_IN_PLACE, &t, 1, MPI_DOUBLE, MPI_SUM, comm_);
+    t = comm_.allreduce_value(t, real::HostComm::Reduce::Sum);
     out.push_back(Sample{static_cast<double>(n) * 4, t / size_});
   }
   real::cuda::DeviceCheck host{};
@@ -104,7 +104,7 @@ std::map<std::string, std::vector<Sample>> CudaBench::compression(const BenchOpt
       add(CompressionMethod::Bf16, [&] { real::cuda::pack_half(g.floats(), n, true, payload.floats(), stream_); });
     }
   }
-  MPI_Barrier(comm_);
+  comm_.barrier();
   return out;
 }
 

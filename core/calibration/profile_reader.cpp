@@ -201,7 +201,11 @@ std::shared_ptr<const CalibrationProfile> load_calibration_profile(const std::st
   }
   read_curves(rd, root, "links", "link_rounds", "min_bytes", "latency_s", "bandwidth_Bps",
               {kSameHost, kCrossHost, kSameHostP2p}, p->links);
-  if (p->links.empty()) rd.fail(root["fitted"]["links"], "fitted.links", "needs same_host or cross_host");
+  // One rank (one GPU) measures no link: its profile calibrates compute, memory and kernels, and the
+  // scenario's links stay.
+  if (p->links.empty() && p->machine.ranks > 1) {
+    rd.fail(root["fitted"]["links"], "fitted.links", "needs same_host or cross_host (measured by 2 or more ranks)");
+  }
   read_curves(rd, root, "compute", "gemm", "min_flops", "overhead_s", "rate_flops", {"fp32", "tf32", "fp16", "bf16"},
               p->compute);
   if (!p->compute.count("fp32")) rd.fail(root["fitted"]["compute"], "fitted.compute", "needs an fp32 curve");

@@ -7,7 +7,7 @@
 // the seed, worker and iteration only: they are drawn on the host with the cpu codec's generator
 // and uploaded before the run. After the run, each AllReduce unit's last iteration is checked on
 // the host against the cpu codec (real/codec.hpp) applied to a copy of the device's input, summed
-// over the workers with MPI_Allreduce: exactly (fp16, bf16, top-k, random-k), or within 1e-4 of
+// over the workers with the HostComm of its group: exactly (fp16, bf16, top-k, random-k), or within 1e-4 of
 // the summed scales (sign: the device sums |x| in float, the cpu codec in double); PowerSGD's
 // output against P P^T (the summed M) with the device's P, within 1e-3 of its largest element.
 #include <algorithm>
@@ -19,7 +19,6 @@
 #include "real/cuda/compress_kernels.hpp"
 #include "real/cuda/cuda_check.hpp"
 #include "real/cuda/cuda_executor.hpp"
-#include "real/mpi_world.hpp"
 #include "real/values.hpp"
 
 namespace dtsim::real::cuda {
@@ -44,7 +43,7 @@ bool is_cast(CompressionMethod m) {
 }  // namespace
 
 void CudaExecutor::setup_codecs(const Plan& plan) {
-  // MPI communicators for the references: every rank splits for every group (a collective call)
+  // The groups' ranks for the references: every rank splits for every group (a collective call)
   // as soon as any job compresses, so that all ranks make the same calls.
   const bool any = std::any_of(plan.jobs.begin(), plan.jobs.end(),
                                [](const JobPlan& j) { return j.compression.method != CompressionMethod::None; });
@@ -52,10 +51,8 @@ void CudaExecutor::setup_codecs(const Plan& plan) {
     for (size_t g = 0; g < plan.groups.size(); ++g) {
       const auto& ranks = plan.groups[g].ranks;
       const bool member = std::find(ranks.begin(), ranks.end(), rank_) != ranks.end();
-      MPI_Comm comm = MPI_COMM_NULL;
-      check_mpi(MPI_Comm_split(MPI_COMM_WORLD, member ? static_cast<int>(g) : MPI_UNDEFINED, rank_, &comm),
-                "MPI_Comm_split");
-      if (member) check_comms_[static_cast<int>(g)] = comm;
+      std::unique_ptr<HostComm> part = comm_.split(member ? static_cast<int>(g) : -1, rank_);
+      if (member) check_comms_[static_cast<int>(g)] = std::move(part);
     }
   }
   const JobPlan& job = plan.jobs[program_->job];
@@ -128,7 +125,7 @@ void CudaExecutor::setup_codecs(const Plan& plan) {
       }
     } else if (const auto* c = std::get_if<CollectiveOp>(&op.body)) {
       DeviceUnit& u = units_.at(b.unit);
-      u.comm = check_comms_.at(c->group);
+      u.comm = check_comms_.at(c->group).get();
       const auto& ranks = plan.groups.at(c->group).ranks;
       if (std::find(ranks.begin(), ranks.end(), rank_) - ranks.begin() != u.me) {
         throw RuntimeError("a compressed unit's group does not list the job's workers in order");
@@ -304,8 +301,7 @@ void CudaExecutor::check_codecs() {
         const auto m = static_cast<size_t>(u.m), cols = static_cast<size_t>(u.cols), rank = static_cast<size_t>(u.r);
         std::vector<float> p(m * rank);
         check_cuda(cudaMemcpy(p.data(), u.wire, p.size() * 4, cudaMemcpyDeviceToHost), "cudaMemcpy");
-        check_mpi(MPI_Allreduce(MPI_IN_PLACE, x.data(), static_cast<int>(x.size()), MPI_FLOAT, MPI_SUM, u.comm),
-                  "MPI_Allreduce");
+        u.comm->allreduce(std::span<float>(x), HostComm::Reduce::Sum);
         std::vector<double> t(rank * cols, 0.0);  // P^T M
         for (size_t j = 0; j < rank; ++j) {
           for (size_t l = 0; l < m; ++l) {
@@ -329,8 +325,7 @@ void CudaExecutor::check_codecs() {
         std::vector<float> votes(n + 1);
         for (size_t e = 0; e < n; ++e) votes[e] = ref.own()[e] >= 0 ? 1 : -1;
         votes.back() = n > 0 ? std::fabs(ref.own().front()) : 0.0f;  // this worker's scale
-        check_mpi(MPI_Allreduce(MPI_IN_PLACE, votes.data(), static_cast<int>(votes.size()), MPI_FLOAT, MPI_SUM, u.comm),
-                  "MPI_Allreduce");
+        u.comm->allreduce(std::span<float>(votes), HostComm::Reduce::Sum);
         const float scales = votes.back();
         for (size_t e = 0; e < n; ++e) {
           compare(e, votes[e] > 0 ? scales : votes[e] < 0 ? -scales : 0.0f, 1e-4f * std::fabs(scales));
@@ -348,8 +343,7 @@ void CudaExecutor::check_codecs() {
         Codec& ref = *u.codec;
         ref.compress(x, u.last_k);
         std::vector<float> sum = ref.own();
-        check_mpi(MPI_Allreduce(MPI_IN_PLACE, sum.data(), static_cast<int>(sum.size()), MPI_FLOAT, MPI_SUM, u.comm),
-                  "MPI_Allreduce");
+        u.comm->allreduce(std::span<float>(sum), HostComm::Reduce::Sum);
         for (size_t e = 0; e < n; ++e) compare(e, sum[e], 0.0f);
         break;
       }

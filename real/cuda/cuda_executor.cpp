@@ -12,8 +12,9 @@
 
 namespace dtsim::real::cuda {
 
-CudaExecutor::CudaExecutor(int rank, const RealOptions& options) : rank_(rank), options_(options) {
-  const SelectedDevice d = select_device(MPI_COMM_WORLD);
+CudaExecutor::CudaExecutor(HostComm& comm, const RealOptions& options)
+    : comm_(comm), rank_(comm.rank()), options_(options) {
+  const SelectedDevice d = select_device(comm);
   device_ = d.index;
   device_name_ = d.name;
 }
@@ -23,7 +24,6 @@ CudaExecutor::~CudaExecutor() {
   for (cudaEvent_t e : end_) cudaEventDestroy(e);
   for (void* p : allocations_) cudaFree(p);
   for (auto& [g, comm] : groups_) ncclCommDestroy(comm);
-  for (auto& [g, comm] : check_comms_) MPI_Comm_free(&comm);
   if (p2p_) ncclCommDestroy(p2p_);
   if (world_) ncclCommDestroy(world_);
   if (cublas_) cublasDestroy(cublas_);
@@ -85,12 +85,10 @@ void CudaExecutor::setup(const Plan& plan) {
 
   // NCCL: a world communicator from rank 0's unique id, one per plan group split from it, and
   // one for point-to-point transfers so they never queue behind collectives.
-  int world_size = 1;
-  MPI_Comm_size(MPI_COMM_WORLD, &world_size);
-  ncclUniqueId id;
+  ncclUniqueId id{};
   if (rank_ == 0) check_nccl(ncclGetUniqueId(&id), "ncclGetUniqueId");
-  MPI_Bcast(&id, sizeof(id), MPI_BYTE, 0, MPI_COMM_WORLD);
-  check_nccl(ncclCommInitRank(&world_, world_size, id, rank_), "ncclCommInitRank");
+  comm_.broadcast_value(id, 0);
+  check_nccl(ncclCommInitRank(&world_, comm_.size(), id, rank_), "ncclCommInitRank");
   check_nccl(ncclCommSplit(world_, 0, rank_, &p2p_, nullptr), "ncclCommSplit");
   for (size_t g = 0; g < plan.groups.size(); ++g) {
     const auto& ranks = plan.groups[g].ranks;
@@ -116,7 +114,7 @@ void CudaExecutor::setup(const Plan& plan) {
 RunInfo CudaExecutor::run(const Plan& plan, Observer& observer) {
   const auto wall_start = std::chrono::steady_clock::now();
   setup(plan);
-  clock_ = Clock::aligned(MPI_COMM_WORLD);
+  clock_ = comm_.aligned_clock();
   cudaEvent_t base;
   check_cuda(cudaEventCreate(&base), "cudaEventCreate");
   check_cuda(cudaEventRecord(base, streams_[0]), "cudaEventRecord");
@@ -205,8 +203,8 @@ RankReport CudaExecutor::report() const {
 
 namespace dtsim::real {
 
-std::unique_ptr<RealExecutor> make_cuda_executor(int rank, const RealOptions& options) {
-  return std::make_unique<cuda::CudaExecutor>(rank, options);
+std::unique_ptr<RealExecutor> make_cuda_executor(HostComm& comm, const RealOptions& options) {
+  return std::make_unique<cuda::CudaExecutor>(comm, options);
 }
 
 }  // namespace dtsim::real

@@ -1,6 +1,7 @@
 // The cuda backend: one GPU per rank (the local rank's device; more ranks than devices on a host
 // is refused as unavailable, since NCCL rejects two ranks of a communicator on one GPU), NCCL
-// communicators bootstrapped through MPI (ncclGetUniqueId on rank 0, MPI_Bcast), one CUDA stream per Plan
+// communicators bootstrapped through the ranks' HostComm (ncclGetUniqueId on rank 0, broadcast; MPI
+// processes, or the threads of one process in the launcher-free mode), one CUDA stream per Plan
 // stream with dependencies as CUDA events, compute as cuBLAS GEMMs in the op's dtype, NCCL
 // collectives and ncclSend/ncclRecv for parameter servers, CUDA events for timing.
 //
@@ -14,8 +15,6 @@
 #include <cuda_runtime.h>
 #include <nccl.h>
 
-#include <mpi.h>
-
 #include <map>
 #include <memory>
 #include <vector>
@@ -24,12 +23,13 @@
 #include "real/codec.hpp"
 #include "real/cuda/kernels.hpp"
 #include "real/executor.hpp"
+#include "real/host_comm.hpp"
 
 namespace dtsim::real::cuda {
 
 class CudaExecutor : public RealExecutor {
  public:
-  CudaExecutor(int rank, const RealOptions& options);  // throws BackendUnavailable without a GPU
+  CudaExecutor(HostComm& comm, const RealOptions& options);  // throws BackendUnavailable without a GPU
   ~CudaExecutor() override;
   CudaExecutor(const CudaExecutor&) = delete;
   CudaExecutor& operator=(const CudaExecutor&) = delete;
@@ -58,8 +58,8 @@ class CudaExecutor : public RealExecutor {
     std::int64_t wire_floats = 0;
     float* wire2 = nullptr;  // PowerSGD: Q (cols x r), the second AllReduce's buffer and the warm start
     int m = 0, cols = 0, r = 0;
-    unsigned* draws = nullptr;  // random-k: the indices of every iteration, drawn on the host
-    MPI_Comm comm = MPI_COMM_NULL;
+    unsigned* draws = nullptr;       // random-k: the indices of every iteration, drawn on the host
+    HostComm* comm = nullptr;        // the group's ranks, for the references
     int check_op = -1, last_k = -1;  // the decompress op, and the last iteration it ran
   };
   void setup_codecs(const Plan& plan);
@@ -72,12 +72,13 @@ class CudaExecutor : public RealExecutor {
   float* wire_of(const Op& op, std::int64_t& floats);
   bool compressed_ = false, lossy_pushes_ = false;
   CompressionMethod method_ = CompressionMethod::None;
-  std::map<int, DeviceUnit> units_;      // by unit (a parameter-server worker: by shard)
-  std::map<int, DeviceUnit> decoders_;   // a server's decoders, by inbox (worker)
-  std::map<int, MPI_Comm> check_comms_;  // plan group -> MPI communicator for the references
+  std::map<int, DeviceUnit> units_;                       // by unit (a parameter-server worker: by shard)
+  std::map<int, DeviceUnit> decoders_;                    // a server's decoders, by inbox (worker)
+  std::map<int, std::unique_ptr<HostComm>> check_comms_;  // plan group -> its ranks, for the references
   std::vector<CheckRecord> codec_checks_;
   cudaStream_t stream_of(Stream s) const { return streams_[static_cast<int>(s)]; }
 
+  HostComm& comm_;
   int rank_;
   int device_ = 0;
   std::string device_name_;

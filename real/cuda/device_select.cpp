@@ -6,17 +6,9 @@
 #include "real/cuda/cuda_check.hpp"
 #include "real/executor.hpp"
 
-namespace dtsim::real::cuda {
+namespace dtsim::real {
 
-SelectedDevice select_device(MPI_Comm comm) {
-  int rank = 0;
-  MPI_Comm_rank(comm, &rank);
-  MPI_Comm node;
-  MPI_Comm_split_type(comm, MPI_COMM_TYPE_SHARED, rank, MPI_INFO_NULL, &node);
-  int local = 0, on_host = 1;
-  MPI_Comm_rank(node, &local);
-  MPI_Comm_size(node, &on_host);
-  MPI_Comm_free(&node);
+int visible_gpus() {
   int count = 0;
   const cudaError_t rc = cudaGetDeviceCount(&count);
   if (rc != cudaSuccess || count == 0) {
@@ -25,14 +17,23 @@ SelectedDevice select_device(MPI_Comm comm) {
                     "--backend cpu runs without one",
                     rc != cudaSuccess ? cudaGetErrorString(rc) : "0 devices"));
   }
-  if (on_host > count) {
+  return count;
+}
+
+}  // namespace dtsim::real
+
+namespace dtsim::real::cuda {
+
+SelectedDevice select_device(const HostComm& comm) {
+  const int count = visible_gpus();
+  if (comm.local_size() > count) {
     throw BackendUnavailable(
         fmt::format("{} ranks on this host but {} CUDA device(s); the cuda backend needs one "
                     "GPU per rank (start at most {} ranks per host)",
-                    on_host, count, count));
+                    comm.local_size(), count, count));
   }
   SelectedDevice d;
-  d.index = local;
+  d.index = comm.local_rank();
   check_cuda(cudaSetDevice(d.index), "cudaSetDevice");
   cudaDeviceProp prop{};
   check_cuda(cudaGetDeviceProperties(&prop, d.index), "cudaGetDeviceProperties");

@@ -1,10 +1,10 @@
-// One GPU per MPI rank, as the cuda backend places ranks: the rank's index among the ranks of its
+// One GPU per rank, as the cuda backend places ranks: the rank's index among the ranks of its
 // host picks the device. Shared by the executor and `dtsim calibrate --backend cuda`.
 #pragma once
 
-#include <mpi.h>
-
 #include <string>
+
+#include "real/host_comm.hpp"
 
 namespace dtsim::real::cuda {
 
@@ -13,9 +13,9 @@ struct SelectedDevice {
   std::string name;  // "cuda:0 NVIDIA H100 80GB HBM3"
 };
 
-// Collective over `comm`. Makes the local rank's device current and names it. Throws
+// Makes the local rank's device current on the calling thread and names it. Throws
 // BackendUnavailable without a device (cudaGetDeviceCount fails or finds none) or with more ranks
 // on this host than devices (NCCL refuses two ranks of a communicator on one GPU).
-SelectedDevice select_device(MPI_Comm comm);
+SelectedDevice select_device(const HostComm& comm);
 
 }  // namespace dtsim::real::cuda

@@ -172,3 +172,24 @@ TEST_CASE("dtsim validate refuses a missing, malformed or other-backend profile 
   CHECK(bad.code == 2);
   CHECK_THAT(bad.err, Catch::Contains("machine.ranks: 'two' is not a number"));
 }
+
+TEST_CASE("a profile of one rank (one GPU) has no links; of two or more, links are required", "[profile]") {
+  const std::string links =
+      "  links:\n    same_host:\n      - {min_bytes: 0, latency_s: 2e-6, bandwidth_Bps: 1e9}\n"
+      "      - {min_bytes: 65536, latency_s: 10e-6, bandwidth_Bps: 4e9}\n";
+  std::string text = test::slurp(kData + "profile.yaml");
+  REQUIRE(text.find(links) != std::string::npos);
+  text.replace(text.find(links), links.size(), "  links: {}\n");
+  const std::string dir = test::temp_dir("profile-no-links");
+  std::ofstream(dir + "/two.yaml") << text;
+  CHECK_THAT(refusal(dir + "/two.yaml"),
+             Catch::Contains("fitted.links: needs same_host or cross_host (measured by 2 or more ranks)"));
+  const auto one_rank = text.find("  ranks: 2");
+  REQUIRE(one_rank != std::string::npos);
+  text.replace(one_rank, 10, "  ranks: 1");
+  std::ofstream(dir + "/one.yaml") << text;
+  const auto p = load_calibration_profile(dir + "/one.yaml", "");
+  CHECK(p->links.empty());
+  CHECK(p->link(kSameHost) == nullptr);
+  CHECK(p->compute.count("fp32") == 1);
+}
