@@ -11,23 +11,12 @@
 
 namespace fs = std::filesystem;
 using dtsim::test::ProcessResult;
-using dtsim::test::slurp;
 using dtsim::test::temp_dir;
 
 namespace {
 
-const std::string kSource = DTSIM_SOURCE_DIR;
-
-// `command` run by bash from the source folder; stdout and stderr captured.
 ProcessResult shell(const std::string& command, const std::string& tag) {
-  const std::string dir = temp_dir("bundle-sh-" + tag);
-  const std::string cmd = "cd '" + kSource + "' && " + command + " >'" + dir + "/out' 2>'" + dir + "/err'";
-  const int status = std::system(cmd.c_str());
-  ProcessResult r;
-  r.code = WIFEXITED(status) ? WEXITSTATUS(status) : -1;
-  r.out = slurp(dir + "/out");
-  r.err = slurp(dir + "/err");
-  return r;
+  return dtsim::test::run_shell(command, "bundle-" + tag);
 }
 
 std::vector<std::string> lines(const std::string& text) {
@@ -68,8 +57,8 @@ TEST_CASE("the gpu bundle stays under 40 MiB and carries no SimGrid, ns-3 or Qt"
   for (const auto& e : fs::directory_iterator(bundle() + "/lib")) {
     const std::string name = e.path().filename().string();
     INFO(name);
-    for (const char* never : {"libsimgrid", "libns3", "libQt6", "libicu", "libcudart", "libcublas", "libnccl", "libc.so",
-                              "libcuda.so"}) {
+    for (const char* never :
+         {"libsimgrid", "libns3", "libQt6", "libicu", "libcudart", "libcublas", "libnccl", "libc.so", "libcuda.so"}) {
       CHECK(name.find(never) != 0);
     }
   }
@@ -81,9 +70,9 @@ TEST_CASE("the gpu bundle stays under 40 MiB and carries no SimGrid, ns-3 or Qt"
 TEST_CASE("with only the bundle's libraries, the loader misses nothing but CUDA's own") {
   if (!cuda_built()) return;
   for (const char* program : {"dtsim", "dtsim-real", "real_cuda_codec_probe", "calibrate_cuda_probe"}) {
-    const ProcessResult r = shell("env -i LD_LIBRARY_PATH='" + bundle() + "/lib' /usr/bin/ldd '" + bundle() + "/bin/" +
-                                      program + "'",
-                                  std::string("ldd-") + program);
+    const ProcessResult r =
+        shell("env -i LD_LIBRARY_PATH='" + bundle() + "/lib' /usr/bin/ldd '" + bundle() + "/bin/" + program + "'",
+              std::string("ldd-") + program);
     INFO(program << "\n" << r.out);
     CHECK(r.out.find("libsimgrid") == std::string::npos);
     CHECK(r.out.find("libQt6") == std::string::npos);
@@ -98,10 +87,11 @@ TEST_CASE("with only the bundle's libraries, the loader misses nothing but CUDA'
 
 TEST_CASE("in a clean environment the bundle runs up to the GPU, and says there is none with exit code 3") {
   if (!cuda_built()) return;
-  const ProcessResult r = shell(
-      "env -i bash -c '. \"" + bundle() + "/env.sh\" && dtsim-real scenarios/quickstart.yaml --backend cuda --quiet "
-                                          "--out \"" + temp_dir("bundle-quickstart") + "\"'",
-      "clean-real");
+  const ProcessResult r = shell("env -i bash -c '. \"" + bundle() +
+                                    "/env.sh\" && dtsim-real scenarios/quickstart.yaml --backend cuda --quiet "
+                                    "--out \"" +
+                                    temp_dir("bundle-quickstart") + "\"'",
+                                "clean-real");
   if (r.code == 0) {  // a machine with a GPU
     WARN("a GPU is here: the bundle's dtsim-real ran quickstart");
     return;

@@ -12,17 +12,10 @@ namespace dtsim::test {
 // `mpirun -np N BINARY ARGS` from the source folder, allowed as root and oversubscribed (CI has
 // two cores); BINARY is a name in build/bin.
 inline ProcessResult run_mpi(int np, const std::string& binary, const std::string& args, const std::string& tag) {
-  const std::string dir = temp_dir("mpi-" + tag);
-  const std::string cmd = "cd '" + std::string(DTSIM_SOURCE_DIR) +
-                          "' && OMPI_ALLOW_RUN_AS_ROOT=1 OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1 '" + DTSIM_MPIEXEC +
-                          "' --oversubscribe -np " + std::to_string(np) + " '" + DTSIM_BINARY_DIR + "/bin/" + binary +
-                          "' " + args + " >'" + dir + "/out' 2>'" + dir + "/err'";
-  const int status = std::system(cmd.c_str());
-  ProcessResult r;
-  r.code = WIFEXITED(status) ? WEXITSTATUS(status) : -1;
-  r.out = slurp(dir + "/out");
-  r.err = slurp(dir + "/err");
-  return r;
+  return run_shell("OMPI_ALLOW_RUN_AS_ROOT=1 OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1 '" + std::string(DTSIM_MPIEXEC) +
+                       "' --oversubscribe -np " + std::to_string(np) + " '" + DTSIM_BINARY_DIR + "/bin/" + binary +
+                       "' " + args,
+                   "mpi-" + tag);
 }
 
 // dtsim-real on a scenario with --out in a fresh folder; metrics.json parsed (null on failure).

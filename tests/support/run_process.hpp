@@ -29,17 +29,23 @@ inline std::string temp_dir(const std::string& name) {
   return dir;
 }
 
-// `args` is a shell fragment; the command runs from the source folder.
-inline ProcessResult run_dtsim(const std::string& args, const std::string& tag) {
+// `command`, a shell fragment, run by the shell from the source folder; exit code, stdout and
+// stderr captured (in build/test-output/proc-<tag>/).
+inline ProcessResult run_shell(const std::string& command, const std::string& tag) {
   const std::string dir = temp_dir("proc-" + tag);
-  const std::string cmd = "cd '" + std::string(DTSIM_SOURCE_DIR) + "' && '" + DTSIM_BINARY_DIR + "/bin/dtsim' " + args +
-                          " >'" + dir + "/out' 2>'" + dir + "/err'";
+  const std::string cmd =
+      "cd '" + std::string(DTSIM_SOURCE_DIR) + "' && " + command + " >'" + dir + "/out' 2>'" + dir + "/err'";
   const int status = std::system(cmd.c_str());
   ProcessResult r;
   r.code = WIFEXITED(status) ? WEXITSTATUS(status) : -1;
   r.out = slurp(dir + "/out");
   r.err = slurp(dir + "/err");
   return r;
+}
+
+// `args` is a shell fragment; the command runs from the source folder.
+inline ProcessResult run_dtsim(const std::string& args, const std::string& tag) {
+  return run_shell("'" + std::string(DTSIM_BINARY_DIR) + "/bin/dtsim' " + args, tag);
 }
 
 }  // namespace dtsim::test
