@@ -25,16 +25,14 @@ namespace dtsim::cli {
 
 namespace {
 
-// --backend cuda without an MPI launcher: one process, a thread per GPU.
+// --backend cuda without an MPI launcher: one process, a thread per GPU. Bad input goes on to
+// main (exit 2); a missing GPU is exit 3, as under mpirun.
 int calibrate_threads(const CalibrateCliOptions& o) {
   try {
     const int gpus = real::gpus_to_drive(o.gpus);
     return real::run_team(gpus, [&](real::HostComm& comm) {
       return calib::calibrate(calib::CalibrateOptions{o.backend, o.out, o.quick}, comm, std::cout);
     });
-  } catch (const InputError& e) {
-    std::cerr << e.what() << "\n";
-    return 2;
   } catch (const real::BackendUnavailable& e) {
     std::cerr << "dtsim: error: " << e.what() << "\n";
     return 3;

@@ -132,7 +132,7 @@ Codec::Codec(const CompressionSpec& spec, std::int64_t n, int workers, int me, s
     case CompressionMethod::None: throw RuntimeError("no codec for compression method none");
     case CompressionMethod::Fp16:
     case CompressionMethod::Bf16:
-      feedback = false;  // as DDP's hooks
+      feedback = false;  // a cast: see reduction_of
       wire_.assign(static_cast<size_t>((n + 1) / 2), 0.0f);
       break;
     case CompressionMethod::TopK:
@@ -164,8 +164,8 @@ Codec::Codec(const CompressionSpec& spec, std::int64_t n, int workers, int me, s
   if (slot_ > 0) wire_.assign(static_cast<size_t>(slot_ * workers), 0.0f);
 }
 
-Reduction Codec::reduction() const {
-  switch (method_) {
+Reduction reduction_of(CompressionMethod m) {
+  switch (m) {
     case CompressionMethod::Fp16: return Reduction::Half;
     case CompressionMethod::Bf16: return Reduction::Bfloat16;
     case CompressionMethod::None:

@@ -29,6 +29,9 @@ namespace dtsim::real {
 
 // How a collective's receiver adds a chunk into its own: floats, or pairs of packed halves.
 enum class Reduction { Float, Half, Bfloat16 };
+// How a method's payloads are summed: as halves for the casts (fp16, bf16), else as floats. The
+// casts keep no error feedback (as DDP's hooks), on both backends.
+Reduction reduction_of(CompressionMethod m);
 void reduce_into(Reduction r, float* into, const float* from, std::int64_t n);
 
 std::uint16_t to_half(float x);  // IEEE binary16, round to nearest even
@@ -52,7 +55,7 @@ class Codec {
   Codec(const CompressionSpec& spec, std::int64_t n, int workers, int me, std::uint64_t seed);
 
   Exchange exchange() const { return exchange_; }
-  Reduction reduction() const;
+  Reduction reduction() const { return reduction_of(method_); }
   // The buffer of the exchange's collective `i` (0, and 1 for PowerSGD's Q).
   std::vector<float>& wire(int i) { return i == 0 ? wire_ : wire2_; }
   // Floats the AllGather gives each rank (a multiple of nothing else; the wire holds workers of them).

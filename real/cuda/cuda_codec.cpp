@@ -22,25 +22,6 @@
 #include "real/values.hpp"
 
 namespace dtsim::real::cuda {
-namespace {
-
-// Casts keep no error feedback (as DDP's hooks).
-bool is_cast(CompressionMethod m) {
-  switch (m) {
-    case CompressionMethod::Fp16:
-    case CompressionMethod::Bf16: return true;
-    case CompressionMethod::None:
-    case CompressionMethod::Int8:
-    case CompressionMethod::Qsgd:
-    case CompressionMethod::TopK:
-    case CompressionMethod::RandomK:
-    case CompressionMethod::Sign:
-    case CompressionMethod::PowerSgd: break;
-  }
-  return false;
-}
-
-}  // namespace
 
 void CudaExecutor::setup_codecs(const Plan& plan) {
   // The groups' ranks for the references: every rank splits for every group (a collective call)
@@ -66,7 +47,7 @@ void CudaExecutor::setup_codecs(const Plan& plan) {
   const bool low_rank = method_traits(method_).exchange == Exchange::LowRank;
   CompressionSpec plain = job.compression;  // the host codec encodes what the device encoded
   plain.error_feedback = false;
-  const bool feedback = job.compression.error_feedback && !is_cast(method_);
+  const bool feedback = job.compression.error_feedback && reduction_of(method_) == Reduction::Float;
   auto buffers = [&](DeviceUnit& u) {
     u.wire_floats = static_cast<std::int64_t>(u.codec->wire(0).size());
     u.wire = static_cast<float*>(alloc(u.wire_floats * 4));
