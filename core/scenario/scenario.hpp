@@ -12,6 +12,7 @@
 #include "core/cluster/cluster.hpp"
 #include "core/compression/compressor.hpp"
 #include "core/faults/faults.hpp"
+#include "core/parallel/hybrid.hpp"
 #include "core/scenario/convergence.hpp"
 #include "core/zoo/transformer.hpp"
 #include "core/zoo/workload.hpp"
@@ -19,7 +20,7 @@
 namespace dtsim {
 
 enum class Optimizer { Sgd, Momentum, Adam };
-enum class StrategyKind { AllReduce, ParameterServer };
+enum class StrategyKind { AllReduce, ParameterServer, Hybrid };
 enum class PsSplit { Even, ByLayer };
 enum class SyncKind { Bsp, Asp, Ssp, LocalSgd, Backup, Gossip };
 enum class Engine { Analytical, SimGrid };
@@ -48,6 +49,7 @@ struct StrategySpec {
   PsSplit ps_split = PsSplit::Even;
   // Dynamic batch sizing: each worker's share of the global batch follows its speed (core/plan/batch_balance.hpp).
   bool dynamic_batch = false;
+  HybridSpec hybrid;  // strategy.kind: hybrid (its collectives use `algorithm`; its data-parallel buckets `bucket_size`)
 };
 
 struct SyncSpec {

@@ -303,6 +303,7 @@ std::string_view strategy_name(StrategyKind k) {
   switch (k) {
     case StrategyKind::AllReduce: return "allreduce";
     case StrategyKind::ParameterServer: return "parameter_server";
+    case StrategyKind::Hybrid: return "hybrid";
   }
   return "";
 }

@@ -23,6 +23,16 @@ struct TransformerSpec {
   bool encoder = false;         // BERT-style: token-type embeddings and a pooler; else GPT-style
   bool tied_embeddings = true;  // the output projection shares the token embedding
   int positions = 0;            // learned position embeddings; 0 means seq_len
+  // Shapes of the larger decoders (Megatron GPT, Llama, Mixtral):
+  int kv_heads = 0;              // key/value heads (grouped-query attention); 0 means heads
+  bool gated_mlp = false;        // SwiGLU: three d x ffn matrices (gate, up, down) instead of GeLU's two
+  bool rms_norm = false;         // RMSNorm (one weight vector) instead of LayerNorm (weight and bias)
+  bool bias = true;              // linear layers have biases
+  bool rotary = false;           // rotary position embeddings (no parameters) instead of learned ones
+  int experts = 0;               // mixture of experts: experts per MLP (0: a dense MLP)
+  int top_k = 2;                 // experts each token is routed to
+  double capacity_factor = 1.0;  // tokens an expert takes: capacity_factor x tokens x top_k / experts; 0: dropless
+  bool flash_attention = true;   // a fused attention kernel; false: QK^T, softmax and AV as separate kernels
 };
 
 Workload make_transformer(const TransformerSpec& spec, std::string name);

@@ -1,0 +1,33 @@
+// A hybrid-parallel layout (strategy.kind: hybrid): how a transformer's training is split over
+// tensor (t), context (c), expert (e), data (d) and pipeline (p) parallel ranks, with micro-batching,
+// activation recompute and ZeRO sharding. Megatron-LM's vocabulary (Shoeybi et al. 2019, Narayanan
+// et al. 2021, Korthikanti et al. 2022); ZeRO's stages (Rajbhandari et al. 2020).
+#pragma once
+
+#include <string>
+
+namespace dtsim {
+
+enum class PipelineSchedule { GPipe, OneFOneB, Interleaved };
+enum class Recompute { None, Selective, Full };
+
+struct HybridSpec {
+  int tensor = 1;    // t: ranks a layer's matrices are split over (Megatron column/row parallel)
+  int pipeline = 1;  // p: stages the layers are split over
+  int data = 0;      // d: model replicas; 0 means devices / (t x c x p)
+  int expert = 1;    // e: ranks the experts of an MoE layer are spread over (divides d x c)
+  int context = 1;   // c: ranks one sequence is split over (context parallel, ring attention)
+  bool sequence_parallel = false;  // layer norms and dropout split over t along the sequence (needs t > 1)
+  int micro_batch = 1;             // sequences per micro-batch
+  int global_batch = 0;            // sequences per iteration; 0 means micro_batch x d (no accumulation)
+  PipelineSchedule schedule = PipelineSchedule::OneFOneB;
+  int virtual_stages = 1;  // model chunks per pipeline rank (interleaved schedule)
+  Recompute recompute = Recompute::None;
+  int zero = 0;  // 0: replicated optimizer; 1: optimizer state sharded over d; 2: + gradients; 3: + parameters
+  std::string rank_order = "tp-cp-ep-dp-pp";  // fastest-varying first: which ranks form each group
+
+  // Micro-batches per iteration and data-parallel rank (gradient accumulation steps).
+  int micro_batches(int d) const { return global_batch > 0 ? global_batch / (micro_batch * d) : 1; }
+};
+
+}  // namespace dtsim
