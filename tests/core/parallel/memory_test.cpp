@@ -85,11 +85,11 @@ TEST_CASE("per-layer activations are Korthikanti's Table 2 for GPT-3 175B", "[me
   const double s = 2048, b = 1, h = 12288, a = 96, t = 8;
   // The paper's formulas (bytes per layer and micro-batch, 16-bit), evaluated here:
   CHECK(layer(in, false, Recompute::None) == Approx(s * b * h * (10 + 24 / t + 5 * a * s / (h * t))));  // 578,813,952
-  CHECK(layer(in, true, Recompute::None) == Approx(s * b * h / t * (34 + 5 * a * s / h)));             // 358,612,992
-  CHECK(layer(in, false, Recompute::Selective) == Approx(s * b * h * (10 + 24 / t)));                  // 327,155,712
-  CHECK(layer(in, true, Recompute::Selective) == Approx(34 * s * b * h / t));                          // 106,954,752
-  CHECK(layer(in, false, Recompute::Full) == Approx(2 * s * b * h));                                   // 50,331,648
-  CHECK(layer(in, true, Recompute::Full) == Approx(2 * s * b * h / t));                                // 6,291,456
+  CHECK(layer(in, true, Recompute::None) == Approx(s * b * h / t * (34 + 5 * a * s / h)));              // 358,612,992
+  CHECK(layer(in, false, Recompute::Selective) == Approx(s * b * h * (10 + 24 / t)));                   // 327,155,712
+  CHECK(layer(in, true, Recompute::Selective) == Approx(34 * s * b * h / t));                           // 106,954,752
+  CHECK(layer(in, false, Recompute::Full) == Approx(2 * s * b * h));                                    // 50,331,648
+  CHECK(layer(in, true, Recompute::Full) == Approx(2 * s * b * h / t));                                 // 6,291,456
   CHECK(layer(in, true, Recompute::Selective) == 106'954'752.0);
 }
 
@@ -182,7 +182,8 @@ TEST_CASE("micro-batches in flight per schedule", "[memory]") {
   CHECK(counts() == std::vector<int>{11, 9, 7, 5});
   const double p = 4, v = 2, L = 16;
   CHECK(stage_memory(in).at(0).layers == Approx(L * (1 + (p - 1) / (p * v))));  // Korthikanti eq. 5's factor
-  in.layout.global_batch = 1;  // capped at m v
+  // m = 1: capped at m v.
+  in.layout.global_batch = 1;
   CHECK(counts() == std::vector<int>{2, 2, 2, 2});
 }
 
@@ -206,11 +207,11 @@ TEST_CASE("a two-layer model on t = 2, p = 2 counted by hand", "[memory]") {
   // Stage 0: + word embedding 16 x 8 / 2 = 64 + positions 4 x 8 = 32: 556. Stage 1: + final LayerNorm 16 + the tied
   // embedding's copy 64: 540. Bytes: 2 per weight, 2 per gradient, 4 + 8 (Adam) = 12 of optimizer.
   // Activations of a layer (B = 2, T = 4 tokens, r = 1): LN1 input 64, QKV input 64, Q K V 2 x 4 x 24 / 2 = 96,
-  // softmax 2 x (2 x 4 x 4) / 2 = 32, its mask 16, dropout output 32, projection input 32, dropout mask 32, LN2 input 64,
-  // fc1 input 64, GeLU input 2 x 4 x 32 / 2 = 128, fc2 input 128, dropout mask 32: 784 (= s b h (10 + 24 / t +
-  // 5 a s / (h t)) = 32 x 24.5). Stage 0 holds 2 micro-batches: 1568, + per micro-batch token ids 8 x 4 and the
-  // embedding dropout mask 4 x 8: 2 x 64 = 128: 1696. Stage 1 holds 1: 784 + final norm input 64 + output layer input
-  // 64 + fp32 logits 4 x 4 x 16 / 2 = 128: 1040. No communication buffers (d = 1, no SP, ZeRO 0).
+  // softmax 2 x (2 x 4 x 4) / 2 = 32, its mask 16, dropout output 32, projection input 32, dropout mask 32, LN2 input
+  // 64, fc1 input 64, GeLU input 2 x 4 x 32 / 2 = 128, fc2 input 128, dropout mask 32: 784 (= s b h (10 + 24 / t + 5 a
+  // s / (h t)) = 32 x 24.5). Stage 0 holds 2 micro-batches: 1568, + per micro-batch token ids 8 x 4 and the embedding
+  // dropout mask 4 x 8: 2 x 64 = 128: 1696. Stage 1 holds 1: 784 + final norm input 64 + output layer input 64 + fp32
+  // logits 4 x 4 x 16 / 2 = 128: 1040. No communication buffers (d = 1, no SP, ZeRO 0).
   CHECK(layer_activation_bytes(in) == 784);
   const std::vector<StageMemory> st = stage_memory(in);
   REQUIRE(st.size() == 2);
