@@ -4,6 +4,7 @@
 // et al. 2021, Korthikanti et al. 2022); ZeRO's stages (Rajbhandari et al. 2020).
 #pragma once
 
+#include <algorithm>
 #include <string>
 
 namespace dtsim {
@@ -12,11 +13,11 @@ enum class PipelineSchedule { GPipe, OneFOneB, Interleaved };
 enum class Recompute { None, Selective, Full };
 
 struct HybridSpec {
-  int tensor = 1;    // t: ranks a layer's matrices are split over (Megatron column/row parallel)
-  int pipeline = 1;  // p: stages the layers are split over
-  int data = 0;      // d: model replicas; 0 means devices / (t x c x p)
-  int expert = 1;    // e: ranks the experts of an MoE layer are spread over (divides d x c)
-  int context = 1;   // c: ranks one sequence is split over (context parallel, ring attention)
+  int tensor = 1;                  // t: ranks a layer's matrices are split over (Megatron column/row parallel)
+  int pipeline = 1;                // p: stages the layers are split over
+  int data = 0;                    // d: model replicas; 0 means devices / (t x c x p)
+  int expert = 1;                  // e: ranks the experts of an MoE layer are spread over (divides d x c)
+  int context = 1;                 // c: ranks one sequence is split over (context parallel, ring attention)
   bool sequence_parallel = false;  // layer norms and dropout split over t along the sequence (needs t > 1)
   int micro_batch = 1;             // sequences per micro-batch
   int global_batch = 0;            // sequences per iteration; 0 means micro_batch x d (no accumulation)
@@ -26,8 +27,16 @@ struct HybridSpec {
   int zero = 0;  // 0: replicated optimizer; 1: optimizer state sharded over d; 2: + gradients; 3: + parameters
   std::string rank_order = "tp-cp-ep-dp-pp";  // fastest-varying first: which ranks form each group
 
-  // Micro-batches per iteration and data-parallel rank (gradient accumulation steps).
-  int micro_batches(int d) const { return global_batch > 0 ? global_batch / (micro_batch * d) : 1; }
+  // Micro-batches per iteration and data-parallel rank (gradient accumulation steps); `data` resolved.
+  int micro_batches() const { return global_batch > 0 ? global_batch / (micro_batch * data) : 1; }
+  int devices() const { return tensor * context * data * pipeline; }
 };
+
+// The layout with `data` derived from the devices when it is 0 (devices / (t x c x p), rounded down:
+// validation refuses a remainder).
+inline HybridSpec resolve_layout(HybridSpec layout, int devices) {
+  if (layout.data <= 0) layout.data = std::max(1, devices / (layout.tensor * layout.context * layout.pipeline));
+  return layout;
+}
 
 }  // namespace dtsim

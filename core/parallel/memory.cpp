@@ -114,7 +114,7 @@ Shape shape_of(const MemoryInputs& in) {
   require(ly.global_batch == 0 || ly.global_batch % (ly.micro_batch * ly.data) == 0,
           fmt::format("global batch {} is not a multiple of micro_batch x data = {}", ly.global_batch,
                       ly.micro_batch * ly.data));
-  const int m = ly.micro_batches(ly.data);
+  const int m = ly.micro_batches();
   require(m >= 1, fmt::format("global batch {} gives no micro-batch per data-parallel rank", ly.global_batch));
 
   Shape x{};

@@ -10,6 +10,7 @@
 
 #include "core/plan/compress.hpp"
 #include "core/plan/gossip.hpp"
+#include "core/plan/hybrid.hpp"
 #include "core/plan/parameter_server.hpp"
 #include "core/plan/stragglers.hpp"
 #include "core/plan/worker.hpp"
@@ -149,6 +150,11 @@ Plan compile_plan(const Scenario& s, PlanScope scope) {
     if (job.sync.kind == SyncKind::Gossip) {
       if (scope == PlanScope::FirstWorkerOnly) throw RuntimeError("plan: gossip workers do not compile one alone");
       compile_gossip(job, static_cast<int>(i), plan);
+    } else if (job.strategy.kind == StrategyKind::Hybrid) {
+      if (scope == PlanScope::FirstWorkerOnly) throw RuntimeError("plan: hybrid workers do not compile one alone");
+      const HybridSpec layout = job_layout(s, job);
+      plan.jobs[i].samples_per_iteration = layout.micro_batch * layout.data * layout.micro_batches();
+      compile_hybrid(s, job, static_cast<int>(i), plan);
     } else if (job.strategy.kind == StrategyKind::AllReduce) {
       compile_allreduce(s, job, plan.jobs[i], plan, scope == PlanScope::FirstWorkerOnly);
     } else {

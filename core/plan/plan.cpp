@@ -19,6 +19,7 @@ std::string_view phase_name(Phase p) {
     case Phase::Aggregate: return "aggregate";
     case Phase::Optimizer: return "optimizer";
     case Phase::Compression: return "compression";
+    case Phase::Recompute: return "recompute";
   }
   return "?";
 }

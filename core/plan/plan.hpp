@@ -10,6 +10,7 @@
 #include "core/base/profile.hpp"
 #include "core/collectives/collective.hpp"
 #include "core/compression/compressor.hpp"
+#include "core/parallel/layout.hpp"
 
 namespace dtsim {
 
@@ -20,7 +21,8 @@ enum class Stream { Compute = 0, Comm = 1, Posted = 2 };
 enum class Role { Worker, Server };
 // What an op is for: drives the metrics breakdown and the trace colours. Compression: a gradient
 // compressor's compress, orthogonalise or decompress work (ComputeOps, costed like any other).
-enum class Phase { Forward, Backward, Communication, Aggregate, Optimizer, Compression };
+// Recompute: a forward run again before its backward (activation recomputation, hybrid plans).
+enum class Phase { Forward, Backward, Communication, Aggregate, Optimizer, Compression, Recompute };
 
 struct ComputeOp {
   double flops = 0;
@@ -91,6 +93,7 @@ struct Op {
   Stream stream = Stream::Compute;
   Phase phase = Phase::Forward;
   int layer = -1;         // the workload layer it belongs to, or -1
+  int micro_batch = -1;   // hybrid plans: the micro-batch it works on (pipeline timelines), or -1
   std::vector<int> deps;  // ops of the same rank and iteration that must end first
   OpBody body;
   // The op runs in iterations k with (k + 1) % period == 0 only (local SGD averages every H
@@ -111,12 +114,16 @@ struct RankProgram {
   int serves = -1;  // an asynchronous server rank's worker (one such rank per shard and worker)
   Role role = Role::Worker;
   Placement where;
+  int stage = -1;       // hybrid plans: the rank's pipeline stage (its lane in pipeline timelines), or -1
   std::vector<Op> ops;  // one iteration, in issue order (each stream runs its ops in this order)
 };
 
 struct CommGroup {
   std::vector<int> ranks;  // global ranks; group rank i is ranks[i]
   int per_node = 1;        // consecutive group ranks per node
+  // What the group is for: data-parallel jobs have one data group; hybrid plans one group per
+  // tensor, context, expert, data, expert-data and pipeline (tied embeddings) group of ranks.
+  GroupKind kind = GroupKind::Data;
 };
 
 // One training job's share of the plan.

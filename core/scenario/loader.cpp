@@ -81,7 +81,10 @@ class Walker {
       if (path == "jobs") {
         read_jobs(value, where);
       } else if (value.IsMap()) {
-        if (known) throw InputError(where, fmt::format("{}: expected a single value, not a mapping", shown));
+        // A key that is also a section (strategy.pipeline: 8, or strategy.pipeline: {stages: 8, ...}) takes both.
+        if (known && !is_section(path, scope)) {
+          throw InputError(where, fmt::format("{}: expected a single value, not a mapping", shown));
+        }
         walk(value, path, job, scope);
       } else if (value.IsSequence()) {
         throw InputError(where, fmt::format("{}: expected a single value, not a list", shown));

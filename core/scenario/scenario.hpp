@@ -49,7 +49,8 @@ struct StrategySpec {
   PsSplit ps_split = PsSplit::Even;
   // Dynamic batch sizing: each worker's share of the global batch follows its speed (core/plan/batch_balance.hpp).
   bool dynamic_batch = false;
-  HybridSpec hybrid;  // strategy.kind: hybrid (its collectives use `algorithm`; its data-parallel buckets `bucket_size`)
+  HybridSpec
+      hybrid;  // strategy.kind: hybrid (its collectives use `algorithm`; its data-parallel buckets `bucket_size`)
 };
 
 struct SyncSpec {

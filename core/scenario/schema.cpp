@@ -9,6 +9,7 @@
 #include "core/calibration/profile_reader.hpp"
 #include "core/scenario/convergence_keys.hpp"
 #include "core/scenario/fault_keys.hpp"
+#include "core/scenario/hybrid_keys.hpp"
 #include "core/scenario/sync_policy.hpp"
 
 namespace dtsim {
@@ -18,7 +19,7 @@ using S = Scenario;
 using J = JobSpec;
 using V = ScalarValue;
 
-constexpr StrategyKind kStrategies[] = {StrategyKind::AllReduce, StrategyKind::ParameterServer};
+constexpr StrategyKind kStrategies[] = {StrategyKind::AllReduce, StrategyKind::ParameterServer, StrategyKind::Hybrid};
 
 std::vector<std::string_view> strategy_names() {
   std::vector<std::string_view> names;
@@ -356,6 +357,7 @@ std::vector<ScenarioKey> build_keys() {
       [](S& s, const V& v) { s.run.fuse_compute = v.boolean(); });
   add("run.seed", "count", "1", "Seed of every random choice in the run.",
       [](S& s, const V& v) { s.run.seed = v.count(0); });
+  add_hybrid_keys(k);
   add_fault_keys(k);
   add_convergence_keys(k);
   return k;

@@ -9,6 +9,7 @@
 #include <fmt/format.h>
 
 #include "core/collectives/collective.hpp"
+#include "core/scenario/hybrid_keys.hpp"
 #include "core/scenario/schema.hpp"
 #include "core/scenario/sync_policy.hpp"
 #include "core/zoo/model_file.hpp"
@@ -322,6 +323,7 @@ void finish_scenario(Scenario& s) {
     resolve_workload(s, i, s.jobs[i]);
     check_placement(s, i, owner);
     check_strategy(s, i);
+    check_hybrid(s, i);
     check_stragglers(s, i);
     finish_job_profiles(s, i, s.jobs[i]);
     finish_faults(s, i, s.jobs[i]);

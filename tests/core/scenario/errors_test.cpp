@@ -82,8 +82,8 @@ TEST_CASE("unknown devices / choices and algorithms") {
         "x.yaml:4:11: error: cluster.device: unknown device 'a100' (valid: a100_40gb, a100_80gb, cpu_socket, h100_sxm, "
         "h200, p100, v100) (did you mean 'a100_40gb'?)");
   CHECK(error_of(std::string(kGood) + "strategy:\n  kind: allreduse\n") ==
-        "x.yaml:9:9: error: strategy.kind: 'allreduse' is not valid (valid: allreduce, parameter_server) (did you "
-        "mean 'allreduce'?)");
+        "x.yaml:9:9: error: strategy.kind: 'allreduse' is not valid (valid: allreduce, parameter_server, hybrid) (did "
+        "you mean 'allreduce'?)");
 }
 
 TEST_CASE("invalid YAML and values of the wrong shape") {

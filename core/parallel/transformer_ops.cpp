@@ -1,0 +1,321 @@
+// The kernel steps of a transformer on one rank of a hybrid layout (rules in transformer_ops.hpp).
+#include "core/parallel/transformer_ops.hpp"
+
+#include <algorithm>
+
+namespace dtsim {
+namespace {
+
+// The dimensions every step of one rank needs, from the model and the shard.
+struct Dims {
+  double b, s, h, a, t, c, e, kv_dim, qkv_out, f, f_in, vocab, experts, top_k, capacity, db;
+  double tokens;     // T = b s / c: the rank's tokens of a micro-batch (its sequence shard)
+  double sp_tokens;  // tokens the rank's norms and dropout touch: T / t with sequence parallel
+  bool sp, flash, causal, moe, rms, bias;
+};
+
+Dims dims_of(const TransformerSpec& m, const ShardShape& sh) {
+  Dims d{};
+  d.b = sh.micro_batch;
+  d.s = m.seq_len;
+  d.h = m.hidden;
+  d.a = m.heads;
+  d.t = sh.tensor;
+  d.c = sh.context;
+  d.e = sh.expert;
+  const double kv_heads = m.kv_heads > 0 ? m.kv_heads : m.heads;
+  d.kv_dim = kv_heads * d.h / d.a;
+  d.qkv_out = d.h + 2 * d.kv_dim;
+  d.f = m.ffn > 0 ? m.ffn : 4.0 * m.hidden;
+  d.f_in = m.gated_mlp ? 2 * d.f : d.f;
+  d.vocab = m.vocab;
+  d.experts = m.experts;
+  d.top_k = m.top_k;
+  d.capacity = m.capacity_factor > 0 ? m.capacity_factor : 1.0;  // dropless: balanced routing
+  d.db = sh.dtype_bytes;
+  d.tokens = d.b * d.s / d.c;
+  d.sp = sh.sequence_parallel && sh.tensor > 1;
+  d.sp_tokens = d.sp ? d.tokens / d.t : d.tokens;
+  d.flash = m.flash_attention;
+  d.causal = !m.encoder;
+  d.moe = m.experts > 0;
+  d.rms = m.rms_norm;
+  d.bias = m.bias;
+  return d;
+}
+
+KernelStep compute(std::string name, KernelClass cls, double flops, double mem_bytes) {
+  KernelStep k;
+  k.name = std::move(name);
+  k.cls = cls;
+  k.flops = flops;
+  k.mem_bytes = mem_bytes;
+  return k;
+}
+
+// A GEMM of (M x K) by (K x N): 2 M K N FLOPs; reads both operands and writes the result once.
+KernelStep gemm(std::string name, double m, double k, double n, double db, double scale = 1) {
+  return compute(std::move(name), KernelClass::Gemm, scale * 2 * m * k * n, scale * (m * k + k * n + m * n) * db);
+}
+
+KernelStep collective(std::string name, CollectiveKind kind, GroupKind group, double bytes) {
+  KernelStep k;
+  k.name = std::move(name);
+  k.collective = true;
+  k.kind = kind;
+  k.group = group;
+  k.bytes = bytes;
+  return k;
+}
+
+// Appends a collective on the tensor group only when the group has more than one rank.
+void tensor_collective(std::vector<KernelStep>& out, const Dims& d, CollectiveKind kind, double bytes) {
+  if (d.t <= 1) return;
+  out.push_back(collective(std::string(collective_name(kind)), kind, GroupKind::Tensor, bytes));
+}
+
+// Backward of a memory-bound kernel: it reads its saved input and the incoming gradient and writes
+// the outgoing one: twice the forward's traffic.
+KernelStep backward_of(const KernelStep& fwd) {
+  KernelStep k = fwd;
+  k.flops *= 2;
+  k.mem_bytes *= 2;
+  return k;
+}
+
+KernelStep norm(const Dims& d, std::string name) {
+  const double elements = d.sp_tokens * d.h;
+  return compute(std::move(name), KernelClass::Norm, (d.rms ? 4 : 5) * elements, 2 * elements * d.db);
+}
+
+// Dropout and the residual add: read x and the residual, write the sum and a 1-byte mask.
+KernelStep dropout_residual(const Dims& d, std::string name) {
+  const double elements = d.sp_tokens * d.h;
+  return compute(std::move(name), KernelClass::Elementwise, 2 * elements, elements * (3 * d.db + 1));
+}
+
+double scores(const Dims& d) { return d.tokens * d.s * d.a / d.t; }  // attention score elements
+
+std::vector<KernelStep> attention_core(const Dims& d) {
+  const double q_bytes = d.tokens * d.h / d.t * d.db;
+  const double kv_bytes = d.b * d.s * d.kv_dim / d.t * d.db;  // K or V over the whole sequence
+  if (d.flash) {
+    const double flops = 4 * d.tokens * d.s * d.h / d.t * (d.causal ? 0.5 : 1.0);
+    return {compute("attention", KernelClass::Attention, flops, 2 * q_bytes + 2 * kv_bytes)};
+  }
+  const double n = scores(d);
+  return {compute("qk^T", KernelClass::Gemm, 2 * d.tokens * d.s * d.h / d.t, q_bytes + kv_bytes + n * d.db),
+          compute("softmax", KernelClass::Softmax, 5 * n, 2 * n * d.db),
+          compute("attention dropout", KernelClass::Elementwise, n, n * (2 * d.db + 1)),
+          compute("av", KernelClass::Gemm, 2 * d.tokens * d.s * d.h / d.t, n * d.db + kv_bytes + q_bytes)};
+}
+
+std::vector<KernelStep> attention_core_backward(const Dims& d) {
+  std::vector<KernelStep> fwd = attention_core(d);
+  std::reverse(fwd.begin(), fwd.end());
+  for (KernelStep& k : fwd) {
+    k = backward_of(k);
+    if (k.cls == KernelClass::Attention) k.flops *= 1.25;  // flash: 5 matrix products backward, 2 forward
+    k.name += " bwd";
+  }
+  return fwd;
+}
+
+double kv_gather_bytes(const Dims& d) { return d.b * d.s * 2 * d.kv_dim / d.t * d.db; }
+
+}  // namespace
+
+ShardShape shard_shape(const HybridSpec& layout, double dtype_bytes) {
+  return ShardShape{layout.tensor,      layout.context, layout.expert, layout.sequence_parallel,
+                    layout.micro_batch, dtype_bytes};
+}
+
+std::vector<KernelStep> block_forward(const TransformerSpec& m, const ShardShape& sh) {
+  const Dims d = dims_of(m, sh);
+  const double act = d.tokens * d.h * d.db;  // the block's T x h activation, as a collective's S
+  std::vector<KernelStep> out;
+  out.push_back(norm(d, "ln1"));
+  if (d.sp) tensor_collective(out, d, CollectiveKind::AllGather, act);
+  out.push_back(gemm("qkv", d.tokens, d.h, d.qkv_out / d.t, d.db));
+  if (d.c > 1)
+    out.push_back(collective("kv all-gather", CollectiveKind::AllGather, GroupKind::Context, kv_gather_bytes(d)));
+  for (KernelStep& k : attention_core(d)) out.push_back(std::move(k));
+  out.push_back(gemm("proj", d.tokens, d.h / d.t, d.h, d.db));
+  tensor_collective(out, d, d.sp ? CollectiveKind::ReduceScatter : CollectiveKind::AllReduce, act);
+  out.push_back(dropout_residual(d, "attn dropout+residual"));
+  out.push_back(norm(d, "ln2"));
+  if (d.moe) {
+    // Tokens are routed from the rank's sequence-parallel share (sequence parallel is required with t > 1).
+    const double routed = d.sp_tokens * d.top_k * d.capacity;
+    out.push_back(gemm("router", d.sp_tokens, d.h, d.experts, d.db));
+    out.push_back(
+        compute("top-k", KernelClass::Elementwise, 4 * d.sp_tokens * d.experts, 2 * d.sp_tokens * d.experts * 4));
+    if (d.e > 1) {
+      out.push_back(collective("dispatch", CollectiveKind::AllToAll, GroupKind::Expert, routed * d.h * d.db));
+    }
+    // Expert tensor parallelism (Megatron's default, expert t = t): the tensor group's routed tokens
+    // are gathered, each rank computes its 1/t of every local expert, and the outputs are
+    // reduce-scattered back.
+    const double gathered = routed * d.t;
+    if (d.t > 1) {
+      out.push_back(
+          collective("expert all-gather", CollectiveKind::AllGather, GroupKind::Tensor, gathered * d.h * d.db));
+    }
+    out.push_back(gemm("expert fc1", gathered, d.h, d.f_in / d.t, d.db));
+    out.push_back(compute("expert activation", KernelClass::Elementwise, 8 * gathered * d.f / d.t,
+                          (d.f_in + d.f) / d.t * gathered * d.db));
+    out.push_back(gemm("expert fc2", gathered, d.f / d.t, d.h, d.db));
+    if (d.t > 1) {
+      out.push_back(
+          collective("expert reduce-scatter", CollectiveKind::ReduceScatter, GroupKind::Tensor, gathered * d.h * d.db));
+    }
+    if (d.e > 1) {
+      out.push_back(collective("combine", CollectiveKind::AllToAll, GroupKind::Expert, routed * d.h * d.db));
+    }
+  } else {
+    if (d.sp) tensor_collective(out, d, CollectiveKind::AllGather, act);
+    out.push_back(gemm("fc1", d.tokens, d.h, d.f_in / d.t, d.db));
+    out.push_back(compute("activation", KernelClass::Elementwise, 8 * d.tokens * d.f / d.t,
+                          (d.f_in + d.f) / d.t * d.tokens * d.db));
+    out.push_back(gemm("fc2", d.tokens, d.f / d.t, d.h, d.db));
+    tensor_collective(out, d, d.sp ? CollectiveKind::ReduceScatter : CollectiveKind::AllReduce, act);
+  }
+  out.push_back(dropout_residual(d, "mlp dropout+residual"));
+  return out;
+}
+
+std::vector<KernelStep> block_backward(const TransformerSpec& m, const ShardShape& sh) {
+  const Dims d = dims_of(m, sh);
+  const double act = d.tokens * d.h * d.db;
+  // The forward, reversed: compute steps become their backward; a forward all-gather becomes a
+  // reduce-scatter and vice versa; a forward all-reduce (after a row-parallel GEMM) becomes nothing
+  // and the identity before a column-parallel GEMM (qkv, fc1) an all-reduce of the input gradient.
+  std::vector<KernelStep> fwd = block_forward(m, sh);
+  std::vector<KernelStep> out;
+  for (auto it = fwd.rbegin(); it != fwd.rend(); ++it) {
+    if (it->collective) {
+      KernelStep k = *it;
+      if (k.kind == CollectiveKind::AllReduce) continue;
+      if (k.kind == CollectiveKind::AllGather)
+        k.kind = CollectiveKind::ReduceScatter;
+      else if (k.kind == CollectiveKind::ReduceScatter)
+        k.kind = CollectiveKind::AllGather;
+      k.name = std::string(collective_name(k.kind)) + " bwd";
+      out.push_back(std::move(k));
+      continue;
+    }
+    if (it->cls == KernelClass::Attention || it->name == "av") {
+      // The attention core's backward as a whole (flash: its own backward kernel).
+      std::vector<KernelStep> core = attention_core_backward(d);
+      out.insert(out.end(), core.begin(), core.end());
+      it = std::find_if(it, fwd.rend(),
+                        [](const KernelStep& k) { return k.cls == KernelClass::Attention || k.name == "qk^T"; });
+      continue;
+    }
+    KernelStep k = backward_of(*it);
+    k.name += " bwd";
+    out.push_back(std::move(k));
+    if (!d.sp && (it->name == "qkv" || it->name == "fc1")) tensor_collective(out, d, CollectiveKind::AllReduce, act);
+  }
+  return out;
+}
+
+std::vector<KernelStep> attention_core_recompute(const TransformerSpec& m, const ShardShape& sh) {
+  const Dims d = dims_of(m, sh);
+  if (d.flash) return {};
+  std::vector<KernelStep> core = attention_core(d);
+  for (KernelStep& k : core) k.name += " recompute";
+  return core;
+}
+
+std::vector<KernelStep> embedding_forward(const TransformerSpec& m, const ShardShape& sh) {
+  const Dims d = dims_of(m, sh);
+  const double act = d.tokens * d.h * d.db;
+  std::vector<KernelStep> out;
+  // Vocab-parallel lookup: each rank writes the rows of its vocabulary shard (zeros elsewhere).
+  out.push_back(compute("embedding", KernelClass::Embedding, 0, 2 * d.tokens * d.h * d.db));
+  if (!m.rotary)
+    out.push_back(compute("positions", KernelClass::Elementwise, d.tokens * d.h, 3 * d.tokens * d.h * d.db));
+  tensor_collective(out, d, d.sp ? CollectiveKind::ReduceScatter : CollectiveKind::AllReduce, act);
+  out.push_back(
+      compute("embedding dropout", KernelClass::Elementwise, d.sp_tokens * d.h, d.sp_tokens * d.h * (2 * d.db + 1)));
+  return out;
+}
+
+std::vector<KernelStep> embedding_backward(const TransformerSpec& m, const ShardShape& sh) {
+  const Dims d = dims_of(m, sh);
+  const double act = d.tokens * d.h * d.db;
+  std::vector<KernelStep> out;
+  out.push_back(compute("embedding dropout bwd", KernelClass::Elementwise, d.sp_tokens * d.h,
+                        d.sp_tokens * d.h * (2 * d.db + 1)));
+  if (d.sp) tensor_collective(out, d, CollectiveKind::AllGather, act);
+  out.push_back(compute("embedding bwd", KernelClass::Embedding, d.tokens * d.h, 3 * d.tokens * d.h * d.db));
+  return out;
+}
+
+std::vector<KernelStep> head_forward(const TransformerSpec& m, const ShardShape& sh) {
+  const Dims d = dims_of(m, sh);
+  const double act = d.tokens * d.h * d.db;
+  const double logits = d.tokens * d.vocab / d.t;
+  std::vector<KernelStep> out;
+  out.push_back(norm(d, "final norm"));
+  if (d.sp) tensor_collective(out, d, CollectiveKind::AllGather, act);
+  out.push_back(gemm("output layer", d.tokens, d.h, d.vocab / d.t, d.db));
+  // Vocab-parallel cross-entropy (Megatron): local max, sum of exponentials and target logit, each
+  // all-reduced over the tensor group; the softmax is kept in fp32 for the backward.
+  out.push_back(compute("cross-entropy", KernelClass::Softmax, 5 * logits, logits * (d.db + 4)));
+  for (const char* what : {"logits max", "exp sum", "target logit"}) {
+    if (d.t > 1) out.push_back(collective(what, CollectiveKind::AllReduce, GroupKind::Tensor, d.tokens * 4));
+  }
+  return out;
+}
+
+std::vector<KernelStep> head_backward(const TransformerSpec& m, const ShardShape& sh) {
+  const Dims d = dims_of(m, sh);
+  const double act = d.tokens * d.h * d.db;
+  const double logits = d.tokens * d.vocab / d.t;
+  std::vector<KernelStep> out;
+  out.push_back(compute("cross-entropy bwd", KernelClass::Elementwise, logits, logits * (4 + d.db)));
+  out.push_back(gemm("output layer bwd", d.tokens, d.h, d.vocab / d.t, d.db, 2));
+  tensor_collective(out, d, d.sp ? CollectiveKind::ReduceScatter : CollectiveKind::AllReduce, act);
+  KernelStep n = backward_of(norm(d, "final norm"));
+  n.name += " bwd";
+  out.push_back(std::move(n));
+  return out;
+}
+
+BlockParams block_params(const TransformerSpec& m, const ShardShape& sh) {
+  const Dims d = dims_of(m, sh);
+  const double norm_params = d.rms ? d.h : 2 * d.h;
+  const double bias = d.bias ? 1 : 0;
+  BlockParams p;
+  // Norms and the row-parallel layers' biases are replicated over t; the rest is split.
+  p.dense = 2 * norm_params + d.h * d.qkv_out / d.t + bias * d.qkv_out / d.t + d.h * d.h / d.t + bias * d.h;
+  // One MLP's share: fc1 (and its bias) and fc2 split over t, fc2's bias replicated.
+  const double mlp = (d.h * d.f_in + d.f * d.h + bias * d.f_in) / d.t + bias * d.h;
+  if (d.moe) {
+    p.dense += d.h * d.experts;        // the router
+    p.expert = d.experts / d.e * mlp;  // the rank's experts, each split over t
+  } else {
+    p.dense += mlp;
+  }
+  return p;
+}
+
+double embedding_params(const TransformerSpec& m, const ShardShape& sh) {
+  const Dims d = dims_of(m, sh);
+  const double positions = m.rotary ? 0 : (m.positions > 0 ? m.positions : m.seq_len) * d.h;
+  return d.vocab * d.h / d.t + positions;
+}
+
+double head_params(const TransformerSpec& m, const ShardShape& sh) {
+  const Dims d = dims_of(m, sh);
+  return (d.rms ? d.h : 2 * d.h) + d.vocab * d.h / d.t;
+}
+
+double stage_message_bytes(const TransformerSpec& m, const ShardShape& sh) {
+  const Dims d = dims_of(m, sh);
+  return d.tokens * d.h * d.db / d.t;
+}
+
+}  // namespace dtsim

@@ -1,0 +1,89 @@
+// A transformer's work for one micro-batch on one rank of a hybrid layout: the kernels of each
+// block (attention, then MLP or MoE), of the embedding and of the output layer, in the order they
+// run, with the tensor-, context- and expert-parallel collectives between them. Costs are per rank:
+// matrices split over t (Megatron column/row parallel: Shoeybi et al. 2019), the sequence over c,
+// experts over e. FLOPs count executed work (2 per multiply-add).
+//
+// Forward of one block, b sequences of s tokens (local T = b s / c tokens), hidden h, a heads of
+// size h/a, kv key/value heads, ffn f (SwiGLU: gate and up, 2f):
+//   ln1 | [SP: all-gather T h] | qkv 2 T h (h + 2 kv h/a)/t | attention core | proj 2 T h^2/t |
+//   [all-reduce T h, SP: reduce-scatter] | dropout+residual | ln2 | [SP: all-gather] |
+//   fc1 2 T h f/t (SwiGLU 4 T h f/t) | activation | fc2 2 T f h/t | [all-reduce, SP: reduce-scatter] |
+//   dropout+residual
+// Attention core: flash (one kernel, 4 T s h/t FLOPs, half of it skipped by the causal mask) or
+// separate kernels (Megatron 2022: QK^T 2 T s h/t, scale-mask-softmax and dropout over the a/t x
+// T x s scores, memory-bound, AV 2 T s h/t). Context parallel gathers K and V over the c ranks.
+// MoE: router 2 T h E, then an all-to-all dispatch over the e ranks of T k h bytes (x capacity
+// factor), the local experts' MLPs on T k tokens (x capacity factor), an all-to-all combine.
+// Backward: twice each GEMM's FLOPs (input and weight gradients), flash attention 2.5x (it
+// recomputes the scores), memory-bound kernels twice their traffic; each forward all-gather is a
+// reduce-scatter backward and vice versa, and each forward identity before a column-parallel GEMM
+// an all-reduce of the input gradient. Per block fwd+bwd: 4 all-reduces of T h (or 4 all-gathers
+// and 4 reduce-scatters with SP), the closed form of Korthikanti et al. 2022, section 4.2.2.
+#pragma once
+
+#include <string>
+#include <vector>
+
+#include "core/collectives/collective.hpp"
+#include "core/parallel/hybrid.hpp"
+#include "core/parallel/layout.hpp"
+#include "core/zoo/transformer.hpp"
+
+namespace dtsim {
+
+// What kind of kernel a compute step is (device efficiency can depend on it).
+enum class KernelClass { Gemm, Attention, Softmax, Elementwise, Norm, Embedding };
+
+struct KernelStep {
+  std::string name;  // "qkv", "attention", "fc1", "all-reduce", ...
+  bool collective = false;
+  // Compute: FLOPs and bytes of memory traffic on one rank.
+  KernelClass cls = KernelClass::Gemm;
+  double flops = 0;
+  double mem_bytes = 0;
+  // Collective: its kind, group and S (collective.hpp's meaning).
+  CollectiveKind kind = CollectiveKind::AllReduce;
+  GroupKind group = GroupKind::Tensor;
+  double bytes = 0;
+};
+
+// The shape of one rank's share of the work.
+struct ShardShape {
+  int tensor = 1;
+  int context = 1;
+  int expert = 1;
+  bool sequence_parallel = false;
+  int micro_batch = 1;
+  double dtype_bytes = 2;  // activations and weights
+};
+ShardShape shard_shape(const HybridSpec& layout, double dtype_bytes);
+
+// Steps of one transformer block (attention and MLP or MoE).
+std::vector<KernelStep> block_forward(const TransformerSpec& m, const ShardShape& sh);
+std::vector<KernelStep> block_backward(const TransformerSpec& m, const ShardShape& sh);
+// What selective recompute runs again before a block's backward: the attention core (nothing with
+// flash attention, which recomputes it within its backward anyway).
+std::vector<KernelStep> attention_core_recompute(const TransformerSpec& m, const ShardShape& sh);
+// The first stage's embedding (vocab-parallel lookup, its all-reduce or reduce-scatter) and the last
+// stage's final norm, output layer and vocab-parallel cross-entropy.
+std::vector<KernelStep> embedding_forward(const TransformerSpec& m, const ShardShape& sh);
+std::vector<KernelStep> embedding_backward(const TransformerSpec& m, const ShardShape& sh);
+std::vector<KernelStep> head_forward(const TransformerSpec& m, const ShardShape& sh);
+std::vector<KernelStep> head_backward(const TransformerSpec& m, const ShardShape& sh);
+
+// Parameters one rank holds of one block: dense (replicated over d x c) and expert (over d x c / e).
+struct BlockParams {
+  double dense = 0;
+  double expert = 0;
+};
+BlockParams block_params(const TransformerSpec& m, const ShardShape& sh);
+double embedding_params(const TransformerSpec& m, const ShardShape& sh);  // word (+ learned positions), over t
+// The final norm and the output layer's weights over t (untied, or the last stage's copy of tied embeddings).
+double head_params(const TransformerSpec& m, const ShardShape& sh);
+
+// Bytes of the activation a stage sends the next per micro-batch (and the gradient back): T h,
+// split over t (sequence parallel, or Megatron's scatter-gather of pipeline messages).
+double stage_message_bytes(const TransformerSpec& m, const ShardShape& sh);
+
+}  // namespace dtsim

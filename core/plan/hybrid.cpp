@@ -1,0 +1,429 @@
+// Hybrid-parallel plans: groups from the layout, each rank's pipeline schedule expanded into its
+// kernels and collectives, pipeline messages between stages, and the data-parallel gradient
+// reduction with ZeRO's sharding.
+//
+// Streams: a block's kernels and its tensor-parallel collectives run in order on the compute
+// stream (Megatron issues them on the same CUDA stream, so a collective holds the compute back);
+// a pipeline receive is on the compute stream too (the stage waits for its input: the bubble),
+// a send is posted (non-blocking, as Megatron's batched isend); the data-parallel reduction and
+// ZeRO's gathers run on the comm stream beside the compute.
+#include "core/plan/hybrid.hpp"
+
+#include <map>
+#include <tuple>
+
+#include <fmt/format.h>
+
+#include "core/parallel/schedule.hpp"
+#include "core/parallel/transformer_ops.hpp"
+#include "core/plan/worker.hpp"
+
+namespace dtsim {
+namespace {
+
+// Consecutive group members on one node (GroupShape::per_node), or 1 when the group's members are
+// not spread over its nodes in equal consecutive runs.
+int per_node_of(const Plan& plan, const std::vector<int>& ranks) {
+  int run = 0;
+  while (run < static_cast<int>(ranks.size()) && plan.ranks[ranks[run]].where.node == plan.ranks[ranks[0]].where.node) {
+    ++run;
+  }
+  if (ranks.size() % run != 0) return 1;
+  for (size_t i = 0; i < ranks.size(); ++i) {
+    if (plan.ranks[ranks[i]].where.node != plan.ranks[ranks[i - i % run]].where.node) return 1;
+    if (i % run == 0 && i > 0 && plan.ranks[ranks[i]].where.node == plan.ranks[ranks[i - 1]].where.node) return 1;
+  }
+  return run;
+}
+
+const CollectiveAlgorithm& algorithm_for(const CollectiveAlgorithm& preferred, CollectiveKind kind,
+                                         const GroupShape& shape) {
+  if (preferred.supports(kind, shape)) return preferred;
+  for (const char* fallback : {"ring", "direct"}) {
+    const CollectiveAlgorithm& a = find_algorithm(fallback);
+    if (a.supports(kind, shape)) return a;
+  }
+  throw RuntimeError(
+      fmt::format("plan: no collective algorithm runs {} over {} ranks", collective_name(kind), shape.size));
+}
+
+class HybridCompiler {
+ public:
+  HybridCompiler(const Scenario& s, const JobSpec& job, int job_index, Plan& plan)
+      : job_(job),
+        model_(job.model.transformer),
+        spec_(job_layout(s, job)),
+        layout_(spec_),
+        shape_(shard_shape(spec_, dtype_bytes(job.model.dtype))),
+        plan_(plan),
+        workers_(plan.jobs[job_index].workers),
+        algorithm_(find_algorithm(job.strategy.algorithm)),
+        micro_batches_(spec_.micro_batches()),
+        chunks_(spec_.schedule == PipelineSchedule::Interleaved ? spec_.virtual_stages : 1),
+        stages_(spec_.pipeline * chunks_),
+        blocks_per_stage_(model_.layers / stages_) {
+    make_groups();
+  }
+
+  void compile(int local) {
+    RankProgram& r = plan_.ranks[workers_[local]];
+    r.stage = layout_.stage(local);
+    rank_ = &r;
+    local_ = local;
+    seq_.clear();
+    bucket_params_.assign(chunks_, {});
+    const auto order = find_schedule(spec_.schedule).order(r.stage, spec_.pipeline, micro_batches_, chunks_);
+    // A chunk's gradients are final in its last micro-batch's backward: the data-parallel buckets
+    // start there.
+    std::vector<int> backwards_left(chunks_, micro_batches_);
+    for (const PipelineStep& step : order) {
+      const bool last = step.backward && --backwards_left[step.chunk] == 0;
+      if (step.backward) {
+        backward(step, last);
+      } else {
+        forward(step);
+      }
+    }
+    finish_iteration();
+  }
+
+ private:
+  int global_stage(int chunk) const { return chunk * spec_.pipeline + rank_->stage; }
+  int first_block(int chunk) const { return global_stage(chunk) * blocks_per_stage_; }
+  bool first_stage(int chunk) const { return global_stage(chunk) == 0; }
+  bool last_stage(int chunk) const { return global_stage(chunk) == stages_ - 1; }
+  // The job-local rank holding global stage g of this rank's pipeline.
+  int stage_peer(int g) const {
+    Coords c = layout_.coords(local_);
+    c[Dim::Pipeline] = ((g % spec_.pipeline) + spec_.pipeline) % spec_.pipeline;
+    return workers_[layout_.rank_of(c)];
+  }
+  // A message to global stage g of micro-batch mb, forward (activations) or backward (gradients).
+  int tag(int mb, int g, bool backward) const { return (mb * stages_ + g) * 2 + (backward ? 1 : 0); }
+
+  int add(Op op) {
+    op.id = static_cast<int>(rank_->ops.size());
+    rank_->ops.push_back(std::move(op));
+    return rank_->ops.back().id;
+  }
+
+  // Appends the steps on the compute stream; returns the last op's id (or `last` when none).
+  int emit(const std::vector<KernelStep>& steps, const std::string& where, Phase phase, int mb, int last,
+           std::vector<int> first_deps = {}) {
+    for (const KernelStep& k : steps) {
+      Op op;
+      op.label = fmt::format("{} {} mb{}", where, k.name, mb);
+      op.micro_batch = mb;
+      op.deps = std::move(first_deps);
+      first_deps.clear();
+      if (k.collective) {
+        const int g = group_of(k.group);
+        if (g < 0) continue;
+        op.phase = Phase::Communication;
+        op.body = collective_op(k.kind, k.bytes, g);
+      } else {
+        op.phase = phase;
+        op.body = ComputeOp{k.flops, k.mem_bytes, job_.model.dtype};
+      }
+      last = add(std::move(op));
+    }
+    return last;
+  }
+
+  CollectiveOp collective_op(CollectiveKind kind, double bytes, int g) {
+    const CommGroup& group = plan_.groups[g];
+    const GroupShape shape{static_cast<int>(group.ranks.size()), group.per_node, 0};
+    return CollectiveOp{kind, bytes, g, &algorithm_for(algorithm_, kind, shape), seq_[g]++};
+  }
+
+  int group_of(GroupKind kind) const { return group_index_[local_][static_cast<int>(kind)]; }
+
+  void forward(const PipelineStep& step) {
+    const int mb = step.micro_batch;
+    const int g = global_stage(step.chunk);
+    int last = -1;
+    if (first_stage(step.chunk)) {
+      last = emit(embedding_forward(model_, shape_), "embedding", Phase::Forward, mb, last);
+    } else {
+      last = receive(mb, g, false);
+    }
+    const int begin = first_block(step.chunk);
+    const int end = begin + blocks_per_stage_;
+    for (int b = begin; b < end; ++b) {
+      const std::vector<int> gathered = zero3_gather(b, mb, false, -1);
+      const int first = static_cast<int>(rank_->ops.size());
+      last = emit(block_forward(model_, shape_), fmt::format("fwd L{}", b), Phase::Forward, mb, last, gathered);
+      if (b + 1 < end) zero3_gather(b + 1, mb, false, first);
+    }
+    if (last_stage(step.chunk)) {
+      emit(head_forward(model_, shape_), "head", Phase::Forward, mb, last);
+    } else {
+      send(mb, g + 1, false, last);
+    }
+  }
+
+  void backward(const PipelineStep& step, bool last_micro_batch) {
+    const int mb = step.micro_batch;
+    const int g = global_stage(step.chunk);
+    int last = -1;
+    if (last_stage(step.chunk)) {
+      last = emit(head_backward(model_, shape_), "head", Phase::Backward, mb, last);
+    } else {
+      last = receive(mb, g, true);
+    }
+    const int begin = first_block(step.chunk);
+    for (int b = begin + blocks_per_stage_ - 1; b >= begin; --b) {
+      const std::string where = fmt::format("bwd L{}", b);
+      std::vector<int> gathered = zero3_gather(b, mb, true, -1);
+      const int first = static_cast<int>(rank_->ops.size());
+      if (spec_.recompute == Recompute::Full) {
+        last = emit(block_forward(model_, shape_), fmt::format("recompute L{}", b), Phase::Recompute, mb, last,
+                    std::move(gathered));
+        gathered.clear();
+      } else if (spec_.recompute == Recompute::Selective) {
+        last = emit(attention_core_recompute(model_, shape_), fmt::format("recompute L{}", b), Phase::Recompute, mb,
+                    last, std::move(gathered));
+        gathered.clear();
+      }
+      last = emit(block_backward(model_, shape_), where, Phase::Backward, mb, last, std::move(gathered));
+      if (b > begin) zero3_gather(b - 1, mb, true, first);
+      gradients_ready(b, last, mb, last_micro_batch, step.chunk);
+    }
+    if (first_stage(step.chunk)) {
+      last = emit(embedding_backward(model_, shape_), "embedding", Phase::Backward, mb, last);
+    } else {
+      send(mb, g - 1, true, last);
+    }
+    if (last_micro_batch) last_backward_ = std::max(last_backward_, last);
+  }
+
+  // Receives the input of global stage g on the compute stream (it waits for it), and with tensor
+  // parallelism but no sequence parallelism gathers the 1/t slices over the tensor group.
+  int receive(int mb, int g, bool backward) {
+    const double bytes = stage_message_bytes(model_, shape_);
+    const int from = stage_peer(backward ? g + 1 : g - 1);
+    Op op = new_op(*rank_, fmt::format("recv {} mb{}", backward ? "grad" : "act", mb), Stream::Compute,
+                   Phase::Communication, {}, RecvOp{from, bytes, tag(mb, g, backward)});
+    op.micro_batch = mb;
+    int last = add(std::move(op));
+    if (spec_.tensor > 1 && !shape_.sequence_parallel) {
+      const double whole = bytes * spec_.tensor;
+      last = emit(
+          {KernelStep{"gather", true, KernelClass::Gemm, 0, 0, CollectiveKind::AllGather, GroupKind::Tensor, whole}},
+          backward ? "recv grad" : "recv act", Phase::Communication, mb, last);
+    }
+    return last;
+  }
+
+  void send(int mb, int g, bool backward, int after) {
+    const double bytes = stage_message_bytes(model_, shape_);
+    Op op = new_op(*rank_, fmt::format("send {} mb{}", backward ? "grad" : "act", mb), Stream::Posted,
+                   Phase::Communication, {after}, SendOp{stage_peer(g), bytes, tag(mb, g, backward)});
+    op.micro_batch = mb;
+    add(std::move(op));
+  }
+
+  // ZeRO-3: a block's parameters gathered over the data group before its forward and its backward,
+  // on the comm stream. The next block's gather is issued as soon as the current block's first
+  // kernel has run (`after`), ahead of the current block's gradient reduce-scatter: prefetch one
+  // block ahead, as FSDP's forward and backward prefetch. Returns the deps of the block's first
+  // kernel (its gather), issuing the gather now when it was not prefetched (after = -1).
+  std::vector<int> zero3_gather(int block, int mb, bool backward, int after) {
+    const int g = group_of(GroupKind::Data);
+    if (spec_.zero < 3 || g < 0) return {};
+    const auto key = std::make_tuple(block, mb, backward);
+    if (after < 0) {
+      const auto found = prefetched_.find(key);
+      if (found != prefetched_.end()) {
+        const int id = found->second;
+        prefetched_.erase(found);
+        return {id};
+      }
+    }
+    const BlockParams p = block_params(model_, shape_);
+    std::vector<int> deps;
+    if (after >= 0) deps.push_back(after);
+    Op op = comm_op(*rank_, fmt::format("zero3 gather L{} {} mb{}", block, backward ? "bwd" : "fwd", mb), Stream::Comm,
+                    deps, collective_op(CollectiveKind::AllGather, p.dense * dtype_bytes(job_.model.dtype), g));
+    op.micro_batch = mb;
+    const int id = add(std::move(op));
+    if (after >= 0) prefetched_[key] = id;
+    return {id};
+  }
+
+  // A block's gradients after its backward: ZeRO-3 reduce-scatters them every micro-batch; the
+  // others collect them into buckets, reduced in the chunk's last micro-batch.
+  void gradients_ready(int block, int after, int mb, bool last_micro_batch, int chunk) {
+    const BlockParams p = block_params(model_, shape_);
+    const double grad = dtype_bytes(job_.model.grad_dtype);
+    if (spec_.zero >= 3) {
+      const int g = group_of(GroupKind::Data);
+      if (g >= 0) {
+        Op op = comm_op(*rank_, fmt::format("zero3 reduce-scatter L{} mb{}", block, mb), Stream::Comm, {after},
+                        collective_op(CollectiveKind::ReduceScatter, p.dense * grad, g));
+        op.micro_batch = mb;
+        reductions_.push_back(add(std::move(op)));
+      }
+      if (p.expert > 0) bucket(GroupKind::ExpertData, p.expert * grad, after, last_micro_batch, chunk, block);
+      return;
+    }
+    if (!last_micro_batch) return;
+    bucket(GroupKind::Data, p.dense * grad, after, true, chunk, block);
+    if (p.expert > 0) bucket(GroupKind::ExpertData, p.expert * grad, after, true, chunk, block);
+  }
+
+  // Adds a block's gradient bytes to its group's open bucket; a bucket closes at bucket_size
+  // (strategy.allreduce.bucket_size), reduced once its last block's backward has run (overlap) or
+  // after the whole backward.
+  void bucket(GroupKind kind, double bytes, int after, bool last_micro_batch, int chunk, int block) {
+    if (!last_micro_batch || group_of(kind) < 0) return;
+    Bucket& open = bucket_params_[chunk][static_cast<int>(kind)];
+    open.bytes += bytes;
+    open.ready = after;
+    open.blocks = open.blocks.empty() ? fmt::format("L{}", block) : open.blocks;
+    open.last_block = block;
+    if (open.bytes >= job_.strategy.bucket_size) close_bucket(kind, chunk);
+  }
+
+  struct Bucket {
+    double bytes = 0;
+    int ready = -1;
+    std::string blocks;
+    int last_block = -1;
+  };
+
+  void close_bucket(GroupKind kind, int chunk) {
+    Bucket& open = bucket_params_[chunk][static_cast<int>(kind)];
+    if (open.bytes <= 0) return;
+    const bool sharded = spec_.zero >= 1;
+    const CollectiveKind ck = sharded ? CollectiveKind::ReduceScatter : CollectiveKind::AllReduce;
+    std::vector<int> deps{open.ready};
+    if (!job_.strategy.overlap) deps = {};  // after the whole backward: added in finish_iteration
+    Op op = comm_op(*rank_, fmt::format("{} grads {}-L{}", group_kind_name(kind), open.blocks, open.last_block),
+                    Stream::Comm, deps, collective_op(ck, open.bytes, group_of(kind)));
+    if (!job_.strategy.overlap) deferred_.push_back(static_cast<int>(rank_->ops.size()));
+    reductions_.push_back(add(std::move(op)));
+    if (sharded) gathers_.push_back({kind, open.bytes / dtype_bytes(job_.model.grad_dtype)});
+    open = Bucket{};
+  }
+
+  void finish_iteration() {
+    for (int c = 0; c < chunks_; ++c) {
+      for (GroupKind kind : {GroupKind::Data, GroupKind::ExpertData}) close_bucket(kind, c);
+    }
+    for (int id : deferred_) rank_->ops[id].deps = {last_backward_};
+    // Tied embeddings: the first and last stages' copies of the word embedding sum their gradients.
+    std::vector<int> update_deps = reductions_;
+    const int tied = tied_group_[local_];
+    if (tied >= 0) {
+      const double bytes = embedding_params(model_, shape_) * dtype_bytes(job_.model.grad_dtype);
+      update_deps.push_back(add(comm_op(*rank_, "tied embedding grads", Stream::Comm, {last_backward_},
+                                        collective_op(CollectiveKind::AllReduce, bytes, tied))));
+    }
+    if (update_deps.empty()) update_deps.push_back(last_backward_);
+    // Megatron's optimizer step first sums the gradients' squared norm (and the fp16 overflow flag)
+    // over the replica's tensor and pipeline shards: every stage waits for the pipeline to drain.
+    const int model_group = group_of(GroupKind::Model);
+    if (model_group >= 0) {
+      update_deps = {add(comm_op(*rank_, "gradient norm", Stream::Compute, update_deps,
+                                 collective_op(CollectiveKind::AllReduce, 8, model_group)))};
+    }
+    const double shard = spec_.zero >= 1 ? layout_.extent(Dim::Data) * layout_.extent(Dim::Expert) * spec_.context : 1;
+    Op update = new_op(*rank_, "optimizer step", Stream::Compute, Phase::Optimizer, update_deps,
+                       make_update(local_params() / shard, job_.model.optimizer));
+    const int stepped = add(std::move(update));
+    // ZeRO 1 and 2: each rank updated its shard; the new parameters are gathered back.
+    for (const auto& [kind, params] : gathers_) {
+      add(comm_op(*rank_, fmt::format("{} params all-gather", group_kind_name(kind)), Stream::Comm, {stepped},
+                  collective_op(CollectiveKind::AllGather, params * dtype_bytes(job_.model.dtype), group_of(kind))));
+    }
+    reductions_.clear();
+    gathers_.clear();
+    deferred_.clear();
+    last_backward_ = -1;
+  }
+
+  // Parameters this rank holds (its blocks, and the embedding or output layer on the end stages).
+  double local_params() const {
+    double params = 0;
+    const BlockParams p = block_params(model_, shape_);
+    for (int c = 0; c < chunks_; ++c) {
+      params += blocks_per_stage_ * (p.dense + p.expert);
+      if (first_stage(c)) params += embedding_params(model_, shape_);
+      if (last_stage(c)) {
+        params += head_params(model_, shape_);
+        if (stages_ == 1 && model_.tied_embeddings)
+          params -= model_.vocab * static_cast<double>(model_.hidden) / spec_.tensor;
+      }
+    }
+    return params;
+  }
+
+  void make_groups() {
+    group_index_.assign(workers_.size(), {});
+    for (auto& row : group_index_) row.fill(-1);
+    for (int k = 0; k < kGroupKinds; ++k) {
+      const auto kind = static_cast<GroupKind>(k);
+      if (kind == GroupKind::Pipeline) continue;  // stages talk by messages; their group is the tied embeddings'
+      for (const auto& members : layout_.groups(kind)) {
+        if (members.size() < 2) continue;
+        CommGroup group;
+        for (int m : members) group.ranks.push_back(workers_[m]);
+        group.per_node = per_node_of(plan_, group.ranks);
+        group.kind = kind;
+        for (int m : members) group_index_[m][k] = static_cast<int>(plan_.groups.size());
+        plan_.groups.push_back(std::move(group));
+      }
+    }
+    tied_group_.assign(workers_.size(), -1);
+    if (model_.tied_embeddings && stages_ > 1) {
+      for (const auto& members : layout_.groups(GroupKind::Pipeline)) {
+        CommGroup group;
+        group.ranks = {workers_[members.front()], workers_[members.back()]};
+        group.per_node = per_node_of(plan_, group.ranks);
+        group.kind = GroupKind::Pipeline;
+        tied_group_[members.front()] = tied_group_[members.back()] = static_cast<int>(plan_.groups.size());
+        plan_.groups.push_back(std::move(group));
+      }
+    }
+  }
+
+  const JobSpec& job_;
+  const TransformerSpec& model_;
+  HybridSpec spec_;
+  HybridLayout layout_;
+  ShardShape shape_;
+  Plan& plan_;
+  const std::vector<int>& workers_;
+  const CollectiveAlgorithm& algorithm_;
+  int micro_batches_;
+  int chunks_;
+  int stages_;  // global stages: p x chunks
+  int blocks_per_stage_;
+  std::vector<std::array<int, kGroupKinds>> group_index_;  // by job-local rank: plan group of each kind, or -1
+  std::vector<int> tied_group_;                            // by job-local rank: the tied embeddings' group, or -1
+
+  // The rank being compiled.
+  RankProgram* rank_ = nullptr;
+  int local_ = 0;
+  std::map<int, int> seq_;  // by plan group: collectives issued so far this iteration
+  std::vector<std::array<Bucket, kGroupKinds>> bucket_params_;  // open bucket by chunk and group kind
+  std::vector<int> reductions_;                                 // gradient reductions the update waits for
+  std::vector<std::pair<GroupKind, double>> gathers_;           // ZeRO 1/2: parameters to gather after the step
+  std::vector<int> deferred_;                                   // reductions that wait for the whole backward
+  int last_backward_ = -1;
+  std::map<std::tuple<int, int, bool>, int> prefetched_;  // ZeRO-3 gathers issued ahead: (block, mb, backward) -> op
+};
+
+}  // namespace
+
+HybridSpec job_layout(const Scenario& s, const JobSpec& job) {
+  return resolve_layout(job.strategy.hybrid, job.devices(s.cluster));
+}
+
+void compile_hybrid(const Scenario& s, const JobSpec& job, int job_index, Plan& plan) {
+  HybridCompiler compiler(s, job, job_index, plan);
+  for (int local = 0; local < static_cast<int>(plan.jobs[job_index].workers.size()); ++local) compiler.compile(local);
+}
+
+}  // namespace dtsim

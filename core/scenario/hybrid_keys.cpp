@@ -1,0 +1,221 @@
+// The hybrid-parallel job keys and their checks (docs/parallelism.md).
+#include "core/scenario/hybrid_keys.hpp"
+
+#include <fmt/format.h>
+#include <fmt/ranges.h>
+
+#include "core/parallel/layout.hpp"
+#include "core/parallel/schedule.hpp"
+
+namespace dtsim {
+namespace {
+
+using J = JobSpec;
+using V = ScalarValue;
+
+std::vector<std::pair<std::string, PipelineSchedule>> schedule_choices() {
+  std::vector<std::pair<std::string, PipelineSchedule>> choices;
+  for (const ScheduleTraits& t : pipeline_schedules()) choices.emplace_back(t.name, t.kind);
+  return choices;
+}
+
+std::string schedule_names() {
+  std::vector<std::string_view> names;
+  for (const ScheduleTraits& t : pipeline_schedules()) names.push_back(t.name);
+  return fmt::format("{}", fmt::join(names, ", "));
+}
+
+[[noreturn]] void fail_at(const Scenario& s, const std::string& key, const std::string& message) {
+  throw InputError(s.location_of(key), fmt::format("{}: {}", key, message));
+}
+
+// Keys that only a hybrid job reads.
+constexpr const char* kHybridOnly[] = {"strategy.tensor",
+                                       "strategy.pipeline",
+                                       "strategy.pipeline.stages",
+                                       "strategy.pipeline.schedule",
+                                       "strategy.pipeline.virtual_stages",
+                                       "strategy.data",
+                                       "strategy.expert",
+                                       "strategy.context",
+                                       "strategy.sequence_parallel",
+                                       "strategy.micro_batch",
+                                       "strategy.global_batch",
+                                       "strategy.recompute",
+                                       "strategy.zero",
+                                       "strategy.rank_order"};
+
+}  // namespace
+
+void add_hybrid_keys(std::vector<ScenarioKey>& k) {
+  auto add_job = [&k](std::string path, std::string type, std::string def, std::string doc,
+                      std::function<void(J&, const V&)> set) {
+    k.push_back(ScenarioKey{std::move(path), std::move(type), std::move(def), false, std::move(doc), KeyScope::Job,
+                            nullptr, std::move(set)});
+  };
+  add_job("strategy.tensor", "count", "1",
+          "Hybrid: tensor-parallel size t (a layer's matrices split over t ranks; heads and ffn must divide).",
+          [](J& j, const V& v) { j.strategy.hybrid.tensor = v.count(1); });
+  add_job("strategy.pipeline", "count", "1",
+          "Hybrid: pipeline stages p (the same as strategy.pipeline.stages; write `pipeline: {stages: 8, schedule: "
+          "1f1b}` to set both).",
+          [](J& j, const V& v) { j.strategy.hybrid.pipeline = v.count(1); });
+  add_job("strategy.pipeline.stages", "count", "1", "Hybrid: pipeline stages p (the layers must split evenly).",
+          [](J& j, const V& v) { j.strategy.hybrid.pipeline = v.count(1); });
+  add_job("strategy.pipeline.schedule", "one of: " + schedule_names(), "1f1b",
+          "Hybrid: the order of micro-batches' forward and backward passes on each stage (docs/parallelism.md).",
+          [](J& j, const V& v) { j.strategy.hybrid.schedule = v.choice(schedule_choices()); });
+  add_job("strategy.pipeline.virtual_stages", "count", "1",
+          "Hybrid, interleaved schedule: model chunks per pipeline rank v (layers split over p x v).",
+          [](J& j, const V& v) { j.strategy.hybrid.virtual_stages = v.count(1); });
+  add_job("strategy.data", "count", "0",
+          "Hybrid: data-parallel size d; 0 means the devices / (tensor x context x pipeline).",
+          [](J& j, const V& v) { j.strategy.hybrid.data = v.count(0); });
+  add_job("strategy.expert", "count", "1",
+          "Hybrid: expert-parallel size e (an MoE layer's experts over e ranks, carved out of d; must divide d and "
+          "the experts).",
+          [](J& j, const V& v) { j.strategy.hybrid.expert = v.count(1); });
+  add_job("strategy.context", "count", "1",
+          "Hybrid: context-parallel size c (each sequence split over c ranks; K and V gathered over them).",
+          [](J& j, const V& v) { j.strategy.hybrid.context = v.count(1); });
+  add_job("strategy.sequence_parallel", "bool", "false",
+          "Hybrid: split layer norms and dropout over the tensor group along the sequence (reduce-scatter and "
+          "all-gather instead of all-reduce; Korthikanti et al. 2022).",
+          [](J& j, const V& v) { j.strategy.hybrid.sequence_parallel = v.boolean(); });
+  add_job("strategy.micro_batch", "count", "1", "Hybrid: sequences per micro-batch.",
+          [](J& j, const V& v) { j.strategy.hybrid.micro_batch = v.count(1); });
+  add_job("strategy.global_batch", "count", "0",
+          "Hybrid: sequences per iteration; a multiple of micro_batch x d, the quotient being the micro-batches each "
+          "pipeline runs (gradient accumulation). 0 means micro_batch x d.",
+          [](J& j, const V& v) { j.strategy.hybrid.global_batch = v.count(0); });
+  add_job("strategy.recompute", "one of: none, selective, full", "none",
+          "Hybrid: activation recomputation: none, selective (the attention core again before backward) or full (each "
+          "block's forward again).",
+          [](J& j, const V& v) {
+            j.strategy.hybrid.recompute = v.choice<Recompute>(
+                {{"none", Recompute::None}, {"selective", Recompute::Selective}, {"full", Recompute::Full}});
+          });
+  add_job("strategy.zero", "count", "0",
+          "Hybrid: ZeRO stage over the data-parallel group: 0 none, 1 optimizer state sharded, 2 and gradients, 3 and "
+          "parameters (FSDP, gathered a block ahead).",
+          [](J& j, const V& v) {
+            const int stage = v.count(0);
+            if (stage > 3) v.fail(fmt::format("ZeRO stage {} does not exist (valid: 0, 1, 2, 3)", stage));
+            j.strategy.hybrid.zero = stage;
+          });
+  add_job("strategy.rank_order", "dimensions joined by '-'", "tp-cp-ep-dp-pp",
+          "Hybrid: which ranks form each group, fastest-varying dimension first (Megatron-LM's default "
+          "tp-cp-ep-dp-pp keeps a tensor group on one node).",
+          [](J& j, const V& v) {
+            try {
+              parse_rank_order(v.text());
+            } catch (const InputError& e) {
+              v.fail(e.message());
+            }
+            j.strategy.hybrid.rank_order = v.text();
+          });
+}
+
+void check_hybrid(const Scenario& s, size_t index) {
+  const JobSpec& job = s.jobs[index];
+  const auto key = [&](const char* k) { return s.job_key(index, k); };
+  if (job.strategy.kind != StrategyKind::Hybrid) {
+    for (const char* k : kHybridOnly) {
+      if (s.where.count(key(k))) fail_at(s, key(k), "is read by hybrid jobs only (set strategy.kind: hybrid)");
+    }
+    return;
+  }
+  const HybridSpec& h = job.strategy.hybrid;
+  const TransformerSpec& m = job.model.transformer;
+  const std::string pipeline_key =
+      s.where.count(key("strategy.pipeline")) ? key("strategy.pipeline") : key("strategy.pipeline.stages");
+  if (job.model.name != "transformer") {
+    fail_at(s, key("model.name"),
+            fmt::format("'{}': a hybrid job splits a transformer (use model.name: transformer with "
+                        "model.transformer.*, or a zoo transformer)",
+                        job.model.name.empty() ? job.model.file : job.model.name));
+  }
+  if (m.encoder) fail_at(s, key("model.transformer.encoder"), "hybrid plans model decoders (GPT-style) only");
+  if (job.strategy.workers > 0) {
+    fail_at(s, key("strategy.workers"), "a hybrid job uses every device of its placement (set strategy.data instead)");
+  }
+  const int devices = job.devices(s.cluster);
+  const int model_parallel = h.tensor * h.context * h.pipeline;
+  if (h.data > 0 && model_parallel * h.data != devices) {
+    fail_at(s, key("strategy.data"),
+            fmt::format("tensor {} x context {} x pipeline {} x data {} = {} ranks, but the job has {} devices (valid: "
+                        "data {}, or 0 to derive it)",
+                        h.tensor, h.context, h.pipeline, h.data, model_parallel * h.data, devices,
+                        devices % model_parallel == 0 ? fmt::format("{}", devices / model_parallel) : "none"));
+  }
+  if (devices % model_parallel != 0) {
+    fail_at(s, key("strategy.tensor"),
+            fmt::format("tensor {} x context {} x pipeline {} = {} does not divide the job's {} devices", h.tensor,
+                        h.context, h.pipeline, model_parallel, devices));
+  }
+  const HybridSpec r = resolve_layout(h, devices);
+  if (m.heads % h.tensor != 0) {
+    fail_at(s, key("strategy.tensor"),
+            fmt::format("{} does not divide the model's {} attention heads", h.tensor, m.heads));
+  }
+  const int kv = m.kv_heads > 0 ? m.kv_heads : m.heads;
+  if (kv % h.tensor != 0) {
+    fail_at(s, key("strategy.tensor"), fmt::format("{} does not divide the model's {} key/value heads", h.tensor, kv));
+  }
+  const int ffn = m.ffn > 0 ? m.ffn : 4 * m.hidden;
+  if (ffn % h.tensor != 0) {
+    fail_at(s, key("strategy.tensor"), fmt::format("{} does not divide the model's ffn width {}", h.tensor, ffn));
+  }
+  const int chunks = h.schedule == PipelineSchedule::Interleaved ? h.virtual_stages : 1;
+  if (h.virtual_stages > 1 && h.schedule != PipelineSchedule::Interleaved) {
+    fail_at(s, key("strategy.pipeline.virtual_stages"),
+            fmt::format("{} model chunks per rank need strategy.pipeline.schedule: interleaved (got {})",
+                        h.virtual_stages, schedule_name(h.schedule)));
+  }
+  if (m.layers % (h.pipeline * chunks) != 0) {
+    fail_at(
+        s, pipeline_key,
+        fmt::format("the model's {} layers do not split evenly over {} stages{} (valid: a divisor of {})", m.layers,
+                    h.pipeline * chunks,
+                    chunks > 1 ? fmt::format(" ({} ranks x {} virtual stages)", h.pipeline, chunks) : "", m.layers));
+  }
+  if (m.seq_len % h.context != 0) {
+    fail_at(s, key("strategy.context"), fmt::format("{} does not divide the sequence length {}", h.context, m.seq_len));
+  }
+  if (h.expert > 1 && m.experts == 0) {
+    fail_at(s, key("strategy.expert"), "expert parallelism needs an MoE model (model.transformer.experts > 0)");
+  }
+  if (m.experts > 0 && m.experts % h.expert != 0) {
+    fail_at(s, key("strategy.expert"), fmt::format("{} does not divide the model's {} experts", h.expert, m.experts));
+  }
+  if (r.data % h.expert != 0) {
+    fail_at(s, key("strategy.expert"),
+            fmt::format("{} does not divide the data-parallel size {} (experts are spread over data-parallel ranks)",
+                        h.expert, r.data));
+  }
+  if (m.experts > 0 && h.tensor > 1 && !h.sequence_parallel) {
+    fail_at(s, key("strategy.sequence_parallel"),
+            "an MoE model with tensor parallelism routes each rank's sequence-parallel tokens (set it to true, as "
+            "Megatron-LM requires)");
+  }
+  const int per_step = h.micro_batch * r.data;
+  if (h.global_batch > 0 && h.global_batch % per_step != 0) {
+    fail_at(s, key("strategy.global_batch"),
+            fmt::format("{} sequences do not split into micro-batches of {} over {} data-parallel ranks (valid: a "
+                        "multiple of {})",
+                        h.global_batch, h.micro_batch, r.data, per_step));
+  }
+  const std::string why = find_schedule(h.schedule).refuse(h.pipeline, r.micro_batches(), chunks);
+  if (!why.empty()) fail_at(s, key("strategy.global_batch"), why);
+  if (job.sync.kind != SyncKind::Bsp) {
+    fail_at(s, key("sync.policy"), "hybrid jobs are synchronous (use sync.policy: bsp)");
+  }
+  if (job.compression.method != CompressionMethod::None) {
+    fail_at(s, key("compression.method"), "hybrid jobs exchange uncompressed gradients (use compression.method: none)");
+  }
+  if (job.strategy.dynamic_batch) {
+    fail_at(s, key("strategy.dynamic_batch"), "hybrid jobs split the batch into equal micro-batches");
+  }
+}
+
+}  // namespace dtsim
