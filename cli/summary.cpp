@@ -6,6 +6,8 @@
 #include <fmt/format.h>
 
 #include "core/base/units.hpp"
+#include "core/parallel/schedule.hpp"
+#include "core/plan/hybrid.hpp"
 #include "core/scenario/sync_policy.hpp"
 
 namespace dtsim::cli {
@@ -43,17 +45,39 @@ std::string strategy_text(const Scenario& s, const JobSpec& job) {
     return fmt::format("allreduce ({}, buckets of {}, overlap {})", st.algorithm, format_bytes(st.bucket_size),
                        overlap ? "on" : "off");
   }
+  if (st.kind == StrategyKind::Hybrid) {
+    const HybridSpec h = job_layout(s, job);
+    std::string extras;
+    if (h.context > 1) extras += fmt::format(" x c {}", h.context);
+    if (h.expert > 1) extras += fmt::format(" (e {})", h.expert);
+    const std::string schedule = h.schedule == PipelineSchedule::Interleaved
+                                     ? fmt::format("interleaved v {}", h.virtual_stages)
+                                     : std::string(schedule_name(h.schedule));
+    return fmt::format(
+        "hybrid (t {} x p {} x d {}{}; {}, {} micro-batches of {}; sequence parallel {}, recompute {}, "
+        "ZeRO {}; {})",
+        h.tensor, h.pipeline, h.data, extras, schedule, h.micro_batches(), h.micro_batch,
+        h.sequence_parallel ? "on" : "off",
+        h.recompute == Recompute::None ? "none" : (h.recompute == Recompute::Full ? "full" : "selective"), h.zero,
+        st.algorithm);
+  }
   return fmt::format("parameter server ({} shards, {}, overlap {})", st.ps_shards,
                      s.cluster.server_placement == ServerPlacement::Dedicated ? "dedicated hosts" : "colocated",
                      st.overlap ? "on" : "off");
 }
 
+std::string batch_text(const Scenario& s, const JobSpec& job) {
+  if (job.strategy.kind != StrategyKind::Hybrid) return fmt::format("batch {}/worker", job.model.batch_per_worker);
+  const HybridSpec h = job_layout(s, job);
+  return fmt::format("global batch {}", h.micro_batch * h.data * h.micro_batches());
+}
+
 void job_summary(std::ostream& os, const Scenario& s, const JobSpec& job, const Metrics& m) {
   const Workload& w = job.workload;
   row(os, "model",
-      fmt::format("{} ({:.4g} M params, {:.4g} GFLOP/sample fwd+bwd, batch {}/worker, {})", w.name,
-                  w.total_params() / 1e6, (w.fwd_flops_per_sample() + w.bwd_flops_per_sample()) / 1e9,
-                  job.model.batch_per_worker, dtype_name(job.model.dtype)));
+      fmt::format("{} ({:.4g} M params, {:.4g} GFLOP/sample fwd+bwd, {}, {})", w.name, w.total_params() / 1e6,
+                  (w.fwd_flops_per_sample() + w.bwd_flops_per_sample()) / 1e9, batch_text(s, job),
+                  dtype_name(job.model.dtype)));
   const std::string sync = sync_text(sync_policy(job.sync.kind).title, job.sync);
   row(os, "strategy",
       fmt::format("{}, {} workers{}, {}", strategy_text(s, job), m.workers,
