@@ -9,6 +9,7 @@
 // ZeRO's gathers run on the comm stream beside the compute.
 #include "core/plan/hybrid.hpp"
 
+#include <algorithm>
 #include <map>
 #include <tuple>
 
@@ -365,6 +366,7 @@ class HybridCompiler {
     for (int k = 0; k < kGroupKinds; ++k) {
       const auto kind = static_cast<GroupKind>(k);
       if (kind == GroupKind::Pipeline) continue;  // stages talk by messages; their group is the tied embeddings'
+      const size_t first = plan_.groups.size();
       for (const auto& members : layout_.groups(kind)) {
         if (members.size() < 2) continue;
         CommGroup group;
@@ -374,9 +376,11 @@ class HybridCompiler {
         for (int m : members) group_index_[m][k] = static_cast<int>(plan_.groups.size());
         plan_.groups.push_back(std::move(group));
       }
+      count_siblings(first);
     }
     tied_group_.assign(workers_.size(), -1);
     if (model_.tied_embeddings && stages_ > 1) {
+      const size_t first = plan_.groups.size();
       for (const auto& members : layout_.groups(GroupKind::Pipeline)) {
         CommGroup group;
         group.ranks = {workers_[members.front()], workers_[members.back()]};
@@ -385,6 +389,28 @@ class HybridCompiler {
         tied_group_[members.front()] = tied_group_[members.back()] = static_cast<int>(plan_.groups.size());
         plan_.groups.push_back(std::move(group));
       }
+      count_siblings(first);
+    }
+  }
+
+  // Groups [first, end) are of one kind and collect in step: each one's siblings are the groups with
+  // ranks on its first node that span several nodes too (those on one node use no NIC).
+  void count_siblings(size_t first) {
+    std::map<int, int> spanning;  // node -> groups of the kind with ranks there that cross nodes
+    const auto spans = [&](const CommGroup& g) {
+      return plan_.ranks[g.ranks.front()].where.node != plan_.ranks[g.ranks.back()].where.node;
+    };
+    for (size_t i = first; i < plan_.groups.size(); ++i) {
+      if (!spans(plan_.groups[i])) continue;
+      std::vector<int> nodes;
+      for (int r : plan_.groups[i].ranks) nodes.push_back(plan_.ranks[r].where.node);
+      std::sort(nodes.begin(), nodes.end());
+      nodes.erase(std::unique(nodes.begin(), nodes.end()), nodes.end());
+      for (int n : nodes) ++spanning[n];
+    }
+    for (size_t i = first; i < plan_.groups.size(); ++i) {
+      CommGroup& g = plan_.groups[i];
+      if (spans(g)) g.siblings = spanning[plan_.ranks[g.ranks.front()].where.node];
     }
   }
 

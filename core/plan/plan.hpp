@@ -124,6 +124,10 @@ struct CommGroup {
   // What the group is for: data-parallel jobs have one data group; hybrid plans one group per
   // tensor, context, expert, data, expert-data and pipeline (tied embeddings) group of ranks.
   GroupKind kind = GroupKind::Data;
+  // Groups of the same kind that run their collectives in step with this one (a hybrid plan's
+  // tensor groups all reduce at once) and have as many ranks on each of this group's nodes: they
+  // share the nodes' NICs. The analytical engine divides a node's bandwidth among them all.
+  int siblings = 1;
 };
 
 // One training job's share of the plan.

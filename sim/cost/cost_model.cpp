@@ -129,7 +129,7 @@ AlphaBeta CostModel::group_alpha_beta(const CommGroup& group, const CollectiveAl
   }
   ab.alpha_inter = cluster_.nic.latency + hops * cluster_.topology.switch_latency;
   const auto [concurrency, crossing] = traffic_shape(algo, kind, shape);
-  double bw = cluster_.node_bandwidth() / concurrency;
+  double bw = cluster_.node_bandwidth() / (concurrency * std::max(1, group.siblings));
   const TopologySpec& t = cluster_.topology;
   if (t.kind == TopologyKind::FatTree && crossing > 0) {
     // A leaf's uplink (its nodes' bandwidth / oversubscription) shared by the flows leaving it.

@@ -6,8 +6,8 @@
 #include <map>
 #include <tuple>
 
-#include "core/plan/compiler.hpp"
 #include "core/parallel/transformer_ops.hpp"
+#include "core/plan/compiler.hpp"
 #include "tests/support/hybrid_job.hpp"
 
 using namespace dtsim;
@@ -133,13 +133,12 @@ TEST_CASE("ZeRO stages 1 and 2 move plain data parallelism's bytes, stage 3 one 
   CHECK(bytes[3] - bytes[0] == Approx(0.5 * blocks_allreduce));
 }
 
-TEST_CASE("every pipeline message has its receive, and each group's members issue the same collectives",
-          "[hybrid]") {
+TEST_CASE("every pipeline message has its receive, and each group's members issue the same collectives", "[hybrid]") {
   for (const char* schedule : {"gpipe", "1f1b", "interleaved"}) {
-    const Plan p = compile({"strategy.tensor=2", "strategy.pipeline.stages=2", "strategy.pipeline.schedule=" +
-                                                                                 std::string(schedule),
-                            "strategy.pipeline.virtual_stages=" + std::string(schedule == std::string("interleaved") ? "2" : "1"),
-                            "strategy.global_batch=8", "strategy.sequence_parallel=true", "strategy.zero=1"});
+    const Plan p = compile(
+        {"strategy.tensor=2", "strategy.pipeline.stages=2", "strategy.pipeline.schedule=" + std::string(schedule),
+         "strategy.pipeline.virtual_stages=" + std::string(schedule == std::string("interleaved") ? "2" : "1"),
+         "strategy.global_batch=8", "strategy.sequence_parallel=true", "strategy.zero=1"});
     std::map<std::tuple<int, int, int>, double> sends, recvs;  // (src, dst, tag) -> bytes
     std::map<int, std::vector<std::vector<std::pair<CollectiveKind, double>>>> by_group;
     for (const RankProgram& r : p.ranks) {
