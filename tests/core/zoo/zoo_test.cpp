@@ -1,6 +1,7 @@
 // The model zoo against the published counts, and the transformer generator against the zoo's files.
 #include <catch2/catch.hpp>
 
+#include <algorithm>
 #include <string>
 
 #include "core/base/error.hpp"
@@ -94,12 +95,138 @@ TEST_CASE("make_transformer: untied heads / ffn width and bad shapes") {
   spec.ffn = 128;  // half of 4 * 64: each block loses 2 * 64 * 128 weights and 128 biases
   CHECK(dtsim::make_transformer(spec, "t").total_params() == tied + 64 * 100 - 2 * (2 * 64 * 128 + 128));
   spec.heads = 5;
-  CHECK_THROWS_WITH(dtsim::make_transformer(spec, "t"),
-                    "error: a transformer's hidden size (64) must be a multiple of its heads (5)");
+  CHECK_THROWS_WITH(dtsim::make_transformer(spec, "t"), "error: transformer heads: 5 does not divide hidden size 64");
   spec.heads = 4;
   spec.layers = 0;
+  CHECK_THROWS_WITH(dtsim::make_transformer(spec, "t"), "error: transformer layers: must be at least 1 (got 0)");
+}
+
+namespace {
+
+// A small decoder whose rows are easy to count by hand: d = 64, 4 heads of 16, s = 16, vocab 100, ffn 256.
+dtsim::TransformerSpec small() { return {.layers = 2, .hidden = 64, .heads = 4, .seq_len = 16, .vocab = 100}; }
+
+const dtsim::Layer& row(const Workload& w, const std::string& name) {
+  for (const auto& l : w.layers) {
+    if (l.name == name) return l;
+  }
+  FAIL("no row " << name);
+  return w.layers.front();
+}
+
+constexpr double kCore = 2.0 * 16 * 16 * 64;  // causal attention core 2*s*d per token, times s tokens
+
+}  // namespace
+
+TEST_CASE("make_transformer: the GPT-2 layout of a small shape, counted by hand") {
+  const Workload w = dtsim::make_transformer(small(), "t");
+  // LayerNorm 2*64; Q, K, V, output 64 x 64 with biases.
+  CHECK(row(w, "attn_0").params == 128 + 4 * 64 * 64 + 4 * 64);
+  CHECK(row(w, "attn_0").fwd_flops == 2 * row(w, "attn_0").params * 16 + kCore);
+  CHECK(row(w, "mlp_1").params == 128 + 2 * 64 * 256 + 256 + 64);  // LayerNorm, 64 x 256 and 256 x 64, biases
+  CHECK(row(w, "embed").params == (100 + 16) * 64);                // tokens and learned positions
+  CHECK(row(w, "ln_f").params == 128);
+  CHECK(row(w, "lm_head").params == 0);  // tied
+}
+
+TEST_CASE("make_transformer: grouped-query attention narrows K and V") {
+  auto spec = small();
+  spec.kv_heads = 2;  // K and V are 64 x (2 x 16) each
+  const Workload w = dtsim::make_transformer(spec, "t");
+  CHECK(row(w, "attn_0").params == 128 + 2 * 64 * 64 + 2 * 64 * 32 + (64 + 64 + 32 + 32));
+  CHECK(row(w, "attn_0").fwd_flops == 2 * row(w, "attn_0").params * 16 + kCore);  // every query head attends
+  CHECK(row(w, "attn_0").bwd_flops == 2 * row(w, "attn_0").fwd_flops);
+  spec.kv_heads = 4;  // as many as heads: plain multi-head attention
+  CHECK(dtsim::make_transformer(spec, "t").total_params() == dtsim::make_transformer(small(), "t").total_params());
+}
+
+TEST_CASE("make_transformer: SwiGLU, RMSNorm, no biases and rotary positions") {
+  auto spec = small();
+  spec.ffn = 128;
+  spec.gated_mlp = true;
+  const Workload gated = dtsim::make_transformer(spec, "t");
+  CHECK(row(gated, "mlp_0").params == 128 + 3 * 64 * 128 + (128 + 128 + 64));  // gate, up, down with biases
+  CHECK(row(gated, "mlp_0").fwd_flops == 2.0 * (128 + 3 * 64 * 128 + 320) * 16);
+
+  spec = small();
+  spec.rms_norm = true;  // one weight vector of 64 per norm
+  const Workload rms = dtsim::make_transformer(spec, "t");
+  CHECK(row(rms, "attn_0").params == 64 + 4 * 64 * 64 + 4 * 64);
+  CHECK(row(rms, "mlp_0").params == 64 + 2 * 64 * 256 + 256 + 64);
+  CHECK(row(rms, "ln_f").params == 64);
+  CHECK(row(rms, "ln_f").fwd_flops == 2.0 * 64 * 16);
+
+  spec = small();
+  spec.bias = false;
+  const Workload no_bias = dtsim::make_transformer(spec, "t");
+  CHECK(row(no_bias, "attn_0").params == 128 + 4 * 64 * 64);
+  CHECK(row(no_bias, "mlp_0").params == 128 + 2 * 64 * 256);
+
+  spec = small();
+  spec.rotary = true;
+  CHECK(row(dtsim::make_transformer(spec, "t"), "embed").params == 100 * 64);  // no position embeddings
+  spec.positions = 16;
   CHECK_THROWS_WITH(dtsim::make_transformer(spec, "t"),
-                    "error: a transformer needs a positive number of layers, not 0");
+                    "error: transformer positions: 16 learned positions with rotary embeddings, which have none "
+                    "(valid: 0)");
+
+  spec = small();
+  spec.flash_attention = false;  // an implementation choice: the same table
+  const Workload separate = dtsim::make_transformer(spec, "t");
+  const Workload fused = dtsim::make_transformer(small(), "t");
+  REQUIRE(separate.layers.size() == fused.layers.size());
+  for (size_t i = 0; i < fused.layers.size(); ++i) {
+    CHECK(separate.layers[i].params == fused.layers[i].params);
+    CHECK(separate.layers[i].fwd_flops == fused.layers[i].fwd_flops);
+  }
+}
+
+TEST_CASE("make_transformer: a mixture of experts counts every expert's parameters, the routed ones' FLOPs") {
+  auto spec = small();
+  spec.ffn = 128;
+  spec.gated_mlp = true;
+  spec.rms_norm = true;
+  spec.bias = false;
+  spec.experts = 4;
+  spec.top_k = 2;
+  const Workload w = dtsim::make_transformer(spec, "t");
+  const double expert = 3 * 64 * 128;  // gate, up, down without biases
+  const double router = 64 * 4;
+  CHECK_FALSE(std::any_of(w.layers.begin(), w.layers.end(), [](const auto& l) { return l.name == "mlp_0"; }));
+  CHECK(row(w, "moe_0").params == 64 + router + 4 * expert);
+  CHECK(row(w, "moe_0").fwd_flops == 2 * (64 + router + 2 * expert) * 16);
+  CHECK(row(w, "moe_1").bwd_flops == 2 * row(w, "moe_1").fwd_flops);
+  CHECK(row(w, "moe_1").activations == 16 * 64);
+  spec.top_k = 1;
+  CHECK(row(dtsim::make_transformer(spec, "t"), "moe_0").fwd_flops == 2 * (64 + router + expert) * 16);
+  const double routed_once = dtsim::make_transformer(spec, "t").fwd_flops_per_sample();
+  spec.capacity_factor = 1.25;  // left to the hybrid plans: the same table
+  CHECK(dtsim::make_transformer(spec, "t").fwd_flops_per_sample() == routed_once);
+}
+
+TEST_CASE("make_transformer refuses kv_heads that do not divide heads, and top_k outside 1..experts") {
+  auto spec = small();
+  spec.kv_heads = 3;
+  CHECK_THROWS_WITH(dtsim::make_transformer(spec, "t"),
+                    "error: transformer kv_heads: 3 does not divide the 4 heads (valid: a divisor of 4, or 0 for one "
+                    "per head)");
+  spec.kv_heads = 8;
+  CHECK_THROWS_AS(dtsim::make_transformer(spec, "t"), dtsim::InputError);
+  spec = small();
+  spec.experts = 4;
+  spec.top_k = 5;
+  CHECK_THROWS_WITH(dtsim::make_transformer(spec, "t"),
+                    "error: transformer top_k: 5 is more than the 4 experts (valid: 1..4)");
+  spec.top_k = 0;
+  CHECK_THROWS_WITH(dtsim::make_transformer(spec, "t"), "error: transformer top_k: must be at least 1 (got 0)");
+  spec.top_k = 2;
+  spec.capacity_factor = -1;
+  CHECK_THROWS_WITH(dtsim::make_transformer(spec, "t"),
+                    "error: transformer capacity_factor: must be at least 0 (got -1)");
+  spec = small();
+  spec.experts = 0;
+  spec.top_k = 5;  // read only with experts
+  CHECK_NOTHROW(dtsim::make_transformer(spec, "t"));
 }
 
 TEST_CASE("an unknown zoo name lists the valid ones and suggests the closest") {
