@@ -4,6 +4,7 @@
 #include <cstdio>
 #include <fstream>
 #include <string>
+#include <vector>
 
 #include "core/base/error.hpp"
 #include "core/zoo/model_file.hpp"
@@ -179,22 +180,40 @@ TEST_CASE("model files are read from disk / a missing one is an input error") {
   CHECK_THROWS_WITH(dtsim::load_model_file(path), "error: cannot read model file '" + path + "'");
 }
 
-TEST_CASE("the example in docs/models.md parses") {
+// The yaml blocks of docs/models.md, in order.
+std::vector<std::string> docs_yaml_blocks() {
   std::ifstream in(std::string(DTSIM_SOURCE_DIR) + "/docs/models.md");
   REQUIRE(in);
-  std::string line, yaml;
+  std::vector<std::string> blocks;
+  std::string line;
   bool inside = false;
   while (std::getline(in, line)) {
     if (line == "```yaml") {
       inside = true;
+      blocks.emplace_back();
     } else if (inside && line == "```") {
-      break;
+      inside = false;
     } else if (inside) {
-      yaml += line + "\n";
+      blocks.back() += line + "\n";
     }
   }
-  const auto w = parse_model_text(yaml, "docs/models.md");
+  return blocks;
+}
+
+TEST_CASE("the examples in docs/models.md parse") {
+  const auto blocks = docs_yaml_blocks();
+  REQUIRE(blocks.size() == 2);
+  const auto w = parse_model_text(blocks[0], "docs/models.md");
   CHECK(w.name == "tiny_cnn");
   CHECK(w.total_params() == 896 + 81930);
   CHECK(w.fwd_flops_per_sample() == 1769472 + 32768 + 163840);
+  const auto llama = dtsim::parse_model_definition(blocks[1], "docs/models.md");
+  CHECK(llama.workload.total_params() == 8'030'261'248);
+  REQUIRE(llama.shape);
+  CHECK(llama.shape->kv_heads == 8);
+  auto bad = blocks[1];
+  bad.replace(bad.find("kv_heads: 8"), 11, "kv_heads: 3");
+  CHECK_THROWS_WITH(dtsim::parse_model_definition(bad, "my_llama.yaml"),
+                    "my_llama.yaml:7:13: error: transformer.kv_heads: 3 does not divide the 32 heads (valid: a divisor "
+                    "of 32, or 0 for one per head)");
 }

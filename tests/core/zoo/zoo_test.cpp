@@ -12,8 +12,10 @@ using dtsim::load_zoo_model;
 using dtsim::Workload;
 
 TEST_CASE("the zoo lists its models sorted") {
-  CHECK(dtsim::zoo_model_names() == std::vector<std::string>{"alexnet", "bert_large", "gpt2_xl", "gpt3_175b",
-                                                             "inception_v3", "resnet101", "resnet50", "vgg16"});
+  CHECK(dtsim::zoo_model_names() ==
+        std::vector<std::string>{"alexnet", "bert_large", "gpt2_xl", "gpt3_175b", "inception_v3", "llama2_70b",
+                                 "llama2_7b", "llama3_405b", "llama3_70b", "llama3_8b", "megatron_175b", "megatron_1t",
+                                 "megatron_22b", "megatron_530b", "mixtral_8x7b", "resnet101", "resnet50", "vgg16"});
   for (const auto& name : dtsim::zoo_model_names()) {
     const Workload w = load_zoo_model(name);
     CHECK(w.name == name);
@@ -48,6 +50,80 @@ TEST_CASE("transformer parameter totals") {
   CHECK(bert.total_params() == Approx(340e6).epsilon(0.02));
   CHECK(load_zoo_model("gpt2_xl").total_params() == 1'557'611'200);
   CHECK(load_zoo_model("gpt3_175b").total_params() == Approx(174.6e9).epsilon(0.001));
+}
+
+TEST_CASE("shape-defined zoo models: the Llama and Mixtral totals equal the published counts exactly") {
+  // Hugging Face model cards (safetensors totals): RMSNorm, no biases, SwiGLU, rotary positions, untied embeddings.
+  CHECK(load_zoo_model("llama2_7b").total_params() == 6'738'415'616);
+  CHECK(load_zoo_model("llama2_70b").total_params() == 68'976'648'192);
+  CHECK(load_zoo_model("llama3_8b").total_params() == 8'030'261'248);
+  CHECK(load_zoo_model("llama3_70b").total_params() == 70'553'706'496);
+  CHECK(load_zoo_model("llama3_405b").total_params() == 405'853'388'800);
+  CHECK(load_zoo_model("mixtral_8x7b").total_params() == 46'702'792'704);
+}
+
+TEST_CASE("Mixtral's FLOPs count the two routed experts: about 12.9B active parameters per token") {
+  const Workload mixtral = load_zoo_model("mixtral_8x7b");
+  const double s = 4096;
+  const double d = 4096;
+  const double embedding = 32000 * d;  // looked up, no FLOPs
+  // Forward per token = 2 x (active parameters outside the embedding) + the attention core 2*s*d per layer.
+  const double active = (mixtral.fwd_flops_per_sample() / s - 32 * 2 * s * d) / 2 + embedding;
+  const double one_expert = 3 * d * 14336;
+  CHECK(active == mixtral.total_params() - 32 * 6 * one_expert);  // 6 of 8 experts idle per token and layer
+  CHECK(active == 12'879'925'248);
+  CHECK(active == Approx(12.9e9).epsilon(0.01));
+}
+
+TEST_CASE("shape-defined zoo models: Megatron's GPTs within 1% of Korthikanti et al.'s nominal sizes") {
+  CHECK(load_zoo_model("megatron_22b").total_params() == Approx(22e9).epsilon(0.01));
+  CHECK(load_zoo_model("megatron_175b").total_params() == Approx(175e9).epsilon(0.01));
+  CHECK(load_zoo_model("megatron_530b").total_params() == Approx(530e9).epsilon(0.01));
+  CHECK(load_zoo_model("megatron_1t").total_params() == Approx(1e12).epsilon(0.01));
+  // GPT-3's shape with the padded vocabulary 51200: the zoo's gpt3_175b plus (51200 - 50257) x 12288.
+  CHECK(load_zoo_model("megatron_175b").total_params() ==
+        load_zoo_model("gpt3_175b").total_params() + (51200 - 50257) * 12288.0);
+}
+
+TEST_CASE("zoo_transformer: the shape of a shape-defined zoo model, nullopt otherwise") {
+  const auto llama = dtsim::zoo_transformer("llama3_70b");
+  REQUIRE(llama);
+  CHECK(llama->layers == 80);
+  CHECK(llama->hidden == 8192);
+  CHECK(llama->heads == 64);
+  CHECK(llama->kv_heads == 8);
+  CHECK(llama->ffn == 28672);
+  CHECK(llama->vocab == 128256);
+  CHECK(llama->seq_len == 8192);
+  CHECK(llama->gated_mlp);
+  CHECK(llama->rms_norm);
+  CHECK_FALSE(llama->bias);
+  CHECK(llama->rotary);
+  CHECK_FALSE(llama->tied_embeddings);
+  CHECK(llama->experts == 0);
+  const auto mixtral = dtsim::zoo_transformer("mixtral_8x7b");
+  REQUIRE(mixtral);
+  CHECK(mixtral->experts == 8);
+  CHECK(mixtral->top_k == 2);
+  CHECK(mixtral->seq_len == 4096);
+  const auto megatron = dtsim::zoo_transformer("megatron_530b");
+  REQUIRE(megatron);
+  CHECK_FALSE(megatron->flash_attention);
+  CHECK(megatron->tied_embeddings);
+  CHECK(megatron->bias);
+  CHECK_FALSE(dtsim::zoo_transformer("resnet50"));
+  CHECK_FALSE(dtsim::zoo_transformer("gpt3_175b"));  // given by its rows
+  CHECK_FALSE(dtsim::zoo_transformer("llama9_1t"));
+  CHECK_FALSE(dtsim::zoo_transformer("../models/llama3_8b"));
+  // The zoo's table is make_transformer's of the shape, with the file's source in front.
+  for (const char* name : {"llama2_7b", "mixtral_8x7b", "megatron_22b"}) {
+    INFO(name);
+    const Workload zoo = load_zoo_model(name);
+    const Workload made = dtsim::make_transformer(*dtsim::zoo_transformer(name), name);
+    CHECK(zoo.total_params() == made.total_params());
+    CHECK(zoo.fwd_flops_per_sample() == made.fwd_flops_per_sample());
+    CHECK(zoo.source.ends_with("; " + made.source));
+  }
 }
 
 TEST_CASE("GPT-3 training FLOPs follow 6*P + 6*L*s*d per token") {
@@ -230,12 +306,11 @@ TEST_CASE("make_transformer refuses kv_heads that do not divide heads, and top_k
 }
 
 TEST_CASE("an unknown zoo name lists the valid ones and suggests the closest") {
-  CHECK_THROWS_WITH(load_zoo_model("resnet5"),
-                    "error: unknown model 'resnet5' (did you mean 'resnet50'? valid: alexnet, bert_large, gpt2_xl, "
-                    "gpt3_175b, inception_v3, resnet101, resnet50, vgg16)");
-  CHECK_THROWS_WITH(load_zoo_model("mobilenet_v2"),
-                    "error: unknown model 'mobilenet_v2' (valid: alexnet, bert_large, gpt2_xl, gpt3_175b, "
-                    "inception_v3, resnet101, resnet50, vgg16)");
+  const std::string valid =
+      "valid: alexnet, bert_large, gpt2_xl, gpt3_175b, inception_v3, llama2_70b, llama2_7b, llama3_405b, llama3_70b, "
+      "llama3_8b, megatron_175b, megatron_1t, megatron_22b, megatron_530b, mixtral_8x7b, resnet101, resnet50, vgg16)";
+  CHECK_THROWS_WITH(load_zoo_model("resnet5"), "error: unknown model 'resnet5' (did you mean 'resnet50'? " + valid);
+  CHECK_THROWS_WITH(load_zoo_model("mobilenet_v2"), "error: unknown model 'mobilenet_v2' (" + valid);
   CHECK_THROWS_AS(load_zoo_model("../models/resnet50"), dtsim::InputError);
 }
 
