@@ -54,6 +54,7 @@ const TransformerField* find_transformer_field(std::string_view name) {
 
 std::vector<std::string> transformer_field_names() {
   std::vector<std::string> names;
+  names.reserve(kFields.size());
   for (const auto& f : kFields) names.emplace_back(f.name);
   return names;
 }
