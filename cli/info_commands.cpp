@@ -2,12 +2,14 @@
 #include <iostream>
 
 #include <fmt/format.h>
+#include <fmt/ranges.h>
 
 #include "cli/commands.hpp"
 #include "core/base/error.hpp"
 #include "core/base/units.hpp"
 #include "core/scenario/schema.hpp"
 #include "core/zoo/device.hpp"
+#include "core/zoo/transformer_fields.hpp"
 #include "core/zoo/workload.hpp"
 
 namespace dtsim::cli {
@@ -28,6 +30,12 @@ int models_command(const std::string& action, const std::string& name) {
   const Workload w = load_zoo_model(name);
   std::cout << fmt::format("{}: {}\nsource: {}\ninput: {}\n", w.name, fmt::format("{} layers", w.layers.size()),
                            w.source, w.input);
+  if (const auto shape = zoo_transformer(name)) {
+    // A shape-defined model: its fields, which the scenario keys model.transformer.* override.
+    std::vector<std::string> fields;
+    for (const auto& f : transformer_fields()) fields.push_back(fmt::format("{} {}", f.name, field_text(f, *shape)));
+    std::cout << fmt::format("shape (model.transformer.*): {}\n", fmt::join(fields, ", "));
+  }
   std::cout << fmt::format("{:<28} {:>14} {:>16} {:>16} {:>14}\n", "layer", "params", "fwd FLOP/sample",
                            "bwd FLOP/sample", "activations");
   for (const auto& l : w.layers) {

@@ -129,10 +129,10 @@ void check_hybrid(const Scenario& s, size_t index) {
   const TransformerSpec& m = job.model.transformer;
   const std::string pipeline_key =
       s.where.count(key("strategy.pipeline")) ? key("strategy.pipeline") : key("strategy.pipeline.stages");
-  if (job.model.name != "transformer") {
+  if (!job.model.is_transformer) {
     fail_at(s, key("model.name"),
-            fmt::format("'{}': a hybrid job splits a transformer (use model.name: transformer with "
-                        "model.transformer.*, or a zoo transformer)",
+            fmt::format("'{}': a hybrid job splits a transformer given by its shape (model.name: transformer with "
+                        "model.transformer.*, or a shape-defined zoo model such as llama3_70b: dtsim models list)",
                         job.model.name.empty() ? job.model.file : job.model.name));
   }
   if (m.encoder) fail_at(s, key("model.transformer.encoder"), "hybrid plans model decoders (GPT-style) only");

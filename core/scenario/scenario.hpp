@@ -27,9 +27,10 @@ enum class Engine { Analytical, SimGrid };
 enum class Fidelity { Flow, Step };
 
 struct ModelSpec {
-  std::string name;  // zoo name, "transformer", "synthetic" or "" when `file` is set
-  std::string file;  // a user's layer table
-  TransformerSpec transformer;
+  std::string name;             // zoo name, "transformer", "synthetic" or "" when `file` is set
+  std::string file;             // a user's layer table
+  TransformerSpec transformer;  // the shape, when the model has one (is_transformer)
+  bool is_transformer = false;  // `transformer`, or a zoo model or file given by its shape
   double synthetic_params = 0;
   double synthetic_flops = 0;  // forward FLOPs per sample
   int synthetic_layers = 1;

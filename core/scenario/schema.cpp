@@ -11,6 +11,7 @@
 #include "core/scenario/fault_keys.hpp"
 #include "core/scenario/hybrid_keys.hpp"
 #include "core/scenario/sync_policy.hpp"
+#include "core/scenario/transformer_keys.hpp"
 
 namespace dtsim {
 namespace {
@@ -75,7 +76,8 @@ std::vector<ScenarioKey> build_keys() {
   // model
   add_job("model.name", "string", "",
           "A zoo model (`dtsim models list`), `transformer` (see model.transformer.*) or `synthetic` (see "
-          "model.synthetic.*). Give this or model.file.",
+          "model.synthetic.*). Give this or model.file. A zoo model defined by its shape (e.g. llama3_70b) takes "
+          "model.transformer.* over its own values.",
           [](J& j, const V& v) { j.model.name = v.text(); });
   add_job("model.file", "path", "",
           "A layer table in the zoo's format (docs/models.md), relative to the scenario file.",
@@ -93,21 +95,7 @@ std::vector<ScenarioKey> build_keys() {
             j.model.optimizer = v.choice<Optimizer>(
                 {{"sgd", Optimizer::Sgd}, {"momentum", Optimizer::Momentum}, {"adam", Optimizer::Adam}});
           });
-  add_job("model.transformer.layers", "count", "12", "Transformer blocks.",
-          [](J& j, const V& v) { j.model.transformer.layers = v.count(1); });
-  add_job("model.transformer.hidden", "count", "768", "Hidden size d_model.",
-          [](J& j, const V& v) { j.model.transformer.hidden = v.count(1); });
-  add_job("model.transformer.heads", "count", "12", "Attention heads (must divide hidden).",
-          [](J& j, const V& v) { j.model.transformer.heads = v.count(1); });
-  add_job("model.transformer.seq_len", "count", "1024", "Tokens per sample (sequence length).",
-          [](J& j, const V& v) { j.model.transformer.seq_len = v.count(1); });
-  add_job("model.transformer.vocab", "count", "50257", "Vocabulary size.",
-          [](J& j, const V& v) { j.model.transformer.vocab = v.count(1); });
-  add_job("model.transformer.ffn", "count", "0", "Feed-forward width; 0 means 4 x hidden.",
-          [](J& j, const V& v) { j.model.transformer.ffn = v.count(0); });
-  add_job("model.transformer.encoder", "bool", "false",
-          "BERT-style encoder (token types, pooler) instead of GPT-style.",
-          [](J& j, const V& v) { j.model.transformer.encoder = v.boolean(); });
+  add_transformer_keys(k);
   add_job("model.synthetic.params", "number", "0", "Synthetic workload: total trainable parameters.",
           [](J& j, const V& v) { j.model.synthetic_params = v.quantity(Quantity::Number); });
   add_job("model.synthetic.flops_per_sample", "FLOP count", "0", "Synthetic workload: forward FLOPs per sample.",

@@ -42,18 +42,18 @@ void resolve_workload(const Scenario& s, size_t index, JobSpec& job) {
   }
   if (is_set(s, name_key) && is_set(s, file_key))
     fail_at(s, file_key, fmt::format("give {} or {}, not both", name_key, file_key));
+  std::optional<TransformerSpec> shape;  // the model's own shape, when it has one
   if (!m.file.empty()) {
     std::filesystem::path p(m.file);
     if (p.is_relative()) p = std::filesystem::path(s.path).parent_path() / p;
     if (!std::filesystem::exists(p)) fail_at(s, file_key, fmt::format("{}: no such file '{}'", file_key, p.string()));
-    job.workload = load_model_file(p.string());
+    ModelDefinition definition = load_model_definition(p.string());
+    job.workload = std::move(definition.workload);
+    shape = definition.shape;
   } else if (m.name == "transformer") {
-    if (m.transformer.hidden % m.transformer.heads != 0) {
-      const std::string key = s.job_key(index, "model.transformer.heads");
-      fail_at(s, key,
-              fmt::format("{}: {} does not divide hidden size {}", key, m.transformer.heads, m.transformer.hidden));
-    }
-    job.workload = make_transformer(m.transformer, "transformer");
+    job.workload = Workload{};
+    job.workload.name = "transformer";  // finish_transformer generates the rows
+    shape = TransformerSpec{};
   } else if (m.name == "synthetic") {
     if (m.synthetic_params <= 0 || m.synthetic_flops <= 0) {
       fail_at(s, name_key, "a synthetic model needs model.synthetic.params and model.synthetic.flops_per_sample > 0");
@@ -62,10 +62,13 @@ void resolve_workload(const Scenario& s, size_t index, JobSpec& job) {
   } else {
     try {
       job.workload = load_zoo_model(m.name);
+      shape = zoo_transformer(m.name);
     } catch (const InputError& e) {
       fail_at(s, name_key, fmt::format("{}: {}", name_key, e.message()));
     }
   }
+  finish_transformer(s, index, job, shape, m.file.empty() ? name_key : file_key);
+  job.model.is_transformer = shape.has_value();
 }
 
 void check_topology(const Scenario& s) {

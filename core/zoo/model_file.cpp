@@ -1,5 +1,5 @@
-// The model file format (docs/models.md): a layer table in YAML, checked line by line so that every mistake
-// comes back as one error with file:line:col.
+// The model file format (docs/models.md): a layer table in YAML, or a transformer's shape, checked line by line so
+// that every mistake comes back as one error with file:line:col.
 #include "core/zoo/model_file.hpp"
 
 #include <algorithm>
@@ -9,6 +9,7 @@
 #include <map>
 #include <sstream>
 #include <string>
+#include <variant>
 #include <vector>
 
 #include <fmt/format.h>
@@ -16,13 +17,18 @@
 #include <yaml-cpp/yaml.h>
 
 #include "core/base/error.hpp"
+#include "core/base/overloaded.hpp"
 #include "core/base/suggest.hpp"
+#include "core/zoo/transformer_fields.hpp"
 
 namespace dtsim {
 namespace {
 
-const std::vector<std::string> kKeys{"name", "source", "counts", "input", "columns", "layers"};
+const std::vector<std::string> kKeys{"name", "source", "counts", "input", "columns", "layers", "transformer"};
 const std::vector<std::string> kRequiredKeys{"name", "counts", "columns", "layers"};
+// The keys of a layer table that a file giving its `transformer` shape does without: make_transformer writes the
+// rows and the input.
+const std::vector<std::string> kTableKeys{"counts", "input", "columns", "layers"};
 const std::vector<std::string> kColumns{"name", "params", "fwd_flops", "bwd_flops", "activations"};
 const std::vector<std::string> kRequiredColumns{"name", "params", "fwd_flops"};
 
@@ -35,7 +41,7 @@ class Parser {
  public:
   explicit Parser(const std::string& origin) : origin_(origin) {}
 
-  Workload parse(std::string_view text) {
+  ModelDefinition parse(std::string_view text) {
     YAML::Node root;
     try {
       root = YAML::Load(std::string(text));
@@ -44,6 +50,7 @@ class Parser {
     }
     if (!root.IsMap()) fail(root, "a model file is a map with the keys " + fmt::format("{}", fmt::join(kKeys, ", ")));
     std::map<std::string, YAML::Node> keys;
+    std::map<std::string, YAML::Node> key_nodes;
     for (const auto& entry : root) {
       const std::string key = entry.first.Scalar();
       if (std::find(kKeys.begin(), kKeys.end(), key) == kKeys.end()) {
@@ -51,7 +58,9 @@ class Parser {
       }
       if (keys.contains(key)) fail(entry.first, fmt::format("duplicate key '{}'", key));
       keys[key] = entry.second;
+      key_nodes[key] = entry.first;
     }
+    if (keys.contains("transformer")) return parse_shape(root, keys, key_nodes);
     for (const auto& key : kRequiredKeys) {
       if (!keys.contains(key)) fail(root, fmt::format("missing key '{}'", key));
     }
@@ -66,10 +75,94 @@ class Parser {
     }
     read_columns(keys["columns"]);
     read_layers(keys["layers"], counts == "macs" ? 2.0 : 1.0, w);
-    return w;
+    return ModelDefinition{std::move(w), std::nullopt};
   }
 
  private:
+  // A file with `transformer:`: its shape, and the rows make_transformer generates from it.
+  ModelDefinition parse_shape(const YAML::Node& root, std::map<std::string, YAML::Node>& keys,
+                              std::map<std::string, YAML::Node>& key_nodes) const {
+    for (const auto& key : kTableKeys) {
+      if (keys.contains(key)) {
+        fail(key_nodes[key], fmt::format("'{}' belongs to a layer table; a model given by its 'transformer' shape has "
+                                         "its rows and input generated",
+                                         key));
+      }
+    }
+    if (!keys.contains("name")) fail(root, "missing key 'name'");
+    const std::string name = text_of(keys["name"], "name");
+    const TransformerSpec shape = read_shape(keys["transformer"], key_nodes["transformer"]);
+    Workload w = make_transformer(shape, name);
+    if (keys.contains("source")) w.source = fmt::format("{}; {}", text_of(keys["source"], "source"), w.source);
+    return ModelDefinition{std::move(w), shape};
+  }
+
+  // The `transformer:` mapping: TransformerSpec's fields by name, each at least its minimum, then the shape's checks
+  // across fields, pointing at the field to change (or at `transformer:` when the file leaves it at its default).
+  TransformerSpec read_shape(const YAML::Node& node, const YAML::Node& key_node) const {
+    if (!node.IsMap()) {
+      fail(node,
+           fmt::format("'transformer' must be a map of shape fields ({})", fmt::join(transformer_field_names(), ", ")));
+    }
+    TransformerSpec spec;
+    std::map<std::string, YAML::Node> given;
+    for (const auto& entry : node) {
+      const std::string name = entry.first.Scalar();
+      const TransformerField* field = find_transformer_field(name);
+      if (!field) {
+        fail(entry.first,
+             fmt::format("unknown transformer field '{}'{}", name, did_you_mean(name, transformer_field_names())));
+      }
+      if (given.contains(name)) fail(entry.first, fmt::format("duplicate transformer field '{}'", name));
+      given[name] = entry.second;
+      read_field(*field, entry.second, spec);
+    }
+    if (const auto problem = shape_problem(spec)) {
+      const auto it = given.find(std::string(problem->field));
+      fail(it != given.end() ? it->second : key_node,
+           fmt::format("transformer.{}: {}", problem->field, problem->message));
+    }
+    return spec;
+  }
+
+  void read_field(const TransformerField& field, const YAML::Node& node, TransformerSpec& spec) const {
+    const std::string key = fmt::format("transformer.{}", field.name);
+    std::visit(Overloaded{[&](int TransformerSpec::*m) { spec.*m = whole_number(node, key, field.min); },
+                          [&](bool TransformerSpec::*m) { spec.*m = flag(node, key); },
+                          [&](double TransformerSpec::*m) { spec.*m = real_number(node, key, field.min); }},
+               field.member);
+  }
+
+  int whole_number(const YAML::Node& node, const std::string& key, int min) const {
+    const std::string text = node.IsScalar() ? node.Scalar() : std::string();
+    long long value = 0;
+    const auto [ptr, ec] = std::from_chars(text.data(), text.data() + text.size(), value);
+    if (text.empty() || ec != std::errc() || ptr != text.data() + text.size()) {
+      fail(node, fmt::format("{}: '{}' is not a whole number", key, text));
+    }
+    if (value < min || value > 1'000'000'000) {
+      fail(node, fmt::format("{}: must be between {} and 1000000000 (got {})", key, min, text));
+    }
+    return static_cast<int>(value);
+  }
+
+  bool flag(const YAML::Node& node, const std::string& key) const {
+    const std::string text = node.IsScalar() ? node.Scalar() : std::string();
+    if (text != "true" && text != "false") fail(node, fmt::format("{}: '{}' is not true or false", key, text));
+    return text == "true";
+  }
+
+  double real_number(const YAML::Node& node, const std::string& key, int min) const {
+    const std::string text = node.IsScalar() ? node.Scalar() : std::string();
+    double value = 0;
+    const auto [ptr, ec] = std::from_chars(text.data(), text.data() + text.size(), value);
+    if (text.empty() || ec != std::errc() || ptr != text.data() + text.size() || !std::isfinite(value)) {
+      fail(node, fmt::format("{}: '{}' is not a number", key, text));
+    }
+    if (value < min) fail(node, fmt::format("{}: must be at least {} (got {})", key, min, text));
+    return value;
+  }
+
   [[noreturn]] void fail(const YAML::Node& node, const std::string& message) const {
     throw InputError(at(origin_, node.Mark()), message);
   }
@@ -158,14 +251,22 @@ class Parser {
 
 }  // namespace
 
-Workload parse_model_text(std::string_view text, const std::string& origin) { return Parser(origin).parse(text); }
+ModelDefinition parse_model_definition(std::string_view text, const std::string& origin) {
+  return Parser(origin).parse(text);
+}
 
-Workload load_model_file(const std::string& path) {
+ModelDefinition load_model_definition(const std::string& path) {
   std::ifstream in(path, std::ios::binary);
   if (!in) throw InputError(fmt::format("cannot read model file '{}'", path));
   std::ostringstream text;
   text << in.rdbuf();
-  return parse_model_text(text.str(), path);
+  return parse_model_definition(text.str(), path);
 }
+
+Workload parse_model_text(std::string_view text, const std::string& origin) {
+  return parse_model_definition(text, origin).workload;
+}
+
+Workload load_model_file(const std::string& path) { return load_model_definition(path).workload; }
 
 }  // namespace dtsim

@@ -10,12 +10,21 @@
 #include "core/base/suggest.hpp"
 #include "core/zoo/embedded_data.hpp"
 #include "core/zoo/model_file.hpp"
+#include "core/zoo/transformer.hpp"
 
 namespace dtsim {
 namespace {
 
 constexpr std::string_view kZooPrefix = "models/";
 constexpr std::string_view kZooSuffix = ".yaml";
+
+// The zoo model `name` as its file defines it; nullopt when the zoo has no such file.
+std::optional<ModelDefinition> zoo_definition(std::string_view name) {
+  const std::string path = fmt::format("{}{}{}", kZooPrefix, name, kZooSuffix);
+  const auto text = name.find('/') == std::string_view::npos ? data::find(path) : std::nullopt;
+  if (!text) return std::nullopt;
+  return parse_model_definition(*text, "core/zoo/data/" + path);
+}
 
 template <typename Field>
 double sum_of(const std::vector<Layer>& layers, Field field) {
@@ -73,15 +82,16 @@ std::vector<std::string> zoo_model_names() {
 }
 
 Workload load_zoo_model(std::string_view name) {
-  const std::string path = fmt::format("{}{}{}", kZooPrefix, name, kZooSuffix);
-  const auto text = name.find('/') == std::string_view::npos ? data::find(path) : std::nullopt;
-  if (!text) {
-    const auto names = zoo_model_names();
-    const auto match = closest_match(name, names);
-    const std::string hint = match ? fmt::format("did you mean '{}'? ", *match) : std::string();
-    throw InputError(fmt::format("unknown model '{}' ({}valid: {})", name, hint, fmt::join(names, ", ")));
-  }
-  return parse_model_text(*text, "core/zoo/data/" + path);
+  if (auto definition = zoo_definition(name)) return std::move(definition->workload);
+  const auto names = zoo_model_names();
+  const auto match = closest_match(name, names);
+  const std::string hint = match ? fmt::format("did you mean '{}'? ", *match) : std::string();
+  throw InputError(fmt::format("unknown model '{}' ({}valid: {})", name, hint, fmt::join(names, ", ")));
+}
+
+std::optional<TransformerSpec> zoo_transformer(std::string_view name) {
+  auto definition = zoo_definition(name);
+  return definition ? definition->shape : std::nullopt;
 }
 
 }  // namespace dtsim

@@ -2,11 +2,14 @@
 // FLOPs everywhere in dtsim are floating-point operations (1 multiply-add = 2 FLOPs), per sample.
 #pragma once
 
+#include <optional>
 #include <string>
 #include <string_view>
 #include <vector>
 
 namespace dtsim {
+
+struct TransformerSpec;  // core/zoo/transformer.hpp
 
 struct Layer {
   std::string name;
@@ -35,5 +38,9 @@ Workload make_synthetic(double params, double fwd_flops_per_sample, int layers);
 std::vector<std::string> zoo_model_names();
 // Loads a zoo model by name; throws InputError naming the valid models if it is not there.
 Workload load_zoo_model(std::string_view name);
+// The shape of a zoo model defined by one (its file gives `transformer:` instead of rows, e.g. llama3_70b), whose
+// layer table is make_transformer's; nullopt for a model given by its rows (resnet50, gpt3_175b) and for a name
+// not in the zoo. Include core/zoo/transformer.hpp to call it.
+std::optional<TransformerSpec> zoo_transformer(std::string_view name);
 
 }  // namespace dtsim

@@ -120,6 +120,12 @@ TEST_CASE("models / devices and keys list the zoo and the scenario language") {
   CHECK(show.code == 0);
   CHECK(show.out.find("61100840") != std::string::npos);
   CHECK(run_dtsim("models show alexnett", "show-bad").code == 2);
+  const auto shape = run_dtsim("models show llama3_70b", "show-shape");
+  CHECK(shape.code == 0);
+  CHECK(shape.out.find("70553706496") != std::string::npos);
+  CHECK(shape.out.find("shape (model.transformer.*): layers 80, hidden 8192, heads 64, seq_len 8192") !=
+        std::string::npos);
+  CHECK(show.out.find("shape (") == std::string::npos);  // alexnet is given by its rows
   const auto devices = run_dtsim("devices", "devices");
   CHECK(devices.code == 0);
   CHECK(devices.out.find("312 TFLOPS") != std::string::npos);

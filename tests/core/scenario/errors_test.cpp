@@ -74,7 +74,8 @@ TEST_CASE("more ranks than devices") {
 TEST_CASE("a model that does not exist") {
   CHECK(error_of("model:\n  name: resnet5\ncluster:\n  device: v100\n") ==
         "x.yaml:2:9: error: model.name: unknown model 'resnet5' (did you mean 'resnet50'? valid: alexnet, bert_large, "
-        "gpt2_xl, gpt3_175b, inception_v3, resnet101, resnet50, vgg16)");
+        "gpt2_xl, gpt3_175b, inception_v3, llama2_70b, llama2_7b, llama3_405b, llama3_70b, llama3_8b, megatron_175b, "
+        "megatron_1t, megatron_22b, megatron_530b, mixtral_8x7b, resnet101, resnet50, vgg16)");
 }
 
 TEST_CASE("unknown devices / choices and algorithms") {

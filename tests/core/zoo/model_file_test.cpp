@@ -4,9 +4,11 @@
 #include <cstdio>
 #include <fstream>
 #include <string>
+#include <vector>
 
 #include "core/base/error.hpp"
 #include "core/zoo/model_file.hpp"
+#include "core/zoo/transformer.hpp"
 #include "core/zoo/workload.hpp"
 
 using dtsim::parse_model_text;
@@ -88,7 +90,83 @@ TEST_CASE("mistakes in a model file point at their line and column") {
         "my_model.yaml:4:9: error: 'layers' must be a non-empty list of rows");
   CHECK(error_of("name: [x\n").rfind("my_model.yaml:", 0) == 0);  // a YAML syntax error keeps the file name
   CHECK(error_of("- a\n") ==
-        "my_model.yaml:1:1: error: a model file is a map with the keys name, source, counts, input, columns, layers");
+        "my_model.yaml:1:1: error: a model file is a map with the keys name, source, counts, "
+        "input, columns, layers, transformer");
+}
+
+TEST_CASE("a model file may give a transformer's shape instead of its rows") {
+  const std::string text =
+      "name: tiny_llama\n"
+      "source: \"made up for the tests\"\n"
+      "transformer:\n"
+      "  layers: 2\n"
+      "  hidden: 64\n"
+      "  heads: 4\n"
+      "  kv_heads: 2\n"
+      "  seq_len: 16\n"
+      "  vocab: 100\n"
+      "  ffn: 128\n"
+      "  gated_mlp: true\n"
+      "  rms_norm: true\n"
+      "  bias: false\n"
+      "  rotary: true\n"
+      "  tied_embeddings: false\n"
+      "  capacity_factor: 1.5\n";
+  const auto definition = dtsim::parse_model_definition(text, "tiny_llama.yaml");
+  REQUIRE(definition.shape);
+  const dtsim::TransformerSpec& shape = *definition.shape;
+  CHECK(shape.layers == 2);
+  CHECK(shape.kv_heads == 2);
+  CHECK(shape.gated_mlp);
+  CHECK_FALSE(shape.bias);
+  CHECK(shape.capacity_factor == 1.5);
+  CHECK(shape.top_k == dtsim::TransformerSpec{}.top_k);  // not given: the struct's default
+  CHECK(shape.flash_attention);
+  const dtsim::Workload made = dtsim::make_transformer(shape, "tiny_llama");
+  const dtsim::Workload& w = definition.workload;
+  CHECK(w.name == "tiny_llama");
+  CHECK(w.input == "16 tokens");
+  CHECK(w.source == "made up for the tests; " + made.source);
+  REQUIRE(w.layers.size() == made.layers.size());
+  CHECK(w.total_params() == made.total_params());
+  CHECK(w.fwd_flops_per_sample() == made.fwd_flops_per_sample());
+  CHECK(parse_model_text(text, "tiny_llama.yaml").total_params() == made.total_params());
+  CHECK_FALSE(dtsim::parse_model_definition(kHeader + "layers: [[a, 1, 1, 2, 0]]\n", "t.yaml").shape);
+}
+
+TEST_CASE("mistakes in a transformer's shape point at the field") {
+  const std::string head = "name: t\ntransformer:\n  layers: 2\n  hidden: 64\n";
+  CHECK(error_of(head + "  heads: 4\n  kv_heads: 3\n") ==
+        "my_model.yaml:6:13: error: transformer.kv_heads: 3 does not divide the 4 heads (valid: a divisor of 4, or 0 "
+        "for one per head)");
+  CHECK(error_of(head + "  heads: 4\n  experts: 4\n  top_k: 5\n") ==
+        "my_model.yaml:7:10: error: transformer.top_k: 5 is more than the 4 experts (valid: 1..4)");
+  CHECK(error_of(head + "  heads: 5\n") ==
+        "my_model.yaml:5:10: error: transformer.heads: 5 does not divide hidden "
+        "size 64");
+  CHECK(error_of(head + "  kv_heads: 5\n") ==  // heads is left at 12, which 64 is not a multiple of
+        "my_model.yaml:2:1: error: transformer.heads: 12 does not divide hidden size 64");
+  CHECK(error_of(head + "  head: 4\n") ==
+        "my_model.yaml:5:3: error: unknown transformer field 'head' (did you mean 'heads'?)");
+  CHECK(error_of(head + "  heads: four\n") ==
+        "my_model.yaml:5:10: error: transformer.heads: 'four' is not a whole "
+        "number");
+  CHECK(error_of(head + "  heads: 0\n") ==
+        "my_model.yaml:5:10: error: transformer.heads: must be between 1 and 1000000000 (got 0)");
+  CHECK(error_of(head + "  bias: maybe\n") ==
+        "my_model.yaml:5:9: error: transformer.bias: 'maybe' is not true or "
+        "false");
+  CHECK(error_of(head + "  capacity_factor: -1\n") ==
+        "my_model.yaml:5:20: error: transformer.capacity_factor: must be at least 0 (got -1)");
+  CHECK(error_of(head + "  layers: 3\n") == "my_model.yaml:5:3: error: duplicate transformer field 'layers'");
+  CHECK(error_of("name: t\ntransformer: [1, 2]\n") ==
+        "my_model.yaml:2:14: error: 'transformer' must be a map of shape fields (layers, hidden, heads, seq_len, "
+        "vocab, ffn, encoder, tied_embeddings, positions, kv_heads, gated_mlp, rms_norm, bias, rotary, experts, "
+        "top_k, capacity_factor, flash_attention)");
+  CHECK(error_of("name: t\ncounts: flops\ntransformer:\n  layers: 2\n") ==
+        "my_model.yaml:2:1: error: 'counts' belongs to a layer table; a model given by its 'transformer' shape has its "
+        "rows and input generated");
+  CHECK(error_of("transformer:\n  layers: 2\n") == "my_model.yaml:1:1: error: missing key 'name'");
 }
 
 TEST_CASE("model files are read from disk / a missing one is an input error") {
@@ -102,22 +180,40 @@ TEST_CASE("model files are read from disk / a missing one is an input error") {
   CHECK_THROWS_WITH(dtsim::load_model_file(path), "error: cannot read model file '" + path + "'");
 }
 
-TEST_CASE("the example in docs/models.md parses") {
+// The yaml blocks of docs/models.md, in order.
+std::vector<std::string> docs_yaml_blocks() {
   std::ifstream in(std::string(DTSIM_SOURCE_DIR) + "/docs/models.md");
   REQUIRE(in);
-  std::string line, yaml;
+  std::vector<std::string> blocks;
+  std::string line;
   bool inside = false;
   while (std::getline(in, line)) {
     if (line == "```yaml") {
       inside = true;
+      blocks.emplace_back();
     } else if (inside && line == "```") {
-      break;
+      inside = false;
     } else if (inside) {
-      yaml += line + "\n";
+      blocks.back() += line + "\n";
     }
   }
-  const auto w = parse_model_text(yaml, "docs/models.md");
+  return blocks;
+}
+
+TEST_CASE("the examples in docs/models.md parse") {
+  const auto blocks = docs_yaml_blocks();
+  REQUIRE(blocks.size() == 2);
+  const auto w = parse_model_text(blocks[0], "docs/models.md");
   CHECK(w.name == "tiny_cnn");
   CHECK(w.total_params() == 896 + 81930);
   CHECK(w.fwd_flops_per_sample() == 1769472 + 32768 + 163840);
+  const auto llama = dtsim::parse_model_definition(blocks[1], "docs/models.md");
+  CHECK(llama.workload.total_params() == 8'030'261'248);
+  REQUIRE(llama.shape);
+  CHECK(llama.shape->kv_heads == 8);
+  auto bad = blocks[1];
+  bad.replace(bad.find("kv_heads: 8"), 11, "kv_heads: 3");
+  CHECK_THROWS_WITH(dtsim::parse_model_definition(bad, "my_llama.yaml"),
+                    "my_llama.yaml:7:13: error: transformer.kv_heads: 3 does not divide the 32 heads (valid: a divisor "
+                    "of 32, or 0 for one per head)");
 }

@@ -17,15 +17,20 @@ using namespace dtsim;
 namespace {
 
 struct Timing {
-  double iteration = 0;      // the last iteration's span
-  double stage_work = 0;     // a middle stage's forward and backward compute in it (m (f + b))
-  double optimizer = 0;      // its optimizer step
+  double iteration = 0;   // the last iteration's span
+  double stage_work = 0;  // a middle stage's forward and backward compute in it (m (f + b))
+  double optimizer = 0;   // its optimizer step
 };
 
 Timing run(const std::vector<std::string>& layout) {
-  std::vector<std::string> sets{"cluster.nodes=1", "cluster.devices_per_node=4", "model.transformer.vocab=8",
-                                "cluster.intra_node.rate=1e9Gbps", "cluster.intra_node.latency=0us",
-                                "cluster.nic.latency=0us", "strategy.global_batch=8", "model.transformer.hidden=4096",
+  std::vector<std::string> sets{"cluster.nodes=1",
+                                "cluster.devices_per_node=4",
+                                "model.transformer.vocab=8",
+                                "cluster.intra_node.rate=1e9Gbps",
+                                "cluster.intra_node.latency=0us",
+                                "cluster.nic.latency=0us",
+                                "strategy.global_batch=8",
+                                "model.transformer.hidden=4096",
                                 "model.transformer.heads=32"};
   sets.insert(sets.end(), layout.begin(), layout.end());
   const Scenario s = test::hybrid_job(sets);

@@ -49,8 +49,7 @@ TEST_CASE("both engines agree within 2% on uncontended hybrid layouts", "[hybrid
   }
 }
 
-TEST_CASE("SimGrid shows the contention of data-parallel reductions with pipeline messages on one NIC",
-          "[hybrid]") {
+TEST_CASE("SimGrid shows the contention of data-parallel reductions with pipeline messages on one NIC", "[hybrid]") {
   // One NIC per node: the gradient reductions of the last micro-batches share it with the
   // pipeline's messages, which the analytical engine's closed forms do not see.
   const std::vector<std::string> layout{"strategy.pipeline=2", "strategy.data=4", "strategy.global_batch=16",

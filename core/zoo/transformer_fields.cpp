@@ -1,0 +1,80 @@
+// The table of TransformerSpec's fields, with the minimum of each and the doc the scenario keys show.
+#include "core/zoo/transformer_fields.hpp"
+
+#include <array>
+
+#include <fmt/format.h>
+
+#include "core/base/overloaded.hpp"
+
+namespace dtsim {
+namespace {
+
+using T = TransformerSpec;
+
+// Minimums: the sizes are at least 1; the counts whose 0 means "the usual value" (ffn, positions, kv_heads) or
+// "none" (experts) at least 0; top_k at least 1 (checked against experts by shape_problem).
+const std::array<TransformerField, 18> kFields{{
+    {"layers", &T::layers, 1, "Transformer blocks."},
+    {"hidden", &T::hidden, 1, "Hidden size d_model."},
+    {"heads", &T::heads, 1, "Attention heads (must divide hidden)."},
+    {"seq_len", &T::seq_len, 1, "Tokens per sample (sequence length)."},
+    {"vocab", &T::vocab, 1, "Vocabulary size."},
+    {"ffn", &T::ffn, 0, "Feed-forward width; 0 means 4 x hidden."},
+    {"encoder", &T::encoder, 0, "BERT-style encoder (token types, pooler) instead of GPT-style."},
+    {"tied_embeddings", &T::tied_embeddings, 0,
+     "The vocabulary projection shares the token embedding (no parameters of its own)."},
+    {"positions", &T::positions, 0, "Learned position embeddings; 0 means seq_len (must be 0 with rotary)."},
+    {"kv_heads", &T::kv_heads, 0, "Key/value heads (grouped-query attention; must divide heads); 0 means heads."},
+    {"gated_mlp", &T::gated_mlp, 0, "SwiGLU MLP: three d x ffn matrices (gate, up, down) instead of GeLU's two."},
+    {"rms_norm", &T::rms_norm, 0, "RMSNorm (one weight vector per norm) instead of LayerNorm (weight and bias)."},
+    {"bias", &T::bias, 0, "Linear layers have biases."},
+    {"rotary", &T::rotary, 0, "Rotary position embeddings (no parameters) instead of learned ones."},
+    {"experts", &T::experts, 0,
+     "Mixture of experts: experts per MLP (parameters count them all, FLOPs the top_k routed); 0 means a dense MLP."},
+    {"top_k", &T::top_k, 1, "Experts each token is routed to (1..experts; read only when experts > 0)."},
+    {"capacity_factor", &T::capacity_factor, 0,
+     "Tokens an expert takes: capacity_factor x tokens x top_k / experts; 0 means dropless (hybrid plans; the layer "
+     "table counts every routed token)."},
+    {"flash_attention", &T::flash_attention, 0,
+     "A fused attention kernel; false: QK^T, softmax and AV as separate kernels (hybrid plans; the layer table is "
+     "the same)."},
+}};
+
+}  // namespace
+
+std::span<const TransformerField> transformer_fields() { return kFields; }
+
+const TransformerField* find_transformer_field(std::string_view name) {
+  for (const auto& f : kFields) {
+    if (f.name == name) return &f;
+  }
+  return nullptr;
+}
+
+std::vector<std::string> transformer_field_names() {
+  std::vector<std::string> names;
+  names.reserve(kFields.size());
+  for (const auto& f : kFields) names.emplace_back(f.name);
+  return names;
+}
+
+std::string field_text(const TransformerField& f, const TransformerSpec& spec) {
+  return std::visit(Overloaded{[&](int T::*m) { return fmt::format("{}", spec.*m); },
+                               [&](bool T::*m) { return std::string(spec.*m ? "true" : "false"); },
+                               [&](double T::*m) { return fmt::format("{:g}", spec.*m); }},
+                    f.member);
+}
+
+std::string_view field_type(const TransformerField& f) {
+  return std::visit(
+      Overloaded{[](int T::*) { return std::string_view("count"); }, [](bool T::*) { return std::string_view("bool"); },
+                 [](double T::*) { return std::string_view("number"); }},
+      f.member);
+}
+
+void copy_field(const TransformerField& f, const TransformerSpec& from, TransformerSpec& to) {
+  std::visit([&](auto m) { to.*m = from.*m; }, f.member);
+}
+
+}  // namespace dtsim
