@@ -11,6 +11,7 @@
 #include "cli/summary.hpp"
 #include "core/base/atomic_file.hpp"
 #include "core/plan/compiler.hpp"
+#include "core/plan/hybrid.hpp"
 #include "core/run/metrics.hpp"
 #include "core/run/trace.hpp"
 #include "core/scenario/loader.hpp"
@@ -22,8 +23,13 @@
 namespace dtsim::cli {
 namespace {
 
-void print_warnings(const Scenario& s) {
+// The scenario's warnings, and for `run` the layouts that do not fit in memory (a run reports them
+// and goes on: the timing of a layout that needs a bigger device is still worth seeing).
+void print_warnings(const Scenario& s, bool memory = false) {
   for (const std::string& w : scenario_warnings(s)) std::cerr << w << "\n";
+  for (size_t i = 0; memory && i < s.jobs.size(); ++i) {
+    if (const auto overflow = memory_overflow(s, i)) std::cerr << "warning: " << *overflow << "\n";
+  }
 }
 
 }  // namespace
@@ -32,7 +38,7 @@ int run_command(const RunOptions& o) {
   std::vector<std::string> sets = o.sets;
   if (!o.engine.empty()) sets.push_back("run.engine=" + o.engine);
   const Scenario s = load_scenario(o.scenario, sets);
-  print_warnings(s);
+  print_warnings(s, true);
   const Plan plan = compile_plan(s);
   // Read the proxy's data before simulating, so a bad file is reported at once.
   const learn::Split data = s.run.convergence.enabled ? learn::load_split(s) : learn::Split{};
@@ -78,6 +84,12 @@ int check_command(const std::string& scenario, const std::vector<std::string>& s
   print_warnings(s);
   const Plan plan = compile_plan(s);
   if (s.run.convergence.enabled) learn::load_split(s);  // the proxy's data files must read
+  for (size_t i = 0; i < s.jobs.size(); ++i) {
+    // A layout that does not fit in its devices' memory is bad input: the run would not start.
+    if (const auto overflow = memory_overflow(s, i)) {
+      throw InputError(s.location_of(s.job_key(i, "strategy.kind")), *overflow);
+    }
+  }
   std::cout << fmt::format("{}: ok ({} nodes x {} {}; {} ops per iteration)\n", scenario, s.cluster.nodes,
                            s.cluster.devices_per_node, s.cluster.device_names(), plan.total_ops());
   for (const auto& job : plan.jobs) {

@@ -33,6 +33,7 @@ std::string causes_text(const Metrics& m) {
   add("staleness bound", w.staleness);
   add("server busy", w.server_busy);
   add("idle", w.idle);
+  add("pipeline bubble", w.pipeline);
   add("failures", w.failure);
   return out.empty() ? "" : fmt::format(" ({} per iteration)", out);
 }
@@ -104,6 +105,19 @@ void job_summary(std::ostream& os, const Scenario& s, const JobSpec& job, const 
   row(os, "exposed communication", percent(m.exposed_comm_fraction));
   row(os, "waiting", fmt::format("{}{}", percent(m.wait_fraction), causes_text(m)));
   row(os, "communication (total)", fmt::format("{} (overlapped or not)", percent(m.comm_fraction)));
+  if (!m.memory.empty()) {
+    row(os, "pipeline bubble", percent(m.bubble_fraction));
+    const auto peak = std::max_element(m.memory.begin(), m.memory.end(),
+                                       [](const auto& a, const auto& b) { return a.bytes.total() < b.bytes.total(); });
+    const MemoryBreakdown& b = peak->bytes;
+    row(os, "memory per rank (peak)",
+        fmt::format("{} of {} on stage {}{} (parameters {}, gradients {}, optimizer {}, activations {}, "
+                    "communication {})",
+                    format_bytes(b.total()), format_bytes(m.device_memory), peak->stage,
+                    b.total() > m.device_memory ? ": DOES NOT FIT" : "", format_bytes(b.parameters),
+                    format_bytes(b.gradients), format_bytes(b.optimizer), format_bytes(b.activations),
+                    format_bytes(b.communication)));
+  }
   row(os, "bytes on the wire", fmt::format("{} per iteration", format_bytes(m.bytes_on_wire_per_iteration)));
   if (m.faults) fault_rows(os, *m.faults);
 }

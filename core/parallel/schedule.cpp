@@ -1,4 +1,4 @@
-// The table of pipeline schedules (one per file in this folder) and what they share.
+// The table of pipeline schedules (one per file in schedules/) and what they share.
 #include "core/parallel/schedule.hpp"
 
 #include <algorithm>

@@ -1,5 +1,5 @@
 // Pipeline schedules: the order in which one pipeline rank runs the forward and backward passes of
-// its micro-batches (and, interleaved, of its model chunks). One schedule per file in this folder;
+// its micro-batches (and, interleaved, of its model chunks). One schedule per file in schedules/;
 // chosen from the table in schedule.cpp. A step runs once its input has arrived (the previous
 // stage's forward, or the next stage's backward, of the same micro-batch and chunk), so the order
 // alone decides the bubble: with p stages of equal cost and free communication, GPipe and 1F1B

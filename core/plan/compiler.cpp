@@ -155,6 +155,11 @@ Plan compile_plan(const Scenario& s, PlanScope scope) {
       const HybridSpec layout = job_layout(s, job);
       plan.jobs[i].samples_per_iteration = layout.micro_batch * layout.data * layout.micro_batches();
       compile_hybrid(s, job, static_cast<int>(i), plan);
+      plan.jobs[i].memory = job_memory(s, job);
+      plan.jobs[i].device_memory = s.cluster.device_at(job.placement.first_node).mem_capacity;
+      for (int n = job.placement.first_node; n < job.placement.first_node + job.node_count(s.cluster); ++n) {
+        plan.jobs[i].device_memory = std::min(plan.jobs[i].device_memory, s.cluster.device_at(n).mem_capacity);
+      }
     } else if (job.strategy.kind == StrategyKind::AllReduce) {
       compile_allreduce(s, job, plan.jobs[i], plan, scope == PlanScope::FirstWorkerOnly);
     } else {

@@ -5,6 +5,11 @@
 // optimizer step.
 #pragma once
 
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "core/parallel/memory.hpp"
 #include "core/plan/plan.hpp"
 #include "core/scenario/scenario.hpp"
 
@@ -15,5 +20,12 @@ void compile_hybrid(const Scenario& s, const JobSpec& job, int job_index, Plan& 
 
 // The job's layout with its data-parallel size resolved from its devices.
 HybridSpec job_layout(const Scenario& s, const JobSpec& job);
+
+// The bytes each pipeline stage's ranks need at their peak (core/parallel/memory.hpp), stage 0 first.
+std::vector<StageMemory> job_memory(const Scenario& s, const JobSpec& job);
+
+// When a rank of job `index` needs more memory than its device has: one line naming the job, the
+// first such rank, its stage, the bytes needed (by category) and available, and what lowers them.
+std::optional<std::string> memory_overflow(const Scenario& s, size_t index);
 
 }  // namespace dtsim

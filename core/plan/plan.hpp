@@ -11,6 +11,7 @@
 #include "core/collectives/collective.hpp"
 #include "core/compression/compressor.hpp"
 #include "core/parallel/layout.hpp"
+#include "core/parallel/memory.hpp"
 
 namespace dtsim {
 
@@ -145,6 +146,10 @@ struct JobPlan {
   // Dynamic batch sizing: forward and backward compute of each worker scaled by its share of the
   // global batch (core/plan/batch_balance.hpp); samples_per_iteration is unchanged.
   bool dynamic_batch = false;
+  // Hybrid jobs: the peak bytes a rank of each pipeline stage needs (core/parallel/memory.hpp) and
+  // what the smallest of the job's devices holds; empty and 0 for other jobs.
+  std::vector<StageMemory> memory{};
+  double device_memory = 0;
 };
 
 struct Plan {

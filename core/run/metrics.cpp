@@ -168,6 +168,7 @@ Metrics compute_metrics(const Plan& plan, const std::vector<OpRecord>& records, 
     rm.rank = plan.ranks[i].rank;
     rm.role = plan.ranks[i].role;
     rm.node = plan.ranks[i].where.node;
+    rm.stage = plan.ranks[i].stage;
     rm.compute_s = intervals_length(compute[i]) * per_it;
     rm.comm_s = intervals_length(comm[i]) * per_it;
     rm.exposed_comm_s = length_minus(comm[i], compute[i]) * per_it;
@@ -184,9 +185,12 @@ Metrics compute_metrics(const Plan& plan, const std::vector<OpRecord>& records, 
       m.exposed_comm_fraction += rm.exposed_comm_s / it / m.workers;
       m.wait_fraction += rm.wait_s / it / m.workers;
       m.wait_by_cause += rm.wait_by_cause.scaled(1.0 / m.workers);
+      m.bubble_fraction += rm.wait_by_cause.pipeline / it / m.workers;
     }
     m.ranks.push_back(rm);
   }
+  m.memory = jp.memory;
+  m.device_memory = jp.device_memory;
   m.updates_per_s = m.iteration_time.mean > 0 ? 1.0 / m.iteration_time.mean : 0;
   m.staleness = summarize({0.0});
   m.asynchronous = jp.asynchronous;
@@ -201,6 +205,12 @@ std::vector<Metrics> compute_job_metrics(const Plan& plan, const std::vector<OpR
   return out;
 }
 
+double Metrics::peak_memory() const {
+  double peak = 0;
+  for (const StageMemory& s : memory) peak = std::max(peak, s.bytes.total());
+  return peak;
+}
+
 double failure_wait_per_iteration(const Metrics& m) {
   if (!m.faults || m.faults->useful_s <= 0 || m.iteration_time.mean <= 0) return 0;
   const FaultReport& f = *m.faults;
@@ -210,10 +220,32 @@ double failure_wait_per_iteration(const Metrics& m) {
 namespace {
 
 nlohmann::json causes_json(const WaitCauses& w, bool job) {
-  nlohmann::json out{
-      {"barrier", w.barrier}, {"staleness_bound", w.staleness}, {"server_busy", w.server_busy}, {"idle", w.idle}};
+  nlohmann::json out{{"barrier", w.barrier},
+                     {"staleness_bound", w.staleness},
+                     {"server_busy", w.server_busy},
+                     {"idle", w.idle},
+                     {"pipeline_bubble", w.pipeline}};
   if (job) out["failure"] = w.failure;
   return out;
+}
+
+// Peak bytes per rank of each pipeline stage, by category (core/parallel/memory.hpp).
+nlohmann::json memory_json(const Metrics& m) {
+  nlohmann::json stages = nlohmann::json::array();
+  for (const StageMemory& s : m.memory) {
+    stages.push_back({{"stage", s.stage},
+                      {"parameters_bytes", s.bytes.parameters},
+                      {"gradients_bytes", s.bytes.gradients},
+                      {"optimizer_bytes", s.bytes.optimizer},
+                      {"activations_bytes", s.bytes.activations},
+                      {"communication_bytes", s.bytes.communication},
+                      {"total_bytes", s.bytes.total()},
+                      {"micro_batches_in_flight", s.micro_batches_in_flight}});
+  }
+  return {{"device_bytes", m.device_memory},
+          {"peak_bytes", m.peak_memory()},
+          {"fits", m.peak_memory() <= m.device_memory},
+          {"per_stage", stages}};
 }
 
 }  // namespace
@@ -234,6 +266,10 @@ nlohmann::json metrics_to_json(const Metrics& m) {
                      {"wait_s", r.wait_s},
                      {"wait_by_cause_s", causes_json(r.wait_by_cause, false)},
                      {"bytes_sent", r.bytes_sent}});
+    if (r.stage >= 0 && static_cast<size_t>(r.stage) < m.memory.size()) {
+      ranks.back()["stage"] = r.stage;
+      ranks.back()["memory_peak_bytes"] = m.memory[static_cast<size_t>(r.stage)].bytes.total();
+    }
   }
   nlohmann::json out{{"schema_version", kMetricsSchemaVersion},
                      {"scenario", m.scenario},
@@ -264,6 +300,10 @@ nlohmann::json metrics_to_json(const Metrics& m) {
                      {"wall_time_s", m.run.wall_time_s},
                      {"per_rank", ranks}};
   if (m.faults) out["faults"] = fault_report_json(*m.faults);
+  if (!m.memory.empty()) {
+    out["bubble_fraction"] = m.bubble_fraction;
+    out["memory"] = memory_json(m);
+  }
   return out;
 }
 

@@ -36,6 +36,7 @@ struct RankMetrics {
   double wait_s = 0;          // the rest of the iteration: idle, waiting for others
   WaitCauses wait_by_cause;   // wait_s by cause, per iteration (failure: job-wide, not per rank)
   double bytes_sent = 0;      // per iteration
+  int stage = -1;             // hybrid plans: its pipeline stage (its peak memory is the stage's)
 };
 
 struct Metrics {
@@ -62,6 +63,12 @@ struct Metrics {
   std::vector<long> staleness_histogram;  // [s] = updates with staleness s
   double simulated_time_s = 0;
   std::vector<RankMetrics> ranks;
+  // Hybrid jobs: the pipeline bubble (mean over workers of their pipeline waiting / iteration time),
+  // and each stage's peak memory per rank against the device's capacity.
+  double bubble_fraction = 0;
+  std::vector<StageMemory> memory;
+  double device_memory = 0;
+  double peak_memory() const;         // the largest stage's total, 0 without a memory model
   std::optional<FaultReport> faults;  // when the job's faults.* are set (sim/faults/)
 };
 

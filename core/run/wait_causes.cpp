@@ -9,11 +9,14 @@
 namespace dtsim {
 namespace {
 
-enum class Cause { Barrier, ServerBusy, Idle };
+enum class Cause { Pipeline, Barrier, ServerBusy, Idle };
 
 // What a gap ending at the start of this op waited for.
 Cause cause_before(const Plan& plan, const RankProgram& rank, const Op& op, bool synchronous) {
-  if (std::holds_alternative<CollectiveOp>(op.body)) return Cause::Barrier;
+  if (const auto* c = std::get_if<CollectiveOp>(&op.body)) {
+    return plan.groups[c->group].kind == GroupKind::Model ? Cause::Pipeline : Cause::Barrier;
+  }
+  if (rank.stage >= 0 && std::holds_alternative<RecvOp>(op.body)) return Cause::Pipeline;
   int peer = -1;
   if (const auto* s = std::get_if<SendOp>(&op.body)) peer = s->peer;
   if (const auto* r = std::get_if<RecvOp>(&op.body)) peer = r->peer;
@@ -32,11 +35,14 @@ WaitCauses& WaitCauses::operator+=(const WaitCauses& o) {
   server_busy += o.server_busy;
   idle += o.idle;
   failure += o.failure;
+  pipeline += o.pipeline;
   return *this;
 }
 
 WaitCauses WaitCauses::scaled(double f) const {
-  return WaitCauses{barrier * f, staleness * f, server_busy * f, idle * f, failure * f};
+  WaitCauses w = *this;
+  for (double* v : {&w.barrier, &w.staleness, &w.server_busy, &w.idle, &w.pipeline, &w.failure}) *v *= f;
+  return w;
 }
 
 WaitCauses wait_causes(const Plan& plan, int rank_id, const std::vector<OpRecord>& records, double lo, double hi,
@@ -84,7 +90,12 @@ WaitCauses wait_causes(const Plan& plan, int rank_id, const std::vector<OpRecord
       const Cause c = cause_before(plan, rank, rank.ops[it->second], synchronous);
       if (it == first || static_cast<int>(c) < static_cast<int>(cause)) cause = c;
     }
-    (cause == Cause::Barrier ? w.barrier : cause == Cause::ServerBusy ? w.server_busy : w.idle) += rest;
+    switch (cause) {
+      case Cause::Pipeline: w.pipeline += rest; break;
+      case Cause::Barrier: w.barrier += rest; break;
+      case Cause::ServerBusy: w.server_busy += rest; break;
+      case Cause::Idle: w.idle += rest; break;
+    }
   };
   for (const auto& [a, b] : busy) {
     if (b <= a) continue;

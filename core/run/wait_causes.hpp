@@ -16,8 +16,10 @@ struct WaitCauses {
   double server_busy = 0;  // an asynchronous server's shared device busy with other workers' updates,
                            // or an asynchronous worker waiting for its pull while the server works
   double idle = 0;         // nothing to do: an asynchronous server waiting for its worker's next push
+  double pipeline = 0;     // the pipeline bubble: a stage waiting for its neighbour's activations or gradients,
+                           // or for the other stages to drain before the optimizer step (hybrid plans)
   double failure = 0;      // job-wide: time lost to failures per useful iteration (faults.* only)
-  double total() const { return barrier + staleness + server_busy + idle + failure; }
+  double total() const { return barrier + staleness + server_busy + idle + failure + pipeline; }
   WaitCauses& operator+=(const WaitCauses& o);
   WaitCauses scaled(double f) const;
 };

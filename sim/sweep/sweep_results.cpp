@@ -27,7 +27,7 @@ std::string csv_header(const SweepManifest& m, bool convergence) {
   return fmt::format(
       "{}workers,iteration_time_s,iteration_time_p50_s,iteration_time_p95_s,iteration_time_p99_s,"
       "throughput_samples_per_s,compute_fraction,comm_fraction,exposed_comm_fraction,wait_fraction,"
-      "bytes_on_wire_per_iteration,speedup,efficiency{}\n",
+      "bytes_on_wire_per_iteration,speedup,efficiency{},memory_peak_bytes,fits_memory\n",
       h, convergence ? ",time_to_target_s,updates_to_target" : "");
 }
 
@@ -57,7 +57,14 @@ std::string csv_row(const SweepPointInfo& p, const nlohmann::json& metrics, cons
       efficiency = fmt::format("{}", sp.efficiency);
     }
   }
-  return row + "," + speedup + "," + efficiency + (convergence ? convergence_cells(metrics) : "") + "\n";
+  // Hybrid jobs: the peak memory per rank, and whether it fits the device (a layout that does not
+  // is still timed, and marked here).
+  std::string memory = ",";
+  if (metrics.contains("memory")) {
+    const auto& mem = metrics.at("memory");
+    memory = fmt::format("{},{}", mem.at("peak_bytes").get<double>(), mem.at("fits").get<bool>() ? "yes" : "NO");
+  }
+  return row + "," + speedup + "," + efficiency + (convergence ? convergence_cells(metrics) : "") + "," + memory + "\n";
 }
 
 }  // namespace
