@@ -61,6 +61,7 @@
 #include <fmt/format.h>
 
 #include "core/base/error.hpp"
+#include "core/parallel/transformer_ops.hpp"
 
 namespace dtsim {
 namespace {
@@ -68,7 +69,7 @@ namespace {
 // The model and layout as doubles, checked once.
 struct Shape {
   double L, h, a, hk, f, V, E, s, positions, k_cap;
-  bool gated, rms, bias, encoder, tied, flash, moe, dropout;
+  bool gated, rms, bias, tied, flash, moe, dropout;
   int p, v, m, zero;
   double t, c, e, dp, edp;
   bool sp;
@@ -76,6 +77,8 @@ struct Shape {
   Recompute recompute;
   double B, weight_bytes, grad_bytes, optimizer_bytes, bucket_bytes;
   double T;  // tokens of one micro-batch on one rank: (s / c) b
+  TransformerSpec spec;
+  ShardShape shard;
 };
 
 void require(bool ok, const std::string& message) {
@@ -131,7 +134,6 @@ Shape shape_of(const MemoryInputs& in) {
   x.gated = md.gated_mlp;
   x.rms = md.rms_norm;
   x.bias = md.bias;
-  x.encoder = md.encoder;
   x.tied = md.tied_embeddings;
   x.flash = md.flash_attention;
   x.moe = md.experts > 0;
@@ -155,6 +157,8 @@ Shape shape_of(const MemoryInputs& in) {
   x.optimizer_bytes = (mixed ? 4.0 : 0.0) + 4.0 * in.optimizer_states;
   x.bucket_bytes = in.bucket_bytes;
   x.T = x.s / x.c * ly.micro_batch;
+  x.spec = md;
+  x.shard = shard_shape(ly, x.B);
   return x;
 }
 
@@ -166,38 +170,24 @@ struct StageParams {
   double largest_unit = 0;  // a layer, the embedding or the output layer: what ZeRO-3 gathers at once
 };
 
-double norm_params(const Shape& x) { return x.rms ? x.h : 2 * x.h; }
-
-// One MLP (dense, or one expert) on one rank.
-double mlp_params(const Shape& x) {
-  const double weights = (x.gated ? 3 : 2) * x.h * x.f / x.t;
-  const double biases = x.bias ? (x.gated ? 2 * x.f : x.f) / x.t + x.h : 0;
-  return weights + biases;
-}
-
-// Attention and both norms of one layer on one rank.
-double attention_params(const Shape& x) {
-  const double weights = (2 * x.h * x.h + 2 * x.h * x.hk) / x.t;
-  const double biases = x.bias ? (x.h + 2 * x.hk) / x.t + x.h : 0;
-  return weights + biases + 2 * norm_params(x);
-}
-
+// The rank's parameters come from the kernels' own accounting (transformer_ops.hpp: block_params,
+// embedding_params, head_params), so the memory model and the plan's optimizer step count the same.
 StageParams stage_params(const Shape& x, int stage) {
   StageParams sp;
+  const BlockParams block = block_params(x.spec, x.shard);
   const double layers = x.L / x.p;
-  const double dense_layer = attention_params(x) + (x.moe ? x.h * x.E : mlp_params(x));
-  const double expert_layer = x.moe ? x.E / x.e * mlp_params(x) : 0;
-  sp.dense = layers * dense_layer;
-  sp.expert = layers * expert_layer;
-  sp.largest_unit = dense_layer + expert_layer;
+  sp.dense = layers * block.dense;
+  sp.expert = layers * block.expert;
+  sp.largest_unit = block.dense + block.expert;
   if (stage == 0) {
-    const double embedding = x.V * x.h / x.t + x.positions * x.h + (x.encoder ? 4 * x.h : 0);
+    const double embedding = embedding_params(x.spec, x.shard);
     sp.dense += embedding;
     sp.largest_unit = std::max(sp.largest_unit, embedding);
   }
   if (stage == x.p - 1) {
-    const double output = (!x.tied || x.p > 1) ? x.V * x.h / x.t : 0;
-    sp.dense += (x.encoder ? x.h * x.h + x.h : norm_params(x)) + output;
+    // With tied embeddings and one stage, the output layer is the embedding itself.
+    const double output = head_params(x.spec, x.shard) - (x.tied && x.p == 1 ? x.V * x.h / x.t : 0);
+    sp.dense += output;
     sp.largest_unit = std::max(sp.largest_unit, output);
   }
   return sp;

@@ -165,3 +165,20 @@ TEST_CASE("every pipeline message has its receive, and each group's members issu
     }
   }
 }
+
+TEST_CASE("the optimizer steps the parameters the memory model holds on each stage", "[hybrid][memory]") {
+  for (const auto& layout : std::vector<std::vector<std::string>>{{"strategy.tensor=2", "strategy.pipeline=2"},
+                                                                  {"strategy.tensor=8"},
+                                                                  {"strategy.pipeline=4", "strategy.data=2"}}) {
+    const Plan p = compile(layout);
+    const JobPlan& job = p.jobs.front();
+    REQUIRE_FALSE(job.memory.empty());
+    for (const RankProgram& r : p.ranks) {
+      double stepped = 0;
+      for (const Op& op : r.ops) {
+        if (const auto* u = std::get_if<UpdateOp>(&op.body)) stepped += u->params;
+      }
+      CHECK(stepped == Approx(job.memory[static_cast<size_t>(r.stage)].bytes.parameters / 2));  // bf16 weights
+    }
+  }
+}

@@ -3,6 +3,9 @@
 
 #include "core/base/error.hpp"
 #include "core/scenario/loader.hpp"
+#include "tests/support/scenario_error.hpp"
+
+using dtsim::test::error_of;
 
 namespace {
 
@@ -14,15 +17,6 @@ cluster:
   devices_per_node: 4
   device: a100_40gb
 )";
-
-std::string error_of(const std::string& text, const std::vector<std::string>& sets = {}) {
-  try {
-    dtsim::load_scenario_text(text, "x.yaml", sets);
-  } catch (const dtsim::InputError& e) {
-    return e.what();
-  }
-  return "no error";
-}
 
 }  // namespace
 

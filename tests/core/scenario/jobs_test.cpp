@@ -4,6 +4,7 @@
 #include "core/base/error.hpp"
 #include "core/plan/compiler.hpp"
 #include "core/scenario/loader.hpp"
+#include "tests/support/scenario_error.hpp"
 
 namespace {
 
@@ -26,12 +27,7 @@ jobs:
 )";
 
 std::string error_of(const std::string& text, const std::vector<std::string>& sets = {}) {
-  try {
-    dtsim::load_scenario_text(text, "j.yaml", sets);
-  } catch (const dtsim::InputError& e) {
-    return e.what();
-  }
-  return "no error";
+  return dtsim::test::error_of(text, sets, "j.yaml");
 }
 
 }  // namespace

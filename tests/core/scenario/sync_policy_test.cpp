@@ -11,6 +11,9 @@
 #include "core/scenario/sync_policy.hpp"
 #include "core/scenario/warnings.hpp"
 #include "tests/support/tiny_job.hpp"
+#include "tests/support/scenario_error.hpp"
+
+using dtsim::test::error_of;
 
 using namespace dtsim;
 
@@ -30,15 +33,6 @@ std::vector<std::string> sets_for(SyncKind k) {
     case SyncKind::Backup: return {policy, "sync.backup_workers=1"};
   }
   return {};
-}
-
-std::string error_of(const std::string& text) {
-  try {
-    load_scenario_text(text, "x.yaml", {});
-  } catch (const InputError& e) {
-    return e.what();
-  }
-  return "no error";
 }
 
 }  // namespace

@@ -10,20 +10,14 @@
 #include "core/scenario/loader.hpp"
 #include "core/zoo/transformer.hpp"
 #include "core/zoo/workload.hpp"
+#include "tests/support/scenario_error.hpp"
+
+using dtsim::test::error_of;
 
 namespace {
 
 std::string scenario(const std::string& model) {
   return "model:\n" + model + "cluster:\n  nodes: 2\n  devices_per_node: 4\n  device: a100_40gb\n";
-}
-
-std::string error_of(const std::string& text, const std::vector<std::string>& sets = {}) {
-  try {
-    dtsim::load_scenario_text(text, "x.yaml", sets);
-  } catch (const dtsim::InputError& e) {
-    return e.what();
-  }
-  return "no error";
 }
 
 }  // namespace

@@ -6,6 +6,9 @@
 #include "core/scenario/loader.hpp"
 #include "sim/analytical/symmetric.hpp"
 #include "sim/faults/evaluate.hpp"
+#include "tests/support/scenario_error.hpp"
+
+using dtsim::test::error_of;
 
 namespace {
 
@@ -35,15 +38,6 @@ cluster:
 run:
   engine: analytical
 )";
-
-std::string error_of(const std::string& text) {
-  try {
-    dtsim::load_scenario_text(text, "x.yaml");
-  } catch (const dtsim::InputError& e) {
-    return e.what();
-  }
-  return "no error";
-}
 
 }  // namespace
 

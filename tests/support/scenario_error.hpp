@@ -1,0 +1,23 @@
+// The one line a scenario is refused with (InputError::what(): file:line:col: error: ...), or
+// "no error" when it loads.
+#pragma once
+
+#include <string>
+#include <vector>
+
+#include "core/base/error.hpp"
+#include "core/scenario/loader.hpp"
+
+namespace dtsim::test {
+
+inline std::string error_of(const std::string& text, const std::vector<std::string>& sets = {},
+                            const std::string& origin = "x.yaml") {
+  try {
+    load_scenario_text(text, origin, sets);
+  } catch (const InputError& e) {
+    return e.what();
+  }
+  return "no error";
+}
+
+}  // namespace dtsim::test
