@@ -30,6 +30,20 @@ std::string_view stream_name(Stream s) {
 
 int thread_id(int rank, Stream s) { return rank * 3 + static_cast<int>(s); }
 
+// The trace's processes: nodes, or for a hybrid plan its pipeline stages (the stages' lanes are what
+// a pipeline timeline reads; each rank's node stays in its events' args).
+bool by_stage(const Plan& plan) {
+  return std::any_of(plan.ranks.begin(), plan.ranks.end(), [](const RankProgram& r) { return r.stage >= 0; });
+}
+int process_of(const RankProgram& r, bool stages) { return stages ? r.stage : r.where.node; }
+
+// The args a hybrid op adds: its micro-batch and its rank's stage.
+std::string pipeline_args(const RankProgram& r, const Op& op) {
+  if (r.stage < 0) return "";
+  return op.micro_batch >= 0 ? fmt::format(",\"stage\":{},\"micro_batch\":{}", r.stage, op.micro_batch)
+                             : fmt::format(",\"stage\":{}", r.stage);
+}
+
 }  // namespace
 
 std::string trace_json(const Plan& plan, const std::vector<OpRecord>& records, int cluster_nodes) {
@@ -43,14 +57,16 @@ std::string trace_json(const Plan& plan, const std::vector<OpRecord>& records, i
     if (!first) fmt::format_to(std::back_inserter(out), ",\n");
     first = false;
   };
+  const bool stages = by_stage(plan);
   std::set<int> nodes;
   std::set<std::pair<int, Stream>> threads;
   for (const auto& r : records) threads.insert({r.rank, plan.ranks[r.rank].ops[r.op].stream});
-  for (const auto& rank : plan.ranks) nodes.insert(rank.where.node);
+  for (const auto& rank : plan.ranks) nodes.insert(process_of(rank, stages));
   for (int node : nodes) {
     sep();
-    const std::string name =
-        node < cluster_nodes ? fmt::format("node {}", node) : fmt::format("server host {}", node - cluster_nodes);
+    const std::string name = stages                 ? fmt::format("pipeline stage {}", node)
+                             : node < cluster_nodes ? fmt::format("node {}", node)
+                                                    : fmt::format("server host {}", node - cluster_nodes);
     fmt::format_to(std::back_inserter(out),
                    "{{\"name\":\"process_name\",\"ph\":\"M\",\"pid\":{},\"args\":{{\"name\":\"{}\"}}}},"
                    "{{\"name\":\"process_sort_index\",\"ph\":\"M\",\"pid\":{},\"args\":{{\"sort_index\":{}}}}}",
@@ -63,8 +79,8 @@ std::string trace_json(const Plan& plan, const std::vector<OpRecord>& records, i
         std::back_inserter(out),
         "{{\"name\":\"thread_name\",\"ph\":\"M\",\"pid\":{},\"tid\":{},\"args\":{{\"name\":\"{} {} {}\"}}}},"
         "{{\"name\":\"thread_sort_index\",\"ph\":\"M\",\"pid\":{},\"tid\":{},\"args\":{{\"sort_index\":{}}}}}",
-        r.where.node, thread_id(rank, stream), r.role == Role::Worker ? "rank" : "server rank", rank,
-        stream_name(stream), r.where.node, thread_id(rank, stream), thread_id(rank, stream));
+        process_of(r, stages), thread_id(rank, stream), r.role == Role::Worker ? "rank" : "server rank", rank,
+        stream_name(stream), process_of(r, stages), thread_id(rank, stream), thread_id(rank, stream));
   }
   for (const auto& rec : records) {
     sep();
@@ -72,10 +88,10 @@ std::string trace_json(const Plan& plan, const std::vector<OpRecord>& records, i
     const Op& op = r.ops[rec.op];
     fmt::format_to(std::back_inserter(out),
                    "{{\"name\":\"{}\",\"cat\":\"{}\",\"ph\":\"X\",\"ts\":{:.3f},\"dur\":{:.3f},\"pid\":{},\"tid\":{},"
-                   "\"args\":{{\"rank\":{},\"iteration\":{},\"kind\":\"{}\",\"bytes\":{},\"flops\":{}}}}}",
-                   escape(op.label), phase_name(op.phase), rec.start * 1e6, (rec.end - rec.start) * 1e6, r.where.node,
-                   thread_id(rec.rank, op.stream), rec.rank, rec.iteration, op_kind_name(op.body), op_bytes(op.body),
-                   op_flops(op.body));
+                   "\"args\":{{\"rank\":{},\"iteration\":{},\"kind\":\"{}\",\"bytes\":{},\"flops\":{}{}}}}}",
+                   escape(op.label), phase_name(op.phase), rec.start * 1e6, (rec.end - rec.start) * 1e6,
+                   process_of(r, stages), thread_id(rec.rank, op.stream), rec.rank, rec.iteration,
+                   op_kind_name(op.body), op_bytes(op.body), op_flops(op.body), pipeline_args(r, op));
   }
   // Waiting: the gaps on each rank's compute lane between one compute op and the next.
   std::vector<std::vector<const OpRecord*>> lanes(plan.ranks.size());
@@ -92,8 +108,8 @@ std::string trace_json(const Plan& plan, const std::vector<OpRecord>& records, i
       fmt::format_to(std::back_inserter(out),
                      "{{\"name\":\"waiting\",\"cat\":\"wait\",\"ph\":\"X\",\"ts\":{:.3f},\"dur\":{:.3f},\"pid\":{},"
                      "\"tid\":{},\"args\":{{\"rank\":{},\"iteration\":{},\"kind\":\"wait\",\"before\":\"{}\"}}}}",
-                     lane[i - 1]->end * 1e6, gap * 1e6, r.where.node, thread_id(r.rank, Stream::Compute), r.rank,
-                     lane[i - 1]->iteration, escape(r.ops[lane[i]->op].label));
+                     lane[i - 1]->end * 1e6, gap * 1e6, process_of(r, stages), thread_id(r.rank, Stream::Compute),
+                     r.rank, lane[i - 1]->iteration, escape(r.ops[lane[i]->op].label));
     }
   }
   fmt::format_to(std::back_inserter(out), "\n]}}\n");

@@ -10,8 +10,8 @@
 #include "core/scenario/loader.hpp"
 #include "core/scenario/sync_policy.hpp"
 #include "core/scenario/warnings.hpp"
-#include "tests/support/tiny_job.hpp"
 #include "tests/support/scenario_error.hpp"
+#include "tests/support/tiny_job.hpp"
 
 using dtsim::test::error_of;
 
