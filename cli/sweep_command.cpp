@@ -1,5 +1,6 @@
 // `dtsim sweep` and `dtsim merge`: run a grid of points (locally, over MPI ranks, or one shard
 // of it), keep a resumable journal, and write the results, the scaling analysis and its plots.
+#include <algorithm>
 #include <chrono>
 #include <filesystem>
 #include <iostream>
@@ -126,11 +127,15 @@ int sweep_command(const SweepOptions& o) {
       last_write = now;
     }
   };
+  // The Learner needs every op record: only sweeps that train it give up the analytical fast path.
+  const bool learns = std::any_of(plan.scenarios.begin(), plan.scenarios.end(),
+                                  [](const Scenario& s) { return s.run.convergence.enabled; });
+  const sweep::PointHook hook = learns ? sweep::PointHook(add_convergence) : sweep::PointHook();
   try {
     if (mpi) {
-      mpi->run(plan.scenarios, pending, o.jobs, on_done, add_convergence);
+      mpi->run(plan.scenarios, pending, o.jobs, on_done, hook);
     } else {
-      sweep::run_points(plan.scenarios, pending, o.jobs, on_done, add_convergence);
+      sweep::run_points(plan.scenarios, pending, o.jobs, on_done, hook);
     }
   } catch (...) {
     if (root) {

@@ -148,22 +148,23 @@ Plan compile_plan(const Scenario& s, PlanScope scope) {
           static_cast<double>(job.workers(s.cluster) - job.sync.backup_workers) * job.model.batch_per_worker;
     }
     if (job.sync.kind == SyncKind::Gossip) {
-      if (scope == PlanScope::FirstWorkerOnly) throw RuntimeError("plan: gossip workers do not compile one alone");
+      if (scope == PlanScope::Representatives) throw RuntimeError("plan: gossip workers do not compile one alone");
       compile_gossip(job, static_cast<int>(i), plan);
     } else if (job.strategy.kind == StrategyKind::Hybrid) {
-      if (scope == PlanScope::FirstWorkerOnly) throw RuntimeError("plan: hybrid workers do not compile one alone");
       const HybridSpec layout = job_layout(s, job);
       plan.jobs[i].samples_per_iteration = layout.micro_batch * layout.data * layout.micro_batches();
-      compile_hybrid(s, job, static_cast<int>(i), plan);
+      compile_hybrid(s, job, static_cast<int>(i), plan, scope == PlanScope::Representatives);
       plan.jobs[i].memory = job_memory(s, job);
       plan.jobs[i].device_memory = s.cluster.device_at(job.placement.first_node).mem_capacity;
       for (int n = job.placement.first_node; n < job.placement.first_node + job.node_count(s.cluster); ++n) {
         plan.jobs[i].device_memory = std::min(plan.jobs[i].device_memory, s.cluster.device_at(n).mem_capacity);
       }
     } else if (job.strategy.kind == StrategyKind::AllReduce) {
-      compile_allreduce(s, job, plan.jobs[i], plan, scope == PlanScope::FirstWorkerOnly);
+      compile_allreduce(s, job, plan.jobs[i], plan, scope == PlanScope::Representatives);
     } else {
-      if (scope == PlanScope::FirstWorkerOnly) throw RuntimeError("plan: only AllReduce jobs compile one worker alone");
+      if (scope == PlanScope::Representatives) {
+        throw RuntimeError("plan: parameter-server jobs have no representative ranks");
+      }
       compile_parameter_server(s, job, static_cast<int>(i), plan);
     }
   }

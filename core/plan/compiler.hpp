@@ -9,9 +9,11 @@ namespace dtsim {
 
 Plan compile_plan(const Scenario& s);
 
-// FirstWorkerOnly: every rank is placed, but only each AllReduce job's first worker gets its
-// program (the others are left empty); for engines that exploit the workers' symmetry.
-enum class PlanScope { AllRanks, FirstWorkerOnly };
+// Representatives: every rank is placed, but only one rank of each class of ranks that share a
+// timeline gets its program (the others are left empty), for engines that exploit the symmetry: an
+// AllReduce job's first worker; a hybrid job's first rank of each pipeline stage (tensor, context,
+// expert and data coordinates 0). Collectives then wait for their groups' represented members only.
+enum class PlanScope { AllRanks, Representatives };
 Plan compile_plan(const Scenario& s, PlanScope scope);
 
 // Gradient buckets in backward order, as PyTorch DDP forms them: layers are taken from the last

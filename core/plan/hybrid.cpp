@@ -481,9 +481,27 @@ std::optional<std::string> memory_overflow(const Scenario& s, size_t index) {
   return std::nullopt;
 }
 
-void compile_hybrid(const Scenario& s, const JobSpec& job, int job_index, Plan& plan) {
+bool represents_stage(const HybridLayout& layout, int local) {
+  const Coords c = layout.coords(local);
+  return c[Dim::Tensor] == 0 && c[Dim::Context] == 0 && c[Dim::Expert] == 0 && c[Dim::Data] == 0;
+}
+
+void compile_hybrid(const Scenario& s, const JobSpec& job, int job_index, Plan& plan, bool representatives) {
   HybridCompiler compiler(s, job, job_index, plan);
-  for (int local = 0; local < static_cast<int>(plan.jobs[job_index].workers.size()); ++local) compiler.compile(local);
+  const HybridLayout layout(job_layout(s, job));
+  const std::vector<int>& workers = plan.jobs[job_index].workers;
+  std::map<std::pair<int, int>, int> per_node_stage;  // (node, stage) -> ranks
+  for (int local = 0; local < static_cast<int>(workers.size()); ++local) {
+    RankProgram& r = plan.ranks[workers[local]];
+    r.stage = layout.stage(local);
+    ++per_node_stage[{r.where.node, r.stage}];
+  }
+  for (int local = 0; local < static_cast<int>(workers.size()); ++local) {
+    if (representatives && !represents_stage(layout, local)) continue;
+    RankProgram& r = plan.ranks[workers[local]];
+    if (representatives) r.mirrored = per_node_stage[{r.where.node, r.stage}];
+    compiler.compile(local);
+  }
 }
 
 }  // namespace dtsim

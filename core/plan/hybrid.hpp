@@ -15,8 +15,12 @@
 
 namespace dtsim {
 
-// Ranks of the job are placed already (plan.jobs[job_index].workers, one per device).
-void compile_hybrid(const Scenario& s, const JobSpec& job, int job_index, Plan& plan);
+// Ranks of the job are placed already (plan.jobs[job_index].workers, one per device). With
+// `representatives`, only the first rank of each pipeline stage gets its program.
+void compile_hybrid(const Scenario& s, const JobSpec& job, int job_index, Plan& plan, bool representatives = false);
+
+// Whether job-local rank `local` represents its stage (its tensor, context, expert and data coordinates are 0).
+bool represents_stage(const HybridLayout& layout, int local);
 
 // The job's layout with its data-parallel size resolved from its devices.
 HybridSpec job_layout(const Scenario& s, const JobSpec& job);

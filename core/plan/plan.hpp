@@ -115,7 +115,10 @@ struct RankProgram {
   int serves = -1;  // an asynchronous server rank's worker (one such rank per shard and worker)
   Role role = Role::Worker;
   Placement where;
-  int stage = -1;       // hybrid plans: the rank's pipeline stage (its lane in pipeline timelines), or -1
+  int stage = -1;  // hybrid plans: the rank's pipeline stage (its lane in pipeline timelines), or -1
+  // A plan of representatives (PlanScope::Representatives): the ranks on this rank's node whose
+  // timeline this one stands for, itself included; their messages cross the node's NICs with its own.
+  int mirrored = 1;
   std::vector<Op> ops;  // one iteration, in issue order (each stream runs its ops in this order)
 };
 

@@ -68,6 +68,10 @@ class Scheduler {
     double bytes;
     int rank_a, op_a, rank_b, op_b;
     int peer;  // the rank at the other end (rank_b, or a gossip's peer)
+    // Copies of this transfer through the sending and the receiving port: a representative's
+    // mirrored ranks send theirs through its node's NICs at the same instant (RankProgram::mirrored).
+    double copies_from = 1;
+    double copies_to = 1;
   };
   struct Held {
     std::vector<std::pair<int, int>> cores;
@@ -84,6 +88,12 @@ class Scheduler {
         if (std::holds_alternative<QuorumOp>(op.body)) q = op.id;
       }
       quorum_op_.push_back(q);
+    }
+    // A plan of representatives (PlanScope::Representatives): a collective waits for the members
+    // that have a program; the others mirror them.
+    present_.assign(plan.groups.size(), 0);
+    for (size_t g = 0; g < plan.groups.size(); ++g) {
+      for (int r : plan.groups[g].ranks) present_[g] += plan.ranks[r].ops.empty() ? 0 : 1;
     }
     remaining_.resize(plan.ranks.size());
     hold_ = cost::comm_holds_cores(cluster);
@@ -112,7 +122,7 @@ class Scheduler {
       flush_transfers(now);
     }
     for (size_t r = 0; r < plan_.ranks.size(); ++r) {
-      if (iteration_[r] < total)
+      if (iteration_[r] < total && !plan_.ranks[r].ops.empty())
         throw RuntimeError(
             "analytical engine: the plan deadlocks (unmatched collective or "
             "send/recv)");
@@ -158,7 +168,7 @@ class Scheduler {
       }
       auto& waiting = collectives_[{col->group, col->seq, it}];
       waiting.push_back({e.rank, e.op});
-      if (waiting.size() == plan_.groups[col->group].ranks.size()) {
+      if (static_cast<int>(waiting.size()) == present_[col->group]) {
         auto begin = [this, col, members = waiting](double now) {
           const double end = collective_end(*col, now);
           for (auto [r, o] : members) {
@@ -302,7 +312,10 @@ class Scheduler {
     pending_p2p_.erase(found);
     const auto [src, dst, tag, it] = key;
     const cost::TransferPath p = costs_.path(plan_.ranks[src].where, plan_.ranks[dst].where, bytes);
-    start_transfers({Transfer{p, bytes, e.rank, e.op, other_rank, other_op, other_rank}});
+    Transfer t{p, bytes, e.rank, e.op, other_rank, other_op, other_rank};
+    if (p.from.local < 0) t.copies_from = plan_.ranks[src].mirrored;
+    if (p.to.local < 0) t.copies_to = plan_.ranks[dst].mirrored;
+    start_transfers({t});
   }
 
   // Transfers join the batch of this instant, or with comm_holds_cores wait for their ranks' cores.
@@ -355,8 +368,8 @@ class Scheduler {
     if (batch_.empty()) return;
     std::map<cost::Port, double> load;
     for (const auto& t : batch_) {
-      load[t.path.from] += t.bytes / t.path.from_bw;
-      load[t.path.to] += t.bytes / t.path.to_bw;
+      load[t.path.from] += t.copies_from * t.bytes / t.path.from_bw;
+      load[t.path.to] += t.copies_to * t.bytes / t.path.to_bw;
     }
     std::map<cost::Port, double> drained;
     for (const auto& [port, seconds] : load) {
@@ -410,6 +423,7 @@ class Scheduler {
   std::vector<Graph> graphs_;
   std::vector<std::vector<int>> remaining_;
   std::vector<int> done_count_;
+  std::vector<int> present_;  // by group: its members with a program
   std::vector<int> iteration_;
   std::priority_queue<Event, std::vector<Event>, std::greater<>> queue_;
   long seq_ = 0;

@@ -2,7 +2,9 @@
 // under BSP every worker runs the same program on the same kind of device, and every collective
 // spans all workers, so every worker sees the same timeline: evaluating one representative
 // worker with the full engine's rules (FIFO streams, deps, a collective ends at the last
-// arrival plus its closed form) gives every worker's records. tests/sim/analytical/symmetric_test.cpp
+// arrival plus its closed form) gives every worker's records. In a hybrid job the ranks of one
+// pipeline stage share a timeline: the first rank of each stage runs on the full event loop (the
+// stages exchange messages), the others take its metrics. tests/sim/analytical/symmetric_test.cpp
 // holds it equal to the full engine on every scenario in scenarios/ and on sweeps.
 #pragma once
 
@@ -14,7 +16,7 @@
 
 namespace dtsim::analytical {
 
-// Whether the fast path applies (one job, AllReduce, no stragglers); when not, use AnalyticalExecutor.
+// Whether the fast path applies (one AllReduce or hybrid job, no stragglers); when not, use AnalyticalExecutor.
 bool is_symmetric(const Scenario& s);
 
 // The metrics AnalyticalExecutor would give for the scenario, or nothing when the fast path does

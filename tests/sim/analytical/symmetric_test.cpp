@@ -111,3 +111,16 @@ TEST_CASE("stragglers turn the fast path off") {
   CHECK_FALSE(dtsim::analytical::is_symmetric(s));
   CHECK_FALSE(dtsim::analytical::run_symmetric(s).has_value());
 }
+
+TEST_CASE("one rank per pipeline stage gives the full engine's hybrid metrics", "[hybrid]") {
+  // The stages' messages cross their nodes' NICs eight at a time (RankProgram::mirrored): the
+  // representatives' transfers are charged the same port load as the full plan's.
+  check_scenario(kScenarios + "/gpt3_175b_megatron.yaml",
+                 {"cluster.nodes=16", "strategy.global_batch=16", "strategy.zero=1"});
+  check_scenario(kScenarios + "/gpt3_175b_megatron.yaml",
+                 {"strategy.pipeline.schedule=1f1b", "strategy.pipeline.virtual_stages=1", "strategy.global_batch=16",
+                  "cluster.nic.count=1"});
+  check_scenario(kScenarios + "/mixtral_moe.yaml", {"strategy.zero=3", "strategy.global_batch=32"});
+  check_scenario(kScenarios + "/llama3_70b_fsdp.yaml",
+                 {"strategy.tensor=4", "strategy.pipeline=2", "strategy.global_batch=16", "strategy.zero=2"});
+}
