@@ -284,6 +284,10 @@ def main():
     p("- **What is not replayed.** The cpu backend runs compute ops as GEMMs at their FLOPs (memory traffic is "
       "not replayed, so the profile's `memory_roofline` is false), fp16/bf16/tf32 in fp32, and asynchronous "
       "policies only where dtsim-real supports them.")
+    hybrid = os.path.join(os.path.dirname(__file__), "korthikanti", "table.md")
+    if os.path.exists(hybrid):
+        p("")
+        p(open(hybrid).read().rstrip("\n"))
 
 if __name__ == "__main__":
     main()

@@ -32,3 +32,18 @@ TEST_CASE("every scenario checks and runs") {
   }
   CHECK(count >= 4);
 }
+
+TEST_CASE("the Korthikanti et al. validation table is generated for all eight rows") {
+  // bench/validation/korthikanti/run on the analytical fast path: every row runs and gets an error.
+  const std::string table = dtsim::test::temp_dir("korthikanti") + "/table.md";
+  const auto run =
+      dtsim::test::run_shell("cd '" + std::string(DTSIM_SOURCE_DIR) + "' && TABLE='" + table + "' DTSIM='" +
+                                 std::string(DTSIM_BINARY_DIR) + "/bin/dtsim' bench/validation/korthikanti/run",
+                             "korthikanti");
+  REQUIRE(run.code == 0);
+  const std::string text = dtsim::test::slurp(table);
+  int rows = 0;
+  for (size_t at = text.find("\n| "); at != std::string::npos; at = text.find("\n| ", at + 1)) ++rows;
+  CHECK(rows == 9);  // the header and eight rows
+  CHECK(text.find("Mean absolute error") != std::string::npos);
+}
