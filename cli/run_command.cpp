@@ -1,6 +1,8 @@
 // `dtsim run` and `dtsim check`: load a scenario, compile its Plan, run an engine, write results.
+#include <algorithm>
 #include <filesystem>
 #include <iostream>
+#include <map>
 #include <memory>
 
 #include <fmt/format.h>
@@ -17,6 +19,7 @@
 #include "core/scenario/loader.hpp"
 #include "core/scenario/warnings.hpp"
 #include "learn/learner.hpp"
+#include "sim/analytical/symmetric.hpp"
 #include "sim/faults/evaluate.hpp"
 #include "sim/make_executor.hpp"
 
@@ -39,17 +42,29 @@ int run_command(const RunOptions& o) {
   if (!o.engine.empty()) sets.push_back("run.engine=" + o.engine);
   const Scenario s = load_scenario(o.scenario, sets);
   print_warnings(s, true);
-  const Plan plan = compile_plan(s);
   // Read the proxy's data before simulating, so a bad file is reported at once.
   const learn::Split data = s.run.convergence.enabled ? learn::load_split(s) : learn::Split{};
-  Recorder recorder;
-  recorder.reserve(static_cast<size_t>(plan.total_ops()) * (plan.iterations + plan.warmup));
-  const std::unique_ptr<Executor> engine = sim::make_executor(s);
-  const RunInfo info = engine->run(plan, recorder);
-  std::vector<Metrics> jobs = compute_job_metrics(plan, recorder.records(), info);
+  // A symmetric hybrid job on the analytical engine runs one rank per pipeline stage (every rank's
+  // metrics, the representatives' trace: one lane per stage); everything else runs every rank.
+  const bool stages = s.run.engine == Engine::Analytical && s.job().strategy.kind == StrategyKind::Hybrid &&
+                      analytical::is_symmetric(s);
+  analytical::StageRun run;
+  if (stages) {
+    run = analytical::run_stage_representatives(s);
+  } else {
+    run.plan = compile_plan(s);
+    Recorder recorder;
+    recorder.reserve(static_cast<size_t>(run.plan.total_ops()) * (run.plan.iterations + run.plan.warmup));
+    const std::unique_ptr<Executor> engine = sim::make_executor(s);
+    const RunInfo info = engine->run(run.plan, recorder);
+    run.records = recorder.records();
+    run.metrics = compute_job_metrics(run.plan, run.records, info);
+  }
+  const Plan& plan = run.plan;
+  std::vector<Metrics>& jobs = run.metrics;
   faults::add_fault_reports(s, jobs);
   // The Learner reads the finished run's records: it cannot change the timeline.
-  const std::vector<learn::ConvergenceResult> convergence = learn::train_jobs(s, plan, recorder.records(), data);
+  const std::vector<learn::ConvergenceResult> convergence = learn::train_jobs(s, plan, run.records, data);
 
   const std::string out = o.out.empty() ? (std::filesystem::path("runs") / s.name).string() : o.out;
   std::error_code ec;
@@ -65,7 +80,7 @@ int run_command(const RunOptions& o) {
   }
   if (o.trace) {
     write_file_atomic((std::filesystem::path(out) / "trace.json").string(),
-                      trace_json(plan, recorder.records(), s.cluster.nodes));
+                      trace_json(plan, run.records, s.cluster.nodes));
   }
   write_file_atomic((std::filesystem::path(out) / "metrics.json").string(), metrics.dump(2) + "\n");
   if (o.json) {
@@ -79,10 +94,31 @@ int run_command(const RunOptions& o) {
   return 0;
 }
 
+namespace {
+
+// Ops per iteration over every rank. Hybrid scenarios compile one rank per pipeline stage (a
+// 512-GPU pipeline is tens of millions of ops) and count each rank as its stage's representative.
+long ops_per_iteration(const Scenario& s, Plan& plan) {
+  const bool hybrid = std::all_of(s.jobs.begin(), s.jobs.end(),
+                                  [](const JobSpec& j) { return j.strategy.kind == StrategyKind::Hybrid; });
+  plan = compile_plan(s, hybrid ? PlanScope::Representatives : PlanScope::AllRanks);
+  if (!hybrid) return plan.total_ops();
+  std::map<std::pair<int, int>, long> per_stage;  // (job, stage) -> its representative's ops
+  for (const RankProgram& r : plan.ranks) {
+    if (!r.ops.empty()) per_stage[{r.job, r.stage}] = static_cast<long>(r.ops.size());
+  }
+  long ops = 0;
+  for (const RankProgram& r : plan.ranks) ops += per_stage[{r.job, r.stage}];
+  return ops;
+}
+
+}  // namespace
+
 int check_command(const std::string& scenario, const std::vector<std::string>& sets) {
   const Scenario s = load_scenario(scenario, sets);
   print_warnings(s);
-  const Plan plan = compile_plan(s);
+  Plan plan;
+  const long ops = ops_per_iteration(s, plan);
   if (s.run.convergence.enabled) learn::load_split(s);  // the proxy's data files must read
   for (size_t i = 0; i < s.jobs.size(); ++i) {
     // A layout that does not fit in its devices' memory is bad input: the run would not start.
@@ -91,7 +127,7 @@ int check_command(const std::string& scenario, const std::vector<std::string>& s
     }
   }
   std::cout << fmt::format("{}: ok ({} nodes x {} {}; {} ops per iteration)\n", scenario, s.cluster.nodes,
-                           s.cluster.devices_per_node, s.cluster.device_names(), plan.total_ops());
+                           s.cluster.devices_per_node, s.cluster.device_names(), ops);
   for (const auto& job : plan.jobs) {
     std::cout << fmt::format("  job {}: {} workers{}\n", job.name, job.workers.size(),
                              job.servers.empty() ? "" : fmt::format(" + {} servers", job.servers.size()));

@@ -74,24 +74,21 @@ bool is_symmetric(const Scenario& s) {
   return s.jobs.size() == 1 && kind && !straggles && !compresses && bsp && !varies;
 }
 
-namespace {
-
-// A hybrid job: the first rank of each pipeline stage runs on the full event loop (stages exchange
-// messages), every collective waiting for its represented members only; each other rank gets its
-// stage representative's metrics.
-std::vector<Metrics> run_hybrid_representatives(const Scenario& s, std::chrono::steady_clock::time_point t_start) {
-  Plan plan = compile_plan(s, PlanScope::Representatives);
+StageRun run_stage_representatives(const Scenario& s) {
+  const auto t_start = std::chrono::steady_clock::now();
+  StageRun run{compile_plan(s, PlanScope::Representatives), {}, {}};
   Recorder rec;
-  AnalyticalExecutor(s.cluster).run(plan, rec);
-  JobPlan& jp = plan.jobs.front();
+  AnalyticalExecutor(s.cluster).run(run.plan, rec);
+  run.records = rec.records();
+  JobPlan& jp = run.plan.jobs.front();
   const std::vector<int> workers = jp.workers;
   std::map<int, int> representative;  // stage -> its rank
   for (int r : workers) {
-    if (!plan.ranks[r].ops.empty()) representative.emplace(plan.ranks[r].stage, r);
+    if (!run.plan.ranks[r].ops.empty()) representative.emplace(run.plan.ranks[r].stage, r);
   }
   jp.workers.clear();
   for (const auto& [stage, r] : representative) jp.workers.push_back(r);
-  Metrics m = compute_metrics(plan, rec.records(), RunInfo{"analytical", "closed_form", 0}, 0);
+  Metrics m = compute_metrics(run.plan, run.records, RunInfo{"analytical", "closed_form", 0}, 0);
   jp.workers = workers;
   std::map<int, RankMetrics> by_stage;
   for (const RankMetrics& rm : m.ranks) by_stage.emplace(rm.stage, rm);
@@ -99,22 +96,21 @@ std::vector<Metrics> run_hybrid_representatives(const Scenario& s, std::chrono::
   m.ranks.clear();
   m.bytes_on_wire_per_iteration = 0;
   for (int r : workers) {
-    RankMetrics rm = by_stage.at(plan.ranks[r].stage);
+    RankMetrics rm = by_stage.at(run.plan.ranks[r].stage);
     rm.rank = r;
-    rm.node = plan.ranks[r].where.node;
+    rm.node = run.plan.ranks[r].where.node;
     m.bytes_on_wire_per_iteration += rm.bytes_sent;
     m.ranks.push_back(rm);
   }
   m.run.wall_time_s = std::chrono::duration<double>(std::chrono::steady_clock::now() - t_start).count();
-  return {m};
+  run.metrics = {m};
+  return run;
 }
-
-}  // namespace
 
 std::optional<std::vector<Metrics>> run_symmetric(const Scenario& s) {
   if (!is_symmetric(s)) return std::nullopt;
   const auto t_start = std::chrono::steady_clock::now();
-  if (s.job().strategy.kind == StrategyKind::Hybrid) return run_hybrid_representatives(s, t_start);
+  if (s.job().strategy.kind == StrategyKind::Hybrid) return run_stage_representatives(s).metrics;
   Plan plan = compile_plan(s, PlanScope::Representatives);
   const cost::CostModel costs(s.cluster, plan);
   JobPlan& jp = plan.jobs.front();

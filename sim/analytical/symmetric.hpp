@@ -19,6 +19,16 @@ namespace dtsim::analytical {
 // Whether the fast path applies (one AllReduce or hybrid job, no stragglers); when not, use AnalyticalExecutor.
 bool is_symmetric(const Scenario& s);
 
+// A symmetric hybrid job (is_symmetric) run with one rank per pipeline stage: the plan of
+// representatives (the other ranks placed, without programs), their records, and every rank's
+// metrics (each takes its stage representative's).
+struct StageRun {
+  Plan plan;
+  std::vector<OpRecord> records;
+  std::vector<Metrics> metrics;
+};
+StageRun run_stage_representatives(const Scenario& s);
+
 // The metrics AnalyticalExecutor would give for the scenario, or nothing when the fast path does
 // not apply. RunInfo says engine "analytical", fidelity "closed_form".
 std::optional<std::vector<Metrics>> run_symmetric(const Scenario& s);
