@@ -169,6 +169,7 @@ class HybridCompiler {
     int last = -1;
     if (last_stage(step.chunk)) {
       last = emit(head_backward(model_, shape_), "head", Phase::Backward, mb, last);
+      end_gradients_ready(output_params(), last, last_micro_batch, step.chunk, "head");
     } else {
       last = receive(mb, g, true);
     }
@@ -192,6 +193,7 @@ class HybridCompiler {
     }
     if (first_stage(step.chunk)) {
       last = emit(embedding_backward(model_, shape_), "embedding", Phase::Backward, mb, last);
+      end_gradients_ready(embedding_params(model_, shape_), last, last_micro_batch, step.chunk, "embedding");
     } else {
       send(mb, g - 1, true, last);
     }
@@ -258,6 +260,7 @@ class HybridCompiler {
     const BlockParams p = block_params(model_, shape_);
     const double grad = dtype_bytes(job_.model.grad_dtype);
     if (spec_.zero >= 3) {
+      // ZeRO-3 reduce-scatters a block's gradients after each micro-batch's backward.
       const int g = group_of(GroupKind::Data);
       if (g >= 0) {
         Op op = comm_op(*rank_, fmt::format("zero3 reduce-scatter L{} mb{}", block, mb), Stream::Comm, {after},
@@ -265,32 +268,42 @@ class HybridCompiler {
         op.micro_batch = mb;
         reductions_.push_back(add(std::move(op)));
       }
-      if (p.expert > 0) bucket(GroupKind::ExpertData, p.expert * grad, after, last_micro_batch, chunk, block);
+      if (p.expert > 0 && last_micro_batch)
+        bucket(GroupKind::ExpertData, p.expert * grad, after, chunk, fmt::format("L{}", block));
       return;
     }
     if (!last_micro_batch) return;
-    bucket(GroupKind::Data, p.dense * grad, after, true, chunk, block);
-    if (p.expert > 0) bucket(GroupKind::ExpertData, p.expert * grad, after, true, chunk, block);
+    bucket(GroupKind::Data, p.dense * grad, after, chunk, fmt::format("L{}", block));
+    if (p.expert > 0) bucket(GroupKind::ExpertData, p.expert * grad, after, chunk, fmt::format("L{}", block));
   }
 
-  // Adds a block's gradient bytes to its group's open bucket; a bucket closes at bucket_size
-  // (strategy.allreduce.bucket_size), reduced once its last block's backward has run (overlap) or
+  // The embedding's or the output layer's gradients after their backward in the chunk's last
+  // micro-batch: bucketed like a block's (under ZeRO-3 too: they stay whole through the forward and
+  // backward, reduce-scattered and gathered back around the step as under ZeRO 1 and 2).
+  void end_gradients_ready(double params, int after, bool last_micro_batch, int chunk, const char* what) {
+    if (last_micro_batch && params > 0) {
+      bucket(GroupKind::Data, params * dtype_bytes(job_.model.grad_dtype), after, chunk, what);
+    }
+  }
+
+  // Adds gradient bytes to the group's open bucket; a bucket closes at bucket_size
+  // (strategy.allreduce.bucket_size), reduced once its last part's backward has run (overlap) or
   // after the whole backward.
-  void bucket(GroupKind kind, double bytes, int after, bool last_micro_batch, int chunk, int block) {
-    if (!last_micro_batch || group_of(kind) < 0) return;
+  void bucket(GroupKind kind, double bytes, int after, int chunk, const std::string& what) {
+    if (group_of(kind) < 0) return;
     Bucket& open = bucket_params_[chunk][static_cast<int>(kind)];
     open.bytes += bytes;
     open.ready = after;
-    open.blocks = open.blocks.empty() ? fmt::format("L{}", block) : open.blocks;
-    open.last_block = block;
+    open.first = open.first.empty() ? what : open.first;
+    open.last = what;
     if (open.bytes >= job_.strategy.bucket_size) close_bucket(kind, chunk);
   }
 
   struct Bucket {
     double bytes = 0;
     int ready = -1;
-    std::string blocks;
-    int last_block = -1;
+    std::string first;  // what it holds, in backward order: the first and last part
+    std::string last;
   };
 
   void close_bucket(GroupKind kind, int chunk) {
@@ -300,8 +313,8 @@ class HybridCompiler {
     const CollectiveKind ck = sharded ? CollectiveKind::ReduceScatter : CollectiveKind::AllReduce;
     std::vector<int> deps{open.ready};
     if (!job_.strategy.overlap) deps = {};  // after the whole backward: added in finish_iteration
-    Op op = comm_op(*rank_, fmt::format("{} grads {}-L{}", group_kind_name(kind), open.blocks, open.last_block),
-                    Stream::Comm, deps, collective_op(ck, open.bytes, group_of(kind)));
+    Op op = comm_op(*rank_, fmt::format("{} grads {}-{}", group_kind_name(kind), open.first, open.last), Stream::Comm,
+                    deps, collective_op(ck, open.bytes, group_of(kind)));
     if (!job_.strategy.overlap) deferred_.push_back(static_cast<int>(rank_->ops.size()));
     reductions_.push_back(add(std::move(op)));
     if (sharded) gathers_.push_back({kind, open.bytes / dtype_bytes(job_.model.grad_dtype)});
@@ -344,6 +357,14 @@ class HybridCompiler {
     last_backward_ = -1;
   }
 
+  // The last stage's final norm and output layer (with tied embeddings and one stage, the output
+  // layer is the embedding itself, counted there).
+  double output_params() const {
+    const bool shared = stages_ == 1 && model_.tied_embeddings;
+    return head_params(model_, shape_) -
+           (shared ? model_.vocab * static_cast<double>(model_.hidden) / spec_.tensor : 0);
+  }
+
   // Parameters this rank holds (its blocks, and the embedding or output layer on the end stages).
   double local_params() const {
     double params = 0;
@@ -351,11 +372,7 @@ class HybridCompiler {
     for (int c = 0; c < chunks_; ++c) {
       params += blocks_per_stage_ * (p.dense + p.expert);
       if (first_stage(c)) params += embedding_params(model_, shape_);
-      if (last_stage(c)) {
-        params += head_params(model_, shape_);
-        if (stages_ == 1 && model_.tied_embeddings)
-          params -= model_.vocab * static_cast<double>(model_.hidden) / spec_.tensor;
-      }
+      if (last_stage(c)) params += output_params();
     }
     return params;
   }

@@ -123,6 +123,13 @@ TEST_CASE("ZeRO stages 1 and 2 move plain data parallelism's bytes, stage 3 one 
     const Plan p = compile({"strategy.data=8", "strategy.zero=" + std::to_string(zero)});
     bytes.push_back(data_group_wire_bytes(p, 0));
   }
+  // Plain data parallelism all-reduces every parameter's gradient once: blocks, embedding, output layer.
+  const Plan plain = compile({"strategy.data=8"});
+  double params = 0;
+  for (const Op& op : plain.ranks[0].ops) {
+    if (const auto* u = std::get_if<UpdateOp>(&op.body)) params += u->params;
+  }
+  CHECK(bytes[0] == Approx(2 * (8 - 1) / 8.0 * params * 2));  // bf16 gradients
   CHECK(bytes[1] == Approx(bytes[0]));
   CHECK(bytes[2] == Approx(bytes[0]));
   // ZeRO-3 gathers the blocks' parameters only (embedding and head stay whole), so compare with the blocks' share.
