@@ -48,18 +48,31 @@ std::string to_target(const nlohmann::json& metrics) {
   return format_time(metrics["convergence"]["time_to_target_s"].get<double>());
 }
 
+// A hybrid point's peak memory per rank, and NO FIT when it exceeds the device's.
+std::string memory_cell(const nlohmann::json& metrics) {
+  if (!metrics.contains("memory")) return fmt::format("{:>20}", "-");
+  const auto& mem = metrics["memory"];
+  return fmt::format("{:>20}", fmt::format("{}{}", format_bytes(mem["peak_bytes"].get<double>()),
+                                           mem["fits"].get<bool>() ? "" : " NO FIT"));
+}
+
 }  // namespace
 
 void print_sweep_table(std::ostream& os, const sweep::SweepManifest& m, const sweep::PointResults& done,
                        const std::optional<sweep::ScalingReport>& report) {
   bool convergence = false;
-  for (const auto& [key, metrics] : done) convergence = convergence || metrics.contains("convergence");
+  bool memory = false;  // hybrid points: a memory column, marking the layouts that do not fit
+  for (const auto& [key, metrics] : done) {
+    convergence = convergence || metrics.contains("convergence");
+    memory = memory || metrics.contains("memory");
+  }
   std::string head;
   for (const auto& k : m.param_keys) head += fmt::format("{:>16} ", k);
   os << head
-     << fmt::format("{:>8} {:>11} {:>13} {:>8} {:>8} {:>8} {:>8} {:>8} {:>10}{}\n", "workers", "iteration", "samples/s",
+     << fmt::format("{:>8} {:>11} {:>13} {:>8} {:>8} {:>8} {:>8} {:>8} {:>10}{}", "workers", "iteration", "samples/s",
                     "compute", "exposed", "waiting", "speedup", "effic.", "Karp-Flatt",
-                    convergence ? fmt::format(" {:>14}", "to target") : "");
+                    convergence ? fmt::format(" {:>14}", "to target") : "")
+     << (memory ? fmt::format("{:>20}\n", "memory per rank") : "");
   for (const auto& p : m.points) {
     const auto found = done.find(p.key);
     if (found == done.end()) continue;
@@ -75,7 +88,7 @@ void print_sweep_table(std::ostream& os, const sweep::SweepManifest& m, const sw
                       sp ? fmt::format("{:.2f}", sp->speedup) : "-",
                       sp ? fmt::format("{:.1f}%", 100 * sp->efficiency) : "-",
                       sp && sp->karp_flatt ? fmt::format("{:.4f}", *sp->karp_flatt) : "-")
-       << (convergence ? fmt::format(" {:>14}\n", to_target(j)) : "\n");
+       << (convergence ? fmt::format(" {:>14}", to_target(j)) : "") << (memory ? memory_cell(j) : "") << "\n";
   }
 }
 
