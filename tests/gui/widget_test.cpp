@@ -1,15 +1,21 @@
 // Tests of the widgets under the offscreen platform: the rendered timeline (not blank, one
 // compute lane per rank, in the kinds' colours), mouse zoom, pan and selection through real
-// events, the filter, a pipeline's micro-batch numbers, tooltips and one rank per stage (R),
-// screenshots of every view, chart export, running a scenario, recent files.
+// events, the filter, a pipeline's micro-batch numbers, tooltips and one rank per stage (R), the
+// summary's memory chart, screenshots of every view, chart export, running a scenario, recent files.
 #include <catch2/catch.hpp>
 
 #include <set>
 
 #include <QApplication>
+#include <QBarSet>
+#include <QChart>
+#include <QChartView>
 #include <QCheckBox>
 #include <QFile>
+#include <QHorizontalStackedBarSeries>
 #include <QKeyEvent>
+#include <QLabel>
+#include <QLineSeries>
 #include <QMouseEvent>
 #include <QTableWidget>
 #include <QToolTip>
@@ -20,6 +26,7 @@
 #include "gui/widgets/main_window.hpp"
 #include "gui/widgets/scaling_view.hpp"
 #include "gui/widgets/screenshot.hpp"
+#include "gui/widgets/summary_view.hpp"
 #include "gui/widgets/timeline_view.hpp"
 #include "gui/widgets/timeline_widget.hpp"
 #include "gui_fixtures.hpp"
@@ -138,6 +145,7 @@ TEST_CASE("screenshots of every view are not blank") {
        std::vector<std::pair<QStringList, ViewKind>>{{{run}, ViewKind::Timeline},
                                                      {{run + "/metrics.json"}, ViewKind::Summary},
                                                      {{hybrid}, ViewKind::Timeline},
+                                                     {{hybrid}, ViewKind::Summary},
                                                      {{sweep}, ViewKind::Scaling},
                                                      {{run, run}, ViewKind::Compare}}) {
     ScreenshotRequest r;
@@ -235,6 +243,44 @@ TEST_CASE("a pipeline of many ranks starts with one rank per stage; the checkbox
   press_key(*w, Qt::Key_R, "r");
   CHECK_FALSE(w->stage_representatives());
   CHECK(w->layout().lane_count() == lanes);
+}
+
+TEST_CASE("the summary of a hybrid run shows the bubble and memory by stage; a data-parallel one neither") {
+  SummaryView s;
+  s.resize(1200, 800);
+  const Document h = load_document(dtsim::test::sample_hybrid());
+  s.set_metrics(&*h.run->metrics);
+  CHECK(s.headline()->text().contains("pipeline bubble"));
+  CHECK(s.headline()->text().contains("memory per rank: peak"));
+  CHECK(s.memory_view()->isVisibleTo(&s));
+  QChart* c = s.memory_view()->chart();
+  REQUIRE(!c->series().empty());
+  auto* bars = qobject_cast<QHorizontalStackedBarSeries*>(c->series()[0]);
+  REQUIRE(bars);
+  REQUIRE(bars->count() == 5);
+  QStringList names;
+  for (const QBarSet* set : bars->barSets()) names << set->label();
+  CHECK(names == QStringList{"parameters", "gradients", "optimizer", "activations", "communication"});
+  CHECK(bars->barSets()[0]->count() == 2);  // two stages
+  CHECK(c->title().contains("fits"));
+  CHECK(c->series().size() == 1);  // 80 GB is far off the scale of a few MB: stated, not drawn
+  CHECK(c->title().contains("80 GB"));
+  // A device smaller than a stage: the line is drawn and the verdict is plain.
+  RunMetrics small = *h.run->metrics;
+  small.top.memory->device_bytes = 10e6;
+  small.top.memory->fits = false;
+  s.set_metrics(&small);
+  c = s.memory_view()->chart();
+  REQUIRE(c->series().size() == 2);
+  CHECK(qobject_cast<QLineSeries*>(c->series()[1]));
+  CHECK(c->title().contains("does not fit"));
+  CHECK(s.headline()->text().contains("does not fit"));
+  // A data-parallel run: no memory chart, no bubble, the summary as it always was.
+  const Document dp = load_document(dtsim::test::quickstart_run() + "/metrics.json");
+  s.set_metrics(&*dp.run->metrics);
+  CHECK_FALSE(s.memory_view()->isVisibleTo(&s));
+  CHECK_FALSE(s.headline()->text().contains("bubble"));
+  CHECK_FALSE(s.headline()->text().contains("memory"));
 }
 
 TEST_CASE("compare puts two runs on one axis with a table of deltas") {
