@@ -40,10 +40,16 @@ std::vector<std::pair<std::string, std::string>> event_details(const Trace& trac
       {"kind", trace.kinds.info(e.kind).label},
       {"lane", lane.process_name + " / " + lane.name},
   };
+  if (e.stage >= 0) d.emplace_back("stage", std::to_string(e.stage));
+  if (e.micro_batch >= 0) d.emplace_back("micro-batch", std::to_string(e.micro_batch));
   if (e.rank >= 0) d.emplace_back("rank", std::to_string(e.rank));
   if (e.iteration >= 0) d.emplace_back("iteration", std::to_string(e.iteration));
   d.emplace_back("start", format_duration_us(e.start));
   d.emplace_back("duration", format_duration_us(e.dur));
+  if (const MicroBatchSpan* s = trace.micro_batch_span(event); s && s->last - s->first > 1)
+    d.emplace_back("micro-batch pass", fmt::format("{} of mb {}: {} from {} ({} ops)", trace.kinds.info(s->kind).label,
+                                                   s->micro_batch, format_duration_us(s->end - s->start),
+                                                   format_duration_us(s->start), s->last - s->first));
   if (e.bytes > 0) d.emplace_back("bytes", format_bytes(e.bytes));
   if (e.flops > 0) d.emplace_back("FLOPs", format_flops(e.flops));
   if (e.detail != 0) d.emplace_back("waited for", trace.strings.at(e.detail));

@@ -15,7 +15,8 @@ std::string format_bytes(double bytes);     // "25.0 MB"
 std::string format_flops(double flops);     // "3.1 GFLOP"
 std::string format_number(double v, int digits = 4);
 
-// Name, kind, rank, lane, iteration, start, duration, bytes, FLOPs, what a wait waited for.
+// Name, kind, lane, stage, micro-batch, rank, iteration, start, duration, the micro-batch pass it
+// belongs to, bytes, FLOPs, what a wait waited for.
 std::vector<std::pair<std::string, std::string>> event_details(const Trace& trace, size_t event);
 
 }  // namespace dtsim::gui

@@ -17,6 +17,7 @@ struct Preset {
 constexpr std::array kPresets{
     Preset{"forward", "forward", 0x4e79a7},
     Preset{"backward", "backward", 0x59a14f},
+    Preset{"recompute", "recompute", 0x9ecae9},  // a light forward blue: the forward run again
     Preset{"optimizer", "optimizer", 0xb07aa1},
     Preset{"update", "update", 0xb07aa1},
     Preset{"aggregate", "aggregate", 0x9c755f},
@@ -66,7 +67,8 @@ Rgb hsv_to_rgb(double h, double s, double v) {
 std::string classify_kind(std::string_view name, std::string_view cat, std::string_view kind) {
   if (cat == "wait" || kind == "wait" || name == "waiting") return "waiting";
   if (kind == "compute" || kind.empty()) {
-    if (cat == "forward" || cat == "backward" || cat == "optimizer" || cat == "aggregate") return std::string(cat);
+    if (cat == "forward" || cat == "backward" || cat == "recompute" || cat == "optimizer" || cat == "aggregate")
+      return std::string(cat);
     if (!kind.empty()) return std::string(kind);
     return cat.empty() ? std::string(name) : std::string(cat);
   }

@@ -1,5 +1,5 @@
 // Kinds of timeline ops and their colours: a fixed palette for the kinds dtsim writes
-// (forward, backward, each collective, push/pull, compression, waiting, failure, restart) and a
+// (forward, backward, recompute, each collective, push/pull, compression, waiting, failure, restart) and a
 // stable hashed colour for any other kind, so the same kind always gets the same colour.
 #pragma once
 

@@ -1,11 +1,16 @@
 // Reading metrics.json and computing metric deltas.
 #include "gui/model/run_metrics.hpp"
 
+#include <algorithm>
 #include <cmath>
 #include <limits>
 
+#include <fmt/format.h>
+#include <fmt/ranges.h>
+
 #include <nlohmann/json.hpp>
 
+#include "gui/model/format.hpp"
 #include "gui/model/json_scanner.hpp"
 #include "gui/model/trace_model.hpp"
 
@@ -20,6 +25,21 @@ double num(const nlohmann::json& j, const char* key) {
 std::string str(const nlohmann::json& j, const char* key) {
   const auto it = j.find(key);
   return it != j.end() && it->is_string() ? it->get<std::string>() : std::string();
+}
+
+MemoryMetrics memory_from_json(const nlohmann::json& j) {
+  MemoryMetrics m;
+  m.device_bytes = num(j, "device_bytes");
+  m.peak_bytes = num(j, "peak_bytes");
+  if (const auto it = j.find("fits"); it != j.end() && it->is_boolean()) m.fits = it->get<bool>();
+  if (const auto it = j.find("per_stage"); it != j.end() && it->is_array()) {
+    for (const auto& s : *it) {
+      m.stages.push_back({static_cast<int>(num(s, "stage")), num(s, "parameters_bytes"), num(s, "gradients_bytes"),
+                          num(s, "optimizer_bytes"), num(s, "activations_bytes"), num(s, "communication_bytes"),
+                          num(s, "total_bytes"), static_cast<int>(num(s, "micro_batches_in_flight"))});
+    }
+  }
+  return m;
 }
 
 }  // namespace
@@ -47,11 +67,18 @@ JobMetrics job_metrics_from_json(const nlohmann::json& j) {
   m.bytes_on_wire = num(j, "bytes_on_wire_per_iteration");
   m.simulated_time_s = num(j, "simulated_time_s");
   m.wall_time_s = num(j, "wall_time_s");
+  if (const auto it = j.find("bubble_fraction"); it != j.end() && it->is_number())
+    m.bubble_fraction = it->get<double>();
+  if (const auto it = j.find("wait_by_cause_s"); it != j.end() && it->is_object())
+    m.pipeline_bubble_s = num(*it, "pipeline_bubble");
+  if (const auto it = j.find("memory"); it != j.end() && it->is_object()) m.memory = memory_from_json(*it);
   if (const auto it = j.find("per_rank"); it != j.end() && it->is_array()) {
     for (const auto& r : *it) {
+      const auto stage = r.find("stage");
       m.ranks.push_back({static_cast<int>(num(r, "rank")), str(r, "role"), static_cast<int>(num(r, "node")),
                          num(r, "compute_s"), num(r, "comm_s"), num(r, "exposed_comm_s"), num(r, "wait_s"),
-                         num(r, "bytes_sent")});
+                         num(r, "bytes_sent"), stage != r.end() && stage->is_number() ? stage->get<int>() : -1,
+                         num(r, "memory_peak_bytes")});
     }
   }
   return m;
@@ -92,12 +119,59 @@ std::vector<std::string> RunMetrics::job_of_rank() const {
   return out;
 }
 
+const StageMemory* MemoryMetrics::peak_stage() const {
+  const StageMemory* best = nullptr;
+  for (const auto& s : stages) {
+    if (!best || s.total_bytes > best->total_bytes) best = &s;
+  }
+  return best;
+}
+
+double MemoryMetrics::needed_bytes() const {
+  const StageMemory* peak = peak_stage();
+  return std::max(peak_bytes, peak ? peak->total_bytes : 0.0);
+}
+
+bool MemoryMetrics::fits_device() const { return fits && !(device_bytes > 0 && needed_bytes() > device_bytes); }
+
+std::string stage_ranks_label(const JobMetrics& job, int stage) {
+  std::vector<int> ranks;
+  for (const auto& r : job.ranks) {
+    if (r.stage == stage) ranks.push_back(r.rank);
+  }
+  if (ranks.empty()) return {};
+  std::sort(ranks.begin(), ranks.end());
+  if (ranks.size() == 1) return fmt::format("rank {}", ranks[0]);
+  if (ranks.back() - ranks.front() + 1 == static_cast<int>(ranks.size()))
+    return fmt::format("ranks {}-{}", ranks.front(), ranks.back());
+  if (ranks.size() <= 4) return fmt::format("ranks {}", fmt::join(ranks, ", "));
+  return fmt::format("{} ranks", ranks.size());
+}
+
+std::string memory_verdict(const MemoryMetrics& memory) {
+  const StageMemory* peak = memory.peak_stage();
+  const double need = memory.needed_bytes();
+  if (!memory.fits_device()) {
+    const auto over = std::count_if(memory.stages.begin(), memory.stages.end(), [&](const StageMemory& s) {
+      return memory.device_bytes > 0 && s.total_bytes > memory.device_bytes;
+    });
+    std::string text = "does not fit (" +
+                       (peak ? fmt::format("stage {} needs ", peak->stage) : std::string("a rank needs ")) +
+                       format_bytes(need) + " per rank, the device has " + format_bytes(memory.device_bytes);
+    if (memory.stages.size() > 1 && over > 0) text += fmt::format("; {} of {} stages over", over, memory.stages.size());
+    return text + ")";
+  }
+  if (memory.device_bytes <= 0) return fmt::format("peak {}", format_bytes(need));
+  return fmt::format("peak {} of {} ({:.1f} %): fits", format_bytes(need), format_bytes(memory.device_bytes),
+                     100 * need / memory.device_bytes);
+}
+
 double MetricDelta::relative() const {
   return a == 0 ? std::numeric_limits<double>::quiet_NaN() : (b - a) / std::fabs(a);
 }
 
 std::vector<MetricDelta> metric_deltas(const JobMetrics& a, const JobMetrics& b) {
-  return {
+  std::vector<MetricDelta> out{
       {"iteration time (mean)", "s", a.iteration_mean_s, b.iteration_mean_s},
       {"iteration time (p95)", "s", a.iteration_p95_s, b.iteration_p95_s},
       {"throughput", "samples/s", a.throughput, b.throughput},
@@ -109,6 +183,12 @@ std::vector<MetricDelta> metric_deltas(const JobMetrics& a, const JobMetrics& b)
       {"workers", "", static_cast<double>(a.workers), static_cast<double>(b.workers)},
       {"servers", "", static_cast<double>(a.servers), static_cast<double>(b.servers)},
   };
+  if (a.bubble_fraction || b.bubble_fraction)
+    out.push_back({"pipeline bubble fraction", "", a.bubble_fraction.value_or(0), b.bubble_fraction.value_or(0)});
+  if (a.memory || b.memory)
+    out.push_back(
+        {"memory peak per rank", "B", a.memory ? a.memory->peak_bytes : 0, b.memory ? b.memory->peak_bytes : 0});
+  return out;
 }
 
 }  // namespace dtsim::gui

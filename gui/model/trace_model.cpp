@@ -1,4 +1,4 @@
-// Trace queries: interning, hit testing and counts.
+// Trace queries: interning, hit testing, counts and micro-batch spans.
 #include <algorithm>
 #include <cmath>
 #include <limits>
@@ -55,6 +55,61 @@ size_t Trace::rank_count() const {
   return ranks.size();
 }
 
+bool Trace::has_stages() const {
+  return std::any_of(lanes.begin(), lanes.end(), [](const Lane& l) { return l.stage >= 0; });
+}
+
+const MicroBatchSpan* Trace::micro_batch_span(size_t event) const {
+  if (event >= events.size()) return nullptr;
+  const auto& spans = lanes[events[event].lane].micro_batches;
+  const auto it = std::upper_bound(spans.begin(), spans.end(), static_cast<uint32_t>(event),
+                                   [](uint32_t e, const MicroBatchSpan& s) { return e < s.first; });
+  if (it == spans.begin()) return nullptr;
+  const MicroBatchSpan& s = *(it - 1);
+  return event < s.last ? &s : nullptr;
+}
+
+void build_micro_batch_spans(Trace& trace) {
+  // Per kind: 0 not a pass, 1 forward, 2 recompute, 3 backward. Recompute and backward are one
+  // pass (full recompute interleaves them layer by layer), named backward once it has begun.
+  std::vector<uint8_t> pass(trace.kinds.size());
+  for (size_t k = 0; k < pass.size(); ++k) {
+    const std::string& name = trace.kinds.info(static_cast<uint16_t>(k)).name;
+    pass[k] = name == "forward" ? 1 : name == "recompute" ? 2 : name == "backward" ? 3 : 0;
+  }
+  auto direction = [](uint8_t p) { return p == 1 ? 1 : 2; };
+  for (Lane& lane : trace.lanes) {
+    lane.micro_batches.clear();
+    MicroBatchSpan cur;
+    bool open = false;
+    uint8_t cur_pass = 0;  // the pass that names the span so far, 0 while only communication
+    auto close = [&](uint32_t at) {
+      if (!open) return;
+      cur.last = at;
+      lane.micro_batches.push_back(cur);
+      open = false;
+    };
+    for (uint32_t i = lane.first; i < lane.last; ++i) {
+      const TraceEvent& e = trace.events[i];
+      const uint8_t p = pass[e.kind];
+      if (open && (e.micro_batch != cur.micro_batch || (p && cur_pass && direction(p) != direction(cur_pass))))
+        close(i);
+      if (e.micro_batch < 0) continue;
+      if (!open) {
+        cur = MicroBatchSpan{e.start, e.end(), e.micro_batch, e.kind, i, i};
+        open = true;
+        cur_pass = 0;
+      }
+      if (p > cur_pass) {
+        cur.kind = e.kind;
+        cur_pass = p;
+      }
+      cur.end = std::max(cur.end, lane.max_end[i - lane.first]);
+    }
+    close(lane.last);
+  }
+}
+
 Trace subset_trace(const Trace& trace, const std::vector<int>& ranks) {
   Trace out;
   out.strings = trace.strings;
@@ -83,6 +138,7 @@ Trace subset_trace(const Trace& trace, const std::vector<int>& ranks) {
   }
   if (out.events.empty()) out.t_min = out.t_max = 0;
   build_lod_levels(out);
+  build_micro_batch_spans(out);
   return out;
 }
 

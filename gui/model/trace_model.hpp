@@ -1,6 +1,7 @@
 // A Chrome trace (dtsim's trace.json, or any complete-event trace) as the timeline needs it:
-// events sorted by lane and start time, lanes (one per pid/tid: node, rank and stream) in
-// display order, interned names and kinds, and iteration start times for the markers.
+// events sorted by lane and start time, lanes (one per pid/tid: node or pipeline stage, rank and
+// stream) in display order, interned names and kinds, iteration start times for the markers, and
+// each lane's micro-batch spans when its ops carry args.micro_batch (a hybrid run's pipeline).
 #pragma once
 
 #include <cstdint>
@@ -40,10 +41,23 @@ struct TraceEvent {
   int32_t lane = 0;
   int32_t rank = -1;
   int32_t iteration = -1;
-  uint32_t name = 0;    // StringPool id
-  uint32_t detail = 0;  // StringPool id of args.before (what a wait waited for), 0 = none
-  uint16_t kind = 0;    // KindTable id
+  uint32_t name = 0;         // StringPool id
+  uint32_t detail = 0;       // StringPool id of args.before (what a wait waited for), 0 = none
+  uint16_t kind = 0;         // KindTable id
+  int16_t stage = -1;        // args.stage: the op's pipeline stage, -1 if none
+  int32_t micro_batch = -1;  // args.micro_batch, -1 if none
   double end() const { return start + dur; }
+};
+
+// A run of consecutive ops of one lane that belong to one micro-batch and one pass: the forward
+// of micro-batch 3 on stage 1, with the tensor-parallel collectives and the sends and receives
+// inside it, or its backward with the recompute before (or between) its layers. A compute op of
+// the other pass, another micro-batch or an op without one (a wait, the optimizer step) ends it.
+struct MicroBatchSpan {
+  double start = 0, end = 0;  // us; `end` is the lane's running maximum of ends, so it never decreases
+  int32_t micro_batch = -1;
+  uint16_t kind = 0;             // forward, backward, recompute (only recompute so far), else the first op's kind
+  uint32_t first = 0, last = 0;  // its events: [first, last) of Trace::events
 };
 
 // A coarser copy of a lane's events for zoomed-out views: consecutive events merged into blocks
@@ -57,12 +71,14 @@ struct LodLevel {
 struct Lane {
   int pid = 0;
   int tid = 0;
-  int rank = -1;                 // from the events' args.rank, -1 if none
-  std::string process_name;      // "node 3"
-  std::string name;              // "rank 3 compute"
-  uint32_t first = 0, last = 0;  // its events: [first, last) of Trace::events
-  std::vector<double> max_end;   // prefix maximum of event ends, to find the first visible event
-  std::vector<LodLevel> levels;  // coarser and coarser; see build_lod_levels
+  int rank = -1;                              // from the events' args.rank, -1 if none
+  int stage = -1;                             // from the events' args.stage, -1 if none
+  std::string process_name;                   // "node 3"
+  std::string name;                           // "rank 3 compute"
+  uint32_t first = 0, last = 0;               // its events: [first, last) of Trace::events
+  std::vector<double> max_end;                // prefix maximum of event ends, to find the first visible event
+  std::vector<LodLevel> levels;               // coarser and coarser; see build_lod_levels
+  std::vector<MicroBatchSpan> micro_batches;  // by start; empty when no op carries a micro-batch
 };
 
 class Trace {
@@ -81,7 +97,14 @@ class Trace {
   // The event under time t (us) on a lane within `slack` us, or -1; the shortest one wins.
   long find_event(size_t lane, double t, double slack) const;
   size_t rank_count() const;
+  // Whether any op carries args.stage (a pipeline-parallel run).
+  bool has_stages() const;
+  // The micro-batch span of a lane that holds event `event`, or null.
+  const MicroBatchSpan* micro_batch_span(size_t event) const;
 };
+
+// Groups each lane's ops into micro-batch spans (Lane::micro_batches). Called after loading.
+void build_micro_batch_spans(Trace& trace);
 
 // The lanes of the given ranks only (e.g. one job of a multi-job run), with their events.
 Trace subset_trace(const Trace& trace, const std::vector<int>& ranks);

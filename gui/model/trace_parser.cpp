@@ -22,7 +22,7 @@ struct LaneKey {
 struct LaneMeta {
   std::string process_name, name;
   long process_sort = std::numeric_limits<long>::min(), sort = std::numeric_limits<long>::min();
-  int rank = -1;
+  int rank = -1, stage = -1;
   std::vector<TraceEvent> events;
 };
 
@@ -35,7 +35,7 @@ class TraceBuilder {
     std::string_view name, cat, ph, kind, meta_name, before;
     std::string names[4];  // scratch for escaped strings that must outlive the loop
     double ts = 0, dur = 0, bytes = 0, flops = 0, sort_index = 0;
-    int pid = 0, tid = 0, rank = -1, iteration = -1;
+    int pid = 0, tid = 0, rank = -1, iteration = -1, stage = -1, micro_batch = -1;
     for (JsonMembers m(s); m.next(key, scratch_);) {
       if (key == "name")
         name = keep(s.string(scratch_), names[0]);
@@ -57,6 +57,10 @@ class TraceBuilder {
             rank = static_cast<int>(s.number_like(scratch_));
           else if (key == "iteration")
             iteration = static_cast<int>(s.number_like(scratch_));
+          else if (key == "stage")
+            stage = static_cast<int>(s.number_like(scratch_));
+          else if (key == "micro_batch")
+            micro_batch = static_cast<int>(s.number_like(scratch_));
           else if (key == "kind" && s.peek() == '"')
             kind = keep(s.string(scratch_), names[2]);
           else if (key == "bytes")
@@ -85,10 +89,13 @@ class TraceBuilder {
       e.flops = flops;
       e.rank = rank;
       e.iteration = iteration;
+      e.stage = static_cast<int16_t>(std::clamp(stage, -1, 32767));
+      e.micro_batch = micro_batch;
       e.name = t_.strings.intern(name);
       e.detail = before.empty() ? 0 : t_.strings.intern(before);
       e.kind = kind_of(name, cat, kind);
       if (rank >= 0 && lane.rank < 0) lane.rank = rank;
+      if (stage >= 0 && lane.stage < 0) lane.stage = stage;
       lane.events.push_back(e);
     } else if (ph == "M") {
       if (name == "process_name")
@@ -130,6 +137,7 @@ class TraceBuilder {
       lane.pid = key.pid;
       lane.tid = key.tid;
       lane.rank = meta->rank;
+      lane.stage = meta->stage;
       const auto proc = processes_.find(key.pid);
       lane.process_name = proc != processes_.end() && !proc->second.name.empty() ? proc->second.name
                                                                                  : "process " + std::to_string(key.pid);
@@ -162,6 +170,7 @@ class TraceBuilder {
     }
     if (t_.events.empty()) t_.t_min = t_.t_max = 0;
     build_lod_levels(t_);
+    build_micro_batch_spans(t_);
   }
 
  private:

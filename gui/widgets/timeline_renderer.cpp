@@ -31,12 +31,13 @@ void fill_span(QImage& image, int y0, int y1, int x0, int x1, QRgb colour) {
 
 void TimelineRenderer::render(QImage& image, const TimelineFrame& f) {
   image.fill(kBackground);
-  rects_drawn_ = 0;
+  rects_drawn_ = labels_drawn_ = 0;
   if (!f.trace || !f.layout) return;
   palette_.resize(f.trace->kinds.size());
   for (size_t i = 0; i < palette_.size(); ++i) palette_[i] = 0xff000000u | f.trace->kinds.info(i).colour;
   const int lane_width = image.width() - f.geometry.label_width;
   draw_lanes(image, f, lane_width);
+  draw_micro_batches(image, f, lane_width);
   draw_ruler_and_markers(image, f, lane_width);
   draw_labels(image, f);
 }
@@ -67,6 +68,76 @@ void TimelineRenderer::draw_lanes(QImage& image, const TimelineFrame& f, int lan
     const int inner_y0 = std::max(row.height >= 8 ? y + 1 : y, top);
     for (const LodRect& rect : rects_)
       fill_span(image, inner_y0, inner_y1, left + rect.x0, left + rect.x1, palette_[rect.kind]);
+  }
+}
+
+void TimelineRenderer::draw_micro_batches(QImage& image, const TimelineFrame& f, int lane_width) {
+  const int top = f.geometry.ruler_height, left = f.geometry.label_width;
+  const double t_begin = f.axis.time_at(0), t_end = f.axis.time_at(lane_width);
+  const bool filtered = f.keep && !f.keep->empty();
+  QPainter p;
+  QFont font;
+  font.setBold(true);
+  int font_px = 0;  // the painter's font size, 0 before the first label
+  const auto& rows = f.layout->rows();
+  const int first = std::max(0, f.layout->row_at(f.scroll_y) - 1);
+  for (size_t r = static_cast<size_t>(first); r < rows.size(); ++r) {
+    const LayoutRow& row = rows[r];
+    const int y = top + row.y - f.scroll_y;
+    if (y >= image.height()) break;
+    if (row.lane < 0 || y + row.height <= top) continue;
+    const auto& spans = f.trace->lanes[row.lane].micro_batches;
+    if (spans.empty()) continue;
+    const int inner_y1 = row.height >= 5 ? y + row.height - 1 : y + row.height;
+    const int inner_y0 = std::max(row.height >= 8 ? y + 1 : y, top);
+    auto it = std::lower_bound(spans.begin(), spans.end(), t_begin,
+                               [](const MicroBatchSpan& s, double t) { return s.end < t; });
+    double last_label_end = -1e9;
+    double prev_end_x = -1e9;
+    if (it != spans.begin()) prev_end_x = f.axis.x_of((it - 1)->end);
+    for (; it != spans.end() && it->start <= t_end; ++it) {
+      const double x0 = f.axis.x_of(it->start), x1 = f.axis.x_of(it->end);
+      // Back-to-back spans wide enough to tell apart get a one-pixel gap where the next begins.
+      if (x1 - x0 >= 4 && x0 - prev_end_x < 1.5 && x0 >= 0 && x0 < lane_width)
+        fill_span(image, inner_y0, inner_y1, left + static_cast<int>(x0), left + static_cast<int>(x0) + 1, kBackground);
+      prev_end_x = x1;
+      if (row.height < 9) continue;
+      const double cx0 = std::max(x0, 0.0), cx1 = std::min(x1, static_cast<double>(lane_width));
+      if (cx1 - cx0 < 9) continue;
+      if (filtered) {
+        bool any = false;
+        for (uint32_t i = it->first; i < it->last && !any; ++i) any = (*f.keep)[i] != 0;
+        if (!any) continue;
+      }
+      if (!p.isActive()) p.begin(&image);
+      const QString text = QString::number(it->micro_batch);
+      // The lane's font size, or two pixels smaller where that fits a narrow bar (two digits).
+      int text_w = 0;
+      for (const int px : {std::min(11, row.height - 2), std::min(9, row.height - 4)}) {
+        if (px < 7) break;
+        if (px != font_px) {
+          font.setPixelSize(px);
+          p.setFont(font);
+          font_px = px;
+        }
+        text_w = p.fontMetrics().horizontalAdvance(text);
+        if (cx1 - cx0 >= text_w + 2) break;
+      }
+      const double text_x0 = (cx0 + cx1 - text_w) / 2;
+      // Spans may overlap on a lane of posted sends: never write a number over another.
+      if (cx1 - cx0 < text_w + 2 || text_x0 < last_label_end + 3) continue;
+      // The number on a chip of the pass's colour: a green 3 is the backward of micro-batch 3,
+      // whatever (a receive, a collective) fills most of the span's pixels.
+      const QRgb c = palette_[it->kind];
+      const double pad = std::min(2.0, (cx1 - cx0 - text_w) / 2);
+      const QRectF chip(left + text_x0 - pad, inner_y0, text_w + 2 * pad, inner_y1 - inner_y0);
+      p.fillRect(chip, QColor::fromRgb(c));
+      const int luma = (qRed(c) * 299 + qGreen(c) * 587 + qBlue(c) * 114) / 1000;
+      p.setPen(luma < 150 ? QColor(Qt::white) : QColor(0x20, 0x20, 0x20));
+      p.drawText(chip, Qt::AlignCenter, text);
+      last_label_end = text_x0 + text_w;
+      ++labels_drawn_;
+    }
   }
 }
 
@@ -138,7 +209,11 @@ void TimelineRenderer::draw_labels(QImage& image, const TimelineFrame& f) {
       font.setBold(true);
       p.setFont(font);
       p.setPen(QColor(0x20, 0x20, 0x30));
-      p.drawText(QRect(6, y, w - 8, row.height), Qt::AlignVCenter | Qt::AlignLeft, QString::fromStdString(row.label));
+      // A header row holds no ops: its label may run on past the label column.
+      p.setClipRect(0, top, image.width(), image.height() - top);
+      p.drawText(QRect(6, y, image.width() - 8, row.height), Qt::AlignVCenter | Qt::AlignLeft,
+                 QString::fromStdString(row.label));
+      p.setClipRect(0, top, w, image.height() - top);
     } else if (row.height >= 9) {
       font.setPixelSize(std::min(11, row.height - 2));
       font.setBold(false);

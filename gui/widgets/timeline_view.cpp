@@ -1,6 +1,7 @@
 // The timeline tab.
 #include "gui/widgets/timeline_view.hpp"
 
+#include <QCheckBox>
 #include <QHBoxLayout>
 #include <QLabel>
 #include <QLineEdit>
@@ -29,6 +30,11 @@ TimelineView::TimelineView(QWidget* parent) : QWidget(parent) {
   filter_ = new QLineEdit(this);
   filter_->setPlaceholderText(tr("Filter ops by label or kind (regular expression), e.g. allreduce|wait"));
   filter_->setClearButtonEnabled(true);
+  representatives_ = new QCheckBox(tr("One rank per stage"), this);
+  representatives_->setToolTip(
+      tr("Show one representative rank per pipeline stage, or every rank (R). Every rank of a stage runs "
+         "the same timeline when nothing contends."));
+  representatives_->hide();
   auto* fit = new QPushButton(tr("Fit"), this);
   fit->setToolTip(tr("Show the whole run (F)"));
   legend_ = new QLabel(this);
@@ -37,11 +43,15 @@ TimelineView::TimelineView(QWidget* parent) : QWidget(parent) {
   details_ = new QTextBrowser(this);
   details_->setMinimumWidth(220);
   details_->setHtml(
-      tr("<i>Click an op to see its details.</i><br><br>Wheel: zoom around the cursor<br>"
-         "Shift+wheel: scroll lanes<br>Drag: pan<br>F: fit<br>Esc: clear selection"));
+      tr("<i>Click an op to see its details; hover for a tooltip.</i><br><br>Wheel: zoom around the cursor<br>"
+         "Shift+wheel: scroll lanes<br>Drag: pan<br>F: fit<br>Esc: clear selection<br>"
+         "R: one rank per pipeline stage / all ranks<br><br>"
+         "Pipeline runs: the number in a bar is its micro-batch (forward, recompute and backward of one "
+         "micro-batch carry the same number)."));
 
   auto* bar = new QHBoxLayout;
   bar->addWidget(filter_, 1);
+  bar->addWidget(representatives_);
   bar->addWidget(fit);
   auto* left = new QWidget(this);
   auto* left_layout = new QVBoxLayout(left);
@@ -64,10 +74,17 @@ TimelineView::TimelineView(QWidget* parent) : QWidget(parent) {
     filter_->setStyleSheet(ok ? QString() : QStringLiteral("background:#fdd"));
   });
   connect(timeline_, &TimelineWidget::selection_changed, this, &TimelineView::show_details);
+  connect(representatives_, &QCheckBox::toggled, timeline_, &TimelineWidget::set_stage_representatives);
+  connect(timeline_, &TimelineWidget::stage_representatives_changed, representatives_, [this](bool on) {
+    const QSignalBlocker block(representatives_);
+    representatives_->setChecked(on);
+  });
 }
 
 void TimelineView::set_run(const RunData& run) {
   timeline_->set_trace(run.trace, run.metrics ? run.metrics->job_of_rank() : std::vector<std::string>{});
+  representatives_->setVisible(run.trace && run.trace->has_stages());
+  representatives_->setChecked(timeline_->stage_representatives());
   update_legend();
 }
 

@@ -1,5 +1,5 @@
-// The timeline tab: a toolbar (label filter, fit, legend of the kinds present), the timeline,
-// and a side panel with the selected op's details.
+// The timeline tab: a toolbar (label filter, one rank per pipeline stage, fit, legend of the kinds
+// present), the timeline, and a side panel with the selected op's details.
 #pragma once
 
 #include <memory>
@@ -9,6 +9,7 @@
 #include "gui/model/document.hpp"
 #include "gui/widgets/timeline_widget.hpp"
 
+class QCheckBox;
 class QLineEdit;
 class QTextBrowser;
 class QLabel;
@@ -23,6 +24,7 @@ class TimelineView : public QWidget {
   void set_run(const RunData& run);
   TimelineWidget* timeline() const { return timeline_; }
   QLineEdit* filter() const { return filter_; }
+  QCheckBox* representatives() const { return representatives_; }
 
  private:
   void show_details(long event);
@@ -30,6 +32,7 @@ class TimelineView : public QWidget {
 
   TimelineWidget* timeline_;
   QLineEdit* filter_;
+  QCheckBox* representatives_;
   QLabel* legend_;
   QTextBrowser* details_;
 };

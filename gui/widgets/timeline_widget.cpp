@@ -25,9 +25,22 @@ void TimelineWidget::set_trace(std::shared_ptr<const Trace> trace, std::vector<s
   selected_ = -1;
   scroll_y_ = 0;
   fitted_ = false;
+  representatives_ = trace_ && prefer_stage_representatives(*trace_);
+  shown_ = representatives_ ? stage_representative_lanes(*trace_) : std::vector<uint8_t>{};
   if (trace_) set_fit_span(trace_->t_min, trace_->t_max);
   relayout();
   fit();
+  emit stage_representatives_changed(representatives_);
+}
+
+void TimelineWidget::set_stage_representatives(bool on) {
+  on = on && trace_ && trace_->has_stages();
+  if (on == representatives_) return;
+  representatives_ = on;
+  shown_ = on ? stage_representative_lanes(*trace_) : std::vector<uint8_t>{};
+  relayout();
+  changed(false);
+  emit stage_representatives_changed(on);
 }
 
 void TimelineWidget::set_fit_span(double t_begin, double t_end) {
@@ -41,12 +54,8 @@ void TimelineWidget::relayout() {
     return;
   }
   // Lanes share the height when they fit at 6 pixels or more; otherwise they scroll.
-  int headers = 0, pid = -1;
-  for (const auto& lane : trace_->lanes) {
-    if (lane.pid != pid) ++headers;
-    pid = lane.pid;
-  }
-  const int lanes = static_cast<int>(trace_->lanes.size());
+  int headers = 0, lanes = 0;
+  LaneLayout::count_rows(*trace_, shown_, headers, lanes);
   const int available = std::max(height() - geometry_.ruler_height, 50);
   int header_h = 16;
   int lane_h = LaneLayout::fitting_lane_height(available, lanes, headers, header_h, 1, 18);
@@ -54,7 +63,7 @@ void TimelineWidget::relayout() {
     header_h = 0;
     lane_h = LaneLayout::fitting_lane_height(available, lanes, 0, 0, 3, 18);
   }
-  layout_ = LaneLayout(*trace_, lane_h, header_h, job_of_rank_);
+  layout_ = LaneLayout(*trace_, lane_h, header_h, job_of_rank_, shown_);
   clamp_scroll();
 }
 
@@ -199,6 +208,12 @@ void TimelineWidget::keyPressEvent(QKeyEvent* event) {
     case Qt::Key_Left: axis_.pan_px(w / 8); break;
     case Qt::Key_Right: axis_.pan_px(-w / 8); break;
     case Qt::Key_Escape: select(-1); return;
+    case Qt::Key_R:
+      if (trace_ && trace_->has_stages())
+        set_stage_representatives(!representatives_);
+      else
+        QWidget::keyPressEvent(event);
+      return;
     default: QWidget::keyPressEvent(event); return;
   }
   fitted_ = false;

@@ -1,6 +1,7 @@
 // The timeline as an interactive widget: the wheel zooms around the cursor (Shift+wheel
 // scrolls the lanes), dragging pans, a click selects an op, hovering shows its details,
-// F or Home fits the whole run. Painting is done by TimelineRenderer into a cached image.
+// F or Home fits the whole run, R shows one rank per pipeline stage or all ranks. Painting is done
+// by TimelineRenderer into a cached image.
 #pragma once
 
 #include <memory>
@@ -33,6 +34,10 @@ class TimelineWidget : public QWidget {
   // Regular expression over op names and kinds; empty shows everything. False if invalid.
   bool set_filter(const QString& pattern);
   void fit();
+  // One representative rank per pipeline stage (R) or every rank; only traces with stages. On by
+  // default when such a trace has more than 16 ranks.
+  void set_stage_representatives(bool on);
+  bool stage_representatives() const { return representatives_; }
   long selected() const { return selected_; }
   void select(long event);
   // The time span the axis fits to (the compare view aligns two runs on the longer one).
@@ -45,6 +50,7 @@ class TimelineWidget : public QWidget {
  signals:
   void axis_changed(const dtsim::gui::TimeAxis& axis);
   void selection_changed(long event);
+  void stage_representatives_changed(bool on);
 
  protected:
   void paintEvent(QPaintEvent* event) override;
@@ -64,6 +70,8 @@ class TimelineWidget : public QWidget {
 
   std::shared_ptr<const Trace> trace_;
   std::vector<std::string> job_of_rank_;
+  bool representatives_ = false;
+  std::vector<uint8_t> shown_;  // lanes shown (empty: all)
   LaneLayout layout_;
   TimeAxis axis_;
   TimelineGeometry geometry_;

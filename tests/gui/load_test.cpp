@@ -1,8 +1,12 @@
 // Each kind of file the viewer opens loads: a trace, metrics.json and a run folder made by a real
-// `dtsim run` of the quickstart scenario, the sample sweep folder and its files, and a scenario.
+// `dtsim run` of the quickstart scenario, the sample hybrid run (stages, micro-batches, memory by
+// stage), the sample sweep folder and its files, and a scenario.
 #include <catch2/catch.hpp>
 
 #include <filesystem>
+#include <map>
+#include <set>
+#include <tuple>
 
 #include <nlohmann/json.hpp>
 
@@ -85,4 +89,108 @@ TEST_CASE("file kinds are detected; bad files give one clear error") {
   CHECK(detect_file_kind("/nonexistent/thing.json") == FileKind::Unknown);
   CHECK_THROWS_WITH(load_document(DTSIM_SOURCE_DIR "/README.md"), Catch::Contains("README.md"));
   CHECK_THROWS_AS(load_document(DTSIM_SOURCE_DIR "/scenarios/quickstart.yaml"), ParseError);
+}
+
+TEST_CASE("a hybrid run folder loads: stages, micro-batches of every op, memory by stage, the bubble") {
+  const std::string dir = dtsim::test::sample_hybrid();
+  const Document d = load_document(dir);
+  REQUIRE(d.kind == FileKind::RunFolder);
+  REQUIRE(d.run->trace);
+  REQUIRE(d.run->metrics);
+  const Trace& t = *d.run->trace;
+  CHECK(t.has_stages());
+  CHECK(t.rank_count() == 8);
+  // Every op's stage and micro-batch as written.
+  const auto trace_json = nlohmann::json::parse(read_file(dir + "/trace.json"));
+  std::multiset<std::tuple<double, int, int, int>> written, parsed;  // start, rank, stage, micro-batch
+  for (const auto& e : trace_json["traceEvents"]) {
+    if (e["ph"] != "X") continue;
+    const auto& a = e["args"];
+    written.insert({e["ts"].get<double>(), a.value("rank", -1), a.value("stage", -1), a.value("micro_batch", -1)});
+  }
+  for (const auto& e : t.events) parsed.insert({e.start, e.rank, e.stage, e.micro_batch});
+  CHECK(parsed == written);
+  // Processes are the stages; every compute lane runs the forward and the backward (with its
+  // recompute) of each of the 4 micro-batches, and the ranks of a stage run the same spans.
+  std::set<std::string> processes;
+  std::map<int, std::vector<std::tuple<int, std::string, double>>> spans_of_stage;
+  for (const auto& lane : t.lanes) {
+    processes.insert(lane.process_name);
+    CHECK(lane.stage == (lane.rank < 4 ? 0 : 1));
+    if (lane.name.find("compute") == std::string::npos) continue;
+    std::map<std::string, std::set<int>> passes;
+    std::vector<std::tuple<int, std::string, double>> spans;
+    for (const auto& s : lane.micro_batches) {
+      passes[t.kinds.info(s.kind).name].insert(s.micro_batch);
+      spans.emplace_back(s.micro_batch, t.kinds.info(s.kind).name, s.start);
+    }
+    for (const char* pass : {"forward", "backward"}) CHECK(passes[pass] == std::set<int>{0, 1, 2, 3});
+    CHECK(passes.count("recompute") == 0);  // full recompute runs inside each backward
+    auto [it, first] = spans_of_stage.emplace(lane.stage, spans);
+    if (!first) CHECK(it->second == spans);
+  }
+  CHECK(processes == std::set<std::string>{"pipeline stage 0", "pipeline stage 1"});
+  CHECK(t.kinds.find("recompute") >= 0);
+  // metrics.json: the bubble, memory per stage by category, each rank's stage and peak.
+  const auto m_json = nlohmann::json::parse(read_file(dir + "/metrics.json"));
+  const JobMetrics& m = d.run->metrics->top;
+  REQUIRE(m.bubble_fraction);
+  CHECK(*m.bubble_fraction == Approx(m_json["bubble_fraction"].get<double>()));
+  CHECK(m.pipeline_bubble_s == Approx(m_json["wait_by_cause_s"]["pipeline_bubble"].get<double>()));
+  REQUIRE(m.memory);
+  CHECK(m.memory->device_bytes == m_json["memory"]["device_bytes"].get<double>());
+  CHECK(m.memory->peak_bytes == m_json["memory"]["peak_bytes"].get<double>());
+  CHECK(m.memory->fits);
+  CHECK(m.memory->fits_device());
+  REQUIRE(m.memory->stages.size() == 2);
+  for (size_t i = 0; i < 2; ++i) {
+    const StageMemory& s = m.memory->stages[i];
+    const auto& js = m_json["memory"]["per_stage"][i];
+    CHECK(s.stage == static_cast<int>(i));
+    CHECK(s.total_bytes == js["total_bytes"].get<double>());
+    CHECK(s.activations_bytes == js["activations_bytes"].get<double>());
+    CHECK(s.micro_batches_in_flight == js["micro_batches_in_flight"].get<int>());
+    CHECK(s.parameters_bytes + s.gradients_bytes + s.optimizer_bytes + s.activations_bytes + s.communication_bytes ==
+          Approx(s.total_bytes));
+  }
+  CHECK(m.memory->needed_bytes() == m.memory->peak_bytes);
+  REQUIRE(m.ranks.size() == 8);
+  for (const auto& r : m.ranks) {
+    CHECK(r.stage == (r.rank < 4 ? 0 : 1));
+    CHECK(r.memory_peak_bytes == m.memory->stages[r.stage].total_bytes);
+  }
+  CHECK(stage_ranks_label(m, 0) == "ranks 0-3");
+  CHECK(stage_ranks_label(m, 1) == "ranks 4-7");
+  CHECK(stage_ranks_label(m, 2).empty());
+  CHECK(memory_verdict(*m.memory).find(": fits") != std::string::npos);
+  // The compare table gains the bubble and the memory peak.
+  const auto deltas = metric_deltas(m, m);
+  CHECK(deltas.back().name == "memory peak per rank");
+  CHECK(deltas[deltas.size() - 2].name == "pipeline bubble fraction");
+}
+
+TEST_CASE("memory in metrics.json: a layout that does not fit says so; a data-parallel run has none") {
+  auto j = nlohmann::json::parse(R"({"iteration_time_s":{"mean":1},"bubble_fraction":0.25,
+    "memory":{"device_bytes":80e9,"peak_bytes":120e9,"fits":false,"per_stage":[
+      {"stage":0,"parameters_bytes":9e9,"gradients_bytes":9e9,"optimizer_bytes":14e9,"activations_bytes":88e9,
+       "communication_bytes":0,"total_bytes":120e9,"micro_batches_in_flight":4},
+      {"stage":1,"parameters_bytes":9e9,"gradients_bytes":9e9,"optimizer_bytes":14e9,"activations_bytes":20e9,
+       "communication_bytes":0,"total_bytes":52e9,"micro_batches_in_flight":1}]},
+    "per_rank":[{"rank":0,"stage":0},{"rank":1,"stage":0},{"rank":3,"stage":0},{"rank":2,"stage":1}]})");
+  const RunMetrics r = run_metrics_from_json(j);
+  REQUIRE(r.top.memory);
+  CHECK_FALSE(r.top.memory->fits_device());
+  CHECK(r.top.memory->peak_stage()->stage == 0);
+  CHECK(memory_verdict(*r.top.memory) ==
+        "does not fit (stage 0 needs 120 GB per rank, the device has 80 GB; 1 of 2 stages over)");
+  CHECK(stage_ranks_label(r.top, 0) == "ranks 0, 1, 3");
+  CHECK(stage_ranks_label(r.top, 1) == "rank 2");
+  // A rank over the device even where "fits" was not written.
+  j["memory"].erase("fits");
+  CHECK_FALSE(run_metrics_from_json(j).top.memory->fits_device());
+  const Document dp = load_document(dtsim::test::quickstart_run() + "/metrics.json");
+  CHECK_FALSE(dp.run->metrics->top.memory);
+  CHECK_FALSE(dp.run->metrics->top.bubble_fraction);
+  CHECK(dp.run->metrics->top.ranks[0].stage == -1);
+  CHECK(metric_deltas(dp.run->metrics->top, dp.run->metrics->top).size() == 10);
 }

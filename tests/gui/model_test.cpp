@@ -1,7 +1,9 @@
 // Display-free tests of the viewer's model: zoom and pan arithmetic, level-of-detail
-// aggregation, kinds and colours, JSON scanning and trace parsing.
+// aggregation, kinds and colours, JSON scanning, trace parsing, micro-batch spans and the
+// representative rank of each pipeline stage.
 #include <catch2/catch.hpp>
 
+#include <map>
 #include <random>
 #include <set>
 
@@ -201,4 +203,131 @@ TEST_CASE("formatting") {
   CHECK(format_duration_us(2.5e6) == "2.5 s");
   CHECK(format_bytes(25e6) == "25 MB");
   CHECK(format_flops(3.1e9) == "3.1 GFLOP");
+}
+
+TEST_CASE("pipeline traces: stage and micro-batch args, micro-batch spans by pass, recompute has its colour") {
+  const Trace t = parse_trace(R"({"traceEvents":[
+    {"name":"process_name","ph":"M","pid":1,"args":{"name":"pipeline stage 1"}},
+    {"name":"fwd L2 qkv mb0","cat":"forward","ph":"X","ts":0,"dur":10,"pid":1,"tid":0,"args":{"rank":2,"kind":"compute","stage":1,"micro_batch":0}},
+    {"name":"fwd L2 allreduce mb0","cat":"communication","ph":"X","ts":10,"dur":5,"pid":1,"tid":0,"args":{"rank":2,"kind":"allreduce","stage":1,"micro_batch":0}},
+    {"name":"fwd L2 fc1 mb0","cat":"forward","ph":"X","ts":15,"dur":10,"pid":1,"tid":0,"args":{"rank":2,"kind":"compute","stage":1,"micro_batch":0}},
+    {"name":"fwd L2 qkv mb1","cat":"forward","ph":"X","ts":25,"dur":10,"pid":1,"tid":0,"args":{"rank":2,"kind":"compute","stage":1,"micro_batch":1}},
+    {"name":"waiting","cat":"wait","ph":"X","ts":35,"dur":20,"pid":1,"tid":0,"args":{"rank":2,"kind":"wait"}},
+    {"name":"recv grad mb0","cat":"communication","ph":"X","ts":55,"dur":5,"pid":1,"tid":0,"args":{"rank":2,"kind":"recv","stage":1,"micro_batch":0}},
+    {"name":"recompute L2 qkv recompute mb0","cat":"recompute","ph":"X","ts":60,"dur":10,"pid":1,"tid":0,"args":{"rank":2,"kind":"compute","stage":1,"micro_batch":0}},
+    {"name":"bwd L2 fc1 bwd mb0","cat":"backward","ph":"X","ts":70,"dur":20,"pid":1,"tid":0,"args":{"rank":2,"kind":"compute","stage":1,"micro_batch":0}},
+    {"name":"recompute L1 qkv recompute mb0","cat":"recompute","ph":"X","ts":90,"dur":10,"pid":1,"tid":0,"args":{"rank":2,"kind":"compute","stage":1,"micro_batch":0}},
+    {"name":"bwd L1 qkv bwd mb0","cat":"backward","ph":"X","ts":100,"dur":10,"pid":1,"tid":0,"args":{"rank":2,"kind":"compute","stage":1,"micro_batch":0}},
+    {"name":"optimizer step","cat":"optimizer","ph":"X","ts":110,"dur":5,"pid":1,"tid":0,"args":{"rank":2,"kind":"update","stage":1}},
+    {"name":"recompute L0 qkv recompute mb1","cat":"recompute","ph":"X","ts":115,"dur":5,"pid":1,"tid":0,"args":{"rank":2,"kind":"compute","stage":1,"micro_batch":1}},
+    {"name":"fwd L2 qkv mb2","cat":"forward","ph":"X","ts":120,"dur":5,"pid":1,"tid":0,"args":{"rank":2,"kind":"compute","stage":1,"micro_batch":2}},
+    {"name":"bwd L2 qkv bwd mb2","cat":"backward","ph":"X","ts":125,"dur":5,"pid":1,"tid":0,"args":{"rank":2,"kind":"compute","stage":1,"micro_batch":2}}
+  ]})");
+  REQUIRE(t.lanes.size() == 1);
+  CHECK(t.has_stages());
+  CHECK(t.lanes[0].stage == 1);
+  CHECK(t.lanes[0].process_name == "pipeline stage 1");
+  CHECK(t.events[0].stage == 1);
+  CHECK(t.events[0].micro_batch == 0);
+  CHECK(t.events[3].micro_batch == 1);
+  CHECK(t.events[4].micro_batch == -1);  // the wait
+  CHECK(t.events[4].stage == -1);
+  const auto& spans = t.lanes[0].micro_batches;
+  REQUIRE(spans.size() == 6);
+  auto kind = [&](const MicroBatchSpan& s) { return t.kinds.info(s.kind).name; };
+  // Forward of mb 0 with the all-reduce inside it; forward of mb 1; after the wait, the backward
+  // of mb 0: the receive that starts it and the recompute before and between its layers.
+  CHECK(spans[0].micro_batch == 0);
+  CHECK(kind(spans[0]) == "forward");
+  CHECK(spans[0].last - spans[0].first == 3);
+  CHECK(spans[0].start == 0);
+  CHECK(spans[0].end == 25);
+  CHECK(spans[1].micro_batch == 1);
+  CHECK(spans[1].last - spans[1].first == 1);
+  CHECK(spans[2].micro_batch == 0);
+  CHECK(kind(spans[2]) == "backward");
+  CHECK(spans[2].start == 55);
+  CHECK(spans[2].end == 110);
+  CHECK(spans[2].last - spans[2].first == 5);
+  // A recompute alone names its span; a forward and a backward of one micro-batch are two.
+  CHECK(kind(spans[3]) == "recompute");
+  CHECK(spans[3].micro_batch == 1);
+  CHECK(kind(spans[4]) == "forward");
+  CHECK(kind(spans[5]) == "backward");
+  CHECK(spans[5].micro_batch == 2);
+  CHECK(t.micro_batch_span(1) == &spans[0]);
+  CHECK(t.micro_batch_span(4) == nullptr);  // the wait belongs to none
+  CHECK(t.micro_batch_span(8) == &spans[2]);
+  CHECK(t.micro_batch_span(10) == nullptr);  // the optimizer step neither
+  CHECK(t.micro_batch_span(11) == &spans[3]);
+  // The tooltip's details name the stage, the micro-batch and the pass.
+  std::map<std::string, std::string> d;
+  for (const auto& [k, v] : event_details(t, 1)) d[k] = v;
+  CHECK(d["stage"] == "1");
+  CHECK(d["micro-batch"] == "0");
+  CHECK(d["rank"] == "2");
+  CHECK(d["micro-batch pass"] == "forward of mb 0: 25 us from 0 us (3 ops)");
+  // Recompute is its own kind with its own colour, not forward's.
+  const int recompute = t.kinds.find("recompute");
+  REQUIRE(recompute >= 0);
+  CHECK(t.kinds.info(recompute).colour != t.kinds.info(t.kinds.find("forward")).colour);
+  CHECK(classify_kind("recompute L5 qk^T recompute mb2", "recompute", "compute") == "recompute");
+  bool known = false;
+  known_kind_colour("recompute", known);
+  CHECK(known);
+  // A data-parallel trace has neither stages nor spans.
+  const Trace dp = parse_trace(dtsim::test::random_trace_text(2, 2, 20));
+  CHECK_FALSE(dp.has_stages());
+  CHECK(dp.lanes[0].micro_batches.empty());
+  // The subset of one job keeps its spans.
+  const Trace sub = subset_trace(t, {2});
+  CHECK(sub.lanes[0].micro_batches.size() == 6);
+}
+
+TEST_CASE("one representative rank per pipeline stage: lanes, headers, the default") {
+  const Trace t = parse_trace(dtsim::test::pipeline_trace_text(2, 4, 3));
+  REQUIRE(t.lanes.size() == 16);
+  CHECK(t.has_stages());
+  const auto shown = stage_representative_lanes(t);
+  REQUIRE(shown.size() == t.lanes.size());
+  std::set<int> ranks;
+  int lanes = 0;
+  for (size_t i = 0; i < shown.size(); ++i) {
+    if (!shown[i]) continue;
+    ranks.insert(t.lanes[i].rank);
+    ++lanes;
+  }
+  CHECK(ranks == std::set<int>{0, 4});  // the lowest rank of each stage
+  CHECK(lanes == 4);                    // with both its lanes
+  int headers = 0, counted = 0;
+  LaneLayout::count_rows(t, shown, headers, counted);
+  CHECK(headers == 2);
+  CHECK(counted == 4);
+  const LaneLayout l(t, 12, 16, {}, shown);
+  CHECK(l.lane_count() == 4);
+  CHECK(l.rows().size() == 6);
+  CHECK(l.rows()[0].lane == -1);
+  CHECK(l.rows()[0].label == "pipeline stage 0  ·  1 of 4 ranks shown: rank 0 (R: all)");
+  CHECK(l.rows()[3].label == "pipeline stage 1  ·  1 of 4 ranks shown: rank 4 (R: all)");
+  CHECK(l.total_height() == 2 * 16 + 4 * 12);
+  // All lanes: the headers say nothing of hidden ranks.
+  const LaneLayout all(t, 12, 16);
+  CHECK(all.lane_count() == 16);
+  CHECK(all.rows()[0].label == "pipeline stage 0");
+  // On by default only past 16 ranks.
+  CHECK_FALSE(prefer_stage_representatives(t));
+  CHECK(prefer_stage_representatives(t, 4));
+  CHECK(prefer_stage_representatives(parse_trace(dtsim::test::pipeline_trace_text(4, 8, 1))));
+  // A trace without stages shows everything.
+  const Trace dp = parse_trace(dtsim::test::random_trace_text(3, 40, 5));
+  CHECK(stage_representative_lanes(dp).empty());
+  CHECK_FALSE(prefer_stage_representatives(dp));
+  // Every micro-batch's forward and backward is one span on each compute lane.
+  for (const auto& lane : t.lanes) {
+    if (lane.micro_batches.empty()) continue;
+    REQUIRE(lane.micro_batches.size() == 6);
+    CHECK(t.kinds.info(lane.micro_batches[0].kind).name == "forward");
+    CHECK(t.kinds.info(lane.micro_batches[5].kind).name == "backward");
+    CHECK(lane.micro_batches[5].micro_batch == 2);
+  }
 }

@@ -1,14 +1,24 @@
 // Tests of the widgets under the offscreen platform: the rendered timeline (not blank, one
 // compute lane per rank, in the kinds' colours), mouse zoom, pan and selection through real
-// events, the filter, screenshots of every view, chart export, running a scenario, recent files.
+// events, the filter, a pipeline's micro-batch numbers, tooltips and one rank per stage (R), the
+// summary's memory chart, screenshots of every view, chart export, running a scenario, recent files.
 #include <catch2/catch.hpp>
 
 #include <set>
 
 #include <QApplication>
+#include <QBarSet>
+#include <QChart>
+#include <QChartView>
+#include <QCheckBox>
 #include <QFile>
+#include <QHorizontalStackedBarSeries>
+#include <QKeyEvent>
+#include <QLabel>
+#include <QLineSeries>
 #include <QMouseEvent>
 #include <QTableWidget>
+#include <QToolTip>
 #include <QWheelEvent>
 
 #include "gui/model/document.hpp"
@@ -16,6 +26,8 @@
 #include "gui/widgets/main_window.hpp"
 #include "gui/widgets/scaling_view.hpp"
 #include "gui/widgets/screenshot.hpp"
+#include "gui/widgets/summary_view.hpp"
+#include "gui/widgets/timeline_view.hpp"
 #include "gui/widgets/timeline_widget.hpp"
 #include "gui_fixtures.hpp"
 
@@ -26,6 +38,11 @@ namespace {
 std::shared_ptr<const Trace> quickstart_trace() {
   static auto t = std::make_shared<const Trace>(load_trace(dtsim::test::quickstart_run() + "/trace.json"));
   return t;
+}
+
+void press_key(QWidget& w, Qt::Key key, const QString& text) {
+  QKeyEvent press(QEvent::KeyPress, key, Qt::NoModifier, text);
+  QApplication::sendEvent(&w, &press);
 }
 
 int distinct_colours(const QImage& image) {
@@ -123,9 +140,12 @@ TEST_CASE("the label filter hides what does not match") {
 TEST_CASE("screenshots of every view are not blank") {
   const QString run = QString::fromStdString(dtsim::test::quickstart_run());
   const QString sweep = QString::fromStdString(dtsim::test::sample_sweep());
+  const QString hybrid = QString::fromStdString(dtsim::test::sample_hybrid());
   for (const auto& [files, view] :
        std::vector<std::pair<QStringList, ViewKind>>{{{run}, ViewKind::Timeline},
                                                      {{run + "/metrics.json"}, ViewKind::Summary},
+                                                     {{hybrid}, ViewKind::Timeline},
+                                                     {{hybrid}, ViewKind::Summary},
                                                      {{sweep}, ViewKind::Scaling},
                                                      {{run, run}, ViewKind::Compare}}) {
     ScreenshotRequest r;
@@ -138,6 +158,129 @@ TEST_CASE("screenshots of every view are not blank") {
     REQUIRE(!image.isNull());
     CHECK(distinct_colours(image) > 6);
   }
+}
+
+TEST_CASE("a pipeline timeline: micro-batch numbers in the bars, tooltips with stage and micro-batch, R") {
+  const Document d = load_document(dtsim::test::sample_hybrid());
+  TimelineWidget w;
+  w.resize(1600, 700);
+  w.set_trace(d.run->trace);
+  const Trace& t = *w.trace();
+  CHECK_FALSE(w.stage_representatives());  // 8 ranks: every one shown
+  CHECK(w.layout().lane_count() == static_cast<int>(t.lanes.size()));
+  const QImage& image = w.render_frame();
+  CHECK(w.renderer().labels_drawn() > 20);
+  // The compute lanes show recompute in its own colour.
+  const QRgb recompute = 0xff000000u | t.kinds.info(t.kinds.find("recompute")).colour;
+  int recompute_pixels = 0;
+  const LayoutRow* compute_row = nullptr;
+  for (const auto& row : w.layout().rows()) {
+    if (row.lane < 0 || t.lanes[row.lane].name.find("compute") == std::string::npos) continue;
+    if (!compute_row) compute_row = &row;
+    const int y = w.geometry().ruler_height + row.y + row.height / 2;
+    for (int x = w.geometry().label_width; x < image.width(); ++x) recompute_pixels += image.pixel(x, y) == recompute;
+  }
+  CHECK(recompute_pixels > 20);
+  // Hovering the middle of the first compute lane's widest span names its micro-batch and stage.
+  REQUIRE(compute_row);
+  const auto& spans = t.lanes[compute_row->lane].micro_batches;
+  REQUIRE(!spans.empty());
+  const MicroBatchSpan* widest = &spans[0];
+  for (const auto& s : spans) widest = s.end - s.start > widest->end - widest->start ? &s : widest;
+  // The op under the cursor: at the start of the span's first op of its pass.
+  const TraceEvent* op = nullptr;
+  for (uint32_t i = widest->first; i < widest->last && !op; ++i)
+    if (t.events[i].kind == widest->kind) op = &t.events[i];
+  REQUIRE(op);
+  w.set_axis(TimeAxis(op->start - 10 * op->dur, op->dur / 40));  // the op 400 pixels wide
+  const QPoint at(w.geometry().label_width + static_cast<int>(w.axis().x_of(op->start + op->dur / 2)),
+                  w.geometry().ruler_height + compute_row->y + compute_row->height / 2);
+  QHelpEvent help(QEvent::ToolTip, at, w.mapToGlobal(at));
+  QApplication::sendEvent(&w, &help);
+  CHECK(QToolTip::text().contains(QString::fromStdString(t.strings.at(op->name))));
+  CHECK(QToolTip::text().contains("<b>micro-batch</b></td><td>" + QString::number(op->micro_batch) + "<"));
+  CHECK(QToolTip::text().contains("<b>stage</b></td><td>" + QString::number(op->stage) + "<"));
+  QToolTip::hideText();
+  // R: one rank per stage (ranks 0 and 4, three lanes each), and back.
+  int toggles = 0;
+  QObject::connect(&w, &TimelineWidget::stage_representatives_changed, [&](bool) { ++toggles; });
+  press_key(w, Qt::Key_R, "r");
+  CHECK(w.stage_representatives());
+  CHECK(w.layout().lane_count() == 6);
+  for (const auto& row : w.layout().rows()) {
+    if (row.lane >= 0) CHECK((t.lanes[row.lane].rank == 0 || t.lanes[row.lane].rank == 4));
+  }
+  press_key(w, Qt::Key_R, "r");
+  CHECK_FALSE(w.stage_representatives());
+  CHECK(w.layout().lane_count() == static_cast<int>(t.lanes.size()));
+  CHECK(toggles == 2);
+  // A filter that hides every op hides the numbers too.
+  w.fit();
+  CHECK(w.set_filter("no such op"));
+  w.render_frame();
+  CHECK(w.renderer().labels_drawn() == 0);
+}
+
+TEST_CASE("a pipeline of many ranks starts with one rank per stage; the checkbox and R agree") {
+  TimelineView v;
+  v.resize(1400, 800);
+  v.set_run(RunData{std::make_shared<const Trace>(parse_trace(dtsim::test::pipeline_trace_text(4, 8, 3))), {}});
+  TimelineWidget* w = v.timeline();
+  CHECK(w->stage_representatives());
+  CHECK(w->layout().lane_count() == 8);  // 4 stages x (compute, comm) of one rank
+  CHECK(v.representatives()->isVisibleTo(&v));
+  CHECK(v.representatives()->isChecked());
+  v.representatives()->setChecked(false);
+  CHECK_FALSE(w->stage_representatives());
+  CHECK(w->layout().lane_count() == 64);
+  press_key(*w, Qt::Key_R, "r");
+  CHECK(v.representatives()->isChecked());
+  CHECK(w->layout().lane_count() == 8);
+  // A data-parallel run has no stages: no checkbox, and R does nothing.
+  v.set_run(RunData{quickstart_trace(), {}});
+  CHECK_FALSE(v.representatives()->isVisibleTo(&v));
+  const int lanes = w->layout().lane_count();
+  press_key(*w, Qt::Key_R, "r");
+  CHECK_FALSE(w->stage_representatives());
+  CHECK(w->layout().lane_count() == lanes);
+}
+
+TEST_CASE("the summary of a hybrid run shows the bubble and memory by stage; a data-parallel one neither") {
+  SummaryView s;
+  s.resize(1200, 800);
+  const Document h = load_document(dtsim::test::sample_hybrid());
+  s.set_metrics(&*h.run->metrics);
+  CHECK(s.headline()->text().contains("pipeline bubble"));
+  CHECK(s.headline()->text().contains("memory per rank: peak"));
+  CHECK(s.memory_view()->isVisibleTo(&s));
+  QChart* c = s.memory_view()->chart();
+  REQUIRE(!c->series().empty());
+  auto* bars = qobject_cast<QHorizontalStackedBarSeries*>(c->series()[0]);
+  REQUIRE(bars);
+  REQUIRE(bars->count() == 5);
+  QStringList names;
+  for (const QBarSet* set : bars->barSets()) names << set->label();
+  CHECK(names == QStringList{"parameters", "gradients", "optimizer", "activations", "communication"});
+  CHECK(bars->barSets()[0]->count() == 2);  // two stages
+  CHECK(c->title().contains("fits"));
+  CHECK(c->series().size() == 1);  // 80 GB is far off the scale of a few MB: stated, not drawn
+  CHECK(c->title().contains("80 GB"));
+  // A device smaller than a stage: the line is drawn and the verdict is plain.
+  RunMetrics small = *h.run->metrics;
+  small.top.memory->device_bytes = 10e6;
+  small.top.memory->fits = false;
+  s.set_metrics(&small);
+  c = s.memory_view()->chart();
+  REQUIRE(c->series().size() == 2);
+  CHECK(qobject_cast<QLineSeries*>(c->series()[1]));
+  CHECK(c->title().contains("does not fit"));
+  CHECK(s.headline()->text().contains("does not fit"));
+  // A data-parallel run: no memory chart, no bubble, the summary as it always was.
+  const Document dp = load_document(dtsim::test::quickstart_run() + "/metrics.json");
+  s.set_metrics(&*dp.run->metrics);
+  CHECK_FALSE(s.memory_view()->isVisibleTo(&s));
+  CHECK_FALSE(s.headline()->text().contains("bubble"));
+  CHECK_FALSE(s.headline()->text().contains("memory"));
 }
 
 TEST_CASE("compare puts two runs on one axis with a table of deltas") {
