@@ -172,6 +172,12 @@ void check_hybrid(const Scenario& s, size_t index) {
             fmt::format("{} model chunks per rank need strategy.pipeline.schedule: interleaved (got {})",
                         h.virtual_stages, schedule_name(h.schedule)));
   }
+  if (chunks > 1 && h.pipeline < 2) {
+    fail_at(s, key("strategy.pipeline.virtual_stages"),
+            fmt::format("{} model chunks per rank interleave over pipeline stages, and there is 1 (valid: 1, or "
+                        "strategy.pipeline.stages of at least 2)",
+                        chunks));
+  }
   if (m.layers % (h.pipeline * chunks) != 0) {
     fail_at(
         s, pipeline_key,

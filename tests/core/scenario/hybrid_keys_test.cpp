@@ -30,6 +30,9 @@ TEST_CASE("a hybrid layout that does not cover the devices or split the model is
                               "strategy.pipeline.virtual_stages=2", "strategy.global_batch=12"})
             .find("strategy.global_batch: the interleaved schedule needs micro-batches per iteration (3) to be a "
                   "multiple of the pipeline stages (2)") != std::string::npos);
+  CHECK(error_of(kHybridJob, {"strategy.pipeline.schedule=interleaved", "strategy.pipeline.virtual_stages=2"})
+            .find("strategy.pipeline.virtual_stages: 2 model chunks per rank interleave over pipeline stages, and "
+                  "there is 1") != std::string::npos);
   CHECK(error_of(kHybridJob, {"strategy.global_batch=10"})
             .find("strategy.global_batch: 10 sequences do not split into micro-batches of 1 over 8 data-parallel "
                   "ranks (valid: a multiple of 8)") != std::string::npos);
