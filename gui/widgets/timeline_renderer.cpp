@@ -27,6 +27,26 @@ void fill_span(QImage& image, int y0, int y1, int x0, int x1, QRgb colour) {
   }
 }
 
+// Calls fn(r, row, y) for each layout row on screen, top to bottom: r its index, y its top in the
+// image (above the ruler for a row scrolled partly under it).
+template <typename Fn>
+void for_visible_rows(const QImage& image, const TimelineFrame& f, Fn fn) {
+  const int top = f.geometry.ruler_height;
+  const auto& rows = f.layout->rows();
+  const int first = std::max(0, f.layout->row_at(f.scroll_y) - 1);
+  for (size_t r = static_cast<size_t>(first); r < rows.size(); ++r) {
+    const LayoutRow& row = rows[r];
+    const int y = top + row.y - f.scroll_y;
+    if (y >= image.height()) break;
+    if (y + row.height > top) fn(r, row, y);
+  }
+}
+
+// A lane's bars: a one-pixel gap above and below once the lane is tall enough to afford it.
+std::pair<int, int> inner_rows(const LayoutRow& row, int y, int top) {
+  return {std::max(row.height >= 8 ? y + 1 : y, top), row.height >= 5 ? y + row.height - 1 : y + row.height};
+}
+
 }  // namespace
 
 void TimelineRenderer::render(QImage& image, const TimelineFrame& f) {
@@ -44,17 +64,11 @@ void TimelineRenderer::render(QImage& image, const TimelineFrame& f) {
 
 void TimelineRenderer::draw_lanes(QImage& image, const TimelineFrame& f, int lane_width) {
   const int top = f.geometry.ruler_height, left = f.geometry.label_width;
-  const auto& rows = f.layout->rows();
-  const int first = std::max(0, f.layout->row_at(f.scroll_y) - 1);
-  for (size_t r = static_cast<size_t>(first); r < rows.size(); ++r) {
-    const LayoutRow& row = rows[r];
-    const int y = top + row.y - f.scroll_y;
-    if (y >= image.height()) break;
-    if (y + row.height <= top) continue;
+  for_visible_rows(image, f, [&](size_t r, const LayoutRow& row, int y) {
     const int y0 = std::max(y, top), y1 = y + row.height;
     if (row.lane < 0) {
       fill_span(image, y0, y1, 0, image.width(), kHeader);
-      continue;
+      return;
     }
     if (r % 2) fill_span(image, y0, y1, left, image.width(), kLaneStripe);
     const Lane& lane = f.trace->lanes[row.lane];
@@ -63,12 +77,10 @@ void TimelineRenderer::draw_lanes(QImage& image, const TimelineFrame& f, int lan
     rects_.clear();
     aggregate_lane_auto(*f.trace, static_cast<size_t>(row.lane), f.axis, lane_width, keep, rects_);
     rects_drawn_ += rects_.size();
-    // A one-pixel gap between lanes once they are tall enough to afford it.
-    const int inner_y1 = row.height >= 5 ? y1 - 1 : y1;
-    const int inner_y0 = std::max(row.height >= 8 ? y + 1 : y, top);
+    const auto [inner_y0, inner_y1] = inner_rows(row, y, top);
     for (const LodRect& rect : rects_)
       fill_span(image, inner_y0, inner_y1, left + rect.x0, left + rect.x1, palette_[rect.kind]);
-  }
+  });
 }
 
 void TimelineRenderer::draw_micro_batches(QImage& image, const TimelineFrame& f, int lane_width) {
@@ -79,17 +91,11 @@ void TimelineRenderer::draw_micro_batches(QImage& image, const TimelineFrame& f,
   QFont font;
   font.setBold(true);
   int font_px = 0;  // the painter's font size, 0 before the first label
-  const auto& rows = f.layout->rows();
-  const int first = std::max(0, f.layout->row_at(f.scroll_y) - 1);
-  for (size_t r = static_cast<size_t>(first); r < rows.size(); ++r) {
-    const LayoutRow& row = rows[r];
-    const int y = top + row.y - f.scroll_y;
-    if (y >= image.height()) break;
-    if (row.lane < 0 || y + row.height <= top) continue;
+  for_visible_rows(image, f, [&](size_t, const LayoutRow& row, int y) {
+    if (row.lane < 0) return;
     const auto& spans = f.trace->lanes[row.lane].micro_batches;
-    if (spans.empty()) continue;
-    const int inner_y1 = row.height >= 5 ? y + row.height - 1 : y + row.height;
-    const int inner_y0 = std::max(row.height >= 8 ? y + 1 : y, top);
+    if (spans.empty()) return;
+    const auto [inner_y0, inner_y1] = inner_rows(row, y, top);
     auto it = std::lower_bound(spans.begin(), spans.end(), t_begin,
                                [](const MicroBatchSpan& s, double t) { return s.end < t; });
     double last_label_end = -1e9;
@@ -138,7 +144,7 @@ void TimelineRenderer::draw_micro_batches(QImage& image, const TimelineFrame& f,
       last_label_end = text_x0 + text_w;
       ++labels_drawn_;
     }
-  }
+  });
 }
 
 void TimelineRenderer::draw_ruler_and_markers(QImage& image, const TimelineFrame& f, int lane_width) {
