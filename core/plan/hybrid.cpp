@@ -62,7 +62,17 @@ class HybridCompiler {
         micro_batches_(spec_.micro_batches()),
         chunks_(spec_.schedule == PipelineSchedule::Interleaved ? spec_.virtual_stages : 1),
         stages_(spec_.pipeline * chunks_),
-        blocks_per_stage_(model_.layers / stages_) {
+        blocks_per_stage_(model_.layers / stages_),
+        block_forward_(block_forward(model_, shape_)),
+        block_backward_(block_backward(model_, shape_)),
+        recompute_(spec_.recompute == Recompute::Full        ? block_forward_
+                   : spec_.recompute == Recompute::Selective ? attention_core_recompute(model_, shape_)
+                                                             : std::vector<KernelStep>{}),
+        embedding_forward_(embedding_forward(model_, shape_)),
+        embedding_backward_(embedding_backward(model_, shape_)),
+        head_forward_(head_forward(model_, shape_)),
+        head_backward_(head_backward(model_, shape_)),
+        block_params_(block_params(model_, shape_)) {
     make_groups();
   }
 
@@ -108,18 +118,19 @@ class HybridCompiler {
     return rank_->ops.back().id;
   }
 
-  // Appends the steps on the compute stream; returns the last op's id (or `last` when none).
+  // Appends the steps on the compute stream, the first one it adds waiting for `first_deps` too
+  // (give them only with steps that add an op); returns the last op's id (or `last` when none).
   int emit(const std::vector<KernelStep>& steps, const std::string& where, Phase phase, int mb, int last,
            std::vector<int> first_deps = {}) {
     for (const KernelStep& k : steps) {
+      const int g = k.collective ? group_of(k.group) : -1;
+      if (k.collective && g < 0) continue;  // a group of one: nothing to exchange
       Op op;
       op.label = fmt::format("{} {} mb{}", where, k.name, mb);
       op.micro_batch = mb;
       op.deps = std::move(first_deps);
       first_deps.clear();
       if (k.collective) {
-        const int g = group_of(k.group);
-        if (g < 0) continue;
         op.phase = Phase::Communication;
         op.body = collective_op(k.kind, k.bytes, g);
       } else {
@@ -144,7 +155,7 @@ class HybridCompiler {
     const int g = global_stage(step.chunk);
     int last = -1;
     if (first_stage(step.chunk)) {
-      last = emit(embedding_forward(model_, shape_), "embedding", Phase::Forward, mb, last);
+      last = emit(embedding_forward_, "embedding", Phase::Forward, mb, last);
     } else {
       last = receive(mb, g, false);
     }
@@ -153,11 +164,11 @@ class HybridCompiler {
     for (int b = begin; b < end; ++b) {
       const std::vector<int> gathered = zero3_gather(b, mb, false, -1);
       const int first = static_cast<int>(rank_->ops.size());
-      last = emit(block_forward(model_, shape_), fmt::format("fwd L{}", b), Phase::Forward, mb, last, gathered);
+      last = emit(block_forward_, fmt::format("fwd L{}", b), Phase::Forward, mb, last, gathered);
       if (b + 1 < end) zero3_gather(b + 1, mb, false, first);
     }
     if (last_stage(step.chunk)) {
-      emit(head_forward(model_, shape_), "head", Phase::Forward, mb, last);
+      emit(head_forward_, "head", Phase::Forward, mb, last);
     } else {
       send(mb, g + 1, false, last);
     }
@@ -168,7 +179,7 @@ class HybridCompiler {
     const int g = global_stage(step.chunk);
     int last = -1;
     if (last_stage(step.chunk)) {
-      last = emit(head_backward(model_, shape_), "head", Phase::Backward, mb, last);
+      last = emit(head_backward_, "head", Phase::Backward, mb, last);
       end_gradients_ready(output_params(), last, last_micro_batch, step.chunk, "head");
     } else {
       last = receive(mb, g, true);
@@ -178,21 +189,16 @@ class HybridCompiler {
       const std::string where = fmt::format("bwd L{}", b);
       std::vector<int> gathered = zero3_gather(b, mb, true, -1);
       const int first = static_cast<int>(rank_->ops.size());
-      if (spec_.recompute == Recompute::Full) {
-        last = emit(block_forward(model_, shape_), fmt::format("recompute L{}", b), Phase::Recompute, mb, last,
-                    std::move(gathered));
-        gathered.clear();
-      } else if (spec_.recompute == Recompute::Selective) {
-        last = emit(attention_core_recompute(model_, shape_), fmt::format("recompute L{}", b), Phase::Recompute, mb,
-                    last, std::move(gathered));
+      if (!recompute_.empty()) {  // (selective recompute of flash attention has nothing to run)
+        last = emit(recompute_, fmt::format("recompute L{}", b), Phase::Recompute, mb, last, std::move(gathered));
         gathered.clear();
       }
-      last = emit(block_backward(model_, shape_), where, Phase::Backward, mb, last, std::move(gathered));
+      last = emit(block_backward_, where, Phase::Backward, mb, last, std::move(gathered));
       if (b > begin) zero3_gather(b - 1, mb, true, first);
       gradients_ready(b, last, mb, last_micro_batch, step.chunk);
     }
     if (first_stage(step.chunk)) {
-      last = emit(embedding_backward(model_, shape_), "embedding", Phase::Backward, mb, last);
+      last = emit(embedding_backward_, "embedding", Phase::Backward, mb, last);
       end_gradients_ready(embedding_params(model_, shape_), last, last_micro_batch, step.chunk, "embedding");
     } else {
       send(mb, g - 1, true, last);
@@ -243,7 +249,7 @@ class HybridCompiler {
         return {id};
       }
     }
-    const BlockParams p = block_params(model_, shape_);
+    const BlockParams& p = block_params_;
     std::vector<int> deps;
     if (after >= 0) deps.push_back(after);
     Op op = comm_op(*rank_, fmt::format("zero3 gather L{} {} mb{}", block, backward ? "bwd" : "fwd", mb), Stream::Comm,
@@ -257,7 +263,7 @@ class HybridCompiler {
   // A block's gradients after its backward: ZeRO-3 reduce-scatters them every micro-batch; the
   // others collect them into buckets, reduced in the chunk's last micro-batch.
   void gradients_ready(int block, int after, int mb, bool last_micro_batch, int chunk) {
-    const BlockParams p = block_params(model_, shape_);
+    const BlockParams& p = block_params_;
     const double grad = dtype_bytes(job_.model.grad_dtype);
     if (spec_.zero >= 3) {
       // ZeRO-3 reduce-scatters a block's gradients after each micro-batch's backward.
@@ -368,9 +374,8 @@ class HybridCompiler {
   // Parameters this rank holds (its blocks, and the embedding or output layer on the end stages).
   double local_params() const {
     double params = 0;
-    const BlockParams p = block_params(model_, shape_);
     for (int c = 0; c < chunks_; ++c) {
-      params += blocks_per_stage_ * (p.dense + p.expert);
+      params += blocks_per_stage_ * (block_params_.dense + block_params_.expert);
       if (first_stage(c)) params += embedding_params(model_, shape_);
       if (last_stage(c)) params += output_params();
     }
@@ -443,6 +448,15 @@ class HybridCompiler {
   int chunks_;
   int stages_;  // global stages: p x chunks
   int blocks_per_stage_;
+  // The kernels of one micro-batch, the same for every micro-batch and block (transformer_ops.hpp).
+  std::vector<KernelStep> block_forward_;
+  std::vector<KernelStep> block_backward_;
+  std::vector<KernelStep> recompute_;  // what runs again before a block's backward
+  std::vector<KernelStep> embedding_forward_;
+  std::vector<KernelStep> embedding_backward_;
+  std::vector<KernelStep> head_forward_;
+  std::vector<KernelStep> head_backward_;
+  BlockParams block_params_;
   std::vector<std::array<int, kGroupKinds>> group_index_;  // by job-local rank: plan group of each kind, or -1
   std::vector<int> tied_group_;                            // by job-local rank: the tied embeddings' group, or -1
 

@@ -189,3 +189,27 @@ TEST_CASE("the optimizer steps the parameters the memory model holds on each sta
     }
   }
 }
+
+TEST_CASE("every ZeRO-3 gather is waited for by its block's first kernel, whatever the recompute", "[hybrid]") {
+  for (const char* recompute : {"none", "selective", "full"}) {
+    for (bool flash : {false, true}) {
+      const Plan p = compile({"strategy.data=4", "strategy.pipeline=2", "strategy.zero=3", "strategy.global_batch=8",
+                              std::string("strategy.recompute=") + recompute},
+                             flash);
+      for (const RankProgram& r : p.ranks) {
+        std::map<int, int> waiters;  // gather op -> ops depending on it
+        for (const Op& op : r.ops) {
+          for (int d : op.deps) ++waiters[d];
+        }
+        int gathers = 0;
+        for (const Op& op : r.ops) {
+          if (op.label.rfind("zero3 gather", 0) != 0) continue;
+          ++gathers;
+          INFO(op.label << " recompute " << recompute << " flash " << flash);
+          CHECK(waiters[op.id] >= 1);
+        }
+        CHECK(gathers > 0);
+      }
+    }
+  }
+}
