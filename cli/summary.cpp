@@ -58,9 +58,7 @@ std::string strategy_text(const Scenario& s, const JobSpec& job) {
         "hybrid (t {} x p {} x d {}{}; {}, {} micro-batches of {}; sequence parallel {}, recompute {}, "
         "ZeRO {}; {})",
         h.tensor, h.pipeline, h.data, extras, schedule, h.micro_batches(), h.micro_batch,
-        h.sequence_parallel ? "on" : "off",
-        h.recompute == Recompute::None ? "none" : (h.recompute == Recompute::Full ? "full" : "selective"), h.zero,
-        st.algorithm);
+        h.sequence_parallel ? "on" : "off", recompute_name(h.recompute), h.zero, st.algorithm);
   }
   return fmt::format("parameter server ({} shards, {}, overlap {})", st.ps_shards,
                      s.cluster.server_placement == ServerPlacement::Dedicated ? "dedicated hosts" : "colocated",

@@ -6,11 +6,17 @@
 
 #include <algorithm>
 #include <string>
+#include <string_view>
 
 namespace dtsim {
 
 enum class PipelineSchedule { GPipe, OneFOneB, Interleaved };
 enum class Recompute { None, Selective, Full };
+constexpr Recompute kRecomputes[] = {Recompute::None, Recompute::Selective, Recompute::Full};
+// "none", "selective", "full": as strategy.recompute writes them.
+constexpr std::string_view recompute_name(Recompute r) {
+  return r == Recompute::None ? "none" : (r == Recompute::Selective ? "selective" : "full");
+}
 
 struct HybridSpec {
   int tensor = 1;                  // t: ranks a layer's matrices are split over (Megatron column/row parallel)

@@ -39,11 +39,11 @@
 // dropless: the balanced average, a dropless peak depends on the routing). The unpermute's own storage is not counted.
 //
 // In flight (stage i, 0-based): GPipe m; 1F1B min(p - i, m) (Megatron's warm-up p - i - 1, plus the steady
-// state's forward); interleaved (p - i - 1) 2 + (v - 1) p + 1 chunk-micro-batches, at most m v (Megatron's
-// get_forward_backward_func, interleaved warm-up), which on stage 0 is L (1 + (p - 1) / (p v)) layers (Korthikanti,
-// eq. 5's factor). Recompute adds the working set of the one layer being recomputed in backward (selective: its
-// scores; full: all its activations but the stored input), which the paper leaves out.
-// Stage 0 also holds, per micro-batch's worth of its layers (the same interleaved factor, as Megatron's
+// state's forward); interleaved (p - i - 1) 2 + (v - 1) p + 1 chunk-micro-batches, all m v when m = p (Megatron's
+// get_forward_backward_func, interleaved warm-up; counted from the schedule's own order), which on stage 0 is
+// L (1 + (p - 1) / (p v)) layers (Korthikanti, eq. 5's factor). Recompute adds the working set of the one layer being
+// recomputed in backward (selective: its scores; full: all its activations but the stored input), which the paper
+// leaves out. Stage 0 also holds, per micro-batch's worth of its layers (the same interleaved factor, as Megatron's
 // theoretical_memory_usage.py): the int64 token ids 8 T and the embedding dropout mask T h / r (Korthikanti 4.4).
 // The last stage holds, for the micro-batch in backward (GPipe: all m), the final norm's input B T h / r, the output
 // layer's input B T h / r and the fp32 logits 4 T V / t for the cross-entropy (Korthikanti 4.4's 4 s b h / t x
@@ -61,6 +61,7 @@
 #include <fmt/format.h>
 
 #include "core/base/error.hpp"
+#include "core/parallel/schedule.hpp"
 #include "core/parallel/transformer_ops.hpp"
 
 namespace dtsim {
@@ -232,13 +233,11 @@ double recompute_working_set(const Shape& x) {
   return 0;
 }
 
+// Chunk-micro-batches the stage holds at its peak: its schedule's own order (schedule.hpp), so
+// the counts are GPipe's m, 1F1B's min(p - i, m) and Megatron's interleaved warm-up + 1 exactly as
+// the plans run them (all m v when m = p).
 int in_flight(const Shape& x, int stage) {
-  switch (x.schedule) {
-    case PipelineSchedule::GPipe: return x.m;
-    case PipelineSchedule::OneFOneB: return std::min(x.p - stage, x.m);
-    case PipelineSchedule::Interleaved: return std::min((x.p - stage - 1) * 2 + (x.v - 1) * x.p + 1, x.m * x.v);
-  }
-  return x.m;
+  return peak_in_flight(find_schedule(x.schedule).order(stage, x.p, x.m, x.v));
 }
 
 // ---- communication buffers --------------------------------------------------------------------------------------

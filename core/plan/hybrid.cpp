@@ -76,6 +76,8 @@ class HybridCompiler {
     make_groups();
   }
 
+  const HybridLayout& layout() const { return layout_; }
+
   void compile(int local) {
     RankProgram& r = plan_.ranks[workers_[local]];
     r.stage = layout_.stage(local);
@@ -519,7 +521,7 @@ bool represents_stage(const HybridLayout& layout, int local) {
 
 void compile_hybrid(const Scenario& s, const JobSpec& job, int job_index, Plan& plan, bool representatives) {
   HybridCompiler compiler(s, job, job_index, plan);
-  const HybridLayout layout(job_layout(s, job));
+  const HybridLayout& layout = compiler.layout();
   const std::vector<int>& workers = plan.jobs[job_index].workers;
   std::map<std::pair<int, int>, int> per_node_stage;  // (node, stage) -> ranks
   for (int local = 0; local < static_cast<int>(workers.size()); ++local) {

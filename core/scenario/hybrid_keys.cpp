@@ -92,8 +92,9 @@ void add_hybrid_keys(std::vector<ScenarioKey>& k) {
           "Hybrid: activation recomputation: none, selective (the attention core again before backward) or full (each "
           "block's forward again).",
           [](J& j, const V& v) {
-            j.strategy.hybrid.recompute = v.choice<Recompute>(
-                {{"none", Recompute::None}, {"selective", Recompute::Selective}, {"full", Recompute::Full}});
+            std::vector<std::pair<std::string, Recompute>> choices;
+            for (Recompute r : kRecomputes) choices.emplace_back(recompute_name(r), r);
+            j.strategy.hybrid.recompute = v.choice(choices);
           });
   add_job("strategy.zero", "count", "0",
           "Hybrid: ZeRO stage over the data-parallel group: 0 none, 1 optimizer state sharded, 2 and gradients, 3 and "

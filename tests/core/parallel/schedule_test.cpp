@@ -94,7 +94,9 @@ TEST_CASE("interleaving holds p v + p - 1 chunk-micro-batches on the first stage
   }
 }
 
-TEST_CASE("the memory model's micro-batches in flight are the schedules' own", "[schedule][memory]") {
+TEST_CASE("the memory model holds the micro-batches each schedule keeps in flight", "[schedule][memory]") {
+  // GPipe m; 1F1B p - i (Narayanan et al. 2021); interleaved Megatron's warm-up (p - i - 1) 2 +
+  // (v - 1) p plus one, or all m v chunk-micro-batches when m = p (its all-warm-up case).
   MemoryInputs in;
   in.model.layers = 24;
   in.model.hidden = 256;
@@ -103,13 +105,21 @@ TEST_CASE("the memory model's micro-batches in flight are the schedules' own", "
   in.model.vocab = 1000;
   in.layout.pipeline = 4;
   in.layout.data = 1;
-  in.layout.global_batch = 8;
-  for (const ScheduleTraits& s : pipeline_schedules()) {
-    in.layout.schedule = s.kind;
-    in.layout.virtual_stages = s.kind == PipelineSchedule::Interleaved ? 2 : 1;
-    const auto stages = stage_memory(in);
-    for (int i = 0; i < 4; ++i) {
-      CHECK(stages[i].micro_batches_in_flight == peak_in_flight(s.order(i, 4, 8, in.layout.virtual_stages)));
+  const int p = 4;
+  for (int m : {4, 8}) {
+    in.layout.global_batch = m;
+    for (const ScheduleTraits& s : pipeline_schedules()) {
+      in.layout.schedule = s.kind;
+      const int v = s.kind == PipelineSchedule::Interleaved ? 2 : 1;
+      in.layout.virtual_stages = v;
+      const auto stages = stage_memory(in);
+      for (int i = 0; i < p; ++i) {
+        INFO(s.name << " m " << m << " stage " << i);
+        int expected = m;
+        if (s.kind == PipelineSchedule::OneFOneB) expected = p - i;
+        if (s.kind == PipelineSchedule::Interleaved) expected = m == p ? m * v : (p - i - 1) * 2 + (v - 1) * p + 1;
+        CHECK(stages[i].micro_batches_in_flight == expected);
+      }
     }
   }
 }
