@@ -53,9 +53,13 @@ KernelStep compute(std::string name, KernelClass cls, double flops, double mem_b
   return k;
 }
 
-// A GEMM of (M x K) by (K x N): 2 M K N FLOPs; reads both operands and writes the result once.
-KernelStep gemm(std::string name, double m, double k, double n, double db, double scale = 1) {
-  return compute(std::move(name), KernelClass::Gemm, scale * 2 * m * k * n, scale * (m * k + k * n + m * n) * db);
+// `batch` GEMMs of (M x K) by (K x N): 2 M K N FLOPs each; each reads both operands and writes its
+// result once.
+KernelStep gemm(std::string name, double m, double k, double n, double db, double batch = 1) {
+  KernelStep g =
+      compute(std::move(name), KernelClass::Gemm, batch * 2 * m * k * n, batch * (m * k + k * n + m * n) * db);
+  g.gemm = GemmShape{m, n, k, batch, false};
+  return g;
 }
 
 KernelStep collective(std::string name, CollectiveKind kind, GroupKind group, double bytes) {
@@ -76,10 +80,12 @@ void tensor_collective(std::vector<KernelStep>& out, const Dims& d, CollectiveKi
 
 // Backward of a memory-bound kernel: it reads its saved input and the incoming gradient and writes
 // the outgoing one: twice the forward's traffic.
+// A GEMM's backward is its input- and weight-gradient products: twice the FLOPs and the traffic.
 KernelStep backward_of(const KernelStep& fwd) {
   KernelStep k = fwd;
   k.flops *= 2;
   k.mem_bytes *= 2;
+  k.gemm.backward = true;
   return k;
 }
 
@@ -103,11 +109,16 @@ std::vector<KernelStep> attention_core(const Dims& d) {
     const double flops = 4 * d.tokens * d.s * d.h / d.t * (d.causal ? 0.5 : 1.0);
     return {compute("attention", KernelClass::Attention, flops, 2 * q_bytes + 2 * kv_bytes)};
   }
+  // One product per sequence and local head: the rank's s / c queries against all s keys.
   const double n = scores(d);
-  return {compute("qk^T", KernelClass::Gemm, 2 * d.tokens * d.s * d.h / d.t, q_bytes + kv_bytes + n * d.db),
-          compute("softmax", KernelClass::Softmax, 5 * n, 2 * n * d.db),
-          compute("attention dropout", KernelClass::Elementwise, n, n * (2 * d.db + 1)),
-          compute("av", KernelClass::Gemm, 2 * d.tokens * d.s * d.h / d.t, n * d.db + kv_bytes + q_bytes)};
+  const double heads = d.b * d.a / d.t;
+  const double head_dim = d.h / d.a;
+  KernelStep qk = compute("qk^T", KernelClass::Gemm, 2 * d.tokens * d.s * d.h / d.t, q_bytes + kv_bytes + n * d.db);
+  qk.gemm = GemmShape{d.s / d.c, d.s, head_dim, heads, false};
+  KernelStep av = compute("av", KernelClass::Gemm, 2 * d.tokens * d.s * d.h / d.t, n * d.db + kv_bytes + q_bytes);
+  av.gemm = GemmShape{d.s / d.c, head_dim, d.s, heads, false};
+  return {qk, compute("softmax", KernelClass::Softmax, 5 * n, 2 * n * d.db),
+          compute("attention dropout", KernelClass::Elementwise, n, n * (2 * d.db + 1)), av};
 }
 
 std::vector<KernelStep> attention_core_backward(const Dims& d) {
@@ -161,10 +172,12 @@ std::vector<KernelStep> block_forward(const TransformerSpec& m, const ShardShape
       out.push_back(
           collective("expert all-gather", CollectiveKind::AllGather, GroupKind::Tensor, gathered * d.h * d.db));
     }
-    out.push_back(gemm("expert fc1", gathered, d.h, d.f_in / d.t, d.db));
+    // The rank's experts each take their share of the gathered tokens.
+    const double local_experts = d.experts / d.e;
+    out.push_back(gemm("expert fc1", gathered / local_experts, d.h, d.f_in / d.t, d.db, local_experts));
     out.push_back(compute("expert activation", KernelClass::Elementwise, 8 * gathered * d.f / d.t,
                           (d.f_in + d.f) / d.t * gathered * d.db));
-    out.push_back(gemm("expert fc2", gathered, d.f / d.t, d.h, d.db));
+    out.push_back(gemm("expert fc2", gathered / local_experts, d.f / d.t, d.h, d.db, local_experts));
     if (d.t > 1) {
       out.push_back(
           collective("expert reduce-scatter", CollectiveKind::ReduceScatter, GroupKind::Tensor, gathered * d.h * d.db));
@@ -276,7 +289,9 @@ std::vector<KernelStep> head_backward(const TransformerSpec& m, const ShardShape
   const double logits = d.tokens * d.vocab / d.t;
   std::vector<KernelStep> out;
   out.push_back(compute("cross-entropy bwd", KernelClass::Elementwise, logits, logits * (4 + d.db)));
-  out.push_back(gemm("output layer bwd", d.tokens, d.h, d.vocab / d.t, d.db, 2));
+  KernelStep output = backward_of(gemm("output layer", d.tokens, d.h, d.vocab / d.t, d.db));
+  output.name += " bwd";
+  out.push_back(std::move(output));
   tensor_collective(out, d, d.sp ? CollectiveKind::ReduceScatter : CollectiveKind::AllReduce, act);
   KernelStep n = backward_of(norm(d, "final norm"));
   n.name += " bwd";

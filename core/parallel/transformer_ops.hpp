@@ -28,24 +28,23 @@
 #include "core/collectives/collective.hpp"
 #include "core/parallel/hybrid.hpp"
 #include "core/parallel/layout.hpp"
+#include "core/zoo/kernel.hpp"
 #include "core/zoo/transformer.hpp"
 
 namespace dtsim {
-
-// What kind of kernel a compute step is (device efficiency can depend on it).
-enum class KernelClass { Gemm, Attention, Softmax, Elementwise, Norm, Embedding };
 
 struct KernelStep {
   std::string name;  // "qkv", "attention", "fc1", "all-reduce", ...
   bool collective = false;
   // Compute: FLOPs and bytes of memory traffic on one rank.
-  KernelClass cls = KernelClass::Gemm;
+  KernelClass cls = KernelClass::Gemm;  // what it costs on the device (core/zoo/kernel.hpp)
   double flops = 0;
   double mem_bytes = 0;
   // Collective: its kind, group and S (collective.hpp's meaning).
   CollectiveKind kind = CollectiveKind::AllReduce;
   GroupKind group = GroupKind::Tensor;
   double bytes = 0;
+  GemmShape gemm{};  // a compute GEMM's shape
 };
 
 // The shape of one rank's share of the work.

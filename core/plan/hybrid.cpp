@@ -137,7 +137,10 @@ class HybridCompiler {
         op.body = collective_op(k.kind, k.bytes, g);
       } else {
         op.phase = phase;
-        op.body = ComputeOp{k.flops, k.mem_bytes, job_.model.dtype};
+        ComputeOp c{k.flops, k.mem_bytes, job_.model.dtype};
+        c.cls = k.cls;
+        c.gemm = k.gemm;
+        op.body = c;
       }
       last = add(std::move(op));
     }
@@ -343,16 +346,28 @@ class HybridCompiler {
                                         collective_op(CollectiveKind::AllReduce, bytes, tied))));
     }
     if (update_deps.empty()) update_deps.push_back(last_backward_);
-    // Megatron's optimizer step first sums the gradients' squared norm (and the fp16 overflow flag)
-    // over the replica's tensor and pipeline shards: every stage waits for the pipeline to drain.
+    // Megatron's optimizer step (MixedPrecisionOptimizer.step) first unscales the rank's gradient
+    // shard in place, checking it for overflow, and sums its squared norm (three passes over the
+    // gradients), then sums norm and overflow flag over the replica's tensor and pipeline shards:
+    // every stage waits for the pipeline to drain.
+    const double shard = spec_.zero >= 1 ? layout_.extent(Dim::Data) * layout_.extent(Dim::Expert) * spec_.context : 1;
+    const double owned = local_params() / shard;
+    const double grad_bytes = dtype_bytes(job_.model.grad_dtype);
+    Op norm = new_op(*rank_, "gradient unscale and norm", Stream::Compute, Phase::Optimizer, update_deps,
+                     ComputeOp{3 * owned, 3 * owned * grad_bytes, Dtype::Fp32});
+    std::get<ComputeOp>(norm.body).cls = KernelClass::Elementwise;
+    update_deps = {add(std::move(norm))};
     const int model_group = group_of(GroupKind::Model);
     if (model_group >= 0) {
       update_deps = {add(comm_op(*rank_, "gradient norm", Stream::Compute, update_deps,
                                  collective_op(CollectiveKind::AllReduce, 8, model_group)))};
     }
-    const double shard = spec_.zero >= 1 ? layout_.extent(Dim::Data) * layout_.extent(Dim::Expert) * spec_.context : 1;
-    Op update = new_op(*rank_, "optimizer step", Stream::Compute, Phase::Optimizer, update_deps,
-                       make_update(local_params() / shard, job_.model.optimizer));
+    // The step itself, then (mixed precision) the fp32 master weights copied to the 16-bit ones and
+    // the whole local gradient buffer zeroed for the next iteration.
+    UpdateOp step = make_update(owned, job_.model.optimizer);
+    const double weight_bytes = dtype_bytes(job_.model.dtype);
+    if (weight_bytes < 4) step.mem_bytes += owned * (4 + weight_bytes) + local_params() * grad_bytes;
+    Op update = new_op(*rank_, "optimizer step", Stream::Compute, Phase::Optimizer, update_deps, step);
     const int stepped = add(std::move(update));
     // ZeRO 1 and 2: each rank updated its shard; the new parameters are gathered back.
     for (const auto& [kind, params] : gathers_) {

@@ -12,6 +12,7 @@
 #include "core/compression/compressor.hpp"
 #include "core/parallel/layout.hpp"
 #include "core/parallel/memory.hpp"
+#include "core/zoo/kernel.hpp"
 
 namespace dtsim {
 
@@ -35,6 +36,10 @@ struct ComputeOp {
   double kernel_bytes = 0;
   double decode_bytes = 0;
   double feedback_bytes = 0;
+  // What kind of kernel it is (core/zoo/kernel.hpp): layer-table ops are Layer; a transformer plan's
+  // kernels say their class, and its GEMMs their shape.
+  KernelClass cls = KernelClass::Layer;
+  GemmShape gemm{};
 };
 struct CollectiveOp {
   CollectiveKind kind = CollectiveKind::AllReduce;

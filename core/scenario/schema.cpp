@@ -111,7 +111,10 @@ std::vector<ScenarioKey> build_keys() {
   required("cluster.device", "string", "A device from the zoo (`dtsim devices`).",
            [](S& s, const V& v) { s.cluster.device = v.device(); });
   add("cluster.efficiency", "number", "0",
-      "Achieved fraction of peak FLOP/s, in (0, 1]; 0 takes the device zoo's typical value.", [](S& s, const V& v) {
+      "Achieved fraction of peak FLOP/s of every kernel, in (0, 1]; 0 takes the device zoo's figures: per kernel "
+      "class (GEMM by shape, attention, memory-bound) for transformer plans on devices that have them, else its "
+      "typical value.",
+      [](S& s, const V& v) {
         const double e = v.quantity(Quantity::Number);
         if (e < 0 || e > 1) v.fail(fmt::format("must be in (0, 1] (got {})", v.text()));
         s.cluster.efficiency = e;

@@ -194,8 +194,9 @@ void finish_cluster(Scenario& s) {
                           c.node_devices.size(), c.nodes));
     }
     c.node_efficiency.clear();
-    for (const DeviceSpec& d : c.node_devices) {
+    for (DeviceSpec& d : c.node_devices) {
       c.node_efficiency.push_back(is_set(s, "cluster.efficiency") ? c.efficiency : d.efficiency);
+      if (is_set(s, "cluster.efficiency") && c.efficiency > 0) d.kernels = KernelProfile{};
     }
   }
   c.nic_profile = resolve_profile(s, "cluster.nic_profile", c.nic_profile.source, 1.0);
@@ -314,7 +315,12 @@ std::string_view strategy_name(StrategyKind k) {
 
 void finish_scenario(Scenario& s) {
   check_required(s);
-  if (s.cluster.efficiency == 0) s.cluster.efficiency = s.cluster.device.efficiency;
+  // A set cluster.efficiency is the fraction of peak every kernel reaches (kernel.hpp: no classes).
+  if (s.cluster.efficiency == 0) {
+    s.cluster.efficiency = s.cluster.device.efficiency;
+  } else {
+    s.cluster.device.kernels = KernelProfile{};
+  }
   if (!is_set(s, "cluster.servers.nic_rate")) s.cluster.server_nic.rate = s.cluster.nic.rate;
   if (!is_set(s, "cluster.servers.nic_latency")) s.cluster.server_nic.latency = s.cluster.nic.latency;
   if (s.name.empty()) s.name = std::filesystem::path(s.path).stem().string();

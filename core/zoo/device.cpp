@@ -66,6 +66,15 @@ DeviceSpec load_device(std::string_view name) {
   d.mem_bandwidth = optional_quantity(n, "mem_bandwidth", Quantity::Rate);
   d.mem_capacity = optional_quantity(n, "mem_capacity", Quantity::Bytes);
   d.efficiency = n["efficiency"].as<double>();
+  if (const YAML::Node k = n["kernels"]) {
+    d.kernels.sms = k["sms"].as<int>();
+    d.kernels.tile_m = k["tile"][0].as<int>();
+    d.kernels.tile_n = k["tile"][1].as<int>();
+    d.kernels.gemm = k["gemm"].as<double>();
+    d.kernels.attention = k["attention"].as<double>();
+    d.kernels.memory = k["memory"].as<double>();
+    d.kernels.source = k["source"].as<std::string>();
+  }
   return d;
 }
 

@@ -6,6 +6,7 @@
 #include <vector>
 
 #include "core/base/dtype.hpp"
+#include "core/zoo/kernel.hpp"
 
 namespace dtsim {
 
@@ -20,6 +21,7 @@ struct DeviceSpec {
   double mem_bandwidth = 0;  // bytes/s
   double mem_capacity = 0;   // bytes
   double efficiency = 0;     // typical achieved fraction of peak on large training kernels
+  KernelProfile kernels;     // per-class kernel figures (kernel.hpp), when published ones exist
 
   // Peak for a dtype, falling back to fp32 where the device lacks the mode.
   double peak(Dtype d) const;

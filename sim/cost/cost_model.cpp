@@ -83,14 +83,15 @@ double CostModel::compute_time(const RankProgram& rank, const ComputeOp& op) con
     return rank.role == Role::Server ? cluster_.calibration->streaming_op_time(op.dtype, op.flops, op.mem_bytes)
                                      : cluster_.calibration->compute_time(op.dtype, op.flops, op.mem_bytes);
   }
-  const DeviceSpec& d = device_of(rank);
-  const double eff = efficiency_of(rank);
-  return std::max(op.flops / (d.peak(op.dtype) * eff), op.mem_bytes / d.mem_bandwidth);
+  return kernel_time(device_of(rank), efficiency_of(rank), op.dtype, op.cls, op.flops, op.mem_bytes, op.gemm);
 }
 
 double CostModel::update_time(const RankProgram& rank, const UpdateOp& op) const {
   if (cluster_.calibration) return cluster_.calibration->streaming_op_time(op.dtype, op.flops, op.mem_bytes);
-  return compute_time(rank, ComputeOp{op.flops, op.mem_bytes, op.dtype});
+  // An optimizer step streams the parameters, gradients and states once: a memory-bound kernel.
+  ComputeOp step{op.flops, op.mem_bytes, op.dtype};
+  step.cls = KernelClass::Elementwise;
+  return compute_time(rank, step);
 }
 
 double CostModel::collective_host_time(const CollectiveOp& op) const {

@@ -37,7 +37,8 @@ class CostModel {
  public:
   CostModel(const ClusterSpec& cluster, const Plan& plan);
 
-  // Roofline: max(flops / (peak(dtype) * efficiency), mem_bytes / memory bandwidth). With a profile:
+  // The device's cost of the op's kernel class (core/zoo/kernel.hpp; for layer-table ops the roofline
+  // max(flops / (peak(dtype) * efficiency), mem_bytes / memory bandwidth)). With a profile:
   // its curves; a compress or decompress op of a method whose kernel it measured: codec_time().
   double compute_time(const RankProgram& rank, const ComputeOp& op) const;
   // A compress or decompress op timed by the profile's kernel curve (CalibrationProfile::codec_time)

@@ -1,0 +1,63 @@
+// What a compute kernel costs on a device, by the kind of kernel it is.
+//
+// Layer tables (the CNNs, BERT, custom models) give whole layers: they run at peak x the device's
+// (or cluster.efficiency's) single achieved fraction, or at the memory bandwidth, whichever is
+// slower (the roofline). Transformer plans give kernels with a class, and devices whose zoo entry
+// has a `kernels` section cost each class from published microbenchmarks instead:
+//   GEMM       2 M N K FLOPs at peak x `gemm` (the best-shape fraction cuBLAS reaches), after
+//              tile and wave quantization: the output is cut into tiles of `tile` (cuBLAS's
+//              largest), the tiles run in waves of one per SM, and a partial wave or a partial tile
+//              costs as much as a whole one (NVIDIA, Matrix Multiplication Background User's Guide,
+//              sections 2.3 and 3): time = 2 K x waves x SMs x tile_m x tile_n / (peak x gemm),
+//              taking the better of the tile and its transpose; at least its operands and result
+//              at the achieved memory bandwidth. A backward GEMM is its two products (input
+//              gradient M x K over N, weight gradient K x N over M), each costed so.
+//   attention  a fused (flash) attention kernel: FLOPs at peak x `attention`.
+//   softmax, elementwise, norm, embedding: memory-bound kernels: bytes at memory bandwidth x
+//              `memory`, or their FLOPs at the fp32 (non-tensor) peak if that is slower.
+// Devices without a `kernels` section, and clusters that set cluster.efficiency, cost every class
+// as a layer.
+#pragma once
+
+#include <string>
+
+#include "core/base/dtype.hpp"
+
+namespace dtsim {
+
+// What kind of kernel a compute op is.
+enum class KernelClass { Layer, Gemm, Attention, Softmax, Elementwise, Norm, Embedding };
+
+// A GEMM's shape (batched: `batch` independent products); all zero when unknown.
+struct GemmShape {
+  double m = 0;
+  double n = 0;
+  double k = 0;
+  double batch = 1;
+  bool backward = false;  // the input- and weight-gradient products of this forward GEMM
+  bool known() const { return m > 0 && n > 0 && k > 0; }
+};
+
+// A device's per-class kernel figures (devices.yaml `kernels`); gemm == 0: none.
+struct KernelProfile {
+  int sms = 0;          // streaming multiprocessors: one tile each per wave
+  int tile_m = 256;     // the GEMM output tile
+  int tile_n = 128;
+  double gemm = 0;      // fraction of the dtype's peak a large, wave-aligned GEMM reaches
+  double attention = 0; // fraction of peak a fused attention kernel reaches (fwd and bwd)
+  double memory = 1;    // fraction of the memory bandwidth streaming kernels reach
+  std::string source;
+  bool present() const { return gemm > 0; }
+};
+
+struct DeviceSpec;
+
+// Seconds one kernel takes on the device (rules above); `efficiency` is the layer fraction.
+double kernel_time(const DeviceSpec& device, double efficiency, Dtype dtype, KernelClass cls, double flops,
+                   double mem_bytes, const GemmShape& shape = {});
+
+// The fraction of a GEMM's time that does useful work after tile and wave quantization (1 for a
+// shape of whole waves of whole tiles).
+double gemm_quantization(const KernelProfile& p, const GemmShape& shape);
+
+}  // namespace dtsim

@@ -1,0 +1,87 @@
+// Per-class kernel costs (core/zoo/kernel.hpp) against their closed forms: a wave-aligned GEMM at the
+// device's published GEMM rate, partial waves and tiles costing whole ones, a backward GEMM as its
+// two products, memory-bound kernels at the achieved bandwidth, and layers as before.
+#include <catch2/catch.hpp>
+
+#include "core/zoo/device.hpp"
+#include "core/zoo/kernel.hpp"
+
+using dtsim::Dtype;
+using dtsim::GemmShape;
+using dtsim::KernelClass;
+using dtsim::kernel_time;
+
+namespace {
+
+double gemm_time(const dtsim::DeviceSpec& d, GemmShape s) {
+  const double flops = 2 * s.m * s.n * s.k * s.batch * (s.backward ? 2 : 1);
+  return kernel_time(d, d.efficiency, Dtype::Bf16, KernelClass::Gemm, flops, 0, s);
+}
+
+}  // namespace
+
+TEST_CASE("a wave-aligned GEMM reaches the published best-shape rate") {
+  const dtsim::DeviceSpec a100 = dtsim::load_device("a100_80gb");
+  REQUIRE(a100.kernels.present());
+  // Bekman's best A100 shape: 6912 x 16384 output = 27 x 128 tiles of 256 x 128 = 32 waves of 108.
+  const GemmShape best{6912, 16384, 2048};
+  CHECK(dtsim::gemm_quantization(a100.kernels, best) == Approx(1.0));
+  const double flops = 2.0 * 6912 * 16384 * 2048;
+  CHECK(flops / gemm_time(a100, best) == Approx(267.9e12).epsilon(0.001));
+}
+
+TEST_CASE("a partial wave and a partial tile cost as much as whole ones") {
+  const dtsim::DeviceSpec a100 = dtsim::load_device("a100_80gb");
+  const auto& p = a100.kernels;
+  // 109 tiles of 256 x 128 take two waves of 108.
+  const GemmShape one_more{256.0 * 109, 128, 4096};
+  CHECK(dtsim::gemm_quantization(p, one_more) == Approx(109.0 / 216));
+  CHECK(gemm_time(a100, one_more) == Approx(2 * gemm_time(a100, GemmShape{256.0 * 108, 128, 4096})));
+  // One row past a whole tile costs a second row of tiles: 257 x 128 x 108 columns is 2 x 108 tiles.
+  const GemmShape ragged{257, 128.0 * 108, 4096};
+  CHECK(gemm_time(a100, ragged) == Approx(gemm_time(a100, GemmShape{512, 128.0 * 108, 4096})));
+  // The transposed tile is taken when it fits better: 128 x 256 fits 128 x (256 x 108) in one wave.
+  CHECK(dtsim::gemm_quantization(p, GemmShape{128, 256.0 * 108, 64}) == Approx(1.0));
+  // Batched products share the waves: 108 heads of one tile each are one wave.
+  CHECK(dtsim::gemm_quantization(p, GemmShape{256, 128, 64, 108}) == Approx(1.0));
+}
+
+TEST_CASE("a backward GEMM costs its input- and weight-gradient products") {
+  const dtsim::DeviceSpec a100 = dtsim::load_device("a100_80gb");
+  // M x N = 2048 x 4608 over K = 12288 (the 175B QKV of one rank): input gradient 2048 x 12288 over
+  // 4608, weight gradient 12288 x 4608 over 2048.
+  const GemmShape fwd{2048, 4608, 12288};
+  GemmShape bwd = fwd;
+  bwd.backward = true;
+  CHECK(gemm_time(a100, bwd) ==
+        Approx(gemm_time(a100, GemmShape{2048, 12288, 4608}) + gemm_time(a100, GemmShape{12288, 4608, 2048})));
+  // Forward: 8 x 36 = 288 tiles in 3 waves of 108.
+  CHECK(dtsim::gemm_quantization(a100.kernels, fwd) == Approx(288.0 / 324));
+}
+
+TEST_CASE("memory-bound kernels stream at the achieved bandwidth; layers keep the roofline") {
+  const dtsim::DeviceSpec a100 = dtsim::load_device("a100_80gb");
+  const double bytes = 1e9;
+  for (KernelClass c : {KernelClass::Softmax, KernelClass::Elementwise, KernelClass::Norm, KernelClass::Embedding}) {
+    CHECK(kernel_time(a100, 0.5, Dtype::Fp16, c, 1e9, bytes) == Approx(bytes / (2039e9 * 0.88)));
+  }
+  // Their FLOPs run on the fp32 units when that is slower.
+  CHECK(kernel_time(a100, 0.5, Dtype::Fp16, KernelClass::Norm, 19.5e12, 1) == Approx(1.0));
+  // A GEMM never beats its operands' traffic.
+  CHECK(kernel_time(a100, 0.5, Dtype::Fp16, KernelClass::Gemm, 1, bytes, GemmShape{1, 1, 1}) ==
+        Approx(bytes / (2039e9 * 0.88)));
+  // Fused attention at its published fraction.
+  CHECK(kernel_time(a100, 0.5, Dtype::Fp16, KernelClass::Attention, 312e12, 0) == Approx(1 / 0.62));
+  // Layer-table ops: peak x efficiency or the data-sheet bandwidth, as before.
+  CHECK(kernel_time(a100, 0.5, Dtype::Fp16, KernelClass::Layer, 312e12, 0) == Approx(2.0));
+  CHECK(kernel_time(a100, 0.5, Dtype::Fp16, KernelClass::Layer, 0, bytes) == Approx(bytes / 2039e9));
+}
+
+TEST_CASE("devices without published kernel figures cost every class as a layer") {
+  const dtsim::DeviceSpec v100 = dtsim::load_device("v100");
+  REQUIRE_FALSE(v100.kernels.present());
+  for (KernelClass c : {KernelClass::Gemm, KernelClass::Attention, KernelClass::Norm}) {
+    CHECK(kernel_time(v100, v100.efficiency, Dtype::Fp16, c, 125e12, 0, GemmShape{300, 300, 300}) ==
+          Approx(1 / v100.efficiency));
+  }
+}
