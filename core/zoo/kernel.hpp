@@ -40,12 +40,12 @@ struct GemmShape {
 
 // A device's per-class kernel figures (devices.yaml `kernels`); gemm == 0: none.
 struct KernelProfile {
-  int sms = 0;          // streaming multiprocessors: one tile each per wave
-  int tile_m = 256;     // the GEMM output tile
+  int sms = 0;       // streaming multiprocessors: one tile each per wave
+  int tile_m = 256;  // the GEMM output tile
   int tile_n = 128;
-  double gemm = 0;      // fraction of the dtype's peak a large, wave-aligned GEMM reaches
-  double attention = 0; // fraction of peak a fused attention kernel reaches (fwd and bwd)
-  double memory = 1;    // fraction of the memory bandwidth streaming kernels reach
+  double gemm = 0;       // fraction of the dtype's peak a large, wave-aligned GEMM reaches
+  double attention = 0;  // fraction of peak a fused attention kernel reaches (fwd and bwd)
+  double memory = 1;     // fraction of the memory bandwidth streaming kernels reach
   std::string source;
   bool present() const { return gemm > 0; }
 };

@@ -5,11 +5,12 @@
 
 #include "core/zoo/device.hpp"
 #include "core/zoo/kernel.hpp"
+#include "tests/support/hybrid_job.hpp"
 
 using dtsim::Dtype;
 using dtsim::GemmShape;
-using dtsim::KernelClass;
 using dtsim::kernel_time;
+using dtsim::KernelClass;
 
 namespace {
 
@@ -84,4 +85,16 @@ TEST_CASE("devices without published kernel figures cost every class as a layer"
     CHECK(kernel_time(v100, v100.efficiency, Dtype::Fp16, c, 125e12, 0, GemmShape{300, 300, 300}) ==
           Approx(1 / v100.efficiency));
   }
+}
+
+TEST_CASE("a set cluster.efficiency gives every kernel that one fraction") {
+  CHECK(dtsim::test::hybrid_job({}).cluster.device.kernels.present());
+  CHECK(dtsim::test::hybrid_job({"cluster.efficiency=0"}).cluster.device.kernels.present());
+  const dtsim::Scenario s = dtsim::test::hybrid_job({"cluster.efficiency=0.4"});
+  CHECK_FALSE(s.cluster.device.kernels.present());
+  CHECK(kernel_time(s.cluster.device, s.cluster.efficiency, Dtype::Bf16, KernelClass::Gemm, 312e12, 0,
+                    GemmShape{2048, 4608, 12288}) == Approx(1 / 0.4));
+  CHECK_FALSE(dtsim::test::hybrid_job({"cluster.efficiency=0.4", "cluster.device_mix=a100_80gb:1,h100_sxm:1"})
+                  .cluster.device_at(1)
+                  .kernels.present());
 }
