@@ -194,9 +194,8 @@ void finish_cluster(Scenario& s) {
                           c.node_devices.size(), c.nodes));
     }
     c.node_efficiency.clear();
-    for (DeviceSpec& d : c.node_devices) {
+    for (const DeviceSpec& d : c.node_devices) {
       c.node_efficiency.push_back(is_set(s, "cluster.efficiency") ? c.efficiency : d.efficiency);
-      if (is_set(s, "cluster.efficiency") && c.efficiency > 0) d.kernels = KernelProfile{};
     }
   }
   c.nic_profile = resolve_profile(s, "cluster.nic_profile", c.nic_profile.source, 1.0);
@@ -320,6 +319,7 @@ void finish_scenario(Scenario& s) {
     s.cluster.efficiency = s.cluster.device.efficiency;
   } else {
     s.cluster.device.kernels = KernelProfile{};
+    for (DeviceSpec& d : s.cluster.node_devices) d.kernels = KernelProfile{};
   }
   if (!is_set(s, "cluster.servers.nic_rate")) s.cluster.server_nic.rate = s.cluster.nic.rate;
   if (!is_set(s, "cluster.servers.nic_latency")) s.cluster.server_nic.latency = s.cluster.nic.latency;

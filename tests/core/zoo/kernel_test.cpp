@@ -94,6 +94,9 @@ TEST_CASE("a set cluster.efficiency gives every kernel that one fraction") {
   CHECK_FALSE(s.cluster.device.kernels.present());
   CHECK(kernel_time(s.cluster.device, s.cluster.efficiency, Dtype::Bf16, KernelClass::Gemm, 312e12, 0,
                     GemmShape{2048, 4608, 12288}) == Approx(1 / 0.4));
+  CHECK(dtsim::test::hybrid_job({"cluster.efficiency=0", "cluster.device_mix=a100_80gb:1,h100_sxm:1"})
+            .cluster.device_at(1)
+            .kernels.present());
   CHECK_FALSE(dtsim::test::hybrid_job({"cluster.efficiency=0.4", "cluster.device_mix=a100_80gb:1,h100_sxm:1"})
                   .cluster.device_at(1)
                   .kernels.present());
