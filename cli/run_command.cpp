@@ -45,12 +45,13 @@ int run_command(const RunOptions& o) {
   // Read the proxy's data before simulating, so a bad file is reported at once.
   const learn::Split data = s.run.convergence.enabled ? learn::load_split(s) : learn::Split{};
   // A symmetric hybrid job on the analytical engine runs one rank per pipeline stage (every rank's
-  // metrics, the representatives' trace: one lane per stage); everything else runs every rank.
+  // metrics, the representatives' trace: one lane per stage, every kernel an op; without a trace,
+  // each block one op); everything else runs every rank.
   const bool stages = s.run.engine == Engine::Analytical && s.job().strategy.kind == StrategyKind::Hybrid &&
                       analytical::is_symmetric(s);
   analytical::StageRun run;
   if (stages) {
-    run = analytical::run_stage_representatives(s);
+    run = analytical::run_stage_representatives(s, o.trace ? PlanDetail::Kernels : PlanDetail::Blocks);
   } else {
     run.plan = compile_plan(s);
     Recorder recorder;

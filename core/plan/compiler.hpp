@@ -16,6 +16,14 @@ Plan compile_plan(const Scenario& s);
 enum class PlanScope { AllRanks, Representatives };
 Plan compile_plan(const Scenario& s, PlanScope scope);
 
+// How finely a hybrid job's work is split into ops. Kernels: every kernel and collective is an op
+// (what the real backends run, and what a trace shows). Blocks (with PlanScope::Representatives
+// only, for symmetric runs): each block's forward, and its recompute and backward, is one Composite,
+// split where other streams wait on it (ZeRO-3 prefetches after a block's first kernel): the same
+// timeline and metrics from about a twentieth of the ops. Other jobs ignore it.
+enum class PlanDetail { Kernels, Blocks };
+Plan compile_plan(const Scenario& s, PlanScope scope, PlanDetail detail);
+
 // Gradient buckets in backward order, as PyTorch DDP forms them: layers are taken from the last
 // to the first, and a bucket closes once it holds at least bucket_bytes. Each bucket lists its
 // layers; the last one listed is the one whose backward finishes it.

@@ -11,7 +11,10 @@
 
 #include <algorithm>
 #include <map>
+#include <optional>
+#include <string>
 #include <tuple>
+#include <utility>
 
 #include <fmt/format.h>
 
@@ -50,8 +53,9 @@ const CollectiveAlgorithm& algorithm_for(const CollectiveAlgorithm& preferred, C
 
 class HybridCompiler {
  public:
-  HybridCompiler(const Scenario& s, const JobSpec& job, int job_index, Plan& plan)
+  HybridCompiler(const Scenario& s, const JobSpec& job, int job_index, Plan& plan, bool blocks)
       : job_(job),
+        blocks_(blocks),
         model_(job.model.transformer),
         spec_(job_layout(s, job)),
         layout_(spec_),
@@ -84,6 +88,7 @@ class HybridCompiler {
     rank_ = &r;
     local_ = local;
     seq_.clear();
+    composites_.clear();
     bucket_params_.assign(chunks_, {});
     const auto order = find_schedule(spec_.schedule).order(r.stage, spec_.pipeline, micro_batches_, chunks_);
     // A chunk's gradients are final in its last micro-batch's backward: the data-parallel buckets
@@ -120,31 +125,108 @@ class HybridCompiler {
     return rank_->ops.back().id;
   }
 
+  // One step as an op on the compute stream (nothing for a collective over a group of one).
+  std::optional<Op> step_op(const KernelStep& k, std::string label, Phase phase, int mb) {
+    const int g = k.collective ? group_of(k.group) : -1;
+    if (k.collective && g < 0) return std::nullopt;  // a group of one: nothing to exchange
+    Op op;
+    op.label = std::move(label);
+    op.micro_batch = mb;
+    if (k.collective) {
+      op.phase = Phase::Communication;
+      op.body = collective_op(k.kind, k.bytes, g);
+    } else {
+      op.phase = phase;
+      ComputeOp c{k.flops, k.mem_bytes, job_.model.dtype};
+      c.cls = k.cls;
+      c.gemm = k.gemm;
+      op.body = c;
+    }
+    return op;
+  }
+
   // Appends the steps on the compute stream, the first one it adds waiting for `first_deps` too
   // (give them only with steps that add an op); returns the last op's id (or `last` when none).
   int emit(const std::vector<KernelStep>& steps, const std::string& where, Phase phase, int mb, int last,
            std::vector<int> first_deps = {}) {
     for (const KernelStep& k : steps) {
-      const int g = k.collective ? group_of(k.group) : -1;
-      if (k.collective && g < 0) continue;  // a group of one: nothing to exchange
-      Op op;
-      op.label = fmt::format("{} {} mb{}", where, k.name, mb);
+      std::optional<Op> op = step_op(k, fmt::format("{} {} mb{}", where, k.name, mb), phase, mb);
+      if (!op) continue;
+      op->deps = std::move(first_deps);
+      first_deps.clear();
+      last = add(std::move(*op));
+    }
+    return last;
+  }
+
+  // A block's work on the compute stream: `runs` (steps and their phase) one after the other, as
+  // kernels, or under PlanDetail::Blocks as one Composite op labelled `where` (the first kernel alone
+  // before it when ZeRO-3 prefetches the next block's parameters once that kernel has run).
+  // Returns (the id of the first op, the id of the last).
+  std::pair<int, int> emit_block(const std::vector<std::pair<const std::vector<KernelStep>*, Phase>>& runs,
+                                 const std::string& where, const char* kind, int b, int mb, int last,
+                                 std::vector<int> first_deps) {
+    const int first = static_cast<int>(rank_->ops.size());
+    if (!blocks_) {
+      for (const auto& [steps, phase] : runs) {
+        const std::string at = fmt::format("{} L{}", phase == Phase::Recompute ? "recompute" : where, b);
+        last = emit(*steps, at, phase, mb, last, std::move(first_deps));
+        first_deps.clear();
+      }
+      return {first, last};
+    }
+    const bool split_first = spec_.zero >= 3 && group_of(GroupKind::Data) >= 0;
+    const std::string key = fmt::format("{}{}", kind, split_first ? " after first" : "");
+    auto found = composites_.find(key);
+    std::optional<Op> head;
+    if (found == composites_.end()) {
+      Composite seg{rank_->rank, {}};
+      for (const auto& [steps, phase] : runs) {
+        for (const KernelStep& k : *steps) {
+          std::optional<Op> op = step_op(k, fmt::format("{} {}", kind, k.name), phase, -1);
+          if (!op) continue;
+          if (auto* c = std::get_if<CollectiveOp>(&op->body)) {  // a part is never matched: seq 0
+            --seq_[c->group];
+            c->seq = 0;
+          }
+          if (split_first && !head) {
+            head = std::move(op);
+            continue;
+          }
+          op->id = static_cast<int>(seg.parts.size());
+          seg.parts.push_back(std::move(*op));
+        }
+      }
+      found =
+          composites_.emplace(key, std::make_pair(static_cast<int>(plan_.composites.size()), std::move(head))).first;
+      plan_.composites.push_back(std::move(seg));
+    }
+    const auto& [index, first_part] = found->second;
+    if (first_part) {
+      Op op = *first_part;
+      if (auto* c = std::get_if<CollectiveOp>(&op.body)) c->seq = seq_[c->group]++;
+      op.label = fmt::format("{} L{} {} mb{}", where, b, op.label.substr(op.label.find(' ') + 1), mb);
       op.micro_batch = mb;
       op.deps = std::move(first_deps);
       first_deps.clear();
-      if (k.collective) {
-        op.phase = Phase::Communication;
-        op.body = collective_op(k.kind, k.bytes, g);
-      } else {
-        op.phase = phase;
-        ComputeOp c{k.flops, k.mem_bytes, job_.model.dtype};
-        c.cls = k.cls;
-        c.gemm = k.gemm;
-        op.body = c;
-      }
       last = add(std::move(op));
     }
-    return last;
+    ComputeOp whole{0, 0, job_.model.dtype};
+    whole.composite = index;
+    for (const Op& part : plan_.composites[index].parts) {
+      if (const auto* c = std::get_if<ComputeOp>(&part.body)) {
+        whole.flops += c->flops;
+        whole.mem_bytes += c->mem_bytes;
+      }
+    }
+    Op op;
+    op.label = fmt::format("{} L{} mb{}", where, b, mb);
+    op.phase = runs.back().second;
+    op.micro_batch = mb;
+    op.deps = std::move(first_deps);
+    op.body = whole;
+    last = add(std::move(op));
+    return {first, last};
   }
 
   CollectiveOp collective_op(CollectiveKind kind, double bytes, int g) {
@@ -168,8 +250,8 @@ class HybridCompiler {
     const int end = begin + blocks_per_stage_;
     for (int b = begin; b < end; ++b) {
       const std::vector<int> gathered = zero3_gather(b, mb, false, -1);
-      const int first = static_cast<int>(rank_->ops.size());
-      last = emit(block_forward_, fmt::format("fwd L{}", b), Phase::Forward, mb, last, gathered);
+      int first = 0;
+      std::tie(first, last) = emit_block({{&block_forward_, Phase::Forward}}, "fwd", "fwd", b, mb, last, gathered);
       if (b + 1 < end) zero3_gather(b + 1, mb, false, first);
     }
     if (last_stage(step.chunk)) {
@@ -191,14 +273,12 @@ class HybridCompiler {
     }
     const int begin = first_block(step.chunk);
     for (int b = begin + blocks_per_stage_ - 1; b >= begin; --b) {
-      const std::string where = fmt::format("bwd L{}", b);
-      std::vector<int> gathered = zero3_gather(b, mb, true, -1);
-      const int first = static_cast<int>(rank_->ops.size());
-      if (!recompute_.empty()) {  // (selective recompute of flash attention has nothing to run)
-        last = emit(recompute_, fmt::format("recompute L{}", b), Phase::Recompute, mb, last, std::move(gathered));
-        gathered.clear();
-      }
-      last = emit(block_backward_, where, Phase::Backward, mb, last, std::move(gathered));
+      // Recompute first (selective recompute of flash attention has nothing to run), then the backward.
+      std::vector<std::pair<const std::vector<KernelStep>*, Phase>> runs;
+      if (!recompute_.empty()) runs.emplace_back(&recompute_, Phase::Recompute);
+      runs.emplace_back(&block_backward_, Phase::Backward);
+      int first = 0;
+      std::tie(first, last) = emit_block(runs, "bwd", "bwd", b, mb, last, zero3_gather(b, mb, true, -1));
       if (b > begin) zero3_gather(b - 1, mb, true, first);
       gradients_ready(b, last, mb, last_micro_batch, step.chunk);
     }
@@ -454,6 +534,7 @@ class HybridCompiler {
   }
 
   const JobSpec& job_;
+  bool blocks_;  // PlanDetail::Blocks
   const TransformerSpec& model_;
   HybridSpec spec_;
   HybridLayout layout_;
@@ -481,6 +562,9 @@ class HybridCompiler {
   RankProgram* rank_ = nullptr;
   int local_ = 0;
   std::map<int, int> seq_;  // by plan group: collectives issued so far this iteration
+  // PlanDetail::Blocks: this rank's composites by what they run, each with the first kernel it leaves
+  // out to run alone (ZeRO-3), if any.
+  std::map<std::string, std::pair<int, std::optional<Op>>> composites_;
   std::vector<std::array<Bucket, kGroupKinds>> bucket_params_;  // open bucket by chunk and group kind
   std::vector<int> reductions_;                                 // gradient reductions the update waits for
   std::vector<std::pair<GroupKind, double>> gathers_;           // ZeRO 1/2: parameters to gather after the step
@@ -534,8 +618,9 @@ bool represents_stage(const HybridLayout& layout, int local) {
   return c[Dim::Tensor] == 0 && c[Dim::Context] == 0 && c[Dim::Expert] == 0 && c[Dim::Data] == 0;
 }
 
-void compile_hybrid(const Scenario& s, const JobSpec& job, int job_index, Plan& plan, bool representatives) {
-  HybridCompiler compiler(s, job, job_index, plan);
+void compile_hybrid(const Scenario& s, const JobSpec& job, int job_index, Plan& plan, bool representatives,
+                    bool blocks) {
+  HybridCompiler compiler(s, job, job_index, plan, blocks && representatives);
   const HybridLayout& layout = compiler.layout();
   const std::vector<int>& workers = plan.jobs[job_index].workers;
   std::map<std::pair<int, int>, int> per_node_stage;  // (node, stage) -> ranks

@@ -16,8 +16,10 @@
 namespace dtsim {
 
 // Ranks of the job are placed already (plan.jobs[job_index].workers, one per device). With
-// `representatives`, only the first rank of each pipeline stage gets its program.
-void compile_hybrid(const Scenario& s, const JobSpec& job, int job_index, Plan& plan, bool representatives = false);
+// `representatives`, only the first rank of each pipeline stage gets its program; with `blocks` too,
+// each block's work is a Composite (PlanDetail::Blocks in compiler.hpp).
+void compile_hybrid(const Scenario& s, const JobSpec& job, int job_index, Plan& plan, bool representatives = false,
+                    bool blocks = false);
 
 // Whether job-local rank `local` represents its stage (its tensor, context, expert and data coordinates are 0).
 bool represents_stage(const HybridLayout& layout, int local);

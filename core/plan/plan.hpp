@@ -40,6 +40,8 @@ struct ComputeOp {
   // kernels say their class, and its GEMMs their shape.
   KernelClass cls = KernelClass::Layer;
   GemmShape gemm{};
+  // A Composite standing for its parts (Plan::composites), or -1. Its flops and mem_bytes are the parts' sums.
+  int composite = -1;
 };
 struct CollectiveOp {
   CollectiveKind kind = CollectiveKind::AllReduce;
@@ -108,6 +110,16 @@ struct Op {
   bool runs_in(int iteration) const { return period <= 1 || (iteration + 1) % period == 0; }
 };
 
+// Ops one rank issues back to back on its compute stream, evaluated as one compute op (ComputeOp::composite):
+// a hybrid plan's blocks under PlanDetail::Blocks. No op outside waits on a part, and in a symmetric
+// run a part's collective finds its whole group there at once, so the composite lasts the sum of its
+// parts' costs and its parts leave no gap. Metrics take its compute and communication from the
+// parts' costs (CompositeTiming in core/run/composite_timing.hpp). Parts' collectives are never matched (seq 0).
+struct Composite {
+  int rank = 0;
+  std::vector<Op> parts;
+};
+
 struct Placement {
   int node = 0;   // node index; dedicated server hosts come after the cluster's nodes
   int local = 0;  // device index within the node
@@ -165,7 +177,8 @@ struct Plan {
   std::vector<RankProgram> ranks;
   std::vector<CommGroup> groups;
   std::vector<JobPlan> jobs;
-  int server_nodes = 0;  // dedicated server hosts (placed after the cluster's nodes)
+  std::vector<Composite> composites;  // what ComputeOp::composite refers to (PlanDetail::Blocks)
+  int server_nodes = 0;               // dedicated server hosts (placed after the cluster's nodes)
   int iterations = 1;
   int warmup = 0;
   // Straggling: compute durations of rank r in iteration k are multiplied by slowdown[r][k]

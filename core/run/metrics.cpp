@@ -4,8 +4,10 @@
 #include <algorithm>
 #include <cmath>
 
+#include <fmt/format.h>
 #include <nlohmann/json.hpp>
 
+#include "core/base/error.hpp"
 #include "core/base/intervals.hpp"
 
 namespace dtsim {
@@ -23,6 +25,62 @@ double length_minus(const std::vector<Interval>& a, const std::vector<Interval>&
   }
   return intervals_length(a) - covered;
 }
+
+// A composite's record on one rank (Plan::composites).
+struct CompositeRecord {
+  double start = 0;
+  double end = 0;
+  int composite = 0;
+};
+
+// A rank's busy time split into compute and communication, with its composites' records folded in:
+// a composite that overlaps nothing else adds its parts' compute and communication as sums (its own
+// parts never overlap each other); one that does is split into its parts' intervals (scaled to
+// the record: a straggler's slowdown stretches every part).
+struct RankIntervals {
+  std::vector<Interval> compute;
+  std::vector<Interval> comm;
+  std::vector<CompositeRecord> composites;
+
+  // (compute, communication, exposed communication), each the length of a union.
+  std::tuple<double, double, double> lengths(const std::vector<CompositeTiming>& timings) {
+    merge_intervals(compute);
+    merge_intervals(comm);
+    std::sort(composites.begin(), composites.end(),
+              [](const CompositeRecord& a, const CompositeRecord& b) { return a.start < b.start; });
+    const auto overlaps = [](const std::vector<Interval>& merged, double a, double b) {
+      const auto it = std::lower_bound(merged.begin(), merged.end(), Interval{a, a},
+                                       [](const Interval& x, const Interval& y) { return x.second <= y.first; });
+      return it != merged.end() && it->first < b;
+    };
+    double whole_compute = 0, whole_comm = 0;
+    std::vector<Interval> more_compute, more_comm;
+    for (size_t k = 0; k < composites.size(); ++k) {
+      const CompositeRecord& r = composites[k];
+      const CompositeTiming& t = timings[static_cast<size_t>(r.composite)];
+      const bool alone = !overlaps(compute, r.start, r.end) && !overlaps(comm, r.start, r.end) &&
+                         (k == 0 || composites[k - 1].end <= r.start) &&
+                         (k + 1 == composites.size() || r.end <= composites[k + 1].start);
+      if (alone) {
+        const double scale = t.duration > 0 ? (r.end - r.start) / t.duration : 0.0;
+        whole_compute += t.compute_s * scale;
+        whole_comm += t.comm_s * scale;
+        continue;
+      }
+      const double scale = t.duration > 0 ? (r.end - r.start) / t.duration : 0.0;
+      for (const auto& [a, b] : t.compute) more_compute.emplace_back(r.start + a * scale, r.start + b * scale);
+      for (const auto& [a, b] : t.comm) more_comm.emplace_back(r.start + a * scale, r.start + b * scale);
+    }
+    if (!more_compute.empty() || !more_comm.empty()) {
+      compute.insert(compute.end(), more_compute.begin(), more_compute.end());
+      comm.insert(comm.end(), more_comm.begin(), more_comm.end());
+      merge_intervals(compute);
+      merge_intervals(comm);
+    }
+    return {intervals_length(compute) + whole_compute, intervals_length(comm) + whole_comm,
+            length_minus(comm, compute) + whole_comm};
+  }
+};
 
 }  // namespace
 
@@ -51,6 +109,13 @@ double WireBytes::operator()(int rank, const OpBody& body) {
   if (const auto* s = std::get_if<SendOp>(&body)) return s->bytes;
   // Gossip: the rank that starts an exchange is charged both directions (its peer's program has no op for it).
   if (const auto* g = std::get_if<GossipOp>(&body)) return 2 * g->bytes;
+  if (const auto* seg = std::get_if<ComputeOp>(&body); seg && seg->composite >= 0) {
+    const auto [at, added] = composite_bytes_.try_emplace(seg->composite, 0.0);
+    if (added) {
+      for (const Op& part : plan_.composites[seg->composite].parts) at->second += (*this)(rank, part.body);
+    }
+    return at->second;
+  }
   const auto* c = std::get_if<CollectiveOp>(&body);
   if (!c) return 0;
   const CommGroup& group = plan_.groups[c->group];
@@ -114,7 +179,12 @@ void async_metrics(const Plan& plan, const std::vector<OpRecord>& records, int j
 
 }  // namespace
 
-Metrics compute_metrics(const Plan& plan, const std::vector<OpRecord>& records, const RunInfo& info, int job) {
+Metrics compute_metrics(const Plan& plan, const std::vector<OpRecord>& records, const RunInfo& info, int job,
+                        const std::vector<CompositeTiming>& composites) {
+  if (composites.size() != plan.composites.size()) {
+    throw RuntimeError(fmt::format("metrics: the plan has {} composites, the engine timed {}", plan.composites.size(),
+                                   composites.size()));
+  }
   const JobPlan& jp = plan.jobs[job];
   Metrics m;
   m.scenario = plan.name;
@@ -138,7 +208,7 @@ Metrics compute_metrics(const Plan& plan, const std::vector<OpRecord>& records, 
 
   const double window_start = plan.warmup > 0 ? iteration_end[plan.warmup - 1] : 0.0;
   const double window = m.simulated_time_s - window_start;
-  std::vector<std::vector<Interval>> compute(plan.ranks.size()), comm(plan.ranks.size());
+  std::vector<RankIntervals> busy(plan.ranks.size());
   std::vector<double> bytes(plan.ranks.size(), 0.0);
   std::vector<std::pair<double, double>> spans(plan.ranks.size(), {0.0, 0.0});
   std::vector<std::vector<OpRecord>> measured(plan.ranks.size());
@@ -153,7 +223,11 @@ Metrics compute_metrics(const Plan& plan, const std::vector<OpRecord>& records, 
     measured[r.rank].push_back(r);
     // Waiting at a staleness bound or for a backup quorum.
     if (std::holds_alternative<GateOp>(op.body) || std::holds_alternative<QuorumOp>(op.body)) continue;
-    (is_compute(op.body) ? compute : comm)[r.rank].emplace_back(r.start, r.end);
+    if (const auto* c = std::get_if<ComputeOp>(&op.body); c && c->composite >= 0) {
+      busy[r.rank].composites.push_back({r.start, r.end, c->composite});
+    } else {
+      (is_compute(op.body) ? busy[r.rank].compute : busy[r.rank].comm).emplace_back(r.start, r.end);
+    }
     bytes[r.rank] += wire_bytes(r.rank, op.body);
   }
   const double per_it = 1.0 / plan.iterations;
@@ -162,16 +236,15 @@ Metrics compute_metrics(const Plan& plan, const std::vector<OpRecord>& records, 
   for (int i : ranks) {
     const double lo = jp.asynchronous ? spans[i].first : window_start;
     const double hi = jp.asynchronous ? spans[i].second : m.simulated_time_s;
-    merge_intervals(compute[i]);
-    merge_intervals(comm[i]);
+    const auto [compute_s, comm_s, exposed_s] = busy[i].lengths(composites);
     RankMetrics rm;
     rm.rank = plan.ranks[i].rank;
     rm.role = plan.ranks[i].role;
     rm.node = plan.ranks[i].where.node;
     rm.stage = plan.ranks[i].stage;
-    rm.compute_s = intervals_length(compute[i]) * per_it;
-    rm.comm_s = intervals_length(comm[i]) * per_it;
-    rm.exposed_comm_s = length_minus(comm[i], compute[i]) * per_it;
+    rm.compute_s = compute_s * per_it;
+    rm.comm_s = comm_s * per_it;
+    rm.exposed_comm_s = exposed_s * per_it;
     // Asynchronous workers each run their own iterations: each is measured over its own window.
     const double own = jp.asynchronous ? spans[i].second - spans[i].first : window;
     rm.wait_s = std::max(0.0, own * per_it - rm.compute_s - rm.exposed_comm_s);

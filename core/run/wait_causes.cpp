@@ -13,6 +13,11 @@ enum class Cause { Pipeline, Barrier, ServerBusy, Idle };
 
 // What a gap ending at the start of this op waited for.
 Cause cause_before(const Plan& plan, const RankProgram& rank, const Op& op, bool synchronous) {
+  // A composite waited for what its first part waits for.
+  if (const auto* c = std::get_if<ComputeOp>(&op.body); c && c->composite >= 0) {
+    const std::vector<Op>& parts = plan.composites[c->composite].parts;
+    if (!parts.empty()) return cause_before(plan, rank, parts.front(), synchronous);
+  }
   if (const auto* c = std::get_if<CollectiveOp>(&op.body)) {
     return plan.groups[c->group].kind == GroupKind::Model ? Cause::Pipeline : Cause::Barrier;
   }

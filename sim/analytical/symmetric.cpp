@@ -74,9 +74,9 @@ bool is_symmetric(const Scenario& s) {
   return s.jobs.size() == 1 && kind && !straggles && !compresses && bsp && !varies;
 }
 
-StageRun run_stage_representatives(const Scenario& s) {
+StageRun run_stage_representatives(const Scenario& s, PlanDetail detail) {
   const auto t_start = std::chrono::steady_clock::now();
-  StageRun run{compile_plan(s, PlanScope::Representatives), {}, {}};
+  StageRun run{compile_plan(s, PlanScope::Representatives, detail), {}, {}};
   Recorder rec;
   AnalyticalExecutor(s.cluster).run(run.plan, rec);
   run.records = rec.records();
@@ -88,7 +88,8 @@ StageRun run_stage_representatives(const Scenario& s) {
   }
   jp.workers.clear();
   for (const auto& [stage, r] : representative) jp.workers.push_back(r);
-  Metrics m = compute_metrics(run.plan, run.records, RunInfo{"analytical", "closed_form", 0}, 0);
+  const std::vector<CompositeTiming> timings = cost::CostModel(s.cluster, run.plan).composite_timings();
+  Metrics m = compute_metrics(run.plan, run.records, RunInfo{"analytical", "closed_form", 0}, 0, timings);
   jp.workers = workers;
   std::map<int, RankMetrics> by_stage;
   for (const RankMetrics& rm : m.ranks) by_stage.emplace(rm.stage, rm);
@@ -110,7 +111,7 @@ StageRun run_stage_representatives(const Scenario& s) {
 std::optional<std::vector<Metrics>> run_symmetric(const Scenario& s) {
   if (!is_symmetric(s)) return std::nullopt;
   const auto t_start = std::chrono::steady_clock::now();
-  if (s.job().strategy.kind == StrategyKind::Hybrid) return run_stage_representatives(s).metrics;
+  if (s.job().strategy.kind == StrategyKind::Hybrid) return run_stage_representatives(s, PlanDetail::Blocks).metrics;
   Plan plan = compile_plan(s, PlanScope::Representatives);
   const cost::CostModel costs(s.cluster, plan);
   JobPlan& jp = plan.jobs.front();

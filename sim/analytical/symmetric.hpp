@@ -11,6 +11,7 @@
 #include <optional>
 #include <vector>
 
+#include "core/plan/compiler.hpp"
 #include "core/run/metrics.hpp"
 #include "core/scenario/scenario.hpp"
 
@@ -27,7 +28,9 @@ struct StageRun {
   std::vector<OpRecord> records;
   std::vector<Metrics> metrics;
 };
-StageRun run_stage_representatives(const Scenario& s);
+// With PlanDetail::Blocks each block is one op (compiler.hpp): the same metrics, for runs that
+// need no kernel-level trace.
+StageRun run_stage_representatives(const Scenario& s, PlanDetail detail = PlanDetail::Kernels);
 
 // The metrics AnalyticalExecutor would give for the scenario, or nothing when the fast path does
 // not apply. RunInfo says engine "analytical", fidelity "closed_form".

@@ -5,6 +5,9 @@
 #include <limits>
 #include <map>
 
+#include <fmt/format.h>
+
+#include "core/base/error.hpp"
 #include "core/calibration/calibration.hpp"
 #include "core/compression/compressor.hpp"
 
@@ -77,6 +80,7 @@ double CostModel::efficiency_of(const RankProgram& rank) const {
 }
 
 double CostModel::compute_time(const RankProgram& rank, const ComputeOp& op) const {
+  if (op.composite >= 0) return composite_timing(op.composite).duration;
   if (cluster_.calibration) {
     if (const std::optional<double> codec = codec_time(rank, op)) return *codec;
     // A server's compute is its aggregation, a streaming loop over the workers' gradients.
@@ -84,6 +88,42 @@ double CostModel::compute_time(const RankProgram& rank, const ComputeOp& op) con
                                      : cluster_.calibration->compute_time(op.dtype, op.flops, op.mem_bytes);
   }
   return kernel_time(device_of(rank), efficiency_of(rank), op.dtype, op.cls, op.flops, op.mem_bytes, op.gemm);
+}
+
+const CompositeTiming& CostModel::composite_timing(int composite) const {
+  if (composite_cache_.size() != plan_.composites.size()) composite_cache_.resize(plan_.composites.size());
+  std::optional<CompositeTiming>& cached = composite_cache_[static_cast<size_t>(composite)];
+  if (cached) return *cached;
+  const Composite& seg = plan_.composites[static_cast<size_t>(composite)];
+  const RankProgram& rank = plan_.ranks[static_cast<size_t>(seg.rank)];
+  CompositeTiming t;
+  for (const Op& part : seg.parts) {
+    const double start = t.duration;
+    if (const auto* c = std::get_if<ComputeOp>(&part.body)) {
+      t.duration += compute_time(rank, *c);
+      t.compute.emplace_back(start, t.duration);
+      t.compute_s += t.duration - start;
+    } else if (const auto* col = std::get_if<CollectiveOp>(&part.body)) {
+      // The host work keeps the stream busy first, then the transfers: communication, as in the engines.
+      const double host = collective_host_time(*col);
+      const double begin = start + host;
+      t.duration = begin + collective_time(*col);
+      t.comm.emplace_back(begin, t.duration);
+      t.comm_s += t.duration - begin;
+    } else {
+      throw RuntimeError(
+          fmt::format("cost: a composite holds {} (only compute and collectives)", op_kind_name(part.body)));
+    }
+  }
+  cached = std::move(t);
+  return *cached;
+}
+
+std::vector<CompositeTiming> CostModel::composite_timings() const {
+  std::vector<CompositeTiming> all;
+  all.reserve(plan_.composites.size());
+  for (size_t i = 0; i < plan_.composites.size(); ++i) all.push_back(composite_timing(static_cast<int>(i)));
+  return all;
 }
 
 double CostModel::update_time(const RankProgram& rank, const UpdateOp& op) const {

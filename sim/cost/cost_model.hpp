@@ -14,6 +14,7 @@
 
 #include "core/cluster/cluster.hpp"
 #include "core/plan/plan.hpp"
+#include "core/run/composite_timing.hpp"
 
 namespace dtsim::cost {
 
@@ -41,6 +42,11 @@ class CostModel {
   // max(flops / (peak(dtype) * efficiency), mem_bytes / memory bandwidth)). With a profile:
   // its curves; a compress or decompress op of a method whose kernel it measured: codec_time().
   double compute_time(const RankProgram& rank, const ComputeOp& op) const;
+  // A Composite's parts one after the other (core/plan/plan.hpp): compute parts at compute_time(),
+  // collectives at their host work and closed form (the whole group there at once); cached. A
+  // composite op's compute_time() is its duration.
+  const CompositeTiming& composite_timing(int composite) const;
+  std::vector<CompositeTiming> composite_timings() const;  // one per Plan::composites entry
   // A compress or decompress op timed by the profile's kernel curve (CalibrationProfile::codec_time)
   // times the job's compression.cost_scale; nullopt for other ops and unmeasured kernels.
   std::optional<double> codec_time(const RankProgram& rank, const ComputeOp& op) const;
@@ -82,6 +88,7 @@ class CostModel {
   mutable std::map<std::tuple<const CollectiveAlgorithm*, CollectiveKind, int, int>, std::pair<int, int>>
       traffic_cache_;
   mutable std::map<std::tuple<int, int, CollectiveKind, double>, double> collective_cache_;
+  mutable std::vector<std::optional<CompositeTiming>> composite_cache_;
 };
 
 // How many of one node's ranks send across its NICs at once in the algorithm's busiest round,

@@ -124,3 +124,41 @@ TEST_CASE("one rank per pipeline stage gives the full engine's hybrid metrics", 
   check_scenario(kScenarios + "/llama3_70b_fsdp.yaml",
                  {"strategy.tensor=4", "strategy.pipeline=2", "strategy.global_batch=16", "strategy.zero=2"});
 }
+
+TEST_CASE("blocks as composite ops give the kernel plan's metrics from far fewer ops", "[hybrid]") {
+  const std::vector<std::pair<std::string, std::vector<std::string>>> cases = {
+      {"gpt3_175b_megatron.yaml", {}},
+      {"gpt3_175b_megatron.yaml", {"strategy.sequence_parallel=false", "strategy.recompute=full"}},
+      {"gpt3_175b_megatron.yaml",
+       {"cluster.nodes=16", "strategy.global_batch=32", "strategy.zero=1", "strategy.pipeline.schedule=gpipe",
+        "strategy.pipeline.virtual_stages=1"}},
+      {"llama3_70b_fsdp.yaml", {}},  // ZeRO-3: a block's first kernel stays alone (the prefetch waits on it)
+      {"mixtral_moe.yaml", {}},
+      {"mixtral_moe.yaml", {"strategy.zero=3", "strategy.global_batch=32"}},
+  };
+  for (const auto& [file, sets] : cases) {
+    INFO(file << " " << (sets.empty() ? "" : sets.back()));
+    const Scenario s = load_scenario(kScenarios + "/" + file, sets);
+    const analytical::StageRun kernels = analytical::run_stage_representatives(s, PlanDetail::Kernels);
+    const analytical::StageRun blocks = analytical::run_stage_representatives(s, PlanDetail::Blocks);
+    CHECK(blocks.plan.total_ops() * 3 < kernels.plan.total_ops());
+    CHECK_FALSE(blocks.plan.composites.empty());
+    const Metrics& k = kernels.metrics.front();
+    const Metrics& b = blocks.metrics.front();
+    check_same(b, k);
+    check_close(b.bubble_fraction + 1, k.bubble_fraction + 1, "bubble + 1");
+    check_close(b.wait_by_cause.pipeline + 1, k.wait_by_cause.pipeline + 1, "pipeline wait + 1");
+    check_close(b.wait_by_cause.barrier + 1, k.wait_by_cause.barrier + 1, "barrier wait + 1");
+    check_close(b.wait_by_cause.idle + 1, k.wait_by_cause.idle + 1, "idle wait + 1");
+    for (size_t i = 0; i < k.ranks.size(); ++i) check_close(b.ranks[i].comm_s, k.ranks[i].comm_s, "rank comm");
+    // The same FLOPs: a composite carries its parts' sums.
+    double kernel_flops = 0, block_flops = 0;
+    for (const RankProgram& r : kernels.plan.ranks) {
+      for (const Op& op : r.ops) kernel_flops += op_flops(op.body);
+    }
+    for (const RankProgram& r : blocks.plan.ranks) {
+      for (const Op& op : r.ops) block_flops += op_flops(op.body);
+    }
+    check_close(block_flops, kernel_flops, "flops");
+  }
+}
