@@ -61,13 +61,12 @@ struct RankIntervals {
       const bool alone = !overlaps(compute, r.start, r.end) && !overlaps(comm, r.start, r.end) &&
                          (k == 0 || composites[k - 1].end <= r.start) &&
                          (k + 1 == composites.size() || r.end <= composites[k + 1].start);
+      const double scale = t.duration > 0 ? (r.end - r.start) / t.duration : 0.0;
       if (alone) {
-        const double scale = t.duration > 0 ? (r.end - r.start) / t.duration : 0.0;
         whole_compute += t.compute_s * scale;
         whole_comm += t.comm_s * scale;
         continue;
       }
-      const double scale = t.duration > 0 ? (r.end - r.start) / t.duration : 0.0;
       for (const auto& [a, b] : t.compute) more_compute.emplace_back(r.start + a * scale, r.start + b * scale);
       for (const auto& [a, b] : t.comm) more_comm.emplace_back(r.start + a * scale, r.start + b * scale);
     }
