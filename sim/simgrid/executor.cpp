@@ -21,7 +21,7 @@ long max_map_count() {
   return n;
 }
 
-// Actors alive at once: one per rank and FIFO stream in use, one per posted op of an iteration.
+// Actors alive at once, at most: one per rank and FIFO stream in use, one per posted op of an iteration.
 long concurrent_actors(const Plan& plan) {
   long n = 0;
   for (const auto& r : plan.ranks) {

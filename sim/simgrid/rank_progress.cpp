@@ -1,5 +1,6 @@
-// Rank progress: a mutex and condition variable per rank; an op's completion wakes other actors
-// only when one of them waits on it (its own stream's next op runs in the same actor).
+// Rank progress: a mutex per rank, a condition variable per rank for its iterations and one per op
+// that other actors wait on; an op's completion wakes the actors waiting on it (its own stream's
+// next op runs in the same actor).
 #include "sim/simgrid/rank_progress.hpp"
 
 #include <algorithm>
@@ -8,10 +9,12 @@ namespace sg4 = simgrid::s4u;
 
 namespace dtsim::sg {
 
-RankProgress::RankProgress(const Plan& plan, Observer& observer, std::function<void(int)> next_iteration)
+RankProgress::RankProgress(const Plan& plan, Observer& observer, std::function<void(int)> next_iteration,
+                           std::function<void(int, int)> done)
     : plan_(plan),
       observer_(observer),
       next_iteration_(std::move(next_iteration)),
+      done_(std::move(done)),
       total_iterations_(plan.warmup + plan.iterations),
       states_(plan.ranks.size()) {
   for (size_t r = 0; r < plan.ranks.size(); ++r) {
@@ -20,10 +23,13 @@ RankProgress::RankProgress(const Plan& plan, Observer& observer, std::function<v
     st.mutex = sg4::Mutex::create();
     st.changed = sg4::ConditionVariable::create();
     st.wakes.assign(plan.ranks[r].ops.size(), 0);
+    st.op_done.resize(plan.ranks[r].ops.size());
     for (const Op& op : plan.ranks[r].ops) {
       for (int d : op.deps) {
         const Op& dep = plan.ranks[r].ops[d];
-        if (op.stream == Stream::Posted || dep.stream != op.stream) st.wakes[d] = 1;
+        if (op.stream != Stream::Posted && dep.stream == op.stream) continue;
+        st.wakes[d] = 1;
+        if (!st.op_done[d]) st.op_done[d] = sg4::ConditionVariable::create();
       }
     }
   }
@@ -44,7 +50,9 @@ void RankProgress::wait_deps(int rank, const std::vector<int>& deps) {
   RankState& st = (*this)[rank];
   std::unique_lock lock(*st.mutex);
   for (int d : deps) {
-    while (!st.done[d]) st.changed->wait(lock);
+    // An op waited on by an actor other than its stream's has its own condition variable; a dep
+    // on the same stream is done before the actor asks (its stream runs in order).
+    while (!st.done[d]) (st.op_done[d] ? st.op_done[d] : st.changed)->wait(lock);
   }
 }
 
@@ -59,15 +67,15 @@ void RankProgress::finish(int rank, int op, double start, double end, bool recor
   if (record && plan_.ranks[rank].ops[op].runs_in(st.iteration))
     observer_.on_op(OpRecord{rank, st.iteration, op, start, end, cut});
   st.done[op] = 1;
-  bool wake = st.wakes[op];
+  done_(rank, op);
+  if (st.wakes[op]) st.op_done[op]->notify_all();
   if (++st.done_count == static_cast<int>(st.done.size())) {
     ++st.iteration;
     std::fill(st.done.begin(), st.done.end(), 0);
     st.done_count = 0;
     if (st.iteration < total_iterations_) next_iteration_(rank);
-    wake = true;
+    st.changed->notify_all();
   }
-  if (wake) st.changed->notify_all();
 }
 
 }  // namespace dtsim::sg

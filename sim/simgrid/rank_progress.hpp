@@ -23,14 +23,21 @@ struct RankState {
   int running_first = -1;
   bool stream_claim = false;  // comm_holds_cores: the compute stream holds the core across its ops
   simgrid::s4u::MutexPtr mutex;
-  simgrid::s4u::ConditionVariablePtr changed;
+  simgrid::s4u::ConditionVariablePtr changed;  // the rank began another iteration
+  // By op: notified when it is done, for the ops another actor waits on (wakes), else null. One per
+  // op, not one per rank: a rank's posted ops all wait from the start of the iteration, and waking
+  // each of them at every op would cost their number per op (quadratic in micro-batches).
+  std::vector<simgrid::s4u::ConditionVariablePtr> op_done;
 };
 
 class RankProgress {
  public:
   // `next_iteration(rank)` runs when a rank begins an iteration after its first, before the actors
-  // waiting on the rank are woken (the replay spawns the iteration's posted ops there).
-  RankProgress(const Plan& plan, Observer& observer, std::function<void(int)> next_iteration);
+  // waiting on the rank are woken (the replay spawns the iteration's posted ops there);
+  // `done(rank, op)` when an op of the rank's current iteration is done, before anyone is woken (the
+  // replay spawns the posted ops whose last dependency it was).
+  RankProgress(const Plan& plan, Observer& observer, std::function<void(int)> next_iteration,
+               std::function<void(int, int)> done);
 
   RankState& operator[](int rank) { return states_[static_cast<size_t>(rank)]; }
   const RankState& operator[](int rank) const { return states_[static_cast<size_t>(rank)]; }
@@ -48,6 +55,7 @@ class RankProgress {
   const Plan& plan_;
   Observer& observer_;
   std::function<void(int)> next_iteration_;
+  std::function<void(int, int)> done_;
   int total_iterations_;
   std::vector<RankState> states_;
 };

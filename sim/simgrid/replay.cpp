@@ -23,7 +23,9 @@ Replay::Replay(const ClusterSpec& cluster, const Plan& plan, const Platform& pla
       stats_(stats),
       costs_(cluster, plan),
       balance_(plan),
-      progress_(plan, observer, [this](int rank) { spawn_posted(rank); }),
+      progress_(
+          plan, observer, [this](int rank) { spawn_posted(rank); },
+          [this](int rank, int op) { spawn_posted_after(rank, op); }),
       collectives_(cluster, plan, platform, options.fidelity, mailboxes_, stats),
       messages_(platform, mailboxes_, rendezvous_, stats),
       gates_(plan),
@@ -31,10 +33,16 @@ Replay::Replay(const ClusterSpec& cluster, const Plan& plan, const Platform& pla
       turns_(plan, platform, options.core_sharing),
       holds_(cluster, plan),
       posted_ops_(plan.ranks.size()),
+      posted_after_(plan.ranks.size()),
       posted_free_(plan.ranks.size(), 0.0) {
   for (size_t r = 0; r < plan.ranks.size(); ++r) {
     for (const Op& op : plan.ranks[r].ops) {
-      if (op.stream == Stream::Posted) posted_ops_[r].push_back(op.id);
+      if (op.stream != Stream::Posted) continue;
+      if (op.deps.empty()) posted_ops_[r].push_back(op.id);
+      for (int d : op.deps) {
+        if (posted_after_[r].empty()) posted_after_[r].resize(plan.ranks[r].ops.size());
+        posted_after_[r][d].push_back(op.id);
+      }
     }
   }
 }
@@ -60,11 +68,20 @@ void Replay::start() {
 bool Replay::complete() const { return progress_.complete(); }
 
 void Replay::spawn_posted(int rank) {
-  for (int op : posted_ops_[rank]) {
-    sg4::Actor::create(fmt::format("r{}p{}", rank, op), platform_.rank_hosts[rank],
-                       [this, rank, op] { posted_actor(rank, op); });
-    ++stats_.actors;
+  for (int op : posted_ops_[rank]) spawn_posted_op(rank, op);
+}
+
+void Replay::spawn_posted_after(int rank, int done) {
+  if (posted_after_[rank].empty()) return;
+  for (int op : posted_after_[rank][done]) {
+    if (progress_.deps_done(rank, op)) spawn_posted_op(rank, op);
   }
+}
+
+void Replay::spawn_posted_op(int rank, int op) {
+  sg4::Actor::create(fmt::format("r{}p{}", rank, op), platform_.rank_hosts[rank],
+                     [this, rank, op] { posted_actor(rank, op); });
+  ++stats_.actors;
 }
 
 void Replay::stream_actor(int rank, Stream stream) {

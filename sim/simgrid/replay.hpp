@@ -43,7 +43,12 @@ class Replay {
  private:
   void stream_actor(int rank, Stream stream);
   void posted_actor(int rank, int op);
-  void spawn_posted(int rank);  // the posted ops of the rank's current iteration, one actor each
+  // A posted op's actor is spawned once its dependencies are done in the rank's current iteration
+  // (at the iteration's start for those with none): alive only while it runs, not for the whole
+  // iteration (a pipeline's sends would otherwise hold an actor and its stack each, all at once).
+  void spawn_posted(int rank);                  // the posted ops of the rank's current iteration without deps
+  void spawn_posted_after(int rank, int done);  // those whose last dependency `done` was
+  void spawn_posted_op(int rank, int op);
   void execute(int rank, int op);
   void execute_run(int rank, const std::vector<int>& ops);  // compute ops as one activity
   void collective(int rank, int op, const CollectiveOp& c, int iteration);
@@ -68,7 +73,8 @@ class Replay {
   BackupQuorums quorums_;
   DeviceTurns turns_;
   CoreHolds holds_;
-  std::vector<std::vector<int>> posted_ops_;
+  std::vector<std::vector<int>> posted_ops_;                 // by rank: its posted ops without deps
+  std::vector<std::vector<std::vector<int>>> posted_after_;  // by rank and op: the posted ops that depend on it
   std::vector<double> posted_free_;  // by rank: when its posted stream's host work ends (send_host_time)
 };
 
