@@ -19,7 +19,7 @@ namespace {
 
 std::vector<Metrics> engine_metrics(const Scenario& s) {
   if (s.run.engine == Engine::Analytical) return analytical::run_analytical(s);
-  const Plan plan = compile_plan(s);
+  const Plan plan = sim::compile_for_engine(s, false);
   Recorder recorder;
   const RunInfo info = sim::make_executor(s)->run(plan, recorder);
   return compute_job_metrics(plan, recorder.records(), info);

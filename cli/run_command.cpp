@@ -53,7 +53,7 @@ int run_command(const RunOptions& o) {
   if (stages) {
     run = analytical::run_stage_representatives(s, o.trace ? PlanDetail::Kernels : PlanDetail::Blocks);
   } else {
-    run.plan = compile_plan(s);
+    run.plan = sim::compile_for_engine(s, o.trace);
     Recorder recorder;
     recorder.reserve(static_cast<size_t>(run.plan.total_ops()) * (run.plan.iterations + run.plan.warmup));
     const std::unique_ptr<Executor> engine = sim::make_executor(s);

@@ -4,6 +4,7 @@
 #include <fmt/format.h>
 
 #include "core/base/error.hpp"
+#include "core/plan/compiler.hpp"
 #include "sim/analytical/engine.hpp"
 #include "sim/make_executor.hpp"
 
@@ -15,5 +16,8 @@ std::unique_ptr<Executor> make_executor(const Scenario& s) {
                    "run.engine: this dtsim was built without the SimGrid engine (the GPU bundle); use --engine "
                    "analytical (or --set run.engine=analytical)");
 }
+
+// Without SimGrid every plan is the kernels' (make_executor.cpp folds only for SimGrid).
+Plan compile_for_engine(const Scenario& s, bool) { return compile_plan(s); }
 
 }  // namespace dtsim::sim

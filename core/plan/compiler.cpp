@@ -129,9 +129,6 @@ Plan compile_plan(const Scenario& s) { return compile_plan(s, PlanScope::AllRank
 Plan compile_plan(const Scenario& s, PlanScope scope) { return compile_plan(s, scope, PlanDetail::Kernels); }
 
 Plan compile_plan(const Scenario& s, PlanScope scope, PlanDetail detail) {
-  if (detail == PlanDetail::Blocks && scope != PlanScope::Representatives) {
-    throw RuntimeError("plan: blocks are compiled for representatives only (a symmetric run)");
-  }
   Plan plan;
   plan.name = s.name;
   plan.iterations = s.run.iterations;
@@ -158,8 +155,7 @@ Plan compile_plan(const Scenario& s, PlanScope scope, PlanDetail detail) {
     } else if (job.strategy.kind == StrategyKind::Hybrid) {
       const HybridSpec layout = job_layout(s, job);
       plan.jobs[i].samples_per_iteration = layout.micro_batch * layout.data * layout.micro_batches();
-      compile_hybrid(s, job, static_cast<int>(i), plan, scope == PlanScope::Representatives,
-                     detail == PlanDetail::Blocks);
+      compile_hybrid(s, job, static_cast<int>(i), plan, scope == PlanScope::Representatives, detail);
       plan.jobs[i].memory = job_memory(s, job);
       plan.jobs[i].device_memory = s.cluster.device_at(job.placement.first_node).mem_capacity;
       for (int n = job.placement.first_node; n < job.placement.first_node + job.node_count(s.cluster); ++n) {

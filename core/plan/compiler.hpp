@@ -16,12 +16,15 @@ Plan compile_plan(const Scenario& s);
 enum class PlanScope { AllRanks, Representatives };
 Plan compile_plan(const Scenario& s, PlanScope scope);
 
-// How finely a hybrid job's work is split into ops. Kernels: every kernel and collective is an op
-// (what the real backends run, and what a trace shows). Blocks (with PlanScope::Representatives
-// only, for symmetric runs): each block's forward, and its recompute and backward, is one Composite,
-// split where other streams wait on it (ZeRO-3 prefetches after a block's first kernel): the same
-// timeline and metrics from about a twentieth of the ops. Other jobs ignore it.
-enum class PlanDetail { Kernels, Blocks };
+// How finely a hybrid job's work is split into ops (other jobs ignore it). Kernels: every kernel and
+// collective is an op (what the real backends run, and what a trace shows). Blocks (with
+// PlanScope::Representatives only, for the analytical engine's symmetric runs): each block's
+// forward, and its recompute and backward, is one Composite, split where another stream waits on it
+// (ZeRO-3 prefetches after a block's first kernel): the same timeline and metrics from a twelfth of
+// the ops. NodeBlocks (any scope, for symmetric jobs): the same, but a collective whose group spans
+// nodes stays an op of its own, so that an engine that routes flows (SimGrid) still sees all the
+// traffic that crosses NICs; only collectives inside a node are timed by their closed form.
+enum class PlanDetail { Kernels, Blocks, NodeBlocks };
 Plan compile_plan(const Scenario& s, PlanScope scope, PlanDetail detail);
 
 // Gradient buckets in backward order, as PyTorch DDP forms them: layers are taken from the last

@@ -53,9 +53,9 @@ const CollectiveAlgorithm& algorithm_for(const CollectiveAlgorithm& preferred, C
 
 class HybridCompiler {
  public:
-  HybridCompiler(const Scenario& s, const JobSpec& job, int job_index, Plan& plan, bool blocks)
+  HybridCompiler(const Scenario& s, const JobSpec& job, int job_index, Plan& plan, PlanDetail detail)
       : job_(job),
-        blocks_(blocks),
+        detail_(detail),
         model_(job.model.transformer),
         spec_(job_layout(s, job)),
         layout_(spec_),
@@ -88,7 +88,7 @@ class HybridCompiler {
     rank_ = &r;
     local_ = local;
     seq_.clear();
-    composites_.clear();
+    block_items_.clear();
     bucket_params_.assign(chunks_, {});
     const auto order = find_schedule(spec_.schedule).order(r.stage, spec_.pipeline, micro_batches_, chunks_);
     // A chunk's gradients are final in its last micro-batch's backward: the data-parallel buckets
@@ -159,15 +159,64 @@ class HybridCompiler {
     return last;
   }
 
-  // A block's work on the compute stream: `runs` (steps and their phase) one after the other, as
-  // kernels, or under PlanDetail::Blocks as one Composite op labelled `where` (the first kernel alone
-  // before it when ZeRO-3 prefetches the next block's parameters once that kernel has run).
-  // Returns (the id of the first op, the id of the last).
+  // What a block's work becomes under PlanDetail::Blocks or NodeBlocks, the same for every block
+  // and micro-batch of a rank: composites, and the steps that stay ops of their own between them.
+  struct BlockItem {
+    int composite = -1;  // Plan::composites, or -1: `op`
+    std::optional<Op> op;
+  };
+
+  // Whether a step stays an op of its own: ZeRO-3's prefetch waits on a block's first kernel, and
+  // under NodeBlocks a collective over nodes puts flows on NICs that the engine routes.
+  bool stands_alone(const Op& op, bool first) const {
+    if (first && spec_.zero >= 3 && group_of(GroupKind::Data) >= 0) return true;
+    const auto* c = std::get_if<CollectiveOp>(&op.body);
+    if (detail_ != PlanDetail::NodeBlocks || !c) return false;
+    const CommGroup& g = plan_.groups[c->group];
+    return g.per_node < static_cast<int>(g.ranks.size());
+  }
+
+  std::vector<BlockItem> block_items(const std::vector<std::pair<const std::vector<KernelStep>*, Phase>>& runs,
+                                     const char* kind) {
+    std::vector<BlockItem> items;
+    Composite open{rank_->rank, {}};
+    const auto close = [&] {
+      if (open.parts.empty()) return;
+      items.push_back({static_cast<int>(plan_.composites.size()), std::nullopt});
+      plan_.composites.push_back(std::move(open));
+      open = Composite{rank_->rank, {}};
+    };
+    bool first = true;
+    for (const auto& [steps, phase] : runs) {
+      for (const KernelStep& k : *steps) {
+        std::optional<Op> op = step_op(k, fmt::format("{} {}", kind, k.name), phase, -1);
+        if (!op) continue;
+        if (auto* c = std::get_if<CollectiveOp>(&op->body)) {  // numbered when placed
+          --seq_[c->group];
+          c->seq = 0;
+        }
+        if (stands_alone(*op, first)) {
+          close();
+          items.push_back({-1, std::move(op)});
+        } else {
+          op->id = static_cast<int>(open.parts.size());
+          open.parts.push_back(std::move(*op));
+        }
+        first = false;
+      }
+    }
+    close();
+    return items;
+  }
+
+  // A block's work on the compute stream: `runs` (steps and their phase) one after the other, the
+  // first op waiting for `first_deps` too. As kernels, or under PlanDetail::Blocks and NodeBlocks
+  // as composites labelled `where` Lb (block_items). Returns (the id of the first op, of the last).
   std::pair<int, int> emit_block(const std::vector<std::pair<const std::vector<KernelStep>*, Phase>>& runs,
                                  const std::string& where, const char* kind, int b, int mb, int last,
                                  std::vector<int> first_deps) {
     const int first = static_cast<int>(rank_->ops.size());
-    if (!blocks_) {
+    if (detail_ == PlanDetail::Kernels) {
       for (const auto& [steps, phase] : runs) {
         const std::string at = fmt::format("{} L{}", phase == Phase::Recompute ? "recompute" : where, b);
         last = emit(*steps, at, phase, mb, last, std::move(first_deps));
@@ -175,57 +224,33 @@ class HybridCompiler {
       }
       return {first, last};
     }
-    const bool split_first = spec_.zero >= 3 && group_of(GroupKind::Data) >= 0;
-    const std::string key = fmt::format("{}{}", kind, split_first ? " after first" : "");
-    auto found = composites_.find(key);
-    std::optional<Op> head;
-    if (found == composites_.end()) {
-      Composite seg{rank_->rank, {}};
-      for (const auto& [steps, phase] : runs) {
-        for (const KernelStep& k : *steps) {
-          std::optional<Op> op = step_op(k, fmt::format("{} {}", kind, k.name), phase, -1);
-          if (!op) continue;
-          if (auto* c = std::get_if<CollectiveOp>(&op->body)) {  // a part is never matched: seq 0
-            --seq_[c->group];
-            c->seq = 0;
+    auto found = block_items_.find(kind);
+    if (found == block_items_.end()) found = block_items_.emplace(kind, block_items(runs, kind)).first;
+    for (const BlockItem& item : found->second) {
+      Op op;
+      if (item.op) {
+        op = *item.op;
+        if (auto* c = std::get_if<CollectiveOp>(&op.body)) c->seq = seq_[c->group]++;
+        op.label = fmt::format("{} L{} {} mb{}", where, b, op.label.substr(op.label.find(' ') + 1), mb);
+      } else {
+        ComputeOp whole{0, 0, job_.model.dtype};
+        whole.composite = item.composite;
+        for (const Op& part : plan_.composites[item.composite].parts) {
+          if (const auto* c = std::get_if<ComputeOp>(&part.body)) {
+            whole.flops += c->flops;
+            whole.mem_bytes += c->mem_bytes;
           }
-          if (split_first && !head) {
-            head = std::move(op);
-            continue;
-          }
-          op->id = static_cast<int>(seg.parts.size());
-          seg.parts.push_back(std::move(*op));
         }
+        op.label = fmt::format("{} L{} mb{}", where, b, mb);
+        op.phase = plan_.composites[item.composite].parts.back().phase == Phase::Recompute ? Phase::Recompute
+                                                                                           : runs.back().second;
+        op.body = whole;
       }
-      found =
-          composites_.emplace(key, std::make_pair(static_cast<int>(plan_.composites.size()), std::move(head))).first;
-      plan_.composites.push_back(std::move(seg));
-    }
-    const auto& [index, first_part] = found->second;
-    if (first_part) {
-      Op op = *first_part;
-      if (auto* c = std::get_if<CollectiveOp>(&op.body)) c->seq = seq_[c->group]++;
-      op.label = fmt::format("{} L{} {} mb{}", where, b, op.label.substr(op.label.find(' ') + 1), mb);
       op.micro_batch = mb;
       op.deps = std::move(first_deps);
       first_deps.clear();
       last = add(std::move(op));
     }
-    ComputeOp whole{0, 0, job_.model.dtype};
-    whole.composite = index;
-    for (const Op& part : plan_.composites[index].parts) {
-      if (const auto* c = std::get_if<ComputeOp>(&part.body)) {
-        whole.flops += c->flops;
-        whole.mem_bytes += c->mem_bytes;
-      }
-    }
-    Op op;
-    op.label = fmt::format("{} L{} mb{}", where, b, mb);
-    op.phase = runs.back().second;
-    op.micro_batch = mb;
-    op.deps = std::move(first_deps);
-    op.body = whole;
-    last = add(std::move(op));
     return {first, last};
   }
 
@@ -534,7 +559,7 @@ class HybridCompiler {
   }
 
   const JobSpec& job_;
-  bool blocks_;  // PlanDetail::Blocks
+  PlanDetail detail_;
   const TransformerSpec& model_;
   HybridSpec spec_;
   HybridLayout layout_;
@@ -562,9 +587,7 @@ class HybridCompiler {
   RankProgram* rank_ = nullptr;
   int local_ = 0;
   std::map<int, int> seq_;  // by plan group: collectives issued so far this iteration
-  // PlanDetail::Blocks: this rank's composites by what they run, each with the first kernel it leaves
-  // out to run alone (ZeRO-3), if any.
-  std::map<std::string, std::pair<int, std::optional<Op>>> composites_;
+  std::map<std::string, std::vector<BlockItem>> block_items_;   // this rank's, by what the block runs ("fwd", "bwd")
   std::vector<std::array<Bucket, kGroupKinds>> bucket_params_;  // open bucket by chunk and group kind
   std::vector<int> reductions_;                                 // gradient reductions the update waits for
   std::vector<std::pair<GroupKind, double>> gathers_;           // ZeRO 1/2: parameters to gather after the step
@@ -619,8 +642,11 @@ bool represents_stage(const HybridLayout& layout, int local) {
 }
 
 void compile_hybrid(const Scenario& s, const JobSpec& job, int job_index, Plan& plan, bool representatives,
-                    bool blocks) {
-  HybridCompiler compiler(s, job, job_index, plan, blocks && representatives);
+                    PlanDetail detail) {
+  if (detail == PlanDetail::Blocks && !representatives) {
+    throw RuntimeError("plan: blocks with every collective inside are compiled for representatives only");
+  }
+  HybridCompiler compiler(s, job, job_index, plan, detail);
   const HybridLayout& layout = compiler.layout();
   const std::vector<int>& workers = plan.jobs[job_index].workers;
   std::map<std::pair<int, int>, int> per_node_stage;  // (node, stage) -> ranks

@@ -10,16 +10,17 @@
 #include <vector>
 
 #include "core/parallel/memory.hpp"
+#include "core/plan/compiler.hpp"
 #include "core/plan/plan.hpp"
 #include "core/scenario/scenario.hpp"
 
 namespace dtsim {
 
 // Ranks of the job are placed already (plan.jobs[job_index].workers, one per device). With
-// `representatives`, only the first rank of each pipeline stage gets its program; with `blocks` too,
-// each block's work is a Composite (PlanDetail::Blocks in compiler.hpp).
+// `representatives`, only the first rank of each pipeline stage gets its program. `detail`: how
+// finely the work is split into ops (compiler.hpp).
 void compile_hybrid(const Scenario& s, const JobSpec& job, int job_index, Plan& plan, bool representatives = false,
-                    bool blocks = false);
+                    PlanDetail detail = PlanDetail::Kernels);
 
 // Whether job-local rank `local` represents its stage (its tensor, context, expert and data coordinates are 0).
 bool represents_stage(const HybridLayout& layout, int local);

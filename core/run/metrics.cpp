@@ -178,8 +178,8 @@ void async_metrics(const Plan& plan, const std::vector<OpRecord>& records, int j
 
 }  // namespace
 
-Metrics compute_metrics(const Plan& plan, const std::vector<OpRecord>& records, const RunInfo& info, int job,
-                        const std::vector<CompositeTiming>& composites) {
+Metrics compute_metrics(const Plan& plan, const std::vector<OpRecord>& records, const RunInfo& info, int job) {
+  const std::vector<CompositeTiming>& composites = info.composites;
   if (composites.size() != plan.composites.size()) {
     throw RuntimeError(fmt::format("metrics: the plan has {} composites, the engine timed {}", plan.composites.size(),
                                    composites.size()));

@@ -12,7 +12,6 @@
 
 #include "core/faults/faults.hpp"
 #include "core/plan/plan.hpp"
-#include "core/run/composite_timing.hpp"
 #include "core/run/observer.hpp"
 #include "core/run/wait_causes.hpp"
 
@@ -77,10 +76,9 @@ struct Metrics {
 // workers) per useful iteration; 0 without faults.* (set by sim/faults after the fault report).
 double failure_wait_per_iteration(const Metrics& m);
 
-// Metrics of one job (its own ranks and iterations). A plan with composites (PlanDetail::Blocks) needs
-// their timings from the engine that ran it, one per Plan::composites entry.
-Metrics compute_metrics(const Plan& plan, const std::vector<OpRecord>& records, const RunInfo& info, int job = 0,
-                        const std::vector<CompositeTiming>& composites = {});
+// Metrics of one job (its own ranks and iterations). A plan with composites needs their timings from
+// the engine that ran it (RunInfo::composites).
+Metrics compute_metrics(const Plan& plan, const std::vector<OpRecord>& records, const RunInfo& info, int job = 0);
 std::vector<Metrics> compute_job_metrics(const Plan& plan, const std::vector<OpRecord>& records, const RunInfo& info);
 nlohmann::json metrics_to_json(const Metrics& m);
 // metrics.json: the first job's metrics at the top level (most scenarios have one job) and

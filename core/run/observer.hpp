@@ -6,6 +6,7 @@
 #include <vector>
 
 #include "core/plan/plan.hpp"
+#include "core/run/composite_timing.hpp"
 
 namespace dtsim {
 
@@ -42,6 +43,9 @@ struct RunInfo {
   std::string engine;    // "analytical", "simgrid", "cpu", "cuda"
   std::string fidelity;  // "closed_form", "flow", "step", "real"
   double wall_time_s = 0;
+  // A plan with composites (PlanDetail in compiler.hpp): how the engine timed each (Plan::composites),
+  // what metrics split their records by.
+  std::vector<CompositeTiming> composites{};
 };
 
 // The interface every executor implements: run the Plan, report each op to the Observer.

@@ -463,7 +463,7 @@ RunInfo AnalyticalExecutor::run(const Plan& plan, Observer& observer) {
   const auto t0 = std::chrono::steady_clock::now();
   Scheduler(cluster_, plan, observer).run();
   const double wall = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
-  return RunInfo{"analytical", "closed_form", wall};
+  return RunInfo{"analytical", "closed_form", wall, cost::CostModel(cluster_, plan).composite_timings()};
 }
 
 }  // namespace dtsim::analytical

@@ -78,7 +78,7 @@ StageRun run_stage_representatives(const Scenario& s, PlanDetail detail) {
   const auto t_start = std::chrono::steady_clock::now();
   StageRun run{compile_plan(s, PlanScope::Representatives, detail), {}, {}};
   Recorder rec;
-  AnalyticalExecutor(s.cluster).run(run.plan, rec);
+  const RunInfo info = AnalyticalExecutor(s.cluster).run(run.plan, rec);
   run.records = rec.records();
   JobPlan& jp = run.plan.jobs.front();
   const std::vector<int> workers = jp.workers;
@@ -88,8 +88,7 @@ StageRun run_stage_representatives(const Scenario& s, PlanDetail detail) {
   }
   jp.workers.clear();
   for (const auto& [stage, r] : representative) jp.workers.push_back(r);
-  const std::vector<CompositeTiming> timings = cost::CostModel(s.cluster, run.plan).composite_timings();
-  Metrics m = compute_metrics(run.plan, run.records, RunInfo{"analytical", "closed_form", 0}, 0, timings);
+  Metrics m = compute_metrics(run.plan, run.records, RunInfo{"analytical", "closed_form", 0, info.composites}, 0);
   jp.workers = workers;
   std::map<int, RankMetrics> by_stage;
   for (const RankMetrics& rm : m.ranks) by_stage.emplace(rm.stage, rm);

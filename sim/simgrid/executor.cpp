@@ -9,6 +9,7 @@
 #include <fstream>
 
 #include "core/base/error.hpp"
+#include "sim/cost/cost_model.hpp"
 #include "sim/simgrid/replay.hpp"
 
 namespace dtsim::sg {
@@ -76,7 +77,8 @@ RunInfo SimGridExecutor::run(const Plan& plan, Observer& observer) {
   const double wall = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
   if (!replay.complete())
     throw RuntimeError("simgrid engine: the plan deadlocked (an unmatched collective or send/recv)");
-  return RunInfo{"simgrid", std::string(fidelity_name(options_.fidelity)), wall};
+  return RunInfo{"simgrid", std::string(fidelity_name(options_.fidelity)), wall,
+                 cost::CostModel(cluster_, plan).composite_timings()};
 }
 
 }  // namespace dtsim::sg

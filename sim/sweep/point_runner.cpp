@@ -134,7 +134,7 @@ class Pool {
 
 nlohmann::json simulate_point(const Scenario& s, const PointHook& hook) {
   if (s.run.engine == Engine::Analytical && !hook) return run_metrics_json(analytical::run_analytical(s));
-  const Plan plan = compile_plan(s);
+  const Plan plan = sim::compile_for_engine(s, static_cast<bool>(hook));
   Recorder recorder;
   recorder.reserve(static_cast<size_t>(plan.total_ops()) * (plan.iterations + plan.warmup));
   const std::unique_ptr<Executor> engine = sim::make_executor(s);

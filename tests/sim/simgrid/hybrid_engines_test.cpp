@@ -6,6 +6,7 @@
 #include <fmt/ranges.h>
 
 #include "core/plan/compiler.hpp"
+#include "sim/cost/cost_model.hpp"
 #include "tests/support/hybrid_job.hpp"
 #include "tests/support/run_analytical.hpp"
 #include "tests/support/simulate.hpp"
@@ -61,4 +62,38 @@ TEST_CASE("SimGrid shows the contention of data-parallel reductions with pipelin
   const double simgrid = compute_job_metrics(plan, records, RunInfo{"simgrid", "flow", 0}).front().iteration_time.mean;
   const double analytical = test::run_analytical(s).front().iteration_time.mean;
   CHECK(simgrid > analytical);
+}
+
+TEST_CASE("SimGrid on node blocks gives the kernel plan's metrics, its NIC traffic still as flows", "[hybrid]") {
+  // Composites fold the kernels and the collectives inside a node (timed by their closed forms, which
+  // SimGrid's flows inside a node match); collectives across nodes, pipeline messages and gradient
+  // reductions stay ops, so contention on the NICs is simulated as before.
+  const std::vector<std::vector<std::string>> layouts{
+      {"strategy.tensor=4", "strategy.pipeline=2", "strategy.global_batch=8", "strategy.sequence_parallel=true"},
+      {"strategy.tensor=8",
+       "strategy.global_batch=4"},  // tensor groups across the two nodes: their collectives stay ops
+      {"strategy.pipeline=2", "strategy.data=4", "strategy.global_batch=16", "cluster.nic.count=1",
+       "cluster.nic.rate=25Gbps", "cluster.efficiency=0.5"},  // the contention case above
+      {"strategy.tensor=2", "strategy.data=4", "strategy.zero=3", "strategy.global_batch=8"},
+      {"strategy.tensor=2", "strategy.pipeline=2", "strategy.pipeline.schedule=interleaved",
+       "strategy.pipeline.virtual_stages=2", "strategy.recompute=full", "strategy.global_batch=8"},
+  };
+  for (const auto& layout : layouts) {
+    INFO(fmt::format("{}", fmt::join(layout, " ")));
+    const Scenario s = test::hybrid_job(layout);
+    const Plan kernels = compile_plan(s);
+    const Plan blocks = compile_plan(s, PlanScope::AllRanks, PlanDetail::NodeBlocks);
+    CHECK(blocks.total_ops() * 2 < kernels.total_ops());
+    const Metrics k = compute_job_metrics(kernels, test::simulate(s.cluster, kernels, Fidelity::Flow).records,
+                                          RunInfo{"simgrid", "flow", 0})
+                          .front();
+    RunInfo folded{"simgrid", "flow", 0, cost::CostModel(s.cluster, blocks).composite_timings()};
+    const Metrics b =
+        compute_job_metrics(blocks, test::simulate(s.cluster, blocks, Fidelity::Flow).records, folded).front();
+    CHECK(b.iteration_time.mean == Approx(k.iteration_time.mean).epsilon(1e-6));
+    CHECK(b.compute_fraction == Approx(k.compute_fraction).epsilon(1e-6));
+    CHECK(b.exposed_comm_fraction == Approx(k.exposed_comm_fraction).epsilon(1e-6).margin(1e-9));
+    CHECK(b.bubble_fraction == Approx(k.bubble_fraction).epsilon(1e-6).margin(1e-9));
+    CHECK(b.bytes_on_wire_per_iteration == Approx(k.bytes_on_wire_per_iteration).epsilon(1e-9));
+  }
 }
