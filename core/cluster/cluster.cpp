@@ -2,6 +2,7 @@
 #include "core/cluster/cluster.hpp"
 
 #include <algorithm>
+#include <cmath>
 #include <cstdlib>
 
 namespace dtsim {
@@ -77,6 +78,17 @@ int ClusterSpec::hops(int a, int b) const {
     }
   }
   return 1;
+}
+
+double ClusterSpec::intra_rate_for(double bytes) const {
+  if (intra_busbw.empty()) return intra.rate;
+  if (bytes <= intra_busbw.front().first) return intra_busbw.front().second;
+  if (bytes >= intra_busbw.back().first) return intra_busbw.back().second;
+  const auto hi = std::upper_bound(intra_busbw.begin(), intra_busbw.end(), bytes,
+                                   [](double b, const std::pair<double, double>& p) { return b < p.first; });
+  const auto lo = hi - 1;
+  const double f = std::log(bytes / lo->first) / std::log(hi->first / lo->first);
+  return lo->second + f * (hi->second - lo->second);
 }
 
 }  // namespace dtsim

@@ -46,6 +46,9 @@ struct ClusterSpec {
   double efficiency = 0;  // achieved fraction of peak; from the device zoo unless set
   IntraLinkKind intra_kind = IntraLinkKind::NvLink;
   LinkSpec intra;  // one device's link into the node fabric
+  // cluster.intra_node.collective_busbw: the bus bandwidth collectives inside a node reach by buffer
+  // size (bytes, bytes/s), ascending, as nccl-tests measures it; empty: intra.rate at every size.
+  std::vector<std::pair<double, double>> intra_busbw;
   int nics = 1;    // NICs per node
   LinkSpec nic;    // one NIC
   TopologySpec topology;
@@ -79,6 +82,9 @@ struct ClusterSpec {
   // The NIC bandwidth profile of a cluster node, or nullptr.
   const Profile* nic_profile_of(int node) const;
   double node_bandwidth() const { return nic.rate * nics; }
+  // The intra-node bandwidth a collective of `bytes` (its buffer, S) sees: intra.rate, or the
+  // measured bus bandwidth interpolated linearly in log(size), held at the ends beyond them.
+  double intra_rate_for(double bytes) const;
   // Switch or router hops between two different nodes (for latency).
   int hops(int node_a, int node_b) const;
 };

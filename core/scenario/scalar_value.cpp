@@ -106,6 +106,30 @@ std::vector<std::pair<std::string, int>> ScalarValue::device_counts() const {
   return out;
 }
 
+std::vector<std::pair<double, double>> ScalarValue::size_rates() const {
+  std::vector<std::pair<double, double>> out;
+  size_t start = 0;
+  while (start <= text_.size()) {
+    const size_t comma = text_.find(',', start);
+    const std::string part = text_.substr(start, comma == std::string::npos ? std::string::npos : comma - start);
+    const size_t colon = part.find(':');
+    double size = 0, rate = 0;
+    try {
+      if (colon == std::string::npos) throw InputError("no rate");
+      size = parse_quantity(part.substr(0, colon), Quantity::Bytes);
+      rate = parse_quantity(part.substr(colon + 1), Quantity::Rate);
+    } catch (const InputError&) {
+      fail(fmt::format("'{}' is not a list of size:rate points (e.g. 16MB:109GB/s,64MB:167GB/s)", part));
+    }
+    if (size <= 0 || rate <= 0) fail(fmt::format("'{}': sizes and rates must be positive", part));
+    if (!out.empty() && size <= out.back().first) fail(fmt::format("'{}': sizes must ascend", part));
+    out.emplace_back(size, rate);
+    if (comma == std::string::npos) break;
+    start = comma + 1;
+  }
+  return out;
+}
+
 DeviceSpec ScalarValue::device() const {
   try {
     return load_device(text_);

@@ -30,6 +30,8 @@ class ScalarValue {
   double at_least(double min_value) const;                         // a number >= min_value
   DeviceSpec device() const;                                       // a device zoo name
   std::vector<std::pair<std::string, int>> device_counts() const;  // "a100_40gb:2,v100_16gb:2"
+  // "16MB:109GB/s,64MB:167GB/s": sizes ascending, rates positive.
+  std::vector<std::pair<double, double>> size_rates() const;
   template <typename E>
   E choice(const std::vector<std::pair<std::string, E>>& options) const;
 

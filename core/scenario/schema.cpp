@@ -139,6 +139,11 @@ std::vector<ScenarioKey> build_keys() {
       [](S& s, const V& v) { s.cluster.intra.rate = v.positive(Quantity::Rate); });
   add("cluster.intra_node.latency", "time", "2us", "Latency of one message inside a node.",
       [](S& s, const V& v) { s.cluster.intra.latency = v.quantity(Quantity::Time); });
+  add("cluster.intra_node.collective_busbw", "size:rate list", "",
+      "The bus bandwidth collectives inside a node reach by buffer size, as nccl-tests reports it (e.g. "
+      "16MB:109GB/s,64MB:167GB/s,8GB:232GB/s, interpolated in log size): collectives over devices of one node "
+      "run their intra-node bandwidth term at it instead of cluster.intra_node.rate (docs/engines.md).",
+      [](S& s, const V& v) { s.cluster.intra_busbw = v.size_rates(); });
   add("cluster.nic.count", "count", "1", "NICs per node.", [](S& s, const V& v) { s.cluster.nics = v.count(1); });
   add("cluster.nic.rate", "rate", "100Gbps", "Per-NIC, per-direction bandwidth.",
       [](S& s, const V& v) { s.cluster.nic.rate = v.positive(Quantity::Rate); });

@@ -201,20 +201,29 @@ double CostModel::collective_time(const CollectiveOp& op) const {
   const CommGroup& group = plan_.groups[op.group];
   const CollectiveAlgorithm& algo = *op.algorithm;
   const GroupShape shape{static_cast<int>(group.ranks.size()), group.per_node, 0};
-  AlphaBeta ab = group_alpha_beta(group, algo, op.kind);
-  // The message a round sends: one chunk of the buffer (S / n for ring-like schedules).
-  if (cluster_.calibration) apply_calibration(ab, op.bytes / std::max(1, shape.size));
+  const AlphaBeta ab = op_alpha_beta(op);
   const double t = shape.size <= 1 ? 0.0 : algo.closed_form(op.kind, shape, op.bytes, ab);
   collective_cache_.emplace(key, t);
   return t;
+}
+
+AlphaBeta CostModel::op_alpha_beta(const CollectiveOp& op) const {
+  const CommGroup& group = plan_.groups[op.group];
+  AlphaBeta ab = group_alpha_beta(group, *op.algorithm, op.kind);
+  // The message a round sends: one chunk of the buffer (S / n for ring-like schedules).
+  if (cluster_.calibration) {
+    apply_calibration(ab, op.bytes / std::max(1, static_cast<int>(group.ranks.size())));
+  } else {
+    ab.bw_intra = cluster_.intra_rate_for(op.bytes);  // the measured bus bandwidth at this size, if given
+  }
+  return ab;
 }
 
 double CostModel::collective_inter_bandwidth_time(const CollectiveOp& op) const {
   const CommGroup& group = plan_.groups[op.group];
   const GroupShape shape{static_cast<int>(group.ranks.size()), group.per_node, 0};
   if (shape.size <= 1) return 0.0;
-  AlphaBeta unbounded = group_alpha_beta(group, *op.algorithm, op.kind);
-  if (cluster_.calibration) apply_calibration(unbounded, op.bytes / std::max(1, shape.size));
+  AlphaBeta unbounded = op_alpha_beta(op);
   unbounded.bw_inter = std::numeric_limits<double>::infinity();
   const double rest = op.algorithm->closed_form(op.kind, shape, op.bytes, unbounded);
   return std::max(0.0, collective_time(op) - rest);

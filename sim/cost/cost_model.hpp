@@ -65,6 +65,9 @@ class CostModel {
   double collective_inter_bandwidth_time(const CollectiveOp& op) const;
   // The alpha-beta parameters the collective sees over its group (documented in docs/engines.md).
   AlphaBeta group_alpha_beta(const CommGroup& group, const CollectiveAlgorithm& algo, CollectiveKind kind) const;
+  // group_alpha_beta for this collective's buffer: with a calibration its fitted link segments, else
+  // with cluster.intra_node.collective_busbw the intra-node bandwidth measured at its size.
+  AlphaBeta op_alpha_beta(const CollectiveOp& op) const;
   // `bytes` picks the segment of a calibrated link (cluster.calibration); unused otherwise.
   TransferPath path(const Placement& src, const Placement& dst, double bytes = 0) const;
 

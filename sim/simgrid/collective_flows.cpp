@@ -69,6 +69,16 @@ const CollectiveFlows::Phases& CollectiveFlows::phases(const CollectiveOp& c) {
   const bool step = fidelity_ == Fidelity::Step || cluster_.calibration != nullptr;
   rp->phases = step ? step_phases(c.algorithm->schedule(c.kind, shape, c.bytes))
                     : c.algorithm->flow_phases(c.kind, shape, c.bytes);
+  // cluster.intra_node.collective_busbw: a flow inside a node crosses the intra link at the bandwidth
+  // collectives of this size reach, as more bytes at the link's rate (the closed form's intra term).
+  if (!cluster_.intra_busbw.empty() && cluster_.calibration == nullptr) {
+    const double stretch = cluster_.intra.rate / cluster_.intra_rate_for(c.bytes);
+    for (FlowPhase& phase : rp->phases) {
+      for (auto& f : phase.flows) {
+        if (plan_.ranks[group.ranks[f.src]].where.node == plan_.ranks[group.ranks[f.dst]].where.node) f.bytes *= stretch;
+      }
+    }
+  }
   rp->out.assign(rp->phases.size(), std::vector<std::vector<int>>(shape.size));
   rp->in.assign(rp->phases.size(), std::vector<std::vector<int>>(shape.size));
   for (size_t p = 0; p < rp->phases.size(); ++p) {

@@ -46,6 +46,21 @@ TEST_CASE("bad units name the key and what would be valid") {
         "s, min, h)");
 }
 
+TEST_CASE("a bus bandwidth curve names the point that is wrong") {
+  const std::string at = std::string(kGood) + "  intra_node:\n    collective_busbw: ";
+  CHECK(error_of(at + "16MB:100GB/s,8MB:200GB/s\n") ==
+        "x.yaml:9:23: error: cluster.intra_node.collective_busbw: '8MB:200GB/s': sizes must ascend");
+  CHECK(error_of(at + "16MB-100GB/s\n") ==
+        "x.yaml:9:23: error: cluster.intra_node.collective_busbw: '16MB-100GB/s' is not a list of size:rate points "
+        "(e.g. 16MB:109GB/s,64MB:167GB/s)");
+  CHECK(error_of(at + "16MB:0GB/s\n") ==
+        "x.yaml:9:23: error: cluster.intra_node.collective_busbw: '16MB:0GB/s': sizes and rates must be positive");
+  const auto s = dtsim::load_scenario_text(at + "16MiB:109.22GB/s,64MiB:166.63GB/s\n", "x.yaml");
+  REQUIRE(s.cluster.intra_busbw.size() == 2);
+  CHECK(s.cluster.intra_busbw[1].first == 64.0 * 1048576);
+  CHECK(s.cluster.intra_busbw[1].second == Approx(166.63e9));
+}
+
 TEST_CASE("negative and zero counts") {
   CHECK(error_of("model:\n  name: resnet50\ncluster:\n  nodes: -2\n  device: v100\n") ==
         "x.yaml:4:10: error: cluster.nodes: '-2' is not a count (use a whole number such as 8)");

@@ -27,3 +27,27 @@ TEST_CASE("roofline compute: FLOP-bound and memory-bound ops") {
   CHECK(costs.compute_time(r, ComputeOp{19.5e12, 0, Dtype::Fp32}) == Approx(2.0));
   CHECK(costs.compute_time(r, ComputeOp{1.0, 1555e9, Dtype::Fp16}) == Approx(1.0));
 }
+
+TEST_CASE("collectives inside a node run at the bus bandwidth measured for their size") {
+  constexpr double MiB = 1048576.0;
+  ClusterSpec c = test::star_cluster(1, 12.5e9, 5e-6);
+  c.devices_per_node = 8;
+  c.intra = LinkSpec{230e9, 2e-6};
+  // The curve: the points themselves, log-size interpolation between them, held beyond them.
+  c.intra_busbw = {{16 * MiB, 109.22e9}, {64 * MiB, 166.63e9}};
+  CHECK(c.intra_rate_for(16 * MiB) == Approx(109.22e9));
+  CHECK(c.intra_rate_for(32 * MiB) == Approx((109.22e9 + 166.63e9) / 2));
+  CHECK(c.intra_rate_for(1 * MiB) == Approx(109.22e9));
+  CHECK(c.intra_rate_for(1024 * MiB) == Approx(166.63e9));
+  for (double bytes : {4 * MiB, 32 * MiB, 512 * MiB}) {
+    Plan p = test::one_collective(8, bytes, "ring", CollectiveKind::AllReduce);
+    for (int r = 0; r < 8; ++r) p.ranks[r].where = Placement{0, r};
+    p.groups[0].per_node = 8;
+    const auto& op = std::get<CollectiveOp>(p.ranks[0].ops[0].body);
+    // Ring all-reduce: 2(n-1) a + 2(n-1)/n S / B, B the bus bandwidth at S.
+    CHECK(cost::CostModel(c, p).collective_time(op) == Approx(14 * 2e-6 + 1.75 * bytes / c.intra_rate_for(bytes)));
+    ClusterSpec flat = c;
+    flat.intra_busbw.clear();
+    CHECK(cost::CostModel(flat, p).collective_time(op) == Approx(14 * 2e-6 + 1.75 * bytes / 230e9));
+  }
+}
