@@ -77,7 +77,6 @@ RunInfo SimGridExecutor::run(const Plan& plan, Observer& observer) {
   const double wall = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
   if (!replay.complete())
     throw RuntimeError("simgrid engine: the plan deadlocked (an unmatched collective or send/recv)");
-  if (getenv("SGSTATS")) fprintf(stderr, "activities %ld actors %d platform %.3f wall %.3f\n", stats_.activities, stats_.actors, stats_.platform_s, wall);
   return RunInfo{"simgrid", std::string(fidelity_name(options_.fidelity)), wall,
                  cost::CostModel(cluster_, plan).composite_timings()};
 }
