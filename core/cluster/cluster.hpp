@@ -49,8 +49,8 @@ struct ClusterSpec {
   // cluster.intra_node.collective_busbw: the bus bandwidth collectives inside a node reach by buffer
   // size (bytes, bytes/s), ascending, as nccl-tests measures it; empty: intra.rate at every size.
   std::vector<std::pair<double, double>> intra_busbw;
-  int nics = 1;    // NICs per node
-  LinkSpec nic;    // one NIC
+  int nics = 1;  // NICs per node
+  LinkSpec nic;  // one NIC
   TopologySpec topology;
   Transport transport = Transport::Rdma;
   ServerPlacement server_placement = ServerPlacement::Dedicated;

@@ -75,7 +75,8 @@ const CollectiveFlows::Phases& CollectiveFlows::phases(const CollectiveOp& c) {
     const double stretch = cluster_.intra.rate / cluster_.intra_rate_for(c.bytes);
     for (FlowPhase& phase : rp->phases) {
       for (auto& f : phase.flows) {
-        if (plan_.ranks[group.ranks[f.src]].where.node == plan_.ranks[group.ranks[f.dst]].where.node) f.bytes *= stretch;
+        if (plan_.ranks[group.ranks[f.src]].where.node == plan_.ranks[group.ranks[f.dst]].where.node)
+          f.bytes *= stretch;
       }
     }
   }

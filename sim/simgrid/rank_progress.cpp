@@ -73,7 +73,7 @@ void RankProgress::finish(int rank, int op, double start, double end, bool recor
     ++st.iteration;
     std::fill(st.done.begin(), st.done.end(), 0);
     st.done_count = 0;
-    if (st.iteration < total_iterations_) next_iteration_(rank);
+    next_iteration_(rank);
     st.changed->notify_all();
   }
 }

@@ -32,8 +32,8 @@ struct RankState {
 
 class RankProgress {
  public:
-  // `next_iteration(rank)` runs when a rank begins an iteration after its first, before the actors
-  // waiting on the rank are woken (the replay spawns the iteration's posted ops there);
+  // `next_iteration(rank)` runs when a rank has ended an iteration (and begins the next, if any),
+  // before the actors waiting on the rank are woken (the replay posts the iteration's ops there);
   // `done(rank, op)` when an op of the rank's current iteration is done, before anyone is woken (the
   // replay spawns the posted ops whose last dependency it was).
   RankProgress(const Plan& plan, Observer& observer, std::function<void(int)> next_iteration,

@@ -24,7 +24,7 @@ Replay::Replay(const ClusterSpec& cluster, const Plan& plan, const Platform& pla
       costs_(cluster, plan),
       balance_(plan),
       progress_(
-          plan, observer, [this](int rank) { spawn_posted(rank); },
+          plan, observer, [this](int rank) { next_iteration(rank); },
           [this](int rank, int op) { spawn_posted_after(rank, op); }),
       collectives_(cluster, plan, platform, options.fidelity, mailboxes_, stats),
       messages_(platform, mailboxes_, rendezvous_, stats),
@@ -34,6 +34,7 @@ Replay::Replay(const ClusterSpec& cluster, const Plan& plan, const Platform& pla
       holds_(cluster, plan),
       posted_ops_(plan.ranks.size()),
       posted_after_(plan.ranks.size()),
+      posted_(plan.ranks.size()),
       posted_free_(plan.ranks.size(), 0.0) {
   for (size_t r = 0; r < plan.ranks.size(); ++r) {
     for (const Op& op : plan.ranks[r].ops) {
@@ -52,6 +53,7 @@ void Replay::start() {
   holds_.create();
   gates_.create();
   quorums_.create();
+  for (PostedQueue& q : posted_) q.ready = sg4::ConditionVariable::create();
   for (size_t r = 0; r < plan_.ranks.size(); ++r) {
     const int rank = static_cast<int>(r);
     for (Stream stream : {Stream::Compute, Stream::Comm}) {
@@ -61,26 +63,47 @@ void Replay::start() {
                          [this, rank, stream] { stream_actor(rank, stream); });
       ++stats_.actors;
     }
-    spawn_posted(rank);
+    next_iteration(rank);
   }
 }
 
 bool Replay::complete() const { return progress_.complete(); }
 
-void Replay::spawn_posted(int rank) {
-  for (int op : posted_ops_[rank]) spawn_posted_op(rank, op);
+void Replay::next_iteration(int rank) {
+  if (progress_[rank].iteration < progress_.iterations()) {
+    for (int op : posted_ops_[rank]) post(rank, op);
+  } else {
+    posted_[rank].ready->notify_all();  // the rank is done: its idle posted actors leave
+  }
 }
 
 void Replay::spawn_posted_after(int rank, int done) {
   if (posted_after_[rank].empty()) return;
   for (int op : posted_after_[rank][done]) {
-    if (progress_.deps_done(rank, op)) spawn_posted_op(rank, op);
+    if (progress_.deps_done(rank, op)) post(rank, op);
   }
 }
 
-void Replay::spawn_posted_op(int rank, int op) {
-  sg4::Actor::create(fmt::format("r{}p{}", rank, op), platform_.rank_hosts[rank],
-                     [this, rank, op] { posted_actor(rank, op); });
+void Replay::post(int rank, int op) {
+  if (!std::holds_alternative<SendOp>(plan_.ranks[rank].ops[op].body)) {
+    // Other posted ops (a server's aggregation and replies, pulls) keep an actor each: their
+    // compute and quorum handling belong to the actor that issued them.
+    sg4::Actor::create(fmt::format("r{}p{}", rank, op), platform_.rank_hosts[rank], [this, rank, op] {
+      progress_.wait_deps(rank, plan_.ranks[rank].ops[op].deps);
+      execute(rank, op);
+    });
+    ++stats_.actors;
+    return;
+  }
+  PostedQueue& q = posted_[rank];
+  q.ops.push_back(op);
+  if (q.idle > 0) {
+    --q.idle;  // taken now, so that the next op posted at this instant finds no idle actor left
+    q.ready->notify_one();
+    return;
+  }
+  sg4::Actor::create(fmt::format("r{}p{}", rank, stats_.actors), platform_.rank_hosts[rank],
+                     [this, rank] { posted_actor(rank); });
   ++stats_.actors;
 }
 
@@ -118,9 +141,22 @@ void Replay::stream_actor(int rank, Stream stream) {
   }
 }
 
-void Replay::posted_actor(int rank, int op) {
-  progress_.wait_deps(rank, plan_.ranks[rank].ops[op].deps);
-  execute(rank, op);
+void Replay::posted_actor(int rank) {
+  PostedQueue& q = posted_[rank];
+  for (;;) {
+    {
+      std::unique_lock lock(*progress_[rank].mutex);
+      while (q.ops.empty()) {
+        if (progress_[rank].iteration >= progress_.iterations()) return;
+        ++q.idle;
+        q.ready->wait(lock);
+      }
+    }
+    const int op = q.ops.front();
+    q.ops.pop_front();
+    progress_.wait_deps(rank, plan_.ranks[rank].ops[op].deps);
+    execute(rank, op);
+  }
 }
 
 double Replay::seconds(int rank, const Op& op) {

@@ -12,6 +12,7 @@
 
 #include <simgrid/s4u.hpp>
 
+#include <deque>
 #include <vector>
 
 #include "core/plan/batch_balance.hpp"
@@ -42,13 +43,15 @@ class Replay {
 
  private:
   void stream_actor(int rank, Stream stream);
-  void posted_actor(int rank, int op);
-  // A posted op's actor is spawned once its dependencies are done in the rank's current iteration
-  // (at the iteration's start for those with none): alive only while it runs, not for the whole
-  // iteration (a pipeline's sends would otherwise hold an actor and its stack each, all at once).
-  void spawn_posted(int rank);                  // the posted ops of the rank's current iteration without deps
-  void spawn_posted_after(int rank, int done);  // those whose last dependency `done` was
-  void spawn_posted_op(int rank, int op);
+  // A posted op is issued once its dependencies are done in the rank's current iteration (at the
+  // iteration's start for those with none). A send is handed to one of its rank's send actors: an
+  // idle one takes it, or a new one is created; they stay for the next sends (a pipeline's thousands
+  // of sends reuse a few) and leave once the rank has run its last iteration. Other posted ops get an
+  // actor each.
+  void posted_actor(int rank);
+  void next_iteration(int rank);                // posts the iteration's ops without deps, or ends the actors
+  void spawn_posted_after(int rank, int done);  // posts those whose last dependency `done` was
+  void post(int rank, int op);
   void execute(int rank, int op);
   void execute_run(int rank, const std::vector<int>& ops);  // compute ops as one activity
   void collective(int rank, int op, const CollectiveOp& c, int iteration);
@@ -75,6 +78,12 @@ class Replay {
   CoreHolds holds_;
   std::vector<std::vector<int>> posted_ops_;                 // by rank: its posted ops without deps
   std::vector<std::vector<std::vector<int>>> posted_after_;  // by rank and op: the posted ops that depend on it
+  struct PostedQueue {
+    std::deque<int> ops;  // posted, not yet taken by an actor
+    int idle = 0;         // actors waiting for an op
+    simgrid::s4u::ConditionVariablePtr ready;
+  };
+  std::vector<PostedQueue> posted_;  // by rank
   std::vector<double> posted_free_;  // by rank: when its posted stream's host work ends (send_host_time)
 };
 
