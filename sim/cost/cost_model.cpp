@@ -24,18 +24,28 @@ GroupShape reduced(const CollectiveAlgorithm& algo, CollectiveKind kind, const G
 
 }  // namespace
 
-int inter_node_concurrency(const CollectiveAlgorithm& algo, CollectiveKind kind, const GroupShape& shape) {
+double inter_node_concurrency(const CollectiveAlgorithm& algo, CollectiveKind kind, const GroupShape& shape) {
   if (shape.nodes() <= 1) return 1;
-  const GroupShape small = reduced(algo, kind, shape, 4);
-  int most = 1;
-  // Phases hold distinct sender-receiver pairs; merged rounds use the same pairs.
+  // The whole group while its phases stay small (a direct all-to-all's crossing depends on how many
+  // nodes there are), else the same shape over 4 nodes.
+  const GroupShape small =
+      static_cast<double>(shape.size) * shape.size <= 65536 ? shape : reduced(algo, kind, shape, 4);
+  // Phases hold distinct sender-receiver pairs; merged rounds use the same pairs. Each phase that
+  // crosses nodes weighs by the bytes of its crossing flows (1.0 per unit of S).
+  double weighted = 0, weight = 0;
   for (const auto& phase : algo.flow_phases(kind, small, 1.0)) {
     std::map<int, int> leaving;
+    int most = 0;
+    double bytes = 0;
     for (const auto& f : phase.flows) {
-      if (!small.same_node(f.src, f.dst)) most = std::max(most, ++leaving[small.node_of(f.src)]);
+      if (small.same_node(f.src, f.dst)) continue;
+      most = std::max(most, ++leaving[small.node_of(f.src)]);
+      bytes = std::max(bytes, f.bytes);
     }
+    weighted += bytes * most;
+    weight += bytes;
   }
-  return std::min(most, shape.per_node);
+  return weight > 0 ? std::clamp(weighted / weight, 1.0, static_cast<double>(shape.per_node)) : 1.0;
 }
 
 int leaf_crossing_flows(const CollectiveAlgorithm& algo, CollectiveKind kind, const GroupShape& shape,
@@ -180,8 +190,8 @@ AlphaBeta CostModel::group_alpha_beta(const CommGroup& group, const CollectiveAl
   return ab;
 }
 
-std::pair<int, int> CostModel::traffic_shape(const CollectiveAlgorithm& algo, CollectiveKind kind,
-                                             const GroupShape& shape) const {
+std::pair<double, int> CostModel::traffic_shape(const CollectiveAlgorithm& algo, CollectiveKind kind,
+                                                const GroupShape& shape) const {
   const auto key = std::make_tuple(&algo, kind, shape.size, shape.per_node);
   auto it = traffic_cache_.find(key);
   if (it == traffic_cache_.end()) {

@@ -82,21 +82,25 @@ class CostModel {
   void apply_calibration(AlphaBeta& ab, double message_bytes) const;
 
   // (ranks of a node crossing its NICs at once, flows leaving a fat-tree leaf at once), cached.
-  std::pair<int, int> traffic_shape(const CollectiveAlgorithm& algo, CollectiveKind kind,
-                                    const GroupShape& shape) const;
+  std::pair<double, int> traffic_shape(const CollectiveAlgorithm& algo, CollectiveKind kind,
+                                       const GroupShape& shape) const;
 
   const ClusterSpec& cluster_;
   const Plan& plan_;
   std::vector<std::string_view> codec_kernels_;  // by job: its compressor's calibration kernel ("" when none)
-  mutable std::map<std::tuple<const CollectiveAlgorithm*, CollectiveKind, int, int>, std::pair<int, int>>
+  mutable std::map<std::tuple<const CollectiveAlgorithm*, CollectiveKind, int, int>, std::pair<double, int>>
       traffic_cache_;
   mutable std::map<std::tuple<int, int, CollectiveKind, double>, double> collective_cache_;
   mutable std::vector<std::optional<CompositeTiming>> composite_cache_;
 };
 
-// How many of one node's ranks send across its NICs at once in the algorithm's busiest round,
-// read off the algorithm's own flow phases over a group of the same shape (at most 4 nodes).
-int inter_node_concurrency(const CollectiveAlgorithm& algo, CollectiveKind kind, const GroupShape& shape);
+// How many of one node's ranks send across its NICs at once, read off the algorithm's own flow
+// phases over the group (or one of the same shape on 4 nodes when the group is large): the mean
+// over the phases that cross nodes, each weighed by the bytes its crossing flows carry, so that
+// S / (B / concurrency) sums the phases' inter-node times (a direct all-to-all on 2 nodes of 4
+// crosses with 1, 2, 3, 4, 3, 2, 1 ranks in its 7 rounds: 16 / 7; a ring with 1, halving-doubling's
+// far rounds with every rank).
+double inter_node_concurrency(const CollectiveAlgorithm& algo, CollectiveKind kind, const GroupShape& shape);
 // How many flows leave the first fat-tree leaf (of `nodes_per_leaf` nodes) at once in the
 // busiest round, over a group of the same shape (at most two leaves); 0 if one leaf holds it all.
 int leaf_crossing_flows(const CollectiveAlgorithm& algo, CollectiveKind kind, const GroupShape& shape,

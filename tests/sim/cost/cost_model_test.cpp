@@ -15,6 +15,12 @@ TEST_CASE("ranks of a node crossing the NICs at once, read off the schedule") {
   CHECK(cost::inter_node_concurrency(find_algorithm("hierarchical"), CollectiveKind::AllReduce, GroupShape{32, 8, 0}) ==
         8);
   CHECK(cost::inter_node_concurrency(find_algorithm("ring"), CollectiveKind::AllReduce, GroupShape{8, 1, 0}) == 1);
+  // A direct all-to-all's rounds cross with a varying number of a node's ranks: shift s moves
+  // min(s, G, N - s)-like counts, summing to G (N - G) over the N - 1 rounds of equal bytes.
+  for (const auto& [n, g] : std::vector<std::pair<int, int>>{{8, 4}, {16, 4}, {32, 8}}) {
+    CHECK(cost::inter_node_concurrency(find_algorithm("direct"), CollectiveKind::AllToAll, GroupShape{n, g, 0}) ==
+          Approx(static_cast<double>(g) * (n - g) / (n - 1)));
+  }
 }
 
 TEST_CASE("roofline compute: FLOP-bound and memory-bound ops") {
