@@ -76,7 +76,8 @@ class HybridCompiler {
         embedding_backward_(embedding_backward(model_, shape_)),
         head_forward_(head_forward(model_, shape_)),
         head_backward_(head_backward(model_, shape_)),
-        block_params_(block_params(model_, shape_)) {
+        block_params_(block_params(model_, shape_)),
+        bucket_bytes_(hybrid_bucket_bytes(job, spec_)) {
     make_groups();
   }
 
@@ -402,8 +403,8 @@ class HybridCompiler {
     }
   }
 
-  // Adds gradient bytes to the group's open bucket; a bucket closes at bucket_size
-  // (strategy.allreduce.bucket_size), reduced once its last part's backward has run (overlap) or
+  // Adds gradient bytes to the group's open bucket; a bucket closes at hybrid_bucket_bytes
+  // (strategy.allreduce.bucket_size, or Megatron's default), reduced once its last part's backward has run (overlap) or
   // after the whole backward.
   void bucket(GroupKind kind, double bytes, int after, int chunk, const std::string& what) {
     if (group_of(kind) < 0) return;
@@ -412,7 +413,7 @@ class HybridCompiler {
     open.ready = after;
     open.first = open.first.empty() ? what : open.first;
     open.last = what;
-    if (open.bytes >= job_.strategy.bucket_size) close_bucket(kind, chunk);
+    if (open.bytes >= bucket_bytes_) close_bucket(kind, chunk);
   }
 
   struct Bucket {
@@ -580,6 +581,7 @@ class HybridCompiler {
   std::vector<KernelStep> head_forward_;
   std::vector<KernelStep> head_backward_;
   BlockParams block_params_;
+  double bucket_bytes_;                                    // hybrid_bucket_bytes
   std::vector<std::array<int, kGroupKinds>> group_index_;  // by job-local rank: plan group of each kind, or -1
   std::vector<int> tied_group_;                            // by job-local rank: the tied embeddings' group, or -1
 
@@ -598,6 +600,11 @@ class HybridCompiler {
 
 }  // namespace
 
+double hybrid_bucket_bytes(const JobSpec& job, const HybridSpec& layout) {
+  if (job.strategy.bucket_size_given) return job.strategy.bucket_size;
+  return std::max(40e6, 1e6 * layout.data) * dtype_bytes(job.model.grad_dtype);
+}
+
 HybridSpec job_layout(const Scenario& s, const JobSpec& job) {
   return resolve_layout(job.strategy.hybrid, job.devices(s.cluster));
 }
@@ -609,7 +616,7 @@ std::vector<StageMemory> job_memory(const Scenario& s, const JobSpec& job) {
   in.dtype = job.model.dtype;
   in.grad_dtype = job.model.grad_dtype;
   in.optimizer_states = static_cast<int>(optimizer_state_copies(job.model.optimizer));
-  in.bucket_bytes = job.strategy.bucket_size;
+  in.bucket_bytes = hybrid_bucket_bytes(job, in.layout);
   return stage_memory(in);
 }
 

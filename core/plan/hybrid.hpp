@@ -22,6 +22,12 @@ namespace dtsim {
 void compile_hybrid(const Scenario& s, const JobSpec& job, int job_index, Plan& plan, bool representatives = false,
                     PlanDetail detail = PlanDetail::Kernels);
 
+// The gradient bytes of one data-parallel bucket: strategy.allreduce.bucket_size when given, else
+// Megatron-core's default (DistributedDataParallelConfig.bucket_size: max(40,000,000, 1,000,000 x
+// data-parallel size) parameters, "larger DP sizes need larger buckets to ensure collectives do not
+// become latency-bound") of gradients in model.grad_dtype.
+double hybrid_bucket_bytes(const JobSpec& job, const HybridSpec& layout);
+
 // Whether job-local rank `local` represents its stage (its tensor, context, expert and data coordinates are 0).
 bool represents_stage(const HybridLayout& layout, int local);
 

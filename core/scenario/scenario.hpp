@@ -45,6 +45,7 @@ struct StrategySpec {
   int workers = 0;  // 0 = one per device
   std::string algorithm = "ring";
   double bucket_size = 25e6;
+  bool bucket_size_given = false;  // strategy.allreduce.bucket_size was written (hybrid jobs default otherwise)
   bool overlap = true;
   int ps_shards = 1;
   PsSplit ps_split = PsSplit::Even;

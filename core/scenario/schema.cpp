@@ -217,8 +217,11 @@ std::vector<ScenarioKey> build_keys() {
           [](J& j, const V& v) { j.strategy.algorithm = v.text(); });
   add_job("strategy.allreduce.bucket_size", "bytes", "25MB",
           "Gradient bucket size (PyTorch DDP's bucket_cap_mb); a bucket's AllReduce starts when its last gradient is "
-          "ready.",
-          [](J& j, const V& v) { j.strategy.bucket_size = v.positive(Quantity::Bytes); });
+          "ready. Hybrid jobs default to Megatron's: max(40M, 1M x data-parallel size) parameters of gradients.",
+          [](J& j, const V& v) {
+            j.strategy.bucket_size = v.positive(Quantity::Bytes);
+            j.strategy.bucket_size_given = true;
+          });
   add_job("strategy.allreduce.overlap", "bool", "true", "Overlap bucket AllReduces with the backward pass.",
           [](J& j, const V& v) { j.strategy.overlap = v.boolean(); });
   add_job("strategy.dynamic_batch", "bool", "false",

@@ -116,9 +116,9 @@ TEST_CASE("both engines agree on expert parallelism across nodes", "[hybrid]") {
   const Scenario s = load_scenario(std::string(DTSIM_SOURCE_DIR) + "/scenarios/mixtral_moe.yaml",
                                    {"strategy.global_batch=16", "run.engine=analytical"});
   const Plan plan = compile_plan(s);
-  const double simgrid = compute_job_metrics(plan, test::simulate(s.cluster, plan, Fidelity::Flow).records,
-                                             RunInfo{"simgrid", "flow", 0})
-                             .front()
-                             .iteration_time.mean;
+  const double simgrid =
+      compute_job_metrics(plan, test::simulate(s.cluster, plan, Fidelity::Flow).records, RunInfo{"simgrid", "flow", 0})
+          .front()
+          .iteration_time.mean;
   CHECK(simgrid == Approx(test::run_analytical(s).front().iteration_time.mean).epsilon(0.02));
 }
