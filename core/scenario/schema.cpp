@@ -215,9 +215,10 @@ std::vector<ScenarioKey> build_keys() {
   add_job("strategy.allreduce.algorithm", "collective algorithm", "ring",
           "AllReduce algorithm: ring, double_binary_tree, halving_doubling, hierarchical.",
           [](J& j, const V& v) { j.strategy.algorithm = v.text(); });
-  add_job("strategy.allreduce.bucket_size", "bytes", "25MB",
-          "Gradient bucket size (PyTorch DDP's bucket_cap_mb); a bucket's AllReduce starts when its last gradient is "
-          "ready. Hybrid jobs default to Megatron's: max(40M, 1M x data-parallel size) parameters of gradients.",
+  add_job("strategy.allreduce.bucket_size", "bytes", "",
+          "Gradient bucket size; a bucket's AllReduce starts when its last gradient is ready. Unset: 25MB (PyTorch "
+          "DDP's bucket_cap_mb), and for hybrid jobs Megatron-core's max(40M, 1M x data-parallel size) parameters "
+          "of gradients.",
           [](J& j, const V& v) {
             j.strategy.bucket_size = v.positive(Quantity::Bytes);
             j.strategy.bucket_size_given = true;

@@ -8,6 +8,7 @@
 
 #include "core/parallel/transformer_ops.hpp"
 #include "core/plan/compiler.hpp"
+#include "core/plan/hybrid.hpp"
 #include "tests/support/hybrid_job.hpp"
 
 using namespace dtsim;
@@ -212,4 +213,26 @@ TEST_CASE("every ZeRO-3 gather is waited for by its block's first kernel, whatev
       }
     }
   }
+}
+
+TEST_CASE("data-parallel buckets hold Megatron's default of parameters unless the bucket size is given", "[hybrid]") {
+  // Megatron-core's DistributedDataParallelConfig.bucket_size: max(40M, 1M x d) parameters.
+  const auto buckets = [](const std::vector<std::string>& overrides) {
+    const Plan p = compile(overrides);
+    std::vector<double> sizes;
+    for (const Op& op : p.ranks[0].ops) {
+      const auto* c = std::get_if<CollectiveOp>(&op.body);
+      if (c && p.groups[c->group].kind == GroupKind::Data) sizes.push_back(c->bytes);
+    }
+    return sizes;
+  };
+  // The small test model (about 4.7 M parameters) fits one default bucket of 40 M x 2 bytes (bf16).
+  const Scenario s = hybrid_job({"strategy.data=8"});
+  CHECK(hybrid_bucket_bytes(s.job(), job_layout(s, s.job())) == Approx(40e6 * 2));
+  CHECK(buckets({"strategy.data=8"}).size() == 1);
+  // Given, the size is PyTorch-style bytes: 1 MB buckets split the same gradients into several.
+  const auto given = buckets({"strategy.data=8", "strategy.allreduce.bucket_size=1MB"});
+  CHECK(given.size() > 4);
+  CHECK(hybrid_bucket_bytes(hybrid_job({"strategy.data=8", "strategy.allreduce.bucket_size=1MB"}).job(),
+                            job_layout(s, s.job())) == 1e6);
 }
