@@ -423,26 +423,33 @@ class HybridCompiler {
     std::string last;
   };
 
+  // A closed bucket is reduced once its last part's backward has run, or without overlap after the
+  // whole backward (finish_iteration issues it then, after the last backward op).
   void close_bucket(GroupKind kind, int chunk) {
     Bucket& open = bucket_params_[chunk][static_cast<int>(kind)];
     if (open.bytes <= 0) return;
+    std::string label = fmt::format("{} grads {}-{}", group_kind_name(kind), open.first, open.last);
+    if (job_.strategy.overlap) {
+      reduce(kind, open.bytes, std::move(label), {open.ready});
+    } else {
+      deferred_.push_back({kind, open.bytes, std::move(label)});
+    }
+    open = Bucket{};
+  }
+
+  void reduce(GroupKind kind, double bytes, std::string label, std::vector<int> deps) {
     const bool sharded = spec_.zero >= 1;
     const CollectiveKind ck = sharded ? CollectiveKind::ReduceScatter : CollectiveKind::AllReduce;
-    std::vector<int> deps{open.ready};
-    if (!job_.strategy.overlap) deps = {};  // after the whole backward: added in finish_iteration
-    Op op = comm_op(*rank_, fmt::format("{} grads {}-{}", group_kind_name(kind), open.first, open.last), Stream::Comm,
-                    deps, collective_op(ck, open.bytes, group_of(kind)));
-    if (!job_.strategy.overlap) deferred_.push_back(static_cast<int>(rank_->ops.size()));
-    reductions_.push_back(add(std::move(op)));
-    if (sharded) gathers_.push_back({kind, open.bytes / dtype_bytes(job_.model.grad_dtype)});
-    open = Bucket{};
+    reductions_.push_back(add(
+        comm_op(*rank_, std::move(label), Stream::Comm, std::move(deps), collective_op(ck, bytes, group_of(kind)))));
+    if (sharded) gathers_.push_back({kind, bytes / dtype_bytes(job_.model.grad_dtype)});
   }
 
   void finish_iteration() {
     for (int c = 0; c < chunks_; ++c) {
       for (GroupKind kind : {GroupKind::Data, GroupKind::ExpertData}) close_bucket(kind, c);
     }
-    for (int id : deferred_) rank_->ops[id].deps = {last_backward_};
+    for (Deferred& d : deferred_) reduce(d.kind, d.bytes, std::move(d.label), {last_backward_});
     // Tied embeddings: the first and last stages' copies of the word embedding sum their gradients.
     std::vector<int> update_deps = reductions_;
     const int tied = tied_group_[local_];
@@ -593,7 +600,12 @@ class HybridCompiler {
   std::vector<std::array<Bucket, kGroupKinds>> bucket_params_;  // open bucket by chunk and group kind
   std::vector<int> reductions_;                                 // gradient reductions the update waits for
   std::vector<std::pair<GroupKind, double>> gathers_;           // ZeRO 1/2: parameters to gather after the step
-  std::vector<int> deferred_;                                   // reductions that wait for the whole backward
+  struct Deferred {
+    GroupKind kind;
+    double bytes;
+    std::string label;
+  };
+  std::vector<Deferred> deferred_;  // buckets closed during the backward, reduced after it (no overlap)
   int last_backward_ = -1;
   std::map<std::tuple<int, int, bool>, int> prefetched_;  // ZeRO-3 gathers issued ahead: (block, mb, backward) -> op
 };

@@ -236,3 +236,24 @@ TEST_CASE("data-parallel buckets hold Megatron's default of parameters unless th
   CHECK(hybrid_bucket_bytes(hybrid_job({"strategy.data=8", "strategy.allreduce.bucket_size=1MB"}).job(),
                             job_layout(s, s.job())) == 1e6);
 }
+
+TEST_CASE("without overlap every gradient bucket is reduced after the whole backward", "[hybrid]") {
+  // Buckets that fill during the backward wait for its last op, issued after it (deps point back).
+  const Plan p = compile({"strategy.data=4", "strategy.pipeline=2", "strategy.global_batch=8",
+                          "strategy.allreduce.bucket_size=1MB", "strategy.allreduce.overlap=false"});
+  for (const RankProgram& r : p.ranks) {
+    int last_backward = -1, reductions = 0;
+    for (const Op& op : r.ops) {
+      if (op.phase == Phase::Backward) last_backward = op.id;
+    }
+    for (const Op& op : r.ops) {
+      for (int d : op.deps) CHECK(d < op.id);
+      const auto* c = std::get_if<CollectiveOp>(&op.body);
+      if (!c || p.groups[c->group].kind != GroupKind::Data) continue;
+      ++reductions;
+      CHECK(op.id > last_backward);
+      CHECK(op.deps == std::vector<int>{last_backward});
+    }
+    CHECK(reductions > 1);
+  }
+}

@@ -54,8 +54,13 @@ TEST_CASE("SimGrid shows the contention of data-parallel reductions with pipelin
   // One NIC per node: the gradient reductions of the last micro-batches share it with the
   // pipeline's messages, which the analytical engine's closed forms do not see. (Kernels at one
   // fraction of peak: long enough for the reductions to overlap the last messages.)
-  const std::vector<std::string> layout{"strategy.pipeline=2", "strategy.data=4",         "strategy.global_batch=16",
-                                        "cluster.nic.count=1", "cluster.nic.rate=25Gbps", "cluster.efficiency=0.5"};
+  const std::vector<std::string> layout{"strategy.pipeline=2",
+                                        "strategy.data=4",
+                                        "strategy.global_batch=16",
+                                        "cluster.nic.count=1",
+                                        "cluster.nic.rate=25Gbps",
+                                        "cluster.efficiency=0.5",
+                                        "strategy.allreduce.bucket_size=25MB"};  // buckets during the last backward
   const Scenario s = test::hybrid_job(layout);
   const Plan plan = compile_plan(s);
   const auto records = test::simulate(s.cluster, plan, Fidelity::Flow).records;
@@ -73,7 +78,8 @@ TEST_CASE("SimGrid on node blocks gives the kernel plan's metrics, its NIC traff
       {"strategy.tensor=8",
        "strategy.global_batch=4"},  // tensor groups across the two nodes: their collectives stay ops
       {"strategy.pipeline=2", "strategy.data=4", "strategy.global_batch=16", "cluster.nic.count=1",
-       "cluster.nic.rate=25Gbps", "cluster.efficiency=0.5"},  // the contention case above
+       "cluster.nic.rate=25Gbps", "cluster.efficiency=0.5",
+       "strategy.allreduce.bucket_size=25MB"},  // the contention case above
       {"strategy.tensor=2", "strategy.data=4", "strategy.zero=3", "strategy.global_batch=8"},
       {"strategy.tensor=2", "strategy.pipeline=2", "strategy.pipeline.schedule=interleaved",
        "strategy.pipeline.virtual_stages=2", "strategy.recompute=full", "strategy.global_batch=8"},
@@ -114,7 +120,9 @@ TEST_CASE("both engines agree on expert parallelism across nodes", "[hybrid]") {
   // Mixtral's all-to-all over 8 expert ranks on 2 nodes: the closed form charges each round the NIC
   // share of the ranks that cross in it (inter_node_concurrency), as SimGrid's flows find it.
   const Scenario s = load_scenario(std::string(DTSIM_SOURCE_DIR) + "/scenarios/mixtral_moe.yaml",
-                                   {"strategy.global_batch=16", "run.engine=analytical"});
+                                   {"strategy.global_batch=16", "run.engine=analytical",
+                                    // the gradient reductions after the backward, not contending with it
+                                    "strategy.allreduce.overlap=false"});
   const Plan plan = compile_plan(s);
   const double simgrid =
       compute_job_metrics(plan, test::simulate(s.cluster, plan, Fidelity::Flow).records, RunInfo{"simgrid", "flow", 0})
