@@ -20,25 +20,11 @@
 
 #include "core/parallel/schedule.hpp"
 #include "core/parallel/transformer_ops.hpp"
+#include "core/plan/hybrid_groups.hpp"
 #include "core/plan/worker.hpp"
 
 namespace dtsim {
 namespace {
-
-// Consecutive group members on one node (GroupShape::per_node), or 1 when the group's members are
-// not spread over its nodes in equal consecutive runs.
-int per_node_of(const Plan& plan, const std::vector<int>& ranks) {
-  int run = 0;
-  while (run < static_cast<int>(ranks.size()) && plan.ranks[ranks[run]].where.node == plan.ranks[ranks[0]].where.node) {
-    ++run;
-  }
-  if (ranks.size() % run != 0) return 1;
-  for (size_t i = 0; i < ranks.size(); ++i) {
-    if (plan.ranks[ranks[i]].where.node != plan.ranks[ranks[i - i % run]].where.node) return 1;
-    if (i % run == 0 && i > 0 && plan.ranks[ranks[i]].where.node == plan.ranks[ranks[i - 1]].where.node) return 1;
-  }
-  return run;
-}
 
 const CollectiveAlgorithm& algorithm_for(const CollectiveAlgorithm& preferred, CollectiveKind kind,
                                          const GroupShape& shape) {
@@ -78,7 +64,7 @@ class HybridCompiler {
         head_backward_(head_backward(model_, shape_)),
         block_params_(block_params(model_, shape_)),
         bucket_bytes_(hybrid_bucket_bytes(job, spec_)) {
-    make_groups();
+    groups_ = add_hybrid_groups(plan_, layout_, workers_, model_.tied_embeddings && stages_ > 1);
   }
 
   const HybridLayout& layout() const { return layout_; }
@@ -261,7 +247,7 @@ class HybridCompiler {
     return CollectiveOp{kind, bytes, g, &algorithm_for(algorithm_, kind, shape), seq_[g]++};
   }
 
-  int group_of(GroupKind kind) const { return group_index_[local_][static_cast<int>(kind)]; }
+  int group_of(GroupKind kind) const { return groups_.index[local_][static_cast<int>(kind)]; }
 
   void forward(const PipelineStep& step) {
     const int mb = step.micro_batch;
@@ -452,7 +438,7 @@ class HybridCompiler {
     for (Deferred& d : deferred_) reduce(d.kind, d.bytes, std::move(d.label), {last_backward_});
     // Tied embeddings: the first and last stages' copies of the word embedding sum their gradients.
     std::vector<int> update_deps = reductions_;
-    const int tied = tied_group_[local_];
+    const int tied = groups_.tied[local_];
     if (tied >= 0) {
       const double bytes = embedding_params(model_, shape_) * dtype_bytes(job_.model.grad_dtype);
       update_deps.push_back(add(comm_op(*rank_, "tied embedding grads", Stream::Comm, {last_backward_},
@@ -512,60 +498,6 @@ class HybridCompiler {
     return params;
   }
 
-  void make_groups() {
-    group_index_.assign(workers_.size(), {});
-    for (auto& row : group_index_) row.fill(-1);
-    for (int k = 0; k < kGroupKinds; ++k) {
-      const auto kind = static_cast<GroupKind>(k);
-      if (kind == GroupKind::Pipeline) continue;  // stages talk by messages; their group is the tied embeddings'
-      const size_t first = plan_.groups.size();
-      for (const auto& members : layout_.groups(kind)) {
-        if (members.size() < 2) continue;
-        CommGroup group;
-        for (int m : members) group.ranks.push_back(workers_[m]);
-        group.per_node = per_node_of(plan_, group.ranks);
-        group.kind = kind;
-        for (int m : members) group_index_[m][k] = static_cast<int>(plan_.groups.size());
-        plan_.groups.push_back(std::move(group));
-      }
-      count_siblings(first);
-    }
-    tied_group_.assign(workers_.size(), -1);
-    if (model_.tied_embeddings && stages_ > 1) {
-      const size_t first = plan_.groups.size();
-      for (const auto& members : layout_.groups(GroupKind::Pipeline)) {
-        CommGroup group;
-        group.ranks = {workers_[members.front()], workers_[members.back()]};
-        group.per_node = per_node_of(plan_, group.ranks);
-        group.kind = GroupKind::Pipeline;
-        tied_group_[members.front()] = tied_group_[members.back()] = static_cast<int>(plan_.groups.size());
-        plan_.groups.push_back(std::move(group));
-      }
-      count_siblings(first);
-    }
-  }
-
-  // Groups [first, end) are of one kind and collect in step: each one's siblings are the groups with
-  // ranks on its first node that span several nodes too (those on one node use no NIC).
-  void count_siblings(size_t first) {
-    std::map<int, int> spanning;  // node -> groups of the kind with ranks there that cross nodes
-    const auto spans = [&](const CommGroup& g) {
-      return plan_.ranks[g.ranks.front()].where.node != plan_.ranks[g.ranks.back()].where.node;
-    };
-    for (size_t i = first; i < plan_.groups.size(); ++i) {
-      if (!spans(plan_.groups[i])) continue;
-      std::vector<int> nodes;
-      for (int r : plan_.groups[i].ranks) nodes.push_back(plan_.ranks[r].where.node);
-      std::sort(nodes.begin(), nodes.end());
-      nodes.erase(std::unique(nodes.begin(), nodes.end()), nodes.end());
-      for (int n : nodes) ++spanning[n];
-    }
-    for (size_t i = first; i < plan_.groups.size(); ++i) {
-      CommGroup& g = plan_.groups[i];
-      if (spans(g)) g.siblings = spanning[plan_.ranks[g.ranks.front()].where.node];
-    }
-  }
-
   const JobSpec& job_;
   PlanDetail detail_;
   const TransformerSpec& model_;
@@ -588,9 +520,8 @@ class HybridCompiler {
   std::vector<KernelStep> head_forward_;
   std::vector<KernelStep> head_backward_;
   BlockParams block_params_;
-  double bucket_bytes_;                                    // hybrid_bucket_bytes
-  std::vector<std::array<int, kGroupKinds>> group_index_;  // by job-local rank: plan group of each kind, or -1
-  std::vector<int> tied_group_;                            // by job-local rank: the tied embeddings' group, or -1
+  double bucket_bytes_;  // hybrid_bucket_bytes
+  HybridGroups groups_;  // the job's communicators (hybrid_groups.hpp)
 
   // The rank being compiled.
   RankProgram* rank_ = nullptr;
@@ -611,49 +542,6 @@ class HybridCompiler {
 };
 
 }  // namespace
-
-double hybrid_bucket_bytes(const JobSpec& job, const HybridSpec& layout) {
-  if (job.strategy.bucket_size_given) return job.strategy.bucket_size;
-  return std::max(40e6, 1e6 * layout.data) * dtype_bytes(job.model.grad_dtype);
-}
-
-HybridSpec job_layout(const Scenario& s, const JobSpec& job) {
-  return resolve_layout(job.strategy.hybrid, job.devices(s.cluster));
-}
-
-std::vector<StageMemory> job_memory(const Scenario& s, const JobSpec& job) {
-  MemoryInputs in;
-  in.model = job.model.transformer;
-  in.layout = job_layout(s, job);
-  in.dtype = job.model.dtype;
-  in.grad_dtype = job.model.grad_dtype;
-  in.optimizer_states = static_cast<int>(optimizer_state_copies(job.model.optimizer));
-  in.bucket_bytes = hybrid_bucket_bytes(job, in.layout);
-  return stage_memory(in);
-}
-
-std::optional<std::string> memory_overflow(const Scenario& s, size_t index) {
-  const JobSpec& job = s.jobs[index];
-  if (job.strategy.kind != StrategyKind::Hybrid) return std::nullopt;
-  const HybridSpec layout = job_layout(s, job);
-  const HybridLayout ranks(layout);
-  const std::vector<StageMemory> stages = job_memory(s, job);
-  const int per_node = job.local_count(s.cluster);
-  for (int r = 0; r < ranks.size(); ++r) {
-    const StageMemory& m = stages[static_cast<size_t>(ranks.stage(r))];
-    const DeviceSpec& device = s.cluster.device_at(job.placement.first_node + r / per_node);
-    if (m.bytes.total() <= device.mem_capacity) continue;
-    const auto gb = [](double bytes) { return fmt::format("{:.1f} GB", bytes / 1e9); };
-    return fmt::format(
-        "job {}: rank {} (pipeline stage {}) needs {} but its {} holds {} (parameters {}, gradients {}, optimizer {}, "
-        "activations {} for {} micro-batch(es) in flight, communication {}); more tensor or pipeline parallelism, "
-        "strategy.zero, strategy.recompute or a smaller strategy.micro_batch lower it",
-        job.name, r, m.stage, gb(m.bytes.total()), device.name, gb(device.mem_capacity), gb(m.bytes.parameters),
-        gb(m.bytes.gradients), gb(m.bytes.optimizer), gb(m.bytes.activations), m.micro_batches_in_flight,
-        gb(m.bytes.communication));
-  }
-  return std::nullopt;
-}
 
 bool represents_stage(const HybridLayout& layout, int local) {
   const Coords c = layout.coords(local);

@@ -1,0 +1,56 @@
+// A hybrid job as a whole (hybrid_job.hpp).
+#include "core/plan/hybrid_job.hpp"
+
+#include <algorithm>
+
+#include <fmt/format.h>
+
+#include "core/parallel/layout.hpp"
+#include "core/plan/worker.hpp"
+
+namespace dtsim {
+
+double hybrid_bucket_bytes(const JobSpec& job, const HybridSpec& layout) {
+  if (job.strategy.bucket_size_given) return job.strategy.bucket_size;
+  return std::max(40e6, 1e6 * layout.data) * dtype_bytes(job.model.grad_dtype);
+}
+
+HybridSpec job_layout(const Scenario& s, const JobSpec& job) {
+  return resolve_layout(job.strategy.hybrid, job.devices(s.cluster));
+}
+
+std::vector<StageMemory> job_memory(const Scenario& s, const JobSpec& job) {
+  MemoryInputs in;
+  in.model = job.model.transformer;
+  in.layout = job_layout(s, job);
+  in.dtype = job.model.dtype;
+  in.grad_dtype = job.model.grad_dtype;
+  in.optimizer_states = static_cast<int>(optimizer_state_copies(job.model.optimizer));
+  in.bucket_bytes = hybrid_bucket_bytes(job, in.layout);
+  return stage_memory(in);
+}
+
+std::optional<std::string> memory_overflow(const Scenario& s, size_t index) {
+  const JobSpec& job = s.jobs[index];
+  if (job.strategy.kind != StrategyKind::Hybrid) return std::nullopt;
+  const HybridSpec layout = job_layout(s, job);
+  const HybridLayout ranks(layout);
+  const std::vector<StageMemory> stages = job_memory(s, job);
+  const int per_node = job.local_count(s.cluster);
+  for (int r = 0; r < ranks.size(); ++r) {
+    const StageMemory& m = stages[static_cast<size_t>(ranks.stage(r))];
+    const DeviceSpec& device = s.cluster.device_at(job.placement.first_node + r / per_node);
+    if (m.bytes.total() <= device.mem_capacity) continue;
+    const auto gb = [](double bytes) { return fmt::format("{:.1f} GB", bytes / 1e9); };
+    return fmt::format(
+        "job {}: rank {} (pipeline stage {}) needs {} but its {} holds {} (parameters {}, gradients {}, optimizer {}, "
+        "activations {} for {} micro-batch(es) in flight, communication {}); more tensor or pipeline parallelism, "
+        "strategy.zero, strategy.recompute or a smaller strategy.micro_batch lower it",
+        job.name, r, m.stage, gb(m.bytes.total()), device.name, gb(device.mem_capacity), gb(m.bytes.parameters),
+        gb(m.bytes.gradients), gb(m.bytes.optimizer), gb(m.bytes.activations), m.micro_batches_in_flight,
+        gb(m.bytes.communication));
+  }
+  return std::nullopt;
+}
+
+}  // namespace dtsim

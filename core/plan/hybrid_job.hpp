@@ -1,0 +1,30 @@
+// A hybrid job as a whole, before any plan: its layout with the data-parallel size resolved, the
+// size of its data-parallel buckets, the memory each stage's ranks need, and whether it fits.
+#pragma once
+
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "core/parallel/memory.hpp"
+#include "core/scenario/scenario.hpp"
+
+namespace dtsim {
+
+// The gradient bytes of one data-parallel bucket: strategy.allreduce.bucket_size when given, else
+// Megatron-core's default (DistributedDataParallelConfig.bucket_size: max(40,000,000, 1,000,000 x
+// data-parallel size) parameters, "larger DP sizes need larger buckets to ensure collectives do not
+// become latency-bound") of gradients in model.grad_dtype.
+double hybrid_bucket_bytes(const JobSpec& job, const HybridSpec& layout);
+
+// The job's layout with its data-parallel size resolved from its devices.
+HybridSpec job_layout(const Scenario& s, const JobSpec& job);
+
+// The bytes each pipeline stage's ranks need at their peak (core/parallel/memory.hpp), stage 0 first.
+std::vector<StageMemory> job_memory(const Scenario& s, const JobSpec& job);
+
+// When a rank of job `index` needs more memory than its device has: one line naming the job, the
+// first such rank, its stage, the bytes needed (by category) and available, and what lowers them.
+std::optional<std::string> memory_overflow(const Scenario& s, size_t index);
+
+}  // namespace dtsim
