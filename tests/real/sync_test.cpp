@@ -114,11 +114,12 @@ TEST_CASE("a 3x slow rank lengthens BSP AllReduce iterations by about the closed
   // The injected slowdown shows in the measured compute: rank 1 computes about 3x rank 0. The
   // lower bound leaves room for the VM's cores, whose speed swings 1.65x from one second to the
   // next (a GEMM loop pinned to one core: 100 to 165 GFLOP/s, docs/VALIDATION.md): 3 / 1.65 = 1.8,
-  // and a ratio of 1.89 was seen; no slowdown at all would give 1.
+  // and a ratio of 1.89 was seen; no slowdown at all would give 1. The upper bound is the same
+  // swing the other way, 3 x 1.65 = 4.95 (CI saw 4.62); a slowdown applied twice would give 9.
   const auto& ranks = slow.metrics["per_rank"];
   const double c0 = ranks[0]["compute_s"].get<double>(), c1 = ranks[1]["compute_s"].get<double>();
   CHECK(c1 / c0 > 1.6);
-  CHECK(c1 / c0 < 4.5);
+  CHECK(c1 / c0 < 5.5);
   // BSP: the slow rank sets the pace, the fast one waits for it.
   const double measured = slow.metrics["iteration_time_s"]["mean"].get<double>();
   CHECK(measured > 0.9 * c1);
