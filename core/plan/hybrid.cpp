@@ -37,6 +37,9 @@ const CollectiveAlgorithm& algorithm_for(const CollectiveAlgorithm& preferred, C
       fmt::format("plan: no collective algorithm runs {} over {} ranks", collective_name(kind), shape.size));
 }
 
+// Steps that run one after the other on the compute stream, each list with its phase.
+using Runs = std::vector<std::pair<const std::vector<KernelStep>*, Phase>>;
+
 class HybridCompiler {
  public:
   HybridCompiler(const Scenario& s, const JobSpec& job, int job_index, Plan& plan, PlanDetail detail)
@@ -163,8 +166,7 @@ class HybridCompiler {
     return g.per_node < static_cast<int>(g.ranks.size());
   }
 
-  std::vector<BlockItem> block_items(const std::vector<std::pair<const std::vector<KernelStep>*, Phase>>& runs,
-                                     const char* kind) {
+  std::vector<BlockItem> block_items(const Runs& runs, const char* kind) {
     std::vector<BlockItem> items;
     Composite open{rank_->rank, {}};
     const auto close = [&] {
@@ -198,27 +200,27 @@ class HybridCompiler {
 
   // A block's work on the compute stream: `runs` (steps and their phase) one after the other, the
   // first op waiting for `first_deps` too. As kernels, or under PlanDetail::Blocks and NodeBlocks
-  // as composites labelled `where` Lb (block_items). Returns (the id of the first op, of the last).
-  std::pair<int, int> emit_block(const std::vector<std::pair<const std::vector<KernelStep>*, Phase>>& runs,
-                                 const std::string& where, const char* kind, int b, int mb, int last,
-                                 std::vector<int> first_deps) {
+  // as composites labelled `where` `blocks` (block_items; `blocks` is "L3", or "L0-L11" when runs
+  // hold several blocks). Returns (the id of the first op, of the last).
+  std::pair<int, int> emit_block(const Runs& runs, const std::string& where, const std::string& kind,
+                                 const std::string& blocks, int mb, int last, std::vector<int> first_deps) {
     const int first = static_cast<int>(rank_->ops.size());
     if (detail_ == PlanDetail::Kernels) {
       for (const auto& [steps, phase] : runs) {
-        const std::string at = fmt::format("{} L{}", phase == Phase::Recompute ? "recompute" : where, b);
+        const std::string at = fmt::format("{} {}", phase == Phase::Recompute ? "recompute" : where, blocks);
         last = emit(*steps, at, phase, mb, last, std::move(first_deps));
         first_deps.clear();
       }
       return {first, last};
     }
     auto found = block_items_.find(kind);
-    if (found == block_items_.end()) found = block_items_.emplace(kind, block_items(runs, kind)).first;
+    if (found == block_items_.end()) found = block_items_.emplace(kind, block_items(runs, kind.c_str())).first;
     for (const BlockItem& item : found->second) {
       Op op;
       if (item.op) {
         op = *item.op;
         if (auto* c = std::get_if<CollectiveOp>(&op.body)) c->seq = seq_[c->group]++;
-        op.label = fmt::format("{} L{} {} mb{}", where, b, op.label.substr(op.label.find(' ') + 1), mb);
+        op.label = fmt::format("{} {} {} mb{}", where, blocks, op.label.substr(op.label.find(' ') + 1), mb);
       } else {
         ComputeOp whole{0, 0, job_.model.dtype};
         whole.composite = item.composite;
@@ -228,7 +230,7 @@ class HybridCompiler {
             whole.mem_bytes += c->mem_bytes;
           }
         }
-        op.label = fmt::format("{} L{} mb{}", where, b, mb);
+        op.label = fmt::format("{} {} mb{}", where, blocks, mb);
         op.phase = plan_.composites[item.composite].parts.back().phase == Phase::Recompute ? Phase::Recompute
                                                                                            : runs.back().second;
         op.body = whole;
@@ -239,6 +241,22 @@ class HybridCompiler {
       last = add(std::move(op));
     }
     return {first, last};
+  }
+
+  // Whether a chunk's blocks run as one composite (Blocks, NodeBlocks; it times as the blocks one by
+  // one): a block's `runs` are one composite and ZeRO-3 neither gathers nor reduce-scatters per block.
+  bool chunk_as_one(const Runs& runs, const char* kind) {
+    if (detail_ == PlanDetail::Kernels || blocks_per_stage_ < 2) return false;
+    if (spec_.zero >= 3 && group_of(GroupKind::Data) >= 0) return false;
+    auto found = block_items_.find(kind);
+    if (found == block_items_.end()) found = block_items_.emplace(kind, block_items(runs, kind)).first;
+    return found->second.size() == 1 && found->second.front().composite >= 0;
+  }
+  std::string chunk_kind(const char* kind) const { return fmt::format("{} x{}", kind, blocks_per_stage_); }
+  Runs repeated(const Runs& runs) const {  // a chunk's blocks
+    Runs all;
+    for (int b = 0; b < blocks_per_stage_; ++b) all.insert(all.end(), runs.begin(), runs.end());
+    return all;
   }
 
   CollectiveOp collective_op(CollectiveKind kind, double bytes, int g) {
@@ -252,25 +270,25 @@ class HybridCompiler {
   void forward(const PipelineStep& step) {
     const int mb = step.micro_batch;
     const int g = global_stage(step.chunk);
-    int last = -1;
-    if (first_stage(step.chunk)) {
-      last = emit(embedding_forward_, "embedding", Phase::Forward, mb, last);
-    } else {
-      last = receive(mb, g, false);
-    }
+    int last =
+        first_stage(step.chunk) ? emit(embedding_forward_, "embedding", Phase::Forward, mb, -1) : receive(mb, g, false);
     const int begin = first_block(step.chunk);
     const int end = begin + blocks_per_stage_;
-    for (int b = begin; b < end; ++b) {
-      const std::vector<int> gathered = zero3_gather(b, mb, false, -1);
-      int first = 0;
-      std::tie(first, last) = emit_block({{&block_forward_, Phase::Forward}}, "fwd", "fwd", b, mb, last, gathered);
-      if (b + 1 < end) zero3_gather(b + 1, mb, false, first);
-    }
-    if (last_stage(step.chunk)) {
-      emit(head_forward_, "head", Phase::Forward, mb, last);
+    if (chunk_as_one({{&block_forward_, Phase::Forward}}, "fwd")) {
+      const std::string blocks = fmt::format("L{}-L{}", begin, end - 1);
+      last = emit_block(repeated({{&block_forward_, Phase::Forward}}), "fwd", chunk_kind("fwd"), blocks, mb, last, {})
+                 .second;
     } else {
-      send(mb, g + 1, false, last);
+      for (int b = begin; b < end; ++b) {
+        const std::vector<int> gathered = zero3_gather(b, mb, false, -1);
+        int first = 0;
+        std::tie(first, last) =
+            emit_block({{&block_forward_, Phase::Forward}}, "fwd", "fwd", fmt::format("L{}", b), mb, last, gathered);
+        if (b + 1 < end) zero3_gather(b + 1, mb, false, first);
+      }
     }
+    if (last_stage(step.chunk)) emit(head_forward_, "head", Phase::Forward, mb, last);
+    if (!last_stage(step.chunk)) send(mb, g + 1, false, last);
   }
 
   void backward(const PipelineStep& step, bool last_micro_batch) {
@@ -284,15 +302,23 @@ class HybridCompiler {
       last = receive(mb, g, true);
     }
     const int begin = first_block(step.chunk);
-    for (int b = begin + blocks_per_stage_ - 1; b >= begin; --b) {
-      // Recompute first (selective recompute of flash attention has nothing to run), then the backward.
-      std::vector<std::pair<const std::vector<KernelStep>*, Phase>> runs;
-      if (!recompute_.empty()) runs.emplace_back(&recompute_, Phase::Recompute);
-      runs.emplace_back(&block_backward_, Phase::Backward);
-      int first = 0;
-      std::tie(first, last) = emit_block(runs, "bwd", "bwd", b, mb, last, zero3_gather(b, mb, true, -1));
-      if (b > begin) zero3_gather(b - 1, mb, true, first);
-      gradients_ready(b, last, mb, last_micro_batch, step.chunk);
+    // Recompute first (selective recompute of flash attention has nothing to run), then the backward.
+    Runs runs;
+    if (!recompute_.empty()) runs.emplace_back(&recompute_, Phase::Recompute);
+    runs.emplace_back(&block_backward_, Phase::Backward);
+    // The chunk's last micro-batch hands each block's gradients to its bucket as that block ends.
+    if (!last_micro_batch && chunk_as_one(runs, "bwd")) {
+      last = emit_block(repeated(runs), "bwd", chunk_kind("bwd"),
+                        fmt::format("L{}-L{}", begin + blocks_per_stage_ - 1, begin), mb, last, {})
+                 .second;
+    } else {
+      for (int b = begin + blocks_per_stage_ - 1; b >= begin; --b) {
+        int first = 0;
+        std::tie(first, last) =
+            emit_block(runs, "bwd", "bwd", fmt::format("L{}", b), mb, last, zero3_gather(b, mb, true, -1));
+        if (b > begin) zero3_gather(b - 1, mb, true, first);
+        gradients_ready(b, last, mb, last_micro_batch, step.chunk);
+      }
     }
     if (first_stage(step.chunk)) {
       last = emit(embedding_backward_, "embedding", Phase::Backward, mb, last);
@@ -389,9 +415,8 @@ class HybridCompiler {
     }
   }
 
-  // Adds gradient bytes to the group's open bucket; a bucket closes at hybrid_bucket_bytes
-  // (strategy.allreduce.bucket_size, or Megatron's default), reduced once its last part's backward has run (overlap) or
-  // after the whole backward.
+  // Adds gradient bytes to the group's open bucket; a bucket closes at hybrid_bucket_bytes (see
+  // close_bucket).
   void bucket(GroupKind kind, double bytes, int after, int chunk, const std::string& what) {
     if (group_of(kind) < 0) return;
     Bucket& open = bucket_params_[chunk][static_cast<int>(kind)];
@@ -527,7 +552,7 @@ class HybridCompiler {
   RankProgram* rank_ = nullptr;
   int local_ = 0;
   std::map<int, int> seq_;  // by plan group: collectives issued so far this iteration
-  std::map<std::string, std::vector<BlockItem>> block_items_;   // this rank's, by what the block runs ("fwd", "bwd")
+  std::map<std::string, std::vector<BlockItem>> block_items_;   // this rank's, by what runs ("fwd", "bwd", "fwd x12")
   std::vector<std::array<Bucket, kGroupKinds>> bucket_params_;  // open bucket by chunk and group kind
   std::vector<int> reductions_;                                 // gradient reductions the update waits for
   std::vector<std::pair<GroupKind, double>> gathers_;           // ZeRO 1/2: parameters to gather after the step

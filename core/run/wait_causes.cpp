@@ -82,16 +82,18 @@ WaitCauses wait_causes(const Plan& plan, int rank_id, const std::vector<OpRecord
   WaitCauses w;
   double t = lo;
   auto gap = [&](double a, double b) {
-    if (b - a <= 1e-12 * std::max(1.0, std::abs(b))) return;  // rounding between ops that follow each other
+    const double rounding = 1e-12 * std::max(1.0, std::abs(b));
+    if (b - a <= rounding) return;  // rounding between ops that follow each other
     const double stale = intervals_overlap(gates, a, b);
     const double quorum = intervals_overlap(quorums, a, b);
     const double rest = std::max(0.0, (b - a) - stale - quorum);
     w.staleness += stale;
     w.barrier += quorum;
-    // The op(s) that ended the gap; after the last op, a synchronous rank waits for its peers.
+    // The op(s) that ended the gap (starting at b, give or take the rounding of two sums of the
+    // same durations); after the last op, a synchronous rank waits for its peers.
     Cause cause = synchronous ? Cause::Barrier : Cause::Idle;
-    const auto first = std::lower_bound(starts.begin(), starts.end(), std::make_pair(b, -1));
-    for (auto it = first; it != starts.end() && it->first == b; ++it) {
+    const auto first = std::lower_bound(starts.begin(), starts.end(), std::make_pair(b - rounding, -1));
+    for (auto it = first; it != starts.end() && it->first <= b + rounding; ++it) {
       const Cause c = cause_before(plan, rank, rank.ops[it->second], synchronous);
       if (it == first || static_cast<int>(c) < static_cast<int>(cause)) cause = c;
     }

@@ -5,7 +5,9 @@
 #include <simgrid/s4u.hpp>
 
 #include <compare>
-#include <map>
+#include <unordered_map>
+
+#include "sim/simgrid/comm_keys.hpp"
 
 namespace dtsim::sg {
 
@@ -27,7 +29,13 @@ class Mailboxes {
   static int* token();  // the payload of every message
 
  private:
-  std::map<MailboxKey, simgrid::s4u::Mailbox*> boxes_;
+  struct KeyHash {
+    size_t operator()(const MailboxKey& k) const {
+      using H = CommKeyHash;
+      return H::mix(H::mix(H::mix(H::mix(4, static_cast<char>(k.channel)), k.dst), k.src), k.tag);
+    }
+  };
+  std::unordered_map<MailboxKey, simgrid::s4u::Mailbox*, KeyHash> boxes_;
 };
 
 }  // namespace dtsim::sg

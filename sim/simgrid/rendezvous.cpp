@@ -1,5 +1,5 @@
 // Rendezvous of a communication's parties: arrivals kept per communication, barriers made by the
-// first party and dropped by the last.
+// first party and dropped by the last; arrivals dropped when the last party leaves.
 #include "sim/simgrid/rendezvous.hpp"
 
 #include <algorithm>
@@ -9,8 +9,15 @@ namespace sg4 = simgrid::s4u;
 namespace dtsim::sg {
 
 double& Rendezvous::arrive(const CommKey& key, double at) {
-  double& latest = arrivals_[key];
+  double& latest = arrivals_[key].latest;
   latest = std::max(latest, at);
+  return latest;
+}
+
+double Rendezvous::leave(const CommKey& key, unsigned parties) {
+  const auto found = arrivals_.find(key);
+  const double latest = found->second.latest;
+  if (++found->second.left >= parties) arrivals_.erase(found);
   return latest;
 }
 

@@ -5,7 +5,7 @@
 
 #include <simgrid/s4u.hpp>
 
-#include <map>
+#include <unordered_map>
 #include <utility>
 
 #include "sim/simgrid/comm_keys.hpp"
@@ -17,14 +17,26 @@ class Rendezvous {
   enum class Moment { Start, End };
 
   // A party of `key` arrives at `at`: returns the latest arrival so far. The reference stays valid
-  // and follows later arrivals, so a party reading it when it finishes sees every party's.
+  // and follows later arrivals until the last of the `parties` leaves.
   double& arrive(const CommKey& key, double at);
+  // A party is done with `key`: returns the latest arrival (every party's, since each leaves after
+  // it arrived and the communication began once all had); the last of `parties` drops the entry.
+  double leave(const CommKey& key, unsigned parties);
   // Waits until `parties` actors have met at this moment of `key`; the first one makes the barrier.
   void meet(const CommKey& key, Moment moment, unsigned parties);
 
  private:
-  std::map<CommKey, double> arrivals_;
-  std::map<std::pair<CommKey, Moment>, simgrid::s4u::BarrierPtr> barriers_;
+  struct Arrivals {
+    double latest = 0;
+    unsigned left = 0;
+  };
+  struct BarrierHash {
+    size_t operator()(const std::pair<CommKey, Moment>& k) const {
+      return CommKeyHash::mix(CommKeyHash{}(k.first), static_cast<int>(k.second));
+    }
+  };
+  std::unordered_map<CommKey, Arrivals, CommKeyHash> arrivals_;
+  std::unordered_map<std::pair<CommKey, Moment>, simgrid::s4u::BarrierPtr, BarrierHash> barriers_;
 };
 
 }  // namespace dtsim::sg

@@ -218,7 +218,7 @@ void Replay::collective(int rank, int op, const CollectiveOp& c, int it) {
   collectives_.replay(rank, c);
   if (together) rendezvous_.meet(key, Rendezvous::Moment::End, parties);
   if (holds_.enabled()) holds_.comm_end(rank);
-  finish_comm(rank, op, arrived);
+  finish_comm(rank, op, rendezvous_.leave(key, parties));
 }
 
 void Replay::send(int rank, int op, const SendOp& s, int it, double start) {
@@ -242,7 +242,7 @@ void Replay::message(int rank, int op, const MessageInstance& m, double bytes, S
   }
   messages_.transfer(m, bytes, side);
   if (holds_.enabled()) holds_.comm_end(rank);
-  finish_comm(rank, op, arrived);
+  finish_comm(rank, op, rendezvous_.leave(m, 2));
 }
 
 // Gossip: the peer's communication thread serves the exchange, so the peer's cores are held too

@@ -162,3 +162,31 @@ TEST_CASE("blocks as composite ops give the kernel plan's metrics from far fewer
     check_close(block_flops, kernel_flops, "flops");
   }
 }
+
+TEST_CASE("a chunk's blocks are one composite but in the backward of its last micro-batch", "[hybrid]") {
+  // 96 layers over 8 stages of 3 chunks: 4 blocks a chunk; 64 micro-batches. The last micro-batch's
+  // backward keeps one composite per block, so that each block's gradients join their bucket as
+  // it ends.
+  const Scenario s = load_scenario(kScenarios + "/gpt3_175b_megatron.yaml", {});
+  const analytical::StageRun blocks = analytical::run_stage_representatives(s, PlanDetail::Blocks);
+  const RankProgram& first = blocks.plan.ranks.front();
+  int whole_fwd = 0, whole_bwd = 0, block_bwd = 0, block_fwd = 0;
+  size_t whole_parts = 0, block_parts = 0;  // of a backward composite
+  for (const Op& op : first.ops) {
+    const auto* c = std::get_if<ComputeOp>(&op.body);
+    if (!c || c->composite < 0) continue;
+    const size_t parts = blocks.plan.composites[c->composite].parts.size();
+    const bool whole = op.label.find('-') != std::string::npos;  // "fwd L0-L3 mb5"
+    if (op.label.rfind("fwd", 0) == 0) ++(whole ? whole_fwd : block_fwd);
+    if (op.label.rfind("bwd", 0) == 0) {
+      ++(whole ? whole_bwd : block_bwd);
+      (whole ? whole_parts : block_parts) = parts;
+    }
+  }
+  CHECK(whole_fwd == 64 * 3);
+  CHECK(block_fwd == 0);
+  CHECK(whole_bwd == 63 * 3);
+  CHECK(block_bwd == 3 * 4);
+  CHECK(block_parts > 0);
+  CHECK(whole_parts == 4 * block_parts);  // a chunk's composite holds its four blocks' parts
+}
