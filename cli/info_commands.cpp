@@ -48,22 +48,24 @@ int models_command(const std::string& action, const std::string& name) {
 }
 
 int devices_command() {
-  std::cout << fmt::format("{:<11} {:>12} {:>12} {:>12} {:>12} {:>12} {:>9} {:>6} {:>14}  {}\n", "device", "fp32",
-                           "tf32", "fp16", "bf16", "memory bw", "memory", "eff.", "gemm/attn/mem", "description");
+  std::cout << fmt::format("{:<11} {:>12} {:>12} {:>12} {:>12} {:>12} {:>9} {:>6} {:>14} {:>6}  {}\n", "device", "fp32",
+                           "tf32", "fp16", "bf16", "memory bw", "memory", "eff.", "gemm/attn/mem", "comm",
+                           "description");
   for (const auto& n : device_names()) {
     const DeviceSpec d = load_device(n);
     auto peak = [](double p) { return p > 0 ? format_flop_rate(p) : std::string("-"); };
     const KernelProfile& k = d.kernels;
     const std::string kernels =
         k.present() ? fmt::format("{:.2f}/{:.2f}/{:.2f}", k.gemm, k.attention, k.memory) : std::string("-");
-    std::cout << fmt::format("{:<11} {:>12} {:>12} {:>12} {:>12} {:>12} {:>9} {:>6.2f} {:>14}  {}\n", n,
+    std::cout << fmt::format("{:<11} {:>12} {:>12} {:>12} {:>12} {:>12} {:>9} {:>6.2f} {:>14} {:>6.2f}  {}\n", n,
                              peak(d.peak_fp32), peak(d.peak_tf32), peak(d.peak_fp16), peak(d.peak_bf16),
                              format_rate(d.mem_bandwidth), format_bytes(d.mem_capacity), d.efficiency, kernels,
-                             d.description);
+                             d.compute_under_comm, d.description);
   }
   std::cout << "'-': no such mode on the device; fp32 is used instead. eff.: the fraction of peak layer-table models "
                "reach; gemm/attn/mem: transformer kernels' fractions of peak and of memory bandwidth (docs/engines.md; "
-               "'-': eff. for all). Sources: core/zoo/data/devices.yaml\n";
+               "'-': eff. for all); comm: the fraction of its compute rate the device keeps while it communicates "
+               "(docs/engines.md, Contention). Sources: core/zoo/data/devices.yaml\n";
   return 0;
 }
 

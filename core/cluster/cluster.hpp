@@ -44,6 +44,9 @@ struct ClusterSpec {
   int devices_per_node = 1;
   DeviceSpec device;
   double efficiency = 0;  // achieved fraction of peak; from the device zoo unless set
+  // cluster.contention.compute: the fraction of its compute rate a device keeps while it
+  // communicates; 0: each node's device zoo figure (compute_kept_at).
+  double compute_under_comm = 0;
   IntraLinkKind intra_kind = IntraLinkKind::NvLink;
   LinkSpec intra;  // one device's link into the node fabric
   // cluster.intra_node.collective_busbw: the bus bandwidth collectives inside a node reach by buffer
@@ -71,6 +74,9 @@ struct ClusterSpec {
   int devices() const { return nodes * devices_per_node; }
   const DeviceSpec& device_at(int node) const {
     return node_devices.empty() || node < 0 || node >= nodes ? device : node_devices[static_cast<size_t>(node)];
+  }
+  double compute_kept_at(int node) const {
+    return compute_under_comm > 0 ? compute_under_comm : device_at(node).compute_under_comm;
   }
   double efficiency_at(int node) const {
     return node_efficiency.empty() || node < 0 || node >= nodes ? efficiency

@@ -119,6 +119,16 @@ std::vector<ScenarioKey> build_keys() {
         if (e < 0 || e > 1) v.fail(fmt::format("must be in (0, 1] (got {})", v.text()));
         s.cluster.efficiency = e;
       });
+  add("cluster.contention.compute", "number", "0",
+      "The fraction of its compute rate a device keeps while it also communicates (a collective's or a "
+      "transfer's kernels take its SMs and memory bandwidth), in (0, 1]; 1: overlapped communication is free for "
+      "the compute; 0 takes the device zoo's figure (docs/engines.md, Contention).",
+      [](S& s, const V& v) {
+        const double f = v.quantity(Quantity::Number);
+        if (f < 0 || f > 1)
+          v.fail(fmt::format("must be in (0, 1], or 0 for the device zoo's figure (got {})", v.text()));
+        s.cluster.compute_under_comm = f;
+      });
   add("cluster.device_mix", "device:nodes list", "",
       "Heterogeneous cluster: device types node by node, e.g. a100_40gb:2,v100_16gb:2 (the counts sum to "
       "cluster.nodes); each node computes at its own device's peak and efficiency (cluster.efficiency, when set, "

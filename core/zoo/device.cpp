@@ -75,6 +75,10 @@ DeviceSpec load_device(std::string_view name) {
     d.kernels.memory = k["memory"].as<double>();
     d.kernels.source = k["source"].as<std::string>();
   }
+  if (const YAML::Node c = n["contention"]) {
+    d.compute_under_comm = c["compute"].as<double>();
+    d.contention_source = c["source"].as<std::string>();
+  }
   return d;
 }
 

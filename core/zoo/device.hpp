@@ -22,6 +22,11 @@ struct DeviceSpec {
   double mem_capacity = 0;   // bytes
   double efficiency = 0;     // typical achieved fraction of peak on large training kernels
   KernelProfile kernels;     // per-class kernel figures (kernel.hpp), when published ones exist
+  // Contention (devices.yaml `contention`): the fraction of its compute rate the device keeps while
+  // it also communicates (a collective's or a transfer's kernels take SMs and memory bandwidth);
+  // 1: communication beside compute is free for the compute.
+  double compute_under_comm = 1;
+  std::string contention_source;
 
   // Peak for a dtype, falling back to fp32 where the device lacks the mode.
   double peak(Dtype d) const;

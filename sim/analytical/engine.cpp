@@ -3,6 +3,7 @@
 
 #include <algorithm>
 #include <chrono>
+#include <deque>
 #include <functional>
 #include <list>
 #include <map>
@@ -102,6 +103,11 @@ class Scheduler {
     posted_free_.assign(plan.ranks.size(), 0.0);
     running_.assign(plan.ranks.size(), Running{-1, -1, 0.0, 0.0});
     iteration_.assign(plan.ranks.size(), 0);
+    // Contention: a worker alone on its device computes at cluster.contention.compute of its rate
+    // while it communicates (cost::compute_kept).
+    kept_ = cost::compute_kept(cluster, plan);
+    communicating_.assign(plan.ranks.size(), 0);
+    device_run_.resize(plan.ranks.size());
   }
 
   void run() {
@@ -155,9 +161,13 @@ class Scheduler {
     const double slow = plan_.slowdown_of(e.rank, it);
     if (const auto* c = std::get_if<ComputeOp>(&op.body)) {
       const double share = balance_.scales(e.rank, op) ? balance_.scale(e.rank, it) : 1.0;
-      compute(e, costs_.compute_time(rank, *c) * slow * share);
+      // Under contention a composite's communication parts are not slowed (cost::composite_kept).
+      const double under = c->composite >= 0 && kept_[e.rank] < 1
+                               ? cost::composite_kept(kept_[e.rank], costs_.composite_timing(c->composite))
+                               : kept_[e.rank];
+      compute(e, costs_.compute_time(rank, *c) * slow * share, under);
     } else if (const auto* u = std::get_if<UpdateOp>(&op.body)) {
-      compute(e, costs_.update_time(rank, *u) * slow);
+      compute(e, costs_.update_time(rank, *u) * slow, kept_[e.rank]);
     } else if (const auto* col = std::get_if<CollectiveOp>(&op.body)) {
       // The rank's own work around the collective (filling and checking its buffer, measured by
       // calibration) keeps its comm stream busy first; the collective starts once every rank is in.
@@ -172,7 +182,7 @@ class Scheduler {
         auto begin = [this, col, members = waiting](double now) {
           const double end = collective_end(*col, now);
           for (auto [r, o] : members) {
-            push(end, true, r, o, now);
+            push_comm(end, r, o, now);
             if (hold_) hold_core(r, end);
           }
         };
@@ -213,9 +223,14 @@ class Scheduler {
   // A device computes one op at a time: ranks sharing one (a server's per-worker ranks) queue.
   // An op of no work (compression at cost_scale 0) does not wait for the device. `seconds` of work
   // at full speed take longer where the device's speed profile is below 1 (integrated exactly).
-  void compute(const Event& e, double seconds) {
+  // `under`: the fraction of its rate the op keeps while its rank communicates (contention).
+  void compute(const Event& e, double seconds, double under) {
     if (seconds <= 0) {
       push(e.time, true, e.rank, e.op, e.time);
+      return;
+    }
+    if (kept_[e.rank] < 1) {
+      contended_compute(e.rank, e.op, e.time, seconds, under);
       return;
     }
     const auto key = core_key_[static_cast<size_t>(e.rank)];
@@ -269,6 +284,7 @@ class Scheduler {
       if (free_at == run.end) free_at = e.time;
       push(e.time, true, w, run.op, std::min(run.start, e.time), true, true);
       run.op = -1;
+      if (kept_[w] < 1) start_next(w, e.time);  // under contention: its device takes the next op
     }
   }
 
@@ -392,15 +408,87 @@ class Scheduler {
         last = std::max(last, end);
         continue;
       }
-      push(end, true, t.rank_a, t.op_a, now);
-      push(end, true, t.rank_b, t.op_b, now);
+      push_comm(end, t.rank_a, t.op_a, now);
+      push_comm(end, t.rank_b, t.op_b, now);
     }
-    for (const auto& [op, end] : exchanges) push(end, true, op.first, op.second, now);
+    for (const auto& [op, end] : exchanges) push_comm(end, op.first, op.second, now);
     batch_.clear();
+  }
+
+  // A communication op's end (it began at `start`). A rank under contention communicates from then
+  // on: its compute slows.
+  void push_comm(double end, int rank, int op, double start) {
+    const long seq = push(end, true, rank, op, start);
+    if (kept_[rank] >= 1 || end <= start) return;
+    in_flight_.insert(seq);
+    if (communicating_[rank]++ == 0) retime(rank, start);
+  }
+
+  // A rank's compute under contention: one op at a time on its device (the others of its streams
+  // wait in turn), `work` seconds of full-rate work at `under` of the rate while the rank
+  // communicates.
+  struct DeviceRun {
+    int op = -1;
+    long seq = -1;
+    double start = 0;  // of the op
+    double since = 0;  // of the current rate
+    double work = 0;   // full-rate seconds left at `since`
+    double under = 1;
+    std::deque<std::tuple<int, double, double>> waiting;  // (op, work, under)
+  };
+  void contended_compute(int rank, int op, double now, double work, double under) {
+    DeviceRun& d = device_run_[rank];
+    if (d.op >= 0) {
+      d.waiting.emplace_back(op, work, under);
+      return;
+    }
+    d.op = op;
+    d.start = d.since = now;
+    d.work = work;
+    d.under = under;
+    schedule_run(rank);
+  }
+  double rate(int rank) const { return communicating_[rank] > 0 ? device_run_[rank].under : 1.0; }
+  void schedule_run(int rank) {
+    DeviceRun& d = device_run_[rank];
+    const Profile* profile = plan_.speed_profile_of(rank);
+    const double full = d.work / rate(rank);
+    const double end = profile ? profile->finish(d.since, full) : d.since + full;
+    d.seq = push(end, true, rank, d.op, d.start);
+    running_[rank] = Running{d.op, d.seq, d.start, end};
+  }
+  // The rank's rate changed at `now`: the work done so far is taken off, the op's end moves.
+  void retime(int rank, double now) {
+    DeviceRun& d = device_run_[rank];
+    if (d.op < 0) return;
+    if (now > d.since) {
+      const Profile* profile = plan_.speed_profile_of(rank);
+      const double old_rate = communicating_[rank] > 0 ? 1.0 : d.under;  // before this change
+      const double done = old_rate * (profile ? profile->work_between(d.since, now) : now - d.since);
+      d.work = std::max(0.0, d.work - done);
+      d.since = now;
+    }
+    schedule_again(rank);
+  }
+  void schedule_again(int rank) {
+    DeviceRun& d = device_run_[rank];
+    cancelled_.insert(d.seq);
+    schedule_run(rank);
+  }
+  void start_next(int rank, double now) {
+    DeviceRun& d = device_run_[rank];
+    d.op = -1;
+    d.seq = -1;
+    if (d.waiting.empty()) return;
+    const auto [op, work, under] = d.waiting.front();
+    d.waiting.pop_front();
+    contended_compute(rank, op, now, work, under);
   }
 
   void finish(const Event& e) {
     if (running_[e.rank].seq == e.seq) running_[e.rank].op = -1;
+    if (!in_flight_.empty() && in_flight_.erase(e.seq) > 0 && --communicating_[e.rank] == 0) retime(e.rank, e.time);
+    if (kept_[e.rank] < 1 && device_run_[e.rank].seq == e.seq) start_next(e.rank, e.time);
     const Op& op = plan_.ranks[e.rank].ops[e.op];
     if (e.record) {
       observer_.on_op(OpRecord{e.rank, iteration_[e.rank], e.op, e.start, e.time, e.cut});
@@ -450,10 +538,14 @@ class Scheduler {
     double start;
     double end;  // when it would have ended (the device's free time it set)
   };
-  std::vector<Running> running_;                                         // the compute op each rank is running
-  std::unordered_set<long> cancelled_;                                   // done events of abandoned ops
-  std::vector<int> quorum_op_;                                           // each rank's quorum op, or -1
-  std::set<std::pair<int, int>> quorum_passed_;                          // (job, iteration)
+  std::vector<Running> running_;                 // the compute op each rank is running
+  std::vector<double> kept_;                     // by rank: the fraction of its compute rate kept while it communicates
+  std::vector<int> communicating_;               // by rank: its communication ops in flight (under contention)
+  std::unordered_set<long> in_flight_;           // done events of those ops
+  std::vector<DeviceRun> device_run_;            // by rank, under contention
+  std::unordered_set<long> cancelled_;           // done events of abandoned ops
+  std::vector<int> quorum_op_;                   // each rank's quorum op, or -1
+  std::set<std::pair<int, int>> quorum_passed_;  // (job, iteration)
   std::map<std::pair<int, int>, std::vector<GateWait>> quorum_arrived_;  // (job, iteration)
 };
 

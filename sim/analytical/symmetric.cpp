@@ -9,6 +9,7 @@
 
 #include "core/plan/compiler.hpp"
 #include "sim/analytical/engine.hpp"
+#include "sim/cost/cores.hpp"
 #include "sim/cost/cost_model.hpp"
 
 namespace dtsim::analytical {
@@ -115,7 +116,16 @@ std::optional<std::vector<Metrics>> run_symmetric(const Scenario& s) {
   const cost::CostModel costs(s.cluster, plan);
   JobPlan& jp = plan.jobs.front();
   const RankProgram& rep = plan.ranks[jp.workers.front()];
-  const std::vector<OpRecord> records = evaluate(plan, rep, costs);
+  // Under contention (cost::compute_kept) a compute op's end depends on the communication in flight
+  // beside it, which program order cannot see: the representative then runs on the event loop.
+  std::vector<OpRecord> records;
+  if (cost::compute_kept(s.cluster, plan)[static_cast<size_t>(rep.rank)] < 1) {
+    Recorder rec;
+    AnalyticalExecutor(s.cluster).run(plan, rec);
+    records = rec.records();
+  } else {
+    records = evaluate(plan, rep, costs);
+  }
 
   // Metrics of the representative alone, then every worker as a copy of it.
   const std::vector<int> workers = jp.workers;

@@ -1,6 +1,8 @@
 // What each rank computes on, and whether communication takes the ranks' cores.
 #include "sim/cost/cores.hpp"
 
+#include <map>
+
 #include "core/calibration/calibration.hpp"
 
 namespace dtsim::cost {
@@ -27,6 +29,25 @@ std::vector<std::pair<int, int>> compute_devices(const ClusterSpec& cluster, con
 
 bool comm_holds_cores(const ClusterSpec& cluster) {
   return cluster.calibration && cluster.calibration->machine.backend == "cpu";
+}
+
+double composite_kept(double kept, const CompositeTiming& t) {
+  const double slowed = t.compute_s / kept + t.comm_s;
+  return slowed > 0 ? (t.compute_s + t.comm_s) / slowed : kept;
+}
+
+std::vector<double> compute_kept(const ClusterSpec& cluster, const Plan& plan) {
+  std::vector<double> kept(plan.ranks.size(), 1.0);
+  if (comm_holds_cores(cluster)) return kept;
+  const std::vector<std::pair<int, int>> devices = compute_devices(cluster, plan);
+  std::map<std::pair<int, int>, int> sharing;
+  for (const auto& d : devices) ++sharing[d];
+  for (size_t r = 0; r < plan.ranks.size(); ++r) {
+    const RankProgram& rank = plan.ranks[r];
+    if (rank.role != Role::Worker || sharing[devices[r]] > 1) continue;
+    kept[r] = cluster.compute_kept_at(rank.where.node);
+  }
+  return kept;
 }
 
 }  // namespace dtsim::cost

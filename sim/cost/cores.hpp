@@ -7,6 +7,7 @@
 
 #include "core/cluster/cluster.hpp"
 #include "core/plan/plan.hpp"
+#include "core/run/composite_timing.hpp"
 
 namespace dtsim::cost {
 
@@ -27,5 +28,16 @@ std::vector<std::pair<int, int>> compute_devices(const ClusterSpec& cluster, con
 // communication still overlaps communication. Without it (cuda, or no profile) communication runs
 // beside compute, as on a device with its own copy engines and NICs.
 bool comm_holds_cores(const ClusterSpec& cluster);
+
+// Contention (cluster.contention.compute): the fraction of its compute rate each rank keeps while it
+// communicates, the rule both engines apply. A worker alone on its device keeps its node's figure;
+// servers, devices that ranks share and cores that communication holds (comm_holds_cores) keep 1.
+std::vector<double> compute_kept(const ClusterSpec& cluster, const Plan& plan);
+// The fraction of its rate a composite op keeps while its rank communicates: its compute parts at
+// `kept`, its communication parts (collectives inside a node) unslowed, the two spread evenly
+// through it: duration / (compute / kept + comm). Its kernels one by one would be slowed only
+// where the communication beside them overlaps their compute parts; the even spread is the
+// expectation of that over where the overlap falls.
+double composite_kept(double kept, const CompositeTiming& t);
 
 }  // namespace dtsim::cost

@@ -70,7 +70,9 @@ ZoneRef NodeFactory::make(sg4::NetZone* parent, int node, double switch_share) {
   std::vector<sg4::Link*> p2p;
   for (const RankHost& r : ranks) {
     const std::string host_name = fmt::format("{}.d{}", name, r.local);
-    sg4::Host* host = zone->create_host(host_name, r.speed);
+    std::vector<double> speeds{r.speed};
+    for (double f : r.pstates) speeds.push_back(r.speed * f);
+    sg4::Host* host = zone->create_host(host_name, speeds);
     if (r.speed_profile) host->set_speed_profile(to_simgrid(host_name + ".speed", *r.speed_profile, 1.0));
     platform_.rank_hosts[r.rank] = host;
     platform_.rank_speed[r.rank] = r.speed;

@@ -12,6 +12,7 @@
 #include <utility>
 
 #include "core/base/error.hpp"
+#include "sim/simgrid/contention.hpp"
 #include "sim/simgrid/platform_parts.hpp"
 
 namespace dtsim::sg {
@@ -89,6 +90,7 @@ std::vector<std::vector<RankHost>> place_ranks(const ClusterSpec& c, const Plan&
                                                std::vector<std::pair<int, int>>& aliases) {
   std::vector<std::vector<RankHost>> at(static_cast<size_t>(c.nodes + server_nodes));
   std::map<std::pair<int, int>, int> taken;
+  const ContentionRates contention = contention_rates(c, plan);
   for (size_t i = 0; i < plan.ranks.size(); ++i) {
     const RankProgram& r = plan.ranks[i];
     const Placement& p = r.where;
@@ -110,7 +112,7 @@ std::vector<std::vector<RankHost>> place_ranks(const ClusterSpec& c, const Plan&
     require(fresh, fmt::format("rank {} is placed on device {} of node {}, which another rank holds", r.rank, p.local,
                                p.node));
     at[static_cast<size_t>(p.node)].push_back(
-        RankHost{r.rank, p.local, rank_speed(c, r), plan.speed_profile_of(r.rank)});
+        RankHost{r.rank, p.local, rank_speed(c, r), plan.speed_profile_of(r.rank), contention.factors[i]});
   }
   return at;
 }

@@ -22,6 +22,7 @@ struct RankHost {
   int local = 0;
   double speed = 0;
   const Profile* speed_profile = nullptr;  // time-varying speed (factors of `speed`), or none
+  std::vector<double> pstates;  // contention: factors of `speed` of the pstates after the first (contention.hpp)
 };
 
 // A zone as its parent routes to it: the zone, and the router inside it that traffic enters

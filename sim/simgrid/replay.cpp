@@ -32,6 +32,7 @@ Replay::Replay(const ClusterSpec& cluster, const Plan& plan, const Platform& pla
       quorums_(plan, progress_),
       turns_(plan, platform, options.core_sharing),
       holds_(cluster, plan),
+      contention_(cluster, plan, platform),
       posted_ops_(plan.ranks.size()),
       posted_after_(plan.ranks.size()),
       posted_(plan.ranks.size()),
@@ -111,7 +112,8 @@ void Replay::stream_actor(int rank, Stream stream) {
   // Ranks on shared cores issue their ops one by one, as the analytical engine queues them (a fused
   // run would hold the core for the whole run; under processor sharing its per-op times, recovered
   // at full speed, would be wrong).
-  const bool fuse = options_.fuse_compute && platform_.compute_hosts.empty();
+  // Under contention each op is its own activity (the rate changes with the rank's communication).
+  const bool fuse = options_.fuse_compute && platform_.compute_hosts.empty() && !contention_.on(rank);
   const auto units = stream_units(plan_.ranks[rank], stream, fuse);
   const std::vector<Op>& ops = plan_.ranks[rank].ops;
   RankState& st = progress_[rank];
@@ -215,8 +217,10 @@ void Replay::collective(int rank, int op, const CollectiveOp& c, int it) {
   // rank's input has gone round): at flow fidelity the members start together and end together.
   const bool together = options_.fidelity == Fidelity::Flow;
   if (together) rendezvous_.meet(key, Rendezvous::Moment::Start, parties);
+  contention_.begin(rank);
   collectives_.replay(rank, c);
   if (together) rendezvous_.meet(key, Rendezvous::Moment::End, parties);
+  contention_.end(rank);
   if (holds_.enabled()) holds_.comm_end(rank);
   finish_comm(rank, op, rendezvous_.leave(key, parties));
 }
@@ -240,7 +244,12 @@ void Replay::message(int rank, int op, const MessageInstance& m, double bytes, S
     holds_.comm_begin(m, {m.src, m.dst}, 2);
     arrived = std::max(arrived, sg4::Engine::get_clock());
   }
+  // Under contention a message slows its ranks' compute from when both ends are there.
+  const bool contended = contention_.on(m.src) || contention_.on(m.dst);
+  if (contended) rendezvous_.meet(m, Rendezvous::Moment::Start, 2);
+  contention_.begin(rank);
   messages_.transfer(m, bytes, side);
+  contention_.end(rank);
   if (holds_.enabled()) holds_.comm_end(rank);
   finish_comm(rank, op, rendezvous_.leave(m, 2));
 }
@@ -254,7 +263,9 @@ void Replay::gossip(int rank, int op, const GossipOp& g, int it, double start) {
     holds_.comm_begin(GossipInstance{rank, it}, {rank, peer}, 1);
     begun = sg4::Engine::get_clock();
   }
+  contention_.begin(rank);
   messages_.exchange(rank, peer, g.bytes);
+  contention_.end(rank);
   if (holds_.enabled()) {
     holds_.comm_end(rank);
     holds_.comm_end(peer);
@@ -289,6 +300,8 @@ void Replay::execute_run(int rank, const std::vector<int>& ops) {
   const double start = sg4::Engine::get_clock();
   // Backup workers: a worker left behind by its job's quorum has this run cancelled.
   // On a shared core: on the core's host (in turn, or sharing its speed: CoreSharing).
+  // Under contention the host's pstate while the rank communicates is the op's (contention.hpp).
+  contention_.computing(rank, plan_.ranks[rank].ops[ops.front()]);
   state.running = sg4::this_actor::exec_init(total * platform_.rank_speed[rank]);
   if (!platform_.compute_hosts.empty()) state.running->set_host(platform_.compute_hosts[rank]);
   state.running->start();
@@ -301,6 +314,7 @@ void Replay::execute_run(int rank, const std::vector<int>& ops) {
   } catch (const simgrid::CancelException&) {
     cut = true;
   }
+  contention_.done_computing(rank);
   state.running = nullptr;
   state.running_first = -1;
   ++stats_.activities;

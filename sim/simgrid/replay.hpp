@@ -7,6 +7,7 @@
 //   SspGates, BackupQuorums  the SSP and backup-worker policies' synchronisation
 //   DeviceTurns     ranks taking turns on a shared device (device_turns.hpp)
 //   CoreHolds       communication holding the ranks' cores (cpu-backend profiles, core_holds.hpp)
+//   Contention      compute slowed while its rank communicates (contention.hpp)
 // What names a communication among these is in comm_keys.hpp.
 #pragma once
 
@@ -21,6 +22,7 @@
 #include "sim/cost/cost_model.hpp"
 #include "sim/simgrid/backup_quorums.hpp"
 #include "sim/simgrid/collective_flows.hpp"
+#include "sim/simgrid/contention.hpp"
 #include "sim/simgrid/core_holds.hpp"
 #include "sim/simgrid/device_turns.hpp"
 #include "sim/simgrid/executor.hpp"
@@ -76,6 +78,7 @@ class Replay {
   BackupQuorums quorums_;
   DeviceTurns turns_;
   CoreHolds holds_;
+  Contention contention_;
   std::vector<std::vector<int>> posted_ops_;                 // by rank: its posted ops without deps
   std::vector<std::vector<std::vector<int>>> posted_after_;  // by rank and op: the posted ops that depend on it
   struct PostedQueue {

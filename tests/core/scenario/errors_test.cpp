@@ -116,3 +116,13 @@ TEST_CASE("overrides from --set get the same validation") {
         "--set cluster.nodes: error: expected key.path=value, e.g. --set "
         "cluster.nodes=4");
 }
+
+TEST_CASE("contention is a fraction of the compute rate, from the device zoo unless given") {
+  const auto zoo = dtsim::load_scenario_text(kGood, "x.yaml");
+  CHECK(zoo.cluster.compute_kept_at(0) == Approx(0.78));  // A100: 1 - 24/108
+  const auto off = dtsim::load_scenario_text(std::string(kGood) + "  contention: {compute: 1}\n", "x.yaml");
+  CHECK(off.cluster.compute_kept_at(1) == 1.0);
+  CHECK(error_of(std::string(kGood) + "  contention: {compute: 1.5}\n") ==
+        "x.yaml:8:25: error: cluster.contention.compute: must be in (0, 1], or 0 for the device zoo's figure (got "
+        "1.5)");
+}

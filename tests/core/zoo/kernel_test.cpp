@@ -101,3 +101,20 @@ TEST_CASE("a set cluster.efficiency gives every kernel that one fraction") {
                   .cluster.device_at(1)
                   .kernels.present());
 }
+
+TEST_CASE("the device zoo's contention figures are the SMs NCCL leaves the compute, each cited") {
+  // f = 1 - (NCCL channels, one block on an SM of its own each) / SMs; devices without a published
+  // channel count keep 1 (no contention).
+  for (const auto& name : dtsim::device_names()) {
+    const dtsim::DeviceSpec d = dtsim::load_device(name);
+    INFO(name);
+    CHECK(d.compute_under_comm > 0);
+    CHECK(d.compute_under_comm <= 1);
+    if (d.compute_under_comm < 1) {
+      CHECK(d.contention_source.find("NVIDIA/nccl") != std::string::npos);
+      CHECK(d.compute_under_comm == Approx(1.0 - 24.0 / d.kernels.sms).margin(0.005));
+    }
+  }
+  CHECK(dtsim::load_device("a100_80gb").compute_under_comm < 1);
+  CHECK(dtsim::load_device("h100_sxm").compute_under_comm < 1);
+}

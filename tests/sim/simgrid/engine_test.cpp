@@ -47,7 +47,8 @@ run: {iterations: 2, warmup: 0}
 }  // namespace
 
 TEST_CASE("fused compute gives the same records as op-by-op compute") {
-  const Scenario s = scenario("quickstart.yaml", {"run.iterations=2"});
+  // Without contention, which runs each op alone (its rate changes with the rank's communication).
+  const Scenario s = scenario("quickstart.yaml", {"run.iterations=2", "cluster.contention.compute=1"});
   const Plan plan = compile_plan(s);
   const auto fused = test::simulate(s.cluster, plan, Fidelity::Flow, true);
   const auto plain = test::simulate(s.cluster, plan, Fidelity::Flow, false);
