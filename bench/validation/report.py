@@ -284,10 +284,13 @@ def main():
     p("- **What is not replayed.** The cpu backend runs compute ops as GEMMs at their FLOPs (memory traffic is "
       "not replayed, so the profile's `memory_roofline` is false), fp16/bf16/tf32 in fp32, and asynchronous "
       "policies only where dtsim-real supports them.")
-    hybrid = os.path.join(os.path.dirname(__file__), "korthikanti", "table.md")
-    if os.path.exists(hybrid):
-        p("")
-        p(open(hybrid).read().rstrip("\n"))
+    # Sections generated elsewhere: Korthikanti et al.'s table (bench/validation/korthikanti/run) and the
+    # published data-parallel rows (bench/published/run).
+    here = os.path.dirname(__file__)
+    for section in (os.path.join(here, "korthikanti", "table.md"), os.path.join(here, "..", "published", "table.md")):
+        if os.path.exists(section):
+            p("")
+            p(open(section).read().rstrip("\n"))
 
 if __name__ == "__main__":
     main()

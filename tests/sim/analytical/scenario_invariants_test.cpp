@@ -2,6 +2,9 @@
 // iteration, more bandwidth is never slower, more shards never slow a parameter server.
 #include <catch2/catch.hpp>
 
+#include <cctype>
+#include <filesystem>
+
 #include "core/plan/compiler.hpp"
 #include "core/run/metrics.hpp"
 #include "core/scenario/loader.hpp"
@@ -103,4 +106,20 @@ TEST_CASE("the analytical engine sees a fat-tree's leaf uplinks as the SimGrid e
   };
   CHECK(with("2") == Approx(with("1")));
   CHECK(with("8") > with("1") * 1.1);
+}
+
+TEST_CASE("every published-results scenario loads and runs", "[published]") {
+  // bench/published/: one scenario per published row (r<N>_...yaml; other files are model files they
+  // use). Their single-GPU points run here; bench/published/run sweeps them against the sources.
+  int runs = 0;
+  for (const auto& entry : std::filesystem::directory_iterator(std::string(DTSIM_SOURCE_DIR) + "/bench/published")) {
+    const std::string name = entry.path().filename().string();
+    if (entry.path().extension() != ".yaml" || name.size() < 2 || name[0] != 'r' || !std::isdigit(name[1])) continue;
+    INFO(name);
+    const Scenario s = load_scenario(entry.path().string(), {"cluster.nodes=1", "cluster.devices_per_node=1"});
+    const Metrics m = test::run_analytical(s).front();
+    CHECK(m.throughput_samples_per_s > 0);
+    ++runs;
+  }
+  CHECK(runs >= 10);
 }
