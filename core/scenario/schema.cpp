@@ -22,6 +22,13 @@ using V = ScalarValue;
 
 constexpr StrategyKind kStrategies[] = {StrategyKind::AllReduce, StrategyKind::ParameterServer, StrategyKind::Hybrid};
 
+// A fraction in (0, 1], or 0 for the device zoo's figure (cluster.efficiency, cluster.contention.compute).
+double zoo_fraction(const V& v) {
+  const double f = v.quantity(Quantity::Number);
+  if (f < 0 || f > 1) v.fail(fmt::format("must be in (0, 1], or 0 for the device zoo's figure (got {})", v.text()));
+  return f;
+}
+
 std::vector<std::string_view> strategy_names() {
   std::vector<std::string_view> names;
   for (StrategyKind k : kStrategies) names.push_back(strategy_name(k));
@@ -114,21 +121,12 @@ std::vector<ScenarioKey> build_keys() {
       "Achieved fraction of peak FLOP/s of every kernel, in (0, 1]; 0 takes the device zoo's figures: per kernel "
       "class (GEMM by shape, attention, memory-bound) for transformer plans on devices that have them, else its "
       "typical value.",
-      [](S& s, const V& v) {
-        const double e = v.quantity(Quantity::Number);
-        if (e < 0 || e > 1) v.fail(fmt::format("must be in (0, 1] (got {})", v.text()));
-        s.cluster.efficiency = e;
-      });
+      [](S& s, const V& v) { s.cluster.efficiency = zoo_fraction(v); });
   add("cluster.contention.compute", "number", "0",
       "The fraction of its compute rate a device keeps while it also communicates (a collective's or a "
       "transfer's kernels take its SMs and memory bandwidth), in (0, 1]; 1: overlapped communication is free for "
       "the compute; 0 takes the device zoo's figure (docs/engines.md, Contention).",
-      [](S& s, const V& v) {
-        const double f = v.quantity(Quantity::Number);
-        if (f < 0 || f > 1)
-          v.fail(fmt::format("must be in (0, 1], or 0 for the device zoo's figure (got {})", v.text()));
-        s.cluster.compute_under_comm = f;
-      });
+      [](S& s, const V& v) { s.cluster.compute_under_comm = zoo_fraction(v); });
   add("cluster.device_mix", "device:nodes list", "",
       "Heterogeneous cluster: device types node by node, e.g. a100_40gb:2,v100_16gb:2 (the counts sum to "
       "cluster.nodes); each node computes at its own device's peak and efficiency (cluster.efficiency, when set, "

@@ -1,10 +1,34 @@
 // Small hand-built plans and clusters for the engine oracles.
 #pragma once
 
+#include <utility>
+#include <vector>
+
 #include "core/cluster/cluster.hpp"
 #include "core/plan/plan.hpp"
 
 namespace dtsim::test {
+
+// One op of a hand-built rank program.
+inline Op op_of(int id, Stream stream, Phase phase, OpBody body, std::vector<int> deps = {}) {
+  Op op;
+  op.id = id;
+  op.label = "op";
+  op.stream = stream;
+  op.phase = phase;
+  op.body = std::move(body);
+  op.deps = std::move(deps);
+  return op;
+}
+
+// Rank `rank` alone on node `rank`, running `ops`.
+inline RankProgram rank_of(int rank, std::vector<Op> ops) {
+  RankProgram rp;
+  rp.rank = rank;
+  rp.where = Placement{rank, 0};
+  rp.ops = std::move(ops);
+  return rp;
+}
 
 // `nodes` nodes of one device each on a star, NIC rate `bw` and latency `alpha`, no switch latency.
 inline ClusterSpec star_cluster(int nodes, double bw, double alpha) {

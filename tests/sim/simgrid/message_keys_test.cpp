@@ -8,27 +8,10 @@
 #include "tests/support/simulate.hpp"
 
 using namespace dtsim;
+using test::op_of;
+using test::rank_of;
 
 namespace {
-
-Op op_of(int id, Stream stream, Phase phase, OpBody body, std::vector<int> deps = {}) {
-  Op op;
-  op.id = id;
-  op.label = "op";
-  op.stream = stream;
-  op.phase = phase;
-  op.body = std::move(body);
-  op.deps = std::move(deps);
-  return op;
-}
-
-RankProgram rank_of(int rank, std::vector<Op> ops) {
-  RankProgram rp;
-  rp.rank = rank;
-  rp.where = Placement{rank, 0};
-  rp.ops = std::move(ops);
-  return rp;
-}
 
 const OpRecord& record_of(const std::vector<OpRecord>& records, int rank, int op) {
   for (const OpRecord& r : records) {
