@@ -55,15 +55,17 @@ int devices_command() {
     const DeviceSpec d = load_device(n);
     auto peak = [](double p) { return p > 0 ? format_flop_rate(p) : std::string("-"); };
     const KernelProfile& k = d.kernels;
-    const std::string kernels =
-        k.present() ? fmt::format("{:.2f}/{:.2f}/{:.2f}", k.gemm, k.attention, k.memory) : std::string("-");
+    const std::string kernels = k.present()
+                                    ? fmt::format("{:.2f}/{:.2f}/{:.2f}", k.gemm_at(Dtype::Fp16), k.attention, k.memory)
+                                    : std::string("-");
     std::cout << fmt::format("{:<11} {:>12} {:>12} {:>12} {:>12} {:>12} {:>9} {:>6.2f} {:>14} {:>6.2f}  {}\n", n,
                              peak(d.peak_fp32), peak(d.peak_tf32), peak(d.peak_fp16), peak(d.peak_bf16),
                              format_rate(d.mem_bandwidth), format_bytes(d.mem_capacity), d.efficiency, kernels,
                              d.compute_under_comm, d.description);
   }
   std::cout << "'-': no such mode on the device; fp32 is used instead. eff.: the fraction of peak layer-table models "
-               "reach; gemm/attn/mem: transformer kernels' fractions of peak and of memory bandwidth (docs/engines.md; "
+               "reach; gemm/attn/mem: the fp16 GEMM's, fused attention's fractions of peak and the fraction of memory "
+               "bandwidth streaming kernels reach (other dtypes and convolutions: devices.yaml; docs/engines.md; "
                "'-': eff. for all); comm: the fraction of its compute rate the device keeps while it communicates "
                "(docs/engines.md, Contention). Sources: core/zoo/data/devices.yaml\n";
   return 0;

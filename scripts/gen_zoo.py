@@ -5,14 +5,29 @@ Python 3 standard library only. Run from anywhere:  scripts/gen_zoo.py
 It checks every parameter total against the published count and refuses to write otherwise.
 
 Counting rules (the same in every file; each file's `source` repeats them):
-  params       trainable parameters, batch-norm gamma and beta included (BN is merged into its conv row).
+CNNs: one row per kernel PyTorch runs in training: each convolution or linear layer (class conv or gemm), its
+batch norm (norm), ReLU and residual add (elementwise), and pooling (elementwise).
+  params       trainable parameters; a batch norm's gamma and beta are on its norm row.
   fwd_flops    per sample, 2 FLOPs per multiply-add of convolutions and linear layers (biases not counted);
-               pooling counts 1 FLOP per window element per output element; batch norm, ReLU, residual
-               additions and concatenations count 0 (elementwise, well under 1% of the total).
-  bwd_flops    2 x forward for a row with weights (gradient w.r.t. its input and w.r.t. its weights);
-               1 x forward for a row without weights (pooling); 1 x forward for the first row, which needs
-               no gradient w.r.t. the input image.
-  activations  output elements of the row, per sample.
+               pooling counts 1 FLOP per window element per output element; batch norm, ReLU and residual
+               additions count 0 (they are memory-bound: their traffic columns cost them).
+  bwd_flops    2 x forward for a conv or linear row (gradients w.r.t. its input and its weights), except the first
+               row, which needs no gradient w.r.t. the input image (1 x); 1 x forward for every other row.
+  activations  elements of the new tensor the row leaves, per sample (0 for the in-place ReLU and residual add).
+  gemm_m/n/k   conv and linear rows: the implicit GEMM (NVIDIA, Convolutional Layers User's Guide): m = output
+               pixels per sample (P Q; 1 for a linear layer), n = output channels (K), k = C R S (input channels x
+               filter size).
+  fwd_traffic  activation elements read and written per sample (weights aside), forward and backward:
+  bwd_traffic    conv, linear  fwd: input + output; bwd: output gradient read twice (data and weight gradients),
+                               input read, input gradient written = 2 x input + 2 x output (the first row:
+                               input + output, no data gradient)
+                 batch norm    fwd 3 x output (statistics read, normalise read + write); bwd 5 x output (the
+                               input and the output gradient read twice, the input gradient written): PyTorch's
+                               batch-norm kernels (aten/src/ATen/native/cuda/Normalization.cuh)
+                 ReLU          fwd 2 (read, write); bwd 3 (output gradient and output read, input gradient written)
+                 residual add  fwd 3 (two reads, one write); bwd 3 x the block input (its two gradients summed
+                               where the input forks into the branch and the shortcut)
+                 pooling       input + output both ways
 Transformers (a sample is one sequence of seq_len tokens), the convention of make_transformer():
   forward      2 FLOPs per parameter per token for every matrix, bias and layer norm, plus the attention core
                2*s*d per token per layer for causal decoders (Kaplan et al. 2020: the mask halves QK^T and AV)
@@ -27,53 +42,81 @@ import sys
 HERE = os.path.dirname(os.path.abspath(__file__))
 OUT_DIR = os.path.join(HERE, "..", "core", "zoo", "data", "models")
 
-CNN_RULES = ("FLOPs = 2 x conv/linear multiply-adds plus 1 per pooling window element; BN, ReLU and residual "
-             "adds count 0; bwd = 2 x fwd for rows with weights, 1 x fwd for pooling and for the first conv")
+CNN_RULES = ("one row per training kernel (conv, gemm, norm, elementwise); FLOPs = 2 x conv/linear multiply-adds "
+             "plus 1 per pooling window element; BN, ReLU and residual adds count 0 and are costed by their traffic "
+             "(scripts/gen_zoo.py: BN 3 passes forward, 5 backward; ReLU 2 and 3; add 3 and 3); bwd = 2 x fwd for "
+             "conv and linear rows, 1 x fwd for the others and for the first conv")
 
 
 class Net:
-    """A CNN as a list of rows; each op takes an input shape (c, h, w), appends a row and returns its output."""
+    """A CNN as a list of rows (dicts of the columns); each op takes an input shape (c, h, w), appends its rows and
+    returns its output shape."""
 
     def __init__(self):
         self.rows = []
 
-    def _add(self, name, params, fwd, out_shape):
-        c, h, w = out_shape
-        if not self.rows:
-            bwd = fwd  # the first layer needs no gradient w.r.t. the input image
-        elif params > 0:
-            bwd = 2 * fwd
-        else:
-            bwd = fwd
-        self.rows.append((name, params, fwd, bwd, c * h * w))
-        return out_shape
+    def _add(self, name, cls, params, fwd, act, fwd_traffic, bwd_traffic, gemm=(0, 0, 0)):
+        first = not self.rows
+        bwd = 2 * fwd if cls in ("conv", "gemm") and not first else fwd
+        if first:
+            bwd_traffic = fwd_traffic  # no gradient w.r.t. the input image
+        self.rows.append(dict(name=name, cls=cls, params=params, fwd=fwd, bwd=bwd, act=act, m=gemm[0], n=gemm[1],
+                              k=gemm[2], ft=fwd_traffic, bt=bwd_traffic))
 
-    def conv(self, name, x, cout, k, s=1, p=0, bias=False, bn=True):
-        """Conv2d (k, s, p may be ints or (h, w) pairs), with an optional BatchNorm2d merged into the row."""
+    def norm(self, name, shape):
+        el = shape[0] * shape[1] * shape[2]
+        self._add(name, "norm", 2 * shape[0], 0, el, 3 * el, 5 * el)
+
+    def relu(self, name, shape):
+        el = shape[0] * shape[1] * shape[2]
+        self._add(name, "elementwise", 0, 0, 0, 2 * el, 3 * el)
+
+    def add(self, name, shape, block_input):
+        el = shape[0] * shape[1] * shape[2]
+        self._add(name, "elementwise", 0, 0, 0, 3 * el, 3 * block_input[0] * block_input[1] * block_input[2])
+
+    def conv(self, name, x, cout, k, s=1, p=0, bias=False, bn=True, relu=True):
+        """Conv2d (k, s, p may be ints or (h, w) pairs), then its BatchNorm2d and ReLU rows when asked."""
         kh, kw = k if isinstance(k, tuple) else (k, k)
         sh, sw = s if isinstance(s, tuple) else (s, s)
         ph, pw = p if isinstance(p, tuple) else (p, p)
         cin, h, w = x
         ho = (h + 2 * ph - kh) // sh + 1
         wo = (w + 2 * pw - kw) // sw + 1
-        params = cout * cin * kh * kw + (cout if bias else 0) + (2 * cout if bn else 0)
+        params = cout * cin * kh * kw + (cout if bias else 0)
         macs = cout * ho * wo * cin * kh * kw
-        return self._add(name, params, 2 * macs, (cout, ho, wo))
+        x_el, y_el = cin * h * w, cout * ho * wo
+        self._add(name, "conv", params, 2 * macs, y_el, x_el + y_el, 2 * x_el + 2 * y_el,
+                  (ho * wo, cout, cin * kh * kw))
+        out = (cout, ho, wo)
+        if bn:
+            self.norm(f"{name}.bn", out)
+        if relu:
+            self.relu(f"{name}.relu", out)
+        return out
 
     def pool(self, name, x, k, s, p=0):
         """Max or average pooling: 1 FLOP per window element per output element."""
         c, h, w = x
         ho = (h + 2 * p - k) // s + 1
         wo = (w + 2 * p - k) // s + 1
-        return self._add(name, 0, c * ho * wo * k * k, (c, ho, wo))
+        el = c * h * w + c * ho * wo
+        self._add(name, "elementwise", 0, c * ho * wo * k * k, c * ho * wo, el, el)
+        return (c, ho, wo)
 
     def global_pool(self, name, x):
         c, h, w = x
-        return self._add(name, 0, c * h * w, (c, 1, 1))
+        self._add(name, "elementwise", 0, c * h * w, c, c * h * w + c, c * h * w + c)
+        return (c, 1, 1)
 
-    def linear(self, name, x, nout, bias=True):
+    def linear(self, name, x, nout, bias=True, relu=False):
         nin = x[0] * x[1] * x[2]
-        return self._add(name, nin * nout + (nout if bias else 0), 2 * nin * nout, (nout, 1, 1))
+        self._add(name, "gemm", nin * nout + (nout if bias else 0), 2 * nin * nout, nout, nin + nout,
+                  2 * nin + 2 * nout, (1, nout, nin))
+        out = (nout, 1, 1)
+        if relu:
+            self.relu(f"{name}.relu", out)
+        return out
 
 
 def concat(*shapes):
@@ -92,9 +135,12 @@ def resnet(blocks):
             stride = 2 if b == 0 and stage > 1 else 1
             y = net.conv(f"{prefix}.conv1", x, width, 1)
             y = net.conv(f"{prefix}.conv2", y, width, 3, stride, 1)
-            if b == 0:  # the projection shortcut runs beside conv1..conv3; listed before conv3, whose row adds
-                net.conv(f"{prefix}.downsample", x, width * 4, 1, stride)
-            x = net.conv(f"{prefix}.conv3", y, width * 4, 1)
+            if b == 0:  # the projection shortcut runs beside conv1..conv3
+                net.conv(f"{prefix}.downsample", x, width * 4, 1, stride, relu=False)
+            y = net.conv(f"{prefix}.conv3", y, width * 4, 1, relu=False)
+            net.add(f"{prefix}.add", y, x)
+            net.relu(f"{prefix}.relu", y)
+            x = y
         width *= 2
     x = net.global_pool("avgpool", x)
     net.linear("fc", x, 1000)
@@ -112,8 +158,8 @@ def vgg16():
             x = net.conv(f"conv{stage}_{i}", x, width, 3, 1, 1, bias=True, bn=False)
         i = 0
         x = net.pool(f"pool{stage}", x, 2, 2)
-    x = net.linear("fc6", x, 4096)
-    x = net.linear("fc7", x, 4096)
+    x = net.linear("fc6", x, 4096, relu=True)
+    x = net.linear("fc7", x, 4096, relu=True)
     net.linear("fc8", x, 1000)
     return net.rows
 
@@ -129,8 +175,8 @@ def alexnet():
     x = net.conv("conv4", x, 256, 3, 1, 1, bias=True, bn=False)
     x = net.conv("conv5", x, 256, 3, 1, 1, bias=True, bn=False)
     x = net.pool("pool5", x, 3, 2)  # 256x6x6; the adaptive 6x6 average pool is the identity here
-    x = net.linear("fc6", x, 4096)
-    x = net.linear("fc7", x, 4096)
+    x = net.linear("fc6", x, 4096, relu=True)
+    x = net.linear("fc7", x, 4096, relu=True)
     net.linear("fc8", x, 1000)
     return net.rows
 
@@ -254,7 +300,6 @@ TRANSFORMER_RULES = ("fwd = 2 FLOPs per parameter per token (matrices, biases, l
                      "{core}*s*d per token per layer ({why}) + vocabulary projection 2*d*V per token; "
                      "embedding lookup 0; bwd = 2 x fwd")
 CAUSAL = TRANSFORMER_RULES.format(core=2, why="Kaplan et al. 2020, causal")
-BIDIRECTIONAL = TRANSFORMER_RULES.format(core=4, why="bidirectional: full QK^T and AV")
 
 MODELS = [
     # name, rows, published params (None: no exact published count), input, source
@@ -269,10 +314,6 @@ MODELS = [
     ("inception_v3", inception_v3, 27161264, "3x299x299",
      "torchvision inception_v3 (Szegedy et al. 2016) at 3x299x299 with AuxLogits (run in training; 3,326,696 of "
      "the 27,161,264 params); " + CNN_RULES),
-    ("bert_large", lambda: transformer(24, 1024, 512, 30522, encoder=True), 335141888, "512 tokens",
-     "BERT-Large (Devlin et al. 2019): 24 layers, hidden 1024, 16 heads, vocab 30522, 512 positions, 2 token "
-     "types; params of HF BertModel (embeddings, encoder, pooler: 335,141,888; the paper rounds to 340M); the "
-     "tied MLM vocabulary projection is counted in FLOPs only; " + BIDIRECTIONAL),
     ("gpt2_xl", lambda: transformer(48, 1600, 1024, 50257, encoder=False), 1557611200, "1024 tokens",
      "GPT-2 XL (Radford et al. 2019): 48 layers, d 1600, 25 heads, vocab 50257, context 1024, tied embeddings; "
      "1,557,611,200 params as HF gpt2-xl; " + CAUSAL),
@@ -289,11 +330,24 @@ def to_yaml(name, source, inp, rows):
         f"source: \"{source}\"",
         "counts: flops",
         f"input: {inp}",
-        "columns: [name, params, fwd_flops, bwd_flops, activations]",
-        "layers:",
     ]
-    lines += [f"  - [{r[0]}, {r[1]}, {r[2]}, {r[3]}, {r[4]}]" for r in rows]
+    if isinstance(rows[0], dict):
+        lines += ["columns: [" + ", ".join(CNN_COLUMNS) + "]", "layers:"]
+        lines += ["  - [" + ", ".join(str(r[key]) for key in CNN_KEYS) + "]" for r in rows]
+    else:
+        lines += ["columns: [name, params, fwd_flops, bwd_flops, activations]", "layers:"]
+        lines += [f"  - [{r[0]}, {r[1]}, {r[2]}, {r[3]}, {r[4]}]" for r in rows]
     return "\n".join(lines) + "\n"
+
+
+CNN_COLUMNS = ["name", "class", "params", "fwd_flops", "bwd_flops", "activations", "gemm_m", "gemm_n", "gemm_k",
+               "fwd_traffic", "bwd_traffic"]
+CNN_KEYS = ["name", "cls", "params", "fwd", "bwd", "act", "m", "n", "k", "ft", "bt"]
+
+
+def column(row, i):
+    """A row's i-th value of (name, params, fwd, bwd, activations), for either kind of row."""
+    return row[["name", "params", "fwd", "bwd", "act"][i]] if isinstance(row, dict) else row[i]
 
 
 def main():
@@ -301,15 +355,15 @@ def main():
     print(f"{'model':<14}{'rows':>6}{'params':>18}{'fwd GFLOPs':>14}{'bwd GFLOPs':>14}")
     for name, build, published, inp, source in MODELS:
         rows = build()
-        params = sum(r[1] for r in rows)
+        params = sum(column(r, 1) for r in rows)
         if published is not None and params != published:
             sys.exit(f"gen_zoo: {name} has {params:,} params, published {published:,}")
-        if len({r[0] for r in rows}) != len(rows):
+        if len({column(r, 0) for r in rows}) != len(rows):
             sys.exit(f"gen_zoo: {name} has duplicate layer names")
         with open(os.path.join(OUT_DIR, f"{name}.yaml"), "w", encoding="utf-8") as f:
             f.write(to_yaml(name, source, inp, rows))
-        fwd = sum(r[2] for r in rows)
-        bwd = sum(r[3] for r in rows)
+        fwd = sum(column(r, 2) for r in rows)
+        bwd = sum(column(r, 3) for r in rows)
         print(f"{name:<14}{len(rows):>6}{params:>18,}{fwd / 1e9:>14.2f}{bwd / 1e9:>14.2f}")
 
 

@@ -187,7 +187,7 @@ StageParams stage_params(const Shape& x, int stage) {
   }
   if (stage == x.p - 1) {
     // With tied embeddings and one stage, the output layer is the embedding itself.
-    const double output = head_params(x.spec, x.shard) - (x.tied && x.p == 1 ? x.V * x.h / x.t : 0);
+    const double output = head_params(x.spec, x.shard) - (x.tied && x.p == 1 && x.spec.lm_head ? x.V * x.h / x.t : 0);
     sp.dense += output;
     sp.largest_unit = std::max(sp.largest_unit, output);
   }
@@ -286,7 +286,7 @@ std::vector<StageMemory> stage_memory(const MemoryInputs& in) {
     }
     if (i == x.p - 1) {
       const double held = x.schedule == PipelineSchedule::GPipe ? x.m : 1;
-      m.activations += held * (2 * x.B * x.T * x.h / r + 4 * x.T * x.V / x.t);
+      m.activations += held * (2 * x.B * x.T * x.h / r + (x.spec.lm_head ? 4 * x.T * x.V / x.t : 0));
     }
     m.communication = communication_bytes(x, sp);
     stages.push_back(st);

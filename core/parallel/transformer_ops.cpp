@@ -272,6 +272,7 @@ std::vector<KernelStep> head_forward(const TransformerSpec& m, const ShardShape&
   const double logits = d.tokens * d.vocab / d.t;
   std::vector<KernelStep> out;
   out.push_back(norm(d, "final norm"));
+  if (!m.lm_head) return out;  // a task head of negligible size
   if (d.sp) tensor_collective(out, d, CollectiveKind::AllGather, act);
   out.push_back(gemm("output layer", d.tokens, d.h, d.vocab / d.t, d.db));
   // Vocab-parallel cross-entropy (Megatron): local max, sum of exponentials and target logit, each
@@ -288,11 +289,13 @@ std::vector<KernelStep> head_backward(const TransformerSpec& m, const ShardShape
   const double act = d.tokens * d.h * d.db;
   const double logits = d.tokens * d.vocab / d.t;
   std::vector<KernelStep> out;
-  out.push_back(compute("cross-entropy bwd", KernelClass::Elementwise, logits, logits * (4 + d.db)));
-  KernelStep output = backward_of(gemm("output layer", d.tokens, d.h, d.vocab / d.t, d.db));
-  output.name += " bwd";
-  out.push_back(std::move(output));
-  tensor_collective(out, d, d.sp ? CollectiveKind::ReduceScatter : CollectiveKind::AllReduce, act);
+  if (m.lm_head) {
+    out.push_back(compute("cross-entropy bwd", KernelClass::Elementwise, logits, logits * (4 + d.db)));
+    KernelStep output = backward_of(gemm("output layer", d.tokens, d.h, d.vocab / d.t, d.db));
+    output.name += " bwd";
+    out.push_back(std::move(output));
+    tensor_collective(out, d, d.sp ? CollectiveKind::ReduceScatter : CollectiveKind::AllReduce, act);
+  }
   KernelStep n = backward_of(norm(d, "final norm"));
   n.name += " bwd";
   out.push_back(std::move(n));
@@ -325,7 +328,7 @@ double embedding_params(const TransformerSpec& m, const ShardShape& sh) {
 
 double head_params(const TransformerSpec& m, const ShardShape& sh) {
   const Dims d = dims_of(m, sh);
-  return (d.rms ? d.h : 2 * d.h) + d.vocab * d.h / d.t;
+  return (d.rms ? d.h : 2 * d.h) + (m.lm_head ? d.vocab * d.h / d.t : 0);
 }
 
 double stage_message_bytes(const TransformerSpec& m, const ShardShape& sh) {

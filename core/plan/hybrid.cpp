@@ -507,7 +507,7 @@ class HybridCompiler {
   // The last stage's final norm and output layer (with tied embeddings and one stage, the output
   // layer is the embedding itself, counted there).
   double output_params() const {
-    const bool shared = stages_ == 1 && model_.tied_embeddings;
+    const bool shared = stages_ == 1 && model_.tied_embeddings && model_.lm_head;
     return head_params(model_, shape_) -
            (shared ? model_.vocab * static_cast<double>(model_.hidden) / spec_.tensor : 0);
   }

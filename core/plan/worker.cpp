@@ -3,6 +3,8 @@
 
 #include <fmt/format.h>
 
+#include "core/plan/transformer_pass.hpp"
+
 namespace dtsim {
 
 Op new_op(RankProgram& r, std::string label, Stream stream, Phase phase, std::vector<int> deps, OpBody body) {
@@ -38,10 +40,21 @@ UpdateOp make_update(double params, Optimizer o) {
   return UpdateOp{params, params * flops_per_param, mem, Dtype::Fp32};
 }
 
+ComputeOp layer_op(const Layer& layer, double batch, Dtype dtype, bool backward) {
+  // Weights are read forward, read and their gradient written backward; activations as the table says.
+  const double traffic = backward ? (layer.bwd_traffic >= 0 ? layer.bwd_traffic : 3 * layer.activations)
+                                  : (layer.fwd_traffic >= 0 ? layer.fwd_traffic : 2 * layer.activations);
+  ComputeOp op{backward ? layer.bwd_flops * batch : layer.fwd_flops * batch,
+               ((backward ? 2 : 1) * layer.params + traffic * batch) * dtype_bytes(dtype), dtype};
+  op.cls = layer.cls;
+  op.gemm = GemmShape{layer.gemm_m * batch, layer.gemm_n, layer.gemm_k, 1, backward};
+  return op;
+}
+
 PassOps add_forward_backward(RankProgram& r, const JobSpec& job) {
+  if (job.model.is_transformer) return add_transformer_pass(r, job);
   const Workload& w = job.workload;
   const double batch = job.model.batch_per_worker;
-  const double bytes = dtype_bytes(job.model.dtype);
   const int layers = static_cast<int>(w.layers.size());
   PassOps ids;
   ids.backward.assign(layers, -1);
@@ -54,8 +67,7 @@ PassOps add_forward_backward(RankProgram& r, const JobSpec& job) {
     op.phase = Phase::Forward;
     op.layer = l;
     if (prev >= 0) op.deps.push_back(prev);
-    op.body =
-        ComputeOp{layer.fwd_flops * batch, (layer.params + 2 * layer.activations * batch) * bytes, job.model.dtype};
+    op.body = layer_op(layer, batch, job.model.dtype, false);
     prev = op.id;
     r.ops.push_back(std::move(op));
   }
@@ -67,8 +79,7 @@ PassOps add_forward_backward(RankProgram& r, const JobSpec& job) {
     op.phase = Phase::Backward;
     op.layer = l;
     if (prev >= 0) op.deps.push_back(prev);
-    op.body =
-        ComputeOp{layer.bwd_flops * batch, (2 * layer.params + 3 * layer.activations * batch) * bytes, job.model.dtype};
+    op.body = layer_op(layer, batch, job.model.dtype, true);
     prev = op.id;
     ids.backward[l] = op.id;
     r.ops.push_back(std::move(op));

@@ -13,7 +13,13 @@ struct PassOps {
   int last = -1;              // the last backward op (layer 0)
 };
 
-// Appends forward (layer 0..L-1) then backward (L-1..0) compute ops for one worker.
+// One layer-table row's forward or backward for `batch` samples: its FLOPs, its memory traffic (the
+// row's traffic columns, or 2 x activations forward and 3 x backward, plus its weights), its kernel
+// class and (implicit) GEMM shape (core/zoo/kernel.hpp).
+ComputeOp layer_op(const Layer& layer, double batch, Dtype dtype, bool backward);
+
+// Appends forward (layer 0..L-1) then backward (L-1..0) compute ops for one worker: one per row, or a
+// transformer-shaped model's kernels (core/plan/transformer_pass.hpp).
 PassOps add_forward_backward(RankProgram& r, const JobSpec& job);
 
 // An op to append next in the rank's program (its id is the program's size).

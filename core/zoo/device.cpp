@@ -2,6 +2,7 @@
 #include "core/zoo/device.hpp"
 
 #include <algorithm>
+#include <array>
 
 #include <fmt/format.h>
 #include <yaml-cpp/yaml.h>
@@ -25,6 +26,19 @@ YAML::Node devices_node() {
 double optional_quantity(const YAML::Node& n, const char* key, Quantity q) {
   const YAML::Node v = n[key];
   return v ? parse_quantity(v.as<std::string>(), q) : 0.0;
+}
+
+// A per-dtype fraction (kernels.gemm, kernels.conv): one number for every dtype, or a map from dtype
+// names to numbers (the dtypes it leaves out get 0: no figure).
+std::array<double, 4> per_dtype(const YAML::Node& v) {
+  std::array<double, 4> out{};
+  if (!v) return out;
+  if (v.IsScalar()) {
+    out.fill(v.as<double>());
+    return out;
+  }
+  for (const auto& kv : v) out[static_cast<size_t>(parse_dtype(kv.first.as<std::string>()))] = kv.second.as<double>();
+  return out;
 }
 
 }  // namespace
@@ -70,8 +84,9 @@ DeviceSpec load_device(std::string_view name) {
     d.kernels.sms = k["sms"].as<int>();
     d.kernels.tile_m = k["tile"][0].as<int>();
     d.kernels.tile_n = k["tile"][1].as<int>();
-    d.kernels.gemm = k["gemm"].as<double>();
-    d.kernels.attention = k["attention"].as<double>();
+    d.kernels.gemm = per_dtype(k["gemm"]);
+    d.kernels.conv = per_dtype(k["conv"]);
+    d.kernels.attention = k["attention"] ? k["attention"].as<double>() : 0.0;
     d.kernels.memory = k["memory"].as<double>();
     d.kernels.source = k["source"].as<std::string>();
   }

@@ -9,20 +9,72 @@
 namespace dtsim {
 namespace {
 
-// Useful fraction of the waves an M x N output (times batch) takes in tiles of tm x tn.
+struct ClassName {
+  KernelClass cls;
+  std::string_view name;
+};
+constexpr ClassName kClassNames[] = {
+    {KernelClass::Layer, "layer"},     {KernelClass::Gemm, "gemm"},
+    {KernelClass::Conv, "conv"},       {KernelClass::Attention, "attention"},
+    {KernelClass::Softmax, "softmax"}, {KernelClass::Elementwise, "elementwise"},
+    {KernelClass::Norm, "norm"},       {KernelClass::Embedding, "embedding"},
+};
+
+// Useful fraction of the time an M x N output (times batch) takes in tiles of tm x tn: waves of one
+// tile per SM, or, with fewer tiles than SMs, the reduction split over the SMs (tile padding only).
 double tiled_fraction(const KernelProfile& p, const GemmShape& s, double tm, double tn) {
   const double tiles = std::ceil(s.m / tm) * std::ceil(s.n / tn) * s.batch;
-  const double waves = std::ceil(tiles / p.sms);
-  return s.m * s.n * s.batch / (waves * p.sms * tm * tn);
+  const double slots = tiles < p.sms ? tiles : std::ceil(tiles / p.sms) * p.sms;
+  return s.m * s.n * s.batch / (slots * tm * tn);
 }
 
-// One product: its quantized FLOPs at the GEMM rate, or its bytes at the memory rate.
-double product_time(const KernelProfile& p, double peak, double bandwidth, const GemmShape& s, double flops,
+// One product: its quantized FLOPs at `fraction` of peak, or its bytes at the memory rate.
+double product_time(const KernelProfile& p, double rate, double bandwidth, const GemmShape& s, double flops,
                     double mem_bytes) {
-  return std::max(flops / gemm_quantization(p, s) / (peak * p.gemm), mem_bytes / bandwidth);
+  return std::max(flops / gemm_quantization(p, s) / rate, mem_bytes / bandwidth);
+}
+
+// A GEMM or an implicit-GEMM convolution at `rate` FLOP/s; backward: its input- and weight-gradient
+// products (M x K over N, K x N over M), half the work each.
+double gemm_like_time(const KernelProfile& p, double rate, double bandwidth, const GemmShape& shape, double flops,
+                      double mem_bytes) {
+  if (!shape.backward) return product_time(p, rate, bandwidth, shape, flops, mem_bytes);
+  const GemmShape input{shape.m, shape.k, shape.n, shape.batch, false};
+  const GemmShape weight{shape.k, shape.n, shape.m, shape.batch, false};
+  return product_time(p, rate, bandwidth, input, flops / 2, mem_bytes / 2) +
+         product_time(p, rate, bandwidth, weight, flops / 2, mem_bytes / 2);
 }
 
 }  // namespace
+
+std::string_view kernel_class_name(KernelClass c) {
+  for (const auto& [cls, name] : kClassNames) {
+    if (cls == c) return name;
+  }
+  return "layer";
+}
+
+std::vector<std::string_view> kernel_class_names() {
+  std::vector<std::string_view> names;
+  for (const auto& entry : kClassNames) names.push_back(entry.name);
+  return names;
+}
+
+std::optional<KernelClass> parse_kernel_class(std::string_view text) {
+  for (const auto& [cls, name] : kClassNames) {
+    if (name == text) return cls;
+  }
+  return std::nullopt;
+}
+
+bool KernelProfile::present() const {
+  return std::any_of(gemm.begin(), gemm.end(), [](double f) { return f > 0; });
+}
+
+double KernelProfile::conv_at(Dtype d) const {
+  const double c = conv[static_cast<size_t>(d)];
+  return c > 0 ? c : gemm_at(d);
+}
 
 double gemm_quantization(const KernelProfile& p, const GemmShape& s) {
   if (!s.known() || p.sms <= 0) return 1.0;
@@ -33,19 +85,16 @@ double kernel_time(const DeviceSpec& device, double efficiency, Dtype dtype, Ker
                    double mem_bytes, const GemmShape& shape) {
   const KernelProfile& p = device.kernels;
   const double peak = device.peak(dtype);
-  if (cls == KernelClass::Layer || !p.present()) {
+  const double fraction = cls == KernelClass::Conv ? p.conv_at(dtype) : p.gemm_at(dtype);
+  const bool gemm_like = cls == KernelClass::Gemm || cls == KernelClass::Conv;
+  const bool unknown = (gemm_like && fraction <= 0) || (cls == KernelClass::Attention && p.attention <= 0);
+  if (cls == KernelClass::Layer || !p.present() || unknown) {
     return std::max(flops / (peak * efficiency), mem_bytes / device.mem_bandwidth);
   }
   const double bandwidth = device.mem_bandwidth * p.memory;
   switch (cls) {
-    case KernelClass::Gemm: {
-      if (!shape.backward) return product_time(p, peak, bandwidth, shape, flops, mem_bytes);
-      // Input gradient (M x K, over N) and weight gradient (K x N, over M), half the work each.
-      const GemmShape input{shape.m, shape.k, shape.n, shape.batch, false};
-      const GemmShape weight{shape.k, shape.n, shape.m, shape.batch, false};
-      return product_time(p, peak, bandwidth, input, flops / 2, mem_bytes / 2) +
-             product_time(p, peak, bandwidth, weight, flops / 2, mem_bytes / 2);
-    }
+    case KernelClass::Gemm:
+    case KernelClass::Conv: return gemm_like_time(p, peak * fraction, bandwidth, shape, flops, mem_bytes);
     case KernelClass::Attention: return std::max(flops / (peak * p.attention), mem_bytes / bandwidth);
     default: return std::max(flops / device.peak(Dtype::Fp32), mem_bytes / bandwidth);
   }

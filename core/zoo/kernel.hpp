@@ -12,21 +12,40 @@
 //              taking the better of the tile and its transpose; at least its operands and result
 //              at the achieved memory bandwidth. A backward GEMM is its two products (input
 //              gradient M x K over N, weight gradient K x N over M), each costed so.
+//              When the output has fewer tiles than the device has SMs, the reduction is split over
+//              them (split-K, as cuBLAS and cuDNN do for weight gradients): only the tile padding
+//              counts, not the idle SMs.
+//   conv       a convolution as the implicit GEMM cuDNN runs (NVIDIA, Convolutional Layers User's
+//              Guide, section 2: forward M = N P Q output pixels, N = K output channels, K = C R S),
+//              costed as a GEMM of that shape at peak x `conv` (`gemm` where the zoo has no
+//              convolution figure); its backward the data gradient (M x K over N) and the weight
+//              gradient (K x N over M).
 //   attention  a fused (flash) attention kernel: FLOPs at peak x `attention`.
 //   softmax, elementwise, norm, embedding: memory-bound kernels: bytes at memory bandwidth x
 //              `memory`, or their FLOPs at the fp32 (non-tensor) peak if that is slower.
-// Devices without a `kernels` section, and clusters that set cluster.efficiency, cost every class
-// as a layer.
+// `gemm` and `conv` are fractions per dtype; a dtype the zoo has no figure for costs its GEMMs and
+// convolutions as layers. Devices without a `kernels` section, and clusters that set
+// cluster.efficiency, cost every class as a layer.
 #pragma once
 
+#include <array>
+#include <optional>
 #include <string>
+#include <string_view>
+#include <vector>
 
 #include "core/base/dtype.hpp"
 
 namespace dtsim {
 
 // What kind of kernel a compute op is.
-enum class KernelClass { Layer, Gemm, Attention, Softmax, Elementwise, Norm, Embedding };
+enum class KernelClass { Layer, Gemm, Conv, Attention, Softmax, Elementwise, Norm, Embedding };
+
+// The classes' names as layer tables write them (`class` column): layer, gemm, conv, attention,
+// softmax, elementwise, norm, embedding.
+std::string_view kernel_class_name(KernelClass c);
+std::vector<std::string_view> kernel_class_names();
+std::optional<KernelClass> parse_kernel_class(std::string_view text);
 
 // A GEMM's shape (batched: `batch` independent products); all zero when unknown.
 struct GemmShape {
@@ -43,11 +62,16 @@ struct KernelProfile {
   int sms = 0;       // streaming multiprocessors: one tile each per wave
   int tile_m = 256;  // the GEMM output tile
   int tile_n = 128;
-  double gemm = 0;       // fraction of the dtype's peak a large, wave-aligned GEMM reaches
+  // Per dtype (indexed by Dtype), 0 where the zoo has no figure: the fraction of the dtype's peak a
+  // large, wave-aligned GEMM reaches, and a convolution (0: the GEMM's).
+  std::array<double, 4> gemm{};
+  std::array<double, 4> conv{};
   double attention = 0;  // fraction of peak a fused attention kernel reaches (fwd and bwd)
   double memory = 1;     // fraction of the memory bandwidth streaming kernels reach
   std::string source;
-  bool present() const { return gemm > 0; }
+  bool present() const;
+  double gemm_at(Dtype d) const { return gemm[static_cast<size_t>(d)]; }
+  double conv_at(Dtype d) const;
 };
 
 struct DeviceSpec;

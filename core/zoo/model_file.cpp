@@ -29,7 +29,8 @@ const std::vector<std::string> kRequiredKeys{"name", "counts", "columns", "layer
 // The keys of a layer table that a file giving its `transformer` shape does without: make_transformer writes the
 // rows and the input.
 const std::vector<std::string> kTableKeys{"counts", "input", "columns", "layers"};
-const std::vector<std::string> kColumns{"name", "params", "fwd_flops", "bwd_flops", "activations"};
+const std::vector<std::string> kColumns{"name",   "class",  "params", "fwd_flops",   "bwd_flops",  "activations",
+                                        "gemm_m", "gemm_n", "gemm_k", "fwd_traffic", "bwd_traffic"};
 const std::vector<std::string> kRequiredColumns{"name", "params", "fwd_flops"};
 
 SourceLocation at(const std::string& origin, const YAML::Mark& mark) {
@@ -206,12 +207,15 @@ class Parser {
       for (size_t c = 0; c < columns_.size(); ++c) {
         if (columns_[c] == "name") layer.name = row_name(row[c], i);
       }
+      for (size_t c = 0; c < columns_.size(); ++c) {
+        if (columns_[c] == "class") layer.cls = row_class(row[c], layer.name);
+      }
       if (const auto [it, fresh] = seen.emplace(layer.name, i + 1); !fresh) {
         fail(row, fmt::format("layer {} repeats the name '{}' of layer {}", i + 1, layer.name, it->second));
       }
       for (size_t c = 0; c < columns_.size(); ++c) {
         const std::string& column = columns_[c];
-        if (column == "name") continue;
+        if (column == "name" || column == "class") continue;
         const double value = number(row[c], layer.name, column);
         if (column == "params") layer.params = value;
         if (column == "fwd_flops") layer.fwd_flops = value * flops_per_count;
@@ -220,6 +224,11 @@ class Parser {
           has_bwd = true;
         }
         if (column == "activations") layer.activations = value;
+        if (column == "gemm_m") layer.gemm_m = value;
+        if (column == "gemm_n") layer.gemm_n = value;
+        if (column == "gemm_k") layer.gemm_k = value;
+        if (column == "fwd_traffic") layer.fwd_traffic = value;
+        if (column == "bwd_traffic") layer.bwd_traffic = value;
       }
       if (!has_bwd) layer.bwd_flops = 2 * layer.fwd_flops;
       w.layers.push_back(std::move(layer));
@@ -229,6 +238,15 @@ class Parser {
   std::string row_name(const YAML::Node& node, size_t index) const {
     if (!node.IsScalar() || node.Scalar().empty()) fail(node, fmt::format("layer {} has no name", index + 1));
     return node.Scalar();
+  }
+
+  KernelClass row_class(const YAML::Node& node, const std::string& layer) const {
+    const std::string text = node.IsScalar() ? node.Scalar() : std::string();
+    if (const auto cls = parse_kernel_class(text)) return *cls;
+    std::vector<std::string> names;
+    for (const auto name : kernel_class_names()) names.emplace_back(name);
+    fail(node, fmt::format("layer '{}': class '{}' is not one of {}{}", layer, text, fmt::join(names, ", "),
+                           did_you_mean(text, names)));
   }
 
   double number(const YAML::Node& node, const std::string& layer, const std::string& column) const {

@@ -115,7 +115,11 @@ Workload make_transformer(const TransformerSpec& spec, std::string name) {
   } else {
     add("ln_f", norm, 2 * norm * s, s * d);
   }
-  add("lm_head", spec.tied_embeddings ? 0 : d * vocab, 2 * d * vocab * s, s * vocab);
+  if (spec.lm_head) {
+    add("lm_head", spec.tied_embeddings ? 0 : d * vocab, 2 * d * vocab * s, s * vocab);
+  } else {
+    add("lm_head", 0, 0, 0);  // a task head of negligible size
+  }
   return w;
 }
 

@@ -28,7 +28,11 @@ namespace dtsim {
 //   MLP FLOPs: the parameters count all the experts, the FLOPs only the routed ones. top_k is in 1..experts.
 //   capacity_factor (the tokens an expert takes, hence dropped or padded tokens) is left to the hybrid plans: the
 //   table counts every token routed to top_k experts.
-// - flash_attention: the same table either way (an implementation choice for the hybrid plans' op lists).
+// - flash_attention: the same table either way (an implementation choice for the kernels of hybrid plans and of
+//   data-parallel ones, core/plan/transformer_pass.hpp).
+// - lm_head = false: a fine-tuning task head instead of the vocabulary projection (e.g. SQuAD's d x 2 span
+//   classifier: its parameters and FLOPs are under 0.001 % of BERT-Large's and are not counted): the lm_head row
+//   has no parameters, FLOPs or activations, and plans run no output layer or cross-entropy.
 struct TransformerSpec {
   int layers = 12;
   int hidden = 768;
@@ -49,6 +53,7 @@ struct TransformerSpec {
   int top_k = 2;                 // experts each token is routed to
   double capacity_factor = 1.0;  // tokens an expert takes: capacity_factor x tokens x top_k / experts; 0: dropless
   bool flash_attention = true;   // a fused attention kernel; false: QK^T, softmax and AV as separate kernels
+  bool lm_head = true;           // the vocabulary projection and its loss; false: a task head of negligible size
 };
 
 // What is wrong with a shape: the field to change (a name of core/zoo/transformer_fields.hpp) and why, written to

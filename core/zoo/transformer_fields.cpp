@@ -14,7 +14,7 @@ using T = TransformerSpec;
 
 // Minimums: the sizes are at least 1; the counts whose 0 means "the usual value" (ffn, positions, kv_heads) or
 // "none" (experts) at least 0; top_k at least 1 (checked against experts by shape_problem).
-const std::array<TransformerField, 18> kFields{{
+const std::array<TransformerField, 19> kFields{{
     {"layers", &T::layers, 1, "Transformer blocks."},
     {"hidden", &T::hidden, 1, "Hidden size d_model."},
     {"heads", &T::heads, 1, "Attention heads (must divide hidden)."},
@@ -37,8 +37,11 @@ const std::array<TransformerField, 18> kFields{{
      "Tokens an expert takes: capacity_factor x tokens x top_k / experts; 0 means dropless (hybrid plans; the layer "
      "table counts every routed token)."},
     {"flash_attention", &T::flash_attention, 0,
-     "A fused attention kernel; false: QK^T, softmax and AV as separate kernels (hybrid plans; the layer table is "
-     "the same)."},
+     "A fused attention kernel; false: QK^T, softmax and AV as separate kernels (the kernels plans run; the layer "
+     "table is the same)."},
+    {"lm_head", &T::lm_head, 0,
+     "The vocabulary projection (language-model head) and its loss; false: a fine-tuning head of negligible size "
+     "(e.g. SQuAD's span classifier) instead."},
 }};
 
 }  // namespace

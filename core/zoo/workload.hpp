@@ -7,6 +7,8 @@
 #include <string_view>
 #include <vector>
 
+#include "core/zoo/kernel.hpp"
+
 namespace dtsim {
 
 struct TransformerSpec;  // core/zoo/transformer.hpp
@@ -17,6 +19,16 @@ struct Layer {
   double fwd_flops = 0;    // forward FLOPs per sample
   double bwd_flops = 0;    // backward FLOPs per sample (gradients w.r.t. inputs and weights)
   double activations = 0;  // output activation elements per sample (multiply by dtype bytes)
+  // What kind of kernel the row is (core/zoo/kernel.hpp; a table's `class` column): a layer unless it says.
+  KernelClass cls = KernelClass::Layer;
+  // gemm and conv rows: the (implicit) GEMM the row runs, rows m per sample (output pixels, tokens) x n over k.
+  double gemm_m = 0;
+  double gemm_n = 0;
+  double gemm_k = 0;
+  // Activation elements read and written per sample, forward and backward (weights aside); < 0: the rule
+  // of core/plan/worker.cpp (2 x activations forward, 3 x backward).
+  double fwd_traffic = -1;
+  double bwd_traffic = -1;
 };
 
 struct Workload {

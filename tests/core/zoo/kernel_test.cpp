@@ -79,12 +79,85 @@ TEST_CASE("memory-bound kernels stream at the achieved bandwidth; layers keep th
 }
 
 TEST_CASE("devices without published kernel figures cost every class as a layer") {
-  const dtsim::DeviceSpec v100 = dtsim::load_device("v100");
-  REQUIRE_FALSE(v100.kernels.present());
-  for (KernelClass c : {KernelClass::Gemm, KernelClass::Attention, KernelClass::Norm}) {
-    CHECK(kernel_time(v100, v100.efficiency, Dtype::Fp16, c, 125e12, 0, GemmShape{300, 300, 300}) ==
-          Approx(1 / v100.efficiency));
+  const dtsim::DeviceSpec p100 = dtsim::load_device("p100");
+  REQUIRE_FALSE(p100.kernels.present());
+  for (KernelClass c : {KernelClass::Gemm, KernelClass::Conv, KernelClass::Attention, KernelClass::Norm}) {
+    CHECK(kernel_time(p100, p100.efficiency, Dtype::Fp16, c, 21.2e12, 0, GemmShape{300, 300, 300}) ==
+          Approx(1 / p100.efficiency));
   }
+}
+
+TEST_CASE("GEMM figures are per dtype; a dtype without one, and attention without one, cost as layers") {
+  const dtsim::DeviceSpec a100 = dtsim::load_device("a100_80gb");
+  const GemmShape best{6912, 16384, 2048};  // whole waves of whole tiles
+  const double flops = 2.0 * 6912 * 16384 * 2048;
+  CHECK(flops / kernel_time(a100, 0.5, Dtype::Tf32, KernelClass::Gemm, flops, 0, best) == Approx(156e12 * 0.86));
+  CHECK(flops / kernel_time(a100, 0.5, Dtype::Fp32, KernelClass::Gemm, flops, 0, best) == Approx(19.5e12 * 0.97));
+  const dtsim::DeviceSpec v100 = dtsim::load_device("v100");
+  REQUIRE(v100.kernels.present());
+  CHECK(v100.kernels.sms == 80);
+  // 8192^3 (the cited fp16 measurement's shape): 32 x 64 = 2048 tiles in 26 waves of 80.
+  const GemmShape square{8192, 8192, 8192};
+  CHECK(dtsim::gemm_quantization(v100.kernels, square) == Approx(2048.0 / 2080));
+  const double sq = 2.0 * 8192 * 8192 * 8192;
+  CHECK(sq / kernel_time(v100, 0.45, Dtype::Fp16, KernelClass::Gemm, sq, 0, square) ==
+        Approx(125e12 * 0.78 * 2048 / 2080));
+  CHECK(sq / kernel_time(v100, 0.45, Dtype::Fp32, KernelClass::Gemm, sq, 0, square) ==
+        Approx(15.7e12 * 0.92 * 2048 / 2080));
+  // No bf16 figure on V100 (no such mode): the layer rule at the fp32 peak it falls back to.
+  CHECK(kernel_time(v100, 0.45, Dtype::Bf16, KernelClass::Gemm, 15.7e12, 0, square) == Approx(1 / 0.45));
+  // No fused attention on Volta: attention is a layer.
+  CHECK(kernel_time(v100, 0.45, Dtype::Fp16, KernelClass::Attention, 125e12, 0) == Approx(1 / 0.45));
+  // H100's published figures are bf16 and fp16 only.
+  const dtsim::DeviceSpec h100 = dtsim::load_device("h100_sxm");
+  CHECK(kernel_time(h100, 0.45, Dtype::Tf32, KernelClass::Gemm, 494.7e12, 0, best) == Approx(1 / 0.45));
+}
+
+TEST_CASE("with fewer tiles than SMs the reduction is split over them: only tile padding counts") {
+  const dtsim::DeviceSpec a100 = dtsim::load_device("a100_80gb");
+  const auto& p = a100.kernels;
+  // 54 whole tiles on 108 SMs: split-K fills them all (no idle half wave).
+  CHECK(dtsim::gemm_quantization(p, GemmShape{256.0 * 54, 128, 1 << 20}) == Approx(1.0));
+  // A 64 x 64 weight gradient over a long reduction: one tile of 256 x 128, an eighth of it useful.
+  CHECK(dtsim::gemm_quantization(p, GemmShape{64, 64, 1 << 20}) == Approx(64.0 * 64 / (256 * 128)));
+  // From 108 tiles on, whole waves again: 109 tiles take two.
+  CHECK(dtsim::gemm_quantization(p, GemmShape{256.0 * 109, 128, 4096}) == Approx(109.0 / 216));
+}
+
+TEST_CASE("a convolution costs its implicit GEMM: data and weight gradients backward") {
+  const dtsim::DeviceSpec a100 = dtsim::load_device("a100_80gb");
+  // ResNet-50 layer1.0.conv2 at 256 images: M = 256 x 56 x 56 output pixels, N = 64 channels, K = 64 x 3 x 3.
+  const double m = 256.0 * 3136;
+  const GemmShape fwd{m, 64, 576};
+  const double flops = 2 * m * 64 * 576;
+  // 64 channels fill half of a 256 x 128 tile: 3136 tiles in 30 waves of 108.
+  const double q = m * 64 / (30 * 108 * 256.0 * 128);
+  CHECK(dtsim::gemm_quantization(a100.kernels, fwd) == Approx(q));
+  CHECK(kernel_time(a100, 0.5, Dtype::Fp16, KernelClass::Conv, flops, 0, fwd) == Approx(flops / q / (312e12 * 0.859)));
+  // No convolution figure in the zoo: the GEMM's.
+  CHECK(kernel_time(a100, 0.5, Dtype::Fp16, KernelClass::Conv, flops, 1e6, fwd) ==
+        kernel_time(a100, 0.5, Dtype::Fp16, KernelClass::Gemm, flops, 1e6, fwd));
+  // Backward: data gradient M x K over N (3136 x 5 = 15680 tiles of 256 x 128 in 146 waves) and weight
+  // gradient 576 x 64 over M (3 tiles on 108 SMs: the reduction split over them, 576 x 64 of 3 x 256 x 128 useful).
+  GemmShape bwd = fwd;
+  bwd.backward = true;
+  const double dgrad = m * 576 / (146 * 108 * 256.0 * 128);
+  const double wgrad = 576.0 * 64 / (3 * 256.0 * 128);
+  CHECK(kernel_time(a100, 0.5, Dtype::Fp16, KernelClass::Conv, 2 * flops, 0, bwd) ==
+        Approx(flops / dgrad / (312e12 * 0.859) + flops / wgrad / (312e12 * 0.859)));
+  // A convolution figure, where the zoo has one, replaces the GEMM's.
+  dtsim::DeviceSpec custom = a100;
+  custom.kernels.conv[static_cast<size_t>(Dtype::Fp16)] = 0.5;
+  CHECK(kernel_time(custom, 0.5, Dtype::Fp16, KernelClass::Conv, flops, 0, fwd) == Approx(flops / q / (312e12 * 0.5)));
+}
+
+TEST_CASE("kernel classes are named as layer tables write them") {
+  for (const auto name : dtsim::kernel_class_names()) {
+    const auto cls = dtsim::parse_kernel_class(name);
+    REQUIRE(cls);
+    CHECK(dtsim::kernel_class_name(*cls) == name);
+  }
+  CHECK_FALSE(dtsim::parse_kernel_class("convolution"));
 }
 
 TEST_CASE("a set cluster.efficiency gives every kernel that one fraction") {

@@ -66,6 +66,34 @@ TEST_CASE("counts: macs doubles the FLOP columns / missing optional columns take
   CHECK(with_bwd.layers[0].bwd_flops == 30);
 }
 
+TEST_CASE("a table's class, GEMM and traffic columns say what kernel each row is") {
+  const auto w = parse_model_text(
+      "name: m\ncounts: flops\n"
+      "columns: [name, class, params, fwd_flops, activations, gemm_m, gemm_n, gemm_k, fwd_traffic, bwd_traffic]\n"
+      "layers:\n"
+      "  - [conv, conv, 36864, 231211008, 200704, 3136, 64, 576, 401408, 802816]\n"
+      "  - [bn, norm, 128, 0, 200704, 0, 0, 0, 602112, 1003520]\n"
+      "  - [relu, elementwise, 0, 0, 0, 0, 0, 0, 401408, 602112]\n",
+      "m.yaml");
+  REQUIRE(w.layers.size() == 3);
+  CHECK(w.layers[0].cls == dtsim::KernelClass::Conv);
+  CHECK(w.layers[0].gemm_m == 3136);
+  CHECK(w.layers[0].gemm_n == 64);
+  CHECK(w.layers[0].gemm_k == 576);
+  CHECK(w.layers[1].cls == dtsim::KernelClass::Norm);
+  CHECK(w.layers[1].fwd_traffic == 602112);
+  CHECK(w.layers[1].bwd_traffic == 1003520);
+  CHECK(w.layers[2].cls == dtsim::KernelClass::Elementwise);
+  // Without the columns: a layer, and the traffic rule of core/plan/worker.cpp (-1).
+  const auto plain = parse_model_text(kHeader + "layers:\n  - [fc, 1, 2, 4, 5]\n", "p.yaml");
+  CHECK(plain.layers[0].cls == dtsim::KernelClass::Layer);
+  CHECK(plain.layers[0].fwd_traffic < 0);
+  CHECK(error_of("name: m\ncounts: flops\ncolumns: [name, class, params, fwd_flops]\nlayers:\n  - [a, convolution, 1, "
+                 "2]\n") ==
+        "my_model.yaml:5:9: error: layer 'a': class 'convolution' is not one of layer, gemm, conv, attention, softmax, "
+        "elementwise, norm, embedding");
+}
+
 TEST_CASE("mistakes in a model file point at their line and column") {
   const std::string row = "  - [conv, 100, 2000, 2000, 50]\n";
   CHECK(error_of(kHeader + "layer:\n" + row) ==
@@ -162,7 +190,7 @@ TEST_CASE("mistakes in a transformer's shape point at the field") {
   CHECK(error_of("name: t\ntransformer: [1, 2]\n") ==
         "my_model.yaml:2:14: error: 'transformer' must be a map of shape fields (layers, hidden, heads, seq_len, "
         "vocab, ffn, encoder, tied_embeddings, positions, kv_heads, gated_mlp, rms_norm, bias, rotary, experts, "
-        "top_k, capacity_factor, flash_attention)");
+        "top_k, capacity_factor, flash_attention, lm_head)");
   CHECK(error_of("name: t\ncounts: flops\ntransformer:\n  layers: 2\n") ==
         "my_model.yaml:2:1: error: 'counts' belongs to a layer table; a model given by its 'transformer' shape has its "
         "rows and input generated");

@@ -159,3 +159,14 @@ TEST_CASE("under contention SimGrid's node blocks stay within 1 % of the kernel 
     CHECK(b == Approx(k).epsilon(0.01));
   }
 }
+
+TEST_CASE("a data-parallel transformer's kernels: both engines agree", "[hybrid]") {
+  // Each row runs as its kernels (core/plan/transformer_pass.hpp) with the gradient buckets overlapping the
+  // backward; contention is off so that both engines see the same compute.
+  for (const char* overlap : {"true", "false"}) {
+    INFO("overlap " << overlap);
+    const Both both = run_both({"strategy.kind=allreduce", "model.batch_per_worker=2", "cluster.contention.compute=1",
+                                std::string("strategy.allreduce.overlap=") + overlap});
+    CHECK(both.simgrid == Approx(both.analytical).epsilon(0.01));
+  }
+}
