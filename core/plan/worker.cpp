@@ -22,22 +22,39 @@ Op comm_op(RankProgram& r, std::string label, Stream stream, std::vector<int> de
   return new_op(r, std::move(label), stream, Phase::Communication, std::move(deps), std::move(body));
 }
 
-double optimizer_state_copies(Optimizer o) {
+namespace {
+
+// What one optimizer step costs per parameter, all in fp32: the state copies it keeps, its FLOPs, and
+// the elements its fused kernels read and write (apex's multi-tensor kernels: csrc/multi_tensor_sgd_kernel.cu,
+// multi_tensor_adam.cu, multi_tensor_lamb.cu).
+struct OptimizerCost {
+  double states;
+  double flops;
+  double accesses;
+};
+
+OptimizerCost cost_of(Optimizer o) {
   switch (o) {
-    case Optimizer::Sgd: return 0;
-    case Optimizer::Momentum: return 1;
-    case Optimizer::Adam: return 2;
+    case Optimizer::Sgd:
+      return {0, 2, 3};  // w -= lr g: read w and g, write w
+    // v = m v + g, w -= lr v: read g, w, v; write w, v
+    case Optimizer::Momentum: return {1, 4, 5};
+    // two moments: read g, w, m, v; write w, m, v
+    case Optimizer::Adam: return {2, 12, 7};
+    // Adam's moments, then the norms of the weights and of the update and the trust-ratio step: read w; read g,
+    // w, m, v and write the update, m, v; read the update (its norm); read the update and w, write w
+    case Optimizer::Lamb: return {2, 16, 12};
   }
-  return 0;
+  return {0, 2, 3};
 }
 
+}  // namespace
+
+double optimizer_state_copies(Optimizer o) { return cost_of(o).states; }
+
 UpdateOp make_update(double params, Optimizer o) {
-  // FLOPs per parameter: SGD w -= lr*g (2); momentum adds v = m*v + g (2 more); Adam about 12.
-  const double flops_per_param = o == Optimizer::Sgd ? 2 : (o == Optimizer::Momentum ? 4 : 12);
-  const double states = optimizer_state_copies(o);
-  // fp32 master weights: read w and g, write w, read and write each state.
-  const double mem = params * 4.0 * (3 + 2 * states);
-  return UpdateOp{params, params * flops_per_param, mem, Dtype::Fp32};
+  const OptimizerCost c = cost_of(o);
+  return UpdateOp{params, params * c.flops, params * 4.0 * c.accesses, Dtype::Fp32};
 }
 
 ComputeOp layer_op(const Layer& layer, double batch, Dtype dtype, bool backward) {

@@ -19,7 +19,7 @@
 
 namespace dtsim {
 
-enum class Optimizer { Sgd, Momentum, Adam };
+enum class Optimizer { Sgd, Momentum, Adam, Lamb };
 enum class StrategyKind { AllReduce, ParameterServer, Hybrid };
 enum class PsSplit { Even, ByLayer };
 enum class SyncKind { Bsp, Asp, Ssp, LocalSgd, Backup, Gossip };

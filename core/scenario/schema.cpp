@@ -96,11 +96,14 @@ std::vector<ScenarioKey> build_keys() {
   add_job("model.grad_dtype", "one of: fp32, tf32, fp16, bf16", "fp32",
           "Dtype of gradients and parameters on the wire.",
           [](J& j, const V& v) { j.model.grad_dtype = v.choice(kDtypes); });
-  add_job("model.optimizer", "one of: sgd, momentum, adam", "sgd",
-          "Optimizer; sets the state read and written by the update step (0, 1 or 2 extra copies of the weights).",
+  add_job("model.optimizer", "one of: sgd, momentum, adam, lamb", "sgd",
+          "Optimizer; sets the state kept (0, 1, 2 and 2 extra copies of the weights) and the memory traffic of the "
+          "update step (12, 20, 28 and 48 bytes per parameter: apex's fused kernels; core/plan/worker.cpp).",
           [](J& j, const V& v) {
-            j.model.optimizer = v.choice<Optimizer>(
-                {{"sgd", Optimizer::Sgd}, {"momentum", Optimizer::Momentum}, {"adam", Optimizer::Adam}});
+            j.model.optimizer = v.choice<Optimizer>({{"sgd", Optimizer::Sgd},
+                                                     {"momentum", Optimizer::Momentum},
+                                                     {"adam", Optimizer::Adam},
+                                                     {"lamb", Optimizer::Lamb}});
           });
   add_transformer_keys(k);
   add_job("model.synthetic.params", "number", "0", "Synthetic workload: total trainable parameters.",
