@@ -140,6 +140,7 @@ Plan compile_plan(const Scenario& s, PlanScope scope, PlanDetail detail) {
     plan.jobs[i].name = job.name;
     plan.jobs[i].samples_per_iteration = static_cast<double>(job.workers(s.cluster)) * job.model.batch_per_worker;
     plan.jobs[i].compression = job.compression;
+    plan.jobs[i].framework = job.framework;
     place_workers(s, job, static_cast<int>(i), plan);
   }
   for (size_t i = 0; i < s.jobs.size(); ++i) {

@@ -80,6 +80,7 @@ class HybridCompiler {
     seq_.clear();
     block_items_.clear();
     bucket_params_.assign(chunks_, {});
+    add_iteration_overhead(r, job_);
     const auto order = find_schedule(spec_.schedule).order(r.stage, spec_.pipeline, micro_batches_, chunks_);
     // A chunk's gradients are final in its last micro-batch's backward: the data-parallel buckets
     // start there.

@@ -20,6 +20,7 @@ std::string_view phase_name(Phase p) {
     case Phase::Optimizer: return "optimizer";
     case Phase::Compression: return "compression";
     case Phase::Recompute: return "recompute";
+    case Phase::Framework: return "framework";
   }
   return "?";
 }

@@ -12,6 +12,7 @@
 #include "core/compression/compressor.hpp"
 #include "core/parallel/layout.hpp"
 #include "core/parallel/memory.hpp"
+#include "core/scenario/framework.hpp"
 #include "core/zoo/kernel.hpp"
 
 namespace dtsim {
@@ -24,7 +25,8 @@ enum class Role { Worker, Server };
 // What an op is for: drives the metrics breakdown and the trace colours. Compression: a gradient
 // compressor's compress, orthogonalise or decompress work (ComputeOps, costed like any other).
 // Recompute: a forward run again before its backward (activation recomputation, hybrid plans).
-enum class Phase { Forward, Backward, Communication, Aggregate, Optimizer, Compression, Recompute };
+// Framework: host work outside the kernels (framework.iteration_overhead).
+enum class Phase { Forward, Backward, Communication, Aggregate, Optimizer, Compression, Recompute, Framework };
 
 struct ComputeOp {
   double flops = 0;
@@ -42,6 +44,8 @@ struct ComputeOp {
   GemmShape gemm{};
   // A Composite standing for its parts (Plan::composites), or -1. Its flops and mem_bytes are the parts' sums.
   int composite = -1;
+  // Host work the op stands for (framework.iteration_overhead): it lasts at least this many seconds.
+  double host = 0;
 };
 struct CollectiveOp {
   CollectiveKind kind = CollectiveKind::AllReduce;
@@ -170,6 +174,7 @@ struct JobPlan {
   // what the smallest of the job's devices holds; empty and 0 for other jobs.
   std::vector<StageMemory> memory{};
   double device_memory = 0;
+  FrameworkSpec framework{};  // the job's framework costs (scenario.hpp), which the cost model adds
 };
 
 struct Plan {

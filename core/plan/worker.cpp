@@ -68,7 +68,15 @@ ComputeOp layer_op(const Layer& layer, double batch, Dtype dtype, bool backward)
   return op;
 }
 
+void add_iteration_overhead(RankProgram& r, const JobSpec& job) {
+  if (job.framework.iteration_overhead <= 0) return;
+  ComputeOp host{0, 0, job.model.dtype};
+  host.host = job.framework.iteration_overhead;
+  r.ops.push_back(new_op(r, "framework overhead", Stream::Compute, Phase::Framework, {}, host));
+}
+
 PassOps add_forward_backward(RankProgram& r, const JobSpec& job) {
+  add_iteration_overhead(r, job);
   if (job.model.is_transformer) return add_transformer_pass(r, job);
   const Workload& w = job.workload;
   const double batch = job.model.batch_per_worker;

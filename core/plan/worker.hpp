@@ -18,6 +18,10 @@ struct PassOps {
 // class and (implicit) GEMM shape (core/zoo/kernel.hpp).
 ComputeOp layer_op(const Layer& layer, double batch, Dtype dtype, bool backward);
 
+// Appends the job's framework.iteration_overhead as the first op on the compute stream (nothing when 0):
+// every kernel of the iteration runs after it, in stream order.
+void add_iteration_overhead(RankProgram& r, const JobSpec& job);
+
 // Appends forward (layer 0..L-1) then backward (L-1..0) compute ops for one worker: one per row, or a
 // transformer-shaped model's kernels (core/plan/transformer_pass.hpp).
 PassOps add_forward_backward(RankProgram& r, const JobSpec& job);

@@ -14,6 +14,7 @@
 #include "core/faults/faults.hpp"
 #include "core/parallel/hybrid.hpp"
 #include "core/scenario/convergence.hpp"
+#include "core/scenario/framework.hpp"
 #include "core/zoo/transformer.hpp"
 #include "core/zoo/workload.hpp"
 
@@ -110,6 +111,7 @@ struct JobSpec {
   FaultSpec faults;
   CompressionSpec compression;
   PlacementSpec placement;
+  FrameworkSpec framework;
   Workload workload;  // resolved from `model`
 
   // Placement resolved against the cluster (0 = all the rest).

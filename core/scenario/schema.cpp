@@ -9,6 +9,7 @@
 #include "core/calibration/profile_reader.hpp"
 #include "core/scenario/convergence_keys.hpp"
 #include "core/scenario/fault_keys.hpp"
+#include "core/scenario/framework_keys.hpp"
 #include "core/scenario/hybrid_keys.hpp"
 #include "core/scenario/sync_policy.hpp"
 #include "core/scenario/transformer_keys.hpp"
@@ -370,6 +371,7 @@ std::vector<ScenarioKey> build_keys() {
       [](S& s, const V& v) { s.run.seed = v.count(0); });
   add_hybrid_keys(k);
   add_fault_keys(k);
+  add_framework_keys(k);
   add_convergence_keys(k);
   return k;
 }
@@ -395,7 +397,8 @@ std::string scenario_keys_markdown() {
       "this file in step. Units: sizes B, KB, MB, GB, TB, KiB, MiB, GiB, TiB; rates bps, Kbps, Mbps, Gbps, Tbps,\n"
       "B/s, KB/s, MB/s, GB/s, TB/s, KiB/s, MiB/s, GiB/s; times ns, us, ms, s, min, h; FLOP counts FLOP, GFLOP,\n"
       "TFLOP, ...; FLOP rates GFLOPS, TFLOPS, PFLOPS. Any key can be overridden with `--set key=value`.\n\n"
-      "Job keys (`model.*`, `strategy.*`, `compression.*`, `placement.*`, `sync.*`, `stragglers.*`, `faults.*`)\n"
+      "Job keys (`model.*`, `strategy.*`, `compression.*`, `placement.*`, `sync.*`, `stragglers.*`, `faults.*`,\n"
+      "`framework.*`) "
       "describe one training job. For one job they go at the top level. For several jobs sharing the cluster,\n"
       "give a `jobs:` list instead; each entry holds a `name` and its own job keys, and `--set jobs.N.key=value`\n"
       "reaches job N (from 0). Two jobs may not share a device. See `scenarios/two_jobs.yaml` and\n"

@@ -21,6 +21,7 @@ constexpr std::array kPresets{
     Preset{"optimizer", "optimizer", 0xb07aa1},
     Preset{"update", "update", 0xb07aa1},
     Preset{"aggregate", "aggregate", 0x9c755f},
+    Preset{"framework", "framework overhead", 0xbab0ac},  // host work outside the kernels: a neutral grey
     Preset{"allreduce", "allreduce", 0xf28e2b},
     Preset{"reduce_scatter", "reduce-scatter", 0xedc948},
     Preset{"allgather", "allgather", 0xff9da7},
@@ -67,7 +68,8 @@ Rgb hsv_to_rgb(double h, double s, double v) {
 std::string classify_kind(std::string_view name, std::string_view cat, std::string_view kind) {
   if (cat == "wait" || kind == "wait" || name == "waiting") return "waiting";
   if (kind == "compute" || kind.empty()) {
-    if (cat == "forward" || cat == "backward" || cat == "recompute" || cat == "optimizer" || cat == "aggregate")
+    if (cat == "forward" || cat == "backward" || cat == "recompute" || cat == "optimizer" || cat == "aggregate" ||
+        cat == "framework")
       return std::string(cat);
     if (!kind.empty()) return std::string(kind);
     return cat.empty() ? std::string(name) : std::string(cat);

@@ -91,6 +91,20 @@ double CostModel::efficiency_of(const RankProgram& rank) const {
 
 double CostModel::compute_time(const RankProgram& rank, const ComputeOp& op) const {
   if (op.composite >= 0) return composite_timing(op.composite).duration;
+  // A worker's kernel lasts at least the host's time to issue it (framework.kernel_launch), and an op of
+  // host work its seconds.
+  const double floor = std::max(op.host, rank.role == Role::Server ? 0.0 : framework_of(rank).kernel_launch);
+  return std::max(floor, device_time(rank, op));
+}
+
+const FrameworkSpec& CostModel::framework_of(const RankProgram& rank) const {
+  static const FrameworkSpec none{};
+  return rank.job >= 0 && rank.job < static_cast<int>(plan_.jobs.size())
+             ? plan_.jobs[static_cast<size_t>(rank.job)].framework
+             : none;
+}
+
+double CostModel::device_time(const RankProgram& rank, const ComputeOp& op) const {
   if (cluster_.calibration) {
     if (const std::optional<double> codec = codec_time(rank, op)) return *codec;
     // A server's compute is its aggregation, a streaming loop over the workers' gradients.
@@ -145,7 +159,10 @@ double CostModel::update_time(const RankProgram& rank, const UpdateOp& op) const
 }
 
 double CostModel::collective_host_time(const CollectiveOp& op) const {
-  return cluster_.calibration ? cluster_.calibration->collective_buffer_time(op.bytes) : 0.0;
+  const std::vector<int>& members = plan_.groups[static_cast<size_t>(op.group)].ranks;
+  const double launch =
+      members.empty() ? 0.0 : framework_of(plan_.ranks[static_cast<size_t>(members.front())]).collective_launch;
+  return launch + (cluster_.calibration ? cluster_.calibration->collective_buffer_time(op.bytes) : 0.0);
 }
 
 double CostModel::send_host_time(const RankProgram& rank, const SendOp& op) const {

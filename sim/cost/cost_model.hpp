@@ -41,6 +41,8 @@ class CostModel {
   // The device's cost of the op's kernel class (core/zoo/kernel.hpp; for layer-table ops the roofline
   // max(flops / (peak(dtype) * efficiency), mem_bytes / memory bandwidth)). With a profile:
   // its curves; a compress or decompress op of a method whose kernel it measured: codec_time().
+  // A worker's op lasts at least its job's framework.kernel_launch, and a host op (ComputeOp::host) its
+  // seconds.
   double compute_time(const RankProgram& rank, const ComputeOp& op) const;
   // A Composite's parts one after the other (core/plan/plan.hpp): compute parts at compute_time(),
   // collectives at their host work and closed form (the whole group there at once); cached. A
@@ -51,8 +53,9 @@ class CostModel {
   // times the job's compression.cost_scale; nullopt for other ops and unmeasured kernels.
   std::optional<double> codec_time(const RankProgram& rank, const ComputeOp& op) const;
   double update_time(const RankProgram& rank, const UpdateOp& op) const;
-  // Work a rank does around a collective outside the transfers (the cpu executor filling its input
-  // and checking its output): the profile's collective_buffer curve; 0 without a calibration.
+  // Work a rank does around a collective outside the transfers: its job's framework.collective_launch,
+  // plus (the cpu executor filling its input and checking its output) the profile's collective_buffer
+  // curve with a calibration.
   double collective_host_time(const CollectiveOp& op) const;
   // Work a worker does before an uncompressed push (the cpu executor writing this iteration's
   // gradients into it), one push after the other on its posted stream: the profile's push_buffer
@@ -73,6 +76,9 @@ class CostModel {
 
  private:
   const DeviceSpec& device_of(const RankProgram& rank) const;
+  const FrameworkSpec& framework_of(const RankProgram& rank) const;
+  // The op's kernel on the rank's device (or the profile's curves), before the framework's floor.
+  double device_time(const RankProgram& rank, const ComputeOp& op) const;
   double efficiency_of(const RankProgram& rank) const;
   double node_bandwidth(int node) const;
   double node_latency(int node) const;

@@ -1,0 +1,16 @@
+// What the training framework itself costs, beside the kernels and the transfers (the job's
+// framework.* keys; docs/engines.md, Framework overheads).
+#pragma once
+
+namespace dtsim {
+
+// The training framework's own costs (framework.*; docs/engines.md, Framework overheads): host work
+// each iteration outside the kernels, the host's time to issue one kernel (a kernel lasts at least
+// that: the GPU cannot run ahead of the host), and the fixed cost of launching a collective.
+struct FrameworkSpec {
+  double iteration_overhead = 0;  // seconds per iteration on each worker, before its first kernel
+  double kernel_launch = 0;       // seconds: the shortest a worker's compute op can take
+  double collective_launch = 0;   // seconds added to each collective a worker issues
+};
+
+}  // namespace dtsim

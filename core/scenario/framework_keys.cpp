@@ -1,0 +1,42 @@
+// The `framework.*` job keys: host work per iteration, per kernel and per collective. Their defaults
+// are 0 (off): the published figures below are for a user to set, not measured for every stack.
+#include "core/scenario/framework_keys.hpp"
+
+#include <fmt/format.h>
+
+namespace dtsim {
+namespace {
+
+using J = JobSpec;
+using V = ScalarValue;
+
+double non_negative_time(const V& v) {
+  const double seconds = v.quantity(Quantity::Time);
+  if (seconds < 0) v.fail(fmt::format("must not be negative (got '{}'; e.g. 5us)", v.text()));
+  return seconds;
+}
+
+}  // namespace
+
+void add_framework_keys(std::vector<ScenarioKey>& k) {
+  auto add_job = [&k](std::string path, std::string doc, std::function<void(J&, const V&)> set) {
+    k.push_back(
+        ScenarioKey{std::move(path), "time", "0s", false, std::move(doc), KeyScope::Job, nullptr, std::move(set)});
+  };
+  add_job("framework.iteration_overhead",
+          "Host work each worker does every iteration before its first kernel (data loading it waits for, the "
+          "Python loop, zero_grad): a 'framework' op on its compute stream. 0: none (no published figure holds "
+          "across frameworks; measure it with a profiler).",
+          [](J& j, const V& v) { j.framework.iteration_overhead = non_negative_time(v); });
+  add_job("framework.kernel_launch",
+          "The host's time to issue one kernel: a worker's compute op lasts at least this (the GPU cannot run ahead "
+          "of the host). Published: 4.9us per CUDA launch from C, 2-8us per PyTorch eager op (docs/engines.md). 0: "
+          "off.",
+          [](J& j, const V& v) { j.framework.kernel_launch = non_negative_time(v); });
+  add_job("framework.collective_launch",
+          "Fixed host cost of issuing each collective a worker takes part in (a DDP bucket's launch), before its "
+          "transfers. 0: none (the collectives' own latency is the links' alpha).",
+          [](J& j, const V& v) { j.framework.collective_launch = non_negative_time(v); });
+}
+
+}  // namespace dtsim
