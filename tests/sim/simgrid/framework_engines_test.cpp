@@ -9,28 +9,17 @@
 #include "core/plan/compiler.hpp"
 #include "core/scenario/loader.hpp"
 #include "sim/cost/cost_model.hpp"
+#include "tests/support/both_engines.hpp"
 #include "tests/support/hybrid_job.hpp"
-#include "tests/support/run_analytical.hpp"
-#include "tests/support/simulate.hpp"
 #include "tests/support/tiny_job.hpp"
 
 using namespace dtsim;
 
 namespace {
 
-struct Both {
-  double simgrid = 0;
-  double analytical = 0;
-};
+using Both = test::BothEngines;
 
-Both iteration(const Scenario& s) {
-  const Plan plan = compile_plan(s);
-  Both out;
-  const auto records = test::simulate(s.cluster, plan, Fidelity::Flow).records;
-  out.simgrid = compute_job_metrics(plan, records, RunInfo{"simgrid", "flow", 0}).front().iteration_time.mean;
-  out.analytical = test::run_analytical(s).front().iteration_time.mean;
-  return out;
-}
+Both iteration(const Scenario& s) { return test::iteration_on_both(s); }
 
 Scenario tiny(std::vector<std::string> sets) {
   sets.push_back("run.iterations=3");

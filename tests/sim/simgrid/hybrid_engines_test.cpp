@@ -7,6 +7,7 @@
 
 #include "core/plan/compiler.hpp"
 #include "sim/cost/cost_model.hpp"
+#include "tests/support/both_engines.hpp"
 #include "tests/support/hybrid_job.hpp"
 #include "tests/support/run_analytical.hpp"
 #include "tests/support/simulate.hpp"
@@ -15,20 +16,11 @@ using namespace dtsim;
 
 namespace {
 
-struct Both {
-  double simgrid = 0;
-  double analytical = 0;
-};
+using Both = test::BothEngines;
 
 Both run_both(std::vector<std::string> sets) {
   sets.push_back("cluster.nic.count=4");  // one NIC per GPU, as DGX nodes have
-  const Scenario s = test::hybrid_job(sets);
-  const Plan plan = compile_plan(s);
-  Both out;
-  const auto records = test::simulate(s.cluster, plan, Fidelity::Flow).records;
-  out.simgrid = compute_job_metrics(plan, records, RunInfo{"simgrid", "flow", 0}).front().iteration_time.mean;
-  out.analytical = test::run_analytical(s).front().iteration_time.mean;
-  return out;
+  return test::iteration_on_both(test::hybrid_job(sets));
 }
 
 }  // namespace
