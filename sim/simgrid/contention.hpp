@@ -34,13 +34,22 @@ class Contention {
   // The rank starts computing `op` (a composite runs at its own pstate), or is done with it.
   void computing(int rank, const Op& op);
   void done_computing(int rank);
+  // When `work` seconds (at full speed) started at `start` end, at the speeds the rank's host has had
+  // since it began computing (a fused run of plain ops: each op's end within the run).
+  double finish(int rank, double start, double work) const;
 
  private:
+  struct SpeedChange {
+    double time;
+    double speed;  // the fraction of full speed from `time` on
+  };
   void apply(int rank);
+  double speed_of(int rank, int pstate) const;
   const Platform& platform_;
   ContentionRates rates_;
   std::vector<int> communicating_;
-  std::vector<int> slowed_;  // by rank: the pstate while it communicates
+  std::vector<int> slowed_;                        // by rank: the pstate while it communicates
+  std::vector<std::vector<SpeedChange>> changes_;  // by rank: its speeds since it began computing
 };
 
 }  // namespace dtsim::sg

@@ -112,9 +112,13 @@ void Replay::stream_actor(int rank, Stream stream) {
   // Ranks on shared cores issue their ops one by one, as the analytical engine queues them (a fused
   // run would hold the core for the whole run; under processor sharing its per-op times, recovered
   // at full speed, would be wrong).
-  // Under contention each op is its own activity (the rate changes with the rank's communication).
-  const bool fuse = options_.fuse_compute && platform_.compute_hosts.empty() && !contention_.on(rank);
-  const auto units = stream_units(plan_.ranks[rank], stream, fuse);
+  // Under contention a fused run slows as its host's pstate changes (contention.hpp), and each op's end
+  // within it is found from the speeds the run had; composites, which run at pstates of their own, and
+  // ranks with a speed profile as well issue each op alone.
+  const bool contended = contention_.on(rank);
+  const bool fuse = options_.fuse_compute && platform_.compute_hosts.empty() &&
+                    !(contended && plan_.speed_profile_of(rank) != nullptr);
+  const auto units = stream_units(plan_.ranks[rank], stream, fuse, contended);
   const std::vector<Op>& ops = plan_.ranks[rank].ops;
   RankState& st = progress_[rank];
   for (int it = 0; it < progress_.iterations(); ++it) {
@@ -330,7 +334,7 @@ void Replay::execute_run(int rank, const std::vector<int>& ops) {
       progress_.finish(rank, ops[i], end, end, false);
       continue;
     }
-    const double natural = profile ? profile->finish(t, durations[i]) : t + durations[i];
+    const double natural = profile ? profile->finish(t, durations[i]) : contention_.finish(rank, t, durations[i]);
     const double op_end = i + 1 == ops.size() || (cut && natural >= end) ? end : natural;
     const Op& op = plan_.ranks[rank].ops[ops[i]];
     if (balance_.scales(rank, op) && op.runs_in(it)) balance_.record(rank, it, op_end - t);

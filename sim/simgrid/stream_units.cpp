@@ -5,7 +5,7 @@
 
 namespace dtsim::sg {
 
-std::vector<StreamUnit> stream_units(const RankProgram& rank, Stream stream, bool fuse) {
+std::vector<StreamUnit> stream_units(const RankProgram& rank, Stream stream, bool fuse, bool composites_alone) {
   // dependents[i]: how many ops depend on op i (a run may only pass through ops whose sole
   // dependent is the next op of the run).
   std::vector<int> dependents(rank.ops.size(), 0);
@@ -16,7 +16,9 @@ std::vector<StreamUnit> stream_units(const RankProgram& rank, Stream stream, boo
   bool open = false;  // the last unit is a compute run that may grow
   for (const Op& op : rank.ops) {
     if (op.stream != stream) continue;
-    const bool compute = is_compute(op.body);
+    const auto* c = std::get_if<ComputeOp>(&op.body);
+    const bool alone = composites_alone && c && c->composite >= 0;
+    const bool compute = is_compute(op.body) && !alone;
     if (fuse && compute && open) {
       const std::vector<int>& run = units.back().ops;
       const int prev = run.back();

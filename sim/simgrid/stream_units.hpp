@@ -14,7 +14,8 @@ struct StreamUnit {
   std::vector<int> ops;  // op ids in issue order; more than one only for a fused compute run
 };
 
-// Units of `stream` (Compute or Comm) of a rank's program. With fuse = false every op is alone.
-std::vector<StreamUnit> stream_units(const RankProgram& rank, Stream stream, bool fuse);
+// Units of `stream` (Compute or Comm) of a rank's program. With fuse = false every op is alone; with
+// composites_alone each composite op is too (under contention a composite runs at a pstate of its own).
+std::vector<StreamUnit> stream_units(const RankProgram& rank, Stream stream, bool fuse, bool composites_alone = false);
 
 }  // namespace dtsim::sg
