@@ -20,9 +20,9 @@ namespace dtsim::real {
 class HostComm;
 
 struct RealOptions {
-  bool mpi_collectives = false;             // cpu: the MPI library's collectives instead of the schedules
-  float learning_rate = 1.0f / 16;          // SGD on the summed gradient; a power of two keeps it exact
-  std::int64_t max_gemm_dim = kMaxGemmDim;  // matrices at most this side (bigger ops repeat products)
+  bool mpi_collectives = false;     // cpu: the MPI library's collectives instead of the schedules
+  float learning_rate = 1.0f / 16;  // SGD on the summed gradient; a power of two keeps it exact
+  std::int64_t max_gemm_dim = 0;    // matrices at most this side (bigger ops repeat products); 0: the backend's
 };
 
 // One collective (or a server's aggregation) checked on one rank, over all iterations.

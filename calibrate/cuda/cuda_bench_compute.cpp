@@ -18,13 +18,16 @@ namespace dtsim::calib::cuda {
 using real::cuda::check_cuda;
 
 std::map<std::string, std::vector<Sample>> CudaBench::gemm(const BenchOptions& o) {
-  const std::int64_t side = real::RealOptions{}.max_gemm_dim;  // as dtsim-real cuts ops
-  // Zeroed matrices, as the executor's (real/cuda/cuda_executor.cpp).
+  const std::int64_t side = real::kMaxGemmDimCuda;  // as dtsim-real cuts ops
+  // Operands filled as the executor's (real/cuda/cuda_executor.cpp).
   const DeviceBuffer a(static_cast<std::size_t>(side * side * 4)), b(static_cast<std::size_t>(side * side * 4));
   const DeviceBuffer c(static_cast<std::size_t>(side * side * 4));
+  real::cuda::fill_operand(a.get(), side * side * 4, stream_);
+  real::cuda::fill_operand(b.get(), side * side * 4, stream_);
+  check_cuda(cudaStreamSynchronize(stream_), "cudaStreamSynchronize");
   std::map<std::string, std::vector<Sample>> out;
   for (Dtype dtype : {Dtype::Fp32, Dtype::Tf32, Dtype::Fp16, Dtype::Bf16}) {
-    for (double flops : o.quick ? geometric(1e4, 1e10, 10) : geometric(1e3, 1e11, 4)) {
+    for (double flops : o.quick ? geometric(1e4, 1e10, 10) : geometric(1e3, 1e12, 4)) {
       double executed = 0;
       comm_.barrier();
       double t = timed(

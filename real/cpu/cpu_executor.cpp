@@ -15,7 +15,9 @@
 
 namespace dtsim::real {
 
-CpuExecutor::CpuExecutor(int rank, const RealOptions& options) : rank_(rank), options_(options) {}
+CpuExecutor::CpuExecutor(int rank, const RealOptions& options) : rank_(rank), options_(options) {
+  if (options_.max_gemm_dim <= 0) options_.max_gemm_dim = kMaxGemmDim;
+}
 
 CpuExecutor::~CpuExecutor() {
   for (auto& [group, comm] : group_comms_) MPI_Comm_free(&comm);

@@ -14,6 +14,7 @@ namespace dtsim::real::cuda {
 
 CudaExecutor::CudaExecutor(HostComm& comm, const RealOptions& options)
     : comm_(comm), rank_(comm.rank()), options_(options) {
+  if (options_.max_gemm_dim <= 0) options_.max_gemm_dim = kMaxGemmDimCuda;
   const SelectedDevice d = select_device(comm);
   device_ = d.index;
   device_name_ = d.name;
@@ -76,8 +77,8 @@ void CudaExecutor::setup(const Plan& plan) {
   gemm_a_ = alloc(side * side * 4);
   gemm_b_ = alloc(side * side * 4);
   gemm_c_ = alloc(side * side * 4);
-  check_cuda(cudaMemset(gemm_a_, 0, static_cast<size_t>(side * side * 4)), "cudaMemset");
-  check_cuda(cudaMemset(gemm_b_, 0, static_cast<size_t>(side * side * 4)), "cudaMemset");
+  fill_operand(gemm_a_, side * side * 4, streams_[0]);
+  fill_operand(gemm_b_, side * side * 4, streams_[0]);
   device_checks_ =
       static_cast<DeviceCheck*>(alloc(static_cast<std::int64_t>(program_->ops.size() * sizeof(DeviceCheck))));
   check_cuda(cudaMemset(device_checks_, 0, program_->ops.size() * sizeof(DeviceCheck)), "cudaMemset");

@@ -23,7 +23,7 @@ double enqueue_gemms(cublasHandle_t handle, double flops, Dtype dtype, std::int6
   // fp32 accumulation throughout; tf32 lets cuBLAS use tensor cores on fp32 inputs.
   const cublasComputeType_t compute = dtype == Dtype::Tf32 ? CUBLAS_COMPUTE_32F_FAST_TF32 : CUBLAS_COMPUTE_32F;
   const float one = 1.0f, zero = 0.0f;
-  const std::vector<GemmShape> shapes = gemm_shapes(flops, side);
+  const std::vector<GemmShape> shapes = gemm_shapes(flops, side, kGemmAlignCuda);
   for (const GemmShape& g : shapes) {
     for (std::int64_t i = 0; i < g.repeat; ++i) {
       check_cublas(

@@ -2,6 +2,8 @@
 #include "real/cuda/kernels.hpp"
 #include "real/cuda/launch_shape.cuh"
 
+#include <cuda_fp16.h>
+
 namespace dtsim::real::cuda {
 namespace {
 
@@ -21,8 +23,27 @@ __global__ void reset_kernel(DeviceCheck* out) {
   out->expected = 0;
 }
 
+// Sums over a block of kThreads threads: each warp by shuffles, then the warps' sums by thread 0.
+// The result is thread 0's.
+template <typename T>
+__device__ T block_total(T v, T* warps) {
+  for (int o = 16; o > 0; o /= 2) v += __shfl_down_sync(0xffffffffu, v, o);
+  if (threadIdx.x % 32 == 0) warps[threadIdx.x / 32] = v;
+  __syncthreads();
+  T total = 0;
+  if (threadIdx.x == 0) {
+    for (int w = 0; w < kThreads / 32; ++w) total += warps[w];
+  }
+  __syncthreads();
+  return total;
+}
+
+// One atomic per block and field: a thread's own atomics on the four shared counters serialized
+// the whole check (H200, 2026-11-26: 78 ms for a 47 MB bucket, 0.85 GB/s for small ones).
 __global__ void check_kernel(const float* buf, std::int64_t n, std::int64_t offset, int ranks, int salt,
                              DeviceCheck* out) {
+  __shared__ unsigned long long counts[kThreads / 32];
+  __shared__ double sums_of_warps[kThreads / 32];
   float sums[8];
   for (int k = 0; k < 8; ++k) {
     sums[k] = 0;
@@ -38,10 +59,16 @@ __global__ void check_kernel(const float* buf, std::int64_t n, std::int64_t offs
     have_sum += buf[i];
     want_sum += want;
   }
-  atomicAdd(&out->checked, checked);
-  atomicAdd(&out->mismatched, bad);
-  atomicAdd(&out->checksum, have_sum);
-  atomicAdd(&out->expected, want_sum);
+  checked = block_total(checked, counts);
+  bad = block_total(bad, counts);
+  have_sum = block_total(have_sum, sums_of_warps);
+  want_sum = block_total(want_sum, sums_of_warps);
+  if (threadIdx.x == 0) {
+    atomicAdd(&out->checked, checked);
+    atomicAdd(&out->mismatched, bad);
+    atomicAdd(&out->checksum, have_sum);
+    atomicAdd(&out->expected, want_sum);
+  }
 }
 
 __global__ void add_kernel(float* out, const float* in, std::int64_t n) {
@@ -55,6 +82,14 @@ __global__ void sgd_kernel(float* p, const float* g, std::int64_t n, float lr) {
   for (std::int64_t i = blockIdx.x * static_cast<std::int64_t>(blockDim.x) + threadIdx.x; i < n;
        i += static_cast<std::int64_t>(gridDim.x) * blockDim.x) {
     p[i] -= lr * g[i];
+  }
+}
+
+__global__ void operand_kernel(unsigned short* p, std::int64_t n) {
+  for (std::int64_t i = blockIdx.x * static_cast<std::int64_t>(blockDim.x) + threadIdx.x; i < n;
+       i += static_cast<std::int64_t>(gridDim.x) * blockDim.x) {
+    const unsigned h = static_cast<unsigned>(i) * 2654435761u;
+    p[i] = __half_as_ushort(__float2half(static_cast<float>(static_cast<int>(h >> 21) - 1024) / 1024.0f));
   }
 }
 
@@ -74,7 +109,7 @@ void fill_contribution(float* buf, std::int64_t n, std::int64_t offset, int rank
 void check_sum(const float* buf, std::int64_t n, std::int64_t offset, int ranks, int salt, DeviceCheck* out,
                cudaStream_t s) {
   reset_kernel<<<1, 1, 0, s>>>(out);
-  if (n > 0) check_kernel<<<blocks(n), kThreads, 0, s>>>(buf, n, offset, ranks, salt, out);
+  if (n > 0) check_kernel<<<reduce_blocks(n), kThreads, 0, s>>>(buf, n, offset, ranks, salt, out);
 }
 
 void add_into(float* out, const float* in, std::int64_t n, cudaStream_t s) {
@@ -83,6 +118,11 @@ void add_into(float* out, const float* in, std::int64_t n, cudaStream_t s) {
 
 void sgd_step(float* p, const float* g, std::int64_t n, float lr, cudaStream_t s) {
   if (n > 0) sgd_kernel<<<blocks(n), kThreads, 0, s>>>(p, g, n, lr);
+}
+
+void fill_operand(void* p, std::int64_t bytes, cudaStream_t s) {
+  const std::int64_t n = bytes / 2;
+  if (n > 0) operand_kernel<<<blocks(n), kThreads, 0, s>>>(static_cast<unsigned short*>(p), n);
 }
 
 void init_params(float* p, std::int64_t n, std::int64_t offset, cudaStream_t s) {

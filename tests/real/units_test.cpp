@@ -48,6 +48,20 @@ TEST_CASE("GEMM shapes execute the op's FLOPs") {
   CHECK(gemm_shapes(1.0, 512).empty());
 }
 
+TEST_CASE("GEMM shapes aligned for tensor cores keep their FLOPs and whole tiles") {
+  for (double flops : {2.0, 1e3, 5.5e5, 7.3e6, 1e8, 1.05e9, 6.7e10, 3.3e11, 2.5e12}) {
+    const auto shapes = gemm_shapes(flops, 8192, kGemmAlignCuda);
+    REQUIRE(!shapes.empty());
+    for (const auto& s : shapes) {
+      CHECK((s.m <= 8192 && s.n <= 8192 && s.k <= 8192));
+      if (s.m >= 64) CHECK((s.m % 64 == 0 && s.n % 64 == 0));
+      if (s.m >= 64 && s.k >= 128) CHECK(s.k % 8 == 0);
+    }
+    // k in steps of 8 only from 128 on: within half a step, 1/32 of the FLOPs.
+    CHECK(gemm_flops(shapes) == Approx(flops).epsilon(1.0 / 32 + 1e-9));
+  }
+}
+
 TEST_CASE("every schedule leaves every rank holding the exact result its checks expect") {
   const CollectiveKind kinds[] = {CollectiveKind::AllReduce, CollectiveKind::ReduceScatter, CollectiveKind::AllGather,
                                   CollectiveKind::Broadcast, CollectiveKind::Reduce,        CollectiveKind::AllToAll};
