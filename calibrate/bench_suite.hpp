@@ -9,6 +9,7 @@
 
 #include <map>
 #include <memory>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -36,6 +37,9 @@ class BenchSuite {
   virtual std::map<std::string, std::vector<Sample>> exchange(const BenchOptions& o) = 0;
   // AllReduce, ReduceScatter and AllGather over all ranks, like nccl-tests.
   virtual std::vector<CollectiveSample> collectives(const BenchOptions& o) = 0;
+  // Compute beside communication on every rank (ContentionSample); none where the backend does not
+  // measure it (cuda: not yet).
+  virtual std::optional<ContentionSample> contention(const BenchOptions&) { return std::nullopt; }
   // Compression kernels on rank 0 by the cpu path's names (x = gradient bytes in).
   virtual std::map<std::string, std::vector<Sample>> compression(const BenchOptions& o) = 0;
 };

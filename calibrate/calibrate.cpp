@@ -73,7 +73,39 @@ std::string now_utc() {
   return text;
 }
 
+// Median and spread ((largest - smallest) / median) of one list of rounds.
+std::string median_spread(const std::vector<double>& v) {
+  const auto [lo, hi] = std::minmax_element(v.begin(), v.end());
+  const double m = median(v);
+  return fmt::format("{:9.3f} ms  spread {:5.1f} %", m * 1e3, m > 0 ? 100 * (*hi - *lo) / m : 0.0);
+}
+
 }  // namespace
+
+void print_contention(std::ostream& out, const ContentionSample& s, const ContentionFit& f) {
+  out << fmt::format(
+      "\ncontention: a GEMM op of {:.3g} FLOPs and an AllReduce of {:.0f} bytes on every rank, {} interleaved "
+      "rounds (median, the slowest rank's)\n",
+      s.gemm_flops, s.collective_bytes, s.gemm_alone.size());
+  out << "  GEMM op alone             " << median_spread(s.gemm_alone) << "\n";
+  out << "  AllReduce alone           " << median_spread(s.collective_alone) << "\n";
+  out << "  GEMM op beside AllReduces " << median_spread(s.gemm_under_comm)
+      << fmt::format("   compute keeps {:.2f} of its rate\n", f.compute_kept);
+  out << "  AllReduce beside GEMMs    " << median_spread(s.collective_under_gemm)
+      << fmt::format("   communication keeps {:.2f}\n", f.comm_kept);
+  out << "  both started together     " << median_spread(s.both) << "\n";
+  const double g = median(s.gemm_alone), c = median(s.collective_alone), b = median(s.both);
+  const auto row = [&](const char* model, double predicted) {
+    out << fmt::format("    {:<46} {:9.3f} ms  {:+6.1f} %\n", model, predicted * 1e3, 100 * (predicted - b) / b);
+  };
+  out << "  both together as the models predict it from the two alone (error against the measured):\n";
+  row("no contention: max(G, C)", both_none(g, c));
+  row("one after the other: G + C (cpu cores)", both_serial(g, c));
+  row(fmt::format("compute at {:.2f} while communicating", f.compute_kept).c_str(),
+      both_compute_slowed(g, c, f.compute_kept));
+  row(fmt::format("compute at {:.2f}, communication at {:.2f}", f.compute_kept, f.comm_kept).c_str(),
+      both_both_slowed(g, c, f.compute_kept, f.comm_kept));
+}
 
 MachineInfo this_machine(const std::string& backend, int ranks, int hosts, bool quick) {
   MachineInfo m;
@@ -132,6 +164,10 @@ CalibrationProfile fit_profile(const MachineInfo& machine, Measurements m) {
     }
   }
   p.collectives = std::move(m.collectives);
+  if (m.contention) {
+    p.contention_fit = fit_contention(*m.contention);
+    p.contention = std::move(m.contention);
+  }
   return p;
 }
 
@@ -176,6 +212,7 @@ void print_profile(std::ostream& out, const CalibrationProfile& p) {
     out << fmt::format("compression {:<18} {:8.2f} us + {:.3f} GB/s of gradient (residuals rms {:.1f} %)\n", kernel,
                        s.fixed * 1e6, 1e-9 / s.per_unit, 100 * c.residuals.rms_relative);
   }
+  if (p.contention) print_contention(out, *p.contention, p.contention_fit);
   if (!p.collectives.empty()) {
     out << fmt::format("\ncollectives (like nccl-tests; predicted: closed form with the fitted {} link)\n", kSameHost);
     out << fmt::format("  {:>14} {:>6} {:>12} {:>12} {:>12} {:>12} {:>14} {:>8}\n", "kind", "ranks", "size (B)",
@@ -251,6 +288,10 @@ int calibrate(const CalibrateOptions& o, real::HostComm& world, std::ostream& ou
   m.collective_buffer = median_of_passes(buffer);
   m.push_buffer = median_of_passes(push);
   if (first && !collectives.empty()) m.collectives = median_of_passes(collectives);
+  if (world.size() > 1) {
+    say("contention: a GEMM op and an AllReduce alone, each beside the other, and together");
+    m.contention = suite->contention(bench);
+  }
   say("compression kernels");
   m.compression = suite->compression(bench);
   if (!first) return 0;

@@ -4,6 +4,7 @@
 
 #include <iosfwd>
 #include <map>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -27,12 +28,17 @@ struct Measurements {
   std::vector<Sample> push_buffer;        // dtsim-real's fill before a worker's push
   std::map<std::string, std::vector<Sample>> compression;
   std::vector<CollectiveSample> collectives;
+  std::optional<ContentionSample> contention;
 };
 
 // Fits every quantity (links: up to 3 segments by message size; compute: up to 3 by op size, per
 // dtype; compression: 1 segment) and predicts each measured collective with the fitted same_host
 // link. The same for both backends.
 CalibrationProfile fit_profile(const MachineInfo& machine, Measurements m);
+
+// The contention measurement's table: each of the five medians with its spread over rounds, the
+// fitted rates, and B (both together) as each model predicts it from G and C alone.
+void print_contention(std::ostream& out, const ContentionSample& s, const ContentionFit& f);
 
 // This machine as MachineInfo (hostname, /proc/cpuinfo's model name, cores, the time now in UTC).
 MachineInfo this_machine(const std::string& backend, int ranks, int hosts, bool quick);

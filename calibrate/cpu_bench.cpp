@@ -19,6 +19,7 @@ class CpuBench : public BenchSuite {
     return bench_exchange(o, comm_);
   }
   std::vector<CollectiveSample> collectives(const BenchOptions& o) override { return bench_collectives(o, comm_); }
+  std::optional<ContentionSample> contention(const BenchOptions& o) override { return bench_contention(o, comm_); }
   std::map<std::string, std::vector<Sample>> compression(const BenchOptions& o) override {
     return bench_compression(o, comm_);
   }

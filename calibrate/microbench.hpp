@@ -64,4 +64,11 @@ std::vector<CollectiveSample> bench_collectives(const BenchOptions& o, MPI_Comm 
 // Returned on rank 0.
 std::map<std::string, std::vector<Sample>> bench_compression(const BenchOptions& o, MPI_Comm comm);
 
+// Compute and communication at once (calibrate/contention_bench.cpp): on every rank a GEMM op (on
+// the main thread) about twice as long as a 4 MB ring AllReduce (on a thread of its own, as
+// dtsim-real's comm stream), measured alone, the GEMM beside back-to-back AllReduces, the AllReduce
+// beside back-to-back GEMM ops, and both started together; each the slowest rank's, in 15
+// interleaved rounds (5 with --quick). Collective over `comm`; returned on every rank.
+ContentionSample bench_contention(const BenchOptions& o, MPI_Comm comm);
+
 }  // namespace dtsim::calib

@@ -79,3 +79,39 @@ std::vector<std::string_view> compression_kernels() {
 }
 
 }  // namespace dtsim
+
+namespace dtsim {
+namespace {
+
+double median_of(std::vector<double> v) {
+  if (v.empty()) return 0;
+  std::sort(v.begin(), v.end());
+  const size_t n = v.size();
+  return n % 2 ? v[n / 2] : 0.5 * (v[n / 2 - 1] + v[n / 2]);
+}
+
+// alone / together, in (0, 1]: a faster run beside the other (noise) keeps the full rate.
+double kept(const std::vector<double>& alone, const std::vector<double>& together) {
+  const double a = median_of(alone), t = median_of(together);
+  return a > 0 && t > 0 ? std::clamp(a / t, 1e-3, 1.0) : 1.0;
+}
+
+}  // namespace
+
+ContentionFit fit_contention(const ContentionSample& s) {
+  return ContentionFit{kept(s.gemm_alone, s.gemm_under_comm), kept(s.collective_alone, s.collective_under_gemm)};
+}
+
+double both_none(double g, double c) { return std::max(g, c); }
+
+double both_serial(double g, double c) { return g + c; }
+
+double both_compute_slowed(double g, double c, double f) { return g >= f * c ? g + c * (1 - f) : c; }
+
+double both_both_slowed(double g, double c, double f, double keep_comm) {
+  const double compute_ends = g / f, comm_ends = c / keep_comm;
+  if (compute_ends <= comm_ends) return compute_ends + (c - keep_comm * compute_ends);
+  return comm_ends + (g - f * comm_ends);
+}
+
+}  // namespace dtsim

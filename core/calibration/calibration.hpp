@@ -72,6 +72,40 @@ struct CollectiveSample {
   double predicted = 0;  // the closed form with the fitted same_host link, seconds
 };
 
+// Contention on one device (dtsim calibrate): an op of GEMMs (G seconds alone) and an AllReduce (C
+// alone) on every rank, measured five ways in interleaved rounds, so that the machine's drift over
+// minutes falls on all five alike: each alone; the GEMM op while AllReduces run back to back beside
+// it, and the AllReduce while GEMM ops do; and both started together (B, until both have ended).
+// One number per round in each list.
+struct ContentionSample {
+  double gemm_flops = 0;        // the GEMM op's FLOPs
+  double collective_bytes = 0;  // the AllReduce's buffer
+  std::vector<double> gemm_alone, collective_alone, gemm_under_comm, collective_under_gemm, both;
+};
+
+// What a contention measurement gives the engines: the fraction of its rate compute keeps while
+// communication runs beside it (median G alone / median G under communication; the meaning of
+// cluster.contention.compute), and the same for communication beside compute. 1, 1 when nothing
+// was measured (profiles from before, one rank).
+struct ContentionFit {
+  double compute_kept = 1;
+  double comm_kept = 1;
+};
+ContentionFit fit_contention(const ContentionSample& s);
+
+// B, a G-second compute op and a C-second transfer started together until both end, as each model
+// of contention has it (closed forms; tests/calibrate/contention_forms_test.cpp):
+//   none:   max(G, C)                      (each on its own resources)
+//   serial: G + C                           (one waits for the other: the cpu backend's cores)
+//   compute_slowed(f): the transfer at full rate, compute at f of its rate while it runs:
+//           G + C (1 - f) when G >= f C, else C      (both engines' cluster.contention.compute)
+//   both_slowed(f, g): compute at f, the transfer at g while both run, each at full rate alone:
+//           the first to end ends at t = min(G / f, C / g); the other has what is left at full rate.
+double both_none(double g, double c);
+double both_serial(double g, double c);
+double both_compute_slowed(double g, double c, double f);
+double both_both_slowed(double g, double c, double f, double keep_comm);
+
 struct MachineInfo {
   std::string hostname;
   std::string cpu_model;
@@ -119,6 +153,9 @@ struct CalibrationProfile {
   // Two-way exchanges by link class (x = bytes each way), as measured; cross_host links are
   // fitted to them, same_host links to the rounds of the measured ring AllReduces when there are.
   std::map<std::string, std::vector<Sample>> exchange;
+  // Compute and communication at once on each rank's device (ranks >= 2; absent before).
+  std::optional<ContentionSample> contention;
+  ContentionFit contention_fit;
 
   const FittedCurve* link(const std::string& link_class) const;
   // The compute curve for a dtype, falling back to fp32 (the cpu backend runs every dtype in fp32).

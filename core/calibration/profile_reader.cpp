@@ -167,6 +167,42 @@ void read_collectives(const Reader& rd, const YAML::Node& meas, std::vector<Coll
   }
 }
 
+// measurements.contention (ContentionSample), absent in profiles from before it and from one rank.
+void read_contention(const Reader& rd, const YAML::Node& meas, CalibrationProfile& p) {
+  const YAML::Node c = meas["contention"];
+  if (!c) return;
+  const std::string k = "measurements.contention";
+  if (!c.IsMap()) rd.fail(c, k, "must be a mapping");
+  ContentionSample s;
+  s.gemm_flops = rd.number(c, "gemm_flops", k + ".gemm_flops", 0, true);
+  s.collective_bytes = rd.number(c, "collective_bytes", k + ".collective_bytes", 0, true);
+  const std::pair<const char*, std::vector<double>*> lists[] = {{"gemm_alone_s", &s.gemm_alone},
+                                                                {"collective_alone_s", &s.collective_alone},
+                                                                {"gemm_under_comm_s", &s.gemm_under_comm},
+                                                                {"collective_under_gemm_s", &s.collective_under_gemm},
+                                                                {"both_s", &s.both}};
+  for (const auto& [name, v] : lists) {
+    const std::string key = k + "." + name;
+    const YAML::Node list = c[name];
+    if (!list || !list.IsSequence() || list.size() == 0)
+      rd.fail(list ? list : c, key, "must be a non-empty list of seconds");
+    for (size_t i = 0; i < list.size(); ++i) {
+      const std::string at = fmt::format("{}.{}", key, i);
+      if (!list[i].IsScalar()) rd.fail(list[i], at, "must be a number of seconds");
+      double t = 0;
+      try {
+        t = list[i].as<double>();
+      } catch (const YAML::Exception&) {
+        rd.fail(list[i], at, fmt::format("'{}' is not a number", list[i].Scalar()));
+      }
+      if (!std::isfinite(t) || t <= 0) rd.fail(list[i], at, fmt::format("must be a finite time > 0 (got {})", t));
+      v->push_back(t);
+    }
+  }
+  p.contention_fit = fit_contention(s);
+  p.contention = std::move(s);
+}
+
 }  // namespace
 
 std::shared_ptr<const CalibrationProfile> load_calibration_profile(const std::string& path,
@@ -226,6 +262,7 @@ std::shared_ptr<const CalibrationProfile> load_calibration_profile(const std::st
   if (fitted["memory_roofline"]) p->memory_roofline = fitted["memory_roofline"].as<std::string>() == "true";
   const YAML::Node meas = root["measurements"];
   read_collectives(rd, meas, p->collectives);
+  if (meas) read_contention(rd, meas, *p);
   if (meas["exchange"] && meas["exchange"].IsMap()) {
     for (const auto& kv : meas["exchange"]) {
       p->exchange[kv.first.Scalar()] = rd.samples(kv.second, "measurements.exchange." + kv.first.Scalar());

@@ -78,6 +78,11 @@ std::string profile_yaml(const CalibrationProfile& p) {
   e << YAML::Key << "memory_bandwidth_Bps" << YAML::Value << p.memory_bandwidth;
   e << YAML::Key << "memory_roofline" << YAML::Value << (p.memory_roofline ? "true" : "false");
   if (!p.compression.empty()) write_fits(e, "compression", p.compression, "min_bytes", "fixed_s", "rate_Bps");
+  if (p.contention) {
+    e << YAML::Key << "contention" << YAML::Value << YAML::Flow << YAML::BeginMap << YAML::Key << "compute_kept"
+      << YAML::Value << p.contention_fit.compute_kept << YAML::Key << "comm_kept" << YAML::Value
+      << p.contention_fit.comm_kept << YAML::EndMap;
+  }
   e << YAML::EndMap;
 
   e << YAML::Key << "residuals" << YAML::Value << YAML::BeginMap;
@@ -106,7 +111,22 @@ std::string profile_yaml(const CalibrationProfile& p) {
       << YAML::Value << c.algbw << YAML::Key << "busbw_Bps" << YAML::Value << c.busbw << YAML::Key << "predicted_s"
       << YAML::Value << c.predicted << YAML::EndMap;
   }
-  e << YAML::EndSeq << YAML::EndMap;
+  e << YAML::EndSeq;
+  if (p.contention) {
+    const ContentionSample& c = *p.contention;
+    e << YAML::Key << "contention" << YAML::Value << YAML::BeginMap;
+    e << YAML::Key << "gemm_flops" << YAML::Value << c.gemm_flops;
+    e << YAML::Key << "collective_bytes" << YAML::Value << c.collective_bytes;
+    const std::pair<const char*, const std::vector<double>*> lists[] = {
+        {"gemm_alone_s", &c.gemm_alone},
+        {"collective_alone_s", &c.collective_alone},
+        {"gemm_under_comm_s", &c.gemm_under_comm},
+        {"collective_under_gemm_s", &c.collective_under_gemm},
+        {"both_s", &c.both}};
+    for (const auto& [name, v] : lists) e << YAML::Key << name << YAML::Value << YAML::Flow << *v;
+    e << YAML::EndMap;
+  }
+  e << YAML::EndMap;
   e << YAML::EndMap;
   return std::string(e.c_str()) + "\n";
 }

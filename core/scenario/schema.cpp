@@ -129,7 +129,8 @@ std::vector<ScenarioKey> build_keys() {
   add("cluster.contention.compute", "number", "0",
       "The fraction of its compute rate a device keeps while it also communicates (a collective's or a "
       "transfer's kernels take its SMs and memory bandwidth), in (0, 1]; 1: overlapped communication is free for "
-      "the compute; 0 takes the device zoo's figure (docs/engines.md, Contention).",
+      "the compute (on a cpu calibration profile too: communication no longer waits for the cores); 0 takes a "
+      "cuda calibration profile's measured figure, else the device zoo's (docs/engines.md, Contention).",
       [](S& s, const V& v) { s.cluster.compute_under_comm = zoo_fraction(v); });
   add("cluster.device_mix", "device:nodes list", "",
       "Heterogeneous cluster: device types node by node, e.g. a100_40gb:2,v100_16gb:2 (the counts sum to "

@@ -28,7 +28,14 @@ std::vector<std::pair<int, int>> compute_devices(const ClusterSpec& cluster, con
 }
 
 bool comm_holds_cores(const ClusterSpec& cluster) {
-  return cluster.calibration && cluster.calibration->machine.backend == "cpu";
+  // cluster.contention.compute: 1 is no contention in every model, the cores' included.
+  return cluster.calibration && cluster.calibration->machine.backend == "cpu" && cluster.compute_under_comm != 1.0;
+}
+
+double measured_compute_kept(const ClusterSpec& cluster) {
+  const CalibrationProfile* p = cluster.calibration.get();
+  if (!p || !p->contention || p->machine.backend != "cuda" || p->machine.ranks < 2) return 0;
+  return p->contention_fit.compute_kept;
 }
 
 double composite_kept(double kept, const CompositeTiming& t) {
@@ -45,7 +52,8 @@ std::vector<double> compute_kept(const ClusterSpec& cluster, const Plan& plan) {
   for (size_t r = 0; r < plan.ranks.size(); ++r) {
     const RankProgram& rank = plan.ranks[r];
     if (rank.role != Role::Worker || sharing[devices[r]] > 1) continue;
-    kept[r] = cluster.compute_kept_at(rank.where.node);
+    const double measured = cluster.compute_under_comm > 0 ? 0 : measured_compute_kept(cluster);
+    kept[r] = measured > 0 ? measured : cluster.compute_kept_at(rank.where.node);
   }
   return kept;
 }

@@ -26,12 +26,19 @@ std::vector<std::pair<int, int>> compute_devices(const ClusterSpec& cluster, con
 // while they have work). Both engines then start a transfer or collective only once every core of
 // its ranks has no compute running or queued, and start no compute on those cores until it ends;
 // communication still overlaps communication. Without it (cuda, or no profile) communication runs
-// beside compute, as on a device with its own copy engines and NICs.
+// beside compute, as on a device with its own copy engines and NICs. cluster.contention.compute: 1
+// (no contention) lets it run beside compute on a cpu profile too.
 bool comm_holds_cores(const ClusterSpec& cluster);
 
+// With a calibration profile of the cuda backend that measured contention on 2 or more GPUs: the
+// fraction of its rate compute kept beside NCCL there (ContentionFit::compute_kept); else 0.
+double measured_compute_kept(const ClusterSpec& cluster);
+
 // Contention (cluster.contention.compute): the fraction of its compute rate each rank keeps while it
-// communicates, the rule both engines apply. A worker alone on its device keeps its node's figure;
-// servers, devices that ranks share and cores that communication holds (comm_holds_cores) keep 1.
+// communicates, the rule both engines apply. A worker alone on its device keeps cluster.contention.compute
+// when set, else a cuda profile's measured figure (measured_compute_kept), else its node's device
+// zoo figure; servers, devices that ranks share and cores that communication holds (comm_holds_cores)
+// keep 1.
 std::vector<double> compute_kept(const ClusterSpec& cluster, const Plan& plan);
 // The fraction of its rate a composite op keeps while its rank communicates: its compute parts at
 // `kept`, its communication parts (collectives inside a node) unslowed, the two spread evenly

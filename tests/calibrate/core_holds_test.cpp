@@ -29,3 +29,44 @@ TEST_CASE("on a cpu profile an overlapped AllReduce waits for the backward pass;
     CHECK(plain.iteration == Approx(test::kCompute + 4 * bucket + test::kUpdate).epsilon(1e-3));
   }
 }
+
+TEST_CASE("cluster.contention.compute 1 lets communication run beside compute on a cpu profile too",
+          "[calibrated][simgrid]") {
+  const double bucket = 2 * test::link_time(50e3);
+  for (const char* engine : {"analytical", "simgrid"}) {
+    INFO(engine);
+    const auto off = test::run_calibrated(test::kCalibScenario, engine,
+                                          "--set strategy.allreduce.overlap=true --set cluster.contention.compute=1",
+                                          std::string("holds-off-") + engine);
+    CHECK(off.iteration == Approx(test::kCompute + bucket + test::kUpdate).epsilon(1e-3));
+  }
+}
+
+TEST_CASE("a cuda profile's measured contention slows the compute that communication overlaps",
+          "[calibrated][simgrid]") {
+  // Measured: the GEMM op 2 ms alone, 2.5 ms beside AllReduces: compute keeps 0.8 of its rate.
+  const std::string measured =
+      "measurements:\n  contention: {gemm_flops: 1e9, collective_bytes: 4194304, gemm_alone_s: [0.002, 0.0021, "
+      "0.0019], collective_alone_s: [0.001], gemm_under_comm_s: [0.0025, 0.0026, 0.0024], collective_under_gemm_s: "
+      "[0.00125], both_s: [0.0027]}\n";
+  const std::string cuda =
+      test::edited_profile("contention-cuda", {{"  backend: cpu", "  backend: cuda"}, {"measurements:\n", measured}});
+  const double bucket = 2 * test::link_time(50e3);
+  const double f = 0.8;
+  for (const char* engine : {"analytical", "simgrid"}) {
+    INFO(engine);
+    // Three buckets overlap the next layer's backward op, which runs at f of its rate beside them:
+    // each op lasts bucket (1 - f) longer; the last bucket is exposed.
+    const auto slowed = test::run_calibrated(
+        test::kCalibScenario, engine, "--set strategy.allreduce.overlap=true --set cluster.calibration='" + cuda + "'",
+        std::string("contention-cuda-") + engine);
+    CHECK(slowed.iteration == Approx(test::kCompute + 3 * bucket * (1 - f) + bucket + test::kUpdate).epsilon(1e-3));
+    // cluster.contention.compute, when set, is the scenario's word over the profile's.
+    const auto set = test::run_calibrated(
+        test::kCalibScenario, engine,
+        "--set strategy.allreduce.overlap=true --set cluster.contention.compute=1 --set cluster.calibration='" + cuda +
+            "'",
+        std::string("contention-cuda-set-") + engine);
+    CHECK(set.iteration == Approx(test::kCompute + bucket + test::kUpdate).epsilon(1e-3));
+  }
+}

@@ -26,6 +26,19 @@ TEST_CASE("calibrate --quick on 2 ranks, then validate a 2-rank ring job with th
   CHECK(p->link(kSameHost)->samples.size() >= 5);
   CHECK(p->compute.at("fp32").samples.size() >= 5);
   CHECK(!p->collectives.empty());
+  // Contention: five lists of 5 rounds (--quick), every time positive, the fit's rates from their
+  // medians (what they are on this machine is noise; that they are measured and read back is not).
+  REQUIRE(p->contention);
+  const ContentionSample& c = *p->contention;
+  CHECK(c.gemm_flops > 0);
+  CHECK(c.collective_bytes == Approx(4 << 20).epsilon(1e-5));  // the profile keeps 6 digits
+  for (const auto* v : {&c.gemm_alone, &c.collective_alone, &c.gemm_under_comm, &c.collective_under_gemm, &c.both}) {
+    CHECK(v->size() == 5);
+  }
+  CHECK(p->contention_fit.compute_kept == Approx(fit_contention(c).compute_kept));
+  CHECK((p->contention_fit.compute_kept > 0 && p->contention_fit.compute_kept <= 1));
+  CHECK((p->contention_fit.comm_kept > 0 && p->contention_fit.comm_kept <= 1));
+  CHECK_THAT(cal.out, Catch::Contains("both started together"));
   // Every method's compress, measured through dtsim-real's codec: 64 KiB to 4 MiB with --quick,
   // where 64 times the gradient takes longer.
   for (std::string_view name : compression_kernels()) {
