@@ -281,6 +281,12 @@ nlohmann::json report_json(const ValidationReport& r) {
           {"metrics", rows(r.metrics)},
           {"op_kinds", rows(r.op_kinds)},
           {"mean_abs_error_pct", r.mean_abs_error_pct},
+          {"without_contention",
+           {{"iteration_time_s", r.iteration_without_contention},
+            {"error_pct", r.metrics.empty() || r.metrics.front().measured == 0
+                              ? 0.0
+                              : 100.0 * (r.iteration_without_contention - r.metrics.front().measured) /
+                                    r.metrics.front().measured}}},
           {"max_abs_error_pct", r.max_abs_error_pct},
           {"caveats", r.caveats}};
 }
@@ -336,6 +342,14 @@ void print_report(std::ostream& out, const ValidationReport& r) {
   table("op kind (mean per op)", r.op_kinds);
   out << fmt::format("\n  mean absolute error {:.1f} %, largest {:.1f} % (over the metrics)\n", r.mean_abs_error_pct,
                      r.max_abs_error_pct);
+  if (r.iteration_without_contention > 0 && !r.metrics.empty() && r.metrics.front().measured > 0) {
+    const double m = r.metrics.front().measured;
+    out << fmt::format(
+        "  without contention (cluster.contention.compute=1) the iteration is predicted {:.4g} ms: {:+.1f} % "
+        "(with it {:+.1f} %)\n",
+        r.iteration_without_contention * 1e3, 100 * (r.iteration_without_contention - m) / m,
+        r.metrics.front().error_pct());
+  }
   for (const std::string& c : r.caveats) out << "  caution: " << c << "\n";
 }
 
@@ -376,6 +390,22 @@ int validate(const ValidateOptions& o, std::ostream& out) {
   write_file_atomic((dir / "sim" / "metrics.json").string(), sim_metrics.dump(2) + "\n");
   write_file_atomic((dir / "sim" / "trace.json").string(), sim_trace);
 
+  // The same without contention, beside it (the whole Plan again with cluster.contention.compute=1);
+  // on the analytical engine only (SimGrid runs one simulation per process).
+  double without_contention = 0;
+  if (s.run.engine == Engine::Analytical) {
+    std::vector<std::string> off = sets;
+    off.emplace_back("cluster.contention.compute=1");
+    const Scenario s_off = load_scenario(o.scenario, off);
+    Plan p_off = compile_plan(s_off);
+    real::scale_plan(p_off, scale, 1.0);
+    Recorder rec_off;
+    const RunInfo info_off = sim::make_executor(s_off)->run(p_off, rec_off);
+    without_contention = run_metrics_json(compute_job_metrics(p_off, rec_off.records(), info_off))
+                             .at("iteration_time_s")
+                             .at("mean")
+                             .get<double>();
+  }
   const nlohmann::json sim_trace_json = nlohmann::json::parse(sim_trace);
   std::vector<ValidationReport> runs;
   for (int i = 1; i <= o.repeats; ++i) {
@@ -392,6 +422,7 @@ int validate(const ValidateOptions& o, std::ostream& out) {
   r.ranks = ranks;
   r.compute_scale = scale;
   r.caveats = validation_caveats(r, s.cluster, plan);
+  r.iteration_without_contention = without_contention;
   const nlohmann::json j = report_json(r);
   write_file_atomic((dir / "validation.json").string(), j.dump(2) + "\n");
   if (o.json) {

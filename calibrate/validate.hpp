@@ -54,6 +54,11 @@ struct ValidationReport {
   double mean_abs_error_pct = 0;        // over `metrics`
   double max_abs_error_pct = 0;
   int repeats = 1;  // real runs the measured values are the median of
+  // The iteration time the same engine predicts with contention switched off
+  // (cluster.contention.compute=1: compute beside communication at its full rate, and on a cpu
+  // profile communication no longer waiting for the cores), for the side-by-side; 0 when not run
+  // (SimGrid: one simulation per process).
+  double iteration_without_contention = 0;
   // What limits how far this comparison can be trusted (validation_caveats), one sentence each.
   std::vector<std::string> caveats;
 };

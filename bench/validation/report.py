@@ -23,6 +23,72 @@ def profile_machine(path):
     return info
 
 
+def profile_contention(path):
+    """measurements.contention of a profile (lists of seconds per round), or None."""
+    text = open(path).read()
+    at = text.find("\n  contention:\n")
+    if at < 0:
+        return None
+    out = {}
+    for line in text[at:].splitlines()[2:]:
+        m = re.match(r"    (\w+): (.*)", line)
+        if not m:
+            break
+        value = m.group(2).strip()
+        out[m.group(1)] = [float(v) for v in value.strip("[]").split(",")] if value.startswith("[") else float(value)
+    return out
+
+
+def median(v):
+    v = sorted(v)
+    n = len(v)
+    return v[n // 2] if n % 2 else 0.5 * (v[n // 2 - 1] + v[n // 2])
+
+
+def contention_section(profiles):
+    """What dtsim calibrate measured of compute and communication at once, per rank count, beside what each model
+    of contention predicts for both together."""
+    rows = []
+    for path in profiles:
+        c = profile_contention(path)
+        if c:
+            rows.append((os.path.basename(path)[len("profile_"):-len(".yaml")], c))
+    if not rows:
+        return
+    p = print
+    p("## Contention: a GEMM op and an AllReduce alone and at once")
+    p()
+    p("`dtsim calibrate` (each rank count right before its scenarios) times on every rank a GEMM op and a 4 MB ring "
+      "AllReduce alone, each beside a stream of the other, and both started together, in interleaved rounds "
+      "(docs/calibration.md, Contention): the median of the rounds, their spread ((largest - smallest) / median), "
+      "and both together as each model predicts it from the two alone: without contention max(G, C); the cpu "
+      "engines' rule (communication waits for the cores) G + C; compute and communication each slowed by the "
+      "rate it kept beside the other.")
+    p()
+    p("| ranks | GEMM op alone (G) | AllReduce alone (C) | GEMM beside AllReduces | AllReduce beside GEMMs | both "
+      "together, measured | no contention | the cores' rule | both slowed |")
+    p("|---|---|---|---|---|---|---|---|---|")
+
+    def cell(v):
+        m = median(v)
+        return "%.3f ms (%.0f %%)" % (m * 1e3, 100 * (max(v) - min(v)) / m)
+
+    for ranks, c in rows:
+        g, cm, b = median(c["gemm_alone_s"]), median(c["collective_alone_s"]), median(c["both_s"])
+        f = min(1.0, g / median(c["gemm_under_comm_s"]))
+        k = min(1.0, cm / median(c["collective_under_gemm_s"]))
+        t = min(g / f, cm / k)
+        slowed = t + (cm - k * t) if g / f <= cm / k else t + (g - f * t)
+
+        def pred(x):
+            return "%.3f ms (%+.0f %%)" % (x * 1e3, 100 * (x - b) / b)
+
+        p("| %s | %s | %s | %s (keeps %.2f) | %s (keeps %.2f) | %s | %s | %s | %s |" % (
+            ranks, cell(c["gemm_alone_s"]), cell(c["collective_alone_s"]), cell(c["gemm_under_comm_s"]), f,
+            cell(c["collective_under_gemm_s"]), k, cell(c["both_s"]), pred(max(g, cm)), pred(g + cm), pred(slowed)))
+    p()
+
+
 def iteration(result):
     return next(m for m in result["metrics"] if m["name"] == "iteration time")
 
@@ -124,18 +190,24 @@ def main():
     p("Measured values are the median of %d real runs of each scenario; *spread* is (largest - smallest) / median "
       "of the runs' iteration times, the noise of the measurement itself." % repeats)
     p()
-    p("| scenario | ranks | iteration predicted | measured | spread | error | compute error | communication error | "
-      "exposed comm. error | throughput error |")
-    p("|---|---|---|---|---|---|---|---|---|---|")
+    p("*Without contention*: the same engine and profile with `cluster.contention.compute=1` (compute beside "
+      "communication at its full rate, and communication no longer waiting for the cores), against the same "
+      "measurement.")
+    p()
+    p("| scenario | ranks | iteration predicted | measured | spread | error | without contention | compute error | "
+      "communication error | exposed comm. error | throughput error |")
+    p("|---|---|---|---|---|---|---|---|---|---|---|")
     errs, spreads = [], []
     for name, r in rows:
         m = {x["name"]: x for x in r["metrics"]}
         it = m["iteration time"]
         errs.append(abs(it["error_pct"]))
         spreads.append(it.get("spread_pct", 0.0))
-        p("| %s | %d | %.3f ms | %.3f ms | %.1f %% | %+.1f %% | %+.1f %% | %+.1f %% | %+.1f %% | %+.1f %% |" % (
+        off = r.get("without_contention", {})
+        p("| %s | %d | %.3f ms | %.3f ms | %.1f %% | %+.1f %% | %s | %+.1f %% | %+.1f %% | %+.1f %% | %+.1f %% |" % (
             name, r["ranks"], it["predicted"] * 1e3, it["measured"] * 1e3, spreads[-1], it["error_pct"],
-            m["compute"]["error_pct"], m["communication"]["error_pct"], m["exposed communication"]["error_pct"],
+            "%.3f ms (%+.1f %%)" % (off["iteration_time_s"] * 1e3, off["error_pct"])
+            if off.get("iteration_time_s") else "", m["compute"]["error_pct"], m["communication"]["error_pct"], m["exposed communication"]["error_pct"],
             m["throughput"]["error_pct"]))
     p()
     if errs:
@@ -160,6 +232,7 @@ def main():
     if skipped:
         p()
     machine_against_itself(out, rows)
+    contention_section(profiles)
     p("## Per op kind (mean duration of one op)")
     p()
     p("| scenario | op kind | predicted | measured | error |")
@@ -284,10 +357,12 @@ def main():
     p("- **What is not replayed.** The cpu backend runs compute ops as GEMMs at their FLOPs (memory traffic is "
       "not replayed, so the profile's `memory_roofline` is false), fp16/bf16/tf32 in fp32, and asynchronous "
       "policies only where dtsim-real supports them.")
-    # Sections generated elsewhere: Korthikanti et al.'s table (bench/validation/korthikanti/run) and the
+    # Sections kept elsewhere: the runs on a lent H200 (gpu_h200.md, by hand from gpu-check and
+    # scripts/torch_probe.py), Korthikanti et al.'s table (bench/validation/korthikanti/run) and the
     # published data-parallel rows (bench/published/run).
     here = os.path.dirname(__file__)
-    for section in (os.path.join(here, "korthikanti", "table.md"), os.path.join(here, "..", "published", "table.md")):
+    for section in (os.path.join(here, "gpu_h200.md"), os.path.join(here, "korthikanti", "table.md"),
+                    os.path.join(here, "..", "published", "table.md")):
         if os.path.exists(section):
             p("")
             p(open(section).read().rstrip("\n"))

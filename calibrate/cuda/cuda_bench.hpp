@@ -45,6 +45,7 @@ class CudaBench : public BenchSuite {
   std::map<std::string, std::vector<Sample>> exchange(const BenchOptions& o) override;
   std::vector<CollectiveSample> collectives(const BenchOptions& o) override;
   std::map<std::string, std::vector<Sample>> compression(const BenchOptions& o) override;
+  std::optional<ContentionSample> contention(const BenchOptions& o) override;  // cuda_bench_contention.cpp
 
  private:
   // Seconds between two events around what `enqueue` puts on the stream (waits for it).

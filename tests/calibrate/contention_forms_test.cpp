@@ -28,10 +28,10 @@ TEST_CASE("both at once: no contention, one after the other, compute slowed, bot
 
 TEST_CASE("the fitted rates are the medians alone over the medians beside the other", "[contention]") {
   ContentionSample s;
-  s.gemm_alone = {2.0, 2.2, 1.9};                // median 2.0
-  s.gemm_under_comm = {2.5, 9.0, 2.4};           // median 2.5 (an outlier round left out)
-  s.collective_alone = {1.0, 1.1};               // median 1.05
-  s.collective_under_gemm = {2.0, 2.2, 2.1};     // median 2.1
+  s.gemm_alone = {2.0, 2.2, 1.9};             // median 2.0
+  s.gemm_under_comm = {2.5, 9.0, 2.4};        // median 2.5 (an outlier round left out)
+  s.collective_alone = {1.0, 1.1};            // median 1.05
+  s.collective_under_gemm = {2.0, 2.2, 2.1};  // median 2.1
   s.both = {3.0};
   const ContentionFit f = fit_contention(s);
   CHECK(f.compute_kept == Approx(0.8));

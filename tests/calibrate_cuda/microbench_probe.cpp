@@ -6,6 +6,7 @@
 // on a failure, 3 without a device (with the reason on one line).
 #include <mpi.h>
 
+#include <algorithm>
 #include <cmath>
 #include <cstdio>
 #include <fstream>
@@ -84,6 +85,27 @@ void check_measurements(const Measurements& m, int ranks) {
   if (ranks > 1) expect(m.exchange.count(kSameHost) || m.exchange.count(kCrossHost), "exchange: a link class");
 }
 
+void check_contention(const Measurements& m) {
+  expect(m.contention.has_value(), "contention: measured");
+  if (!m.contention) return;
+  const ContentionSample& c = *m.contention;
+  expect(c.gemm_flops >= 1e9 && c.collective_bytes > 60e6, "contention: a GEMM op of 1 GFLOP or more, 64 MB AllReduce");
+  bool positive = true;
+  for (const auto* v : {&c.gemm_alone, &c.collective_alone, &c.gemm_under_comm, &c.collective_under_gemm, &c.both}) {
+    positive = positive && v->size() == 5 && std::all_of(v->begin(), v->end(), [](double t) { return t > 0; });
+  }
+  expect(positive, "contention: 5 rounds of positive times in each list");
+  // Both together end no sooner than the longer of the two alone (within the rounds' noise).
+  expect(median(c.both) >= 0.9 * std::max(median(c.gemm_alone), median(c.collective_alone)),
+         "contention: both together no faster than the longer alone");
+  const ContentionFit f = fit_contention(c);
+  std::printf(
+      "contention: GEMM op %.3f ms alone, %.3f ms beside AllReduces (keeps %.2f); AllReduce %.3f ms alone, "
+      "%.3f ms beside GEMMs (keeps %.2f); both %.3f ms\n",
+      median(c.gemm_alone) * 1e3, median(c.gemm_under_comm) * 1e3, f.compute_kept, median(c.collective_alone) * 1e3,
+      median(c.collective_under_gemm) * 1e3, f.comm_kept, median(c.both) * 1e3);
+}
+
 void check_round_trip(const CalibrationProfile& p, const std::string& path) {
   std::ofstream(path) << profile_yaml(p);
   const auto q = load_calibration_profile(path, "cuda");
@@ -101,6 +123,9 @@ void check_round_trip(const CalibrationProfile& p, const std::string& path) {
   expect(q->memory.count("sgd_step") && q->memory.count(kCollectiveBuffer), "profile: memory curves read back");
   expect(q->collectives.size() == p.collectives.size(), "profile: collectives read back");
   expect(q->links.size() == p.links.size(), "profile: links read back (none from one GPU)");
+  expect(q->contention.has_value() == p.contention.has_value() &&
+             (!p.contention || q->contention->both.size() == p.contention->both.size()),
+         "profile: contention read back");
 }
 
 // The measurements and checks on every rank of `world`; rank 0 reports.
@@ -117,8 +142,12 @@ int probe(real::HostComm& world, const std::string& path) {
     m.exchange = suite->exchange(o);
     m.collectives = suite->collectives(o);
     m.compression = suite->compression(o);
+    // Contention: calibrate measures it with 2 GPUs or more; here on any count, so that one GPU
+    // runs its code (its single-rank AllReduce is a copy NCCL makes without taking SMs).
+    m.contention = suite->contention(o);
     if (rank == 0) {
       check_measurements(m, size);
+      check_contention(m);
       MachineInfo machine = this_machine("cuda", size, world.hosts(), true);
       machine.device = suite->device();
       // One rank measures no link: its profile has none, and reads back so.
