@@ -139,10 +139,17 @@ void compile_parameter_server(const Scenario& s, const JobSpec& job, int job_ind
     const PassOps pass = add_forward_backward(r, job);
     std::vector<int> pushes(shards);
     for (int j = shards - 1; j >= 0; --j) {  // the last shard's gradients are ready first
-      // Pushes start after the whole backward pass (strategy.allreduce.overlap is an AllReduce key).
-      // Pushing a shard as soon as its layers' backward ops end is not modelled yet: with it, the
-      // engines' treatments of a push contending with the backward compute differ by 7-25%.
+      // With overlap a shard is ready when the backward op of its first layer (in forward order)
+      // has ended: the backward pass runs from the last layer to the first. Else after the whole pass.
       int ready = pass.last;
+      if (job.strategy.ps_overlap) {
+        for (size_t l = 0; l < split[j].size(); ++l) {
+          if (split[j][l] > 0) {
+            ready = pass.backward.at(l);
+            break;
+          }
+        }
+      }
       double params = 0;
       for (double p : split[j]) params += p;
       if (compresses(job, params)) {
