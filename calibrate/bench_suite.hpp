@@ -38,7 +38,7 @@ class BenchSuite {
   // AllReduce, ReduceScatter and AllGather over all ranks, like nccl-tests.
   virtual std::vector<CollectiveSample> collectives(const BenchOptions& o) = 0;
   // Compute beside communication on every rank (ContentionSample); none where the backend does not
-  // measure it (cuda: not yet).
+  // measure it.
   virtual std::optional<ContentionSample> contention(const BenchOptions&) { return std::nullopt; }
   // Compression kernels on rank 0 by the cpu path's names (x = gradient bytes in).
   virtual std::map<std::string, std::vector<Sample>> compression(const BenchOptions& o) = 0;
