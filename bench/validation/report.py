@@ -2,6 +2,7 @@
 """Writes docs/VALIDATION.md from the results of bench/validation/run_suite.
 
 usage: report.py OUT_DIR SECONDS COMMAND LOAD_BEFORE LOAD_AFTER  (prints the Markdown)
+SUITES="DIR1 DIR2" adds a table of every scenario's error in those earlier suites' OUT folders and this one.
 """
 import glob
 import json
@@ -86,6 +87,52 @@ def contention_section(profiles):
         p("| %s | %s | %s | %s (keeps %.2f) | %s (keeps %.2f) | %s | %s | %s | %s |" % (
             ranks, cell(c["gemm_alone_s"]), cell(c["collective_alone_s"]), cell(c["gemm_under_comm_s"]), f,
             cell(c["collective_under_gemm_s"]), k, cell(c["both_s"]), pred(max(g, cm)), pred(g + cm), pred(slowed)))
+    p()
+
+
+def repeated_suites(dirs):
+    """Every scenario's iteration-time error in each of several suites (SUITES: their OUT folders, this one
+    last), with the contention model and without it: how steady the errors are from one suite to the next."""
+    suites = []
+    for d in dirs:
+        rows = {}
+        for path in sorted(glob.glob(os.path.join(d, "*", "validation.json"))):
+            name = os.path.basename(os.path.dirname(path))
+            if name == "again":
+                continue
+            r = json.load(open(path))
+            it = iteration(r)
+            rows[name] = (it["error_pct"], r.get("without_contention", {}).get("error_pct"), it.get("spread_pct", 0.0))
+        if rows:
+            suites.append(rows)
+    if len(suites) < 2:
+        return
+    p = print
+    p("## The suite again and again: contention on and off")
+    p()
+    p("The iteration-time error of every scenario in %d suites run back to back (the last is the one above), "
+      "predicted with the contention model (the engines' defaults with a cpu profile: communication waits for "
+      "its ranks' cores) and without it (`cluster.contention.compute=1`), with the real runs' spread in "
+      "brackets." % len(suites))
+    p()
+    p("| scenario | " + " | ".join("suite %d: with / without (spread)" % (i + 1) for i in range(len(suites))) + " |")
+    p("|---|" + "---|" * len(suites))
+    names = sorted(set().union(*suites))
+    for name in names:
+        cells = []
+        for s in suites:
+            if name in s:
+                w, wo, spread = s[name]
+                cells.append("%+.1f %% / %s (%.1f %%)" % (w, "%+.1f %%" % wo if wo is not None else "-", spread))
+            else:
+                cells.append("not run")
+        p("| %s | %s |" % (name, " | ".join(cells)))
+    means = []
+    for s in suites:
+        w = [abs(v[0]) for v in s.values()]
+        wo = [abs(v[1]) for v in s.values() if v[1] is not None]
+        means.append("%.1f %% / %.1f %%" % (sum(w) / len(w), sum(wo) / len(wo) if wo else float("nan")))
+    p("| mean absolute | " + " | ".join(means) + " |")
     p()
 
 
@@ -233,6 +280,9 @@ def main():
         p()
     machine_against_itself(out, rows)
     contention_section(profiles)
+    earlier = os.environ.get("SUITES", "").split()
+    if earlier:
+        repeated_suites(earlier + [out])
     p("## Per op kind (mean duration of one op)")
     p()
     p("| scenario | op kind | predicted | measured | error |")
