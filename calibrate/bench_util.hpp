@@ -12,6 +12,7 @@
 #include <string>
 #include <vector>
 
+#include "core/base/median.hpp"
 #include "core/calibration/calibration.hpp"
 #include "real/host_comm.hpp"
 
@@ -24,11 +25,7 @@ inline std::vector<double> geometric(double from, double to, double factor) {
   return out;
 }
 
-inline double median(std::vector<double> v) {
-  std::sort(v.begin(), v.end());
-  const size_t n = v.size();
-  return n % 2 ? v[n / 2] : 0.5 * (v[n / 2 - 1] + v[n / 2]);
-}
+using dtsim::median;  // core/base/median.hpp
 
 inline int comm_rank(MPI_Comm comm) {
   int r = 0;

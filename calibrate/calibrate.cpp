@@ -82,7 +82,8 @@ std::string median_spread(const std::vector<double>& v) {
 
 }  // namespace
 
-void print_contention(std::ostream& out, const ContentionSample& s, const ContentionFit& f) {
+void print_contention(std::ostream& out, const ContentionSample& s) {
+  const ContentionFit f = fit_contention(s);
   out << fmt::format(
       "\ncontention: a GEMM op of {:.3g} FLOPs and an AllReduce of {:.0f} bytes on every rank, {} interleaved "
       "rounds (median, the slowest rank's)\n",
@@ -94,17 +95,16 @@ void print_contention(std::ostream& out, const ContentionSample& s, const Conten
   out << "  AllReduce beside GEMMs    " << median_spread(s.collective_under_gemm)
       << fmt::format("   communication keeps {:.2f}\n", f.comm_kept);
   out << "  both started together     " << median_spread(s.both) << "\n";
-  const double g = median(s.gemm_alone), c = median(s.collective_alone), b = median(s.both);
-  const auto row = [&](const char* model, double predicted) {
-    out << fmt::format("    {:<46} {:9.3f} ms  {:+6.1f} %\n", model, predicted * 1e3, 100 * (predicted - b) / b);
+  const BothAtOnce b = both_at_once(s);
+  const auto row = [&](const std::string& model, double predicted) {
+    out << fmt::format("    {:<46} {:9.3f} ms  {:+6.1f} %\n", model, predicted * 1e3,
+                       100 * (predicted - b.measured) / b.measured);
   };
   out << "  both together as the models predict it from the two alone (error against the measured):\n";
-  row("no contention: max(G, C)", both_none(g, c));
-  row("one after the other: G + C (cpu cores)", both_serial(g, c));
-  row(fmt::format("compute at {:.2f} while communicating", f.compute_kept).c_str(),
-      both_compute_slowed(g, c, f.compute_kept));
-  row(fmt::format("compute at {:.2f}, communication at {:.2f}", f.compute_kept, f.comm_kept).c_str(),
-      both_both_slowed(g, c, f.compute_kept, f.comm_kept));
+  row("no contention: max(G, C)", b.none);
+  row("one after the other: G + C (cpu cores)", b.serial);
+  row(fmt::format("compute at {:.2f} while communicating", f.compute_kept), b.compute_slowed);
+  row(fmt::format("compute at {:.2f}, communication at {:.2f}", f.compute_kept, f.comm_kept), b.both_slowed);
 }
 
 MachineInfo this_machine(const std::string& backend, int ranks, int hosts, bool quick) {
@@ -164,10 +164,7 @@ CalibrationProfile fit_profile(const MachineInfo& machine, Measurements m) {
     }
   }
   p.collectives = std::move(m.collectives);
-  if (m.contention) {
-    p.contention_fit = fit_contention(*m.contention);
-    p.contention = std::move(m.contention);
-  }
+  p.contention = std::move(m.contention);
   return p;
 }
 
@@ -212,7 +209,7 @@ void print_profile(std::ostream& out, const CalibrationProfile& p) {
     out << fmt::format("compression {:<18} {:8.2f} us + {:.3f} GB/s of gradient (residuals rms {:.1f} %)\n", kernel,
                        s.fixed * 1e6, 1e-9 / s.per_unit, 100 * c.residuals.rms_relative);
   }
-  if (p.contention) print_contention(out, *p.contention, p.contention_fit);
+  if (p.contention) print_contention(out, *p.contention);
   if (!p.collectives.empty()) {
     out << fmt::format("\ncollectives (like nccl-tests; predicted: closed form with the fitted {} link)\n", kSameHost);
     out << fmt::format("  {:>14} {:>6} {:>12} {:>12} {:>12} {:>12} {:>14} {:>8}\n", "kind", "ranks", "size (B)",

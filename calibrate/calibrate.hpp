@@ -37,8 +37,8 @@ struct Measurements {
 CalibrationProfile fit_profile(const MachineInfo& machine, Measurements m);
 
 // The contention measurement's table: each of the five medians with its spread over rounds, the
-// fitted rates, and B (both together) as each model predicts it from G and C alone.
-void print_contention(std::ostream& out, const ContentionSample& s, const ContentionFit& f);
+// fitted rates, and B (both together) as each model predicts it from G and C alone (both_at_once).
+void print_contention(std::ostream& out, const ContentionSample& s);
 
 // This machine as MachineInfo (hostname, /proc/cpuinfo's model name, cores, the time now in UTC).
 MachineInfo this_machine(const std::string& backend, int ranks, int hosts, bool quick);

@@ -172,7 +172,18 @@ std::vector<ValidationRow> median_rows(const std::vector<const std::vector<Valid
   return out;
 }
 
+// The scaled Plan simulated on the scenario's engine into `recorder`; its metrics.json.
+nlohmann::json simulate(const Scenario& s, const Plan& plan, Recorder& recorder) {
+  const RunInfo info = sim::make_executor(s)->run(plan, recorder);
+  return run_metrics_json(compute_job_metrics(plan, recorder.records(), info));
+}
+
 }  // namespace
+
+double ValidationReport::without_contention_error_pct() const {
+  const double m = metrics.empty() ? 0.0 : metrics.front().measured;
+  return m > 0 && iteration_without_contention > 0 ? 100.0 * (iteration_without_contention - m) / m : 0.0;
+}
 
 double ValidationRow::spread_pct() const {
   if (runs.size() < 2 || measured == 0) return 0.0;
@@ -282,11 +293,7 @@ nlohmann::json report_json(const ValidationReport& r) {
           {"op_kinds", rows(r.op_kinds)},
           {"mean_abs_error_pct", r.mean_abs_error_pct},
           {"without_contention",
-           {{"iteration_time_s", r.iteration_without_contention},
-            {"error_pct", r.metrics.empty() || r.metrics.front().measured == 0
-                              ? 0.0
-                              : 100.0 * (r.iteration_without_contention - r.metrics.front().measured) /
-                                    r.metrics.front().measured}}},
+           {{"iteration_time_s", r.iteration_without_contention}, {"error_pct", r.without_contention_error_pct()}}},
           {"max_abs_error_pct", r.max_abs_error_pct},
           {"caveats", r.caveats}};
 }
@@ -343,12 +350,10 @@ void print_report(std::ostream& out, const ValidationReport& r) {
   out << fmt::format("\n  mean absolute error {:.1f} %, largest {:.1f} % (over the metrics)\n", r.mean_abs_error_pct,
                      r.max_abs_error_pct);
   if (r.iteration_without_contention > 0 && !r.metrics.empty() && r.metrics.front().measured > 0) {
-    const double m = r.metrics.front().measured;
     out << fmt::format(
         "  without contention (cluster.contention.compute=1) the iteration is predicted {:.4g} ms: {:+.1f} % "
         "(with it {:+.1f} %)\n",
-        r.iteration_without_contention * 1e3, 100 * (r.iteration_without_contention - m) / m,
-        r.metrics.front().error_pct());
+        r.iteration_without_contention * 1e3, r.without_contention_error_pct(), r.metrics.front().error_pct());
   }
   for (const std::string& c : r.caveats) out << "  caution: " << c << "\n";
 }
@@ -382,10 +387,7 @@ int validate(const ValidateOptions& o, std::ostream& out) {
 
   // Predicted: the same scaled Plan, simulated with the profile.
   Recorder recorder;
-  const std::unique_ptr<Executor> engine = sim::make_executor(s);
-  const RunInfo info = engine->run(plan, recorder);
-  const std::vector<Metrics> jobs = compute_job_metrics(plan, recorder.records(), info);
-  const nlohmann::json sim_metrics = run_metrics_json(jobs);
+  const nlohmann::json sim_metrics = simulate(s, plan, recorder);
   const std::string sim_trace = trace_json(plan, recorder.records(), s.cluster.nodes);
   write_file_atomic((dir / "sim" / "metrics.json").string(), sim_metrics.dump(2) + "\n");
   write_file_atomic((dir / "sim" / "trace.json").string(), sim_trace);
@@ -400,11 +402,7 @@ int validate(const ValidateOptions& o, std::ostream& out) {
     Plan p_off = compile_plan(s_off);
     real::scale_plan(p_off, scale, 1.0);
     Recorder rec_off;
-    const RunInfo info_off = sim::make_executor(s_off)->run(p_off, rec_off);
-    without_contention = run_metrics_json(compute_job_metrics(p_off, rec_off.records(), info_off))
-                             .at("iteration_time_s")
-                             .at("mean")
-                             .get<double>();
+    without_contention = simulate(s_off, p_off, rec_off).at("iteration_time_s").at("mean").get<double>();
   }
   const nlohmann::json sim_trace_json = nlohmann::json::parse(sim_trace);
   std::vector<ValidationReport> runs;

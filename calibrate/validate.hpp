@@ -59,6 +59,8 @@ struct ValidationReport {
   // profile communication no longer waiting for the cores), for the side-by-side; 0 when not run
   // (SimGrid: one simulation per process).
   double iteration_without_contention = 0;
+  // Its error against the measured iteration time, in % (0 when either is missing).
+  double without_contention_error_pct() const;
   // What limits how far this comparison can be trusted (validation_caveats), one sentence each.
   std::vector<std::string> caveats;
 };

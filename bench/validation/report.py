@@ -25,10 +25,12 @@ def profile_machine(path):
 
 
 def profile_contention(path):
-    """measurements.contention of a profile (lists of seconds per round), or None."""
+    """A profile's contention: measurements.contention (lists of seconds per round) and fitted.contention (the
+    rates and both together, measured and as each model predicts it: dtsim's both_at_once), or None."""
     text = open(path).read()
     at = text.find("\n  contention:\n")
-    if at < 0:
+    fitted = re.search(r"\n  contention: \{(.*)\}\n", text)
+    if at < 0 or not fitted:
         return None
     out = {}
     for line in text[at:].splitlines()[2:]:
@@ -37,6 +39,9 @@ def profile_contention(path):
             break
         value = m.group(2).strip()
         out[m.group(1)] = [float(v) for v in value.strip("[]").split(",")] if value.startswith("[") else float(value)
+    for pair in fitted.group(1).split(","):
+        key, value = pair.split(":")
+        out[key.strip()] = float(value)
     return out
 
 
@@ -75,18 +80,15 @@ def contention_section(profiles):
         return "%.3f ms (%.0f %%)" % (m * 1e3, 100 * (max(v) - min(v)) / m)
 
     for ranks, c in rows:
-        g, cm, b = median(c["gemm_alone_s"]), median(c["collective_alone_s"]), median(c["both_s"])
-        f = min(1.0, g / median(c["gemm_under_comm_s"]))
-        k = min(1.0, cm / median(c["collective_under_gemm_s"]))
-        t = min(g / f, cm / k)
-        slowed = t + (cm - k * t) if g / f <= cm / k else t + (g - f * t)
+        b = c["both_measured_s"]
 
         def pred(x):
             return "%.3f ms (%+.0f %%)" % (x * 1e3, 100 * (x - b) / b)
 
         p("| %s | %s | %s | %s (keeps %.2f) | %s (keeps %.2f) | %s | %s | %s | %s |" % (
-            ranks, cell(c["gemm_alone_s"]), cell(c["collective_alone_s"]), cell(c["gemm_under_comm_s"]), f,
-            cell(c["collective_under_gemm_s"]), k, cell(c["both_s"]), pred(max(g, cm)), pred(g + cm), pred(slowed)))
+            ranks, cell(c["gemm_alone_s"]), cell(c["collective_alone_s"]), cell(c["gemm_under_comm_s"]),
+            c["compute_kept"], cell(c["collective_under_gemm_s"]), c["comm_kept"], cell(c["both_s"]),
+            pred(c["both_none_s"]), pred(c["both_serial_s"]), pred(c["both_both_slowed_s"])))
     p()
 
 

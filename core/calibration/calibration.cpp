@@ -4,6 +4,7 @@
 #include <algorithm>
 
 #include "core/base/error.hpp"
+#include "core/base/median.hpp"
 #include "core/compression/compressor.hpp"
 
 namespace dtsim {
@@ -78,21 +79,11 @@ std::vector<std::string_view> compression_kernels() {
   return kernels;
 }
 
-}  // namespace dtsim
-
-namespace dtsim {
 namespace {
-
-double median_of(std::vector<double> v) {
-  if (v.empty()) return 0;
-  std::sort(v.begin(), v.end());
-  const size_t n = v.size();
-  return n % 2 ? v[n / 2] : 0.5 * (v[n / 2 - 1] + v[n / 2]);
-}
 
 // alone / together, in (0, 1]: a faster run beside the other (noise) keeps the full rate.
 double kept(const std::vector<double>& alone, const std::vector<double>& together) {
-  const double a = median_of(alone), t = median_of(together);
+  const double a = median(alone), t = median(together);
   return a > 0 && t > 0 ? std::clamp(a / t, 1e-3, 1.0) : 1.0;
 }
 
@@ -100,6 +91,10 @@ double kept(const std::vector<double>& alone, const std::vector<double>& togethe
 
 ContentionFit fit_contention(const ContentionSample& s) {
   return ContentionFit{kept(s.gemm_alone, s.gemm_under_comm), kept(s.collective_alone, s.collective_under_gemm)};
+}
+
+ContentionFit CalibrationProfile::contention_rates() const {
+  return contention ? fit_contention(*contention) : ContentionFit{};
 }
 
 double both_none(double g, double c) { return std::max(g, c); }
@@ -112,6 +107,13 @@ double both_both_slowed(double g, double c, double f, double keep_comm) {
   const double compute_ends = g / f, comm_ends = c / keep_comm;
   if (compute_ends <= comm_ends) return compute_ends + (c - keep_comm * compute_ends);
   return comm_ends + (g - f * comm_ends);
+}
+
+BothAtOnce both_at_once(const ContentionSample& s) {
+  const double g = median(s.gemm_alone), c = median(s.collective_alone);
+  const ContentionFit f = fit_contention(s);
+  return BothAtOnce{median(s.both), both_none(g, c), both_serial(g, c), both_compute_slowed(g, c, f.compute_kept),
+                    both_both_slowed(g, c, f.compute_kept, f.comm_kept)};
 }
 
 }  // namespace dtsim

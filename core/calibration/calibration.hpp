@@ -106,6 +106,17 @@ double both_serial(double g, double c);
 double both_compute_slowed(double g, double c, double f);
 double both_both_slowed(double g, double c, double f, double keep_comm);
 
+// B measured (the median of the rounds) and as each model predicts it from the medians of G and C
+// alone and the fitted rates: what `dtsim calibrate` prints and the profile keeps.
+struct BothAtOnce {
+  double measured = 0;
+  double none = 0;
+  double serial = 0;
+  double compute_slowed = 0;
+  double both_slowed = 0;
+};
+BothAtOnce both_at_once(const ContentionSample& s);
+
 struct MachineInfo {
   std::string hostname;
   std::string cpu_model;
@@ -155,9 +166,10 @@ struct CalibrationProfile {
   std::map<std::string, std::vector<Sample>> exchange;
   // Compute and communication at once on each rank's device (ranks >= 2; absent before).
   std::optional<ContentionSample> contention;
-  ContentionFit contention_fit;
 
   const FittedCurve* link(const std::string& link_class) const;
+  // The rates fitted to `contention` (fit_contention), or 1, 1 without it.
+  ContentionFit contention_rates() const;
   // The compute curve for a dtype, falling back to fp32 (the cpu backend runs every dtype in fp32).
   const FittedCurve& compute_curve(Dtype d) const;
   // Seconds for an op of `flops` FLOPs and `mem_bytes` of memory traffic: the fitted curve,

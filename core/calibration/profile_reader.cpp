@@ -199,7 +199,6 @@ void read_contention(const Reader& rd, const YAML::Node& meas, CalibrationProfil
       v->push_back(t);
     }
   }
-  p.contention_fit = fit_contention(s);
   p.contention = std::move(s);
 }
 

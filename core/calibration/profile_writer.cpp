@@ -78,10 +78,17 @@ std::string profile_yaml(const CalibrationProfile& p) {
   e << YAML::Key << "memory_bandwidth_Bps" << YAML::Value << p.memory_bandwidth;
   e << YAML::Key << "memory_roofline" << YAML::Value << (p.memory_roofline ? "true" : "false");
   if (!p.compression.empty()) write_fits(e, "compression", p.compression, "min_bytes", "fixed_s", "rate_Bps");
-  if (p.contention) {
-    e << YAML::Key << "contention" << YAML::Value << YAML::Flow << YAML::BeginMap << YAML::Key << "compute_kept"
-      << YAML::Value << p.contention_fit.compute_kept << YAML::Key << "comm_kept" << YAML::Value
-      << p.contention_fit.comm_kept << YAML::EndMap;
+  if (p.contention) {  // for people: the reader fits them again from measurements.contention
+    const ContentionFit f = p.contention_rates();
+    const BothAtOnce b = both_at_once(*p.contention);
+    e << YAML::Key << "contention" << YAML::Value << YAML::Flow << YAML::BeginMap;
+    const std::pair<const char*, double> values[] = {
+        {"compute_kept", f.compute_kept},     {"comm_kept", f.comm_kept},
+        {"both_measured_s", b.measured},      {"both_none_s", b.none},
+        {"both_serial_s", b.serial},          {"both_compute_slowed_s", b.compute_slowed},
+        {"both_both_slowed_s", b.both_slowed}};
+    for (const auto& [name, v] : values) e << YAML::Key << name << YAML::Value << v;
+    e << YAML::EndMap;
   }
   e << YAML::EndMap;
 

@@ -35,7 +35,7 @@ bool comm_holds_cores(const ClusterSpec& cluster) {
 double measured_compute_kept(const ClusterSpec& cluster) {
   const CalibrationProfile* p = cluster.calibration.get();
   if (!p || !p->contention || p->machine.backend != "cuda" || p->machine.ranks < 2) return 0;
-  return p->contention_fit.compute_kept;
+  return p->contention_rates().compute_kept;
 }
 
 double composite_kept(double kept, const CompositeTiming& t) {
@@ -49,10 +49,10 @@ std::vector<double> compute_kept(const ClusterSpec& cluster, const Plan& plan) {
   const std::vector<std::pair<int, int>> devices = compute_devices(cluster, plan);
   std::map<std::pair<int, int>, int> sharing;
   for (const auto& d : devices) ++sharing[d];
+  const double measured = cluster.compute_under_comm > 0 ? 0 : measured_compute_kept(cluster);
   for (size_t r = 0; r < plan.ranks.size(); ++r) {
     const RankProgram& rank = plan.ranks[r];
     if (rank.role != Role::Worker || sharing[devices[r]] > 1) continue;
-    const double measured = cluster.compute_under_comm > 0 ? 0 : measured_compute_kept(cluster);
     kept[r] = measured > 0 ? measured : cluster.compute_kept_at(rank.where.node);
   }
   return kept;

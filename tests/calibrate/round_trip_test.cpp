@@ -6,6 +6,8 @@
 
 #include <cmath>
 
+#include <yaml-cpp/yaml.h>
+
 #include "core/calibration/calibration.hpp"
 #include "core/calibration/profile_reader.hpp"
 #include "tests/support/mpirun.hpp"
@@ -35,9 +37,12 @@ TEST_CASE("calibrate --quick on 2 ranks, then validate a 2-rank ring job with th
   for (const auto* v : {&c.gemm_alone, &c.collective_alone, &c.gemm_under_comm, &c.collective_under_gemm, &c.both}) {
     CHECK(v->size() == 5);
   }
-  CHECK(p->contention_fit.compute_kept == Approx(fit_contention(c).compute_kept));
-  CHECK((p->contention_fit.compute_kept > 0 && p->contention_fit.compute_kept <= 1));
-  CHECK((p->contention_fit.comm_kept > 0 && p->contention_fit.comm_kept <= 1));
+  // fitted.contention, written for people, holds what the reader fits again from the rounds.
+  const YAML::Node fitted = YAML::LoadFile(profile)["fitted"]["contention"];
+  CHECK(fitted["compute_kept"].as<double>() == Approx(p->contention_rates().compute_kept).epsilon(1e-5));
+  CHECK(fitted["both_serial_s"].as<double>() == Approx(both_at_once(c).serial).epsilon(1e-5));
+  CHECK((p->contention_rates().compute_kept > 0 && p->contention_rates().compute_kept <= 1));
+  CHECK((p->contention_rates().comm_kept > 0 && p->contention_rates().comm_kept <= 1));
   CHECK_THAT(cal.out, Catch::Contains("both started together"));
   // Every method's compress, measured through dtsim-real's codec: 64 KiB to 4 MiB with --quick,
   // where 64 times the gradient takes longer.
@@ -74,6 +79,13 @@ TEST_CASE("calibrate --quick on 2 ranks, then validate a 2-rank ring job with th
   }
   CHECK(j.at("mean_abs_error_pct").get<double>() == Approx(sum / 5));
   CHECK(j.at("max_abs_error_pct").get<double>() == Approx(most));
+  // The same Plan simulated without contention (analytical engine), against the same measurement.
+  const auto& off = j.at("without_contention");
+  const double measured = j.at("metrics")[0].at("measured");
+  REQUIRE(off.at("iteration_time_s").get<double>() > 0);
+  CHECK(off.at("error_pct").get<double>() ==
+        Approx(100 * (off.at("iteration_time_s").get<double>() - measured) / measured));
+  CHECK_THAT(val.out, Catch::Contains("without contention (cluster.contention.compute=1)"));
   std::vector<std::string> kinds;
   for (const auto& row : j.at("op_kinds")) kinds.push_back(row.at("name"));
   CHECK_THAT(kinds, Catch::VectorContains(std::string("allreduce")));
