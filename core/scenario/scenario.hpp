@@ -51,9 +51,8 @@ struct StrategySpec {
   int ps_shards = 1;
   PsSplit ps_split = PsSplit::Even;
   // A worker pushes each shard as soon as the backward ops of its layers have ended (ps-lite's
-  // per-key pushes, BytePS), not after the whole backward pass. Off by default while the engines
-  // disagree on such pushes (docs/sync.md).
-  bool ps_overlap = false;
+  // per-key pushes, BytePS), not after the whole backward pass.
+  bool ps_overlap = true;
   // Dynamic batch sizing: each worker's share of the global batch follows its speed (core/plan/batch_balance.hpp).
   bool dynamic_batch = false;
   HybridSpec

@@ -249,11 +249,9 @@ std::vector<ScenarioKey> build_keys() {
           [](J& j, const V& v) {
             j.strategy.ps_split = v.choice<PsSplit>({{"even", PsSplit::Even}, {"by_layer", PsSplit::ByLayer}});
           });
-  add_job("strategy.parameter_server.overlap", "bool", "false",
+  add_job("strategy.parameter_server.overlap", "bool", "true",
           "Each worker pushes a shard as soon as the backward ops of its layers have ended, while the backward pass "
-          "goes on (as ps-lite and BytePS push per key); false: every push after the whole backward pass. The "
-          "engines still disagree on such pushes by up to 16 % (docs/sync.md: the analytical engine drains a NIC's "
-          "transfers first come, first served).",
+          "goes on (as ps-lite and BytePS push per key); false: every push after the whole backward pass.",
           [](J& j, const V& v) { j.strategy.ps_overlap = v.boolean(); });
 
   // gradient compression (docs/compression.md)

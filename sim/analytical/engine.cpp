@@ -10,11 +10,13 @@
 #include <queue>
 #include <set>
 #include <tuple>
+#include <unordered_map>
 #include <unordered_set>
 
 #include "core/base/error.hpp"
 #include "core/calibration/calibration.hpp"
 #include "core/plan/batch_balance.hpp"
+#include "sim/analytical/port_share.hpp"
 #include "sim/cost/cores.hpp"
 #include "sim/cost/cost_model.hpp"
 
@@ -73,6 +75,7 @@ class Scheduler {
     // mirrored ranks send theirs through its node's NICs at the same instant (RankProgram::mirrored).
     double copies_from = 1;
     double copies_to = 1;
+    double start = 0;  // when its bytes began to flow
   };
   struct Held {
     std::vector<std::pair<int, int>> cores;
@@ -113,8 +116,9 @@ class Scheduler {
   void run() {
     const int total = plan_.warmup + plan_.iterations;
     for (size_t r = 0; r < plan_.ranks.size(); ++r) start_iteration(static_cast<int>(r), 0.0);
-    while (!queue_.empty()) {
-      const double now = queue_.top().time;
+    while (!queue_.empty() || !share_.empty()) {
+      const double now = std::min(queue_.empty() ? share_.next_drain() : queue_.top().time, share_.next_drain());
+      if (share_.next_drain() <= now) drain_transfers(now);
       while (!queue_.empty() && queue_.top().time == now) {
         const Event e = queue_.top();
         queue_.pop();
@@ -228,6 +232,13 @@ class Scheduler {
     if (seconds <= 0) {
       push(e.time, true, e.rank, e.op, e.time);
       return;
+    }
+    if (hold_) {
+      const auto key = core_key_[static_cast<size_t>(e.rank)];
+      if (transfers_on_[key] > 0) {
+        deferred_[key].emplace_back(e, seconds, under);
+        return;
+      }
     }
     if (kept_[e.rank] < 1) {
       contended_compute(e.rank, e.op, e.time, seconds, under);
@@ -377,42 +388,94 @@ class Scheduler {
     until = std::max(until, end);
   }
 
-  // Transfers that start together share their ports: each port drains the sum of what crosses it, at its own rate
-  // (after what it already carries), and a transfer ends when the busier of its two ports has
-  // drained, plus latency. N equal pushes into one server port end at N*S/B.
+  // The transfers made ready at this instant start: they share the ports they cross with every
+  // transfer in flight (PortShare: max-min fair, re-shared whenever one starts or drains). N equal
+  // pushes into one server port end together at N*S/B.
   void flush_transfers(double now) {
     if (batch_.empty()) return;
-    std::map<cost::Port, double> load;
-    for (const auto& t : batch_) {
-      load[t.path.from] += t.copies_from * t.bytes / t.path.from_bw;
-      load[t.path.to] += t.copies_to * t.bytes / t.path.to_bw;
-    }
-    std::map<cost::Port, double> drained;
-    for (const auto& [port, seconds] : load) {
-      double& free_at = port_free_[port];
-      const double start = std::max(now, free_at);
-      // A node's NICs with a bandwidth profile drain at the profile's rate, integrated exactly.
-      const Profile* profile = port.local < 0 ? cluster_.nic_profile_of(port.node) : nullptr;
-      free_at = profile ? profile->finish(start, seconds) : start + seconds;
-      drained[port] = free_at;
-    }
-    std::map<std::pair<int, int>, double> exchanges;  // gossip: an op ends with the later of its two directions
-    for (const auto& t : batch_) {
-      const double end = std::max(drained[t.path.from], drained[t.path.to]) + t.path.alpha;
+    std::vector<PortFlow> flows;
+    for (auto& t : batch_) {
+      PortFlow f;
+      f.id = next_flow_++;
+      f.bytes = t.bytes;
+      f.ports[0] = t.path.from;
+      f.ports[1] = t.path.to;
+      f.cost[0] = t.copies_from / t.path.from_bw;
+      f.cost[1] = t.copies_to / t.path.to_bw;
+      for (int k = 0; k < 2; ++k) {
+        // A node's NICs with a bandwidth profile carry at the profile's rate.
+        f.profiles[k] = f.ports[k].local < 0 ? cluster_.nic_profile_of(f.ports[k].node) : nullptr;
+      }
+      flows.push_back(f);
+      t.start = now;
       if (hold_) {
-        hold_core(t.rank_a, end);
-        hold_core(t.peer, end);
+        for (int r : {t.rank_a, t.peer}) ++transfers_on_[core_key_[static_cast<size_t>(r)]];
       }
       if (t.rank_b < 0) {
-        double& last = exchanges[{t.rank_a, t.op_a}];
+        // gossip: one op, two directions; it ends with the later
+        auto& [left, end] = exchanges_[{t.rank_a, t.op_a}];
+        if (left++ == 0) begin_comm(t.rank_a, now);
+      } else {
+        begin_comm(t.rank_a, now);
+        begin_comm(t.rank_b, now);
+      }
+      flowing_.emplace(f.id, t);
+    }
+    share_.add(now, flows);
+    batch_.clear();
+  }
+
+  // The transfers whose bytes have all left by `now` end one latency later.
+  void drain_transfers(double now) {
+    for (int id : share_.drain(now)) {
+      const auto found = flowing_.find(id);
+      const Transfer t = found->second;
+      flowing_.erase(found);
+      const double end = now + t.path.alpha;
+      if (hold_) {
+        for (int r : {t.rank_a, t.peer}) {
+          const auto key = core_key_[static_cast<size_t>(r)];
+          hold_core(r, end);
+          if (--transfers_on_[key] == 0) start_deferred(key, now);
+        }
+      }
+      if (t.rank_b < 0) {
+        auto& [left, last] = exchanges_[{t.rank_a, t.op_a}];
         last = std::max(last, end);
+        if (--left == 0) {
+          end_comm(last, t.rank_a, t.op_a, t.start);
+          exchanges_.erase({t.rank_a, t.op_a});
+        }
         continue;
       }
-      push_comm(end, t.rank_a, t.op_a, now);
-      push_comm(end, t.rank_b, t.op_b, now);
+      end_comm(end, t.rank_a, t.op_a, t.start);
+      end_comm(end, t.rank_b, t.op_b, t.start);
     }
-    for (const auto& [op, end] : exchanges) push_comm(end, op.first, op.second, now);
-    batch_.clear();
+  }
+
+  // comm_holds_cores: compute made ready while a transfer holds its core starts once none does.
+  void start_deferred(std::pair<int, int> key, double now) {
+    auto found = deferred_.find(key);
+    if (found == deferred_.end()) return;
+    const auto waiting = std::move(found->second);
+    deferred_.erase(found);
+    for (auto [e, seconds, under] : waiting) {
+      e.time = now;
+      if (abandoned(e.rank, iteration_[e.rank], e.op)) {
+        push(now, true, e.rank, e.op, now, false);  // its quorum passed meanwhile
+      } else {
+        compute(e, seconds, under);
+      }
+    }
+  }
+
+  // A rank under contention communicates from `now` on: its compute slows (until end_comm's event).
+  void begin_comm(int rank, double now) {
+    if (kept_[rank] < 1 && communicating_[rank]++ == 0) retime(rank, now);
+  }
+  void end_comm(double end, int rank, int op, double start) {
+    const long seq = push(end, true, rank, op, start);
+    if (kept_[rank] < 1) in_flight_.insert(seq);
   }
 
   // A communication op's end (it began at `start`). A rank under contention communicates from then
@@ -519,7 +582,12 @@ class Scheduler {
   std::set<std::tuple<int, int, int>> prepared_;  // (rank, op, iteration) past its host work
   std::vector<double> posted_free_;               // by rank: when its posted stream's host work ends
   std::map<std::tuple<int, int, int, int>, std::pair<int, int>> pending_p2p_;
-  std::map<cost::Port, double> port_free_;
+  PortShare share_;                                     // the transfers in flight
+  std::unordered_map<int, Transfer> flowing_;           // by flow id
+  int next_flow_ = 0;
+  std::map<std::pair<int, int>, std::pair<int, double>> exchanges_;  // gossip op: directions left, last end
+  std::map<std::pair<int, int>, int> transfers_on_;  // comm_holds_cores: transfers holding each core
+  std::map<std::pair<int, int>, std::vector<std::tuple<Event, double, double>>> deferred_;  // compute waiting for them
   bool hold_ = false;                                 // comm_holds_cores
   std::vector<std::pair<int, int>> core_key_;         // each rank's device_free_ key
   std::map<std::pair<int, int>, double> comm_until_;  // by device_free_ key: communication holds it until

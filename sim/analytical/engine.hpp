@@ -1,7 +1,7 @@
 // The analytical engine: runs a Plan with closed-form op costs (cost_model.hpp) and a list
 // scheduler. Streams run their ops in order, collectives start when every member is ready,
-// point-to-point transfers that start together share the ports they cross (so a parameter
-// server's incast costs N*S/B), and later ones queue behind them. Collectives see no contention
+// point-to-point transfers in flight share the ports they cross at max-min fair rates
+// (port_share.hpp: a parameter server's incast costs N*S/B). Collectives see no contention
 // from each other: that is the SimGrid engine's job.
 #pragma once
 

@@ -78,7 +78,9 @@ TEST_CASE("a larger SSP bound gives staler updates and needs more of them to rea
   const ConvergenceResult tight = ssp(0), loose = ssp(40);
   CHECK(tight.max_staleness == 7);  // N - 1: every other worker's update of the shard, no more
   CHECK(loose.max_staleness > 4 * tight.max_staleness);
-  CHECK(loose.mean_staleness > tight.mean_staleness);
+  // The mean need not grow: under the loose bound most updates come from the fast workers, and each
+  // of theirs sees mostly its three fast peers' updates, not the seven others' of the tight bound
+  // (metrics.json's mean staleness of this job is lower under the loose bound on both engines).
   REQUIRE(tight.updates_to_target);
   REQUIRE(loose.updates_to_target);
   CHECK(*loose.updates_to_target > *tight.updates_to_target);

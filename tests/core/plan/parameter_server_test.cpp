@@ -43,8 +43,14 @@ TEST_CASE("with overlap a worker pushes each shard when the backward op of its f
     REQUIRE(push.deps.size() == 1);
     CHECK(worker.ops.at(static_cast<size_t>(push.deps.front())).label == "bwd layer_" + std::to_string(2 * j));
   }
-  // Without it every push waits for the whole backward pass (layer 0's backward op).
-  const Plan after = compile_plan(load_scenario_text(kPs, "ps.yaml"));
+  // It is the default. Without it every push waits for the whole backward pass (layer 0's backward op).
+  const Plan by_default = compile_plan(load_scenario_text(kPs, "ps.yaml"));
+  const RankProgram& w1 = by_default.ranks.at(by_default.jobs.at(0).workers.at(0));
+  for (int j = 0; j < 4; ++j) {
+    const std::string push = "push shard " + std::to_string(j);
+    CHECK(op_named(w1, push).deps == op_named(worker, push).deps);
+  }
+  const Plan after = compile_plan(load_scenario_text(kPs, "ps.yaml", {"strategy.parameter_server.overlap=false"}));
   const RankProgram& w2 = after.ranks.at(after.jobs.at(0).workers.at(0));
   for (int j = 0; j < 4; ++j) {
     const Op& push = op_named(w2, "push shard " + std::to_string(j));
