@@ -48,6 +48,29 @@ OptimizerCost cost_of(Optimizer o) {
   return {0, 2, 3};
 }
 
+// Activation elements a layer reads and writes per sample: the table's, else 2 x its output forward
+// and 3 x backward.
+double activation_traffic(const Layer& layer, bool backward) {
+  return backward ? (layer.bwd_traffic >= 0 ? layer.bwd_traffic : 3 * layer.activations)
+                  : (layer.fwd_traffic >= 0 ? layer.fwd_traffic : 2 * layer.activations);
+}
+
+// framework.memory_format nchw: cuDNN transposes a tensor-core convolution's activations to NHWC and
+// its result back, in each pass (forward; data and weight gradients backward): each tensor the
+// convolution reads or writes is read and written once more (the filters, 0.4 % of ResNet-50's
+// bytes at batch 256, are left out).
+bool transposes(const JobSpec& job, const Layer& layer) {
+  const Dtype d = job.model.dtype;
+  return job.framework.memory_format == MemoryFormat::Nchw && layer.cls == KernelClass::Conv &&
+         (d == Dtype::Fp16 || d == Dtype::Bf16 || d == Dtype::Tf32);
+}
+
+ComputeOp transpose_op(const Layer& layer, double batch, Dtype dtype, bool backward) {
+  ComputeOp op{0, 2 * activation_traffic(layer, backward) * batch * dtype_bytes(dtype), dtype};
+  op.cls = KernelClass::Elementwise;
+  return op;
+}
+
 }  // namespace
 
 double optimizer_state_copies(Optimizer o) { return cost_of(o).states; }
@@ -59,8 +82,7 @@ UpdateOp make_update(double params, Optimizer o) {
 
 ComputeOp layer_op(const Layer& layer, double batch, Dtype dtype, bool backward) {
   // Weights are read forward, read and their gradient written backward; activations as the table says.
-  const double traffic = backward ? (layer.bwd_traffic >= 0 ? layer.bwd_traffic : 3 * layer.activations)
-                                  : (layer.fwd_traffic >= 0 ? layer.fwd_traffic : 2 * layer.activations);
+  const double traffic = activation_traffic(layer, backward);
   ComputeOp op{backward ? layer.bwd_flops * batch : layer.fwd_flops * batch,
                ((backward ? 2 : 1) * layer.params + traffic * batch) * dtype_bytes(dtype), dtype};
   op.cls = layer.cls;
@@ -84,30 +106,31 @@ PassOps add_forward_backward(RankProgram& r, const JobSpec& job) {
   PassOps ids;
   ids.backward.assign(layers, -1);
   int prev = -1;
-  for (int l = 0; l < layers; ++l) {
-    const Layer& layer = w.layers[l];
+  // One op after the previous one on the compute stream.
+  auto chain = [&](std::string label, Phase phase, int l, ComputeOp body) {
     Op op;
     op.id = static_cast<int>(r.ops.size());
-    op.label = fmt::format("fwd {}", layer.name);
-    op.phase = Phase::Forward;
+    op.label = std::move(label);
+    op.phase = phase;
     op.layer = l;
     if (prev >= 0) op.deps.push_back(prev);
-    op.body = layer_op(layer, batch, job.model.dtype, false);
+    op.body = body;
     prev = op.id;
     r.ops.push_back(std::move(op));
-  }
-  for (int l = layers - 1; l >= 0; --l) {
-    const Layer& layer = w.layers[l];
-    Op op;
-    op.id = static_cast<int>(r.ops.size());
-    op.label = fmt::format("bwd {}", layer.name);
-    op.phase = Phase::Backward;
-    op.layer = l;
-    if (prev >= 0) op.deps.push_back(prev);
-    op.body = layer_op(layer, batch, job.model.dtype, true);
-    prev = op.id;
-    ids.backward[l] = op.id;
-    r.ops.push_back(std::move(op));
+  };
+  for (const bool backward : {false, true}) {
+    const Phase phase = backward ? Phase::Backward : Phase::Forward;
+    const char* pass = backward ? "bwd" : "fwd";
+    for (int i = 0; i < layers; ++i) {
+      const int l = backward ? layers - 1 - i : i;
+      const Layer& layer = w.layers[l];
+      if (transposes(job, layer)) {
+        chain(fmt::format("{} {} nchw transposes", pass, layer.name), phase, l,
+              transpose_op(layer, batch, job.model.dtype, backward));
+      }
+      chain(fmt::format("{} {}", pass, layer.name), phase, l, layer_op(layer, batch, job.model.dtype, backward));
+      if (backward) ids.backward[l] = prev;
+    }
   }
   ids.last = prev;
   return ids;

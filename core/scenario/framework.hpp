@@ -7,10 +7,16 @@ namespace dtsim {
 // The training framework's own costs (framework.*; docs/engines.md, Framework overheads): host work
 // each iteration outside the kernels, the host's time to issue one kernel (a kernel lasts at least
 // that: the GPU cannot run ahead of the host), and the fixed cost of launching a collective.
+// How a CNN's activations are laid out in memory. Tensor cores convolve NHWC tensors: cuDNN transposes
+// NCHW ones to NHWC before a tensor-core convolution and its result back (cuDNN Legacy API, "Data and
+// Filter Formats": "padding, folding, and NCHW-to-NHWC transformations").
+enum class MemoryFormat { Nhwc, Nchw };
+
 struct FrameworkSpec {
   double iteration_overhead = 0;  // seconds per iteration on each worker, before its first kernel
   double kernel_launch = 0;       // seconds: the shortest a worker's compute op can take
   double collective_launch = 0;   // seconds added to each collective a worker issues
+  MemoryFormat memory_format = MemoryFormat::Nhwc;
 };
 
 }  // namespace dtsim

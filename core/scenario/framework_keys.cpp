@@ -37,6 +37,15 @@ void add_framework_keys(std::vector<ScenarioKey>& k) {
           "Fixed host cost of issuing each collective a worker takes part in (a DDP bucket's launch), before its "
           "transfers. 0: none (the collectives' own latency is the links' alpha).",
           [](J& j, const V& v) { j.framework.collective_launch = non_negative_time(v); });
+  k.push_back(ScenarioKey{
+      "framework.memory_format", "one of: nhwc, nchw", "nhwc", false,
+      "How a CNN's activations are laid out (PyTorch's default is nchw; channels_last, TensorFlow and DALI "
+      "pipelines are nhwc). nchw: every convolution in a tensor-core dtype (fp16, bf16, tf32) has its tensors "
+      "transposed to NHWC and back, as cuDNN does ('NCHW-to-NHWC transformations', cuDNN Legacy API): each "
+      "tensor read and written once more, as memory-bound 'transpose' kernels (docs/engines.md).",
+      KeyScope::Job, nullptr, [](J& j, const V& v) {
+        j.framework.memory_format = v.choice<MemoryFormat>({{"nhwc", MemoryFormat::Nhwc}, {"nchw", MemoryFormat::Nchw}});
+      }});
 }
 
 }  // namespace dtsim
