@@ -63,9 +63,9 @@ int main(int argc, char** argv) {
     if (request.files.isEmpty()) return usage("--screenshot needs a file to open");
     QString error;
     const QImage image = dtsim::gui::render_screenshot(request, &error);
-    if (image.isNull()) {
+    if (image.isNull()) {  // a file it cannot open or read: bad input
       std::fprintf(stderr, "dtsim-gui: %s\n", qPrintable(error));
-      return 1;
+      return 2;
     }
     if (!image.save(request.out)) {
       std::fprintf(stderr, "dtsim-gui: cannot write %s\n", qPrintable(request.out));

@@ -3,6 +3,8 @@
 
 #include <fmt/format.h>
 
+#include "core/base/text.hpp"
+
 namespace dtsim {
 
 std::string SourceLocation::str() const {
@@ -13,9 +15,11 @@ std::string SourceLocation::str() const {
 }
 
 namespace {
+// Outside text in the line (a file's name, a value read from a binary file) is escaped (text.hpp).
 std::string format_error(const SourceLocation& where, const std::string& message) {
-  const std::string loc = where.str();
-  return loc.empty() ? fmt::format("error: {}", message) : fmt::format("{}: error: {}", loc, message);
+  const std::string loc = printable(where.str());
+  return loc.empty() ? fmt::format("error: {}", printable(message))
+                     : fmt::format("{}: error: {}", loc, printable(message));
 }
 }  // namespace
 

@@ -16,7 +16,8 @@ struct SourceLocation {
   std::string str() const;
 };
 
-// A mistake in user input. what() is the one line the user sees:
+// A mistake in user input. what() is the one line the user sees (control bytes and bytes that are not
+// UTF-8 escaped as \xNN, core/base/text.hpp):
 //   scenarios/x.yaml:12:5: error: unknown key 'cluster.nodez' (did you mean 'nodes'?)
 class InputError : public std::runtime_error {
  public:

@@ -3,7 +3,10 @@
 // to the single job (top level) or to each entry of a `jobs` list.
 #include "core/scenario/loader.hpp"
 
+#include <algorithm>
+#include <filesystem>
 #include <fstream>
+#include <map>
 #include <set>
 #include <sstream>
 
@@ -11,6 +14,7 @@
 #include <yaml-cpp/yaml.h>
 
 #include "core/base/suggest.hpp"
+#include "core/base/text.hpp"
 #include "core/scenario/schema.hpp"
 #include "core/scenario/validate.hpp"
 
@@ -54,6 +58,19 @@ std::vector<std::string> children_of(const std::string& prefix, Scope scope) {
   return {names.begin(), names.end()};
 }
 
+// Outside text must be UTF-8 (YAML 1.2 reads UTF-8; the outputs are JSON): the first byte that is
+// not is refused where it stands.
+void refuse_non_utf8(std::string_view text, const std::string& file, const std::string& what) {
+  const auto bad = first_invalid_utf8(text);
+  if (!bad) return;
+  const std::string_view before = text.substr(0, *bad);
+  const int line = 1 + static_cast<int>(std::count(before.begin(), before.end(), '\n'));
+  const size_t line_start = before.rfind('\n') == std::string_view::npos ? 0 : before.rfind('\n') + 1;
+  throw InputError(SourceLocation{file, line, static_cast<int>(*bad - line_start) + 1},
+                   fmt::format("{} is not UTF-8 text (byte 0x{:02X}): save it as UTF-8", what,
+                               static_cast<unsigned char>(text[*bad])));
+}
+
 [[noreturn]] void unknown_key(const std::string& shown, const std::string& path, const SourceLocation& where,
                               Scope scope) {
   const size_t dot = path.rfind('.');
@@ -68,12 +85,18 @@ class Walker {
 
   // `job` is the job that job keys go to; `shown_prefix` is "" or "jobs.N." for messages.
   void walk(const YAML::Node& map, const std::string& prefix, size_t job, Scope scope) {
+    std::map<std::string, SourceLocation> seen;  // a mapping holds each key once (YAML 1.2, 3.2.1.1)
     for (const auto& kv : map) {
       const std::string name = kv.first.as<std::string>();
       const std::string path = prefix.empty() ? name : prefix + "." + name;
       const std::string shown = scope.in_job_list ? fmt::format("jobs.{}.{}", job, path) : path;
       const YAML::Node& value = kv.second;
       const SourceLocation where = at(file_, kv.first.Mark());
+      if (const auto [first, fresh] = seen.emplace(name, where); !fresh) {
+        throw InputError(where, fmt::format("'{}' is given twice in one mapping: here and at line {} (give it once{})",
+                                            shown, first->second.line,
+                                            value.IsMap() ? ", with all its keys" : ""));
+      }
       const bool known = find_key(path, scope) != nullptr;
       if (!known && !is_section(path, scope) && !(scope.in_job_list && path == "name")) {
         unknown_key(shown, path, where, scope);
@@ -138,6 +161,7 @@ class Walker {
 
 void apply_override(Scenario& s, const std::string& text) {
   const SourceLocation where{"--set " + text, 0, 0};
+  if (first_invalid_utf8(text)) throw InputError(where, "is not UTF-8 text: give keys and values in UTF-8");
   const size_t eq = text.find('=');
   if (eq == std::string::npos || eq == 0) {
     throw InputError(where, "expected key.path=value, e.g. --set cluster.nodes=4");
@@ -186,6 +210,7 @@ Scenario load_scenario_text(std::string_view text, const std::string& origin,
       key.set(s, v);
     }
   }
+  refuse_non_utf8(text, origin, "the scenario");
   YAML::Node root;
   try {
     root = YAML::Load(std::string(text));
@@ -209,6 +234,11 @@ Scenario load_scenario_text(std::string_view text, const std::string& origin,
 }
 
 Scenario load_scenario(const std::string& path, const std::vector<std::string>& overrides) {
+  std::error_code ec;
+  if (std::filesystem::is_directory(path, ec)) {
+    throw InputError(SourceLocation{path}, "this is a directory, not a scenario file (give a .yaml file, e.g. scenarios/quickstart.yaml)");
+  }
+  if (!std::filesystem::exists(path, ec)) throw InputError(SourceLocation{path}, "no such scenario file");
   std::ifstream in(path);
   if (!in) throw InputError(SourceLocation{path}, "cannot read the scenario file");
   std::stringstream buffer;

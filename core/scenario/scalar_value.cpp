@@ -1,4 +1,6 @@
 // Parsing of one scenario value, with errors that name the file, line, key and what is valid.
+#include <optional>
+
 #include <fmt/format.h>
 
 #include "core/base/suggest.hpp"
@@ -14,12 +16,39 @@ void ScalarValue::fail_choice(const std::vector<std::string>& names) const {
   fail(fmt::format("'{}' is not valid (valid: {}){}", text_, fmt::join(names, ", "), did_you_mean(text_, names)));
 }
 
+namespace {
+
+// What a value of each quantity can physically be, for every key of that quantity.
+struct Meaningful {
+  double lo, hi;
+  const char* text;
+};
+std::optional<Meaningful> meaningful(Quantity q) {
+  switch (q) {
+    case Quantity::Time: return Meaningful{0, 1e9, "from 0 to 1e9 s (31 years)"};
+    case Quantity::Bytes: return Meaningful{0, 1e15, "from 0 to 1 PB"};
+    case Quantity::Rate: return Meaningful{0, 1e14, "from 0 to 100 TB/s"};
+    case Quantity::Flops: return Meaningful{0, 1e18, "from 0 to 1 EFLOP"};
+    case Quantity::FlopRate: return Meaningful{0, 1e18, "from 0 to 1 EFLOP/s"};
+    case Quantity::Number:
+    case Quantity::Count: return std::nullopt;
+  }
+  return std::nullopt;
+}
+
+}  // namespace
+
 double ScalarValue::quantity(Quantity q) const {
+  double v = 0;
   try {
-    return parse_quantity(text_, q);
+    v = parse_quantity(text_, q);
   } catch (const InputError& e) {
     fail(e.message());
   }
+  if (const auto m = meaningful(q); m && !(v >= m->lo && v <= m->hi)) {
+    fail(fmt::format("'{}' is outside what is physically meaningful: {}", text_, m->text));
+  }
+  return v;
 }
 
 double ScalarValue::positive(Quantity q) const {
@@ -81,6 +110,12 @@ std::vector<int> ScalarValue::indices() const {
 double ScalarValue::at_least(double min_value) const {
   const double v = quantity(Quantity::Number);
   if (v < min_value) fail(fmt::format("must be at least {} (got {})", min_value, text_));
+  return v;
+}
+
+double ScalarValue::between(double lo, double hi) const {
+  const double v = quantity(Quantity::Number);
+  if (!(v >= lo && v <= hi)) fail(fmt::format("must be from {:g} to {:g} (got {})", lo, hi, text_));
   return v;
 }
 

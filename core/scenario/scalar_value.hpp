@@ -21,6 +21,8 @@ class ScalarValue {
   const std::string& text() const { return text_; }
   const SourceLocation& where() const { return where_; }
 
+  // Times, sizes, rates and FLOPs are refused outside what is physically meaningful (never negative;
+  // at most 1e9 s, 1 PB, 100 TB/s, 1 EFLOP per sample, 1 EFLOP/s): the message says the bound.
   double quantity(Quantity q) const;
   double positive(Quantity q) const;                               // > 0
   int count(int min_value) const;                                  // whole number >= min_value
@@ -28,6 +30,7 @@ class ScalarValue {
   std::vector<int> dims() const;                                   // "4x4x2"
   std::vector<int> indices() const;                                // "0,5,7" (may be empty)
   double at_least(double min_value) const;                         // a number >= min_value
+  double between(double lo, double hi) const;                      // a number in [lo, hi]
   DeviceSpec device() const;                                       // a device zoo name
   std::vector<std::pair<std::string, int>> device_counts() const;  // "a100_40gb:2,v100_16gb:2"
   // "16MB:109GB/s,64MB:167GB/s": sizes ascending, rates positive.

@@ -107,8 +107,8 @@ std::vector<ScenarioKey> build_keys() {
                                                      {"lamb", Optimizer::Lamb}});
           });
   add_transformer_keys(k);
-  add_job("model.synthetic.params", "number", "0", "Synthetic workload: total trainable parameters.",
-          [](J& j, const V& v) { j.model.synthetic_params = v.quantity(Quantity::Number); });
+  add_job("model.synthetic.params", "number", "0", "Synthetic workload: total trainable parameters (at most 1e15).",
+          [](J& j, const V& v) { j.model.synthetic_params = v.between(0, 1e15); });
   add_job("model.synthetic.flops_per_sample", "FLOP count", "0", "Synthetic workload: forward FLOPs per sample.",
           [](J& j, const V& v) { j.model.synthetic_flops = v.quantity(Quantity::Flops); });
   add_job("model.synthetic.layers", "count", "1", "Synthetic workload: equal layers the totals are spread over.",
@@ -180,11 +180,9 @@ std::vector<ScenarioKey> build_keys() {
       [](S& s, const V& v) { s.cluster.topology.switch_latency = v.quantity(Quantity::Time); });
   add("cluster.topology.nodes_per_switch", "count", "0", "Fat-tree: nodes under one leaf switch (0 = all).",
       [](S& s, const V& v) { s.cluster.topology.nodes_per_switch = v.count(0); });
-  add("cluster.topology.oversubscription", "number", "1", "Fat-tree: leaf downlink to uplink capacity ratio (>= 1).",
+  add("cluster.topology.oversubscription", "number", "1", "Fat-tree: leaf downlink to uplink capacity ratio (1 to 1000).",
       [](S& s, const V& v) {
-        const double o = v.quantity(Quantity::Number);
-        if (o < 1) v.fail(fmt::format("must be at least 1 (got {})", v.text()));
-        s.cluster.topology.oversubscription = o;
+        s.cluster.topology.oversubscription = v.between(1, 1000);
       });
   add("cluster.topology.dims", "dimensions", "", "Torus: dimensions such as 4x4x2 (their product is the node count).",
       [](S& s, const V& v) { s.cluster.topology.dims = v.dims(); });
@@ -288,7 +286,7 @@ std::vector<ScenarioKey> build_keys() {
   add_job("compression.cost_scale", "number", "1",
           "Advanced: multiplies every compress and decompress cost (0 makes compression free, for what-if runs "
           "and calibration).",
-          [](J& j, const V& v) { j.compression.cost_scale = v.at_least(0.0); });
+          [](J& j, const V& v) { j.compression.cost_scale = v.between(0, 1e6); });
 
   // placement of the job on the cluster
   add_job("placement.first_node", "count", "0", "First node the job runs on.",
@@ -304,8 +302,8 @@ std::vector<ScenarioKey> build_keys() {
   add_job("stragglers.slow_workers", "indices", "",
           "Workers (indices within the job, e.g. 0,5) whose compute is always slower by slow_factor.",
           [](J& j, const V& v) { j.stragglers.slow_workers = v.indices(); });
-  add_job("stragglers.slow_factor", "number", "1", "How many times slower the slow workers compute (>= 1).",
-          [](J& j, const V& v) { j.stragglers.slow_factor = v.at_least(1.0); });
+  add_job("stragglers.slow_factor", "number", "1", "How many times slower the slow workers compute (1 to 1000).",
+          [](J& j, const V& v) { j.stragglers.slow_factor = v.between(1, 1000); });
   add_job("stragglers.jitter", "one of: none, lognormal, exponential, hiccup", "none",
           "Per-iteration random slowdown of every worker's compute, seeded by run.seed.", [](J& j, const V& v) {
             j.stragglers.jitter = v.choice<Jitter>({{"none", Jitter::None},
@@ -313,18 +311,18 @@ std::vector<ScenarioKey> build_keys() {
                                                     {"exponential", Jitter::Exponential},
                                                     {"hiccup", Jitter::Hiccup}});
           });
-  add_job("stragglers.sigma", "number", "0.1", "lognormal: standard deviation of the factor's logarithm (median 1).",
-          [](J& j, const V& v) { j.stragglers.sigma = v.at_least(0.0); });
-  add_job("stragglers.tail_mean", "number", "0.1", "exponential: the factor is 1 + an exponential of this mean.",
-          [](J& j, const V& v) { j.stragglers.tail_mean = v.at_least(0.0); });
+  add_job("stragglers.sigma", "number", "0.1", "lognormal: standard deviation of the factor's logarithm (median 1; 0 to 5).",
+          [](J& j, const V& v) { j.stragglers.sigma = v.between(0, 5); });
+  add_job("stragglers.tail_mean", "number", "0.1", "exponential: the factor is 1 + an exponential of this mean (0 to 1000).",
+          [](J& j, const V& v) { j.stragglers.tail_mean = v.between(0, 1000); });
   add_job("stragglers.hiccup_probability", "number", "0.01", "hiccup: chance per worker and iteration of a hiccup.",
           [](J& j, const V& v) {
             const double p = v.at_least(0.0);
             if (p > 1) v.fail(fmt::format("must be at most 1 (got {})", v.text()));
             j.stragglers.hiccup_probability = p;
           });
-  add_job("stragglers.hiccup_factor", "number", "3", "hiccup: how many times slower a hiccuping iteration computes.",
-          [](J& j, const V& v) { j.stragglers.hiccup_factor = v.at_least(1.0); });
+  add_job("stragglers.hiccup_factor", "number", "3", "hiccup: how many times slower a hiccuping iteration computes (1 to 1000).",
+          [](J& j, const V& v) { j.stragglers.hiccup_factor = v.between(1, 1000); });
 
   add_job("stragglers.speed_profile", "profile", "",
           "Time-varying device speed: a file of `time factor` lines (optionally `period 60s`) or inline "
@@ -401,7 +399,10 @@ std::string scenario_keys_markdown() {
       "Generated by `dtsim keys --markdown` from the loader's key table (core/scenario/schema.cpp); a test keeps\n"
       "this file in step. Units: sizes B, KB, MB, GB, TB, KiB, MiB, GiB, TiB; rates bps, Kbps, Mbps, Gbps, Tbps,\n"
       "B/s, KB/s, MB/s, GB/s, TB/s, KiB/s, MiB/s, GiB/s; times ns, us, ms, s, min, h; FLOP counts FLOP, GFLOP,\n"
-      "TFLOP, ...; FLOP rates GFLOPS, TFLOPS, PFLOPS. Any key can be overridden with `--set key=value`.\n\n"
+      "TFLOP, ...; FLOP rates GFLOPS, TFLOPS, PFLOPS. Any key can be overridden with `--set key=value`.\n"
+      "Values outside what is physically meaningful are refused with the bound: times from 0 to 1e9 s, sizes from\n"
+      "0 to 1 PB, rates up to 100 TB/s, FLOP counts up to 1 EFLOP, FLOP rates up to 1 EFLOP/s, counts up to 1e9;\n"
+      "numbers as each key's meaning says. A key given twice in one mapping is refused with both lines.\n\n"
       "Job keys (`model.*`, `strategy.*`, `compression.*`, `placement.*`, `sync.*`, `stragglers.*`, `faults.*`,\n"
       "`framework.*`) "
       "describe one training job. For one job they go at the top level. For several jobs sharing the cluster,\n"

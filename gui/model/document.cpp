@@ -40,7 +40,11 @@ Document load_document(const std::string& path) {
         d.sweep = load_sweep(p.parent_path().string());
         break;
       case FileKind::Scenario: throw ParseError("a scenario must be run first");
-      case FileKind::Unknown: throw ParseError("not a trace, metrics, run folder, sweep folder or scenario");
+      case FileKind::Unknown: {
+        std::error_code ec;
+        if (!fs::exists(p, ec)) throw ParseError("no such file or folder");
+        throw ParseError("not a trace, metrics, run folder, sweep folder or scenario");
+      }
     }
   } catch (const ParseError& e) {
     throw ParseError(path + ": " + e.what());

@@ -54,7 +54,7 @@ TEST_CASE("bad scenarios exit with 2 and one error line") {
         "`time factor`, e.g. `10s 0.5`, with factor a number > 0 and times increasing, or `period 60s`)\n");
   const auto missing = run_dtsim("check no/such.yaml", "missing-file");
   CHECK(missing.code == 2);
-  CHECK(missing.err == "no/such.yaml: error: cannot read the scenario file\n");
+  CHECK(missing.err == "no/such.yaml: error: no such scenario file\n");
 }
 
 TEST_CASE("usage errors exit with 2 / --help and --version with 0") {

@@ -132,5 +132,5 @@ TEST_CASE("bad compression keys give one exact line") {
         "x.yaml:9:11: error: compression.method: powersgd needs strategy.kind allreduce (its factors P and Q are "
         "AllReduced)");
   CHECK(error_of(base + "compression:\n  cost_scale: -1\n") ==
-        "x.yaml:9:15: error: compression.cost_scale: must be at least 0 (got -1)");
+        "x.yaml:9:15: error: compression.cost_scale: must be from 0 to 1e+06 (got -1)");
 }

@@ -24,7 +24,7 @@ struct Timing {
 
 Timing run(const std::vector<std::string>& layout) {
   std::vector<std::string> sets{"cluster.nodes=1", "cluster.devices_per_node=4", "model.transformer.vocab=8",
-                                "cluster.intra_node.rate=1e9Gbps", "cluster.intra_node.latency=0us",
+                                "cluster.intra_node.rate=100TB/s", "cluster.intra_node.latency=0us",
                                 "cluster.nic.latency=0us", "strategy.global_batch=8", "model.transformer.hidden=4096",
                                 "model.transformer.heads=32",
                                 // One fraction of peak for every kernel: the embedding's and output
