@@ -12,6 +12,7 @@
 #include "cli/convergence_summary.hpp"
 #include "cli/summary.hpp"
 #include "core/base/atomic_file.hpp"
+#include "core/base/units.hpp"
 #include "core/plan/compiler.hpp"
 #include "core/plan/hybrid.hpp"
 #include "core/run/metrics.hpp"
@@ -21,6 +22,7 @@
 #include "learn/learner.hpp"
 #include "sim/analytical/symmetric.hpp"
 #include "sim/faults/evaluate.hpp"
+#include "sim/footprint.hpp"
 #include "sim/make_executor.hpp"
 
 namespace dtsim::cli {
@@ -42,6 +44,7 @@ int run_command(const RunOptions& o) {
   if (!o.engine.empty()) sets.push_back("run.engine=" + o.engine);
   const Scenario s = load_scenario(o.scenario, sets);
   print_warnings(s, true);
+  sim::refuse_if_too_big(s, sim::estimate_footprint(s, o.trace));
   // Read the proxy's data before simulating, so a bad file is reported at once.
   const learn::Split data = s.run.convergence.enabled ? learn::load_split(s) : learn::Split{};
   // A symmetric hybrid job on the analytical engine runs one rank per pipeline stage (every rank's
@@ -95,31 +98,17 @@ int run_command(const RunOptions& o) {
   return 0;
 }
 
-namespace {
-
-// Ops per iteration over every rank. Hybrid scenarios compile one rank per pipeline stage (a
-// 512-GPU pipeline is tens of millions of ops) and count each rank as its stage's representative.
-long ops_per_iteration(const Scenario& s, Plan& plan) {
-  const bool hybrid = std::all_of(s.jobs.begin(), s.jobs.end(),
-                                  [](const JobSpec& j) { return j.strategy.kind == StrategyKind::Hybrid; });
-  plan = compile_plan(s, hybrid ? PlanScope::Representatives : PlanScope::AllRanks);
-  if (!hybrid) return plan.total_ops();
-  std::map<std::pair<int, int>, long> per_stage;  // (job, stage) -> its representative's ops
-  for (const RankProgram& r : plan.ranks) {
-    if (!r.ops.empty()) per_stage[{r.job, r.stage}] = static_cast<long>(r.ops.size());
-  }
-  long ops = 0;
-  for (const RankProgram& r : plan.ranks) ops += per_stage[{r.job, r.stage}];
-  return ops;
-}
-
-}  // namespace
-
 int check_command(const std::string& scenario, const std::vector<std::string>& sets) {
   const Scenario s = load_scenario(scenario, sets);
   print_warnings(s);
-  Plan plan;
-  const long ops = ops_per_iteration(s, plan);
+  // What `dtsim run` would hold (with its default trace), refused when it would not fit.
+  const sim::Footprint footprint = sim::estimate_footprint(s, true);
+  sim::refuse_if_too_big(s, footprint);
+  const bool represented = std::all_of(s.jobs.begin(), s.jobs.end(), [](const JobSpec& j) {
+    return j.sync.kind != SyncKind::Gossip &&
+           (j.strategy.kind == StrategyKind::AllReduce || j.strategy.kind == StrategyKind::Hybrid);
+  });
+  const Plan plan = compile_plan(s, represented ? PlanScope::Representatives : PlanScope::AllRanks);
   if (s.run.convergence.enabled) learn::load_split(s);  // the proxy's data files must read
   for (size_t i = 0; i < s.jobs.size(); ++i) {
     // A layout that does not fit in its devices' memory is bad input: the run would not start.
@@ -127,8 +116,11 @@ int check_command(const std::string& scenario, const std::vector<std::string>& s
       throw InputError(s.location_of(s.job_key(i, "strategy.kind")), *overflow);
     }
   }
-  std::cout << fmt::format("{}: ok ({} nodes x {} {}; {} ops per iteration)\n", scenario, s.cluster.nodes,
-                           s.cluster.devices_per_node, s.cluster.device_names(), ops);
+  std::cout << fmt::format("{}: ok ({} nodes x {} {}; {:.0f} ops per iteration; a run holds about {} of the {} "
+                           "available)\n",
+                           scenario, s.cluster.nodes, s.cluster.devices_per_node, s.cluster.device_names(),
+                           footprint.ops_per_iteration, format_bytes(footprint.bytes),
+                           format_bytes(sim::available_memory()));
   for (const auto& job : plan.jobs) {
     std::cout << fmt::format("  job {}: {} workers{}\n", job.name, job.workers.size(),
                              job.servers.empty() ? "" : fmt::format(" + {} servers", job.servers.size()));

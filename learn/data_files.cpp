@@ -14,6 +14,10 @@
 namespace dtsim::learn {
 namespace {
 
+// Labels of a CSV go from 0 to kMaxClasses - 1: ImageNet-21k has 21,841 classes, and the proxy keeps
+// a weight row per class (100,000 classes of 784 features are 627 MB of doubles per copy).
+constexpr double kMaxClasses = 100000;
+
 bool parse_number(const std::string& text, double& value) {
   const char* begin = text.c_str();
   while (*begin == ' ' || *begin == '\t') ++begin;
@@ -81,6 +85,13 @@ Dataset load_csv(const std::string& path) {
     if (row[0] < 0 || row[0] != std::floor(row[0])) {
       throw InputError(SourceLocation{path, line_no, 1},
                        fmt::format("label '{}' is not a whole number >= 0", fields[0].first));
+    }
+    // The proxy model keeps a weight row and an output per class: labels size it.
+    if (row[0] >= kMaxClasses) {
+      throw InputError(SourceLocation{path, line_no, 1},
+                       fmt::format("label '{}' is too large: labels go from 0 to {} (the proxy model has one output "
+                                   "per class)",
+                                   fields[0].first, kMaxClasses - 1));
     }
     if (width == 0) width = row.size();
     if (row.size() != width) {

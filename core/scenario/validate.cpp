@@ -71,6 +71,18 @@ void resolve_workload(const Scenario& s, size_t index, JobSpec& job) {
   job.model.is_transformer = shape.has_value();
 }
 
+// Ranks are 32-bit indices and each costs memory: a cluster is at most 2^24 (16,777,216) devices,
+// far beyond any built; whether a smaller one fits in this machine's memory is for
+// core/run/footprint.hpp to say.
+void check_device_count(const Scenario& s) {
+  constexpr double kMaxDevices = 16777216;
+  const double devices = static_cast<double>(s.cluster.nodes) * s.cluster.devices_per_node;
+  if (devices > kMaxDevices) {
+    fail_at(s, s.cluster.devices_per_node > s.cluster.nodes ? "cluster.devices_per_node" : "cluster.nodes",
+            fmt::format("cluster.nodes x cluster.devices_per_node is {:.0f} devices; at most 16777216 (2^24)", devices));
+  }
+}
+
 void check_topology(const Scenario& s) {
   const TopologySpec& t = s.cluster.topology;
   const int nodes = s.cluster.nodes;
@@ -325,6 +337,7 @@ void finish_scenario(Scenario& s) {
   if (!is_set(s, "cluster.servers.nic_latency")) s.cluster.server_nic.latency = s.cluster.nic.latency;
   if (s.name.empty()) s.name = std::filesystem::path(s.path).stem().string();
   if (!s.job_list) s.jobs[0].name = s.name;
+  check_device_count(s);
   check_topology(s);
   finish_cluster(s);
   std::vector<int> owner(static_cast<size_t>(s.cluster.devices()), -1);

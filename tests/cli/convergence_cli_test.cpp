@@ -76,6 +76,14 @@ TEST_CASE("a malformed data file gives one error line and exit code 2") {
   CHECK(
       error(csv + "conv_ragged.csv", "ragged-csv") ==
       "tests/cli/data/conv_ragged.csv:2:1: error: 2 fields, but the first data line has 3 (label, then 2 features)\n");
+  // A label sizes the proxy's output layer: a billion classes is refused, not allocated.
+  CHECK(error(csv + "conv_huge_label.csv", "huge-label") ==
+        "tests/cli/data/conv_huge_label.csv:3:1: error: label '1e9' is too large: labels go from 0 to 99999 (the "
+        "proxy model has one output per class)\n");
+  // Bytes of a binary file are escaped, never echoed raw.
+  CHECK(error(csv + "conv_binary.csv", "binary-csv") ==
+        "tests/cli/data/conv_binary.csv:3:3: error: '\\x01\\x8D\\xEB' is not a number (each line: an integer label, "
+        "then numeric features)\n");
   CHECK(error(csv + "missing.csv", "missing-csv") ==
         "--set run.convergence.file=tests/cli/data/missing.csv: error: run.convergence.file: no such file "
         "'tests/cli/data/missing.csv'\n");
