@@ -74,6 +74,9 @@ int run_command(const RunOptions& o) {
   std::error_code ec;
   std::filesystem::create_directories(out, ec);
   if (ec) throw RuntimeError(fmt::format("cannot create output folder {}: {}", out, ec.message()));
+  // metrics.json is written last: it marks a finished run (docs/outputs.md). An earlier run's goes
+  // first, so that it never pairs with this run's other files if this one is killed while writing.
+  std::filesystem::remove(std::filesystem::path(out) / "metrics.json", ec);
   nlohmann::json metrics = run_metrics_json(jobs);
   for (size_t j = 0; j < convergence.size(); ++j) {
     metrics["jobs"][j]["convergence"] = learn::convergence_json(s, convergence[j]);

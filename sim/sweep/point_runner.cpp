@@ -3,10 +3,12 @@
 #include "sim/sweep/point_runner.hpp"
 
 #include <poll.h>
+#include <sys/prctl.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
 #include <cerrno>
+#include <csignal>
 #include <cstring>
 #include <map>
 #include <memory>
@@ -65,9 +67,14 @@ class Pool {
   void launch(size_t index) {
     int fds[2];
     if (::pipe(fds) != 0) throw RuntimeError(fmt::format("sweep: pipe failed: {}", std::strerror(errno)));
+    const pid_t parent = ::getpid();
     const pid_t pid = ::fork();
     if (pid < 0) throw RuntimeError(fmt::format("sweep: fork failed: {}", std::strerror(errno)));
     if (pid == 0) {
+      // A point dies with the sweep (kill -9 of dtsim sweep leaves no simulation running); the check
+      // after covers a sweep that died before the request was made.
+      ::prctl(PR_SET_PDEATHSIG, SIGKILL);
+      if (::getppid() != parent) ::_exit(1);
       ::close(fds[0]);
       child_main(scenarios_[index], fds[1], hook_);
     }

@@ -163,3 +163,18 @@ TEST_CASE("compare prints runs side by side with deltas") {
   CHECK(r.out.find("(+100.0%)") != std::string::npos);  // workers 8 -> 16
   CHECK(run_dtsim("compare '" + a + "' /nonexistent", "cmp-bad").code == 2);
 }
+
+TEST_CASE("kill -9 of a sweep leaves no point running") {
+  // A point of a few seconds (quickstart on 512 nodes, SimGrid); the sweep is killed once its point
+  // process runs, and the point must be gone (dead or a zombie awaiting init) within half a second.
+  const auto r = dtsim::test::run_shell(
+      "D=$(mktemp -d) && { '" + std::string(DTSIM_BINARY_DIR) +
+          "/bin/dtsim' sweep scenarios/quickstart.yaml --param cluster.nodes=512,513 --jobs 1 --no-plots "
+          "--out $D/s >/dev/null 2>&1 & p=$!; } && "
+          "for i in $(seq 1 100); do c=$(pgrep -P $p | head -1); [ -n \"$c\" ] && break; sleep 0.05; done && "
+          "[ -n \"$c\" ] && kill -9 $p && sleep 0.5 && s=$(ps -o stat= -p $c | tr -d ' ') && "
+          "echo \"point ${s:-gone}\" && rm -rf $D && case \"$s\" in ''|Z*) exit 0;; *) kill -9 $c; exit 1;; esac",
+      "sweep-kill");
+  INFO(r.out << r.err);
+  CHECK(r.code == 0);
+}
