@@ -62,7 +62,8 @@ int main(int argc, char** argv) {
   if (screenshot) {
     if (request.files.isEmpty()) return usage("--screenshot needs a file to open");
     QString error;
-    const QImage image = dtsim::gui::render_screenshot(request, &error);
+    QStringList problems;
+    const QImage image = dtsim::gui::render_screenshot(request, &error, &problems);
     if (image.isNull()) {  // a file it cannot open or read: bad input
       std::fprintf(stderr, "dtsim-gui: %s\n", qPrintable(error));
       return 2;
@@ -72,7 +73,9 @@ int main(int argc, char** argv) {
       return 1;
     }
     std::printf("wrote %s (%dx%d)\n", qPrintable(request.out), image.width(), image.height());
-    return 0;
+    // Drawn without what was malformed: said, and exit code 2 (bad input).
+    for (const QString& p : problems) std::fprintf(stderr, "dtsim-gui: %s\n", qPrintable(p));
+    return problems.isEmpty() ? 0 : 2;
   }
   dtsim::gui::MainWindow window;
   for (int i = 0; i < request.files.size(); ++i) {

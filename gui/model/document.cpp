@@ -52,4 +52,11 @@ Document load_document(const std::string& path) {
   return d;
 }
 
+std::vector<std::string> Document::problems() const {
+  std::vector<std::string> out;
+  if (run && run->trace) out.insert(out.end(), run->trace->problems.begin(), run->trace->problems.end());
+  if (run && run->metrics) out.insert(out.end(), run->metrics->problems.begin(), run->metrics->problems.end());
+  return out;
+}
+
 }  // namespace dtsim::gui

@@ -25,6 +25,8 @@ struct Document {
   std::string title;  // for tabs and window titles
   std::optional<RunData> run;
   std::optional<ScalingData> sweep;
+  // What was malformed in its files and left out or read as empty (Trace::problems, RunMetrics::problems).
+  std::vector<std::string> problems() const;
 };
 
 // Loads any kind but a scenario; throws ParseError with the path in the message.

@@ -84,13 +84,56 @@ JobMetrics job_metrics_from_json(const nlohmann::json& j) {
   return m;
 }
 
+namespace {
+
+// The fields the views draw whose value has the wrong type (a string where a number goes, ...): they
+// would be drawn as 0 or empty, so they are named (docs/outputs.md is the schema).
+void type_problems(const nlohmann::json& j, const std::string& where, std::vector<std::string>& out) {
+  using T = nlohmann::json::value_t;
+  auto expect = [&](const nlohmann::json& obj, const std::string& key, const char* type, bool ok) {
+    if (!ok) {
+      const std::string path = &obj == &j ? key : "iteration_time_s." + key;
+      out.push_back(fmt::format("{}{}: is {}, expected {}", where, path, obj[key].type_name(), type));
+    }
+  };
+  for (const char* key : {"throughput_samples_per_s", "comm_fraction", "compute_fraction", "exposed_comm_fraction",
+                          "wait_fraction", "workers", "servers", "iterations", "simulated_time_s", "wall_time_s",
+                          "bytes_on_wire_per_iteration"}) {
+    if (j.contains(key)) expect(j, key, "a number", j[key].is_number());
+  }
+  for (const char* key : {"scenario", "job", "engine", "fidelity"}) {
+    if (j.contains(key)) expect(j, key, "a string", j[key].is_string());
+  }
+  if (j.contains("iteration_time_s")) {
+    const auto& t = j["iteration_time_s"];
+    expect(j, "iteration_time_s", "an object", t.is_object());
+    for (const char* key : {"mean", "p50", "p95", "p99"}) {
+      if (t.is_object() && t.contains(key)) expect(t, key, "a number", t[key].is_number());
+    }
+  }
+  for (const char* key : {"per_rank", "jobs"}) {
+    if (j.contains(key)) expect(j, key, "a list", j[key].type() == T::array);
+  }
+}
+
+}  // namespace
+
 RunMetrics run_metrics_from_json(const nlohmann::json& j) {
   if (!j.is_object() || !j.contains("per_rank") || !j.contains("iteration_time_s"))
     throw ParseError("not a metrics.json: no \"per_rank\" or \"iteration_time_s\"");
   RunMetrics r;
+  type_problems(j, "metrics.json ", r.problems);
   r.top = job_metrics_from_json(j);
   if (const auto it = j.find("jobs"); it != j.end() && it->is_array()) {
-    for (const auto& job : *it) r.jobs.push_back(job_metrics_from_json(job));
+    for (const auto& job : *it) {
+      if (!job.is_object()) {
+        r.problems.push_back(fmt::format("metrics.json jobs.{}: is {}, expected an object", r.jobs.size(),
+                                         job.type_name()));
+        continue;
+      }
+      type_problems(job, fmt::format("metrics.json jobs.{}.", r.jobs.size()), r.problems);
+      r.jobs.push_back(job_metrics_from_json(job));
+    }
   }
   if (r.jobs.empty()) r.jobs.push_back(r.top);
   return r;

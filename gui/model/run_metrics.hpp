@@ -58,6 +58,9 @@ struct RunMetrics {
   std::vector<JobMetrics> jobs;  // every job; at least `top`
   // The job name of each rank (index: rank), empty where unknown.
   std::vector<std::string> job_of_rank() const;
+  // Fields of the wrong type, in words ("metrics.json workers: is string, expected a number"); they
+  // read as 0 or empty. Shown in the status bar, and exit code 2 in --screenshot mode.
+  std::vector<std::string> problems;
 };
 
 // The ranks of a pipeline stage from per_rank, compactly: "rank 4", "ranks 0-3", "ranks 0, 2, 5";

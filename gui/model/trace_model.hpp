@@ -81,6 +81,9 @@ struct Lane {
   std::vector<MicroBatchSpan> micro_batches;  // by start; empty when no op carries a micro-batch
 };
 
+// Trace times (microseconds) a viewer draws: ts within +-1e15 us (31 years), dur from 0 to 1e15 us.
+inline constexpr double kMaxTraceTime = 1e15;
+
 class Trace {
  public:
   std::vector<TraceEvent> events;  // grouped by lane, each lane sorted by start
@@ -90,6 +93,9 @@ class Trace {
   std::vector<double> iteration_starts;  // index: iteration; start of its first op (us), NaN if none
   std::string scenario;
   double t_min = 0, t_max = 0;
+  // What was wrong with the file and left out, in words (events whose times are not finite or
+  // beyond kMaxTraceTime, ...): shown in the status bar, and exit code 2 in --screenshot mode.
+  std::vector<std::string> problems;
 
   std::span<const TraceEvent> lane_events(size_t lane) const {
     return {events.data() + lanes[lane].first, events.data() + lanes[lane].last};

@@ -7,6 +7,8 @@
 #include <map>
 #include <sstream>
 
+#include <fmt/format.h>
+
 #include "gui/model/json_scanner.hpp"
 #include "gui/model/lod.hpp"
 #include "gui/model/trace_model.hpp"
@@ -48,19 +50,19 @@ class TraceBuilder {
       else if (key == "dur")
         dur = s.number_like(scratch_);
       else if (key == "pid")
-        pid = static_cast<int>(s.number_like(scratch_));
+        pid = to_int(s.number_like(scratch_));
       else if (key == "tid")
-        tid = static_cast<int>(s.number_like(scratch_));
+        tid = to_int(s.number_like(scratch_));
       else if (key == "args" && s.peek() == '{') {
         for (JsonMembers a(s); a.next(key, scratch_);) {
           if (key == "rank")
-            rank = static_cast<int>(s.number_like(scratch_));
+            rank = to_int(s.number_like(scratch_));
           else if (key == "iteration")
-            iteration = static_cast<int>(s.number_like(scratch_));
+            iteration = to_int(s.number_like(scratch_));
           else if (key == "stage")
-            stage = static_cast<int>(s.number_like(scratch_));
+            stage = to_int(s.number_like(scratch_));
           else if (key == "micro_batch")
-            micro_batch = static_cast<int>(s.number_like(scratch_));
+            micro_batch = to_int(s.number_like(scratch_));
           else if (key == "kind" && s.peek() == '"')
             kind = keep(s.string(scratch_), names[2]);
           else if (key == "bytes")
@@ -81,6 +83,12 @@ class TraceBuilder {
       }
     }
     LaneMeta& lane = lanes_[{pid, tid}];
+    ++seen_;
+    if (ph == "X" && !(std::isfinite(ts) && std::isfinite(dur) && std::abs(ts) <= kMaxTraceTime && dur >= 0 &&
+                       dur <= kMaxTraceTime)) {
+      if (bad_times_++ == 0) first_bad_ = fmt::format("event {}: ts {}, dur {}", seen_, ts, dur);
+      return;
+    }
     if (ph == "X") {
       TraceEvent e;
       e.start = ts;
@@ -88,7 +96,7 @@ class TraceBuilder {
       e.bytes = bytes;
       e.flops = flops;
       e.rank = rank;
-      e.iteration = iteration;
+      e.iteration = iteration <= kMaxIteration ? iteration : -1;
       e.stage = static_cast<int16_t>(std::clamp(stage, -1, 32767));
       e.micro_batch = micro_batch;
       e.name = t_.strings.intern(name);
@@ -169,6 +177,11 @@ class TraceBuilder {
       t_.lanes.push_back(std::move(lane));
     }
     if (t_.events.empty()) t_.t_min = t_.t_max = 0;
+    if (bad_times_ > 0) {
+      t_.problems.push_back(fmt::format("left out {} event{} whose ts is not within +-1e15 us or whose dur is not "
+                                        "from 0 to 1e15 us (first: {})",
+                                        bad_times_, bad_times_ == 1 ? "" : "s", first_bad_));
+    }
     build_lod_levels(t_);
     build_micro_batch_spans(t_);
   }
@@ -195,10 +208,21 @@ class TraceBuilder {
     return id;
   }
 
+  // A number read into an int field: clamped to int's range (NaN reads as -1, "none").
+  static int to_int(double v) {
+    if (std::isnan(v)) return -1;
+    return static_cast<int>(std::clamp(v, -2147483648.0, 2147483647.0));
+  }
+  // Iterations index a vector (iteration_starts): an event beyond this is drawn but not indexed.
+  static constexpr int kMaxIteration = 10000000;
+
   struct Process {
     std::string name;
     long sort = std::numeric_limits<long>::min();
   };
+  long seen_ = 0;       // events read so far
+  long bad_times_ = 0;  // X events left out for their times
+  std::string first_bad_;
   Trace& t_;
   std::string scratch_;
   std::map<LaneKey, LaneMeta> lanes_;

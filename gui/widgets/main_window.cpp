@@ -165,6 +165,14 @@ void MainWindow::show_document(const Document& doc, bool add) {
   }
   if (doc.sweep && !add) scaling_->set_data(&*doc.sweep);
   show_view(add ? ViewKind::Compare : preferred_view());
+  const std::vector<std::string> problems = doc.problems();
+  if (!problems.empty()) {
+    // Malformed fields stay on screen until the next message: what is drawn lacks them.
+    QStringList lines;
+    for (const std::string& p : problems) lines << QString::fromStdString(p);
+    statusBar()->showMessage(tr("%1: %2").arg(QString::fromStdString(doc.path), lines.join("; ")));
+    return;
+  }
   statusBar()->showMessage(
       tr("opened %1 (%2)")
           .arg(QString::fromStdString(doc.path), QString::fromStdString(std::string(file_kind_name(doc.kind)))),

@@ -15,7 +15,7 @@ std::optional<ViewKind> parse_view_kind(const QString& name) {
   return std::nullopt;
 }
 
-QImage render_screenshot(const ScreenshotRequest& request, QString* error) {
+QImage render_screenshot(const ScreenshotRequest& request, QString* error, QStringList* problems) {
   MainWindow window;
   window.setAttribute(Qt::WA_DontShowOnScreen);
   window.resize(request.size);
@@ -26,6 +26,11 @@ QImage render_screenshot(const ScreenshotRequest& request, QString* error) {
     const bool ok =
         scenario && i == 0 ? window.run_scenario_blocking(file, error) : window.open_path(file, error, i > 0);
     if (!ok) return {};
+  }
+  if (problems) {
+    for (const Document& d : window.documents()) {
+      for (const std::string& p : d.problems()) problems->push_back(QString::fromStdString(d.path + ": " + p));
+    }
   }
   window.show_view(request.view.value_or(window.preferred_view()));
   QWidget* view = window.view_widget(request.view.value_or(window.preferred_view()));

@@ -22,7 +22,8 @@ struct ScreenshotRequest {
   QSize size{1600, 1000};
 };
 
-// Renders the view to an image; an empty image and `error` on failure.
-QImage render_screenshot(const ScreenshotRequest& request, QString* error);
+// Renders the view to an image; an empty image and `error` on failure. `problems` receives what was
+// malformed in the files opened (Document::problems): the image is drawn without it.
+QImage render_screenshot(const ScreenshotRequest& request, QString* error, QStringList* problems = nullptr);
 
 }  // namespace dtsim::gui

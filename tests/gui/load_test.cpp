@@ -194,3 +194,44 @@ TEST_CASE("memory in metrics.json: a layout that does not fit says so; a data-pa
   CHECK(dp.run->metrics->top.ranks[0].stage == -1);
   CHECK(metric_deltas(dp.run->metrics->top, dp.run->metrics->top).size() == 10);
 }
+
+TEST_CASE("events with times no viewer can draw are left out and named, and other fields are clamped") {
+  // These hung the viewer at 100 % CPU (ts = -1e308, ts >= 1e50, dur = 1e308).
+  for (const char* bad : {R"("ts":-1e308,"dur":5)", R"("ts":1e50,"dur":5)", R"("ts":1,"dur":1e308)",
+                          R"("ts":1,"dur":-1e300)", R"("ts":1e16,"dur":0)"}) {
+    INFO(bad);
+    const Trace t = parse_trace(std::string(R"({"traceEvents":[{"name":"a","ph":"X","ts":0,"dur":10,"pid":0,"tid":0},)") +
+                                R"({"name":"b","ph":"X",)" + bad + R"(,"pid":0,"tid":0}]})");
+    CHECK(t.events.size() == 1);
+    REQUIRE(t.problems.size() == 1);
+    CHECK(t.problems[0].rfind("left out 1 event whose ts is not within +-1e15 us", 0) == 0);
+    CHECK(t.t_max == 10);
+  }
+  // At the bounds the event stays; an iteration of a billion is drawn but not indexed; a pid beyond
+  // int's range is clamped.
+  const Trace t = parse_trace(
+      R"({"traceEvents":[{"name":"a","ph":"X","ts":-1e15,"dur":1e15,"pid":1e30,"tid":0,"args":{"iteration":1e9}}]})");
+  CHECK(t.problems.empty());
+  REQUIRE(t.events.size() == 1);
+  CHECK(t.events[0].iteration == -1);
+  CHECK(t.iteration_starts.empty());
+  CHECK(t.lanes[0].pid == 2147483647);
+}
+
+TEST_CASE("a metrics.json with fields of the wrong type names them instead of drawing empty charts") {
+  const auto j = nlohmann::json::parse(
+      R"({"per_rank":[],"iteration_time_s":{"mean":"fast"},"workers":"eight","jobs":[{"per_rank":[],"engine":3},7]})");
+  const RunMetrics r = run_metrics_from_json(j);
+  const std::vector<std::string> expected = {
+      "metrics.json workers: is string, expected a number",
+      "metrics.json iteration_time_s.mean: is string, expected a number",
+      "metrics.json jobs.0.engine: is number, expected a string",
+      "metrics.json jobs.1: is number, expected an object",
+  };
+  CHECK(r.problems == expected);
+  Document d;
+  d.run = RunData{nullptr, r};
+  CHECK(d.problems() == expected);
+  // A well-formed one has none.
+  CHECK(run_metrics_from_json(nlohmann::json::parse(R"({"per_rank":[],"iteration_time_s":{"mean":1}})")).problems.empty());
+}

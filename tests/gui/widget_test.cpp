@@ -4,6 +4,8 @@
 // summary's memory chart, screenshots of every view, chart export, running a scenario, recent files.
 #include <catch2/catch.hpp>
 
+#include <filesystem>
+#include <fstream>
 #include <set>
 
 #include <QApplication>
@@ -158,6 +160,22 @@ TEST_CASE("screenshots of every view are not blank") {
     REQUIRE(!image.isNull());
     CHECK(distinct_colours(image) > 6);
   }
+}
+
+TEST_CASE("a screenshot of a malformed trace is drawn without the bad events and says what they were") {
+  const std::string path = (std::filesystem::temp_directory_path() / "dtsim_malformed_trace.json").string();
+  std::ofstream(path) << R"({"traceEvents":[{"name":"a","ph":"X","ts":0,"dur":10,"pid":0,"tid":0},)"
+                      << R"({"name":"b","ph":"X","ts":-1e308,"dur":5,"pid":0,"tid":0}]})";
+  ScreenshotRequest r;
+  r.files = {QString::fromStdString(path)};
+  r.size = QSize(800, 600);
+  QString error;
+  QStringList problems;
+  const QImage image = render_screenshot(r, &error, &problems);
+  REQUIRE(!image.isNull());  // dtsim-gui writes it, then exits with 2 for the problems
+  REQUIRE(problems.size() == 1);
+  CHECK(problems[0].toStdString() == path + ": left out 1 event whose ts is not within +-1e15 us or whose dur is not "
+                                            "from 0 to 1e15 us (first: event 2: ts -1e+308, dur 5)");
 }
 
 TEST_CASE("a pipeline timeline: micro-batch numbers in the bars, tooltips with stage and micro-batch, R") {
