@@ -7,6 +7,9 @@ function(dtsim_target_defaults target)
                                              -fno-sanitize-recover=undefined)
     target_link_options(${target} PRIVATE -fsanitize=address,undefined)
   endif()
+  if(DTSIM_FUZZ)
+    target_compile_options(${target} PRIVATE -fsanitize=fuzzer-no-link)
+  endif()
 endfunction()
 
 # Link options of the executables the GPU bundle carries (scripts/gpu-bundle): OpenMPI named first

@@ -64,7 +64,8 @@ void add_kept(const Plan& plan, int job, const std::vector<OpRecord>& records, c
     if (rec.op < q && !rec.cut) ++ran[{rec.rank, rec.iteration}];
     if (rec.op == q) arrivals[rec.iteration].push_back(Arrival{rec.start, rec.end, i, rec.rank, rec.op});
   }
-  for (auto& [iteration, list] : arrivals) {
+  for (auto& [it, list] : arrivals) {
+    const int iteration = it;  // a lambda may not capture a structured binding (before C++20 in clang 14)
     const auto complete = [&](const Arrival& a) {
       return ran[{a.rank, iteration}] == quorum_op[static_cast<size_t>(a.rank)];
     };

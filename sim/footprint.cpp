@@ -107,14 +107,12 @@ double available_memory() {
 void refuse_if_too_big(const Scenario& s, const Footprint& f) {
   const double available = available_memory();
   if (f.bytes <= available) return;
-  const std::string why = f.driver == "run.iterations"
-                              ? fmt::format("{:.3g} op records: {:.3g} ops x {} iterations with warm-up", f.records,
-                                            f.records / (s.run.iterations + s.run.warmup),
-                                            s.run.iterations + s.run.warmup)
-                              : fmt::format("{:.3g} ops per iteration over {:.0f} devices, {:.3g} op records",
-                                            f.ops_per_iteration,
-                                            static_cast<double>(s.cluster.nodes) * s.cluster.devices_per_node,
-                                            f.records);
+  const std::string why =
+      f.driver == "run.iterations"
+          ? fmt::format("{:.3g} op records: {:.3g} ops x {} iterations with warm-up", f.records,
+                        f.records / (s.run.iterations + s.run.warmup), s.run.iterations + s.run.warmup)
+          : fmt::format("{:.3g} ops per iteration over {:.0f} devices, {:.3g} op records", f.ops_per_iteration,
+                        static_cast<double>(s.cluster.nodes) * s.cluster.devices_per_node, f.records);
   throw InputError(s.location_of(f.driver),
                    fmt::format("{}: the run would hold about {} in memory ({}), more than the {} this machine has "
                                "available; lower {}{}",

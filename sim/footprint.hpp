@@ -32,5 +32,4 @@ double available_memory();
 // Throws InputError (at the driving key) when the estimate exceeds available_memory().
 void refuse_if_too_big(const Scenario& s, const Footprint& f);
 
-
 }  // namespace dtsim::sim

@@ -65,7 +65,11 @@ double Profile::next_change(double t) const {
     const auto [base, local] = locate(t, period);
     const auto it = std::upper_bound(times.begin(), times.end(), local);
     const double next = it == times.end() ? period : *it;
-    return std::max(base + next, t + period * 1e-12);
+    // Where rounding puts t on the boundary itself (base + next == t), the next representable time
+    // after it: a step of period x 1e-12 is below the spacing of doubles from about 1e3 s of a 50 ms
+    // period on, and the loops over pieces would never end (found by fuzz/fuzz_speed_profile).
+    const double change = base + next;
+    return change > t ? change : std::nextafter(t, kInf);
   }
   const auto it = std::upper_bound(times.begin(), times.end(), t);
   return it == times.end() ? kInf : *it;

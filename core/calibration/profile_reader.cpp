@@ -219,55 +219,61 @@ std::shared_ptr<const CalibrationProfile> load_calibration_profile(const std::st
     throw InputError(SourceLocation{path, e.mark.line + 1, e.mark.column + 1},
                      fmt::format("calibration profile is not valid YAML: {}", e.msg));
   }
-  const Reader rd(path);
-  if (!root.IsMap()) rd.fail(root, "format", "a calibration profile is a YAML mapping (from dtsim calibrate)");
-  const std::string format = rd.text(root, "format", "format");
-  if (format != kFormat)
-    rd.fail(root["format"], "format", fmt::format("'{}' is not a known format (valid: {})", format, kFormat));
+  try {
+    const Reader rd(path);
+    if (!root.IsMap()) rd.fail(root, "format", "a calibration profile is a YAML mapping (from dtsim calibrate)");
+    const std::string format = rd.text(root, "format", "format");
+    if (format != kFormat)
+      rd.fail(root["format"], "format", fmt::format("'{}' is not a known format (valid: {})", format, kFormat));
 
-  auto p = std::make_shared<CalibrationProfile>();
-  p->path = path;
-  read_machine(rd, root, p->machine);
-  if (!expected_backend.empty() && p->machine.backend != expected_backend) {
-    rd.fail(root["machine"]["backend"], "machine.backend",
-            fmt::format("the profile was measured with backend '{}' but '{}' was asked for (calibrate with: dtsim "
-                        "calibrate --backend {})",
-                        p->machine.backend, expected_backend, expected_backend));
-  }
-  read_curves(rd, root, "links", "link_rounds", "min_bytes", "latency_s", "bandwidth_Bps",
-              {kSameHost, kCrossHost, kSameHostP2p}, p->links);
-  // One rank (one GPU) measures no link: its profile calibrates compute, memory and kernels, and the
-  // scenario's links stay.
-  if (p->links.empty() && p->machine.ranks > 1) {
-    rd.fail(root["fitted"]["links"], "fitted.links", "needs same_host or cross_host (measured by 2 or more ranks)");
-  }
-  read_curves(rd, root, "compute", "gemm", "min_flops", "overhead_s", "rate_flops", {"fp32", "tf32", "fp16", "bf16"},
-              p->compute);
-  if (!p->compute.count("fp32")) rd.fail(root["fitted"]["compute"], "fitted.compute", "needs an fp32 curve");
-  const YAML::Node fitted = root["fitted"];
-  if (fitted["compression"]) {
-    std::set<std::string> kernels;
-    for (std::string_view k : compression_kernels()) {
-      kernels.emplace(k);
-      kernels.insert(decompress_kernel(k));
+    auto p = std::make_shared<CalibrationProfile>();
+    p->path = path;
+    read_machine(rd, root, p->machine);
+    if (!expected_backend.empty() && p->machine.backend != expected_backend) {
+      rd.fail(root["machine"]["backend"], "machine.backend",
+              fmt::format("the profile was measured with backend '{}' but '{}' was asked for (calibrate with: dtsim "
+                          "calibrate --backend {})",
+                          p->machine.backend, expected_backend, expected_backend));
     }
-    read_curves(rd, root, "compression", "compression", "min_bytes", "fixed_s", "rate_Bps", kernels, p->compression);
-  }
-  if (fitted["memory"]) {
-    read_curves(rd, root, "memory", "memory", "min_bytes", "fixed_s", "rate_Bps",
-                {"sgd_step", kCollectiveBuffer, kPushBuffer}, p->memory);
-  }
-  p->memory_bandwidth = rd.number(fitted, "memory_bandwidth_Bps", "fitted.memory_bandwidth_Bps", 0, false);
-  if (fitted["memory_roofline"]) p->memory_roofline = fitted["memory_roofline"].as<std::string>() == "true";
-  const YAML::Node meas = root["measurements"];
-  read_collectives(rd, meas, p->collectives);
-  if (meas) read_contention(rd, meas, *p);
-  if (meas["exchange"] && meas["exchange"].IsMap()) {
-    for (const auto& kv : meas["exchange"]) {
-      p->exchange[kv.first.Scalar()] = rd.samples(kv.second, "measurements.exchange." + kv.first.Scalar());
+    read_curves(rd, root, "links", "link_rounds", "min_bytes", "latency_s", "bandwidth_Bps",
+                {kSameHost, kCrossHost, kSameHostP2p}, p->links);
+    // One rank (one GPU) measures no link: its profile calibrates compute, memory and kernels, and the
+    // scenario's links stay.
+    if (p->links.empty() && p->machine.ranks > 1) {
+      rd.fail(root["fitted"]["links"], "fitted.links", "needs same_host or cross_host (measured by 2 or more ranks)");
     }
+    read_curves(rd, root, "compute", "gemm", "min_flops", "overhead_s", "rate_flops", {"fp32", "tf32", "fp16", "bf16"},
+                p->compute);
+    if (!p->compute.count("fp32")) rd.fail(root["fitted"]["compute"], "fitted.compute", "needs an fp32 curve");
+    const YAML::Node fitted = root["fitted"];
+    if (fitted["compression"]) {
+      std::set<std::string> kernels;
+      for (std::string_view k : compression_kernels()) {
+        kernels.emplace(k);
+        kernels.insert(decompress_kernel(k));
+      }
+      read_curves(rd, root, "compression", "compression", "min_bytes", "fixed_s", "rate_Bps", kernels, p->compression);
+    }
+    if (fitted["memory"]) {
+      read_curves(rd, root, "memory", "memory", "min_bytes", "fixed_s", "rate_Bps",
+                  {"sgd_step", kCollectiveBuffer, kPushBuffer}, p->memory);
+    }
+    p->memory_bandwidth = rd.number(fitted, "memory_bandwidth_Bps", "fitted.memory_bandwidth_Bps", 0, false);
+    if (fitted["memory_roofline"]) p->memory_roofline = fitted["memory_roofline"].as<std::string>() == "true";
+    const YAML::Node meas = root["measurements"];
+    read_collectives(rd, meas, p->collectives);
+    if (meas) read_contention(rd, meas, *p);
+    if (meas["exchange"] && meas["exchange"].IsMap()) {
+      for (const auto& kv : meas["exchange"]) {
+        p->exchange[kv.first.Scalar()] = rd.samples(kv.second, "measurements.exchange." + kv.first.Scalar());
+      }
+    }
+    return p;
+  } catch (const YAML::Exception& e) {  // a shape the reader did not expect: still the file's fault
+    throw InputError(
+        SourceLocation{path, e.mark.is_null() ? 0 : e.mark.line + 1, e.mark.is_null() ? 0 : e.mark.column + 1},
+        fmt::format("calibration profile: unexpected YAML here: {}", e.msg));
   }
-  return p;
 }
 
 }  // namespace dtsim

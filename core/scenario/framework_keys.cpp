@@ -39,7 +39,8 @@ void add_framework_keys(std::vector<ScenarioKey>& k) {
       "transposed to NHWC and back, as cuDNN does ('NCHW-to-NHWC transformations', cuDNN Legacy API): each "
       "tensor read and written once more, as memory-bound 'transpose' kernels (docs/engines.md).",
       KeyScope::Job, nullptr, [](J& j, const V& v) {
-        j.framework.memory_format = v.choice<MemoryFormat>({{"nhwc", MemoryFormat::Nhwc}, {"nchw", MemoryFormat::Nchw}});
+        j.framework.memory_format =
+            v.choice<MemoryFormat>({{"nhwc", MemoryFormat::Nhwc}, {"nchw", MemoryFormat::Nchw}});
       }});
 }
 

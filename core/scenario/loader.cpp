@@ -87,6 +87,14 @@ class Walker {
   void walk(const YAML::Node& map, const std::string& prefix, size_t job, Scope scope) {
     std::map<std::string, SourceLocation> seen;  // a mapping holds each key once (YAML 1.2, 3.2.1.1)
     for (const auto& kv : map) {
+      if (!kv.first.IsScalar()) {
+        throw InputError(at(file_, kv.first.Mark()),
+                         fmt::format("a key is a name such as {} (got a {})",
+                                     prefix.empty() ? "'model' or 'cluster'" : "'" + prefix + ".<name>'",
+                                     kv.first.IsMap()        ? "mapping"
+                                     : kv.first.IsSequence() ? "list"
+                                                             : "null"));
+      }
       const std::string name = kv.first.as<std::string>();
       const std::string path = prefix.empty() ? name : prefix + "." + name;
       const std::string shown = scope.in_job_list ? fmt::format("jobs.{}.{}", job, path) : path;
@@ -94,8 +102,7 @@ class Walker {
       const SourceLocation where = at(file_, kv.first.Mark());
       if (const auto [first, fresh] = seen.emplace(name, where); !fresh) {
         throw InputError(where, fmt::format("'{}' is given twice in one mapping: here and at line {} (give it once{})",
-                                            shown, first->second.line,
-                                            value.IsMap() ? ", with all its keys" : ""));
+                                            shown, first->second.line, value.IsMap() ? ", with all its keys" : ""));
       }
       const bool known = find_key(path, scope) != nullptr;
       if (!known && !is_section(path, scope) && !(scope.in_job_list && path == "name")) {
@@ -220,7 +227,11 @@ Scenario load_scenario_text(std::string_view text, const std::string& origin,
   if (!root.IsMap()) {
     throw InputError(SourceLocation{origin, 1, 1}, "a scenario is a mapping of keys (model, cluster, strategy, run)");
   }
-  Walker(s, origin).walk(root, "", 0, Scope{});
+  try {
+    Walker(s, origin).walk(root, "", 0, Scope{});
+  } catch (const YAML::Exception& e) {  // a shape the walk did not expect: still the user's file
+    throw InputError(at(origin, e.mark), fmt::format("unexpected YAML here: {}", e.msg));
+  }
   if (s.job_list) {
     for (const auto& [key, where] : s.where) {
       if (const ScenarioKey* k = find_scenario_key(key); k && k->scope == KeyScope::Job) {
@@ -236,7 +247,8 @@ Scenario load_scenario_text(std::string_view text, const std::string& origin,
 Scenario load_scenario(const std::string& path, const std::vector<std::string>& overrides) {
   std::error_code ec;
   if (std::filesystem::is_directory(path, ec)) {
-    throw InputError(SourceLocation{path}, "this is a directory, not a scenario file (give a .yaml file, e.g. scenarios/quickstart.yaml)");
+    throw InputError(SourceLocation{path},
+                     "this is a directory, not a scenario file (give a .yaml file, e.g. scenarios/quickstart.yaml)");
   }
   if (!std::filesystem::exists(path, ec)) throw InputError(SourceLocation{path}, "no such scenario file");
   std::ifstream in(path);

@@ -180,10 +180,9 @@ std::vector<ScenarioKey> build_keys() {
       [](S& s, const V& v) { s.cluster.topology.switch_latency = v.quantity(Quantity::Time); });
   add("cluster.topology.nodes_per_switch", "count", "0", "Fat-tree: nodes under one leaf switch (0 = all).",
       [](S& s, const V& v) { s.cluster.topology.nodes_per_switch = v.count(0); });
-  add("cluster.topology.oversubscription", "number", "1", "Fat-tree: leaf downlink to uplink capacity ratio (1 to 1000).",
-      [](S& s, const V& v) {
-        s.cluster.topology.oversubscription = v.between(1, 1000);
-      });
+  add("cluster.topology.oversubscription", "number", "1",
+      "Fat-tree: leaf downlink to uplink capacity ratio (1 to 1000).",
+      [](S& s, const V& v) { s.cluster.topology.oversubscription = v.between(1, 1000); });
   add("cluster.topology.dims", "dimensions", "", "Torus: dimensions such as 4x4x2 (their product is the node count).",
       [](S& s, const V& v) { s.cluster.topology.dims = v.dims(); });
   add("cluster.topology.groups", "count", "0", "Dragonfly: groups.",
@@ -311,9 +310,11 @@ std::vector<ScenarioKey> build_keys() {
                                                     {"exponential", Jitter::Exponential},
                                                     {"hiccup", Jitter::Hiccup}});
           });
-  add_job("stragglers.sigma", "number", "0.1", "lognormal: standard deviation of the factor's logarithm (median 1; 0 to 5).",
+  add_job("stragglers.sigma", "number", "0.1",
+          "lognormal: standard deviation of the factor's logarithm (median 1; 0 to 5).",
           [](J& j, const V& v) { j.stragglers.sigma = v.between(0, 5); });
-  add_job("stragglers.tail_mean", "number", "0.1", "exponential: the factor is 1 + an exponential of this mean (0 to 1000).",
+  add_job("stragglers.tail_mean", "number", "0.1",
+          "exponential: the factor is 1 + an exponential of this mean (0 to 1000).",
           [](J& j, const V& v) { j.stragglers.tail_mean = v.between(0, 1000); });
   add_job("stragglers.hiccup_probability", "number", "0.01", "hiccup: chance per worker and iteration of a hiccup.",
           [](J& j, const V& v) {
@@ -321,7 +322,8 @@ std::vector<ScenarioKey> build_keys() {
             if (p > 1) v.fail(fmt::format("must be at most 1 (got {})", v.text()));
             j.stragglers.hiccup_probability = p;
           });
-  add_job("stragglers.hiccup_factor", "number", "3", "hiccup: how many times slower a hiccuping iteration computes (1 to 1000).",
+  add_job("stragglers.hiccup_factor", "number", "3",
+          "hiccup: how many times slower a hiccuping iteration computes (1 to 1000).",
           [](J& j, const V& v) { j.stragglers.hiccup_factor = v.between(1, 1000); });
 
   add_job("stragglers.speed_profile", "profile", "",

@@ -78,8 +78,9 @@ void check_device_count(const Scenario& s) {
   constexpr double kMaxDevices = 16777216;
   const double devices = static_cast<double>(s.cluster.nodes) * s.cluster.devices_per_node;
   if (devices > kMaxDevices) {
-    fail_at(s, s.cluster.devices_per_node > s.cluster.nodes ? "cluster.devices_per_node" : "cluster.nodes",
-            fmt::format("cluster.nodes x cluster.devices_per_node is {:.0f} devices; at most 16777216 (2^24)", devices));
+    fail_at(
+        s, s.cluster.devices_per_node > s.cluster.nodes ? "cluster.devices_per_node" : "cluster.nodes",
+        fmt::format("cluster.nodes x cluster.devices_per_node is {:.0f} devices; at most 16777216 (2^24)", devices));
   }
 }
 

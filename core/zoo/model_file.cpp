@@ -270,7 +270,11 @@ class Parser {
 }  // namespace
 
 ModelDefinition parse_model_definition(std::string_view text, const std::string& origin) {
-  return Parser(origin).parse(text);
+  try {
+    return Parser(origin).parse(text);
+  } catch (const YAML::Exception& e) {  // a shape the parser did not expect: still the file's fault
+    throw InputError(at(origin, e.mark), fmt::format("unexpected YAML here: {}", e.msg));
+  }
 }
 
 ModelDefinition load_model_definition(const std::string& path) {

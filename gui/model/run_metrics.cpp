@@ -96,9 +96,9 @@ void type_problems(const nlohmann::json& j, const std::string& where, std::vecto
       out.push_back(fmt::format("{}{}: is {}, expected {}", where, path, obj[key].type_name(), type));
     }
   };
-  for (const char* key : {"throughput_samples_per_s", "comm_fraction", "compute_fraction", "exposed_comm_fraction",
-                          "wait_fraction", "workers", "servers", "iterations", "simulated_time_s", "wall_time_s",
-                          "bytes_on_wire_per_iteration"}) {
+  for (const char* key :
+       {"throughput_samples_per_s", "comm_fraction", "compute_fraction", "exposed_comm_fraction", "wait_fraction",
+        "workers", "servers", "iterations", "simulated_time_s", "wall_time_s", "bytes_on_wire_per_iteration"}) {
     if (j.contains(key)) expect(j, key, "a number", j[key].is_number());
   }
   for (const char* key : {"scenario", "job", "engine", "fidelity"}) {
@@ -127,8 +127,8 @@ RunMetrics run_metrics_from_json(const nlohmann::json& j) {
   if (const auto it = j.find("jobs"); it != j.end() && it->is_array()) {
     for (const auto& job : *it) {
       if (!job.is_object()) {
-        r.problems.push_back(fmt::format("metrics.json jobs.{}: is {}, expected an object", r.jobs.size(),
-                                         job.type_name()));
+        r.problems.push_back(
+            fmt::format("metrics.json jobs.{}: is {}, expected an object", r.jobs.size(), job.type_name()));
         continue;
       }
       type_problems(job, fmt::format("metrics.json jobs.{}.", r.jobs.size()), r.problems);

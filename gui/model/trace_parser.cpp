@@ -178,9 +178,10 @@ class TraceBuilder {
     }
     if (t_.events.empty()) t_.t_min = t_.t_max = 0;
     if (bad_times_ > 0) {
-      t_.problems.push_back(fmt::format("left out {} event{} whose ts is not within +-1e15 us or whose dur is not "
-                                        "from 0 to 1e15 us (first: {})",
-                                        bad_times_, bad_times_ == 1 ? "" : "s", first_bad_));
+      t_.problems.push_back(
+          fmt::format("left out {} event{} whose ts is not within +-1e15 us or whose dur is not "
+                      "from 0 to 1e15 us (first: {})",
+                      bad_times_, bad_times_ == 1 ? "" : "s", first_bad_));
     }
     build_lod_levels(t_);
     build_micro_batch_spans(t_);

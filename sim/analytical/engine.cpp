@@ -582,13 +582,13 @@ class Scheduler {
   std::set<std::tuple<int, int, int>> prepared_;  // (rank, op, iteration) past its host work
   std::vector<double> posted_free_;               // by rank: when its posted stream's host work ends
   std::map<std::tuple<int, int, int, int>, std::pair<int, int>> pending_p2p_;
-  PortShare share_;                                     // the transfers in flight
-  std::unordered_map<int, Transfer> flowing_;           // by flow id
+  PortShare share_;                            // the transfers in flight
+  std::unordered_map<int, Transfer> flowing_;  // by flow id
   int next_flow_ = 0;
   std::map<std::pair<int, int>, std::pair<int, double>> exchanges_;  // gossip op: directions left, last end
-  std::map<std::pair<int, int>, int> transfers_on_;  // comm_holds_cores: transfers holding each core
+  std::map<std::pair<int, int>, int> transfers_on_;                  // comm_holds_cores: transfers holding each core
   std::map<std::pair<int, int>, std::vector<std::tuple<Event, double, double>>> deferred_;  // compute waiting for them
-  bool hold_ = false;                                 // comm_holds_cores
+  bool hold_ = false;                                                                       // comm_holds_cores
   std::vector<std::pair<int, int>> core_key_;         // each rank's device_free_ key
   std::map<std::pair<int, int>, double> comm_until_;  // by device_free_ key: communication holds it until
   std::list<Held> held_;                              // communication waiting for its cores

@@ -46,9 +46,9 @@ void PortShare::advance(double now) {
 }
 
 // Progressive filling: a port's capacity is its profile's factor now (1 without one); the port whose
-// unfrozen flows would fill it at the lowest common rate fixes them at that rate; the ports they cross lose that capacity; repeat. Ports are taken from a heap
-// keyed by that rate, re-pushed when it changes (stale entries skipped), so one allocation costs
-// O((flows + ports) log ports).
+// unfrozen flows would fill it at the lowest common rate fixes them at that rate; the ports they cross lose that
+// capacity; repeat. Ports are taken from a heap keyed by that rate, re-pushed when it changes (stale entries skipped),
+// so one allocation costs O((flows + ports) log ports).
 void PortShare::allocate() {
   next_ = std::numeric_limits<double>::infinity();
   if (active_.empty()) return;

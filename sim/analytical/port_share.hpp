@@ -26,7 +26,7 @@ struct PortFlow {
   int id = 0;
   double bytes = 0;
   cost::Port ports[2];
-  double cost[2] = {0, 0};                        // port-seconds per byte at each port
+  double cost[2] = {0, 0};                          // port-seconds per byte at each port
   const Profile* profiles[2] = {nullptr, nullptr};  // bandwidth profile of each port, if any
 };
 

@@ -1,4 +1,5 @@
-// Every file in scenarios/ passes `dtsim check` and runs to completion with sane metrics.
+// Every file in scenarios/ passes `dtsim check` and runs to completion with sane metrics, and gives
+// the same metrics.json (but the wall time) and trace.json, byte for byte, when run again on either engine.
 #include <catch2/catch.hpp>
 
 #include <filesystem>
@@ -6,6 +7,25 @@
 #include <nlohmann/json.hpp>
 
 #include "tests/support/run_process.hpp"
+
+namespace {
+
+// metrics.json without its wall_time_s fields (the only ones that differ between two runs).
+std::string without_wall_time(const std::string& text) {
+  nlohmann::json j = nlohmann::json::parse(text);
+  auto strip = [](auto& self, nlohmann::json& v) -> void {
+    if (v.is_object()) {
+      v.erase("wall_time_s");
+      for (auto& [key, child] : v.items()) self(self, child);
+    } else if (v.is_array()) {
+      for (auto& child : v) self(self, child);
+    }
+  };
+  strip(strip, j);
+  return j.dump();
+}
+
+}  // namespace
 
 TEST_CASE("every scenario checks and runs") {
   int count = 0;
@@ -26,9 +46,23 @@ TEST_CASE("every scenario checks and runs") {
     CHECK(m["throughput_samples_per_s"].get<double>() > 0);
     CHECK(m["wait_fraction"].get<double>() >= 0);
     CHECK(m["engine"] == "simgrid");
+    const std::string fast_out = dtsim::test::temp_dir("scenario-fast-" + name);
     const auto fast =
-        dtsim::test::run_dtsim("run " + file + " --engine analytical --no-trace --out '" + out + "'", "fast-" + name);
+        dtsim::test::run_dtsim("run " + file + " --engine analytical --out '" + fast_out + "'", "fast-" + name);
     CHECK(fast.code == 0);
+    // Determinism: the same scenario on the same engine gives the same files, byte for byte (but
+    // the wall time in metrics.json).
+    for (const auto& [engine, first] :
+         {std::pair{std::string("simgrid"), out}, std::pair{std::string("analytical"), fast_out}}) {
+      INFO(engine);
+      const std::string again = dtsim::test::temp_dir("scenario-again-" + engine + "-" + name);
+      const auto rerun =
+          dtsim::test::run_dtsim("run " + file + " --engine " + engine + " --out '" + again + "'", "again-" + name);
+      REQUIRE(rerun.code == 0);
+      CHECK(without_wall_time(dtsim::test::slurp(first + "/metrics.json")) ==
+            without_wall_time(dtsim::test::slurp(again + "/metrics.json")));
+      CHECK((dtsim::test::slurp(first + "/trace.json") == dtsim::test::slurp(again + "/trace.json")));
+    }
   }
   CHECK(count >= 4);
 }

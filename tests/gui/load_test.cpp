@@ -200,8 +200,9 @@ TEST_CASE("events with times no viewer can draw are left out and named, and othe
   for (const char* bad : {R"("ts":-1e308,"dur":5)", R"("ts":1e50,"dur":5)", R"("ts":1,"dur":1e308)",
                           R"("ts":1,"dur":-1e300)", R"("ts":1e16,"dur":0)"}) {
     INFO(bad);
-    const Trace t = parse_trace(std::string(R"({"traceEvents":[{"name":"a","ph":"X","ts":0,"dur":10,"pid":0,"tid":0},)") +
-                                R"({"name":"b","ph":"X",)" + bad + R"(,"pid":0,"tid":0}]})");
+    const Trace t =
+        parse_trace(std::string(R"({"traceEvents":[{"name":"a","ph":"X","ts":0,"dur":10,"pid":0,"tid":0},)") +
+                    R"({"name":"b","ph":"X",)" + bad + R"(,"pid":0,"tid":0}]})");
     CHECK(t.events.size() == 1);
     REQUIRE(t.problems.size() == 1);
     CHECK(t.problems[0].rfind("left out 1 event whose ts is not within +-1e15 us", 0) == 0);
@@ -233,5 +234,6 @@ TEST_CASE("a metrics.json with fields of the wrong type names them instead of dr
   d.run = RunData{nullptr, r};
   CHECK(d.problems() == expected);
   // A well-formed one has none.
-  CHECK(run_metrics_from_json(nlohmann::json::parse(R"({"per_rank":[],"iteration_time_s":{"mean":1}})")).problems.empty());
+  CHECK(run_metrics_from_json(nlohmann::json::parse(R"({"per_rank":[],"iteration_time_s":{"mean":1}})"))
+            .problems.empty());
 }

@@ -174,8 +174,9 @@ TEST_CASE("a screenshot of a malformed trace is drawn without the bad events and
   const QImage image = render_screenshot(r, &error, &problems);
   REQUIRE(!image.isNull());  // dtsim-gui writes it, then exits with 2 for the problems
   REQUIRE(problems.size() == 1);
-  CHECK(problems[0].toStdString() == path + ": left out 1 event whose ts is not within +-1e15 us or whose dur is not "
-                                            "from 0 to 1e15 us (first: event 2: ts -1e+308, dur 5)");
+  CHECK(problems[0].toStdString() == path +
+                                         ": left out 1 event whose ts is not within +-1e15 us or whose dur is not "
+                                         "from 0 to 1e15 us (first: event 2: ts -1e+308, dur 5)");
 }
 
 TEST_CASE("a pipeline timeline: micro-batch numbers in the bars, tooltips with stage and micro-batch, R") {

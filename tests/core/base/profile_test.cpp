@@ -104,3 +104,19 @@ TEST_CASE("profile files and inline specs are checked line by line") {
   CHECK(is_inline_profile("period=1s,duty=0.5,factor=0.5"));
   CHECK_FALSE(is_inline_profile("profiles/flaky.txt"));
 }
+
+TEST_CASE("a periodic profile integrates over hours of simulated time (no step lost to rounding)") {
+  // 30 ms at 1, 20 ms at 0.1, every 50 ms: 0.032 s of work per period, 0.64 per second. At 1e3 s
+  // the old step of period x 1e-12 fell below the spacing of doubles and the loop never ended
+  // (found by fuzz/fuzz_speed_profile).
+  Profile p;
+  p.source = "test";
+  p.times = {0, 0.03};
+  p.factors = {1, 0.1};
+  p.period = 0.05;
+  for (double t1 : {1.0, 1e3, 3600.0, 1e5}) {
+    INFO(t1);
+    CHECK(p.work_between(0, t1) == Approx(0.64 * t1).epsilon(1e-9));
+    CHECK(p.finish(t1, 0.64) == Approx(t1 + 1).epsilon(1e-9));
+  }
+}

@@ -4,9 +4,11 @@
 
 #include <filesystem>
 #include <fstream>
+#include <iterator>
 
 #include "core/base/error.hpp"
 #include "core/base/text.hpp"
+#include "core/calibration/profile_reader.hpp"
 #include "core/scenario/loader.hpp"
 #include "tests/support/scenario_error.hpp"
 
@@ -76,7 +78,8 @@ TEST_CASE("a key or a section given twice is refused with both lines") {
 TEST_CASE("text that is not UTF-8 is refused where it stands") {
   CHECK(error_of("name: caf\xe9\nmodel: {name: resnet50}\n") ==
         "x.yaml:1:10: error: the scenario is not UTF-8 text (byte 0xE9): save it as UTF-8");
-  CHECK(error_of(kGood, {"name=a\xff"}) == "--set name=a\\xFF: error: is not UTF-8 text: give keys and values in UTF-8");
+  CHECK(error_of(kGood, {"name=a\xff"}) ==
+        "--set name=a\\xFF: error: is not UTF-8 text: give keys and values in UTF-8");
   CHECK(error_of(std::string(kGood) + "  nic: {latency: 5us}  # caf\xc3\xa9\n") == "no error");  // é in UTF-8
 }
 
@@ -93,9 +96,38 @@ TEST_CASE("raw bytes never reach an error line: control bytes and bytes that are
   const dtsim::InputError e(dtsim::SourceLocation{"data.csv", 2, 1}, "'\x01\x8d\xeb\tA\xc3\xa9\x7f' is not a number");
   CHECK(std::string(e.what()) == "data.csv:2:1: error: '\\x01\\x8D\\xEB\tA\xc3\xa9\\x7F' is not a number");
   CHECK(dtsim::first_invalid_utf8("abc\xc3\xa9") == std::nullopt);
-  CHECK(dtsim::first_invalid_utf8("ab\xc0\xaf") == 2u);          // an overlong '/'
-  CHECK(dtsim::first_invalid_utf8("\xed\xa0\x80") == 0u);        // a surrogate
-  CHECK(dtsim::first_invalid_utf8("\xf4\x90\x80\x80") == 0u);    // above U+10FFFF
-  CHECK(dtsim::first_invalid_utf8("x\xe2\x82") == 1u);           // cut short
+  CHECK(dtsim::first_invalid_utf8("ab\xc0\xaf") == 2u);                  // an overlong '/'
+  CHECK(dtsim::first_invalid_utf8("\xed\xa0\x80") == 0u);                // a surrogate
+  CHECK(dtsim::first_invalid_utf8("\xf4\x90\x80\x80") == 0u);            // above U+10FFFF
+  CHECK(dtsim::first_invalid_utf8("x\xe2\x82") == 1u);                   // cut short
   CHECK(dtsim::first_invalid_utf8("\xf0\x9f\x98\x80") == std::nullopt);  // an emoji
+}
+
+TEST_CASE("a key that is not a name is refused at its line, not ended in an internal error") {
+  CHECK(error_of("? {a: 1}\n: 2\n") ==
+        "x.yaml:1:3: error: a key is a name such as 'model' or 'cluster' (got a mapping)");
+  CHECK(error_of(std::string(kGood) + "[1, 2]: 3\n") ==
+        "x.yaml:7:1: error: a key is a name such as 'model' or 'cluster' (got a list)");
+  CHECK(error_of("cluster:\n  ? [a]\n  : 1\n") ==
+        "x.yaml:2:5: error: a key is a name such as 'cluster.<name>' (got a list)");
+}
+
+TEST_CASE("a calibration profile of an unexpected shape is refused at its line (found by fuzz_calibration_profile)") {
+  // measurements.link_rounds a scalar where a mapping of curves goes: yaml-cpp's BadSubscript used
+  // to escape as an internal error.
+  std::ifstream in(std::string(DTSIM_SOURCE_DIR) + "/tests/calibrate/data/profile.yaml");
+  std::string text((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
+  const std::string from = "  link_rounds:\n    same_host: [[1024, 3.024e-6]";
+  const size_t at = text.find(from);
+  REQUIRE(at != std::string::npos);
+  text.replace(at, from.size(), "  link_rounds: broken\n    #[[1024, 3.024e-6]");
+  const auto path = std::filesystem::temp_directory_path() / "dtsim_profile_shape.yaml";
+  std::ofstream(path) << text;
+  try {
+    dtsim::load_calibration_profile(path.string());
+    FAIL("loaded");
+  } catch (const dtsim::InputError& e) {
+    CHECK(std::string(e.what()).find("calibration profile: unexpected YAML here: operator[] call on a scalar") !=
+          std::string::npos);
+  }
 }

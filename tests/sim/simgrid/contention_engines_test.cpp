@@ -109,8 +109,7 @@ TEST_CASE("both engines agree on scenarios under contention, and more of it is n
   }
 }
 
-TEST_CASE("parameter-server pushes overlapping the backward pass share the NIC alike on both engines",
-          "[contention]") {
+TEST_CASE("parameter-server pushes overlapping the backward pass share the NIC alike on both engines", "[contention]") {
   // 4 shards of VGG-16: shards 1 to 3 are pushed once fc6's backward op ends, shard 0 joins them on
   // the worker's NIC 27 ms later and slows them (docs/sync.md). Under rdma (no TCP factors) the
   // engines share the NIC the same way, with compute slowed by its pushes or not.

@@ -74,6 +74,7 @@ TEST_CASE("framework.collective_launch adds to each collective, framework.kernel
 }
 
 TEST_CASE("framework times must not be negative") {
-  CHECK_THROWS_WITH(tiny({"framework.kernel_launch=-5us"}),
-                    Catch::Contains("framework.kernel_launch: '-5us' is outside what is physically meaningful: from 0 to 1e9 s"));
+  CHECK_THROWS_WITH(
+      tiny({"framework.kernel_launch=-5us"}),
+      Catch::Contains("framework.kernel_launch: '-5us' is outside what is physically meaningful: from 0 to 1e9 s"));
 }
