@@ -7,18 +7,7 @@
 
 using dtsim::test::error_of;
 
-namespace {
-
-const char* const kGood = R"(name: t
-model:
-  name: resnet50
-cluster:
-  nodes: 2
-  devices_per_node: 4
-  device: a100_40gb
-)";
-
-}  // namespace
+const char* const kGood = dtsim::test::kGoodScenario;
 
 TEST_CASE("a good scenario loads with its defaults") {
   const auto s = dtsim::load_scenario_text(kGood, "x.yaml");

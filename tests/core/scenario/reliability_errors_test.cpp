@@ -16,13 +16,7 @@ using dtsim::test::error_of;
 
 namespace {
 
-const char* const kGood = R"(name: t
-model:
-  name: resnet50
-cluster:
-  nodes: 2
-  device: a100_40gb
-)";
+const char* const kGood = dtsim::test::kGoodScenario;
 
 std::string load_error(const std::string& path) {
   try {
@@ -44,7 +38,7 @@ TEST_CASE("negative latencies are refused at load with the meaningful range") {
               ": '-1us' is outside what is physically meaningful: from 0 to 1e9 s (31 years)");
   }
   CHECK(error_of(std::string(kGood) + "  nic: {latency: -5us}\n") ==
-        "x.yaml:7:18: error: cluster.nic.latency: '-5us' is outside what is physically meaningful: from 0 to 1e9 s "
+        "x.yaml:8:18: error: cluster.nic.latency: '-5us' is outside what is physically meaningful: from 0 to 1e9 s "
         "(31 years)");
 }
 
@@ -68,7 +62,7 @@ TEST_CASE("a key or a section given twice is refused with both lines") {
         "x.yaml:5:1: error: 'cluster' is given twice in one mapping: here and at line 2 (give it once, with all its "
         "keys)");
   CHECK(error_of(std::string(kGood) + "  nodes: 4\n") ==
-        "x.yaml:7:3: error: 'cluster.nodes' is given twice in one mapping: here and at line 5 (give it once)");
+        "x.yaml:8:3: error: 'cluster.nodes' is given twice in one mapping: here and at line 5 (give it once)");
   // In a jobs list each job is its own mapping: the same key in two jobs is fine.
   CHECK(error_of("cluster: {nodes: 2, device: a100_40gb}\njobs:\n  - {name: a, model: {name: resnet50}, placement: "
                  "{nodes: 1}}\n  - {name: b, model: {name: resnet50}, placement: {first_node: 1, nodes: 1}}\n") ==
@@ -107,7 +101,7 @@ TEST_CASE("a key that is not a name is refused at its line, not ended in an inte
   CHECK(error_of("? {a: 1}\n: 2\n") ==
         "x.yaml:1:3: error: a key is a name such as 'model' or 'cluster' (got a mapping)");
   CHECK(error_of(std::string(kGood) + "[1, 2]: 3\n") ==
-        "x.yaml:7:1: error: a key is a name such as 'model' or 'cluster' (got a list)");
+        "x.yaml:8:1: error: a key is a name such as 'model' or 'cluster' (got a list)");
   CHECK(error_of("cluster:\n  ? [a]\n  : 1\n") ==
         "x.yaml:2:5: error: a key is a name such as 'cluster.<name>' (got a list)");
 }
