@@ -107,11 +107,7 @@ int check_command(const std::string& scenario, const std::vector<std::string>& s
   // What `dtsim run` would hold (with its default trace), refused when it would not fit.
   const sim::Footprint footprint = sim::estimate_footprint(s, true);
   sim::refuse_if_too_big(s, footprint);
-  const bool represented = std::all_of(s.jobs.begin(), s.jobs.end(), [](const JobSpec& j) {
-    return j.sync.kind != SyncKind::Gossip &&
-           (j.strategy.kind == StrategyKind::AllReduce || j.strategy.kind == StrategyKind::Hybrid);
-  });
-  const Plan plan = compile_plan(s, represented ? PlanScope::Representatives : PlanScope::AllRanks);
+  const Plan plan = compile_plan(s, has_representatives(s) ? PlanScope::Representatives : PlanScope::AllRanks);
   if (s.run.convergence.enabled) learn::load_split(s);  // the proxy's data files must read
   for (size_t i = 0; i < s.jobs.size(); ++i) {
     // A layout that does not fit in its devices' memory is bad input: the run would not start.

@@ -25,11 +25,6 @@ constexpr double kPerRecord = 161;
 constexpr double kPerTracedRecord = 411;
 constexpr double kBase = 280e6;
 
-bool has_representatives(const JobSpec& j) {
-  return j.sync.kind != SyncKind::Gossip &&
-         (j.strategy.kind == StrategyKind::AllReduce || j.strategy.kind == StrategyKind::Hybrid);
-}
-
 // Ops per iteration over every rank, from one representative per class: each rank counts as the
 // representative of its (job, pipeline stage).
 double represented_ops(const Plan& plan) {
@@ -61,7 +56,7 @@ double estimate_bytes(double ops, double records, bool trace) {
 Footprint estimate_footprint(const Scenario& s, bool trace) {
   Footprint f;
   const double iterations = static_cast<double>(s.run.iterations) + s.run.warmup;
-  const bool represented = std::all_of(s.jobs.begin(), s.jobs.end(), has_representatives);
+  const bool represented = has_representatives(s);
   // A symmetric hybrid job on the analytical engine runs its stage representatives only.
   const bool stage_run = s.run.engine == Engine::Analytical && s.jobs.size() == 1 &&
                          s.job().strategy.kind == StrategyKind::Hybrid && analytical::is_symmetric(s);

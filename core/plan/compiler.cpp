@@ -128,6 +128,13 @@ Plan compile_plan(const Scenario& s) { return compile_plan(s, PlanScope::AllRank
 
 Plan compile_plan(const Scenario& s, PlanScope scope) { return compile_plan(s, scope, PlanDetail::Kernels); }
 
+bool has_representatives(const Scenario& s) {
+  return std::all_of(s.jobs.begin(), s.jobs.end(), [](const JobSpec& j) {
+    return j.sync.kind != SyncKind::Gossip &&
+           (j.strategy.kind == StrategyKind::AllReduce || j.strategy.kind == StrategyKind::Hybrid);
+  });
+}
+
 Plan compile_plan(const Scenario& s, PlanScope scope, PlanDetail detail) {
   Plan plan;
   plan.name = s.name;

@@ -15,6 +15,9 @@ Plan compile_plan(const Scenario& s);
 // expert and data coordinates 0). Collectives then wait for their groups' represented members only.
 enum class PlanScope { AllRanks, Representatives };
 Plan compile_plan(const Scenario& s, PlanScope scope);
+// Whether every job of `s` has representatives (AllReduce and hybrid jobs but gossip; parameter
+// servers have none): PlanScope::Representatives compiles it.
+bool has_representatives(const Scenario& s);
 
 // How finely a hybrid job's work is split into ops (other jobs ignore it). Kernels: every kernel and
 // collective is an op (what the real backends run, and what a trace shows). Blocks (with
