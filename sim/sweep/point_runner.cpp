@@ -20,6 +20,7 @@
 #include "core/run/metrics.hpp"
 #include "sim/analytical/engine.hpp"
 #include "sim/analytical/symmetric.hpp"
+#include "sim/footprint.hpp"
 #include "sim/make_executor.hpp"
 
 namespace dtsim::sweep {
@@ -141,6 +142,8 @@ class Pool {
 
 nlohmann::json simulate_point(const Scenario& s, const PointHook& hook) {
   if (s.run.engine == Engine::Analytical && !hook) return run_metrics_json(analytical::run_analytical(s));
+  // A point that would not fit in memory is refused, as `dtsim run` refuses it (sim/footprint.hpp).
+  sim::refuse_if_too_big(s, sim::estimate_footprint(s, false));
   const Plan plan = sim::compile_for_engine(s, static_cast<bool>(hook));
   Recorder recorder;
   recorder.reserve(static_cast<size_t>(plan.total_ops()) * (plan.iterations + plan.warmup));

@@ -57,3 +57,13 @@ TEST_CASE("a cluster beyond 2^24 devices is refused before anything is sized by 
     CHECK(r.err.find("devices; at most 16777216 (2^24)") != std::string::npos);
   }
 }
+
+TEST_CASE("a sweep point that would not fit is refused like a run, naming the point and the key") {
+  const std::string out = dtsim::test::temp_dir("fp-sweep");
+  const auto r = dtsim_under(
+      "2000000", "sweep scenarios/quickstart.yaml --param cluster.nodes=2,4096 --no-plots --out '" + out + "'",
+      "fp-sweep");
+  CHECK(r.code != 0);
+  CHECK(r.err.find("sweep point 1: --set cluster.nodes=4096: error: cluster.nodes: the run would hold about ") !=
+        std::string::npos);
+}
