@@ -109,11 +109,11 @@ class TraceBuilder {
       if (name == "process_name")
         processes_[pid].name = meta_name;
       else if (name == "process_sort_index")
-        processes_[pid].sort = static_cast<long>(sort_index);
+        processes_[pid].sort = to_sort(sort_index);
       else if (name == "thread_name")
         lane.name = meta_name;
       else if (name == "thread_sort_index")
-        lane.sort = static_cast<long>(sort_index);
+        lane.sort = to_sort(sort_index);
     }
   }
 
@@ -213,6 +213,11 @@ class TraceBuilder {
   static int to_int(double v) {
     if (std::isnan(v)) return -1;
     return static_cast<int>(std::clamp(v, -2147483648.0, 2147483647.0));
+  }
+  // A sort index read into a long: clamped (NaN sorts first), so that no value is out of its range.
+  static long to_sort(double v) {
+    if (std::isnan(v)) return std::numeric_limits<long>::min() + 1;
+    return static_cast<long>(std::clamp(v, -4e18, 4e18));
   }
   // Iterations index a vector (iteration_starts): an event beyond this is drawn but not indexed.
   static constexpr int kMaxIteration = 10000000;

@@ -237,3 +237,14 @@ TEST_CASE("a metrics.json with fields of the wrong type names them instead of dr
   CHECK(run_metrics_from_json(nlohmann::json::parse(R"({"per_rank":[],"iteration_time_s":{"mean":1}})"))
             .problems.empty());
 }
+
+TEST_CASE(
+    "a sort index beyond a long's range sorts at the end, not into undefined behaviour (found by fuzz_gui_trace)") {
+  const Trace t = parse_trace(
+      R"({"traceEvents":[{"name":"thread_sort_index","ph":"M","pid":0,"tid":1,"args":{"sort_index":7.7e94}},)"
+      R"({"name":"thread_sort_index","ph":"M","pid":0,"tid":2,"args":{"sort_index":-1e300}},)"
+      R"({"name":"a","ph":"X","ts":0,"dur":1,"pid":0,"tid":1},{"name":"b","ph":"X","ts":0,"dur":1,"pid":0,"tid":2}]})");
+  REQUIRE(t.lanes.size() == 2);
+  CHECK(t.lanes[0].tid == 2);
+  CHECK(t.lanes[1].tid == 1);
+}
