@@ -16,6 +16,7 @@
 #include "core/base/error.hpp"
 #include "core/calibration/calibration.hpp"
 #include "core/plan/batch_balance.hpp"
+#include "sim/analytical/op_graph.hpp"
 #include "sim/analytical/port_share.hpp"
 #include "sim/cost/cores.hpp"
 #include "sim/cost/cost_model.hpp"
@@ -34,36 +35,6 @@ struct Event {
   bool cut;      // a compute op cut short by its backup-worker quorum
   bool operator>(const Event& o) const { return std::tie(time, seq) > std::tie(o.time, o.seq); }
 };
-
-// Predecessors of each op: its deps and, on FIFO streams, the op issued before it on that stream.
-struct Graph {
-  std::vector<std::vector<int>> succs;
-  std::vector<int> preds;
-};
-
-Graph build_graph(const RankProgram& r) {
-  Graph g;
-  const size_t n = r.ops.size();
-  g.succs.assign(n, {});
-  g.preds.assign(n, 0);
-  int last_on_stream[2] = {-1, -1};
-  for (const Op& op : r.ops) {
-    std::vector<int> preds = op.deps;
-    if (op.stream != Stream::Posted) {
-      int& last = last_on_stream[static_cast<int>(op.stream)];
-      if (last >= 0) preds.push_back(last);
-      last = op.id;
-    }
-    std::sort(preds.begin(), preds.end());
-    preds.erase(std::unique(preds.begin(), preds.end()), preds.end());
-    for (int p : preds) {
-      if (p < 0 || p >= op.id) throw RuntimeError("plan: an op depends on a later op");
-      g.succs[p].push_back(op.id);
-    }
-    g.preds[op.id] = static_cast<int>(preds.size());
-  }
-  return g;
-}
 
 class Scheduler {
   struct Transfer {
@@ -86,7 +57,7 @@ class Scheduler {
   Scheduler(const ClusterSpec& cluster, const Plan& plan, Observer& observer)
       : cluster_(cluster), plan_(plan), costs_(cluster, plan), observer_(observer), balance_(plan) {
     for (const auto& r : plan.ranks) {
-      graphs_.push_back(build_graph(r));
+      graphs_.push_back(build_op_graph(r));
       int q = -1;
       for (const Op& op : r.ops) {
         if (std::holds_alternative<QuorumOp>(op.body)) q = op.id;
@@ -571,7 +542,7 @@ class Scheduler {
   cost::CostModel costs_;
   Observer& observer_;
   BatchBalancer balance_;
-  std::vector<Graph> graphs_;
+  std::vector<OpGraph> graphs_;
   std::vector<std::vector<int>> remaining_;
   std::vector<int> done_count_;
   std::vector<int> present_;  // by group: its members with a program
