@@ -43,8 +43,8 @@ int run_command(const RunOptions& o) {
   std::vector<std::string> sets = o.sets;
   if (!o.engine.empty()) sets.push_back("run.engine=" + o.engine);
   const Scenario s = load_scenario(o.scenario, sets);
+  sim::refuse_if_too_big(s, sim::estimate_footprint(s));
   print_warnings(s, true);
-  sim::refuse_if_too_big(s, sim::estimate_footprint(s, o.trace));
   // Read the proxy's data before simulating, so a bad file is reported at once.
   const learn::Split data = s.run.convergence.enabled ? learn::load_split(s) : learn::Split{};
   // A symmetric hybrid job on the analytical engine runs one rank per pipeline stage (every rank's
@@ -87,7 +87,7 @@ int run_command(const RunOptions& o) {
   }
   if (o.trace) {
     write_file_atomic((std::filesystem::path(out) / "trace.json").string(),
-                      trace_json(plan, run.records, s.cluster.nodes));
+                      [&](const ChunkSink& sink) { write_trace_json(sink, plan, run.records, s.cluster.nodes); });
   }
   write_file_atomic((std::filesystem::path(out) / "metrics.json").string(), metrics.dump(2) + "\n");
   if (o.json) {
@@ -104,8 +104,8 @@ int run_command(const RunOptions& o) {
 int check_command(const std::string& scenario, const std::vector<std::string>& sets) {
   const Scenario s = load_scenario(scenario, sets);
   print_warnings(s);
-  // What `dtsim run` would hold (with its default trace), refused when it would not fit.
-  const sim::Footprint footprint = sim::estimate_footprint(s, true);
+  // What `dtsim run` would hold, refused when it would not fit.
+  const sim::Footprint footprint = sim::estimate_footprint(s);
   sim::refuse_if_too_big(s, footprint);
   const Plan plan = compile_plan(s, has_representatives(s) ? PlanScope::Representatives : PlanScope::AllRanks);
   if (s.run.convergence.enabled) learn::load_split(s);  // the proxy's data files must read
@@ -115,11 +115,10 @@ int check_command(const std::string& scenario, const std::vector<std::string>& s
       throw InputError(s.location_of(s.job_key(i, "strategy.kind")), *overflow);
     }
   }
-  std::cout << fmt::format(
-      "{}: ok ({} nodes x {} {}; {:.0f} ops per iteration; a run holds about {} of the {} "
-      "available)\n",
-      scenario, s.cluster.nodes, s.cluster.devices_per_node, s.cluster.device_names(), footprint.ops_per_iteration,
-      format_bytes(footprint.bytes), format_bytes(sim::available_memory()));
+  std::cout << fmt::format("{}: ok ({} nodes x {} {}; {:.0f} ops per iteration; a run holds about {} of the {} {})\n",
+                           scenario, s.cluster.nodes, s.cluster.devices_per_node, s.cluster.device_names(),
+                           footprint.ops_per_iteration, format_bytes(footprint.bytes),
+                           format_bytes(sim::available_memory().bytes), sim::available_memory().what);
   for (const auto& job : plan.jobs) {
     std::cout << fmt::format("  job {}: {} workers{}\n", job.name, job.workers.size(),
                              job.servers.empty() ? "" : fmt::format(" + {} servers", job.servers.size()));

@@ -408,7 +408,8 @@ int launch(const LaunchOptions& given, HostComm& world, const ExecutorFactory& m
   std::filesystem::create_directories(out, ec);
   if (ec) throw RuntimeError(fmt::format("cannot create output folder {}: {}", out, ec.message()));
   if (o.trace) {
-    write_file_atomic((std::filesystem::path(out) / "trace.json").string(), trace_json(plan, records, s.cluster.nodes));
+    write_file_atomic((std::filesystem::path(out) / "trace.json").string(),
+                      [&](const ChunkSink& sink) { write_trace_json(sink, plan, records, s.cluster.nodes); });
   }
   write_file_atomic((std::filesystem::path(out) / "metrics.json").string(), metrics.dump(2) + "\n");
   print_result(std::cout, jobs, summary);

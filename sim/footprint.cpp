@@ -8,22 +8,28 @@
 #include <limits>
 #include <map>
 #include <sstream>
+#include <tuple>
+#include <utility>
 
 #include <fmt/format.h>
 
 #include "core/base/error.hpp"
 #include "core/base/units.hpp"
+#include "core/parallel/hybrid.hpp"
 #include "core/plan/compiler.hpp"
 #include "sim/analytical/symmetric.hpp"
 
 namespace dtsim::sim {
 namespace {
 
-// Measured (footprint.hpp): bytes per planned op, per op record without and with a trace, and the base.
+// Measured (footprint.hpp): bytes per planned op, per op record (trace.json is streamed to disk and
+// adds nothing), and the base.
 constexpr double kPerOp = 261;
 constexpr double kPerRecord = 161;
-constexpr double kPerTracedRecord = 411;
 constexpr double kBase = 280e6;
+// Address space against resident memory, measured (footprint.hpp): at most 1 GB plus twice the data.
+constexpr double kAddressBase = 1e9;
+constexpr double kAddressPerByte = 2;
 
 // Ops per iteration over every rank, from one representative per class: each rank counts as the
 // representative of its (job, pipeline stage).
@@ -37,23 +43,63 @@ double represented_ops(const Plan& plan) {
   return ops;
 }
 
-// At least a forward and a backward op per layer on every worker.
-double ops_lower_bound(const Scenario& s) {
+// At least a forward and a backward op per layer on every worker, and for a hybrid job per
+// micro-batch on every rank (its stage's forward and backward).
+// `micro_key` is set to the strategy.global_batch of the job whose micro-batches add the most ops.
+double ops_lower_bound(const Scenario& s, std::string* micro_key = nullptr) {
   double ops = 0;
-  for (const JobSpec& j : s.jobs) {
+  double most_micro = 0;
+  for (size_t i = 0; i < s.jobs.size(); ++i) {
+    const JobSpec& j = s.jobs[i];
+    const double workers = static_cast<double>(j.workers(s.cluster));
     const double layers = std::max<double>(1, static_cast<double>(j.workload.layers.size()));
-    ops += static_cast<double>(j.workers(s.cluster)) * 2 * layers;
+    double per_worker = 2 * layers;
+    if (j.strategy.kind == StrategyKind::Hybrid) {
+      const HybridSpec h = resolve_layout(j.strategy.hybrid, j.workers(s.cluster));
+      const double micro = 2.0 * h.micro_batches();
+      per_worker = std::max(per_worker / h.pipeline, micro);
+      if (micro_key && micro * workers > most_micro && micro > layers / h.pipeline) {
+        most_micro = micro * workers;
+        *micro_key = s.job_key(i, "strategy.global_batch");
+      }
+    }
+    ops += workers * per_worker;
   }
   return ops;
 }
 
-double estimate_bytes(double ops, double records, bool trace) {
-  return kBase + ops * kPerOp + records * (trace ? kPerTracedRecord : kPerRecord);
+double estimate_bytes(double ops, double records) { return kBase + ops * kPerOp + records * kPerRecord; }
+
+// The convergence proxy (learn/): its synthetic data (features x samples doubles), the held-out logits
+// (classes, and hidden units for the mlp, per sample), a minibatch (features x batch, and its copy), and
+// per worker about six vectors of the model's parameters (theta, gradient, codec state, ...). A
+// dataset read from a file is bounded by the file (it is read before the run).
+std::pair<double, std::string> proxy_footprint(const Scenario& s) {
+  const ConvergenceSpec& c = s.run.convergence;
+  if (!c.enabled) return {0, ""};
+  const bool synthetic = c.dataset == ProxyDataset::Synthetic;
+  const bool mlp = c.model == ProxyModel::Mlp;
+  const double features = synthetic ? c.features : 0;
+  const double samples = synthetic ? c.samples : 0;
+  const double params = mlp ? c.hidden * (features + 1) + c.classes * (c.hidden + 1.0) : c.classes * (features + 1);
+  double workers = 0;
+  for (const JobSpec& j : s.jobs) workers += j.workers(s.cluster);
+  const double data = 8 * samples * (features + c.classes + (mlp ? c.hidden : 0));
+  const double batch = 8 * 2 * features * c.batch;
+  const double models = 8 * 6 * workers * params;
+  std::string driver = "run.convergence.samples";
+  if (batch > data && batch > models) driver = "run.convergence.batch";
+  if (models > data && models > batch) {
+    driver = mlp && c.hidden >= std::max(c.features, c.classes) ? "run.convergence.hidden"
+             : c.classes > c.features                           ? "run.convergence.classes"
+                                                                : "run.convergence.features";
+  }
+  return {data + batch + models, driver};
 }
 
 }  // namespace
 
-Footprint estimate_footprint(const Scenario& s, bool trace) {
+Footprint estimate_footprint(const Scenario& s) {
   Footprint f;
   const double iterations = static_cast<double>(s.run.iterations) + s.run.warmup;
   const bool represented = has_representatives(s);
@@ -61,47 +107,63 @@ Footprint estimate_footprint(const Scenario& s, bool trace) {
   const bool stage_run = s.run.engine == Engine::Analytical && s.jobs.size() == 1 &&
                          s.job().strategy.kind == StrategyKind::Hybrid && analytical::is_symmetric(s);
   double recorded_ops = 0;
-  if (represented) {
+  // Compiling is what would exhaust memory: refuse on the lower bound first.
+  std::string micro_key;
+  const double lower = ops_lower_bound(s, &micro_key);
+  if (estimate_bytes(lower, lower * iterations) > available_memory().bytes) {
+    f.ops_per_iteration = lower;
+    f.lower_bound = true;
+  } else if (represented) {
     const Plan plan = compile_plan(s, PlanScope::Representatives);
     f.ops_per_iteration = represented_ops(plan);
     recorded_ops = stage_run ? static_cast<double>(plan.total_ops()) : f.ops_per_iteration;
   } else {
-    f.ops_per_iteration = ops_lower_bound(s);
-    // Compiling every rank is what would exhaust memory: refuse on the lower bound first.
-    if (estimate_bytes(f.ops_per_iteration, f.ops_per_iteration * iterations, trace) <= available_memory()) {
-      f.ops_per_iteration = compile_plan(s).total_ops();
-    }
-    recorded_ops = f.ops_per_iteration;
+    f.ops_per_iteration = compile_plan(s).total_ops();
   }
+  if (recorded_ops == 0) recorded_ops = f.ops_per_iteration;
   f.records = recorded_ops * iterations;
   const double planned = stage_run ? recorded_ops : f.ops_per_iteration;
-  f.bytes = estimate_bytes(planned, f.records, trace);
+  std::tie(f.proxy_bytes, f.proxy_driver) = proxy_footprint(s);
+  f.bytes = estimate_bytes(planned, f.records) + f.proxy_bytes;
   // Fewer iterations help only if one would fit; otherwise the cluster is too big.
-  const double one_iteration = estimate_bytes(planned, recorded_ops, trace);
-  f.driver = one_iteration <= available_memory() ? "run.iterations" : "cluster.nodes";
+  const double one_iteration = estimate_bytes(planned, recorded_ops);
+  f.driver = one_iteration <= available_memory().bytes ? "run.iterations"
+             : !micro_key.empty()                      ? micro_key
+                                                       : "cluster.nodes";
   return f;
 }
 
-double available_memory() {
-  double bytes = std::numeric_limits<double>::infinity();
+Available available_memory() {
+  Available a{std::numeric_limits<double>::infinity(), "this machine has available"};
   std::ifstream meminfo("/proc/meminfo");
   std::string line;
   while (std::getline(meminfo, line)) {
     std::istringstream in(line);
     std::string key;
     double kb = 0;
-    if (in >> key >> kb && key == "MemAvailable:") bytes = kb * 1024;
+    if (in >> key >> kb && key == "MemAvailable:") a.bytes = kb * 1024;
   }
   rlimit limit{};
   if (getrlimit(RLIMIT_AS, &limit) == 0 && limit.rlim_cur != RLIM_INFINITY) {
-    bytes = std::min(bytes, static_cast<double>(limit.rlim_cur));
+    // `ulimit -v` caps address space, which runs ahead of resident memory.
+    const double usable = std::max(0.0, (static_cast<double>(limit.rlim_cur) - kAddressBase) / kAddressPerByte);
+    if (usable < a.bytes)
+      a = {usable, fmt::format("the {} address space of `ulimit -v` leaves for data",
+                               format_bytes(static_cast<double>(limit.rlim_cur)))};
   }
-  return bytes;
+  return a;
 }
 
 void refuse_if_too_big(const Scenario& s, const Footprint& f) {
-  const double available = available_memory();
-  if (f.bytes <= available) return;
+  const Available available = available_memory();
+  if (f.bytes <= available.bytes) return;
+  if (f.proxy_bytes > f.bytes / 2) {
+    throw InputError(s.location_of(f.proxy_driver),
+                     fmt::format("{}: the run would hold about {} in memory ({} of it the convergence proxy's data "
+                                 "and models), more than the {} {}; lower {}",
+                                 f.proxy_driver, format_bytes(f.bytes), format_bytes(f.proxy_bytes),
+                                 format_bytes(available.bytes), available.what, f.proxy_driver));
+  }
   const std::string why =
       f.driver == "run.iterations"
           ? fmt::format("{:.3g} op records: {:.3g} ops x {} iterations with warm-up", f.records,
@@ -109,10 +171,9 @@ void refuse_if_too_big(const Scenario& s, const Footprint& f) {
           : fmt::format("{:.3g} ops per iteration over {:.0f} devices, {:.3g} op records", f.ops_per_iteration,
                         static_cast<double>(s.cluster.nodes) * s.cluster.devices_per_node, f.records);
   throw InputError(s.location_of(f.driver),
-                   fmt::format("{}: the run would hold about {} in memory ({}), more than the {} this machine has "
-                               "available; lower {}{}",
-                               f.driver, format_bytes(f.bytes), why, format_bytes(available), f.driver,
-                               f.driver == "run.iterations" ? " or run without a trace (--no-trace)" : ""));
+                   fmt::format("{}: the run would hold {} {} in memory ({}), more than the {} {}; lower {}", f.driver,
+                               f.lower_bound ? "at least" : "about", format_bytes(f.bytes), why,
+                               format_bytes(available.bytes), available.what, f.driver));
 }
 
 }  // namespace dtsim::sim

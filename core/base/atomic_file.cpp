@@ -36,11 +36,25 @@ int remove_stale_temporaries(const std::string& path) {
 }
 
 void write_file_atomic(const std::string& path, std::string_view content) {
+  write_file_atomic(path, [content](const ChunkSink& sink) { sink(content); });
+}
+
+void write_file_atomic(const std::string& path, const std::function<void(const ChunkSink&)>& produce) {
   remove_stale_temporaries(path);
   const std::string tmp = fmt::format("{}.tmp.{}", path, getpid());
   std::FILE* f = std::fopen(tmp.c_str(), "wb");
   if (!f) throw RuntimeError(fmt::format("cannot write {}: {}", path, std::strerror(errno)));
-  const bool ok = std::fwrite(content.data(), 1, content.size(), f) == content.size() && std::fflush(f) == 0;
+  bool ok = true;
+  try {
+    produce([&](std::string_view chunk) {
+      if (ok && std::fwrite(chunk.data(), 1, chunk.size(), f) != chunk.size()) ok = false;
+    });
+  } catch (...) {
+    std::fclose(f);
+    std::remove(tmp.c_str());
+    throw;
+  }
+  ok = ok && std::fflush(f) == 0;
   const bool closed = std::fclose(f) == 0;
   if (!ok || !closed) {
     std::remove(tmp.c_str());

@@ -46,14 +46,21 @@ std::string pipeline_args(const RankProgram& r, const Op& op) {
 
 }  // namespace
 
-std::string trace_json(const Plan& plan, const std::vector<OpRecord>& records, int cluster_nodes) {
+void write_trace_json(const ChunkSink& sink, const Plan& plan, const std::vector<OpRecord>& records,
+                      int cluster_nodes) {
+  constexpr size_t kChunk = 1 << 20;
   fmt::memory_buffer out;
+  auto flush = [&] {
+    sink(std::string_view(out.data(), out.size()));
+    out.clear();
+  };
   fmt::format_to(std::back_inserter(out),
                  "{{\"displayTimeUnit\":\"ms\",\"otherData\":{{\"scenario\":\"{}\"}},"
                  "\"traceEvents\":[\n",
                  escape(plan.name));
   bool first = true;
   auto sep = [&] {
+    if (out.size() >= kChunk) flush();
     if (!first) fmt::format_to(std::back_inserter(out), ",\n");
     first = false;
   };
@@ -113,7 +120,13 @@ std::string trace_json(const Plan& plan, const std::vector<OpRecord>& records, i
     }
   }
   fmt::format_to(std::back_inserter(out), "\n]}}\n");
-  return fmt::to_string(out);
+  flush();
+}
+
+std::string trace_json(const Plan& plan, const std::vector<OpRecord>& records, int cluster_nodes) {
+  std::string text;
+  write_trace_json([&text](std::string_view chunk) { text.append(chunk); }, plan, records, cluster_nodes);
+  return text;
 }
 
 }  // namespace dtsim

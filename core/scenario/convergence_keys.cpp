@@ -39,8 +39,8 @@ void add_convergence_keys(std::vector<ScenarioKey>& k) {
         s.run.convergence.dataset = v.choice<ProxyDataset>(
             {{"synthetic", ProxyDataset::Synthetic}, {"csv", ProxyDataset::Csv}, {"mnist", ProxyDataset::Mnist}});
       });
-  add("run.convergence.classes", "count", "10", "synthetic: classes.",
-      [](S& s, const V& v) { s.run.convergence.classes = v.count(2); });
+  add("run.convergence.classes", "count", "10", "synthetic: classes (at most 99999, as a convergence CSV's labels).",
+      [](S& s, const V& v) { s.run.convergence.classes = v.count(2, 99999); });
   add("run.convergence.features", "count", "32", "synthetic: features per sample.",
       [](S& s, const V& v) { s.run.convergence.features = v.count(1); });
   add("run.convergence.samples", "count", "4096", "synthetic: samples (training and held-out together).",

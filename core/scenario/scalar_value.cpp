@@ -22,14 +22,15 @@ namespace {
 struct Meaningful {
   double lo, hi;
   const char* text;
+  double min_nonzero = 0;  // a rate below it would turn a transfer or an op into centuries
 };
 std::optional<Meaningful> meaningful(Quantity q) {
   switch (q) {
     case Quantity::Time: return Meaningful{0, 1e9, "from 0 to 1e9 s (31 years)"};
     case Quantity::Bytes: return Meaningful{0, 1e15, "from 0 to 1 PB"};
-    case Quantity::Rate: return Meaningful{0, 1e14, "from 0 to 100 TB/s"};
+    case Quantity::Rate: return Meaningful{0, 1e14, "0, or from 1 B/s to 100 TB/s", 1};
     case Quantity::Flops: return Meaningful{0, 1e18, "from 0 to 1 EFLOP"};
-    case Quantity::FlopRate: return Meaningful{0, 1e18, "from 0 to 1 EFLOP/s"};
+    case Quantity::FlopRate: return Meaningful{0, 1e18, "0, or from 1 FLOP/s to 1 EFLOP/s", 1};
     case Quantity::Number:
     case Quantity::Count: return std::nullopt;
   }
@@ -45,7 +46,7 @@ double ScalarValue::quantity(Quantity q) const {
   } catch (const InputError& e) {
     fail(e.message());
   }
-  if (const auto m = meaningful(q); m && !(v >= m->lo && v <= m->hi)) {
+  if (const auto m = meaningful(q); m && (!(v >= m->lo && v <= m->hi) || (v > 0 && v < m->min_nonzero))) {
     fail(fmt::format("'{}' is outside what is physically meaningful: {}", text_, m->text));
   }
   return v;
@@ -62,6 +63,12 @@ int ScalarValue::count(int min_value) const {
   if (v < min_value) fail(fmt::format("must be at least {} (got {})", min_value, text_));
   if (v > 1e9) fail(fmt::format("'{}' is too large (at most 1000000000)", text_));
   return static_cast<int>(v);
+}
+
+int ScalarValue::count(int min_value, int max_value) const {
+  const int v = count(min_value);
+  if (v > max_value) fail(fmt::format("must be from {} to {} (got {})", min_value, max_value, text_));
+  return v;
 }
 
 bool ScalarValue::boolean() const {

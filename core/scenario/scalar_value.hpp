@@ -22,10 +22,12 @@ class ScalarValue {
   const SourceLocation& where() const { return where_; }
 
   // Times, sizes, rates and FLOPs are refused outside what is physically meaningful (never negative;
-  // at most 1e9 s, 1 PB, 100 TB/s, 1 EFLOP per sample, 1 EFLOP/s): the message says the bound.
+  // at most 1e9 s, 1 PB, 100 TB/s, 1 EFLOP per sample, 1 EFLOP/s; a nonzero rate at least 1 B/s or 1 FLOP/s): the
+  // message says the bound.
   double quantity(Quantity q) const;
   double positive(Quantity q) const;                               // > 0
   int count(int min_value) const;                                  // whole number >= min_value
+  int count(int min_value, int max_value) const;                   // whole number in [min_value, max_value]
   bool boolean() const;                                            // true/false, yes/no, on/off
   std::vector<int> dims() const;                                   // "4x4x2"
   std::vector<int> indices() const;                                // "0,5,7" (may be empty)

@@ -111,8 +111,9 @@ std::vector<ScenarioKey> build_keys() {
           [](J& j, const V& v) { j.model.synthetic_params = v.between(0, 1e15); });
   add_job("model.synthetic.flops_per_sample", "FLOP count", "0", "Synthetic workload: forward FLOPs per sample.",
           [](J& j, const V& v) { j.model.synthetic_flops = v.quantity(Quantity::Flops); });
-  add_job("model.synthetic.layers", "count", "1", "Synthetic workload: equal layers the totals are spread over.",
-          [](J& j, const V& v) { j.model.synthetic_layers = v.count(1); });
+  add_job("model.synthetic.layers", "count", "1",
+          "Synthetic workload: equal layers the totals are spread over (at most 10000, as model.transformer.layers).",
+          [](J& j, const V& v) { j.model.synthetic_layers = v.count(1, 10000); });
 
   // cluster
   add("cluster.nodes", "count", "1", "Nodes (hosts) in the cluster.",
@@ -206,7 +207,9 @@ std::vector<ScenarioKey> build_keys() {
       [](S& s, const V& v) { s.cluster.server_device = v.device(); });
   add("cluster.servers.nic_rate", "rate", "100Gbps", "NIC bandwidth of a dedicated server host.",
       [](S& s, const V& v) { s.cluster.server_nic.rate = v.positive(Quantity::Rate); });
-  add("cluster.servers.nic_latency", "time", "5us", "NIC latency of a dedicated server host.",
+  add("cluster.servers.nic_latency", "time", "5us",
+      "NIC latency of a dedicated server host: a server and a node are (this + cluster.nic.latency) / 2 apart, "
+      "as two nodes are cluster.nic.latency apart (each end's NIC takes half).",
       [](S& s, const V& v) { s.cluster.server_nic.latency = v.quantity(Quantity::Time); });
   add("cluster.calibration", "file", "",
       "A calibration profile from `dtsim calibrate` (relative to the scenario file): compute, link and compression "
@@ -239,8 +242,10 @@ std::vector<ScenarioKey> build_keys() {
           "Dynamic batch sizing (BSP): each worker takes a share of the global batch proportional to its speed, "
           "known in the first iteration (device peak, slow_factor), measured in the previous one afterwards.",
           [](J& j, const V& v) { j.strategy.dynamic_batch = v.boolean(); });
-  add_job("strategy.parameter_server.shards", "count", "1", "Parameter-server shards (one server rank each).",
-          [](J& j, const V& v) { j.strategy.ps_shards = v.count(1); });
+  add_job("strategy.parameter_server.shards", "count", "1",
+          "Parameter-server shards (one server rank each; at most 4096: each shard is a host, and 4096 shards of 4 "
+          "workers already take 20 s per run on SimGrid here).",
+          [](J& j, const V& v) { j.strategy.ps_shards = v.count(1, 4096); });
   add_job("strategy.parameter_server.split", "one of: even, by_layer", "even",
           "Parameters split evenly across shards, or whole layers assigned to shards (greedy balance).",
           [](J& j, const V& v) {
@@ -403,7 +408,8 @@ std::string scenario_keys_markdown() {
       "B/s, KB/s, MB/s, GB/s, TB/s, KiB/s, MiB/s, GiB/s; times ns, us, ms, s, min, h; FLOP counts FLOP, GFLOP,\n"
       "TFLOP, ...; FLOP rates GFLOPS, TFLOPS, PFLOPS. Any key can be overridden with `--set key=value`.\n"
       "Values outside what is physically meaningful are refused with the bound: times from 0 to 1e9 s, sizes from\n"
-      "0 to 1 PB, rates up to 100 TB/s, FLOP counts up to 1 EFLOP, FLOP rates up to 1 EFLOP/s, counts up to 1e9;\n"
+      "0 to 1 PB, rates 0 or from 1 B/s to 100 TB/s, FLOP counts up to 1 EFLOP, FLOP rates 0 or from 1 FLOP/s to 1\n"
+      "EFLOP/s, counts up to 1e9 (model shapes less: their keys say so);\n"
       "numbers as each key's meaning says. A key given twice in one mapping is refused with both lines.\n\n"
       "Job keys (`model.*`, `strategy.*`, `compression.*`, `placement.*`, `sync.*`, `stragglers.*`, `faults.*`,\n"
       "`framework.*`) "

@@ -15,9 +15,9 @@ namespace {
 std::string key_of(const TransformerField& f) { return fmt::format("model.transformer.{}", f.name); }
 
 void set_field(const TransformerField& f, const ScalarValue& v, TransformerSpec& spec) {
-  std::visit(Overloaded{[&](int TransformerSpec::*m) { spec.*m = v.count(f.min); },
+  std::visit(Overloaded{[&](int TransformerSpec::*m) { spec.*m = v.count(f.min, f.max); },
                         [&](bool TransformerSpec::*m) { spec.*m = v.boolean(); },
-                        [&](double TransformerSpec::*m) { spec.*m = v.at_least(f.min); }},
+                        [&](double TransformerSpec::*m) { spec.*m = v.between(f.min, f.max); }},
              f.member);
 }
 
@@ -25,9 +25,10 @@ void set_field(const TransformerField& f, const ScalarValue& v, TransformerSpec&
 
 void add_transformer_keys(std::vector<ScenarioKey>& k) {
   for (const TransformerField& f : transformer_fields()) {
+    const bool bounded = !std::holds_alternative<bool TransformerSpec::*>(f.member);
     k.push_back(ScenarioKey{key_of(f), std::string(field_type(f)), field_text(f, TransformerSpec{}), false,
-                            std::string(f.doc), KeyScope::Job, nullptr,
-                            [&f](JobSpec& j, const ScalarValue& v) { set_field(f, v, j.model.transformer); }});
+                            bounded ? fmt::format("{} At most {}.", f.doc, f.max) : std::string(f.doc), KeyScope::Job,
+                            nullptr, [&f](JobSpec& j, const ScalarValue& v) { set_field(f, v, j.model.transformer); }});
   }
 }
 

@@ -19,6 +19,7 @@ struct TransformerField {
   std::string_view name;  // "kv_heads": the key in a `transformer:` mapping, and after "model.transformer."
   Member member;
   int min = 0;  // the smallest value of a count or a number
+  int max = 1;  // the largest (far beyond any published model: see transformer_fields.cpp)
   std::string_view doc;
 };
 

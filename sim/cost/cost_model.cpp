@@ -295,8 +295,9 @@ TransferPath CostModel::path(const Placement& src, const Placement& dst, double 
   }
   const bool server_hop = src.node >= cluster_.nodes || dst.node >= cluster_.nodes;
   const int hops = server_hop ? 1 : cluster_.hops(src.node, dst.node);
-  const double alpha =
-      std::max(node_latency(src.node), node_latency(dst.node)) + hops * cluster_.topology.switch_latency;
+  // Half of each end's NIC latency, as the SimGrid platform splits it (sim/simgrid/node_zone.cpp): two
+  // nodes are nic.latency apart, a server and a node (server_nic.latency + nic.latency) / 2.
+  const double alpha = (node_latency(src.node) + node_latency(dst.node)) / 2 + hops * cluster_.topology.switch_latency;
   return TransferPath{Port{src.node, -1, true}, Port{dst.node, -1, false}, alpha, node_bandwidth(src.node),
                       node_bandwidth(dst.node)};
 }

@@ -115,8 +115,13 @@ void Replay::stream_actor(int rank, Stream stream) {
   // Under contention a fused run slows as its host's pstate changes (contention.hpp), and each op's end
   // within it is found from the speeds the run had; composites, which run at pstates of their own, and
   // ranks with a speed profile as well issue each op alone.
+  // A rank that also computes on its comm stream (compress, decompress) issues each op alone too: its
+  // device takes turns at op boundaries, and a fused run would hold it for the whole backward pass.
   const bool contended = contention_.on(rank);
-  const bool fuse = options_.fuse_compute && platform_.compute_hosts.empty() &&
+  const std::vector<Op>& rank_ops = plan_.ranks[rank].ops;
+  const bool two_computing_streams = std::any_of(
+      rank_ops.begin(), rank_ops.end(), [](const Op& op) { return op.stream == Stream::Comm && is_compute(op.body); });
+  const bool fuse = options_.fuse_compute && platform_.compute_hosts.empty() && !two_computing_streams &&
                     !(contended && plan_.speed_profile_of(rank) != nullptr);
   const auto units = stream_units(plan_.ranks[rank], stream, fuse, contended);
   const std::vector<Op>& ops = plan_.ranks[rank].ops;

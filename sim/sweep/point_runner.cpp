@@ -143,7 +143,7 @@ class Pool {
 nlohmann::json simulate_point(const Scenario& s, const PointHook& hook) {
   if (s.run.engine == Engine::Analytical && !hook) return run_metrics_json(analytical::run_analytical(s));
   // A point that would not fit in memory is refused, as `dtsim run` refuses it (sim/footprint.hpp).
-  sim::refuse_if_too_big(s, sim::estimate_footprint(s, false));
+  sim::refuse_if_too_big(s, sim::estimate_footprint(s));
   const Plan plan = sim::compile_for_engine(s, static_cast<bool>(hook));
   Recorder recorder;
   recorder.reserve(static_cast<size_t>(plan.total_ops()) * (plan.iterations + plan.warmup));

@@ -48,7 +48,7 @@ TEST_CASE("absurd sizes, rates and factors are refused with their bound") {
         "is physically meaningful: from 0 to 1 PB");
   CHECK(error_of(kGood, {"cluster.nic.rate=1e20Gbps"}) ==
         "--set cluster.nic.rate=1e20Gbps: error: cluster.nic.rate: '1e20Gbps' is outside what is physically "
-        "meaningful: from 0 to 100 TB/s");
+        "meaningful: 0, or from 1 B/s to 100 TB/s");
   CHECK(error_of(kGood, {"model.synthetic.params=1e30"}) ==
         "--set model.synthetic.params=1e30: error: model.synthetic.params: must be from 0 to 1e+15 (got 1e30)");
   CHECK(error_of(kGood, {"stragglers.slow_factor=1e30"}) ==

@@ -129,7 +129,7 @@ TEST_CASE("model.transformer.* refusals name the key, the value and what is vali
   CHECK(error_of(scenario(base + "    top_k: 0\n")) ==
         "x.yaml:6:12: error: model.transformer.top_k: must be at least 1 (got 0)");
   CHECK(error_of(scenario(base + "    capacity_factor: -0.5\n")) ==
-        "x.yaml:6:22: error: model.transformer.capacity_factor: must be at least 0 (got -0.5)");
+        "x.yaml:6:22: error: model.transformer.capacity_factor: must be from 0 to 1000 (got -0.5)");
   CHECK(error_of(scenario(base + "    gated_mlp: swiglu\n")) ==
         "x.yaml:6:16: error: model.transformer.gated_mlp: 'swiglu' is not a boolean (use true or false)");
   CHECK(error_of(scenario("  name: transformer\n  transformer:\n    hidden: 64\n    heads: 5\n")) ==
