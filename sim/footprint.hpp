@@ -31,6 +31,9 @@ struct Footprint {
 // ops from below by a forward and a backward op per layer per worker before compiling every rank.
 Footprint estimate_footprint(const Scenario& s);
 
+// A sweep point on the analytical fast path (no op records; every rank's metrics in the results).
+Footprint estimate_fast_path_footprint(const Scenario& s);
+
 // Bytes of data this machine can still give a process: MemAvailable, or what RLIMIT_AS leaves for data
 // when that is less ((limit - 1 GB) / 2).
 struct Available {

@@ -141,8 +141,11 @@ class Pool {
 }  // namespace
 
 nlohmann::json simulate_point(const Scenario& s, const PointHook& hook) {
-  if (s.run.engine == Engine::Analytical && !hook) return run_metrics_json(analytical::run_analytical(s));
   // A point that would not fit in memory is refused, as `dtsim run` refuses it (sim/footprint.hpp).
+  if (s.run.engine == Engine::Analytical && !hook) {
+    sim::refuse_if_too_big(s, sim::estimate_fast_path_footprint(s));
+    return run_metrics_json(analytical::run_analytical(s));
+  }
   sim::refuse_if_too_big(s, sim::estimate_footprint(s));
   const Plan plan = sim::compile_for_engine(s, static_cast<bool>(hook));
   Recorder recorder;

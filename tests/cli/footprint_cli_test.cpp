@@ -67,3 +67,19 @@ TEST_CASE("a sweep point that would not fit is refused like a run, naming the po
   CHECK(r.err.find("sweep point 1: --set cluster.nodes=4096: error: cluster.nodes: the run would hold at least ") !=
         std::string::npos);
 }
+
+TEST_CASE("a sweep point on the analytical fast path that would not fit is refused, naming the key") {
+  // 1,048,576 nodes of 4 devices: every rank's metrics in the results (about 12 KB each) would not fit
+  // in 4 GB of address space (the point used to end in std::bad_alloc).
+  const std::string out = dtsim::test::temp_dir("fp-sweep-fast");
+  const auto r = dtsim_under("4000000",
+                             "sweep scenarios/quickstart.yaml --engine analytical --param cluster.nodes=2,1048576 "
+                             "--no-plots --out '" +
+                                 out + "'",
+                             "fp-sweep-fast");
+  CHECK(r.code == 2);
+  CHECK(r.err.find("internal error") == std::string::npos);
+  CHECK(r.err.find("--set cluster.nodes=1048576: error: cluster.nodes: the run would hold about ") !=
+        std::string::npos);
+  CHECK(r.err.find("(the metrics of 4194304 devices)") != std::string::npos);
+}
