@@ -176,8 +176,8 @@ void refuse_if_too_big(const Scenario& s, const Footprint& f) {
                                  format_bytes(available.bytes), available.what, f.proxy_driver));
   }
   const std::string why =
-      f.records == 0 ? fmt::format("the metrics of {:.0f} devices", static_cast<double>(s.cluster.nodes) *
-                                                                        s.cluster.devices_per_node)
+      f.records == 0 ? fmt::format("the metrics of {:.0f} devices",
+                                   static_cast<double>(s.cluster.nodes) * s.cluster.devices_per_node)
       : f.driver == "run.iterations"
           ? fmt::format("{:.3g} op records: {:.3g} ops x {} iterations with warm-up", f.records,
                         f.records / (s.run.iterations + s.run.warmup), s.run.iterations + s.run.warmup)
