@@ -56,6 +56,17 @@ class Reader {
     return v;
   }
 
+  // A whole number (a count of ranks, cores, points) from min up to 2^31 - 1.
+  int count(const YAML::Node& parent, const std::string& name, const std::string& key, double min,
+            bool strict) const {
+    const double v = number(parent, name, key, min, strict);
+    if (v > 2147483647.0 || v != std::floor(v)) {
+      const YAML::Node n = child(parent, name, key, YAML::NodeType::Scalar);
+      fail(n, key, fmt::format("must be a whole number up to 2147483647 (got {})", n.Scalar()));
+    }
+    return static_cast<int>(v);
+  }
+
   std::string text(const YAML::Node& parent, const std::string& name, const std::string& key) const {
     return child(parent, name, key, YAML::NodeType::Scalar).Scalar();
   }
@@ -99,7 +110,7 @@ class Reader {
 
   Residuals residuals(const YAML::Node& parent, const std::string& name, const std::string& key) const {
     const YAML::Node r = child(parent, name, key, YAML::NodeType::Map);
-    return Residuals{static_cast<int>(number(r, "points", key + ".points", 0, false)),
+    return Residuals{count(r, "points", key + ".points", 0, false),
                      number(r, "rms_relative", key + ".rms_relative", 0, false),
                      number(r, "max_relative", key + ".max_relative", 0, false)};
   }
@@ -112,15 +123,15 @@ void read_machine(const Reader& rd, const YAML::Node& root, MachineInfo& m) {
   const YAML::Node n = rd.child(root, "machine", "machine", YAML::NodeType::Map);
   m.hostname = rd.text(n, "hostname", "machine.hostname");
   m.cpu_model = rd.text(n, "cpu_model", "machine.cpu_model");
-  m.cores = static_cast<int>(rd.number(n, "cores", "machine.cores", 0, true));
+  m.cores = rd.count(n, "cores", "machine.cores", 0, true);
   m.backend = rd.text(n, "backend", "machine.backend");
   if (m.backend != "cpu" && m.backend != "cuda") {
     rd.fail(n["backend"], "machine.backend", fmt::format("'{}' is not a backend (valid: cpu, cuda)", m.backend));
   }
   if (n["device"]) m.device = rd.text(n, "device", "machine.device");
   m.when = rd.text(n, "when", "machine.when");
-  m.ranks = static_cast<int>(rd.number(n, "ranks", "machine.ranks", 0, true));
-  m.hosts = static_cast<int>(rd.number(n, "hosts", "machine.hosts", 0, true));
+  m.ranks = rd.count(n, "ranks", "machine.ranks", 0, true);
+  m.hosts = rd.count(n, "hosts", "machine.hosts", 0, true);
   if (n["dtsim_version"]) m.dtsim_version = n["dtsim_version"].as<std::string>();
   if (n["quick"]) m.quick = n["quick"].as<std::string>() == "true";
 }
@@ -160,7 +171,7 @@ void read_collectives(const Reader& rd, const YAML::Node& meas, std::vector<Coll
     if (!c.IsMap()) rd.fail(c, k, "must be a mapping");
     out.push_back(CollectiveSample{
         rd.text(c, "kind", k + ".kind"), rd.text(c, "algorithm", k + ".algorithm"),
-        static_cast<int>(rd.number(c, "ranks", k + ".ranks", 1, false)), rd.number(c, "bytes", k + ".bytes", 0, false),
+        rd.count(c, "ranks", k + ".ranks", 1, false), rd.number(c, "bytes", k + ".bytes", 0, false),
         rd.number(c, "time_s", k + ".time_s", 0, false), rd.number(c, "algbw_Bps", k + ".algbw_Bps", 0, false),
         rd.number(c, "busbw_Bps", k + ".busbw_Bps", 0, false),
         rd.number(c, "predicted_s", k + ".predicted_s", 0, false)});

@@ -107,6 +107,10 @@ TEST_CASE("bad profiles are refused with file, line, key and what is valid", "[p
     CHECK_THAT(e, Catch::Contains("profile.yaml:18:56: error:"));
     CHECK_THAT(e, Catch::Contains("fitted.links.same_host.0.bandwidth_Bps: must be a finite number > 0 (got -3)"));
   }
+  SECTION("a count beyond an int (found by fuzz_calibration_profile: undefined behaviour before)") {
+    const std::string e = refusal(variant("  cores: 2\n", "  cores: 2.3777e+14\n", "count"));
+    CHECK_THAT(e, Catch::Contains("error: machine.cores: must be a whole number up to 2147483647 (got 2.3777e+14)"));
+  }
   SECTION("segments out of order") {
     const std::string e = refusal(variant("min_bytes: 65536", "min_bytes: 0", "order"));
     CHECK_THAT(e, Catch::Contains("fitted.links.same_host.1.min_bytes: segments must be listed by increasing size"));
