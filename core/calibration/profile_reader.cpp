@@ -57,8 +57,7 @@ class Reader {
   }
 
   // A whole number (a count of ranks, cores, points) from min up to 2^31 - 1.
-  int count(const YAML::Node& parent, const std::string& name, const std::string& key, double min,
-            bool strict) const {
+  int count(const YAML::Node& parent, const std::string& name, const std::string& key, double min, bool strict) const {
     const double v = number(parent, name, key, min, strict);
     if (v > 2147483647.0 || v != std::floor(v)) {
       const YAML::Node n = child(parent, name, key, YAML::NodeType::Scalar);
