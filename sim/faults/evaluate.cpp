@@ -99,7 +99,8 @@ void refuse_if_too_long(const Scenario& s, size_t job, const TimelineConfig& c, 
   if (!(per_trial * trials > kMaxEvents)) return;
   const char* key = per_trial * 100 < kMaxEvents ? "faults.trials"
                     : checkpoints > failures     ? "faults.checkpoint_interval"
-                                                 : "faults.mtbf";
+                    : c.trace.empty()            ? "faults.mtbf"
+                                                 : "faults.trace";
   throw InputError(s.location_of(s.job_key(job, key)),
                    fmt::format("{}: {} trials of {:.3g} failures and {:.3g} checkpoints in the {:.3g} s horizon are "
                                "{:.3g} events, more than the {:g} a run simulates in seconds; use fewer trials, a "
