@@ -7,6 +7,7 @@
 #include <nlohmann/json.hpp>
 
 #include "cli/commands.hpp"
+#include "core/base/error.hpp"
 #include "core/base/units.hpp"
 #include "core/plan/compiler.hpp"
 #include "core/scenario/loader.hpp"
@@ -58,6 +59,14 @@ int checkpoint_command(const CheckpointOptions& o) {
   }
   const std::vector<Metrics> jobs = engine_metrics(s);
   const faults::TimelineConfig base = faults::timeline_config(s, job, jobs[job]);
+  // Like a run's fault report (sim/faults/evaluate.cpp), a scan of more than 1e8 events would take minutes.
+  if (const double events = faults::scan_events(base, o.trials, o.points); events > 1e8) {
+    throw InputError(
+        fmt::format("--trials {} x --points {}: the scan would step through {:.3g} failure and "
+                    "checkpoint events (at most 1e8, seconds here); use fewer trials or points, or a "
+                    "longer faults.mtbf or a costlier checkpoint (Young/Daly's interval grows with both)",
+                    o.trials, o.points, events));
+  }
   const faults::CheckpointScan scan =
       faults::scan_checkpoint_intervals(base, static_cast<std::uint64_t>(s.run.seed), o.trials, o.points);
   if (o.json) {

@@ -148,19 +148,47 @@ void add_fault_reports(const Scenario& s, std::vector<Metrics>& jobs) {
   }
 }
 
+namespace {
+
+// The job's MTBF, Young/Daly's interval and the centre of the scan around it.
+struct ScanCentre {
+  double job_mtbf_s = 0, young_daly_s = 0, centre_s = 0;
+};
+ScanCentre scan_centre(const TimelineConfig& base) {
+  ScanCentre c;
+  if (!base.trace.empty()) {
+    c.job_mtbf_s = base.horizon_s / static_cast<double>(base.trace.size());
+  } else if (base.unit_mtbf_s > 0) {
+    c.job_mtbf_s = base.unit_mtbf_s / base.units;
+  }
+  c.young_daly_s = c.job_mtbf_s > 0 ? young_daly_interval(base.checkpoint_cost_s, c.job_mtbf_s) : 0;
+  c.centre_s = c.young_daly_s > 0 ? c.young_daly_s : base.horizon_s / 8;
+  return c;
+}
+
+}  // namespace
+
+double scan_events(const TimelineConfig& base, int trials, int points) {
+  const ScanCentre c = scan_centre(base);
+  const double failures = c.job_mtbf_s > 0 ? base.horizon_s / c.job_mtbf_s : 0;
+  double per_trial = 0;  // over every interval scanned (as scan_checkpoint_intervals places them)
+  for (int i = 0; i < points; ++i) {
+    const double interval = c.centre_s * std::pow(64.0, static_cast<double>(i) / std::max(1, points - 1)) / 8.0;
+    per_trial += failures + base.horizon_s / interval + 1;
+  }
+  return static_cast<double>(trials) * per_trial;
+}
+
 CheckpointScan scan_checkpoint_intervals(const TimelineConfig& base, std::uint64_t seed, int trials, int points) {
   CheckpointScan scan;
   scan.checkpoint_cost_s = base.checkpoint_cost_s;
   const JobRate full = base.rate(base.workers);
   scan.throughput = full.samples_per_s;
   scan.iteration_s = full.iteration_s;
-  if (!base.trace.empty()) {
-    scan.job_mtbf_s = base.horizon_s / static_cast<double>(base.trace.size());
-  } else if (base.unit_mtbf_s > 0) {
-    scan.job_mtbf_s = base.unit_mtbf_s / base.units;
-  }
-  scan.young_daly_s = scan.job_mtbf_s > 0 ? young_daly_interval(base.checkpoint_cost_s, scan.job_mtbf_s) : 0;
-  const double centre = scan.young_daly_s > 0 ? scan.young_daly_s : base.horizon_s / 8;
+  const ScanCentre sc = scan_centre(base);
+  scan.job_mtbf_s = sc.job_mtbf_s;
+  scan.young_daly_s = sc.young_daly_s;
+  const double centre = sc.centre_s;
   TimelineConfig c = base;
   c.interval_iterations = 0;
   for (int i = 0; i < points; ++i) {

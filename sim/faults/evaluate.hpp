@@ -41,5 +41,7 @@ struct CheckpointScan {
 // Scans `points` intervals geometrically around Young/Daly (from /8 to x8) with `trials` trials each
 // (the same failure draws for every interval).
 CheckpointScan scan_checkpoint_intervals(const TimelineConfig& base, std::uint64_t seed, int trials, int points);
+// The failure and checkpoint events that scan steps through at most (about 70 ns each here).
+double scan_events(const TimelineConfig& base, int trials, int points);
 
 }  // namespace dtsim::faults

@@ -6,6 +6,7 @@
 
 #include <fmt/format.h>
 
+#include <algorithm>
 #include <cmath>
 #include <random>
 #include <string>
@@ -46,4 +47,32 @@ TEST_CASE("fault injection: the failure scenario under random seeds and failure 
                 .epsilon(1e-9));
     }
   }
+}
+
+TEST_CASE("fault timelines that would take minutes are refused in one line at the key that makes them long") {
+  auto lines = [](const std::string& t) { return std::count(t.begin(), t.end(), '\n'); };
+  // A billion trials, and a checkpoint every nanosecond: each used to run for hours.
+  const auto trials = dtsim::test::run_dtsim(
+      "run scenarios/failures_checkpointing.yaml --engine analytical --no-trace --set faults.trials=1e9 --out '" +
+          dtsim::test::temp_dir("fault-long-trials") + "'",
+      "fault-long-trials");
+  CHECK(trials.code == 2);
+  CHECK(lines(trials.err) == 1);
+  CHECK(trials.err.find("--set faults.trials=1e9: error: faults.trials: 1000000000 trials of ") != std::string::npos);
+  const auto interval = dtsim::test::run_dtsim(
+      "run scenarios/failures_checkpointing.yaml --engine analytical --no-trace --set faults.checkpoint_interval=1ns "
+      "--out '" +
+          dtsim::test::temp_dir("fault-long-interval") + "'",
+      "fault-long-interval");
+  CHECK(interval.code == 2);
+  CHECK(lines(interval.err) == 1);
+  CHECK(interval.err.find("error: faults.checkpoint_interval: ") != std::string::npos);
+  // dtsim checkpoint scans 25 intervals around Young/Daly's: with a checkpoint of nanoseconds and a
+  // failure a minute, that interval is microseconds.
+  const auto scan = dtsim::test::run_dtsim(
+      "checkpoint scenarios/failures_checkpointing.yaml --set faults.write_bandwidth=100TB/s --set faults.mtbf=1min",
+      "fault-long-scan");
+  CHECK(scan.code == 2);
+  CHECK(lines(scan.err) == 1);
+  CHECK(scan.err.find("--trials 200 x --points 25: the scan would step through ") != std::string::npos);
 }
