@@ -99,7 +99,13 @@ Fabric build_fat_tree(NodeFactory& factory, const ClusterSpec& cluster, sg4::Net
 Fabric build_torus(NodeFactory& factory, const ClusterSpec& cluster, sg4::NetZone* parent) {
   Fabric f;
   f.node_share = 0;  // every switch is a torus router, on the links
-  const std::vector<unsigned long> dims(cluster.topology.dims.begin(), cluster.topology.dims.end());
+  // A dimension of length 1 has no links; SimGrid would declare a node's link to itself once per such
+  // dimension and abort on the second (found by tests/cli/extremes_grid_test.cpp).
+  std::vector<unsigned long> dims;
+  for (int d : cluster.topology.dims) {
+    if (d > 1) dims.push_back(static_cast<unsigned long>(d));
+  }
+  if (dims.empty()) dims.push_back(1);
   std::vector<ZoneRef>& nodes = f.nodes;
   sg4::ClusterCallbacks callbacks(
       [&factory, &nodes](sg4::NetZone* zone, const std::vector<unsigned long>& /*coord*/, unsigned long id) {

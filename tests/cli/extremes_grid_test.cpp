@@ -180,6 +180,44 @@ dtsim::test::ProcessResult limited(const std::string& args, const std::string& t
       "ulimit -v 4194304 && timeout -s KILL 120 '" + std::string(DTSIM_BINARY_DIR) + "/bin/dtsim' " + args, tag);
 }
 
+// One value of a key through check and both engines, with the grid's oracles.
+void run_point(const Probe& probe, const std::string& value, const std::string& tag) {
+  std::string args = "tests/cli/data/grid/" + probe.base.file;
+  for (const std::string& s : probe.sets(value)) args += " --set '" + s + "'";
+  std::vector<double> times;
+  for (const std::string engine : {"simgrid", "analytical"}) {
+    // check answers for the scenario's engine: ask it for the engine that runs.
+    const std::string with_engine = args + " --set run.engine=" + engine;
+    INFO("dtsim check " << with_engine);
+    const auto check = limited("check " + with_engine, tag + "-check-" + engine);
+    INFO("check: exit " << check.code << ": " << check.err);
+    CHECK((check.code == 0 || check.code == 2));
+    CHECK(check.err.find("internal error") == std::string::npos);
+    if (check.code == 2) CHECK(lines(check.err) == 1);
+    const std::string out = dtsim::test::temp_dir(tag + "-" + engine);
+    const auto run = limited("run " + with_engine + " --out '" + out + "'", tag + "-" + engine);
+    INFO(engine << ": exit " << run.code << ": " << run.err);
+    CHECK(run.err.find("internal error") == std::string::npos);
+    if (check.code == 2 && run.code == 0) {
+      // A layout that does not fit its devices: check refuses it, run times it with a warning.
+      CHECK(run.err.rfind("warning: ", 0) == 0);
+      CHECK(check.err.find("needs") != std::string::npos);
+    } else if (check.code == 2) {
+      CHECK(run.code == 2);  // what check refuses, run refuses
+    } else {
+      CHECK((run.code == 0 || run.code == 2));
+    }
+    if (run.code == 2) CHECK(lines(run.err) == 1);
+    if (run.code == 0) times.push_back(iteration_time(out));
+  }
+  if (times.size() == 2) {
+    INFO("simgrid " << times[0] << " s, analytical " << times[1] << " s");
+    CHECK(std::isfinite(times[0]));
+    CHECK(times[0] > 0);
+    CHECK(std::fabs(times[0] - times[1]) <= 0.05 * std::max(times[0], times[1]));
+  }
+}
+
 void run_grid(const std::string& section) {
   int tried = 0;
   for (const dtsim::ScenarioKey& k : dtsim::scenario_keys()) {
@@ -192,42 +230,7 @@ void run_grid(const std::string& section) {
     CHECK_FALSE(values.empty());
     for (double v : values) {
       ++tried;
-      const std::string value = probe.text(v);
-      std::string args = "tests/cli/data/grid/" + probe.base.file;
-      for (const std::string& s : probe.sets(value)) args += " --set '" + s + "'";
-      const std::string tag = "grid-" + k.path + "-" + std::to_string(tried);
-      std::vector<double> times;
-      for (const std::string engine : {"simgrid", "analytical"}) {
-        // check answers for the scenario's engine: ask it for the engine that runs.
-        const std::string with_engine = args + " --set run.engine=" + engine;
-        INFO("dtsim check " << with_engine);
-        const auto check = limited("check " + with_engine, tag + "-check-" + engine);
-        INFO("check: exit " << check.code << ": " << check.err);
-        CHECK((check.code == 0 || check.code == 2));
-        CHECK(check.err.find("internal error") == std::string::npos);
-        if (check.code == 2) CHECK(lines(check.err) == 1);
-        const std::string out = dtsim::test::temp_dir(tag + "-" + engine);
-        const auto run = limited("run " + with_engine + " --out '" + out + "'", tag + "-" + engine);
-        INFO(engine << ": exit " << run.code << ": " << run.err);
-        CHECK(run.err.find("internal error") == std::string::npos);
-        if (check.code == 2 && run.code == 0) {
-          // A layout that does not fit its devices: check refuses it, run times it with a warning.
-          CHECK(run.err.rfind("warning: ", 0) == 0);
-          CHECK(check.err.find("needs") != std::string::npos);
-        } else if (check.code == 2) {
-          CHECK(run.code == 2);  // what check refuses, run refuses
-        } else {
-          CHECK((run.code == 0 || run.code == 2));
-        }
-        if (run.code == 2) CHECK(lines(run.err) == 1);
-        if (run.code == 0) times.push_back(iteration_time(out));
-      }
-      if (times.size() == 2) {
-        INFO("simgrid " << times[0] << " s, analytical " << times[1] << " s");
-        CHECK(std::isfinite(times[0]));
-        CHECK(times[0] > 0);
-        CHECK(std::fabs(times[0] - times[1]) <= 0.05 * std::max(times[0], times[1]));
-      }
+      run_point(probe, probe.text(v), "grid-" + k.path + "-" + std::to_string(tried));
     }
   }
   CHECK(tried > 0);
@@ -243,6 +246,27 @@ TEST_CASE("extremes grid: sync, stragglers and compression keys") {
   run_grid("stragglers.");
   run_grid("compression.");
 }
+// Keys whose values are lists or shapes, at their extremes by hand: the fewest and the most entries,
+// the smallest and the largest sizes.
+TEST_CASE("extremes grid: list and shape keys") {
+  const Base dp{"", "dp.yaml", {}};
+  const Base torus{"", "dp.yaml", {"cluster.topology.kind=torus"}};
+  const Base mix{"", "dp.yaml", {"cluster.device=a100_40gb"}};
+  const std::vector<std::pair<Probe, std::vector<std::string>>> lists{
+      {Probe{"cluster.topology.dims", "", true, torus}, {"2", "1x2", "1x1x1x1x1x1x1x1x1x1x1x1x1x1x1x2"}},
+      {Probe{"stragglers.slow_workers", "", true, dp}, {"", "0", "3", "0,1,2,3"}},
+      {Probe{"cluster.device_mix", "", true, mix}, {"a100_40gb:1,v100:1", "h100_sxm:2"}},
+      {Probe{"cluster.intra_node.collective_busbw", "", true, dp}, {"1B:1B/s", "1PB:100TB/s", "1KB:1GB/s,1TB:1TB/s"}},
+  };
+  int n = 0;
+  for (const auto& [probe, values] : lists) {
+    for (const std::string& v : values) {
+      INFO(probe.key << "=" << v);
+      run_point(probe, v, "grid-list-" + std::to_string(++n));
+    }
+  }
+}
+
 TEST_CASE("extremes grid: run, faults, placement and framework keys") {
   run_grid("run.");
   run_grid("faults.");
