@@ -109,6 +109,14 @@ double JsonScanner::number_like(std::string& scratch) {
 }
 
 void JsonScanner::skip_value() {
+  // Nesting deeper than any trace or metrics file has is refused: each level is a call (a hundred
+  // thousand '[' overflowed the stack: found by fuzz_gui_trace).
+  if (depth_ >= kMaxDepth) fail("values nested more than 256 deep");
+  ++depth_;
+  struct Leave {
+    int& d;
+    ~Leave() { --d; }
+  } leave{depth_};
   std::string scratch;
   const char c = peek();
   if (c == '"') {

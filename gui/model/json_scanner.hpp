@@ -34,6 +34,8 @@ class JsonScanner {
  private:
   std::string_view text_;
   size_t pos_ = 0;
+  static constexpr int kMaxDepth = 256;
+  int depth_ = 0;  // skip_value's nesting
 };
 
 // Iterates the members of an object: `for (JsonMembers m(s); m.next(key);) { ...value... }`.

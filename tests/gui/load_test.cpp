@@ -248,3 +248,9 @@ TEST_CASE(
   CHECK(t.lanes[0].tid == 2);
   CHECK(t.lanes[1].tid == 1);
 }
+
+TEST_CASE("values nested a hundred thousand deep are refused, not a stack overflow (found by fuzz_gui_trace)") {
+  const std::string deep = R"({"traceEvents":[{"name":"a","ph":"X","ts":0,"dur":1,"pid":0,"tid":1,"args":{"x":)" +
+                           std::string(100000, '[') + std::string(100000, ']') + "}}]}";
+  CHECK_THROWS_WITH(parse_trace(deep), Catch::Contains("nested more than 256 deep"));
+}
