@@ -20,6 +20,7 @@
 #include "calibrate/bench_util.hpp"
 #include "core/base/atomic_file.hpp"
 #include "core/base/error.hpp"
+#include "core/base/units.hpp"
 #include "core/calibration/calibration.hpp"
 #include "core/calibration/profile_reader.hpp"
 #include "core/plan/compiler.hpp"
@@ -259,6 +260,29 @@ ValidationReport compare_runs(const nlohmann::json& pm, const nlohmann::json& mm
   row("communication", "s", worker_mean(pm, "comm_s"), worker_mean(mm, "comm_s"));
   row("exposed communication", "s", worker_mean(pm, "exposed_comm_s"), worker_mean(mm, "exposed_comm_s"));
   row("throughput", "samples/s", pm.at("throughput_samples_per_s"), mm.at("throughput_samples_per_s"));
+  // Hybrid jobs: the pipeline bubble, and the exposed communication by what it is for.
+  if (pm.contains("bubble_fraction")) {
+    const auto bubble = [](const nlohmann::json& m) { return m.at("wait_by_cause_s").value("pipeline_bubble", 0.0); };
+    row("pipeline bubble", "s", bubble(pm), bubble(mm));
+    std::map<std::string, std::pair<double, double>> kinds;
+    const auto collect = [&kinds](const nlohmann::json& m, double std::pair<double, double>::*side) {
+      const auto found = m.find("exposed_comm_by_kind_s");
+      if (found == m.end()) return;
+      for (auto it = found->begin(); it != found->end(); ++it) kinds[it.key()].*side = it->get<double>();
+    };
+    collect(pm, &std::pair<double, double>::first);
+    collect(mm, &std::pair<double, double>::second);
+    for (const auto& [kind, v] : kinds) {
+      r.metrics.push_back(ValidationRow{"exposed communication: " + kind, "s", v.first, v.second, {v.second}});
+    }
+    // The largest rank's peak: the memory model's, and the real run's buffers (dtsim-real's real.memory).
+    double measured_peak = 0;
+    if (mm.contains("real") && mm["real"].contains("memory")) {
+      for (const auto& rank : mm["real"]["memory"])
+        measured_peak = std::max(measured_peak, rank["measured_peak_bytes"].get<double>());
+    }
+    if (pm.contains("memory") && measured_peak > 0) row("peak memory", "B", pm["memory"]["peak_bytes"], measured_peak);
+  }
   summarize(r);
   std::map<std::string, double> predicted;
   for (const auto& [kind, mean] : op_kind_means(pt, warmup)) predicted[kind] = mean;
@@ -333,12 +357,12 @@ void print_report(std::ostream& out, const ValidationReport& r) {
   const auto table = [&](const char* title, const std::vector<ValidationRow>& rows) {
     out << fmt::format("\n  {:<38} {:>14} {:>14} {:>9} {:>8}\n", title, "predicted", "measured", "error", "spread");
     for (const ValidationRow& x : rows) {
-      const bool secs = x.unit == "s";
-      out << fmt::format(
-          "  {:<38} {:>14} {:>14} {:>8.1f}% {:>7.1f}%\n", x.name,
-          secs ? fmt::format("{:.4g} ms", x.predicted * 1e3) : fmt::format("{:.4g} {}", x.predicted, x.unit),
-          secs ? fmt::format("{:.4g} ms", x.measured * 1e3) : fmt::format("{:.4g} {}", x.measured, x.unit),
-          x.error_pct(), x.spread_pct());
+      const auto value = [&x](double v) {
+        if (x.unit == "s") return fmt::format("{:.4g} ms", v * 1e3);
+        return x.unit == "B" ? format_bytes(v) : fmt::format("{:.4g} {}", v, x.unit);
+      };
+      out << fmt::format("  {:<38} {:>14} {:>14} {:>8.1f}% {:>7.1f}%\n", x.name, value(x.predicted), value(x.measured),
+                         x.error_pct(), x.spread_pct());
     }
   };
   if (r.repeats > 1) {

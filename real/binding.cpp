@@ -63,12 +63,6 @@ int shard_of(const Plan& plan, const JobPlan& job, int rank) {
   return index_of(job.servers, rank) >= 0 ? plan.ranks[rank].shard : -1;
 }
 
-Binding scratch(RankBinding& rb, double bytes) {
-  const std::int64_t n = elements_of(bytes);
-  rb.scratch_elements = std::max(rb.scratch_elements, n);
-  return Binding{BufferKind::Scratch, -1, 0, n, 0};
-}
-
 // Compressed parameter-server pushes: a worker's compress op (the push's dependency) and its push
 // become steps 0 and 1 of unit `shard`; a server's receives from workers and its decompress op,
 // steps 1 and 2 of its own shard.
@@ -100,8 +94,19 @@ void bind_compressed_pushes(const Plan& plan, const RankProgram& prog, int shard
 
 std::int64_t elements_of(double bytes) { return std::max<std::int64_t>(0, std::llround(bytes / 4.0)); }
 
+Binding scratch_binding(RankBinding& rb, double bytes, Stream lane) {
+  const std::int64_t n = elements_of(bytes);
+  auto& held = rb.lane_scratch[static_cast<size_t>(lane)];
+  held = std::max(held, n);
+  rb.scratch_elements = std::max(rb.scratch_elements, n);
+  Binding b{BufferKind::Scratch, -1, 0, n, 0};
+  b.lane = static_cast<int>(lane);
+  return b;
+}
+
 RankBinding bind_rank(const Plan& plan, int rank) {
   const RankProgram& prog = plan.ranks[rank];
+  if (prog.stage >= 0) return bind_hybrid(plan, rank);
   const JobPlan& job = plan.jobs[prog.job];
   RankBinding rb;
   rb.workers = static_cast<int>(job.workers.size());
@@ -140,7 +145,7 @@ RankBinding bind_rank(const Plan& plan, int rank) {
     }
     if (exchange && unit_ops > 0) {
       const auto* c = std::get_if<CollectiveOp>(&op.body);
-      b = c ? scratch(rb, c->bytes) : unit_range(bucket);
+      b = c ? scratch_binding(rb, c->bytes, op.stream) : unit_range(bucket);
       b.unit = bucket;
       b.step = step++;
       if (--unit_ops == 0) ++bucket;
@@ -153,7 +158,7 @@ RankBinding bind_rank(const Plan& plan, int rank) {
         b = Binding{BufferKind::Grads, -1, begin, end - begin, begin};
         ++bucket;
       } else {
-        b = scratch(rb, c->bytes);
+        b = scratch_binding(rb, c->bytes, op.stream);
       }
     } else if (const auto* s = std::get_if<SendOp>(&op.body)) {
       const int to_shard = shard_of(plan, job, s->peer);
@@ -163,7 +168,7 @@ RankBinding bind_rank(const Plan& plan, int rank) {
       } else if (shard >= 0 && index_of(job.workers, s->peer) >= 0) {  // a server's reply
         b = Binding{BufferKind::Params, -1, 0, rb.local_elements, rb.local_offset};
       } else {
-        b = scratch(rb, s->bytes);
+        b = scratch_binding(rb, s->bytes, op.stream);
       }
     } else if (const auto* r = std::get_if<RecvOp>(&op.body)) {
       const int from_shard = shard_of(plan, job, r->peer);
@@ -174,7 +179,7 @@ RankBinding bind_rank(const Plan& plan, int rank) {
       } else if (shard >= 0 && from_worker >= 0) {
         b = Binding{BufferKind::Inbox, from_worker, 0, rb.local_elements, rb.local_offset};
       } else {
-        b = scratch(rb, r->bytes);
+        b = scratch_binding(rb, r->bytes, op.stream);
       }
     } else if (std::holds_alternative<UpdateOp>(op.body)) {
       b = Binding{BufferKind::Params, -1, 0, rb.local_elements, rb.local_offset};

@@ -3,6 +3,7 @@
 // ops to the Observer; the launcher gathers every rank's records on rank 0.
 #pragma once
 
+#include <array>
 #include <cstdint>
 #include <memory>
 #include <stdexcept>
@@ -41,7 +42,11 @@ struct CheckRecord {
 // This rank's share of the results beyond the op records.
 struct RankReport {
   std::vector<CheckRecord> checks;
-  std::uint64_t model_hash = 0;  // FNV-1a of a worker's parameters after the run (0 on servers)
+  std::uint64_t model_hash = 0;            // FNV-1a of a worker's parameters after the run (0 on servers)
+  int replica_group = -1;                  // whose parameters must equal this rank's (binding.hpp replica_group)
+  bool agreement_required = true;          // false where each rank steps its own shard (ZeRO)
+  double memory_peak = 0;                  // the plan buffers' high-water mark, bytes (memory_meter.hpp)
+  std::array<double, 4> memory_at_peak{};  // by MemoryUse: parameters, gradients, activations, communication
   double flops_planned = 0;
   double flops_executed = 0;
   double elements_sent = 0;    // floats this rank sent

@@ -206,11 +206,11 @@ void check_supported(const Scenario& s, const std::string& backend) {
                        fmt::format("{}: dtsim-real runs {} (backup workers and gossip run in the simulator: dtsim run)",
                                    key, spoken_list(real_policies(false))));
     }
-    if (job.strategy.kind == StrategyKind::Hybrid) {
+    if (job.strategy.kind == StrategyKind::Hybrid && backend == "cuda") {
       const std::string key = s.job_key(j, "strategy.kind");
       throw InputError(s.location_of(key),
-                       fmt::format("{}: dtsim-real runs allreduce and parameter_server jobs; hybrid plans run in the "
-                                   "simulator for now (dtsim run)",
+                       fmt::format("{}: dtsim-real --backend cuda runs allreduce and parameter_server jobs; hybrid "
+                                   "plans run with --backend cpu (and in the simulator: dtsim run)",
                                    key));
     }
     if (!job.stragglers.speed_profile.times.empty() || job.strategy.dynamic_batch) {
@@ -376,7 +376,8 @@ int launch(const LaunchOptions& given, HostComm& world, const ExecutorFactory& m
   Recorder recorder;
   const RunInfo info = executor->run(plan, recorder);
   const RankReport mine = executor->report();
-  const std::vector<OpRecord> records = gather_records(recorder.records(), world);
+  std::vector<OpRecord> records = gather_records(recorder.records(), world);
+  start_sends_at_rendezvous(plan, records);
   const std::vector<std::string> reports = world.gather(report_to_json(mine).dump());
   const double wall = world.allreduce_value(info.wall_time_s, HostComm::Reduce::Max);
   if (world.rank() != 0) return 0;
@@ -402,6 +403,7 @@ int launch(const LaunchOptions& given, HostComm& world, const ExecutorFactory& m
                      {"ranks", summary.ranks},
                      {"scenario_overrides", overrides},
                      {"flops_straggler", summary.flops_straggler},
+                     {"memory", summary.memory},
                      {"staleness", measured_staleness(plan, summary)},
                      {"simulate_with", simulate_command(o, out)}};
   std::error_code ec;

@@ -21,6 +21,14 @@ double auto_compute_scale(const Plan& plan) {
 }
 
 void scale_plan(Plan& plan, double compute_scale, double comm_scale) {
+  // The memory model's bytes follow the model's size: every category scales with the bytes.
+  for (JobPlan& job : plan.jobs) {
+    for (StageMemory& stage : job.memory) {
+      for (double* b : {&stage.bytes.parameters, &stage.bytes.gradients, &stage.bytes.optimizer,
+                        &stage.bytes.activations, &stage.bytes.communication})
+        *b *= comm_scale;
+    }
+  }
   for (RankProgram& r : plan.ranks) {
     for (Op& op : r.ops) {
       if (auto* c = std::get_if<ComputeOp>(&op.body)) {

@@ -1,7 +1,8 @@
 // Shrinking a Plan so it runs on a small machine: --compute-scale multiplies the FLOPs (and
 // memory traffic) of every compute and update op, --comm-scale the bytes of every collective
 // and transfer (and so the size of the real model). The scaled Plan is what runs, what the trace
-// shows and what metrics.json counts; metrics.json records both factors.
+// shows and what metrics.json counts; metrics.json records both factors. The memory model's
+// bytes (JobPlan::memory) scale with --comm-scale too: they are the scaled run's prediction.
 #pragma once
 
 #include "core/plan/plan.hpp"

@@ -4,6 +4,7 @@
 
 #include <algorithm>
 #include <cstring>
+#include <vector>
 
 namespace dtsim::real {
 namespace {
@@ -111,6 +112,110 @@ CheckResult check_output(CollectiveKind kind, const ChunkLayout& layout, const G
     }
     check_periodic(buffer.subspan(static_cast<std::size_t>(layout.begin(c)), static_cast<std::size_t>(layout.size(c))),
                    want, r);
+  }
+  return r;
+}
+
+void fill_message(std::span<float> out, int tag, int salt) {
+  constexpr int kWrap = 1 << 24;
+  if (out.size() > 0) out[0] = static_cast<float>(tag % kWrap);
+  if (out.size() > 1) out[1] = static_cast<float>(salt % kWrap);
+  if (out.size() > 2) fill_contributions(out.subspan(2), 2, tag, salt);
+}
+
+CheckResult check_message(std::span<const float> in, int tag, int salt) {
+  std::vector<float> want(std::min<std::size_t>(in.size(), 2));
+  fill_message(want, tag, salt);
+  CheckResult r;
+  for (std::size_t e = 0; e < want.size(); ++e) {
+    r.checksum += in[e];
+    r.expected += want[e];
+    r.mismatched += in[e] != want[e];
+    ++r.checked;
+  }
+  if (in.size() > 2) {
+    float body[8];
+    for (int j = 0; j < 8; ++j) body[j] = contribution(2 + j, tag, salt);
+    check_periodic(in.subspan(2), body, r);
+  }
+  return r;
+}
+
+namespace {
+
+// The GEMM's operands: small integers -2..2 (salt: the iteration, so every iteration differs).
+float small(std::int64_t v) { return static_cast<float>(v % 5 - 2); }
+float x_at(std::int64_t row, int q, int salt) { return small(3 * row + 7 * q + salt); }
+float w_at(int q, int col, int salt) { return small(2 * q + 3 * col + 2 * salt + 1); }
+
+// Elements [first, first + out.size()) of the product over the inner indices [q0, q1).
+void gemm_elements(std::int64_t first, int q0, int q1, int salt, std::span<float> out) {
+  const int k = q1 - q0;
+  std::vector<float> w(static_cast<std::size_t>(k) * kGemmCols);
+  for (int q = 0; q < k; ++q) {
+    for (int j = 0; j < kGemmCols; ++j) w[static_cast<std::size_t>(q * kGemmCols + j)] = w_at(q0 + q, j, salt);
+  }
+  std::vector<float> x(static_cast<std::size_t>(k));
+  std::int64_t row = -1;
+  for (std::size_t idx = 0; idx < out.size(); ++idx) {
+    const std::int64_t e = first + static_cast<std::int64_t>(idx);
+    const std::int64_t i = e / kGemmCols;
+    const int j = static_cast<int>(e % kGemmCols);
+    if (i != row) {
+      row = i;
+      for (int q = 0; q < k; ++q) x[static_cast<std::size_t>(q)] = x_at(i, q0 + q, salt);
+    }
+    float sum = 0;
+    for (int q = 0; q < k; ++q) sum += x[static_cast<std::size_t>(q)] * w[static_cast<std::size_t>(q * kGemmCols + j)];
+    out[idx] = sum;
+  }
+}
+
+}  // namespace
+
+float gemm_partial(std::int64_t e, int r, int salt) {
+  float v = 0;
+  gemm_elements(e, r * kGemmInner, (r + 1) * kGemmInner, salt, std::span<float>(&v, 1));
+  return v;
+}
+
+float gemm_full(std::int64_t e, int t, int salt) {
+  float v = 0;
+  gemm_elements(e, 0, t * kGemmInner, salt, std::span<float>(&v, 1));
+  return v;
+}
+
+void fill_gemm_input(CollectiveKind kind, const ChunkLayout& layout, const GroupShape& group, int me, int salt,
+                     std::span<float> buffer) {
+  for (int c = 0; c < layout.chunks; ++c) {
+    const std::span<float> part =
+        buffer.subspan(static_cast<std::size_t>(layout.begin(c)), static_cast<std::size_t>(layout.size(c)));
+    if (reduces(kind)) {
+      gemm_elements(layout.begin(c), me * kGemmInner, (me + 1) * kGemmInner, salt, part);
+    } else if (kind == CollectiveKind::Broadcast ? me == group.root : owner(kind, layout, group, c) == me) {
+      gemm_elements(layout.begin(c), 0, group.size * kGemmInner, salt, part);
+    } else {
+      std::fill(part.begin(), part.end(), kEmpty);
+    }
+  }
+}
+
+CheckResult check_gemm_output(CollectiveKind kind, const ChunkLayout& layout, const GroupShape& group, int me, int salt,
+                              std::span<const float> buffer) {
+  CheckResult r;
+  std::vector<float> want;
+  for (int c = 0; c < layout.chunks; ++c) {
+    if (kind == CollectiveKind::Reduce && me != group.root) break;
+    if (kind == CollectiveKind::ReduceScatter && owner(kind, layout, group, c) != me) continue;
+    want.resize(static_cast<std::size_t>(layout.size(c)));
+    gemm_elements(layout.begin(c), 0, group.size * kGemmInner, salt, want);
+    const std::span<const float> have = buffer.subspan(static_cast<std::size_t>(layout.begin(c)), want.size());
+    for (std::size_t e = 0; e < want.size(); ++e) {
+      r.checksum += have[e];
+      r.expected += want[e];
+      r.mismatched += have[e] != want[e];
+    }
+    r.checked += static_cast<std::int64_t>(want.size());
   }
   return r;
 }

@@ -64,6 +64,25 @@ class SumTable {
   float sums_[8] = {};
 };
 
+// A pipeline message (a stage's activation, or its gradient going back) with tag `tag` in iteration
+// `salt`: elements 0 and 1 say the tag and the iteration (mod 2^24, exact in fp32), the rest the
+// pattern of contribution(e, tag, salt); a message of another micro-batch or iteration fails the check.
+void fill_message(std::span<float> out, int tag, int salt);
+CheckResult check_message(std::span<const float> in, int tag, int salt);
+
+// Tensor-parallel collectives carry a row-parallel GEMM's output C = X W, [rows x kGemmCols] in
+// row-major order, X and W of small integers (every sum exact in fp32), the inner dimension
+// kGemmInner x t split over the group's t ranks: rank r holds C_r, the product of its slices, and
+// the reduction must give the unsplit product. A gather's chunks are pieces of C itself.
+inline constexpr int kGemmCols = 64;
+inline constexpr int kGemmInner = 8;                  // per rank
+float gemm_partial(std::int64_t e, int r, int salt);  // C_r[e]
+float gemm_full(std::int64_t e, int t, int salt);     // C[e] = sum over r < t of C_r[e], computed unsplit
+void fill_gemm_input(CollectiveKind kind, const ChunkLayout& layout, const GroupShape& group, int me, int salt,
+                     std::span<float> buffer);
+CheckResult check_gemm_output(CollectiveKind kind, const ChunkLayout& layout, const GroupShape& group, int me, int salt,
+                              std::span<const float> buffer);
+
 // FNV-1a over the bytes of the floats (a model's fingerprint).
 std::uint64_t hash_floats(const float* data, std::int64_t n);
 

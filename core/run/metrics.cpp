@@ -40,7 +40,9 @@ struct CompositeRecord {
 struct RankIntervals {
   std::vector<Interval> compute;
   std::vector<Interval> comm;
+  std::map<std::string, std::vector<Interval>> comm_by_kind;  // comm, split by comm_kind
   std::vector<CompositeRecord> composites;
+  double blocks_alone = 0;  // communication of composites that overlap nothing (all exposed)
 
   // (compute, communication, exposed communication), each the length of a union.
   std::tuple<double, double, double> lengths(const std::vector<CompositeTiming>& timings) {
@@ -70,6 +72,11 @@ struct RankIntervals {
       for (const auto& [a, b] : t.compute) more_compute.emplace_back(r.start + a * scale, r.start + b * scale);
       for (const auto& [a, b] : t.comm) more_comm.emplace_back(r.start + a * scale, r.start + b * scale);
     }
+    blocks_alone = whole_comm;
+    if (!more_comm.empty()) {
+      auto& blocks = comm_by_kind["blocks"];
+      blocks.insert(blocks.end(), more_comm.begin(), more_comm.end());
+    }
     if (!more_compute.empty() || !more_comm.empty()) {
       compute.insert(compute.end(), more_compute.begin(), more_compute.end());
       comm.insert(comm.end(), more_comm.begin(), more_comm.end());
@@ -78,6 +85,17 @@ struct RankIntervals {
     }
     return {intervals_length(compute) + whole_compute, intervals_length(comm) + whole_comm,
             length_minus(comm, compute) + whole_comm};
+  }
+
+  // After lengths(): each kind's communication not under compute.
+  std::map<std::string, double> exposed_by_kind() {
+    std::map<std::string, double> out;
+    for (auto& [kind, intervals] : comm_by_kind) {
+      merge_intervals(intervals);
+      out[kind] = length_minus(intervals, compute);
+    }
+    if (blocks_alone > 0) out["blocks"] += blocks_alone;
+    return out;
   }
 };
 
@@ -178,6 +196,16 @@ void async_metrics(const Plan& plan, const std::vector<OpRecord>& records, int j
 
 }  // namespace
 
+std::string comm_kind(const Plan& plan, int rank, const OpBody& body) {
+  if (const auto* c = std::get_if<CollectiveOp>(&body)) return std::string(group_kind_name(plan.groups[c->group].kind));
+  if (std::holds_alternative<SendOp>(body) || std::holds_alternative<RecvOp>(body)) {
+    return plan.ranks[rank].stage >= 0 ? "pipeline" : "p2p";
+  }
+  if (std::holds_alternative<GossipOp>(body)) return "gossip";
+  if (const auto* c = std::get_if<ComputeOp>(&body); c && c->composite >= 0) return "blocks";
+  return "other";
+}
+
 Metrics compute_metrics(const Plan& plan, const std::vector<OpRecord>& records, const RunInfo& info, int job) {
   const std::vector<CompositeTiming>& composites = info.composites;
   if (composites.size() != plan.composites.size()) {
@@ -226,6 +254,8 @@ Metrics compute_metrics(const Plan& plan, const std::vector<OpRecord>& records, 
       busy[r.rank].composites.push_back({r.start, r.end, c->composite});
     } else {
       (is_compute(op.body) ? busy[r.rank].compute : busy[r.rank].comm).emplace_back(r.start, r.end);
+      if (!is_compute(op.body))
+        busy[r.rank].comm_by_kind[comm_kind(plan, r.rank, op.body)].emplace_back(r.start, r.end);
     }
     bytes[r.rank] += wire_bytes(r.rank, op.body);
   }
@@ -244,6 +274,7 @@ Metrics compute_metrics(const Plan& plan, const std::vector<OpRecord>& records, 
     rm.compute_s = compute_s * per_it;
     rm.comm_s = comm_s * per_it;
     rm.exposed_comm_s = exposed_s * per_it;
+    for (const auto& [kind, exposed] : busy[i].exposed_by_kind()) rm.exposed_by_kind[kind] = exposed * per_it;
     // Asynchronous workers each run their own iterations: each is measured over its own window.
     const double own = jp.asynchronous ? spans[i].second - spans[i].first : window;
     rm.wait_s = std::max(0.0, own * per_it - rm.compute_s - rm.exposed_comm_s);
@@ -258,6 +289,7 @@ Metrics compute_metrics(const Plan& plan, const std::vector<OpRecord>& records, 
       m.wait_fraction += rm.wait_s / it / m.workers;
       m.wait_by_cause += rm.wait_by_cause.scaled(1.0 / m.workers);
       m.bubble_fraction += rm.wait_by_cause.pipeline / it / m.workers;
+      for (const auto& [kind, exposed] : rm.exposed_by_kind) m.exposed_by_kind[kind] += exposed / m.workers;
     }
     m.ranks.push_back(rm);
   }
@@ -337,7 +369,8 @@ nlohmann::json metrics_to_json(const Metrics& m) {
                      {"exposed_comm_s", r.exposed_comm_s},
                      {"wait_s", r.wait_s},
                      {"wait_by_cause_s", causes_json(r.wait_by_cause, false)},
-                     {"bytes_sent", r.bytes_sent}});
+                     {"bytes_sent", r.bytes_sent},
+                     {"exposed_comm_by_kind_s", r.exposed_by_kind}});
     if (r.stage >= 0 && static_cast<size_t>(r.stage) < m.memory.size()) {
       ranks.back()["stage"] = r.stage;
       ranks.back()["memory_peak_bytes"] = m.memory[static_cast<size_t>(r.stage)].bytes.total();
@@ -357,6 +390,7 @@ nlohmann::json metrics_to_json(const Metrics& m) {
                      {"compute_fraction", m.compute_fraction},
                      {"comm_fraction", m.comm_fraction},
                      {"exposed_comm_fraction", m.exposed_comm_fraction},
+                     {"exposed_comm_by_kind_s", m.exposed_by_kind},
                      {"wait_fraction", m.wait_fraction},
                      {"wait_by_cause_s", causes_json(m.wait_by_cause, true)},
                      {"bytes_on_wire_per_iteration", m.bytes_on_wire_per_iteration},

@@ -37,7 +37,17 @@ struct RankMetrics {
   WaitCauses wait_by_cause;   // wait_s by cause, per iteration (failure: job-wide, not per rank)
   double bytes_sent = 0;      // per iteration
   int stage = -1;             // hybrid plans: its pipeline stage (its peak memory is the stage's)
+  // exposed_comm_s by what the communication is for (comm_kind): each kind's communication not
+  // hidden under compute, per iteration. Kinds running at once are each counted in full, so the
+  // sum can exceed exposed_comm_s.
+  std::map<std::string, double> exposed_by_kind;
 };
+
+// What a communication op is for, as metrics name it: its group's kind for a collective ("tensor",
+// "context", "expert", "data", "expert_data", "pipeline", "model"), "pipeline" for a hybrid plan's
+// sends and receives, "p2p" for other sends and receives (parameter servers), "gossip"; a
+// composite's communication (PlanDetail::Blocks) is "blocks", not split further.
+std::string comm_kind(const Plan& plan, int rank, const OpBody& body);
 
 struct Metrics {
   std::string scenario;
@@ -66,6 +76,7 @@ struct Metrics {
   // Hybrid jobs: the pipeline bubble (mean over workers of their pipeline waiting / iteration time),
   // and each stage's peak memory per rank against the device's capacity.
   double bubble_fraction = 0;
+  std::map<std::string, double> exposed_by_kind;  // RankMetrics::exposed_by_kind, mean over workers (seconds)
   std::vector<StageMemory> memory;
   double device_memory = 0;
   double peak_memory() const;         // the largest stage's total, 0 without a memory model

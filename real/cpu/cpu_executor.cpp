@@ -59,7 +59,7 @@ void CpuExecutor::setup(const Plan& plan) {
   MPI_Group_free(&world_group);
 
   setup_codecs(plan);
-  std::int64_t scratch = binding_.scratch_elements;
+  std::array<std::int64_t, 3> scratch = binding_.lane_scratch;
   for (const Op& op : program_->ops) {
     const auto* c = std::get_if<CollectiveOp>(&op.body);
     if (!c) continue;
@@ -72,7 +72,8 @@ void CpuExecutor::setup(const Plan& plan) {
     const std::int64_t elements = b.unit >= 0
                                       ? static_cast<std::int64_t>(codecs_.at(b.unit).codec->wire(b.step == 3).size())
                                       : buffer_elements(c->kind, cs.shape.size, b.elements);
-    if (b.buffer == BufferKind::Scratch && b.unit < 0) scratch = std::max(scratch, elements);
+    auto& lane = scratch[static_cast<size_t>(b.lane)];
+    if (b.buffer == BufferKind::Scratch && b.unit < 0) lane = std::max(lane, elements);
     if (b.unit >= 0) codecs_.at(b.unit).comm = group_comms_.at(c->group);
     if (options_.mpi_collectives) {
       cs.layout = ChunkLayout{elements, native_chunks(c->kind, cs.shape.size)};
@@ -82,7 +83,14 @@ void CpuExecutor::setup(const Plan& plan) {
     }
     collectives_[op.id] = std::move(cs);
   }
-  scratch_.assign(static_cast<size_t>(scratch), 0.0f);
+  for (size_t lane = 0; lane < scratch_.size(); ++lane) scratch_[lane].assign(static_cast<size_t>(scratch[lane]), 0.0f);
+  messages_.assign(binding_.message_elements.size(), {});
+  const auto bytes = [](const std::vector<float>& v) { return 4.0 * static_cast<double>(v.size()); };
+  meter_.add(MemoryUse::Parameters, bytes(params_));
+  meter_.add(MemoryUse::Gradients, bytes(grads_));
+  for (const auto& lane : scratch_) meter_.add(MemoryUse::Communication, bytes(lane));
+  for (const auto& in : inbox_) meter_.add(MemoryUse::Communication, bytes(in));
+  setup_stash(plan);
   setup_shared(plan);
   board_ = std::make_unique<OpBoard>(*program_, plan.warmup + plan.iterations, policy_);
 }
@@ -94,7 +102,8 @@ std::span<float> CpuExecutor::buffer(const Binding& b) {
     case BufferKind::Params:
     case BufferKind::Aggregate: v = &params_; break;
     case BufferKind::Inbox: v = &inbox_.at(static_cast<size_t>(b.inbox)); break;
-    case BufferKind::Scratch: v = &scratch_; break;
+    case BufferKind::Scratch: v = &scratch_.at(static_cast<size_t>(b.lane)); break;
+    case BufferKind::Message: v = &messages_.at(static_cast<size_t>(b.message)); break;
     case BufferKind::None: return {};
   }
   return std::span<float>(*v).subspan(static_cast<size_t>(b.offset), static_cast<size_t>(b.elements));
@@ -118,6 +127,10 @@ void CpuExecutor::stream_loop(Stream stream, int iterations) {
       }
       const Binding& b = binding_.ops[op.id];
       if (b.unit >= 0 && b.step == 0) fill_unit(k, op);  // the backward pass's gradients, untimed
+      if (stash_begin_[static_cast<size_t>(op.id)]) {
+        stash_[op.micro_batch].emplace_back(new float[static_cast<size_t>(stash_bytes_ / 4)]);
+        meter_.add(MemoryUse::Activations, stash_bytes_);
+      }
       const double start = clock_.now();
       // A GEMM or an update running: the comm thread's waits back off meanwhile (poll_while_idle).
       const bool busy = stream == Stream::Compute && is_compute(op.body);
@@ -148,6 +161,10 @@ void CpuExecutor::stream_loop(Stream stream, int iterations) {
       straggle(k, op);
       if (busy) --computing_;
       record(k, op, start, clock_.now());
+      if (stash_end_[static_cast<size_t>(op.id)] && !stash_[op.micro_batch].empty()) {
+        stash_[op.micro_batch].pop_back();
+        meter_.release(MemoryUse::Activations, stash_bytes_);
+      }
       if (b.unit >= 0 && b.step > 0) check_codec(k, op);  // after the decompress, untimed
       board_->finish(k, op.id);
     }
@@ -207,6 +224,8 @@ void CpuExecutor::posted_loop(int iterations) {
           continue;
         }
         record(k, *it->op, it->start, clock_.now());
+        check_received(k, *it->op);
+        release_message(*it->op);
         board_->finish(k, it->op->id);
         it = active.erase(it);
         progressed = true;
@@ -266,13 +285,43 @@ RankReport CpuExecutor::report() const {
   for (const auto& [id, check] : checks_) r.checks.push_back(check);
   if (program_ && program_->role == Role::Worker) {
     r.model_hash = hash_floats(params_.data(), static_cast<std::int64_t>(params_.size()));
+    r.replica_group = replica_group(*plan_, rank_);
+    r.agreement_required = binding_.replicas_agree;
   }
+  r.memory_peak = meter_.peak();
+  r.memory_at_peak = meter_.at_peak();
   r.flops_planned = flops_planned_;
   r.flops_executed = flops_executed_;
   r.elements_sent = elements_sent_;
   r.flops_straggler = flops_straggler_;
   r.staleness = staleness_;
   return r;
+}
+
+void CpuExecutor::setup_stash(const Plan& plan) {
+  stash_begin_.assign(program_->ops.size(), 0);
+  stash_end_.assign(program_->ops.size(), 0);
+  const JobPlan& job = plan.jobs[program_->job];
+  if (program_->stage < 0 || static_cast<size_t>(program_->stage) >= job.memory.size()) return;
+  const StageMemory& stage = job.memory[static_cast<size_t>(program_->stage)];
+  stash_bytes_ = stage.bytes.activations / std::max(1, stage.micro_batches_in_flight);
+  // Runs: consecutive compute kernels of one micro-batch in one direction (recompute is backward's).
+  int last = -1, last_mb = -1;
+  bool last_forward = false;
+  for (const Op& op : program_->ops) {
+    const bool pass = op.phase == Phase::Forward || op.phase == Phase::Backward || op.phase == Phase::Recompute;
+    if (op.stream != Stream::Compute || !std::holds_alternative<ComputeOp>(op.body) || !pass || op.micro_batch < 0)
+      continue;
+    const bool forward = op.phase == Phase::Forward;
+    if (last < 0 || op.micro_batch != last_mb || forward != last_forward) {
+      if (last >= 0 && !last_forward) stash_end_[static_cast<size_t>(last)] = 1;
+      if (forward) stash_begin_[static_cast<size_t>(op.id)] = 1;
+    }
+    last = op.id;
+    last_mb = op.micro_batch;
+    last_forward = forward;
+  }
+  if (last >= 0 && !last_forward) stash_end_[static_cast<size_t>(last)] = 1;
 }
 
 std::string CpuExecutor::device() const {

@@ -9,14 +9,17 @@
 // the core to the compute thread.
 #pragma once
 
+#include <array>
 #include <atomic>
 #include <map>
+#include <memory>
 #include <mutex>
 
 #include "real/binding.hpp"
 #include "real/codec.hpp"
 #include "real/cpu/eigen_gemms.hpp"
 #include "real/executor.hpp"
+#include "real/memory_meter.hpp"
 #include "real/op_board.hpp"
 #include "real/values.hpp"
 
@@ -53,6 +56,18 @@ class CpuExecutor : public RealExecutor {
   void run_aggregate(int k, const Op& op);
   void run_collective(int k, const Op& op);
   void run_p2p_blocking(int k, const Op& op);
+  // Waits (politely) until a message from `peer` with `tag` has arrived or been announced.
+  void await_message(int peer, int tag);
+  // A pipeline message's buffer, allocated when the send is filled or the receive posted, released
+  // when the transfer (and a receive's check) is done.
+  void acquire_message(const Binding& b);
+  void release_message(const Op& op);
+  // Activations kept for the backward pass (hybrid plans): one stash per micro-batch's forward run
+  // through the stage (or chunk), of the memory model's bytes per micro-batch in flight, allocated
+  // when the run starts and released when its backward run ends (setup_stash marks the ops).
+  void setup_stash(const Plan& plan);
+  // A received pipeline message checked against what its sender wrote (values.hpp check_message).
+  void check_received(int k, const Op& op);
   // Starts a send or receive; fills a worker's gradients before a push.
   MPI_Request start_p2p(int k, const Op& op);
   void execute_flops(double flops);
@@ -81,7 +96,13 @@ class CpuExecutor : public RealExecutor {
   const Plan* plan_ = nullptr;
   const RankProgram* program_ = nullptr;
   RankBinding binding_;
-  std::vector<float> params_, grads_, scratch_;
+  std::vector<float> params_, grads_;
+  std::array<std::vector<float>, 3> scratch_;                   // per stream (Binding::lane)
+  std::vector<std::vector<float>> messages_;                    // pipeline messages (Binding::message), while in flight
+  MemoryMeter meter_;                                           // the plan buffers' bytes alive, and their peak
+  double stash_bytes_ = 0;                                      // one micro-batch's activations kept on this stage
+  std::vector<char> stash_begin_, stash_end_;                   // per op: a forward run starts, a backward run ends
+  std::map<int, std::vector<std::unique_ptr<float[]>>> stash_;  // by micro-batch, a stack of chunks
   std::vector<std::vector<float>> inbox_;
   EigenGemms gemms_;
   std::map<int, MPI_Comm> group_comms_;         // plan group -> its communicator

@@ -1,5 +1,8 @@
 // The bodies of one rank's ops on the CPU: GEMMs, the SGD step, a server's aggregation,
 // collectives and point-to-point transfers on the real buffers, with their checks.
+#include <chrono>
+#include <thread>
+
 #include <fmt/format.h>
 
 #include "core/base/error.hpp"
@@ -103,11 +106,17 @@ void CpuExecutor::run_collective(int k, const Op& op) {
     elements_sent_ += static_cast<double>(sent);
     return;
   }
-  std::span<float> buf = b.buffer == BufferKind::Scratch
-                             ? std::span<float>(scratch_).first(static_cast<size_t>(cs.layout.elements))
-                             : buffer(b);
+  std::span<float> buf =
+      b.buffer == BufferKind::Scratch
+          ? std::span<float>(scratch_.at(static_cast<size_t>(b.lane))).first(static_cast<size_t>(cs.layout.elements))
+          : buffer(b);
   const GroupShape shape = cs.shape;
-  fill_input(c.kind, cs.layout, shape, cs.me, k, b.model_offset, buf);
+  const bool gemm = b.values == Values::TensorGemm;
+  if (gemm) {
+    fill_gemm_input(c.kind, cs.layout, shape, cs.me, k, buf);
+  } else {
+    fill_input(c.kind, cs.layout, shape, cs.me, k, b.model_offset, buf);
+  }
   const double start = clock_.now();
   const std::int64_t sent = options_.mpi_collectives ? run_native(c.kind, cs.layout, shape, buf, cs.me, cs.comm)
                                                      : run_schedule(cs.schedule, cs.layout, buf, cs.me, cs.comm);
@@ -116,13 +125,31 @@ void CpuExecutor::run_collective(int k, const Op& op) {
     std::lock_guard lock(mutex_);
     elements_sent_ += static_cast<double>(sent);
   }
-  const CheckResult r = check_output(c.kind, cs.layout, shape, cs.me, k, b.model_offset, buf);
-  add_check(op, std::string(collective_name(c.kind)),
-            options_.mpi_collectives ? std::string("mpi") : std::string(c.algorithm->name()), cs.layout.elements, r);
+  const CheckResult r = gemm ? check_gemm_output(c.kind, cs.layout, shape, cs.me, k, buf)
+                             : check_output(c.kind, cs.layout, shape, cs.me, k, b.model_offset, buf);
+  add_check(
+      op,
+      gemm ? fmt::format("{} (tensor-parallel GEMM)", collective_name(c.kind)) : std::string(collective_name(c.kind)),
+      options_.mpi_collectives ? std::string("mpi") : std::string(c.algorithm->name()), cs.layout.elements, r);
+}
+
+void CpuExecutor::acquire_message(const Binding& b) {
+  if (b.buffer != BufferKind::Message) return;
+  messages_.at(static_cast<size_t>(b.message)).resize(static_cast<size_t>(b.elements));
+  meter_.add(MemoryUse::Communication, 4.0 * static_cast<double>(b.elements));
+}
+
+void CpuExecutor::release_message(const Op& op) {
+  const Binding& b = binding_.ops[op.id];
+  if (b.buffer != BufferKind::Message) return;
+  std::vector<float>& m = messages_.at(static_cast<size_t>(b.message));
+  meter_.release(MemoryUse::Communication, 4.0 * static_cast<double>(m.size()));
+  std::vector<float>().swap(m);
 }
 
 MPI_Request CpuExecutor::start_p2p(int k, const Op& op) {
   const Binding& b = binding_.ops[op.id];
+  acquire_message(b);
   std::span<float> buf = buffer(b);
   MPI_Request request = MPI_REQUEST_NULL;
   if (b.unit >= 0) {  // a compressed push, or its receipt at the server
@@ -134,6 +161,8 @@ MPI_Request CpuExecutor::start_p2p(int k, const Op& op) {
   if (const auto* s = std::get_if<SendOp>(&op.body)) {
     if (b.buffer == BufferKind::Grads && b.unit < 0) {  // a worker's push: this iteration's gradients
       fill_contributions(buf, b.model_offset, binding_.worker_index, k);
+    } else if (b.buffer == BufferKind::Message) {  // a stage's activation or activation gradient
+      fill_message(buf, s->tag, k);
     }
     check_mpi(MPI_Isend(buf.data(), count, MPI_FLOAT, s->peer, s->tag, p2p_, &request), "MPI_Isend");
     std::lock_guard lock(mutex_);
@@ -146,10 +175,38 @@ MPI_Request CpuExecutor::start_p2p(int k, const Op& op) {
 }
 
 void CpuExecutor::run_p2p_blocking(int k, const Op& op) {
+  // A stage's receive starts, as the engines time it, when its neighbour has sent: the wait before
+  // is the pipeline bubble (waiting in metrics.json), not communication.
+  if (const auto* r = std::get_if<RecvOp>(&op.body); r && binding_.ops[op.id].buffer == BufferKind::Message) {
+    await_message(r->peer, r->tag);
+  }
   const double start = clock_.now();
   MPI_Request request = start_p2p(k, op);
   wait_all(std::span<MPI_Request>(&request, 1), &cancel_);
   record(k, op, start, clock_.now());
+  check_received(k, op);
+  release_message(op);
+}
+
+void CpuExecutor::await_message(int peer, int tag) {
+  for (int idle = 0;; ++idle) {
+    if (cancel_) throw RuntimeError("cancelled: another stream of this rank failed");
+    int there = 0;
+    check_mpi(MPI_Iprobe(peer, tag, p2p_, &there, MPI_STATUS_IGNORE), "MPI_Iprobe");
+    if (there) return;
+    if (idle < 200) {
+      std::this_thread::yield();
+    } else {
+      std::this_thread::sleep_for(std::chrono::microseconds(20));
+    }
+  }
+}
+
+void CpuExecutor::check_received(int k, const Op& op) {
+  const Binding& b = binding_.ops[op.id];
+  const auto* r = std::get_if<RecvOp>(&op.body);
+  if (!r || b.buffer != BufferKind::Message) return;
+  add_check(op, "pipeline message", "mpi", b.elements, check_message(buffer(b), r->tag, k));
 }
 
 void CpuExecutor::add_check(const Op& op, std::string kind, std::string algorithm, std::int64_t elements,

@@ -40,6 +40,7 @@ float* CudaExecutor::buffer(const Binding& b) {
     case BufferKind::Aggregate: return params_ + b.offset;
     case BufferKind::Inbox: return inbox_.at(static_cast<size_t>(b.inbox)) + b.offset;
     case BufferKind::Scratch: return scratch_ + b.offset;
+    case BufferKind::Message: return nullptr;  // hybrid plans: refused by this backend (launch.cpp)
     case BufferKind::None: return nullptr;
   }
   return nullptr;

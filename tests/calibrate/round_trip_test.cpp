@@ -5,6 +5,7 @@
 #include <catch2/catch.hpp>
 
 #include <cmath>
+#include <map>
 
 #include <yaml-cpp/yaml.h>
 
@@ -50,9 +51,9 @@ TEST_CASE("calibrate --quick on 2 ranks, then validate a 2-rank ring job with th
     const std::string kernel(name);
     INFO(kernel);
     REQUIRE(p->compression.count(kernel));
-    const FittedCurve& c = p->compression.at(kernel);
-    CHECK(c.samples.size() >= 3);
-    CHECK(c.fit.time(4 << 20) > c.fit.time(64 << 10));
+    const FittedCurve& curve = p->compression.at(kernel);
+    CHECK(curve.samples.size() >= 3);
+    CHECK(curve.fit.time(4 << 20) > curve.fit.time(64 << 10));
   }
 
   const auto val =
@@ -96,4 +97,31 @@ TEST_CASE("calibrate --quick on 2 ranks, then validate a 2-rank ring job with th
   CHECK(real.at("engine") == "cpu");
   CHECK(real.at("bytes_on_wire_per_iteration") == sim.at("bytes_on_wire_per_iteration"));
   CHECK(real.at("iterations") == sim.at("iterations"));
+}
+
+TEST_CASE("validate of a 2-stage pipeline reports its bubble, exposure by kind and peak memory beside the simulation",
+          "[mpi][hybrid]") {
+  const std::string dir = test::temp_dir("validate-hybrid");
+  const auto val = test::run_dtsim(
+      "validate scenarios/hybrid_pipeline_cpu.yaml --backend cpu --repeats 1 --calibration "
+      "tests/calibrate/data/profile_measured.yaml --mpirun '" +
+          std::string(DTSIM_MPIEXEC) + " --oversubscribe' --out '" + dir + "'",
+      "validate-hybrid");
+  INFO(val.out << val.err);
+  REQUIRE(val.code == 0);
+  const nlohmann::json j = nlohmann::json::parse(test::slurp(dir + "/validation.json"));
+  std::map<std::string, nlohmann::json> rows;
+  for (const auto& row : j.at("metrics")) rows[row.at("name")] = row;
+  for (const char* name : {"iteration time", "pipeline bubble", "exposed communication: pipeline", "peak memory"}) {
+    INFO(name);
+    REQUIRE(rows.count(name));
+    CHECK(rows[name].at("predicted").get<double>() > 0);
+    CHECK(rows[name].at("measured").get<double>() > 0);
+  }
+  // Both sides hold the same memory model; the real side measured its buffers within a few %.
+  CHECK(rows["peak memory"].at("error_pct").get<double>() == Approx(0).margin(5));
+  // The simulated timeline sits beside the report, a pipeline's: one process per stage.
+  const std::string trace = test::slurp(dir + "/sim/trace.json");
+  CHECK_THAT(trace, Catch::Contains("pipeline stage 1"));
+  CHECK_THAT(val.out, Catch::Contains("pipeline bubble"));
 }

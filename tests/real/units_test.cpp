@@ -2,6 +2,9 @@
 // checks (against an in-memory replay of every schedule), model bindings, and world-size hints.
 #include <catch2/catch.hpp>
 
+#include <algorithm>
+#include <map>
+#include <set>
 #include <vector>
 
 #include "core/plan/compiler.hpp"
@@ -171,4 +174,123 @@ TEST_CASE("compute scale auto caps a rank's iteration at 2 GFLOP") {
   CHECK(max_rank_flops(plan) == Approx(kAutoFlopsPerRank));
   Plan tiny = compile_plan(load_scenario(source("tests/real/data/tiny_allreduce.yaml")));
   CHECK(auto_compute_scale(tiny) == 1.0);
+}
+
+TEST_CASE("tensor-parallel partial products sum to the unsplit product, exactly") {
+  for (int t : {1, 2, 3, 4, 8}) {
+    bool varies = false;
+    for (std::int64_t e : {0, 1, 63, 64, 65, 1000, 123457}) {
+      double sum = 0;
+      for (int r = 0; r < t; ++r) sum += gemm_partial(e, r, 5);
+      INFO("t " << t << " element " << e);
+      CHECK(sum == gemm_full(e, t, 5));
+      varies = varies || gemm_full(e, t, 5) != gemm_full(0, t, 5);
+    }
+    CHECK(varies);
+  }
+  // By hand: C[0] of the unsplit product over 8 inner indices, x(0, q) = (7q mod 5) - 2 and
+  // w(q, 0) = ((2q + 1) mod 5) - 2 at salt 0: x = -2 0 2 -1 1 -2 0 2, w = -1 1 -2 0 2 -1 1 -2.
+  CHECK(gemm_full(0, 1, 0) == 2.0f + 0 - 4 + 0 + 2 + 2 + 0 - 4);
+}
+
+TEST_CASE("tensor-group collectives of GEMM products check exactly after every schedule, and not before") {
+  const GroupShape shape{4, 4, 0};
+  for (CollectiveKind kind : {CollectiveKind::AllReduce, CollectiveKind::ReduceScatter, CollectiveKind::AllGather}) {
+    for (auto name : {"ring", "halving_doubling"}) {
+      const CollectiveAlgorithm& algo = find_algorithm(name);
+      if (!algo.supports(kind, shape)) continue;
+      const std::int64_t elements = 1000;
+      const Schedule s = algo.schedule(kind, shape, 4.0 * elements);
+      const ChunkLayout layout{elements, s.chunks};
+      std::vector<std::vector<float>> buffers(4, std::vector<float>(static_cast<size_t>(elements)));
+      for (int r = 0; r < 4; ++r) fill_gemm_input(kind, layout, shape, r, 7, buffers[r]);
+      auto out = replay(s, layout, buffers);
+      for (int r = 0; r < 4; ++r) {
+        INFO(name << " " << collective_name(kind) << " rank " << r);
+        const CheckResult c = check_gemm_output(kind, layout, shape, r, 7, out[r]);
+        CHECK(c.mismatched == 0);
+        CHECK(c.checked > 0);
+        CHECK(c.checksum == c.expected);
+        CHECK(check_gemm_output(kind, layout, shape, r, 7, buffers[r]).mismatched > 0);
+      }
+      // One wrong element on rank 1's checked part is caught.
+      const std::int64_t at = kind == CollectiveKind::ReduceScatter ? layout.begin(s.chunks / 4) : 0;
+      out[1][static_cast<size_t>(at)] += 1.0f;
+      CHECK(check_gemm_output(kind, layout, shape, 1, 7, out[1]).mismatched == 1);
+    }
+  }
+}
+
+TEST_CASE("a pipeline message passes its check only as its own micro-batch and iteration") {
+  for (size_t n : {size_t{1}, size_t{2}, size_t{3}, size_t{1000}}) {
+    std::vector<float> m(n);
+    fill_message(m, 13, 4);
+    const CheckResult ok = check_message(m, 13, 4);
+    CHECK(ok.checked == static_cast<std::int64_t>(n));
+    CHECK(ok.mismatched == 0);
+    CHECK(ok.checksum == ok.expected);
+    CHECK(check_message(m, 15, 4).mismatched > 0);             // another micro-batch's (or direction's) tag
+    if (n > 1) CHECK(check_message(m, 13, 5).mismatched > 0);  // the next iteration's
+    m[n - 1] += 1.0f;
+    CHECK(check_message(m, 13, 4).mismatched == 1);
+  }
+}
+
+TEST_CASE("hybrid bindings: gradient ranges tile each rank's model, ZeRO-3 micro-batches share them") {
+  const std::string file = source("scenarios/hybrid_pipeline_cpu.yaml");
+  struct Case {
+    std::vector<std::string> sets;
+    bool zero3;
+  };
+  const std::vector<Case> cases = {
+      {{}, false},
+      {{"strategy.tensor=2", "cluster.devices_per_node=8", "strategy.global_batch=8"}, false},
+      {{"strategy.pipeline.stages=1", "strategy.zero=3"}, true},
+      {{"strategy.zero=1", "cluster.devices_per_node=4", "strategy.allreduce.bucket_size=1MB"}, false},
+  };
+  for (const Case& c : cases) {
+    const Plan plan = compile_plan(load_scenario(file, c.sets));
+    for (size_t rank = 0; rank < plan.ranks.size(); ++rank) {
+      INFO("case " << (&c - cases.data()) << " rank " << rank);
+      const RankProgram& prog = plan.ranks[rank];
+      const RankBinding rb = bind_rank(plan, static_cast<int>(rank));
+      std::vector<int> covered(static_cast<size_t>(rb.local_elements), 0);
+      std::map<std::int64_t, int> zero3_ranges;
+      int tensor = 0, messages = 0;
+      std::set<int> micro_batches;
+      for (const Op& op : prog.ops) {
+        const Binding& b = rb.ops[op.id];
+        if (op.micro_batch >= 0) micro_batches.insert(op.micro_batch);
+        if (const auto* col = std::get_if<CollectiveOp>(&op.body)) {
+          const GroupKind kind = plan.groups[col->group].kind;
+          if (kind == GroupKind::Tensor) {
+            CHECK(b.values == Values::TensorGemm);
+            ++tensor;
+          }
+          if (b.buffer != BufferKind::Grads) continue;
+          CHECK(b.elements == elements_of(col->bytes));
+          if (op.micro_batch >= 0) {  // ZeRO-3: once per range and micro-batch
+            ++zero3_ranges[b.offset];
+            if (op.micro_batch > 0) continue;
+          }
+          for (std::int64_t e = b.offset; e < b.offset + b.elements; ++e) ++covered[static_cast<size_t>(e)];
+        } else if (std::holds_alternative<SendOp>(op.body) || std::holds_alternative<RecvOp>(op.body)) {
+          CHECK(b.buffer == BufferKind::Message);
+          CHECK(b.message == messages++);
+        }
+      }
+      CHECK(static_cast<int>(rb.message_elements.size()) == messages);
+      if (replica_group(plan, static_cast<int>(rank)) >= 0) {  // a data group: every element reduced once
+        CHECK(std::count(covered.begin(), covered.end(), 1) == static_cast<std::ptrdiff_t>(covered.size()));
+      }
+      for (const auto& [offset, times] : zero3_ranges) CHECK(times == static_cast<int>(micro_batches.size()));
+      CHECK(zero3_ranges.empty() == !c.zero3);
+      CHECK(rb.replicas_agree == (c.sets.empty() || c.sets.front() == "strategy.tensor=2"));
+      if (c.sets.size() == 3 && c.sets.front() == "strategy.tensor=2") CHECK(tensor > 0);
+      // Two stages: an activation out and its gradient back (or in and back) per micro-batch.
+      const bool staged = std::any_of(prog.ops.begin(), prog.ops.end(),
+                                      [](const Op& op) { return std::holds_alternative<SendOp>(op.body); });
+      CHECK(messages == (staged ? 2 * static_cast<int>(micro_batches.size()) : 0));
+    }
+  }
 }
