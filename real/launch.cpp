@@ -20,6 +20,7 @@
 #include "core/scenario/sync_policy.hpp"
 #include "core/scenario/warnings.hpp"
 #include "real/executor.hpp"
+#include "real/hybrid_shrink.hpp"
 #include "real/plan_scale.hpp"
 #include "real/report.hpp"
 
@@ -318,15 +319,30 @@ int launch(const LaunchOptions& given, HostComm& world, const ExecutorFactory& m
   std::vector<std::string> overrides;
   const int needed = static_cast<int>(plan.ranks.size());
   if (o.shrink && world.size() < needed) overrides = shrink_overrides(o, world.size());
+  // A hybrid layout larger than the world: a small transformer of the same kind (hybrid_shrink.hpp).
+  bool small_model = false;
+  if (o.shrink && world.size() < needed && overrides.empty()) {
+    for (const std::vector<std::string>& candidate : hybrid_shrinks(s, world.size())) {
+      std::vector<std::string> sets = o.sets;
+      sets.insert(sets.end(), candidate.begin(), candidate.end());
+      if (plan_ranks(o.scenario, sets) != world.size()) continue;
+      overrides = candidate;
+      small_model = true;
+      break;
+    }
+  }
   if (!overrides.empty()) {
     o.sets.insert(o.sets.end(), overrides.begin(), overrides.end());
     s = load_scenario(o.scenario, o.sets);
     plan = compile_plan(s);
     if (world.rank() == 0) {
       std::cout << fmt::format(
-          "dtsim-real: note: {} needs {} ranks but {}; running it shrunk to {} ranks with {} "
+          "dtsim-real: note: {} needs {} ranks but {}; running it shrunk to {} ranks{} with {} "
           "(--no-shrink refuses instead)\n",
-          o.scenario, needed, world.started(), world.size(), as_set_flags(overrides));
+          o.scenario, needed, world.started(), world.size(),
+          small_model ? " as a small transformer of the same layout (2 layers per stage and model chunk, hidden 256)"
+                      : "",
+          as_set_flags(overrides));
     }
   }
   check_supported(s, o.backend);

@@ -3,6 +3,7 @@
 // metrics and trace in the simulator's format, and the cuda backend (skipped without a GPU).
 #include <catch2/catch.hpp>
 
+#include <algorithm>
 #include <set>
 
 #include <fmt/format.h>
@@ -230,8 +231,16 @@ TEST_CASE("tensor, sequence, context and expert parallelism and ZeRO 1 to 3 run 
       {2, " --set strategy.expert=2 --set model.transformer.experts=4", "ep2", "fwd L0 dispatch mb0"},
       {2, " --set strategy.zero=1", "zero1", "data params all-gather"},
       {2, " --set strategy.zero=3", "zero3", "zero3 gather L0 fwd mb0"},
+      {2,
+       " --set strategy.pipeline.stages=2 --set strategy.pipeline.schedule=interleaved --set "
+       "strategy.pipeline.virtual_stages=2",
+       "interleaved", "recv act mb3"},
       {4, " --set strategy.tensor=2 --set strategy.pipeline.stages=2 --set cluster.devices_per_node=4", "tp2pp2",
        "recv act mb0"},
+      {4,
+       " --set strategy.tensor=2 --set strategy.pipeline.stages=2 --set cluster.devices_per_node=4 --set "
+       "strategy.rank_order=pp-dp-tp-cp-ep",
+       "tp2pp2-order", "recv grad mb1"},
   };
   for (const Case& c : cases) {
     INFO(c.tag);
@@ -266,4 +275,20 @@ TEST_CASE("the cuda backend refuses a hybrid plan in one line naming the key") {
   CHECK(r.process.err.find("hybrid_pipeline_cpu.yaml:") != std::string::npos);
   CHECK(r.process.err.find("strategy.kind: dtsim-real --backend cuda runs allreduce and parameter_server jobs") !=
         std::string::npos);
+}
+
+TEST_CASE("a hybrid scenario larger than the world runs as a small transformer of its layout, and says so") {
+  // Mixtral on 32 GPUs (tensor 2, expert 8, ZeRO-1) on 2 ranks: expert parallelism kept (2 ranks).
+  const auto r = run_real(2, "scenarios/mixtral_moe.yaml", "mixtral2");
+  require_exact(r, 4);
+  CHECK_THAT(r.process.out, Catch::Contains("needs 32 ranks but mpirun started 2; running it shrunk to 2 ranks as a "
+                                            "small transformer of the same layout"));
+  const auto& sets = r.metrics["real"]["scenario_overrides"];
+  CHECK(std::find(sets.begin(), sets.end(), "strategy.expert=2") != sets.end());
+  CHECK(std::find(sets.begin(), sets.end(), "model.transformer.hidden=256") != sets.end());
+  CHECK(!check_of(r, "fwd L0 dispatch mb0").is_null());
+  // --no-shrink refuses as before.
+  const auto refused = run_real(2, "scenarios/mixtral_moe.yaml --no-shrink", "mixtral2-refused");
+  CHECK(refused.process.code == 2);
+  CHECK_THAT(refused.process.err, Catch::Contains("scenario needs 32 ranks"));
 }
