@@ -115,10 +115,11 @@ int check_command(const std::string& scenario, const std::vector<std::string>& s
       throw InputError(s.location_of(s.job_key(i, "strategy.kind")), *overflow);
     }
   }
+  const sim::Available available = sim::available_memory();
   std::cout << fmt::format("{}: ok ({} nodes x {} {}; {:.0f} ops per iteration; a run holds about {} of the {} {})\n",
                            scenario, s.cluster.nodes, s.cluster.devices_per_node, s.cluster.device_names(),
-                           footprint.ops_per_iteration, format_bytes(footprint.bytes),
-                           format_bytes(sim::available_memory().bytes), sim::available_memory().what);
+                           footprint.ops_per_iteration, format_bytes(footprint.bytes), format_bytes(available.bytes),
+                           available.what);
   for (const auto& job : plan.jobs) {
     std::cout << fmt::format("  job {}: {} workers{}\n", job.name, job.workers.size(),
                              job.servers.empty() ? "" : fmt::format(" + {} servers", job.servers.size()));

@@ -113,10 +113,11 @@ Footprint estimate_footprint(const Scenario& s) {
   const bool stage_run = s.run.engine == Engine::Analytical && s.jobs.size() == 1 &&
                          s.job().strategy.kind == StrategyKind::Hybrid && analytical::is_symmetric(s);
   double recorded_ops = 0;
+  const double available = available_memory().bytes;  // read once: the machine's memory moves
   // Compiling is what would exhaust memory: refuse on the lower bound first.
   std::string micro_key;
   const double lower = ops_lower_bound(s, &micro_key);
-  if (estimate_bytes(lower, lower * iterations) > available_memory().bytes) {
+  if (estimate_bytes(lower, lower * iterations) > available) {
     f.ops_per_iteration = lower;
     f.lower_bound = true;
   } else if (represented) {
@@ -133,9 +134,7 @@ Footprint estimate_footprint(const Scenario& s) {
   f.bytes = estimate_bytes(planned, f.records) + f.proxy_bytes;
   // Fewer iterations help only if one would fit; otherwise the cluster is too big.
   const double one_iteration = estimate_bytes(planned, recorded_ops);
-  f.driver = one_iteration <= available_memory().bytes ? "run.iterations"
-             : !micro_key.empty()                      ? micro_key
-                                                       : "cluster.nodes";
+  f.driver = one_iteration <= available ? "run.iterations" : !micro_key.empty() ? micro_key : "cluster.nodes";
   return f;
 }
 
