@@ -5,6 +5,7 @@
 #include <fmt/ranges.h>
 
 #include "core/parallel/layout.hpp"
+#include "core/parallel/layout_rules.hpp"
 #include "core/parallel/schedule.hpp"
 
 namespace dtsim {
@@ -140,80 +141,9 @@ void check_hybrid(const Scenario& s, size_t index) {
   if (job.strategy.workers > 0) {
     fail_at(s, key("strategy.workers"), "a hybrid job uses every device of its placement (set strategy.data instead)");
   }
-  const int devices = job.devices(s.cluster);
-  const int model_parallel = h.tensor * h.context * h.pipeline;
-  if (h.data > 0 && model_parallel * h.data != devices) {
-    fail_at(s, key("strategy.data"),
-            fmt::format("tensor {} x context {} x pipeline {} x data {} = {} ranks, but the job has {} devices (valid: "
-                        "data {}, or 0 to derive it)",
-                        h.tensor, h.context, h.pipeline, h.data, model_parallel * h.data, devices,
-                        devices % model_parallel == 0 ? fmt::format("{}", devices / model_parallel) : "none"));
+  if (const auto problem = layout_problem(m, h, job.devices(s.cluster))) {
+    fail_at(s, problem->key == "strategy.pipeline.stages" ? pipeline_key : key(problem->key.c_str()), problem->message);
   }
-  if (devices % model_parallel != 0) {
-    fail_at(s, key("strategy.tensor"),
-            fmt::format("tensor {} x context {} x pipeline {} = {} does not divide the job's {} devices", h.tensor,
-                        h.context, h.pipeline, model_parallel, devices));
-  }
-  const HybridSpec r = resolve_layout(h, devices);
-  if (m.heads % h.tensor != 0) {
-    fail_at(s, key("strategy.tensor"),
-            fmt::format("{} does not divide the model's {} attention heads", h.tensor, m.heads));
-  }
-  const int kv = m.kv_heads > 0 ? m.kv_heads : m.heads;
-  if (kv % h.tensor != 0) {
-    fail_at(s, key("strategy.tensor"), fmt::format("{} does not divide the model's {} key/value heads", h.tensor, kv));
-  }
-  const int ffn = m.ffn > 0 ? m.ffn : 4 * m.hidden;
-  if (ffn % h.tensor != 0) {
-    fail_at(s, key("strategy.tensor"), fmt::format("{} does not divide the model's ffn width {}", h.tensor, ffn));
-  }
-  const int chunks = h.schedule == PipelineSchedule::Interleaved ? h.virtual_stages : 1;
-  if (h.virtual_stages > 1 && h.schedule != PipelineSchedule::Interleaved) {
-    fail_at(s, key("strategy.pipeline.virtual_stages"),
-            fmt::format("{} model chunks per rank need strategy.pipeline.schedule: interleaved (got {})",
-                        h.virtual_stages, schedule_name(h.schedule)));
-  }
-  if (chunks > 1 && h.pipeline < 2) {
-    fail_at(s, key("strategy.pipeline.virtual_stages"),
-            fmt::format("{} model chunks per rank interleave over pipeline stages, and there is 1 (valid: 1, or "
-                        "strategy.pipeline.stages of at least 2)",
-                        chunks));
-  }
-  if (m.layers % (h.pipeline * chunks) != 0) {
-    fail_at(
-        s, pipeline_key,
-        fmt::format("the model's {} layers do not split evenly over {} stages{} (valid: a divisor of {})", m.layers,
-                    h.pipeline * chunks,
-                    chunks > 1 ? fmt::format(" ({} ranks x {} virtual stages)", h.pipeline, chunks) : "", m.layers));
-  }
-  if (m.seq_len % h.context != 0) {
-    fail_at(s, key("strategy.context"), fmt::format("{} does not divide the sequence length {}", h.context, m.seq_len));
-  }
-  if (h.expert > 1 && m.experts == 0) {
-    fail_at(s, key("strategy.expert"), "expert parallelism needs an MoE model (model.transformer.experts > 0)");
-  }
-  if (m.experts > 0 && m.experts % h.expert != 0) {
-    fail_at(s, key("strategy.expert"), fmt::format("{} does not divide the model's {} experts", h.expert, m.experts));
-  }
-  if (r.data % h.expert != 0) {
-    fail_at(s, key("strategy.expert"),
-            fmt::format("{} does not divide the data-parallel size {} (experts are spread over data-parallel ranks)",
-                        h.expert, r.data));
-  }
-  if (m.experts > 0 && h.tensor > 1 && !h.sequence_parallel) {
-    fail_at(s, key("strategy.sequence_parallel"),
-            "an MoE model with tensor parallelism routes each rank's sequence-parallel tokens (set it to true, as "
-            "Megatron-LM requires)");
-  }
-  const int per_step = h.micro_batch * r.data;
-  if (h.global_batch > 0 && h.global_batch % per_step != 0) {
-    fail_at(s, key("strategy.global_batch"),
-            fmt::format("{} sequences do not split into micro-batches of {} over {} data-parallel ranks (valid: a "
-                        "multiple of {})",
-                        h.global_batch, h.micro_batch, r.data, per_step));
-  }
-  const std::string why = find_schedule(h.schedule).refuse(h.pipeline, r.micro_batches(), chunks);
-  if (!why.empty()) fail_at(s, key("strategy.global_batch"), why);
   if (job.sync.kind != SyncKind::Bsp) {
     fail_at(s, key("sync.policy"), "hybrid jobs are synchronous (use sync.policy: bsp)");
   }
