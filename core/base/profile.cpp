@@ -27,6 +27,11 @@ std::string factor_range(double max_factor) {
   return std::isinf(max_factor) ? "a number > 0" : fmt::format("a number in (0, {}]", max_factor);
 }
 
+std::string period_too_short(double period) {
+  return fmt::format("period {} s is shorter than the {} ms a profile may repeat at (valid: 1ms or more)", period,
+                     kMinProfilePeriod * 1e3);
+}
+
 bool valid_factor(double f, double max_factor) { return f > 0 && f <= max_factor && std::isfinite(f); }
 
 // Makes times[0] == 0 (factor 1 before the first point) and checks the period.
@@ -151,6 +156,7 @@ Profile parse_inline_profile(const std::string& text, double max_factor) {
   if (!(period > 0) || !(duty > 0 && duty < 1) || !valid_factor(factor, max_factor) || offset < 0) {
     throw InputError(valid);
   }
+  if (period < kMinProfilePeriod) throw InputError(period_too_short(period));
   // Full for duty * period from `offset`, degraded for the rest of the period.
   const double on = std::fmod(offset, period), off = std::fmod(offset + duty * period, period);
   Profile p;
@@ -201,6 +207,7 @@ Profile load_profile(const std::string& path, double max_factor) {
         throw InputError(at, valid);
       }
       if (!(p.period > 0)) throw InputError(at, valid);
+      if (p.period < kMinProfilePeriod) throw InputError(at, period_too_short(p.period));
       period_line = n;
       continue;
     }

@@ -166,7 +166,7 @@ std::vector<ScenarioKey> build_keys() {
   add("cluster.nic_profile", "profile", "",
       "Slow or flapping NICs: a bandwidth profile, a file of `time factor` lines or inline "
       "period=2s,duty=0.5,factor=0.25 (full rate for duty x period, then factor x rate); factors in (0, 1] of "
-      "the NIC rate (docs/stragglers.md).",
+      "the NIC rate; a period of at least 1ms (docs/stragglers.md).",
       [](S& s, const V& v) { s.cluster.nic_profile.source = v.text(); });
   add("cluster.nic_profile_nodes", "indices", "", "Nodes whose NICs follow cluster.nic_profile (empty: every node).",
       [](S& s, const V& v) { s.cluster.nic_profile_nodes = v.indices(); });
@@ -333,7 +333,8 @@ std::vector<ScenarioKey> build_keys() {
 
   add_job("stragglers.speed_profile", "profile", "",
           "Time-varying device speed: a file of `time factor` lines (optionally `period 60s`) or inline "
-          "period=10s,duty=0.5,factor=0.5; factors > 0 multiply the device's speed (docs/stragglers.md).",
+          "period=10s,duty=0.5,factor=0.5; factors > 0 multiply the device's speed; a period of at least 1ms "
+          "(docs/stragglers.md).",
           [](J& j, const V& v) { j.stragglers.speed_profile.source = v.text(); });
   add_job("stragglers.profile_workers", "indices", "",
           "Workers (indices within the job) whose device follows stragglers.speed_profile (empty: every worker).",

@@ -120,3 +120,18 @@ TEST_CASE("a periodic profile integrates over hours of simulated time (no step l
     CHECK(p.finish(t1, 0.64) == Approx(t1 + 1).epsilon(1e-9));
   }
 }
+
+TEST_CASE("a profile repeating faster than every millisecond is refused, in a file and inline") {
+  // fuzz/fuzz_speed_profile's hang: `period 26ns` made 4e10 pieces of 1,000 s.
+  const std::string path = write("fast.txt", "#m\n0 1\nperiod 26ns\n");
+  try {
+    load_profile(path, 1);
+    FAIL("a 26 ns period was accepted");
+  } catch (const InputError& e) {
+    CHECK(std::string(e.what()).find(path + ":3:1:") != std::string::npos);
+    CHECK_THAT(e.what(), Catch::Contains("shorter than the 1 ms a profile may repeat at (valid: 1ms or more)"));
+  }
+  CHECK_THROWS_WITH(parse_inline_profile("period=10us,duty=0.5,factor=0.5", 1), Catch::Contains("valid: 1ms or more"));
+  const Profile ok = parse_inline_profile("period=1ms,duty=0.5,factor=0.5", 1);
+  CHECK(ok.work_between(0, 1e3) == Approx(750).epsilon(1e-9));
+}
