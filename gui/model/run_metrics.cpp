@@ -22,6 +22,14 @@ double num(const nlohmann::json& j, const char* key) {
   return it != j.end() && it->is_number() ? it->get<double>() : 0.0;
 }
 
+// A count (ranks, stages, iterations): a whole number from 0 to INT_MAX, else 0 as when missing
+// (type_problems names the top-level ones).
+bool is_count(double v) { return v >= 0 && v <= std::numeric_limits<int>::max() && v == std::floor(v); }
+int count(const nlohmann::json& j, const char* key) {
+  const double v = num(j, key);
+  return is_count(v) ? static_cast<int>(v) : 0;
+}
+
 std::string str(const nlohmann::json& j, const char* key) {
   const auto it = j.find(key);
   return it != j.end() && it->is_string() ? it->get<std::string>() : std::string();
@@ -34,9 +42,9 @@ MemoryMetrics memory_from_json(const nlohmann::json& j) {
   if (const auto it = j.find("fits"); it != j.end() && it->is_boolean()) m.fits = it->get<bool>();
   if (const auto it = j.find("per_stage"); it != j.end() && it->is_array()) {
     for (const auto& s : *it) {
-      m.stages.push_back({static_cast<int>(num(s, "stage")), num(s, "parameters_bytes"), num(s, "gradients_bytes"),
+      m.stages.push_back({count(s, "stage"), num(s, "parameters_bytes"), num(s, "gradients_bytes"),
                           num(s, "optimizer_bytes"), num(s, "activations_bytes"), num(s, "communication_bytes"),
-                          num(s, "total_bytes"), static_cast<int>(num(s, "micro_batches_in_flight"))});
+                          num(s, "total_bytes"), count(s, "micro_batches_in_flight")});
     }
   }
   return m;
@@ -50,9 +58,9 @@ JobMetrics job_metrics_from_json(const nlohmann::json& j) {
   m.job = str(j, "job");
   m.engine = str(j, "engine");
   m.fidelity = str(j, "fidelity");
-  m.workers = static_cast<int>(num(j, "workers"));
-  m.servers = static_cast<int>(num(j, "servers"));
-  m.iterations = static_cast<int>(num(j, "iterations"));
+  m.workers = count(j, "workers");
+  m.servers = count(j, "servers");
+  m.iterations = count(j, "iterations");
   if (const auto it = j.find("iteration_time_s"); it != j.end() && it->is_object()) {
     m.iteration_mean_s = num(*it, "mean");
     m.iteration_p50_s = num(*it, "p50");
@@ -75,10 +83,9 @@ JobMetrics job_metrics_from_json(const nlohmann::json& j) {
   if (const auto it = j.find("per_rank"); it != j.end() && it->is_array()) {
     for (const auto& r : *it) {
       const auto stage = r.find("stage");
-      m.ranks.push_back({static_cast<int>(num(r, "rank")), str(r, "role"), static_cast<int>(num(r, "node")),
-                         num(r, "compute_s"), num(r, "comm_s"), num(r, "exposed_comm_s"), num(r, "wait_s"),
-                         num(r, "bytes_sent"), stage != r.end() && stage->is_number() ? stage->get<int>() : -1,
-                         num(r, "memory_peak_bytes")});
+      m.ranks.push_back({count(r, "rank"), str(r, "role"), count(r, "node"), num(r, "compute_s"), num(r, "comm_s"),
+                         num(r, "exposed_comm_s"), num(r, "wait_s"), num(r, "bytes_sent"),
+                         stage != r.end() && stage->is_number() ? stage->get<int>() : -1, num(r, "memory_peak_bytes")});
     }
   }
   return m;
@@ -100,6 +107,12 @@ void type_problems(const nlohmann::json& j, const std::string& where, std::vecto
        {"throughput_samples_per_s", "comm_fraction", "compute_fraction", "exposed_comm_fraction", "wait_fraction",
         "workers", "servers", "iterations", "simulated_time_s", "wall_time_s", "bytes_on_wire_per_iteration"}) {
     if (j.contains(key)) expect(j, key, "a number", j[key].is_number());
+  }
+  for (const char* key : {"workers", "servers", "iterations"}) {
+    if (j.contains(key) && j[key].is_number() && !is_count(j[key].get<double>())) {
+      out.push_back(fmt::format("{}{}: is {}, expected a whole number from 0 to {}", where, key, j[key].get<double>(),
+                                std::numeric_limits<int>::max()));
+    }
   }
   for (const char* key : {"scenario", "job", "engine", "fidelity"}) {
     if (j.contains(key)) expect(j, key, "a string", j[key].is_string());

@@ -219,6 +219,24 @@ TEST_CASE("events with times no viewer can draw are left out and named, and othe
   CHECK(t.lanes[0].pid == 2147483647);
 }
 
+// Found by fuzz_gui_metrics (an hour's run, 2026-11-27): a count of 1.5e75 was cast to int unchecked.
+TEST_CASE("a metrics.json with counts beyond an int names them and reads them as missing") {
+  const auto j = nlohmann::json::parse(
+      R"({"per_rank":[{"rank":1e300,"node":-2}],"iteration_time_s":{"mean":1},"workers":1.5e75,"iterations":2.5,)"
+      R"("memory":{"per_stage":[{"stage":1e40,"micro_batches_in_flight":-1e20}]}})");
+  const RunMetrics r = run_metrics_from_json(j);
+  const std::vector<std::string> expected = {
+      "metrics.json workers: is 1.5e+75, expected a whole number from 0 to 2147483647",
+      "metrics.json iterations: is 2.5, expected a whole number from 0 to 2147483647",
+  };
+  CHECK(r.problems == expected);
+  CHECK(r.top.workers == 0);
+  CHECK(r.top.iterations == 0);
+  REQUIRE(r.top.ranks.size() == 1);
+  CHECK(r.top.ranks[0].rank == 0);
+  CHECK(r.top.ranks[0].node == 0);
+}
+
 TEST_CASE("a metrics.json with fields of the wrong type names them instead of drawing empty charts") {
   const auto j = nlohmann::json::parse(
       R"({"per_rank":[],"iteration_time_s":{"mean":"fast"},"workers":"eight","jobs":[{"per_rank":[],"engine":3},7]})");
