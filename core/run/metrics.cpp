@@ -42,7 +42,7 @@ struct RankIntervals {
   std::vector<Interval> comm;
   std::map<std::string, std::vector<Interval>> comm_by_kind;  // comm, split by comm_kind
   std::vector<CompositeRecord> composites;
-  double blocks_alone = 0;  // communication of composites that overlap nothing (all exposed)
+  std::map<std::string, double> alone_by_kind;  // communication of composites that overlap nothing (all exposed)
 
   // (compute, communication, exposed communication), each the length of a union.
   std::tuple<double, double, double> lengths(const std::vector<CompositeTiming>& timings) {
@@ -67,15 +67,17 @@ struct RankIntervals {
       if (alone) {
         whole_compute += t.compute_s * scale;
         whole_comm += t.comm_s * scale;
+        for (size_t i = 0; i < t.comm.size(); ++i) {
+          alone_by_kind[t.comm_kinds[i]] += (t.comm[i].second - t.comm[i].first) * scale;
+        }
         continue;
       }
       for (const auto& [a, b] : t.compute) more_compute.emplace_back(r.start + a * scale, r.start + b * scale);
-      for (const auto& [a, b] : t.comm) more_comm.emplace_back(r.start + a * scale, r.start + b * scale);
-    }
-    blocks_alone = whole_comm;
-    if (!more_comm.empty()) {
-      auto& blocks = comm_by_kind["blocks"];
-      blocks.insert(blocks.end(), more_comm.begin(), more_comm.end());
+      for (size_t i = 0; i < t.comm.size(); ++i) {
+        const Interval part{r.start + t.comm[i].first * scale, r.start + t.comm[i].second * scale};
+        more_comm.push_back(part);
+        comm_by_kind[t.comm_kinds[i]].push_back(part);
+      }
     }
     if (!more_compute.empty() || !more_comm.empty()) {
       compute.insert(compute.end(), more_compute.begin(), more_compute.end());
@@ -94,7 +96,7 @@ struct RankIntervals {
       merge_intervals(intervals);
       out[kind] = length_minus(intervals, compute);
     }
-    if (blocks_alone > 0) out["blocks"] += blocks_alone;
+    for (const auto& [kind, seconds] : alone_by_kind) out[kind] += seconds;
     return out;
   }
 };
@@ -202,7 +204,6 @@ std::string comm_kind(const Plan& plan, int rank, const OpBody& body) {
     return plan.ranks[rank].stage >= 0 ? "pipeline" : "p2p";
   }
   if (std::holds_alternative<GossipOp>(body)) return "gossip";
-  if (const auto* c = std::get_if<ComputeOp>(&body); c && c->composite >= 0) return "blocks";
   return "other";
 }
 

@@ -45,8 +45,9 @@ struct RankMetrics {
 
 // What a communication op is for, as metrics name it: its group's kind for a collective ("tensor",
 // "context", "expert", "data", "expert_data", "pipeline", "model"), "pipeline" for a hybrid plan's
-// sends and receives, "p2p" for other sends and receives (parameter servers), "gossip"; a
-// composite's communication (PlanDetail::Blocks) is "blocks", not split further.
+// sends and receives, "p2p" for other sends and receives (parameter servers), "gossip". A
+// composite's collectives (PlanDetail::Blocks) count under their own groups' kinds
+// (CompositeTiming::comm_kinds).
 std::string comm_kind(const Plan& plan, int rank, const OpBody& body);
 
 struct Metrics {

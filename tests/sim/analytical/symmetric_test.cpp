@@ -159,6 +159,12 @@ TEST_CASE("blocks as composite ops give the kernel plan's metrics from far fewer
     check_close(b.wait_by_cause.barrier + 1, k.wait_by_cause.barrier + 1, "barrier wait + 1");
     check_close(b.wait_by_cause.idle + 1, k.wait_by_cause.idle + 1, "idle wait + 1");
     for (size_t i = 0; i < k.ranks.size(); ++i) check_close(b.ranks[i].comm_s, k.ranks[i].comm_s, "rank comm");
+    // A composite's collectives count under their groups' kinds, as the kernels' do.
+    for (const auto& [kind, seconds] : k.exposed_by_kind) {
+      REQUIRE(b.exposed_by_kind.count(kind) == 1);
+      check_close(b.exposed_by_kind.at(kind) + 1, seconds + 1, "exposed " + kind + " + 1");
+    }
+    CHECK(b.exposed_by_kind.size() == k.exposed_by_kind.size());
     // The same FLOPs: a composite carries its parts' sums.
     double kernel_flops = 0, block_flops = 0;
     for (const RankProgram& r : kernels.plan.ranks) {

@@ -1,0 +1,199 @@
+// `dtsim tune`: the best hybrid layouts of a scenario's job (sim/tune/tuner.hpp), printed as a table and written as
+// results.csv and tune.json (whole or not at all).
+#include <filesystem>
+#include <iostream>
+#include <optional>
+#include <string>
+
+#include <fmt/format.h>
+#include <nlohmann/json.hpp>
+
+#include "cli/commands.hpp"
+#include "core/base/atomic_file.hpp"
+#include "core/base/error.hpp"
+#include "core/base/units.hpp"
+#include "core/parallel/layout.hpp"
+#include "core/parallel/layout_space.hpp"
+#include "core/parallel/schedule.hpp"
+#include "core/plan/hybrid_job.hpp"
+#include "core/scenario/loader.hpp"
+#include "sim/tune/tuner.hpp"
+
+namespace dtsim::cli {
+namespace {
+
+// --fix key=value: the sizes a search may hold fixed.
+void apply_fix(const std::string& text, LayoutLimits& limits) {
+  const size_t eq = text.find('=');
+  const std::string key = eq == std::string::npos ? text : text.substr(0, eq);
+  int value = -1;
+  try {
+    size_t used = 0;
+    value = eq == std::string::npos ? -1 : std::stoi(text.substr(eq + 1), &used);
+    if (eq + 1 + used != text.size()) value = -1;
+  } catch (const std::exception&) {
+    value = -1;
+  }
+  int* slot = key == "tensor"        ? &limits.tensor
+              : key == "pipeline"    ? &limits.pipeline
+              : key == "context"     ? &limits.context
+              : key == "expert"      ? &limits.expert
+              : key == "micro_batch" ? &limits.micro_batch
+              : key == "zero"        ? &limits.zero
+                                     : nullptr;
+  const int least = key == "zero" ? 0 : 1;
+  if (!slot || value < least || (key == "zero" && value > 3)) {
+    throw InputError(fmt::format("--fix {}: expected tensor, pipeline, context, expert, micro_batch (a count from 1) "
+                                 "or zero (0 to 3) = a whole number, e.g. --fix tensor=8",
+                                 text));
+  }
+  *slot = value;
+}
+
+std::string layout_text(const HybridSpec& h) {
+  std::string s = fmt::format("t{} p{} d{}", h.tensor, h.pipeline, h.data);
+  if (h.context > 1) s += fmt::format(" c{}", h.context);
+  if (h.expert > 1) s += fmt::format(" e{}", h.expert);
+  s += fmt::format(" mb{} {}", h.micro_batch, schedule_name(h.schedule));
+  if (h.schedule == PipelineSchedule::Interleaved) s += fmt::format(" v{}", h.virtual_stages);
+  if (h.recompute != Recompute::None) s += fmt::format(" rc:{}", recompute_name(h.recompute));
+  if (h.zero > 0) s += fmt::format(" zero{}", h.zero);
+  if (h.sequence_parallel) s += " sp";
+  return s;
+}
+
+std::string seconds_or_dash(double s) { return s > 0 ? fmt::format("{:.3f}", s) : "-"; }
+
+double exposed(const tune::Candidate& c, GroupKind k) { return c.exposed_s[static_cast<size_t>(k)]; }
+
+std::string results_csv(const tune::TuneResult& r) {
+  std::string out =
+      "rank,layout,tensor,pipeline,data,context,expert,micro_batch,schedule,virtual_stages,recompute,zero,"
+      "sequence_parallel,closed_form_s,analytical_s,simgrid_s,throughput_samples_per_s,mfu,bubble_fraction,"
+      "peak_memory_bytes,exposed_tensor_s,exposed_pipeline_s,exposed_data_s\n";
+  int rank = 0;
+  for (const tune::Candidate& c : r.ranked) {
+    const HybridSpec& h = c.layout;
+    out += fmt::format("{},{},{},{},{},{},{},{},{},{},{},{},{},{:.6g},{:.6g},{:.6g},{:.6g},{:.4f},{:.4f},{:.6g},{:.6g},"
+                       "{:.6g},{:.6g}\n",
+                       ++rank, layout_text(h), h.tensor, h.pipeline, h.data, h.context, h.expert, h.micro_batch,
+                       schedule_name(h.schedule), h.virtual_stages, recompute_name(h.recompute), h.zero,
+                       h.sequence_parallel, c.closed.iteration_s, c.analytical_s, c.simgrid_s, r.throughput(c),
+                       r.mfu(c), c.bubble_fraction, c.peak_memory_bytes, exposed(c, GroupKind::Tensor),
+                       exposed(c, GroupKind::Pipeline), exposed(c, GroupKind::Data));
+  }
+  return out;
+}
+
+nlohmann::json tune_json(const tune::TuneResult& r, const TuneOptions& o) {
+  nlohmann::json ranked = nlohmann::json::array();
+  for (const tune::Candidate& c : r.ranked) {
+    nlohmann::json by_kind;
+    for (int k = 0; k < kGroupKinds; ++k) {
+      if (c.exposed_s[static_cast<size_t>(k)] > 0)
+        by_kind[std::string(group_kind_name(static_cast<GroupKind>(k)))] = c.exposed_s[static_cast<size_t>(k)];
+    }
+    ranked.push_back({{"layout", layout_text(c.layout)},
+                      {"set", tune::layout_overrides(c.layout)},
+                      {"closed_form_s", c.closed.iteration_s},
+                      {"analytical_s", c.analytical_s},
+                      {"simgrid_s", c.simgrid_s},
+                      {"iteration_time_s", c.iteration_s()},
+                      {"throughput_samples_per_s", r.throughput(c)},
+                      {"mfu", r.mfu(c)},
+                      {"bubble_fraction", c.bubble_fraction},
+                      {"peak_memory_bytes", c.peak_memory_bytes},
+                      {"exposed_comm_by_kind_s", by_kind}});
+  }
+  return {{"scenario", r.scenario},
+          {"scenario_file", o.scenario},
+          {"set", o.sets},
+          {"devices", r.devices},
+          {"global_batch", r.global_batch},
+          {"device_memory_bytes", r.device_memory_bytes},
+          {"max_memory_fraction", o.request.max_memory_fraction},
+          {"layouts", r.layouts},
+          {"over_memory", r.over_memory},
+          {"commonest_overflow", r.commonest_overflow},
+          {"closed_form_seconds", r.closed_form_seconds},
+          {"engine_seconds", r.engine_seconds},
+          {"simgrid_top", o.request.top},
+          {"ranked", ranked}};
+}
+
+}  // namespace
+
+int tune_command(TuneOptions o) {
+  for (const std::string& f : o.fixes) apply_fix(f, o.request.limits);
+  std::vector<std::string> sets = o.sets;  // what the best layout's command line repeats
+  std::vector<std::string> start;          // the layout the job starts from, when the scenario's does not suit
+  const Scenario given = load_scenario(o.scenario, o.sets);
+  if (o.devices > 0 && o.devices != given.job().devices(given.cluster)) {
+    // The scenario's own layout may not suit the new devices: the job starts from the first layout that does.
+    const int per_node = given.cluster.devices_per_node;
+    if (given.jobs.size() != 1 || o.devices % per_node != 0 || given.job().strategy.kind != StrategyKind::Hybrid) {
+      throw InputError(fmt::format("--devices {}: a whole number of nodes of {} devices, for a scenario of one hybrid "
+                                   "job",
+                                   o.devices, per_node));
+    }
+    const HybridSpec h = job_layout(given, given.job());
+    LayoutLimits limits = o.request.limits;
+    limits.devices = o.devices;
+    limits.global_batch = h.global_batch > 0 ? h.global_batch : h.micro_batch * h.data;
+    std::optional<HybridSpec> first;
+    for_each_layout(given.job().model.transformer, limits, [&](const HybridSpec& l) {
+      if (!first) first = l;
+    });
+    if (!first) {
+      throw InputError(fmt::format("--devices {}: no layout of {} on {} devices takes a global batch of {} within the "
+                                   "search's limits (--fix, --max-*); try another --set strategy.global_batch",
+                                   o.devices, given.job().model.name, o.devices, limits.global_batch));
+    }
+    sets.push_back(fmt::format("cluster.nodes={}", o.devices / per_node));
+    start = tune::layout_overrides(*first);
+  }
+  std::vector<std::string> all = sets;
+  all.insert(all.end(), start.begin(), start.end());
+  const Scenario s = load_scenario(o.scenario, all);
+  const std::string out = o.out.empty() ? fmt::format("runs/{}-tune", s.name) : o.out;
+  const tune::TuneResult r = tune::tune(s, o.request);
+
+  std::cout << fmt::format("dtsim tune: {} on {} devices, global batch {}\n", s.name, r.devices, r.global_batch);
+  std::cout << fmt::format("  {} layouts valid; {} need more than {:.0f} % of the {} a device holds", r.layouts,
+                           r.over_memory, 100 * o.request.max_memory_fraction, format_bytes(r.device_memory_bytes));
+  if (r.over_memory > 0) std::cout << fmt::format(" (most often by their {})", r.commonest_overflow);
+  const long ranked = r.layouts - r.over_memory;
+  std::cout << fmt::format("\n  {} ranked in closed form in {:.2f} s ({:.0f} layouts/s); the best {} on the analytical "
+                           "engine, {} of them on SimGrid, in {:.1f} s\n\n",
+                           ranked, r.closed_form_seconds, r.layouts / std::max(1e-9, r.closed_form_seconds),
+                           r.ranked.size(), std::min<size_t>(o.request.top, r.ranked.size()), r.engine_seconds);
+  if (r.ranked.empty()) {
+    throw InputError(fmt::format("tune: no layout of {} fits {} devices of {} within --max-memory-fraction {}", s.name,
+                                 r.devices, format_bytes(r.device_memory_bytes), o.request.max_memory_fraction));
+  }
+  std::cout << fmt::format("  {:>3} {:<50} {:>9} {:>9} {:>9} {:>10} {:>6} {:>7} {:>9} {:>8} {:>8} {:>8}\n", "#",
+                           "layout", "closed s", "analyt. s", "SimGrid s", "samples/s", "MFU", "bubble", "memory",
+                           "tensor s", "pipe s", "data s");
+  const size_t shown = std::min<size_t>(r.ranked.size(), static_cast<size_t>(std::max(o.show, o.request.top)));
+  for (size_t i = 0; i < shown; ++i) {
+    const tune::Candidate& c = r.ranked[i];
+    std::cout << fmt::format("  {:>3} {:<50} {:>9.3f} {:>9} {:>9} {:>10.1f} {:>5.1f}% {:>6.1f}% {:>9} {:>8.3f} {:>8.3f} "
+                             "{:>8.3f}\n",
+                             i + 1, layout_text(c.layout), c.closed.iteration_s, seconds_or_dash(c.analytical_s),
+                             seconds_or_dash(c.simgrid_s), r.throughput(c), 100 * r.mfu(c), 100 * c.bubble_fraction,
+                             format_bytes(c.peak_memory_bytes), exposed(c, GroupKind::Tensor),
+                             exposed(c, GroupKind::Pipeline), exposed(c, GroupKind::Data));
+  }
+  std::string command = fmt::format("dtsim run {}", o.scenario);
+  for (const std::string& set : sets) command += " --set " + set;
+  for (const std::string& set : tune::layout_overrides(r.ranked.front().layout)) command += " --set " + set;
+  std::cout << fmt::format("\n  the best: {}\n", command);
+
+  std::filesystem::create_directories(out);
+  write_file_atomic(out + "/results.csv", results_csv(r));
+  write_file_atomic(out + "/tune.json", tune_json(r, o).dump(2) + "\n");
+  std::cout << fmt::format("wrote {}/results.csv and {}/tune.json\n", out, out);
+  return 0;
+}
+
+}  // namespace dtsim::cli

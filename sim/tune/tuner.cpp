@@ -1,0 +1,186 @@
+// dtsim tune's three passes (tuner.hpp).
+#include "sim/tune/tuner.hpp"
+
+#include <algorithm>
+#include <chrono>
+#include <map>
+
+#include <fmt/format.h>
+
+#include "core/base/error.hpp"
+#include "core/parallel/layout.hpp"
+#include "core/parallel/schedule.hpp"
+#include "core/parallel/transformer_ops.hpp"
+#include "core/plan/hybrid_job.hpp"
+#include "sim/sweep/point_runner.hpp"
+
+namespace dtsim::tune {
+namespace {
+
+double seconds_since(std::chrono::steady_clock::time_point start) {
+  return std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
+}
+
+// Forward and backward FLOPs of one sequence through the whole model, unsplit and without recompute: the model FLOPs
+// of MFU (Chowdhery et al. 2022, appendix B), counted from the same kernels the plans run.
+double model_flops_per_sample(const JobSpec& job) {
+  const TransformerSpec& m = job.model.transformer;
+  ShardShape one;
+  one.dtype_bytes = dtype_bytes(job.model.dtype);
+  const auto flops = [](const std::vector<KernelStep>& steps) {
+    double f = 0;
+    for (const KernelStep& k : steps) f += k.collective ? 0 : k.flops;
+    return f;
+  };
+  const double forward = m.layers * flops(block_forward(m, one)) + flops(embedding_forward(m, one)) +
+                         flops(head_forward(m, one));
+  const double backward = m.layers * flops(block_backward(m, one)) + flops(embedding_backward(m, one)) +
+                          flops(head_backward(m, one));
+  return forward + backward;
+}
+
+constexpr const char* kCategories[] = {"parameters", "gradients", "optimizer", "activations", "communication"};
+
+// The category that weighs most in a stage's peak.
+int largest_category(const MemoryBreakdown& b) {
+  const double v[] = {b.parameters, b.gradients, b.optimizer, b.activations, b.communication};
+  return static_cast<int>(std::max_element(std::begin(v), std::end(v)) - std::begin(v));
+}
+
+double field(const nlohmann::json& j, const char* key) {
+  const auto it = j.find(key);
+  return it != j.end() && it->is_number() ? it->get<double>() : 0.0;
+}
+
+// The engine's figures of one run into the candidate.
+void take_metrics(const nlohmann::json& metrics, Engine engine, Candidate& c) {
+  const double mean = field(metrics.at("iteration_time_s"), "mean");
+  (engine == Engine::SimGrid ? c.simgrid_s : c.analytical_s) = mean;
+  c.bubble_fraction = field(metrics, "bubble_fraction");
+  c.exposed_s.fill(0);
+  if (const auto it = metrics.find("exposed_comm_by_kind_s"); it != metrics.end() && it->is_object()) {
+    for (int k = 0; k < kGroupKinds; ++k) {
+      c.exposed_s[static_cast<size_t>(k)] = field(*it, std::string(group_kind_name(static_cast<GroupKind>(k))).c_str());
+    }
+  }
+}
+
+// Runs `candidates[0, count)` on `engine`, `jobs` at once.
+void run_on(const Scenario& s, Engine engine, std::vector<Candidate>& candidates, size_t count, int jobs) {
+  count = std::min(count, candidates.size());
+  std::vector<Scenario> scenarios;
+  std::vector<size_t> pending;
+  for (size_t i = 0; i < count; ++i) {
+    scenarios.push_back(with_layout(s, candidates[i].layout, engine));
+    pending.push_back(i);
+  }
+  sweep::run_points(scenarios, pending, jobs,
+                    [&](size_t i, const nlohmann::json& metrics) { take_metrics(metrics, engine, candidates[i]); });
+}
+
+}  // namespace
+
+double TuneResult::mfu(const Candidate& c) const {
+  return model_flops_per_sample * global_batch / (c.iteration_s() * devices * peak_flops);
+}
+
+std::vector<std::string> layout_overrides(const HybridSpec& h) {
+  std::vector<std::string> sets = {
+      fmt::format("strategy.tensor={}", h.tensor),
+      fmt::format("strategy.pipeline.stages={}", h.pipeline),
+      fmt::format("strategy.pipeline.schedule={}", schedule_name(h.schedule)),
+      fmt::format("strategy.pipeline.virtual_stages={}", h.virtual_stages),
+      fmt::format("strategy.data={}", h.data),
+      fmt::format("strategy.expert={}", h.expert),
+      fmt::format("strategy.context={}", h.context),
+      fmt::format("strategy.sequence_parallel={}", h.sequence_parallel ? "true" : "false"),
+      fmt::format("strategy.micro_batch={}", h.micro_batch),
+      fmt::format("strategy.global_batch={}", h.global_batch),
+      fmt::format("strategy.recompute={}", recompute_name(h.recompute)),
+      fmt::format("strategy.zero={}", h.zero),
+  };
+  return sets;
+}
+
+Scenario with_layout(const Scenario& s, const HybridSpec& layout, Engine engine) {
+  Scenario out = s;
+  HybridSpec& h = out.jobs.front().strategy.hybrid;
+  const std::string order = h.rank_order;
+  h = layout;
+  h.rank_order = order;
+  out.run.engine = engine;
+  return out;
+}
+
+TuneResult tune(const Scenario& s, TuneRequest request) {
+  const JobSpec& job = s.job();
+  LayoutCoster coster(s, 0);  // refuses a job that is not a hybrid transformer
+  TuneResult result;
+  result.scenario = s.name;
+  result.devices = job.devices(s.cluster);
+  LayoutLimits& limits = request.limits;
+  limits.devices = result.devices;
+  if (limits.global_batch <= 0) {
+    const HybridSpec h = job_layout(s, job);
+    limits.global_batch = h.global_batch > 0 ? h.global_batch : h.micro_batch * h.data;
+  }
+  result.global_batch = limits.global_batch;
+  result.device_memory_bytes = s.cluster.device_at(job.placement.first_node).mem_capacity;
+  for (int n = job.placement.first_node; n < job.placement.first_node + job.node_count(s.cluster); ++n) {
+    result.device_memory_bytes = std::min(result.device_memory_bytes, s.cluster.device_at(n).mem_capacity);
+  }
+  result.peak_flops = s.cluster.device_at(job.placement.first_node).peak(job.model.dtype);
+  result.model_flops_per_sample = model_flops_per_sample(job);
+  if (request.screen <= 0) request.screen = std::max(32, 4 * request.top);
+
+  // Pass 1: every valid layout, its memory and its closed-form cost.
+  const auto start = std::chrono::steady_clock::now();
+  const double budget = result.device_memory_bytes * request.max_memory_fraction;
+  std::vector<Candidate> fits;
+  std::array<long, 5> overflow_by{};
+  result.layouts = for_each_layout(job.model.transformer, limits, [&](const HybridSpec& h) {
+    const std::vector<StageMemory> stages = layout_memory(job, h);
+    const auto peak = std::max_element(stages.begin(), stages.end(), [](const StageMemory& a, const StageMemory& b) {
+      return a.bytes.total() < b.bytes.total();
+    });
+    if (peak->bytes.total() > budget) {
+      ++result.over_memory;
+      ++overflow_by[static_cast<size_t>(largest_category(peak->bytes))];
+      return;
+    }
+    Candidate c;
+    c.layout = h;
+    c.peak_memory_bytes = peak->bytes.total();
+    c.closed = coster.cost(h);
+    c.bubble_fraction = c.closed.bubble_s / c.closed.iteration_s;
+    c.exposed_s = c.closed.exposed_s;
+    fits.push_back(c);
+  });
+  if (result.over_memory > 0) {
+    result.commonest_overflow =
+        kCategories[std::max_element(overflow_by.begin(), overflow_by.end()) - overflow_by.begin()];
+  }
+  const auto by_closed_form = [](const Candidate& a, const Candidate& b) {
+    return a.closed.iteration_s < b.closed.iteration_s;
+  };
+  const size_t screen = std::min(fits.size(), static_cast<size_t>(request.screen));
+  std::partial_sort(fits.begin(), fits.begin() + static_cast<std::ptrdiff_t>(screen), fits.end(), by_closed_form);
+  fits.resize(screen);
+  result.closed_form_seconds = seconds_since(start);
+
+  // Passes 2 and 3: the engines on the best of them. With a fixed batch on fixed devices, time and throughput rank
+  // alike (throughput = global batch / iteration time).
+  const auto engines = std::chrono::steady_clock::now();
+  const auto by_time = [](const Candidate& a, const Candidate& b) { return a.iteration_s() < b.iteration_s(); };
+  run_on(s, Engine::Analytical, fits, fits.size(), request.jobs);
+  std::stable_sort(fits.begin(), fits.end(), by_time);
+  if (request.top > 0) {
+    run_on(s, Engine::SimGrid, fits, static_cast<size_t>(request.top), request.jobs);
+    std::stable_sort(fits.begin(), fits.begin() + std::min<std::ptrdiff_t>(request.top, std::ssize(fits)), by_time);
+  }
+  result.engine_seconds = seconds_since(engines);
+  result.ranked = std::move(fits);
+  return result;
+}
+
+}  // namespace dtsim::tune

@@ -1,0 +1,58 @@
+// `dtsim tune` as a user runs it: the table, results.csv and tune.json, and one line for bad constraints.
+#include <algorithm>
+
+#include <catch2/catch.hpp>
+#include <nlohmann/json.hpp>
+
+#include "tests/support/run_process.hpp"
+
+namespace dtsim::test {
+
+TEST_CASE("dtsim tune prints the best layouts and writes results.csv and tune.json", "[tune]") {
+  const std::string out = temp_dir("tune-gpt3");
+  const auto r = run_dtsim("tune scenarios/gpt3_175b_megatron.yaml --top 1 --screen 4 --fix tensor=8 --fix zero=1 "
+                           "--max-micro-batch 1 --out '" + out + "'",
+                           "tune-gpt3");
+  INFO(r.out << r.err);
+  REQUIRE(r.code == 0);
+  CHECK(r.out.find("dtsim tune: gpt3_175b_megatron on 64 devices, global batch 64") != std::string::npos);
+  CHECK(r.out.find("the best: dtsim run scenarios/gpt3_175b_megatron.yaml --set strategy.tensor=8") !=
+        std::string::npos);
+  const auto tune = nlohmann::json::parse(slurp(out + "/tune.json"));
+  REQUIRE(tune.at("ranked").size() == 4);
+  const auto& best = tune.at("ranked").at(0);
+  CHECK(best.at("simgrid_s").get<double>() > 0);
+  CHECK(best.at("iteration_time_s").get<double>() == best.at("simgrid_s").get<double>());
+  CHECK(tune.at("ranked").at(1).at("simgrid_s").get<double>() == 0);  // --top 1
+  for (const auto& c : tune.at("ranked")) CHECK(c.at("layout").get<std::string>().rfind("t8 ", 0) == 0);
+  CHECK(tune.at("layouts").get<long>() > tune.at("over_memory").get<long>());
+  // results.csv: a header and one row per ranked layout.
+  const std::string csv = slurp(out + "/results.csv");
+  CHECK(std::count(csv.begin(), csv.end(), '\n') == 5);
+  CHECK(csv.rfind("rank,layout,tensor,pipeline,data", 0) == 0);
+  // The best layout's command runs and gives the iteration time tune reported.
+  const auto run = run_dtsim(
+      "run scenarios/gpt3_175b_megatron.yaml --engine simgrid --no-trace --json " + [&] {
+        std::string sets;
+        for (const auto& s : best.at("set")) sets += " --set " + s.get<std::string>();
+        return sets;
+      }(),
+      "tune-gpt3-best");
+  REQUIRE(run.code == 0);
+  const auto metrics = nlohmann::json::parse(run.out);
+  CHECK(metrics.at("iteration_time_s").at("mean").get<double>() == Approx(best.at("simgrid_s").get<double>()));
+}
+
+TEST_CASE("dtsim tune refuses bad constraints and jobs it cannot lay out in one line", "[tune]") {
+  const auto fix = run_dtsim("tune scenarios/gpt3_175b_megatron.yaml --fix tensr=8", "tune-bad-fix");
+  CHECK(fix.code == 2);
+  CHECK(fix.err.find("--fix tensr=8: expected tensor, pipeline, context, expert, micro_batch") != std::string::npos);
+  const auto dp = run_dtsim("tune scenarios/quickstart.yaml", "tune-not-hybrid");
+  CHECK(dp.code == 2);
+  CHECK(dp.err.find("must be a hybrid job of a transformer") != std::string::npos);
+  const auto devices = run_dtsim("tune scenarios/gpt3_175b_megatron.yaml --devices 12", "tune-bad-devices");
+  CHECK(devices.code == 2);
+  CHECK(devices.err.find("--devices 12: a whole number of nodes of 8 devices") != std::string::npos);
+}
+
+}  // namespace dtsim::test

@@ -1,0 +1,146 @@
+// dtsim tune against the exhaustive search it shortcuts, and against the memory model.
+#include <algorithm>
+#include <cmath>
+#include <vector>
+
+#include <catch2/catch.hpp>
+#include <fmt/format.h>
+
+#include "core/parallel/layout_space.hpp"
+#include "core/plan/hybrid_job.hpp"
+#include "core/scenario/loader.hpp"
+#include "sim/sweep/point_runner.hpp"
+#include "sim/tune/tuner.hpp"
+
+namespace dtsim::test {
+namespace {
+
+// A small GPT on two nodes of four A100s: a space of a few dozen layouts, each simulated in milliseconds.
+Scenario small_gpt(const std::vector<std::string>& sets = {}) {
+  return load_scenario_text(R"(
+name: tune_small
+model:
+  name: transformer
+  transformer: {layers: 8, hidden: 1024, heads: 16, seq_len: 1024, vocab: 32000}
+  dtype: bf16
+  optimizer: adam
+cluster:
+  nodes: 2
+  devices_per_node: 4
+  device: a100_80gb
+  intra_node: {kind: nvlink, rate: 300GB/s, latency: 2us}
+  nic: {count: 1, rate: 100Gbps, latency: 2us}
+strategy:
+  kind: hybrid
+  micro_batch: 1
+  global_batch: 16
+run:
+  iterations: 1
+  warmup: 0
+)",
+                            "tune_small.yaml", sets);
+}
+
+LayoutLimits small_limits() {
+  LayoutLimits limits;
+  limits.max_micro_batch = 2;
+  limits.max_virtual_stages = 2;
+  limits.recomputes = {Recompute::None, Recompute::Full};
+  return limits;
+}
+
+}  // namespace
+
+TEST_CASE("tune's best is the exhaustive SimGrid search's best on a small space", "[tune]") {
+  const Scenario s = small_gpt();
+  LayoutLimits limits = small_limits();
+  limits.devices = 8;
+  limits.global_batch = 16;
+  // Every layout on SimGrid.
+  std::vector<HybridSpec> layouts;
+  for_each_layout(s.job().model.transformer, limits, [&](const HybridSpec& h) { layouts.push_back(h); });
+  REQUIRE(layouts.size() > 30);
+  std::vector<Scenario> scenarios;
+  std::vector<size_t> pending;
+  for (const HybridSpec& h : layouts) {
+    pending.push_back(scenarios.size());
+    scenarios.push_back(tune::with_layout(s, h, Engine::SimGrid));
+  }
+  std::vector<double> simgrid(layouts.size(), 0);
+  sweep::run_points(scenarios, pending, 2, [&](size_t i, const nlohmann::json& m) {
+    simgrid[i] = m.at("iteration_time_s").at("mean").get<double>();
+  });
+  const size_t best = static_cast<size_t>(std::min_element(simgrid.begin(), simgrid.end()) - simgrid.begin());
+
+  tune::TuneRequest request;
+  request.limits = small_limits();
+  request.top = 3;
+  request.screen = 8;
+  request.jobs = 2;
+  const tune::TuneResult r = tune::tune(s, request);
+  CHECK(r.layouts == static_cast<long>(layouts.size()));
+  CHECK(r.over_memory == 0);
+  REQUIRE(!r.ranked.empty());
+  INFO(fmt::format("exhaustive best {:.6f} s of {} layouts; tune's {:.6f} s", simgrid[best], layouts.size(),
+                   r.ranked.front().simgrid_s));
+  CHECK(r.ranked.front().simgrid_s == Approx(simgrid[best]).epsilon(1e-9));
+  // The top K are ranked by SimGrid, the rest by the analytical engine, each in order.
+  for (size_t i = 1; i < r.ranked.size(); ++i) {
+    if (i < 3) CHECK(r.ranked[i - 1].simgrid_s <= r.ranked[i].simgrid_s);
+    if (i > 3) CHECK(r.ranked[i - 1].analytical_s <= r.ranked[i].analytical_s);
+    CHECK(r.ranked[i].analytical_s > 0);
+  }
+}
+
+TEST_CASE("tune never proposes a layout the memory model rejects, and says how many it left out", "[tune]") {
+  // GPT-3 175B on 64 A100s within 85 % of their memory: most layouts do not fit.
+  const Scenario s = load_scenario(std::string(DTSIM_SOURCE_DIR) + "/scenarios/gpt3_175b_megatron.yaml");
+  tune::TuneRequest request;
+  request.top = 0;
+  request.screen = 64;
+  request.max_memory_fraction = 0.85;
+  request.limits.max_micro_batch = 2;
+  const tune::TuneResult r = tune::tune(s, request);
+  CHECK(r.over_memory > 0);
+  CHECK(r.over_memory < r.layouts);
+  CHECK_FALSE(r.commonest_overflow.empty());
+  REQUIRE(!r.ranked.empty());
+  for (const tune::Candidate& c : r.ranked) {
+    double peak = 0;
+    for (const StageMemory& m : layout_memory(s.job(), c.layout)) peak = std::max(peak, m.bytes.total());
+    CHECK(peak <= 0.85 * r.device_memory_bytes);
+    CHECK(c.peak_memory_bytes == peak);
+    CHECK(c.simgrid_s == 0);  // --top 0
+  }
+  // With the whole memory more fit, and the best is no slower.
+  request.max_memory_fraction = 1.0;
+  const tune::TuneResult all = tune::tune(s, request);
+  CHECK(all.over_memory < r.over_memory);
+  CHECK(all.ranked.front().iteration_s() <= r.ranked.front().iteration_s());
+}
+
+TEST_CASE("a layout's overrides load as the layout itself", "[tune]") {
+  const Scenario s = small_gpt();
+  LayoutLimits limits = small_limits();
+  limits.devices = 8;
+  limits.global_batch = 16;
+  int checked = 0;
+  for_each_layout(s.job().model.transformer, limits, [&](const HybridSpec& h) {
+    if (checked++ % 5 != 0) return;
+    const Scenario loaded = small_gpt(tune::layout_overrides(h));
+    const HybridSpec& l = loaded.job().strategy.hybrid;
+    CHECK(l.tensor == h.tensor);
+    CHECK(l.pipeline == h.pipeline);
+    CHECK(l.data == h.data);
+    CHECK(l.micro_batch == h.micro_batch);
+    CHECK(l.global_batch == h.global_batch);
+    CHECK(l.schedule == h.schedule);
+    CHECK(l.virtual_stages == h.virtual_stages);
+    CHECK(l.recompute == h.recompute);
+    CHECK(l.zero == h.zero);
+    CHECK(l.sequence_parallel == h.sequence_parallel);
+  });
+  CHECK(checked > 10);
+}
+
+}  // namespace dtsim::test
