@@ -6,6 +6,7 @@
 #include <vector>
 
 #include "sim/sweep/sweep_plan.hpp"
+#include "sim/tune/tuner.hpp"
 
 namespace dtsim::cli {
 
@@ -50,6 +51,19 @@ struct CheckpointOptions {
 
 // `dtsim checkpoint`: the checkpoint interval that maximises goodput, against Young/Daly.
 int checkpoint_command(const CheckpointOptions& o);
+
+struct TuneOptions {
+  std::string scenario;
+  std::vector<std::string> sets;
+  int devices = 0;                 // 0: the scenario's
+  std::vector<std::string> fixes;  // --fix tensor=8
+  tune::TuneRequest request;
+  int show = 10;    // table rows
+  std::string out;  // "" = runs/<scenario name>-tune
+};
+
+// `dtsim tune`: the best hybrid layouts of the scenario's job.
+int tune_command(TuneOptions o);
 
 struct CalibrateCliOptions {
   std::string backend = "cpu";

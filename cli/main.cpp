@@ -22,6 +22,7 @@ Examples:
   dtsim sweep scenarios/quickstart.yaml --param cluster.nodes=1..64:x2
   dtsim compare runs/a runs/b
   dtsim checkpoint scenarios/failures_checkpointing.yaml
+  dtsim tune scenarios/gpt3_175b_megatron.yaml --devices 1024
   dtsim models list          dtsim models show resnet50
   dtsim devices              dtsim keys
   mpirun -np 2 --oversubscribe dtsim calibrate --backend cpu --out profile.yaml
@@ -70,6 +71,12 @@ Examples:
 Examples:
   dtsim checkpoint scenarios/failures_checkpointing.yaml
   dtsim checkpoint scenarios/failures_checkpointing.yaml --trials 1000 --json
+)"},
+    {"tune", R"(
+Examples:
+  dtsim tune scenarios/gpt3_175b_megatron.yaml
+  dtsim tune scenarios/gpt3_175b_megatron.yaml --devices 1024 --top 3 --jobs 2
+  dtsim tune scenarios/llama3_70b_fsdp.yaml --fix tensor=8 --max-memory-fraction 0.9
 )"},
     {"calibrate", R"(
 Examples:
@@ -180,6 +187,50 @@ int parse_and_run(int argc, char** argv) {
       ->capture_default_str();
   ckpt_cmd->add_flag("--json", ckpt.json, "Print the scan as JSON");
 
+  cli::TuneOptions tune;
+  auto* tune_cmd = app.add_subcommand(
+      "tune", "Search a hybrid job's layouts for the fastest that fits: closed form, then the engines on the best");
+  tune_cmd->add_option("scenario", tune.scenario, "Scenario file (YAML) of a hybrid transformer job")->required();
+  tune_cmd->add_option("--set", tune.sets, "Override a scenario key: key.path=value (repeatable)");
+  tune_cmd
+      ->add_option("--devices", tune.devices, "Devices to lay the job out on (whole nodes; default: the scenario's)")
+      ->check(CLI::Range(1, 1 << 24));
+  tune_cmd->add_option("--top", tune.request.top, "Layouts re-simulated on SimGrid (0: none)")
+      ->check(CLI::Range(0, 1000))
+      ->capture_default_str();
+  tune_cmd
+      ->add_option("--screen", tune.request.screen,
+                   "Layouts run on the analytical engine, the closed form's best (default: max(32, 4 x top))")
+      ->check(CLI::Range(1, 100000));
+  tune_cmd->add_option("--jobs", tune.request.jobs, "Engine runs at once")
+      ->check(CLI::Range(1, 1024))
+      ->capture_default_str();
+  tune_cmd
+      ->add_option("--max-memory-fraction", tune.request.max_memory_fraction, "Of a device's memory a rank may need")
+      ->check(CLI::Range(0.01, 1.0))
+      ->capture_default_str();
+  tune_cmd->add_option("--fix", tune.fixes,
+                       "Hold a size fixed: tensor, pipeline, context, expert, micro_batch or zero = N (repeatable)");
+  tune_cmd->add_option("--max-tensor", tune.request.limits.max_tensor, "Largest tensor-parallel size searched")
+      ->check(CLI::Range(1, 1 << 20))
+      ->capture_default_str();
+  tune_cmd->add_option("--max-pipeline", tune.request.limits.max_pipeline, "Largest pipeline searched (0: any)")
+      ->check(CLI::Range(0, 1 << 20))
+      ->capture_default_str();
+  tune_cmd->add_option("--max-context", tune.request.limits.max_context, "Largest context-parallel size searched")
+      ->check(CLI::Range(1, 1 << 20))
+      ->capture_default_str();
+  tune_cmd->add_option("--max-micro-batch", tune.request.limits.max_micro_batch, "Largest micro-batch searched")
+      ->check(CLI::Range(1, 1 << 20))
+      ->capture_default_str();
+  tune_cmd
+      ->add_option("--max-virtual-stages", tune.request.limits.max_virtual_stages,
+                   "Most model chunks per pipeline rank (interleaved schedule)")
+      ->check(CLI::Range(1, 1 << 10))
+      ->capture_default_str();
+  tune_cmd->add_option("--show", tune.show, "Rows of the table")->check(CLI::Range(1, 100000))->capture_default_str();
+  tune_cmd->add_option("--out", tune.out, "Folder for results.csv and tune.json (default: runs/<scenario name>-tune)");
+
   cli::CalibrateCliOptions calib;
   auto* calib_cmd = app.add_subcommand(
       "calibrate",
@@ -238,6 +289,7 @@ int parse_and_run(int argc, char** argv) {
   if (*devices_cmd) return cli::devices_command();
   if (*keys_cmd) return cli::keys_command(markdown);
   if (*ckpt_cmd) return cli::checkpoint_command(ckpt);
+  if (*tune_cmd) return cli::tune_command(tune);
   if (*calib_cmd) return cli::calibrate_command(calib, argc, argv);
   if (*val_cmd) return cli::validate_command(val);
   return 2;

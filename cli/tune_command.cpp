@@ -43,9 +43,10 @@ void apply_fix(const std::string& text, LayoutLimits& limits) {
                                      : nullptr;
   const int least = key == "zero" ? 0 : 1;
   if (!slot || value < least || (key == "zero" && value > 3)) {
-    throw InputError(fmt::format("--fix {}: expected tensor, pipeline, context, expert, micro_batch (a count from 1) "
-                                 "or zero (0 to 3) = a whole number, e.g. --fix tensor=8",
-                                 text));
+    throw InputError(
+        fmt::format("--fix {}: expected tensor, pipeline, context, expert, micro_batch (a count from 1) "
+                    "or zero (0 to 3) = a whole number, e.g. --fix tensor=8",
+                    text));
   }
   *slot = value;
 }
@@ -74,13 +75,14 @@ std::string results_csv(const tune::TuneResult& r) {
   int rank = 0;
   for (const tune::Candidate& c : r.ranked) {
     const HybridSpec& h = c.layout;
-    out += fmt::format("{},{},{},{},{},{},{},{},{},{},{},{},{},{:.6g},{:.6g},{:.6g},{:.6g},{:.4f},{:.4f},{:.6g},{:.6g},"
-                       "{:.6g},{:.6g}\n",
-                       ++rank, layout_text(h), h.tensor, h.pipeline, h.data, h.context, h.expert, h.micro_batch,
-                       schedule_name(h.schedule), h.virtual_stages, recompute_name(h.recompute), h.zero,
-                       h.sequence_parallel, c.closed.iteration_s, c.analytical_s, c.simgrid_s, r.throughput(c),
-                       r.mfu(c), c.bubble_fraction, c.peak_memory_bytes, exposed(c, GroupKind::Tensor),
-                       exposed(c, GroupKind::Pipeline), exposed(c, GroupKind::Data));
+    out += fmt::format(
+        "{},{},{},{},{},{},{},{},{},{},{},{},{},{:.6g},{:.6g},{:.6g},{:.6g},{:.4f},{:.4f},{:.6g},{:.6g},"
+        "{:.6g},{:.6g}\n",
+        ++rank, layout_text(h), h.tensor, h.pipeline, h.data, h.context, h.expert, h.micro_batch,
+        schedule_name(h.schedule), h.virtual_stages, recompute_name(h.recompute), h.zero, h.sequence_parallel,
+        c.closed.iteration_s, c.analytical_s, c.simgrid_s, r.throughput(c), r.mfu(c), c.bubble_fraction,
+        c.peak_memory_bytes, exposed(c, GroupKind::Tensor), exposed(c, GroupKind::Pipeline),
+        exposed(c, GroupKind::Data));
   }
   return out;
 }
@@ -132,9 +134,10 @@ int tune_command(TuneOptions o) {
     // The scenario's own layout may not suit the new devices: the job starts from the first layout that does.
     const int per_node = given.cluster.devices_per_node;
     if (given.jobs.size() != 1 || o.devices % per_node != 0 || given.job().strategy.kind != StrategyKind::Hybrid) {
-      throw InputError(fmt::format("--devices {}: a whole number of nodes of {} devices, for a scenario of one hybrid "
-                                   "job",
-                                   o.devices, per_node));
+      throw InputError(
+          fmt::format("--devices {}: a whole number of nodes of {} devices, for a scenario of one hybrid "
+                      "job",
+                      o.devices, per_node));
     }
     const HybridSpec h = job_layout(given, given.job());
     LayoutLimits limits = o.request.limits;
@@ -145,9 +148,10 @@ int tune_command(TuneOptions o) {
       if (!first) first = l;
     });
     if (!first) {
-      throw InputError(fmt::format("--devices {}: no layout of {} on {} devices takes a global batch of {} within the "
-                                   "search's limits (--fix, --max-*); try another --set strategy.global_batch",
-                                   o.devices, given.job().model.name, o.devices, limits.global_batch));
+      throw InputError(
+          fmt::format("--devices {}: no layout of {} on {} devices takes a global batch of {} within the "
+                      "search's limits (--fix, --max-*); try another --set strategy.global_batch",
+                      o.devices, given.job().model.name, o.devices, limits.global_batch));
     }
     sets.push_back(fmt::format("cluster.nodes={}", o.devices / per_node));
     start = tune::layout_overrides(*first);
@@ -163,10 +167,11 @@ int tune_command(TuneOptions o) {
                            r.over_memory, 100 * o.request.max_memory_fraction, format_bytes(r.device_memory_bytes));
   if (r.over_memory > 0) std::cout << fmt::format(" (most often by their {})", r.commonest_overflow);
   const long ranked = r.layouts - r.over_memory;
-  std::cout << fmt::format("\n  {} ranked in closed form in {:.2f} s ({:.0f} layouts/s); the best {} on the analytical "
-                           "engine, {} of them on SimGrid, in {:.1f} s\n\n",
-                           ranked, r.closed_form_seconds, r.layouts / std::max(1e-9, r.closed_form_seconds),
-                           r.ranked.size(), std::min<size_t>(o.request.top, r.ranked.size()), r.engine_seconds);
+  std::cout << fmt::format(
+      "\n  {} ranked in closed form in {:.2f} s ({:.0f} layouts/s); the best {} on the analytical "
+      "engine, {} of them on SimGrid, in {:.1f} s\n\n",
+      ranked, r.closed_form_seconds, r.layouts / std::max(1e-9, r.closed_form_seconds), r.ranked.size(),
+      std::min<size_t>(o.request.top, r.ranked.size()), r.engine_seconds);
   if (r.ranked.empty()) {
     throw InputError(fmt::format("tune: no layout of {} fits {} devices of {} within --max-memory-fraction {}", s.name,
                                  r.devices, format_bytes(r.device_memory_bytes), o.request.max_memory_fraction));
@@ -177,12 +182,13 @@ int tune_command(TuneOptions o) {
   const size_t shown = std::min<size_t>(r.ranked.size(), static_cast<size_t>(std::max(o.show, o.request.top)));
   for (size_t i = 0; i < shown; ++i) {
     const tune::Candidate& c = r.ranked[i];
-    std::cout << fmt::format("  {:>3} {:<50} {:>9.3f} {:>9} {:>9} {:>10.1f} {:>5.1f}% {:>6.1f}% {:>9} {:>8.3f} {:>8.3f} "
-                             "{:>8.3f}\n",
-                             i + 1, layout_text(c.layout), c.closed.iteration_s, seconds_or_dash(c.analytical_s),
-                             seconds_or_dash(c.simgrid_s), r.throughput(c), 100 * r.mfu(c), 100 * c.bubble_fraction,
-                             format_bytes(c.peak_memory_bytes), exposed(c, GroupKind::Tensor),
-                             exposed(c, GroupKind::Pipeline), exposed(c, GroupKind::Data));
+    std::cout << fmt::format(
+        "  {:>3} {:<50} {:>9.3f} {:>9} {:>9} {:>10.1f} {:>5.1f}% {:>6.1f}% {:>9} {:>8.3f} {:>8.3f} "
+        "{:>8.3f}\n",
+        i + 1, layout_text(c.layout), c.closed.iteration_s, seconds_or_dash(c.analytical_s),
+        seconds_or_dash(c.simgrid_s), r.throughput(c), 100 * r.mfu(c), 100 * c.bubble_fraction,
+        format_bytes(c.peak_memory_bytes), exposed(c, GroupKind::Tensor), exposed(c, GroupKind::Pipeline),
+        exposed(c, GroupKind::Data));
   }
   std::string command = fmt::format("dtsim run {}", o.scenario);
   for (const std::string& set : sets) command += " --set " + set;

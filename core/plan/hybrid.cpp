@@ -26,17 +26,6 @@
 namespace dtsim {
 namespace {
 
-const CollectiveAlgorithm& algorithm_for(const CollectiveAlgorithm& preferred, CollectiveKind kind,
-                                         const GroupShape& shape) {
-  if (preferred.supports(kind, shape)) return preferred;
-  for (const char* fallback : {"ring", "direct"}) {
-    const CollectiveAlgorithm& a = find_algorithm(fallback);
-    if (a.supports(kind, shape)) return a;
-  }
-  throw RuntimeError(
-      fmt::format("plan: no collective algorithm runs {} over {} ranks", collective_name(kind), shape.size));
-}
-
 // Steps that run one after the other on the compute stream, each list with its phase.
 using Runs = std::vector<std::pair<const std::vector<KernelStep>*, Phase>>;
 
@@ -263,7 +252,7 @@ class HybridCompiler {
   CollectiveOp collective_op(CollectiveKind kind, double bytes, int g) {
     const CommGroup& group = plan_.groups[g];
     const GroupShape shape{static_cast<int>(group.ranks.size()), group.per_node, 0};
-    return CollectiveOp{kind, bytes, g, &algorithm_for(algorithm_, kind, shape), seq_[g]++};
+    return CollectiveOp{kind, bytes, g, &hybrid_algorithm(algorithm_, kind, shape), seq_[g]++};
   }
 
   int group_of(GroupKind kind) const { return groups_.index[local_][static_cast<int>(kind)]; }
@@ -568,6 +557,17 @@ class HybridCompiler {
 };
 
 }  // namespace
+
+const CollectiveAlgorithm& hybrid_algorithm(const CollectiveAlgorithm& preferred, CollectiveKind kind,
+                                            const GroupShape& shape) {
+  if (preferred.supports(kind, shape)) return preferred;
+  for (const char* fallback : {"ring", "direct"}) {
+    const CollectiveAlgorithm& a = find_algorithm(fallback);
+    if (a.supports(kind, shape)) return a;
+  }
+  throw RuntimeError(
+      fmt::format("plan: no collective algorithm runs {} over {} ranks", collective_name(kind), shape.size));
+}
 
 bool represents_stage(const HybridLayout& layout, int local) {
   const Coords c = layout.coords(local);

@@ -22,6 +22,11 @@ namespace dtsim {
 void compile_hybrid(const Scenario& s, const JobSpec& job, int job_index, Plan& plan, bool representatives = false,
                     PlanDetail detail = PlanDetail::Kernels);
 
+// The algorithm a hybrid job's collective of `kind` runs over `shape`: strategy.algorithm where it
+// supports them, else ring, else direct.
+const CollectiveAlgorithm& hybrid_algorithm(const CollectiveAlgorithm& preferred, CollectiveKind kind,
+                                            const GroupShape& shape);
+
 // Whether job-local rank `local` represents its stage (its tensor, context, expert and data coordinates are 0).
 bool represents_stage(const HybridLayout& layout, int local);
 

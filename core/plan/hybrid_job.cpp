@@ -20,9 +20,13 @@ HybridSpec job_layout(const Scenario& s, const JobSpec& job) {
 }
 
 std::vector<StageMemory> job_memory(const Scenario& s, const JobSpec& job) {
+  return layout_memory(job, job_layout(s, job));
+}
+
+std::vector<StageMemory> layout_memory(const JobSpec& job, const HybridSpec& layout) {
   MemoryInputs in;
   in.model = job.model.transformer;
-  in.layout = job_layout(s, job);
+  in.layout = layout;
   in.dtype = job.model.dtype;
   in.grad_dtype = job.model.grad_dtype;
   in.optimizer_states = static_cast<int>(optimizer_state_copies(job.model.optimizer));

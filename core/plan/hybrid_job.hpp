@@ -22,6 +22,8 @@ HybridSpec job_layout(const Scenario& s, const JobSpec& job);
 
 // The bytes each pipeline stage's ranks need at their peak (core/parallel/memory.hpp), stage 0 first.
 std::vector<StageMemory> job_memory(const Scenario& s, const JobSpec& job);
+// The same for the job's model and precision under another layout (`data` resolved).
+std::vector<StageMemory> layout_memory(const JobSpec& job, const HybridSpec& layout);
 
 // When a rank of job `index` needs more memory than its device has: one line naming the job, the
 // first such rank, its stage, the bytes needed (by category) and available, and what lowers them.

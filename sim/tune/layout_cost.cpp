@@ -26,9 +26,9 @@ double LayoutCost::exposed_total() const {
 struct LayoutCoster::Probe {
   Plan plan;
   std::unique_ptr<cost::CostModel> cost;
-  std::vector<int> rep;                            // by pipeline stage: its representative's plan rank
+  std::vector<int> rep;                             // by pipeline stage: its representative's plan rank
   std::vector<std::array<int, kGroupKinds>> group;  // by stage: the representative's plan group of each kind, or -1
-  std::vector<double> kept;                        // by stage: compute's rate beside communication
+  std::vector<double> kept;                         // by stage: compute's rate beside communication
 };
 
 // One micro-batch's work on each pipeline stage's representative (seconds), for one (t, c, e, p) shape, micro-batch,
@@ -130,8 +130,8 @@ const LayoutCoster::Probe& LayoutCoster::probe(const HybridSpec& layout) {
     const CommGroup& group = p->plan.groups[g];
     for (int r : group.ranks) {
       const auto it = std::find(p->rep.begin(), p->rep.end(), r);
-      if (it != p->rep.end()) p->group[static_cast<size_t>(it - p->rep.begin())][static_cast<size_t>(group.kind)] =
-          static_cast<int>(g);
+      if (it != p->rep.end())
+        p->group[static_cast<size_t>(it - p->rep.begin())][static_cast<size_t>(group.kind)] = static_cast<int>(g);
     }
   }
   const std::vector<double> kept = cost::compute_kept(scenario_.cluster, p->plan);
@@ -235,8 +235,8 @@ LayoutCost LayoutCoster::cost(const HybridSpec& layout) {
       const double r = collective_s(*p.cost, p.plan, algo, g, reduction, open);
       reduce_s += r;
       last_s = r;
-      if (layout.zero >= 1) gather_s += collective_s(*p.cost, p.plan, algo, g, CollectiveKind::AllGather,
-                                                      open / grad * weight);
+      if (layout.zero >= 1)
+        gather_s += collective_s(*p.cost, p.plan, algo, g, CollectiveKind::AllGather, open / grad * weight);
       open = 0;
     };
     for (int c = 0; c < v; ++c) {
@@ -266,8 +266,7 @@ LayoutCost LayoutCoster::cost(const HybridSpec& layout) {
     if (zero3 && data >= 0) {
       // ZeRO-3: every block's parameters gathered twice and its gradients reduce-scattered, beside the compute.
       const double gather = collective_s(*p.cost, p.plan, algo, data, CollectiveKind::AllGather, bp.dense * weight);
-      const double scatter =
-          collective_s(*p.cost, p.plan, algo, data, CollectiveKind::ReduceScatter, bp.dense * grad);
+      const double scatter = collective_s(*p.cost, p.plan, algo, data, CollectiveKind::ReduceScatter, bp.dense * grad);
       const double z = v * blocks * (2 * gather + scatter);
       // Only the kernels slow down beside it (the tensor-parallel collectives keep their pace: cost::composite_kept).
       per_micro_batch = std::max(z, per_micro_batch + std::min(compute, z) * inv(kept));
@@ -301,10 +300,10 @@ LayoutCost LayoutCoster::cost(const HybridSpec& layout) {
     norm.cls = KernelClass::Elementwise;
     UpdateOp step = make_update(owned, job.model.optimizer);
     if (weight < 4) step.mem_bytes += owned * (4 + weight) + params * grad;
-    tail[static_cast<size_t>(s)] =
-        p.cost->compute_time(rank, norm) +
-        collective_s(*p.cost, p.plan, algo, groups[static_cast<size_t>(GroupKind::Model)], CollectiveKind::AllReduce, 8) +
-        p.cost->update_time(rank, step) + gather_s;
+    tail[static_cast<size_t>(s)] = p.cost->compute_time(rank, norm) +
+                                   collective_s(*p.cost, p.plan, algo, groups[static_cast<size_t>(GroupKind::Model)],
+                                                CollectiveKind::AllReduce, 8) +
+                                   p.cost->update_time(rank, step) + gather_s;
   }
   double c_max = 0, c_sum = 0, b_sum = 0;
   for (int s = 0; s < pp; ++s) {
@@ -322,8 +321,8 @@ LayoutCost LayoutCoster::cost(const HybridSpec& layout) {
     const double window = backward[static_cast<size_t>(s)];
     const double r = reduce[static_cast<size_t>(s)];
     const double contention = std::min(r, window) * inv(p.kept[static_cast<size_t>(s)]);
-    const double e = std::max(last_bucket[static_cast<size_t>(s)], r - window) + contention -
-                     s * (b_mean / v + message);
+    const double e =
+        std::max(last_bucket[static_cast<size_t>(s)], r - window) + contention - s * (b_mean / v + message);
     exposed = std::max(exposed, e);
   }
   double tail_max = 0, gather_max = 0;

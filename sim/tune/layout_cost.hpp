@@ -57,8 +57,8 @@ class LayoutCoster {
   LayoutCost cost(const HybridSpec& layout);
 
  private:
-  struct Probe;       // a plan of the layout's shape: its ranks placed and its groups
-  struct StepTimes;   // one micro-batch's work of a block, embedding and head, per stage
+  struct Probe;      // a plan of the layout's shape: its ranks placed and its groups
+  struct StepTimes;  // one micro-batch's work of a block, embedding and head, per stage
   const Probe& probe(const HybridSpec& layout);
   const StepTimes& steps(const HybridSpec& layout);
 

@@ -32,10 +32,10 @@ double model_flops_per_sample(const JobSpec& job) {
     for (const KernelStep& k : steps) f += k.collective ? 0 : k.flops;
     return f;
   };
-  const double forward = m.layers * flops(block_forward(m, one)) + flops(embedding_forward(m, one)) +
-                         flops(head_forward(m, one));
-  const double backward = m.layers * flops(block_backward(m, one)) + flops(embedding_backward(m, one)) +
-                          flops(head_backward(m, one));
+  const double forward =
+      m.layers * flops(block_forward(m, one)) + flops(embedding_forward(m, one)) + flops(head_forward(m, one));
+  const double backward =
+      m.layers * flops(block_backward(m, one)) + flops(embedding_backward(m, one)) + flops(head_backward(m, one));
   return forward + backward;
 }
 

@@ -23,10 +23,10 @@
 namespace dtsim::tune {
 
 struct TuneRequest {
-  LayoutLimits limits;  // its devices are the job's; its global batch the job's when 0
-  int top = 5;          // re-simulated on SimGrid (0: none)
-  int screen = 0;       // run on the analytical engine; 0: max(32, 4 x top)
-  int jobs = 1;         // engine runs at once (child processes)
+  LayoutLimits limits;               // its devices are the job's; its global batch the job's when 0
+  int top = 5;                       // re-simulated on SimGrid (0: none)
+  int screen = 0;                    // run on the analytical engine; 0: max(32, 4 x top)
+  int jobs = 1;                      // engine runs at once (child processes)
   double max_memory_fraction = 1.0;  // of the device's memory a rank may need
 };
 
@@ -37,9 +37,11 @@ struct Candidate {
   double peak_memory_bytes = 0;  // the busiest stage's rank (memory model)
   double analytical_s = 0;
   double simgrid_s = 0;
-  double bubble_fraction = 0;                  // from the most exact engine run, else the closed form
+  double bubble_fraction = 0;                   // from the most exact engine run, else the closed form
   std::array<double, kGroupKinds> exposed_s{};  // likewise, per iteration by group kind
-  double iteration_s() const { return simgrid_s > 0 ? simgrid_s : analytical_s > 0 ? analytical_s : closed.iteration_s; }
+  double iteration_s() const {
+    return simgrid_s > 0 ? simgrid_s : analytical_s > 0 ? analytical_s : closed.iteration_s;
+  }
 };
 
 struct TuneResult {

@@ -69,7 +69,7 @@ TEST_CASE("usage errors exit with 2 / --help and --version with 0") {
 }
 
 TEST_CASE("each subcommand's --help shows examples of that subcommand, on files that exist") {
-  for (const std::string cmd : {"run", "check", "sweep", "merge", "compare", "models", "devices", "checkpoint",
+  for (const std::string cmd : {"run", "check", "sweep", "merge", "compare", "models", "devices", "checkpoint", "tune",
                                 "calibrate", "validate", "keys"}) {
     const auto help = run_dtsim(cmd + " --help", "help-" + cmd);
     INFO(cmd);

@@ -10,9 +10,11 @@ namespace dtsim::test {
 
 TEST_CASE("dtsim tune prints the best layouts and writes results.csv and tune.json", "[tune]") {
   const std::string out = temp_dir("tune-gpt3");
-  const auto r = run_dtsim("tune scenarios/gpt3_175b_megatron.yaml --top 1 --screen 4 --fix tensor=8 --fix zero=1 "
-                           "--max-micro-batch 1 --out '" + out + "'",
-                           "tune-gpt3");
+  const auto r = run_dtsim(
+      "tune scenarios/gpt3_175b_megatron.yaml --top 1 --screen 4 --fix tensor=8 --fix zero=1 "
+      "--max-micro-batch 1 --out '" +
+          out + "'",
+      "tune-gpt3");
   INFO(r.out << r.err);
   REQUIRE(r.code == 0);
   CHECK(r.out.find("dtsim tune: gpt3_175b_megatron on 64 devices, global batch 64") != std::string::npos);
@@ -32,11 +34,12 @@ TEST_CASE("dtsim tune prints the best layouts and writes results.csv and tune.js
   CHECK(csv.rfind("rank,layout,tensor,pipeline,data", 0) == 0);
   // The best layout's command runs and gives the iteration time tune reported.
   const auto run = run_dtsim(
-      "run scenarios/gpt3_175b_megatron.yaml --engine simgrid --no-trace --json " + [&] {
-        std::string sets;
-        for (const auto& s : best.at("set")) sets += " --set " + s.get<std::string>();
-        return sets;
-      }(),
+      "run scenarios/gpt3_175b_megatron.yaml --engine simgrid --no-trace --json " +
+          [&] {
+            std::string sets;
+            for (const auto& s : best.at("set")) sets += " --set " + s.get<std::string>();
+            return sets;
+          }(),
       "tune-gpt3-best");
   REQUIRE(run.code == 0);
   const auto metrics = nlohmann::json::parse(run.out);

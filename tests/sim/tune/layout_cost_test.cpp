@@ -3,8 +3,8 @@
 #include <cmath>
 #include <vector>
 
-#include <catch2/catch.hpp>
 #include <fmt/format.h>
+#include <catch2/catch.hpp>
 
 #include "core/parallel/layout_space.hpp"
 #include "core/scenario/loader.hpp"
@@ -25,8 +25,8 @@ struct Compared {
 
 std::string describe(const HybridSpec& h) {
   return fmt::format("t{} p{} d{} e{} mb{} {} v{} {} zero{} sp{}", h.tensor, h.pipeline, h.data, h.expert,
-                     h.micro_batch, static_cast<int>(h.schedule), h.virtual_stages, recompute_name(h.recompute),
-                     h.zero, h.sequence_parallel);
+                     h.micro_batch, static_cast<int>(h.schedule), h.virtual_stages, recompute_name(h.recompute), h.zero,
+                     h.sequence_parallel);
 }
 
 // Every `every`-th layout of the space: the closed form and the engine.

@@ -3,8 +3,8 @@
 #include <cmath>
 #include <vector>
 
-#include <catch2/catch.hpp>
 #include <fmt/format.h>
+#include <catch2/catch.hpp>
 
 #include "core/parallel/layout_space.hpp"
 #include "core/plan/hybrid_job.hpp"
