@@ -1,5 +1,6 @@
 // `dtsim tune`: the best hybrid layouts of a scenario's job (sim/tune/tuner.hpp), printed as a table and written as
 // results.csv and tune.json (whole or not at all).
+#include <algorithm>
 #include <filesystem>
 #include <iostream>
 #include <optional>
@@ -17,6 +18,7 @@
 #include "core/parallel/schedule.hpp"
 #include "core/plan/hybrid_job.hpp"
 #include "core/scenario/loader.hpp"
+#include "plot/chart.hpp"
 #include "sim/tune/tuner.hpp"
 
 namespace dtsim::cli {
@@ -120,7 +122,45 @@ nlohmann::json tune_json(const tune::TuneResult& r, const TuneOptions& o) {
           {"closed_form_seconds", r.closed_form_seconds},
           {"engine_seconds", r.engine_seconds},
           {"simgrid_top", o.request.top},
+          {"pareto",
+           [&] {
+             nlohmann::json front = nlohmann::json::array();
+             for (const auto& [memory, seconds] : r.pareto)
+               front.push_back({{"peak_memory_bytes", memory}, {"closed_form_s", seconds}});
+             return front;
+           }()},
           {"ranked", ranked}};
+}
+
+// Iteration time against memory per rank: every layout that fits (closed form), the Pareto front, the layouts the
+// engines ran (their most exact time) and the best.
+plot::Chart pareto_chart(const tune::TuneResult& r, double memory_fraction) {
+  plot::Chart chart;
+  chart.title = fmt::format("{} on {} devices: iteration time against memory", r.scenario, r.devices);
+  chart.x_label = "peak memory per rank (GB)";
+  chart.y_label = "iteration time (s)";
+  plot::Series all{"layouts that fit (closed form)", {}, {}, "#bbbbbb", false, true};
+  const size_t stride = std::max<size_t>(1, r.space.size() / 4000);  // a readable file of at most ~4,000 points
+  for (size_t i = 0; i < r.space.size(); i += stride) {
+    all.x.push_back(r.space[i].first / 1e9);
+    all.y.push_back(r.space[i].second);
+  }
+  plot::Series front{"Pareto front (closed form)", {}, {}, "#1f77b4", true, true};
+  for (const auto& [memory, seconds] : r.pareto) {
+    front.x.push_back(memory / 1e9);
+    front.y.push_back(seconds);
+  }
+  plot::Series engines{"on the engines", {}, {}, "#ff7f0e", false, true};
+  for (const tune::Candidate& c : r.ranked) {
+    engines.x.push_back(c.peak_memory_bytes / 1e9);
+    engines.y.push_back(c.iteration_s());
+  }
+  plot::Series best{
+      "the best", {r.ranked.front().peak_memory_bytes / 1e9}, {r.ranked.front().iteration_s()}, "#d62728", false, true};
+  chart.series = {all, front, engines, best};
+  chart.guides.push_back({true, r.device_memory_bytes * memory_fraction / 1e9, "memory allowed", "#888888"});
+  chart.legend_bottom = false;
+  return chart;
 }
 
 }  // namespace
@@ -190,15 +230,29 @@ int tune_command(TuneOptions o) {
         format_bytes(c.peak_memory_bytes), exposed(c, GroupKind::Tensor), exposed(c, GroupKind::Pipeline),
         exposed(c, GroupKind::Data));
   }
+  // The user's and the device count's overrides, then the layout's (which replace any of the same key).
+  const std::vector<std::string> layout = tune::layout_overrides(r.ranked.front().layout);
+  const auto key_of = [](const std::string& set) { return set.substr(0, set.find('=')); };
   std::string command = fmt::format("dtsim run {}", o.scenario);
-  for (const std::string& set : sets) command += " --set " + set;
-  for (const std::string& set : tune::layout_overrides(r.ranked.front().layout)) command += " --set " + set;
+  for (const std::string& set : sets) {
+    const bool replaced =
+        std::any_of(layout.begin(), layout.end(), [&](const std::string& l) { return key_of(l) == key_of(set); });
+    if (!replaced) command += " --set " + set;
+  }
+  for (const std::string& set : layout) command += " --set " + set;
   std::cout << fmt::format("\n  the best: {}\n", command);
 
   std::filesystem::create_directories(out);
+  const plot::Chart chart = pareto_chart(r, o.request.max_memory_fraction);
+  write_file_atomic(out + "/pareto.svg", plot::render_svg(chart));
+  std::string plots = "pareto.svg";
+  if (plot::png_supported()) {
+    plot::write_png(chart, out + "/pareto.png");
+    plots += ", pareto.png";
+  }
   write_file_atomic(out + "/results.csv", results_csv(r));
-  write_file_atomic(out + "/tune.json", tune_json(r, o).dump(2) + "\n");
-  std::cout << fmt::format("wrote {}/results.csv and {}/tune.json\n", out, out);
+  write_file_atomic(out + "/tune.json", tune_json(r, o).dump(2) + "\n");  // last: the search is complete
+  std::cout << fmt::format("wrote {} and results.csv, tune.json in {}\n", plots, out);
   return 0;
 }
 

@@ -160,6 +160,12 @@ TuneResult tune(const Scenario& s, TuneRequest request) {
     result.commonest_overflow =
         kCategories[std::max_element(overflow_by.begin(), overflow_by.end()) - overflow_by.begin()];
   }
+  for (const Candidate& c : fits) result.space.emplace_back(c.peak_memory_bytes, c.closed.iteration_s);
+  std::vector<std::pair<double, double>> sorted = result.space;
+  std::sort(sorted.begin(), sorted.end());
+  for (const auto& point : sorted) {
+    if (result.pareto.empty() || point.second < result.pareto.back().second) result.pareto.push_back(point);
+  }
   const auto by_closed_form = [](const Candidate& a, const Candidate& b) {
     return a.closed.iteration_s < b.closed.iteration_s;
   };

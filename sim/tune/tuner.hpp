@@ -12,6 +12,7 @@
 #include <cstddef>
 #include <optional>
 #include <string>
+#include <utility>
 #include <vector>
 
 #include "core/parallel/hybrid.hpp"
@@ -57,6 +58,10 @@ struct TuneResult {
   double closed_form_seconds = 0;     // wall time of pass 1
   double engine_seconds = 0;          // wall time of passes 2 and 3
   std::vector<Candidate> ranked;      // those that fit, best first (at most screen of them)
+  // Every layout that fits, as (peak memory bytes per rank, closed-form iteration s), and the Pareto front of
+  // the same points (no other layout both needs less memory and runs faster), by memory.
+  std::vector<std::pair<double, double>> space;
+  std::vector<std::pair<double, double>> pareto;
   double throughput(const Candidate& c) const { return global_batch / c.iteration_s(); }
   double mfu(const Candidate& c) const;
 };

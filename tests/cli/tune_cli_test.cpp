@@ -28,6 +28,8 @@ TEST_CASE("dtsim tune prints the best layouts and writes results.csv and tune.js
   CHECK(tune.at("ranked").at(1).at("simgrid_s").get<double>() == 0);  // --top 1
   for (const auto& c : tune.at("ranked")) CHECK(c.at("layout").get<std::string>().rfind("t8 ", 0) == 0);
   CHECK(tune.at("layouts").get<long>() > tune.at("over_memory").get<long>());
+  CHECK(slurp(out + "/pareto.svg").find("Pareto front") != std::string::npos);
+  CHECK(!tune.at("pareto").empty());
   // results.csv: a header and one row per ranked layout.
   const std::string csv = slurp(out + "/results.csv");
   CHECK(std::count(csv.begin(), csv.end(), '\n') == 5);

@@ -112,6 +112,17 @@ TEST_CASE("tune never proposes a layout the memory model rejects, and says how m
     CHECK(c.peak_memory_bytes == peak);
     CHECK(c.simgrid_s == 0);  // --top 0
   }
+  // The Pareto front: every layout that fits is on it or dominated by a point of it, and none of it by any.
+  REQUIRE(r.space.size() == static_cast<size_t>(r.layouts - r.over_memory));
+  REQUIRE(!r.pareto.empty());
+  for (const auto& [memory, seconds] : r.space) {
+    bool covered = false;
+    for (const auto& [m, t] : r.pareto) {
+      covered = covered || (m <= memory && t <= seconds);
+      CHECK_FALSE((memory < m && seconds < t));
+    }
+    CHECK(covered);
+  }
   // With the whole memory more fit, and the best is no slower.
   request.max_memory_fraction = 1.0;
   const tune::TuneResult all = tune::tune(s, request);
