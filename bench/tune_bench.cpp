@@ -57,7 +57,8 @@ void BM_TuneClosedFormWarm(benchmark::State& state) {
   for (const HybridSpec& h : all) coster.cost(h);
   size_t i = 0;
   for (auto _ : state) benchmark::DoNotOptimize(coster.cost(all[i++ % all.size()]));
-  state.counters["layouts/s"] = benchmark::Counter(static_cast<double>(state.iterations()), benchmark::Counter::kIsRate);
+  state.counters["layouts/s"] =
+      benchmark::Counter(static_cast<double>(state.iterations()), benchmark::Counter::kIsRate);
 }
 BENCHMARK(BM_TuneClosedFormWarm)->Unit(benchmark::kMicrosecond);
 
@@ -65,7 +66,8 @@ void BM_TuneOneLayoutOnTheAnalyticalEngine(benchmark::State& state) {
   const Scenario s = gpt3_on_1024();
   const Scenario run = tune::with_layout(s, s.job().strategy.hybrid, Engine::Analytical);
   for (auto _ : state) benchmark::DoNotOptimize(analytical::run_analytical(run));
-  state.counters["layouts/s"] = benchmark::Counter(static_cast<double>(state.iterations()), benchmark::Counter::kIsRate);
+  state.counters["layouts/s"] =
+      benchmark::Counter(static_cast<double>(state.iterations()), benchmark::Counter::kIsRate);
 }
 BENCHMARK(BM_TuneOneLayoutOnTheAnalyticalEngine)->Unit(benchmark::kMillisecond);
 

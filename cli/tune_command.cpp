@@ -208,9 +208,9 @@ int tune_command(TuneOptions o) {
   if (r.over_memory > 0) std::cout << fmt::format(" (most often by their {})", r.commonest_overflow);
   const long ranked = r.layouts - r.over_memory;
   std::cout << fmt::format(
-      "\n  {} ranked in closed form in {:.2f} s ({:.0f} layouts/s); the best {} on the analytical "
-      "engine, {} of them on SimGrid, in {:.1f} s\n\n",
-      ranked, r.closed_form_seconds, r.layouts / std::max(1e-9, r.closed_form_seconds), r.ranked.size(),
+      "\n  {} ranked in closed form (memory and cost of all {} in {:.2f} s, {:.0f} layouts/s); the best {} on the "
+      "analytical engine, {} of them on SimGrid, in {:.1f} s\n\n",
+      ranked, r.layouts, r.closed_form_seconds, r.layouts / std::max(1e-9, r.closed_form_seconds), r.ranked.size(),
       std::min<size_t>(o.request.top, r.ranked.size()), r.engine_seconds);
   if (r.ranked.empty()) {
     throw InputError(fmt::format("tune: no layout of {} fits {} devices of {} within --max-memory-fraction {}", s.name,
