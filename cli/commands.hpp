@@ -57,7 +57,10 @@ struct TuneOptions {
   std::vector<std::string> sets;
   int devices = 0;                 // 0: the scenario's
   std::vector<std::string> fixes;  // --fix tensor=8
-  tune::TuneRequest request;
+  tune::TuneRequest request;       // its limits and memory fraction: the scenario's tune.* keys, then these
+  // The search's bounds given on the command line (-1, 0 for the fraction: the scenario's tune.* keys).
+  int max_tensor = -1, max_pipeline = -1, max_context = -1, max_micro_batch = -1, max_virtual_stages = -1;
+  double max_memory_fraction = 0;
   int show = 10;    // table rows
   std::string out;  // "" = runs/<scenario name>-tune
 };

@@ -206,28 +206,26 @@ int parse_and_run(int argc, char** argv) {
       ->check(CLI::Range(1, 1024))
       ->capture_default_str();
   tune_cmd
-      ->add_option("--max-memory-fraction", tune.request.max_memory_fraction, "Of a device's memory a rank may need")
-      ->check(CLI::Range(0.01, 1.0))
-      ->capture_default_str();
-  tune_cmd->add_option("--fix", tune.fixes,
-                       "Hold a size fixed: tensor, pipeline, context, expert, micro_batch or zero = N (repeatable)");
-  tune_cmd->add_option("--max-tensor", tune.request.limits.max_tensor, "Largest tensor-parallel size searched")
-      ->check(CLI::Range(1, 1 << 20))
-      ->capture_default_str();
-  tune_cmd->add_option("--max-pipeline", tune.request.limits.max_pipeline, "Largest pipeline searched (0: any)")
-      ->check(CLI::Range(0, 1 << 20))
-      ->capture_default_str();
-  tune_cmd->add_option("--max-context", tune.request.limits.max_context, "Largest context-parallel size searched")
-      ->check(CLI::Range(1, 1 << 20))
-      ->capture_default_str();
-  tune_cmd->add_option("--max-micro-batch", tune.request.limits.max_micro_batch, "Largest micro-batch searched")
-      ->check(CLI::Range(1, 1 << 20))
-      ->capture_default_str();
+      ->add_option("--max-memory-fraction", tune.max_memory_fraction,
+                   "Of a device's memory a rank may need (default: tune.max_memory_fraction, 1)")
+      ->check(CLI::Range(0.01, 1.0));
+  tune_cmd->add_option(
+      "--fix", tune.fixes,
+      "Hold a size fixed: tensor, pipeline, context, expert, micro_batch or zero = N (repeatable; over "
+      "tune.fixed.*)");
   tune_cmd
-      ->add_option("--max-virtual-stages", tune.request.limits.max_virtual_stages,
-                   "Most model chunks per pipeline rank (interleaved schedule)")
-      ->check(CLI::Range(1, 1 << 10))
-      ->capture_default_str();
+      ->add_option("--max-tensor", tune.max_tensor, "Largest tensor-parallel size searched (default: tune.max_tensor)")
+      ->check(CLI::Range(1, 1 << 20));
+  tune_cmd->add_option("--max-pipeline", tune.max_pipeline, "Most pipeline stages searched, 0: any (tune.max_pipeline)")
+      ->check(CLI::Range(0, 1 << 20));
+  tune_cmd->add_option("--max-context", tune.max_context, "Largest context-parallel size searched (tune.max_context)")
+      ->check(CLI::Range(1, 1 << 20));
+  tune_cmd->add_option("--max-micro-batch", tune.max_micro_batch, "Largest micro-batch searched (tune.max_micro_batch)")
+      ->check(CLI::Range(1, 1 << 20));
+  tune_cmd
+      ->add_option("--max-virtual-stages", tune.max_virtual_stages,
+                   "Most model chunks per pipeline rank, interleaved (tune.max_virtual_stages)")
+      ->check(CLI::Range(1, 1 << 10));
   tune_cmd->add_option("--show", tune.show, "Rows of the table")->check(CLI::Range(1, 100000))->capture_default_str();
   tune_cmd->add_option("--out", tune.out, "Folder for results.csv and tune.json (default: runs/<scenario name>-tune)");
 

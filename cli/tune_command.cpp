@@ -166,10 +166,21 @@ plot::Chart pareto_chart(const tune::TuneResult& r, double memory_fraction) {
 }  // namespace
 
 int tune_command(TuneOptions o) {
-  for (const std::string& f : o.fixes) apply_fix(f, o.request.limits);
   std::vector<std::string> sets = o.sets;  // what the best layout's command line repeats
   std::vector<std::string> start;          // the layout the job starts from, when the scenario's does not suit
   const Scenario given = load_scenario(o.scenario, o.sets);
+  // The search's limits: the scenario's tune.* keys, then the command line's.
+  LayoutLimits& limits = o.request.limits;
+  limits = given.job().tune.limits;
+  o.request.max_memory_fraction =
+      o.max_memory_fraction > 0 ? o.max_memory_fraction : given.job().tune.max_memory_fraction;
+  for (auto [value, slot] :
+       {std::pair{o.max_tensor, &limits.max_tensor}, std::pair{o.max_pipeline, &limits.max_pipeline},
+        std::pair{o.max_context, &limits.max_context}, std::pair{o.max_micro_batch, &limits.max_micro_batch},
+        std::pair{o.max_virtual_stages, &limits.max_virtual_stages}}) {
+    if (value >= 0) *slot = value;
+  }
+  for (const std::string& f : o.fixes) apply_fix(f, limits);
   if (o.devices > 0 && o.devices != given.job().devices(given.cluster)) {
     // The scenario's own layout may not suit the new devices: the job starts from the first layout that does.
     const int per_node = given.cluster.devices_per_node;
@@ -180,18 +191,18 @@ int tune_command(TuneOptions o) {
                       o.devices, per_node));
     }
     const HybridSpec h = job_layout(given, given.job());
-    LayoutLimits limits = o.request.limits;
-    limits.devices = o.devices;
-    limits.global_batch = h.global_batch > 0 ? h.global_batch : h.micro_batch * h.data;
+    LayoutLimits first_limits = limits;
+    first_limits.devices = o.devices;
+    first_limits.global_batch = h.global_batch > 0 ? h.global_batch : h.micro_batch * h.data;
     std::optional<HybridSpec> first;
-    for_each_layout(given.job().model.transformer, limits, [&](const HybridSpec& l) {
+    for_each_layout(given.job().model.transformer, first_limits, [&](const HybridSpec& l) {
       if (!first) first = l;
     });
     if (!first) {
       throw InputError(
           fmt::format("--devices {}: no layout of {} on {} devices takes a global batch of {} within the "
                       "search's limits (--fix, --max-*); try another --set strategy.global_batch",
-                      o.devices, given.job().model.name, o.devices, limits.global_batch));
+                      o.devices, given.job().model.name, o.devices, first_limits.global_batch));
     }
     sets.push_back(fmt::format("cluster.nodes={}", o.devices / per_node));
     start = tune::layout_overrides(*first);

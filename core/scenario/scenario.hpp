@@ -13,6 +13,7 @@
 #include "core/compression/compressor.hpp"
 #include "core/faults/faults.hpp"
 #include "core/parallel/hybrid.hpp"
+#include "core/parallel/layout_space.hpp"
 #include "core/scenario/convergence.hpp"
 #include "core/scenario/framework.hpp"
 #include "core/zoo/transformer.hpp"
@@ -103,6 +104,12 @@ struct PlacementSpec {
   int devices_per_node = 0;
 };
 
+// `dtsim tune`'s search of a hybrid job's layouts (tune.* keys): its limits' devices and global batch are the job's.
+struct TuneSpec {
+  LayoutLimits limits;
+  double max_memory_fraction = 1.0;
+};
+
 // One training job. A scenario holds one (its keys at the top level) or several (a `jobs` list)
 // sharing the cluster.
 struct JobSpec {
@@ -115,6 +122,7 @@ struct JobSpec {
   CompressionSpec compression;
   PlacementSpec placement;
   FrameworkSpec framework;
+  TuneSpec tune;      // tune.*: what `dtsim tune` searches (only it reads them)
   Workload workload;  // resolved from `model`
 
   // Placement resolved against the cluster (0 = all the rest).

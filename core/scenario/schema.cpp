@@ -13,6 +13,7 @@
 #include "core/scenario/hybrid_keys.hpp"
 #include "core/scenario/sync_policy.hpp"
 #include "core/scenario/transformer_keys.hpp"
+#include "core/scenario/tune_keys.hpp"
 
 namespace dtsim {
 namespace {
@@ -383,6 +384,7 @@ std::vector<ScenarioKey> build_keys() {
   add_hybrid_keys(k);
   add_fault_keys(k);
   add_framework_keys(k);
+  add_tune_keys(k);
   add_convergence_keys(k);
   return k;
 }

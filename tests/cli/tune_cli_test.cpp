@@ -48,6 +48,31 @@ TEST_CASE("dtsim tune prints the best layouts and writes results.csv and tune.js
   CHECK(metrics.at("iteration_time_s").at("mean").get<double>() == Approx(best.at("simgrid_s").get<double>()));
 }
 
+TEST_CASE("dtsim tune takes its constraints from the scenario's tune keys, the command line over them", "[tune]") {
+  const std::string out = temp_dir("tune-keys");
+  const std::string base =
+      "tune scenarios/gpt3_175b_megatron.yaml --top 0 --screen 3 --set tune.max_micro_batch=1 "
+      "--set tune.fixed.tensor=4 --set tune.max_memory_fraction=0.95 --out '" +
+      out + "'";
+  const auto keys = run_dtsim(base, "tune-keys");
+  INFO(keys.out << keys.err);
+  REQUIRE(keys.code == 0);
+  auto tune = nlohmann::json::parse(slurp(out + "/tune.json"));
+  CHECK(tune.at("max_memory_fraction").get<double>() == 0.95);
+  for (const auto& c : tune.at("ranked")) {
+    CHECK(c.at("layout").get<std::string>().rfind("t4 ", 0) == 0);
+    CHECK(c.at("layout").get<std::string>().find(" mb1 ") != std::string::npos);
+  }
+  const auto over = run_dtsim(base + " --fix tensor=8 --max-memory-fraction 1", "tune-keys-over");
+  REQUIRE(over.code == 0);
+  tune = nlohmann::json::parse(slurp(out + "/tune.json"));
+  CHECK(tune.at("max_memory_fraction").get<double>() == 1.0);
+  for (const auto& c : tune.at("ranked")) CHECK(c.at("layout").get<std::string>().rfind("t8 ", 0) == 0);
+  const auto bad = run_dtsim("tune scenarios/gpt3_175b_megatron.yaml --set tune.fixed.zero=5", "tune-keys-bad");
+  CHECK(bad.code == 2);
+  CHECK(bad.err.find("tune.fixed.zero") != std::string::npos);
+}
+
 TEST_CASE("dtsim tune refuses bad constraints and jobs it cannot lay out in one line", "[tune]") {
   const auto fix = run_dtsim("tune scenarios/gpt3_175b_megatron.yaml --fix tensr=8", "tune-bad-fix");
   CHECK(fix.code == 2);

@@ -1,0 +1,53 @@
+// The `tune.*` job keys (docs/parallelism.md, "Searching the layouts"): sizes held fixed and bounds of the search.
+// Only `dtsim tune` reads them; its command-line options (--fix, --max-*) override them.
+#include "core/scenario/tune_keys.hpp"
+
+#include <fmt/format.h>
+
+namespace dtsim {
+namespace {
+
+using J = JobSpec;
+using V = ScalarValue;
+
+}  // namespace
+
+void add_tune_keys(std::vector<ScenarioKey>& k) {
+  auto add = [&k](std::string path, std::string type, std::string def, std::string doc,
+                  std::function<void(J&, const V&)> set) {
+    k.push_back(ScenarioKey{std::move(path), std::move(type), std::move(def), false, std::move(doc), KeyScope::Job,
+                            nullptr, std::move(set)});
+  };
+  constexpr int kMost = 1 << 20;
+  add("tune.fixed.tensor", "count", "0", "dtsim tune: the tensor-parallel size every layout keeps; 0: searched.",
+      [](J& j, const V& v) { j.tune.limits.tensor = v.count(0, kMost); });
+  add("tune.fixed.pipeline", "count", "0", "dtsim tune: the pipeline stages every layout keeps; 0: searched.",
+      [](J& j, const V& v) { j.tune.limits.pipeline = v.count(0, kMost); });
+  add("tune.fixed.context", "count", "0", "dtsim tune: the context-parallel size every layout keeps; 0: searched.",
+      [](J& j, const V& v) { j.tune.limits.context = v.count(0, kMost); });
+  add("tune.fixed.expert", "count", "0", "dtsim tune: the expert-parallel size every layout keeps; 0: searched.",
+      [](J& j, const V& v) { j.tune.limits.expert = v.count(0, kMost); });
+  add("tune.fixed.micro_batch", "count", "0",
+      "dtsim tune: the micro-batch every layout keeps (searched as powers of two); 0: searched.",
+      [](J& j, const V& v) { j.tune.limits.micro_batch = v.count(0, kMost); });
+  add("tune.fixed.zero", "count", "", "dtsim tune: the ZeRO stage (0 to 3) every layout keeps; unset: searched.",
+      [](J& j, const V& v) { j.tune.limits.zero = v.count(0, 3); });
+  add("tune.max_tensor", "count", "8",
+      "dtsim tune: the largest tensor-parallel size searched (8: a node of 8 devices, where tensor groups belong).",
+      [](J& j, const V& v) { j.tune.limits.max_tensor = v.count(1, kMost); });
+  add("tune.max_pipeline", "count", "0", "dtsim tune: the most pipeline stages searched; 0: any.",
+      [](J& j, const V& v) { j.tune.limits.max_pipeline = v.count(0, kMost); });
+  add("tune.max_context", "count", "1",
+      "dtsim tune: the largest context-parallel size searched (1: none; long sequences want more).",
+      [](J& j, const V& v) { j.tune.limits.max_context = v.count(1, kMost); });
+  add("tune.max_micro_batch", "count", "8", "dtsim tune: the largest micro-batch searched.",
+      [](J& j, const V& v) { j.tune.limits.max_micro_batch = v.count(1, kMost); });
+  add("tune.max_virtual_stages", "count", "4",
+      "dtsim tune: the most model chunks per pipeline rank searched (interleaved schedule).",
+      [](J& j, const V& v) { j.tune.limits.max_virtual_stages = v.count(1, 1024); });
+  add("tune.max_memory_fraction", "number", "1",
+      "dtsim tune: the fraction of a device's memory a rank may need (0.01 to 1), as the memory model counts it.",
+      [](J& j, const V& v) { j.tune.max_memory_fraction = v.between(0.01, 1.0); });
+}
+
+}  // namespace dtsim
