@@ -222,7 +222,9 @@ int tune_command(TuneOptions o) {
       "\n  {} ranked in closed form (memory and cost of all {} in {:.2f} s, {:.0f} layouts/s); the best {} on the "
       "analytical engine, {} of them on SimGrid, in {:.1f} s\n\n",
       ranked, r.layouts, r.closed_form_seconds, r.layouts / std::max(1e-9, r.closed_form_seconds), r.ranked.size(),
-      std::min<size_t>(o.request.top, r.ranked.size()), r.engine_seconds);
+      r.simgrid ? std::min<size_t>(o.request.top, r.ranked.size()) : 0, r.engine_seconds);
+  if (!r.simgrid && o.request.top > 0)
+    std::cout << "  (this dtsim has no SimGrid engine, the GPU bundle's: --top skipped)\n\n";
   if (r.ranked.empty()) {
     throw InputError(fmt::format("tune: no layout of {} fits {} devices of {} within --max-memory-fraction {}", s.name,
                                  r.devices, format_bytes(r.device_memory_bytes), o.request.max_memory_fraction));

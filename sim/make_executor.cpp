@@ -13,6 +13,8 @@ std::unique_ptr<Executor> make_executor(const Scenario& s) {
   return std::make_unique<sg::SimGridExecutor>(s.cluster, sg::SimGridOptions{s.run.fidelity, s.run.fuse_compute});
 }
 
+bool simgrid_available() { return true; }
+
 Plan compile_for_engine(const Scenario& s, bool op_records_read) {
   const bool folds = s.run.engine == Engine::SimGrid && s.run.fidelity == Fidelity::Flow && s.run.fuse_compute &&
                      !op_records_read && s.job().strategy.kind == StrategyKind::Hybrid && analytical::is_symmetric(s);

@@ -11,6 +11,9 @@ namespace dtsim::sim {
 
 std::unique_ptr<Executor> make_executor(const Scenario& s);
 
+// Whether this build has the SimGrid engine (the GPU bundle's dtsim has not).
+bool simgrid_available();
+
 // The plan make_executor's engine runs for the scenario: every kernel an op, or, on SimGrid at flow
 // fidelity for a symmetric hybrid job when nobody reads its records op by op (no trace, no hook),
 // PlanDetail::NodeBlocks (core/plan/compiler.hpp): the flows that cross NICs, with the kernels and

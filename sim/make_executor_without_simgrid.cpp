@@ -17,6 +17,8 @@ std::unique_ptr<Executor> make_executor(const Scenario& s) {
                    "analytical (or --set run.engine=analytical)");
 }
 
+bool simgrid_available() { return false; }
+
 // Without SimGrid every plan is the kernels' (make_executor.cpp folds only for SimGrid).
 Plan compile_for_engine(const Scenario& s, bool) { return compile_plan(s); }
 

@@ -12,6 +12,7 @@
 #include "core/parallel/schedule.hpp"
 #include "core/parallel/transformer_ops.hpp"
 #include "core/plan/hybrid_job.hpp"
+#include "sim/make_executor.hpp"
 #include "sim/sweep/point_runner.hpp"
 
 namespace dtsim::tune {
@@ -180,7 +181,8 @@ TuneResult tune(const Scenario& s, TuneRequest request) {
   const auto by_time = [](const Candidate& a, const Candidate& b) { return a.iteration_s() < b.iteration_s(); };
   run_on(s, Engine::Analytical, fits, fits.size(), request.jobs);
   std::stable_sort(fits.begin(), fits.end(), by_time);
-  if (request.top > 0) {
+  result.simgrid = sim::simgrid_available();
+  if (request.top > 0 && result.simgrid) {
     run_on(s, Engine::SimGrid, fits, static_cast<size_t>(request.top), request.jobs);
     std::stable_sort(fits.begin(), fits.begin() + std::min<std::ptrdiff_t>(request.top, std::ssize(fits)), by_time);
   }

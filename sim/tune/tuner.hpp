@@ -57,6 +57,7 @@ struct TuneResult {
   std::string commonest_overflow;     // the category most often largest in an overflowing stage
   double closed_form_seconds = 0;     // wall time of pass 1
   double engine_seconds = 0;          // wall time of passes 2 and 3
+  bool simgrid = true;                // whether pass 3 could run (the GPU bundle's dtsim has no SimGrid)
   std::vector<Candidate> ranked;      // those that fit, best first (at most screen of them)
   // Every layout that fits, as (peak memory bytes per rank, closed-form iteration s), and the Pareto front of
   // the same points (no other layout both needs less memory and runs faster), by memory.
