@@ -2,6 +2,8 @@
 // Only `dtsim tune` reads them; its command-line options (--fix, --max-*) override them.
 #include "core/scenario/tune_keys.hpp"
 
+#include <tuple>
+
 #include <fmt/format.h>
 
 namespace dtsim {
@@ -19,17 +21,17 @@ void add_tune_keys(std::vector<ScenarioKey>& k) {
                             nullptr, std::move(set)});
   };
   constexpr int kMost = 1 << 20;
-  add("tune.fixed.tensor", "count", "0", "dtsim tune: the tensor-parallel size every layout keeps; 0: searched.",
-      [](J& j, const V& v) { j.tune.limits.tensor = v.count(0, kMost); });
-  add("tune.fixed.pipeline", "count", "0", "dtsim tune: the pipeline stages every layout keeps; 0: searched.",
-      [](J& j, const V& v) { j.tune.limits.pipeline = v.count(0, kMost); });
-  add("tune.fixed.context", "count", "0", "dtsim tune: the context-parallel size every layout keeps; 0: searched.",
-      [](J& j, const V& v) { j.tune.limits.context = v.count(0, kMost); });
-  add("tune.fixed.expert", "count", "0", "dtsim tune: the expert-parallel size every layout keeps; 0: searched.",
-      [](J& j, const V& v) { j.tune.limits.expert = v.count(0, kMost); });
-  add("tune.fixed.micro_batch", "count", "0",
-      "dtsim tune: the micro-batch every layout keeps (searched as powers of two); 0: searched.",
-      [](J& j, const V& v) { j.tune.limits.micro_batch = v.count(0, kMost); });
+  // The sizes a search may hold fixed: 0 searches them.
+  for (const auto& [name, what, member] :
+       {std::tuple{"tensor", "tensor-parallel size", &LayoutLimits::tensor},
+        std::tuple{"pipeline", "pipeline stages", &LayoutLimits::pipeline},
+        std::tuple{"context", "context-parallel size", &LayoutLimits::context},
+        std::tuple{"expert", "expert-parallel size", &LayoutLimits::expert},
+        std::tuple{"micro_batch", "micro-batch (searched as powers of two)", &LayoutLimits::micro_batch}}) {
+    add(fmt::format("tune.fixed.{}", name), "count", "0",
+        fmt::format("dtsim tune: the {} every layout keeps; 0: searched.", what),
+        [member = member](J& j, const V& v) { j.tune.limits.*member = v.count(0, kMost); });
+  }
   add("tune.fixed.zero", "count", "", "dtsim tune: the ZeRO stage (0 to 3) every layout keeps; unset: searched.",
       [](J& j, const V& v) { j.tune.limits.zero = v.count(0, 3); });
   add("tune.max_tensor", "count", "8",
