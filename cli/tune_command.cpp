@@ -225,6 +225,12 @@ int tune_command(TuneOptions o) {
       r.simgrid ? std::min<size_t>(o.request.top, r.ranked.size()) : 0, r.engine_seconds);
   if (!r.simgrid && o.request.top > 0)
     std::cout << "  (this dtsim has no SimGrid engine, the GPU bundle's: --top skipped)\n\n";
+  if (r.layouts == 0) {
+    throw InputError(
+        fmt::format("tune: no layout of {} on {} devices takes a global batch of {} under the search's "
+                    "constraints (tune.fixed.*, tune.max_*, --fix, --max-*)",
+                    s.name, r.devices, r.global_batch));
+  }
   if (r.ranked.empty()) {
     throw InputError(fmt::format("tune: no layout of {} fits {} devices of {} within --max-memory-fraction {}", s.name,
                                  r.devices, format_bytes(r.device_memory_bytes), o.request.max_memory_fraction));

@@ -80,6 +80,13 @@ TEST_CASE("dtsim tune refuses bad constraints and jobs it cannot lay out in one 
   const auto dp = run_dtsim("tune scenarios/quickstart.yaml", "tune-not-hybrid");
   CHECK(dp.code == 2);
   CHECK(dp.err.find("must be a hybrid job of a transformer") != std::string::npos);
+  const auto none = run_dtsim("tune scenarios/gpt3_175b_megatron.yaml --fix tensor=3", "tune-no-layout");
+  CHECK(none.code == 2);
+  CHECK(none.err.find("no layout of gpt3_175b_megatron on 64 devices takes a global batch of 64 under the search's "
+                      "constraints") != std::string::npos);
+  const auto tight = run_dtsim("tune scenarios/gpt3_175b_megatron.yaml --max-memory-fraction 0.05", "tune-no-fit");
+  CHECK(tight.code == 2);
+  CHECK(tight.err.find("no layout of gpt3_175b_megatron fits 64 devices of 80 GB") != std::string::npos);
   const auto devices = run_dtsim("tune scenarios/gpt3_175b_megatron.yaml --devices 12", "tune-bad-devices");
   CHECK(devices.code == 2);
   CHECK(devices.err.find("--devices 12: a whole number of nodes of 8 devices") != std::string::npos);
