@@ -36,6 +36,20 @@ void BM_SweepPointFastPath(benchmark::State& state) {
   state.counters["points/s"] = benchmark::Counter(static_cast<double>(state.iterations()), benchmark::Counter::kIsRate);
 }
 BENCHMARK(BM_SweepPointFastPath)->Arg(1)->Arg(10)->Unit(benchmark::kMicrosecond);
+// Where a point's time goes: the same points with contention off (the engine no longer retimes a rank's compute as
+// its communication starts and ends), and compiling the representative plan alone.
+void BM_SweepPointNoContention(benchmark::State& state) {
+  const auto pts = points(kQuickstart, {"run.iterations=1", "run.warmup=0", "cluster.contention.compute=1"});
+  size_t i = 0;
+  for (auto _ : state) benchmark::DoNotOptimize(analytical::run_symmetric(pts[i++ % pts.size()]));
+}
+BENCHMARK(BM_SweepPointNoContention)->Unit(benchmark::kMicrosecond);
+void BM_SweepPointCompileOnly(benchmark::State& state) {
+  const auto pts = points(kQuickstart, {"run.iterations=1", "run.warmup=0"});
+  size_t i = 0;
+  for (auto _ : state) benchmark::DoNotOptimize(compile_plan(pts[i++ % pts.size()], PlanScope::Representatives));
+}
+BENCHMARK(BM_SweepPointCompileOnly)->Unit(benchmark::kMicrosecond);
 
 void BM_SweepPointFullEngine(benchmark::State& state) {
   const auto pts = points(kQuickstart, {"run.iterations=1", "run.warmup=0"});
