@@ -13,6 +13,7 @@
 #include "core/base/atomic_file.hpp"
 #include "core/base/error.hpp"
 #include "core/base/units.hpp"
+#include "core/parallel/fixed_sizes.hpp"
 #include "core/parallel/layout.hpp"
 #include "core/parallel/layout_space.hpp"
 #include "core/parallel/schedule.hpp"
@@ -24,33 +25,28 @@
 namespace dtsim::cli {
 namespace {
 
-// --fix key=value: the sizes a search may hold fixed.
+// --fix key=value: one of the sizes a search may hold fixed (core/parallel/fixed_sizes.hpp).
 void apply_fix(const std::string& text, LayoutLimits& limits) {
   const size_t eq = text.find('=');
-  const std::string key = eq == std::string::npos ? text : text.substr(0, eq);
+  const std::string key = text.substr(0, eq);
+  const auto* fixed =
+      std::find_if(kFixedSizes.begin(), kFixedSizes.end(), [&](const FixedSize& f) { return f.name == key; });
   int value = -1;
   try {
     size_t used = 0;
-    value = eq == std::string::npos ? -1 : std::stoi(text.substr(eq + 1), &used);
+    if (eq != std::string::npos) value = std::stoi(text.substr(eq + 1), &used);
     if (eq + 1 + used != text.size()) value = -1;
   } catch (const std::exception&) {
     value = -1;
   }
-  int* slot = key == "tensor"        ? &limits.tensor
-              : key == "pipeline"    ? &limits.pipeline
-              : key == "context"     ? &limits.context
-              : key == "expert"      ? &limits.expert
-              : key == "micro_batch" ? &limits.micro_batch
-              : key == "zero"        ? &limits.zero
-                                     : nullptr;
-  const int least = key == "zero" ? 0 : 1;
-  if (!slot || value < least || (key == "zero" && value > 3)) {
-    throw InputError(
-        fmt::format("--fix {}: expected tensor, pipeline, context, expert, micro_batch (a count from 1) "
-                    "or zero (0 to 3) = a whole number, e.g. --fix tensor=8",
-                    text));
+  if (fixed == kFixedSizes.end() || value < fixed->least || value > fixed->most) {
+    std::string valid;
+    for (const FixedSize& f : kFixedSizes) {
+      valid += fmt::format("{}{} ({} to {})", valid.empty() ? "" : ", ", f.name, f.least, f.most);
+    }
+    throw InputError(fmt::format("--fix {}: expected one of {} = a whole number, e.g. --fix tensor=8", text, valid));
   }
-  *slot = value;
+  limits.*fixed->field = value;
 }
 
 std::string layout_text(const HybridSpec& h) {

@@ -465,23 +465,15 @@ class HybridCompiler {
     // gradients), then sums norm and overflow flag over the replica's tensor and pipeline shards:
     // every stage waits for the pipeline to drain.
     const double shard = spec_.zero >= 1 ? layout_.extent(Dim::Data) * layout_.extent(Dim::Expert) * spec_.context : 1;
-    const double owned = local_params() / shard;
-    const double grad_bytes = dtype_bytes(job_.model.grad_dtype);
-    Op norm = new_op(*rank_, "gradient unscale and norm", Stream::Compute, Phase::Optimizer, update_deps,
-                     ComputeOp{3 * owned, 3 * owned * grad_bytes, Dtype::Fp32});
-    std::get<ComputeOp>(norm.body).cls = KernelClass::Elementwise;
-    update_deps = {add(std::move(norm))};
+    const OptimizerWork work = optimizer_work(job_, local_params() / shard, local_params());
+    update_deps = {
+        add(new_op(*rank_, "gradient unscale and norm", Stream::Compute, Phase::Optimizer, update_deps, work.norm))};
     const int model_group = group_of(GroupKind::Model);
     if (model_group >= 0) {
       update_deps = {add(comm_op(*rank_, "gradient norm", Stream::Compute, update_deps,
                                  collective_op(CollectiveKind::AllReduce, 8, model_group)))};
     }
-    // The step itself, then (mixed precision) the fp32 master weights copied to the 16-bit ones and
-    // the whole local gradient buffer zeroed for the next iteration.
-    UpdateOp step = make_update(owned, job_.model.optimizer);
-    const double weight_bytes = dtype_bytes(job_.model.dtype);
-    if (weight_bytes < 4) step.mem_bytes += owned * (4 + weight_bytes) + local_params() * grad_bytes;
-    Op update = new_op(*rank_, "optimizer step", Stream::Compute, Phase::Optimizer, update_deps, step);
+    Op update = new_op(*rank_, "optimizer step", Stream::Compute, Phase::Optimizer, update_deps, work.step);
     const int stepped = add(std::move(update));
     // ZeRO 1 and 2: each rank updated its shard; the new parameters are gathered back.
     for (const auto& [kind, params] : gathers_) {
@@ -496,11 +488,7 @@ class HybridCompiler {
 
   // The last stage's final norm and output layer (with tied embeddings and one stage, the output
   // layer is the embedding itself, counted there).
-  double output_params() const {
-    const bool shared = stages_ == 1 && model_.tied_embeddings && model_.lm_head;
-    return head_params(model_, shape_) -
-           (shared ? model_.vocab * static_cast<double>(model_.hidden) / spec_.tensor : 0);
-  }
+  double output_params() const { return dtsim::output_params(model_, shape_, stages_); }
 
   // Parameters this rank holds (its blocks, and the embedding or output layer on the end stages).
   double local_params() const {
@@ -557,6 +545,22 @@ class HybridCompiler {
 };
 
 }  // namespace
+
+double output_params(const TransformerSpec& m, const ShardShape& sh, int global_stages) {
+  const bool shared = global_stages == 1 && m.tied_embeddings && m.lm_head;
+  return head_params(m, sh) - (shared ? m.vocab * static_cast<double>(m.hidden) / sh.tensor : 0);
+}
+
+OptimizerWork optimizer_work(const JobSpec& job, double owned, double local) {
+  const double grad_bytes = dtype_bytes(job.model.grad_dtype);
+  OptimizerWork w{ComputeOp{3 * owned, 3 * owned * grad_bytes, Dtype::Fp32}, make_update(owned, job.model.optimizer)};
+  w.norm.cls = KernelClass::Elementwise;
+  // The step itself, then (mixed precision) the fp32 master weights copied to the 16-bit ones and the whole local
+  // gradient buffer zeroed for the next iteration.
+  const double weight_bytes = dtype_bytes(job.model.dtype);
+  if (weight_bytes < 4) w.step.mem_bytes += owned * (4 + weight_bytes) + local * grad_bytes;
+  return w;
+}
 
 const CollectiveAlgorithm& hybrid_algorithm(const CollectiveAlgorithm& preferred, CollectiveKind kind,
                                             const GroupShape& shape) {

@@ -2,7 +2,7 @@
 // Only `dtsim tune` reads them; its command-line options (--fix, --max-*) override them.
 #include "core/scenario/tune_keys.hpp"
 
-#include <tuple>
+#include "core/parallel/fixed_sizes.hpp"
 
 #include <fmt/format.h>
 
@@ -21,19 +21,14 @@ void add_tune_keys(std::vector<ScenarioKey>& k) {
                             nullptr, std::move(set)});
   };
   constexpr int kMost = 1 << 20;
-  // The sizes a search may hold fixed: 0 searches them.
-  for (const auto& [name, what, member] :
-       {std::tuple{"tensor", "tensor-parallel size", &LayoutLimits::tensor},
-        std::tuple{"pipeline", "pipeline stages", &LayoutLimits::pipeline},
-        std::tuple{"context", "context-parallel size", &LayoutLimits::context},
-        std::tuple{"expert", "expert-parallel size", &LayoutLimits::expert},
-        std::tuple{"micro_batch", "micro-batch (searched as powers of two)", &LayoutLimits::micro_batch}}) {
-    add(fmt::format("tune.fixed.{}", name), "count", "0",
-        fmt::format("dtsim tune: the {} every layout keeps; 0: searched.", what),
-        [member = member](J& j, const V& v) { j.tune.limits.*member = v.count(0, kMost); });
+  // The sizes a search may hold fixed: 0 searches them (ZeRO's stage, whose 0 is a stage: unset).
+  for (const FixedSize& f : kFixedSizes) {
+    const bool stage = f.least == 0;
+    add(fmt::format("tune.fixed.{}", f.name), "count", stage ? "" : "0",
+        fmt::format("dtsim tune: the {} every layout keeps{}; {}: searched.", f.what,
+                    stage ? fmt::format(" ({} to {})", f.least, f.most) : "", stage ? "unset" : "0"),
+        [f](J& j, const V& v) { j.tune.limits.*f.field = v.count(0, f.most); });
   }
-  add("tune.fixed.zero", "count", "", "dtsim tune: the ZeRO stage (0 to 3) every layout keeps; unset: searched.",
-      [](J& j, const V& v) { j.tune.limits.zero = v.count(0, 3); });
   add("tune.max_tensor", "count", "8",
       "dtsim tune: the largest tensor-parallel size searched (8: a node of 8 devices, where tensor groups belong).",
       [](J& j, const V& v) { j.tune.limits.max_tensor = v.count(1, kMost); });

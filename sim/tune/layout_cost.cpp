@@ -9,17 +9,10 @@
 #include "core/parallel/transformer_ops.hpp"
 #include "core/plan/compiler.hpp"
 #include "core/plan/hybrid.hpp"
-#include "core/plan/worker.hpp"
 #include "sim/cost/cores.hpp"
 #include "sim/cost/cost_model.hpp"
 
 namespace dtsim::tune {
-
-double LayoutCost::exposed_total() const {
-  double total = 0;
-  for (double e : exposed_s) total += e;
-  return total;
-}
 
 // The layout's ranks placed and its groups formed, as the plan compiler does: one stage-representative plan of one
 // micro-batch (its programs are not used), and the cost model over it.
@@ -28,6 +21,7 @@ struct LayoutCoster::Probe {
   std::unique_ptr<cost::CostModel> cost;
   std::vector<int> rep;                             // by pipeline stage: its representative's plan rank
   std::vector<std::array<int, kGroupKinds>> group;  // by stage: the representative's plan group of each kind, or -1
+  std::vector<int> tied;                            // by stage: its tied embeddings' group (first and last), or -1
   std::vector<double> kept;                         // by stage: compute's rate beside communication
 };
 
@@ -47,6 +41,16 @@ struct LayoutCoster::StepTimes {
 
 namespace {
 
+// A collective of `kind` and `bytes` over plan group g (0 when there is none).
+double collective_s(const cost::CostModel& cost, const Plan& plan, const CollectiveAlgorithm& preferred, int g,
+                    CollectiveKind kind, double bytes) {
+  if (g < 0 || bytes <= 0) return 0;
+  const CommGroup& group = plan.groups[static_cast<size_t>(g)];
+  const GroupShape shape{static_cast<int>(group.ranks.size()), group.per_node, 0};
+  const CollectiveOp op{kind, bytes, g, &hybrid_algorithm(preferred, kind, shape), 0};
+  return cost.collective_host_time(op) + cost.collective_time(op);
+}
+
 struct Timed {
   double total = 0;
   double collectives = 0;
@@ -58,12 +62,7 @@ Timed time_steps(const cost::CostModel& cost, const Plan& plan, const RankProgra
   Timed t;
   for (const KernelStep& k : steps) {
     if (k.collective) {
-      const int g = groups[static_cast<size_t>(k.group)];
-      if (g < 0) continue;
-      const CommGroup& group = plan.groups[static_cast<size_t>(g)];
-      const GroupShape shape{static_cast<int>(group.ranks.size()), group.per_node, 0};
-      const CollectiveOp op{k.kind, k.bytes, g, &hybrid_algorithm(preferred, k.kind, shape), 0};
-      const double s = cost.collective_host_time(op) + cost.collective_time(op);
+      const double s = collective_s(cost, plan, preferred, groups[static_cast<size_t>(k.group)], k.kind, k.bytes);
       t.total += s;
       t.collectives += s;
     } else {
@@ -76,22 +75,13 @@ Timed time_steps(const cost::CostModel& cost, const Plan& plan, const RankProgra
   return t;
 }
 
-// A collective of `kind` and `bytes` over plan group g (0 when there is none).
-double collective_s(const cost::CostModel& cost, const Plan& plan, const CollectiveAlgorithm& preferred, int g,
-                    CollectiveKind kind, double bytes) {
-  if (g < 0 || bytes <= 0) return 0;
-  const CommGroup& group = plan.groups[static_cast<size_t>(g)];
-  const GroupShape shape{static_cast<int>(group.ranks.size()), group.per_node, 0};
-  const CollectiveOp op{kind, bytes, g, &hybrid_algorithm(preferred, kind, shape), 0};
-  return cost.collective_host_time(op) + cost.collective_time(op);
-}
-
 }  // namespace
 
 LayoutCoster::LayoutCoster(const Scenario& s, size_t job) : scenario_(s), job_(job) {
   if (job >= s.jobs.size() || s.jobs[job].strategy.kind != StrategyKind::Hybrid || !s.jobs[job].model.is_transformer) {
     throw InputError("tune: the scenario's job must be a hybrid job of a transformer (strategy.kind: hybrid)");
   }
+  algorithm_ = &find_algorithm(s.jobs[job].strategy.algorithm);
 }
 
 LayoutCoster::~LayoutCoster() = default;
@@ -134,6 +124,15 @@ const LayoutCoster::Probe& LayoutCoster::probe(const HybridSpec& layout) {
         p->group[static_cast<size_t>(it - p->rep.begin())][static_cast<size_t>(group.kind)] = static_cast<int>(g);
     }
   }
+  p->tied.assign(static_cast<size_t>(layout.pipeline), -1);
+  for (size_t g = 0; g < p->plan.groups.size(); ++g) {  // the tied embeddings' groups (kind Pipeline)
+    const CommGroup& group = p->plan.groups[g];
+    if (group.kind != GroupKind::Pipeline) continue;
+    for (size_t stage = 0; stage < p->rep.size(); ++stage) {
+      if (std::find(group.ranks.begin(), group.ranks.end(), p->rep[stage]) != group.ranks.end())
+        p->tied[stage] = static_cast<int>(g);
+    }
+  }
   const std::vector<double> kept = cost::compute_kept(scenario_.cluster, p->plan);
   for (int r : p->rep) p->kept.push_back(kept[static_cast<size_t>(r)]);
   return *probes_.emplace(key, std::move(p)).first->second;
@@ -148,7 +147,7 @@ const LayoutCoster::StepTimes& LayoutCoster::steps(const HybridSpec& layout) {
   const JobSpec& job = scenario_.jobs[job_];
   const TransformerSpec& m = job.model.transformer;
   const ShardShape sh = shard_shape(layout, dtype_bytes(job.model.dtype));
-  const CollectiveAlgorithm& algo = find_algorithm(job.strategy.algorithm);
+  const CollectiveAlgorithm& algo = *algorithm_;
   const std::vector<KernelStep> fwd = block_forward(m, sh);
   const std::vector<KernelStep> bwd = block_backward(m, sh);
   const std::vector<KernelStep> recompute = layout.recompute == Recompute::Full        ? fwd
@@ -195,7 +194,7 @@ LayoutCost LayoutCoster::cost(const HybridSpec& layout) {
   const JobSpec& job = scenario_.jobs[job_];
   const TransformerSpec& m = job.model.transformer;
   const ShardShape sh = shard_shape(layout, dtype_bytes(job.model.dtype));
-  const CollectiveAlgorithm& algo = find_algorithm(job.strategy.algorithm);
+  const CollectiveAlgorithm& algo = *algorithm_;
   const int pp = layout.pipeline;
   const int v = layout.schedule == PipelineSchedule::Interleaved ? layout.virtual_stages : 1;
   const int stages = pp * v;
@@ -205,8 +204,7 @@ LayoutCost LayoutCoster::cost(const HybridSpec& layout) {
   const double weight = dtype_bytes(job.model.dtype);
   const BlockParams bp = block_params(m, sh);
   const double embedding = embedding_params(m, sh);
-  const bool shared_head = stages == 1 && m.tied_embeddings && m.lm_head;
-  const double head = head_params(m, sh) - (shared_head ? m.vocab * static_cast<double>(m.hidden) / layout.tensor : 0);
+  const double head = output_params(m, sh, stages);
   const double bucket_bytes = hybrid_bucket_bytes(job, layout);
   const bool zero3 = layout.zero >= 3;
   const auto inv = [](double kept) { return kept > 0 && kept < 1 ? 1 / kept - 1 : 0.0; };
@@ -215,7 +213,7 @@ LayoutCost LayoutCoster::cost(const HybridSpec& layout) {
   std::vector<double> work(static_cast<size_t>(pp)), backward(static_cast<size_t>(pp));
   std::vector<double> reduce(static_cast<size_t>(pp)), last_bucket(static_cast<size_t>(pp));
   std::vector<double> tail(static_cast<size_t>(pp)), gathers(static_cast<size_t>(pp));
-  std::vector<double> kernels(static_cast<size_t>(pp)), collectives(static_cast<size_t>(pp));
+  std::vector<double> collectives(static_cast<size_t>(pp));
   double first_gather = 0, message = 0;
   int busiest = 0;
   for (int s = 0; s < pp; ++s) {
@@ -225,7 +223,7 @@ LayoutCost LayoutCoster::cost(const HybridSpec& layout) {
     const int expert_data = groups[static_cast<size_t>(GroupKind::ExpertData)];
     const double kept = p.kept[static_cast<size_t>(s)];
     message = std::max(message, t.message);
-    double fwd = 0, bwd = 0, compute = 0, tensor = 0, params = 0;
+    double fwd = 0, bwd = 0, compute = 0, tensor = 0, params = 0;  // compute: the kernels alone
     // The gradient buckets of each chunk, filled in backward order (head, blocks last to first, embedding) and
     // reduced as they fill; the rest after the backward.
     double reduce_s = 0, last_s = 0, gather_s = 0;
@@ -273,37 +271,24 @@ LayoutCost LayoutCoster::cost(const HybridSpec& layout) {
       first_gather = std::max(first_gather, gather);
     }
     // Tied embeddings: the first and last stages' copies sum their gradients after the backward.
-    double tied = 0;
-    if (m.tied_embeddings && stages > 1 && (s == 0 || s == pp - 1)) {
-      for (size_t g = 0; g < p.plan.groups.size(); ++g) {
-        const CommGroup& group = p.plan.groups[g];
-        if (group.kind != GroupKind::Pipeline) continue;
-        if (std::find(group.ranks.begin(), group.ranks.end(), p.rep[static_cast<size_t>(s)]) == group.ranks.end())
-          continue;
-        tied = collective_s(*p.cost, p.plan, algo, static_cast<int>(g), CollectiveKind::AllReduce, embedding * grad);
-      }
-    }
+    const double tied = collective_s(*p.cost, p.plan, algo, p.tied[static_cast<size_t>(s)], CollectiveKind::AllReduce,
+                                     embedding * grad);
     work[static_cast<size_t>(s)] = per_micro_batch;
     backward[static_cast<size_t>(s)] = bwd;
     reduce[static_cast<size_t>(s)] = reduce_s + tied;
     last_bucket[static_cast<size_t>(s)] = last_s + tied;
     gathers[static_cast<size_t>(s)] = gather_s;
     if (s == 0 || per_micro_batch > work[static_cast<size_t>(busiest)]) busiest = s;
-    kernels[static_cast<size_t>(s)] = compute;
     collectives[static_cast<size_t>(s)] = tensor;
     // The optimizer's tail (core/plan/hybrid.cpp finish_iteration): unscale and norm of the owned shard, its
     // all-reduce over the model group, the step, and ZeRO 1/2's gathers of the stepped shards.
     const RankProgram& rank = p.plan.ranks[static_cast<size_t>(p.rep[static_cast<size_t>(s)])];
     const double shard = layout.zero >= 1 ? static_cast<double>(layout.data) * layout.context : 1.0;
-    const double owned = params / shard;
-    ComputeOp norm{3 * owned, 3 * owned * grad, Dtype::Fp32};
-    norm.cls = KernelClass::Elementwise;
-    UpdateOp step = make_update(owned, job.model.optimizer);
-    if (weight < 4) step.mem_bytes += owned * (4 + weight) + params * grad;
-    tail[static_cast<size_t>(s)] = p.cost->compute_time(rank, norm) +
+    const OptimizerWork optimizer = optimizer_work(job, params / shard, params);
+    tail[static_cast<size_t>(s)] = p.cost->compute_time(rank, optimizer.norm) +
                                    collective_s(*p.cost, p.plan, algo, groups[static_cast<size_t>(GroupKind::Model)],
                                                 CollectiveKind::AllReduce, 8) +
-                                   p.cost->update_time(rank, step) + gather_s;
+                                   p.cost->update_time(rank, optimizer.step) + gather_s;
   }
   double c_max = 0, c_sum = 0, b_sum = 0;
   for (int s = 0; s < pp; ++s) {
@@ -314,7 +299,6 @@ LayoutCost LayoutCoster::cost(const HybridSpec& layout) {
   const double c_mean = c_sum / pp, b_mean = b_sum / pp;
   out.pipeline_s = mb * c_max + (pp - 1) * c_mean / v + 2.0 * (pp - 1) * message + first_gather;
   out.bubble_s = out.pipeline_s - mb * c_max;
-  out.compute_s = mb * kernels[static_cast<size_t>(busiest)];
   // The data-parallel reduction's tail: stage s's last backward ends s (B / v + P) before the first stage's.
   double exposed = 0;
   for (int s = 0; s < pp; ++s) {

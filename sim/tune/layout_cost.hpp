@@ -28,6 +28,7 @@
 #include <tuple>
 #include <vector>
 
+#include "core/collectives/collective.hpp"
 #include "core/parallel/hybrid.hpp"
 #include "core/parallel/layout.hpp"
 #include "core/scenario/scenario.hpp"
@@ -38,11 +39,9 @@ struct LayoutCost {
   double iteration_s = 0;
   double pipeline_s = 0;  // the schedule's span (work, bubble and pipeline messages)
   double bubble_s = 0;
-  double compute_s = 0;  // the busiest stage's compute per iteration (m C_max, kernels only)
   // Exposed communication per iteration by group kind (GroupKind order): tensor-parallel collectives
   // on the compute stream, the data-parallel reduction's tail, ZeRO's gathers.
   std::array<double, kGroupKinds> exposed_s{};
-  double exposed_total() const;
 };
 
 class LayoutCoster {
@@ -64,6 +63,7 @@ class LayoutCoster {
 
   Scenario scenario_;
   size_t job_;
+  const CollectiveAlgorithm* algorithm_ = nullptr;                           // the job's strategy.algorithm
   std::map<std::tuple<int, int, int, int>, std::unique_ptr<Probe>> probes_;  // (t, c, e, p)
   std::map<std::tuple<int, int, int, int, int, bool, int>, std::unique_ptr<StepTimes>> steps_;
 };

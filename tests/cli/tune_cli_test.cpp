@@ -76,7 +76,10 @@ TEST_CASE("dtsim tune takes its constraints from the scenario's tune keys, the c
 TEST_CASE("dtsim tune refuses bad constraints and jobs it cannot lay out in one line", "[tune]") {
   const auto fix = run_dtsim("tune scenarios/gpt3_175b_megatron.yaml --fix tensr=8", "tune-bad-fix");
   CHECK(fix.code == 2);
-  CHECK(fix.err.find("--fix tensr=8: expected tensor, pipeline, context, expert, micro_batch") != std::string::npos);
+  CHECK(fix.err.find("--fix tensr=8: expected one of tensor (1 to 1048576), pipeline (1 to 1048576)") !=
+        std::string::npos);
+  CHECK(run_dtsim("tune scenarios/gpt3_175b_megatron.yaml --fix zero=4", "tune-bad-zero").err.find("zero (0 to 3)") !=
+        std::string::npos);
   const auto dp = run_dtsim("tune scenarios/quickstart.yaml", "tune-not-hybrid");
   CHECK(dp.code == 2);
   CHECK(dp.err.find("must be a hybrid job of a transformer") != std::string::npos);
