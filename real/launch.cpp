@@ -207,13 +207,6 @@ void check_supported(const Scenario& s, const std::string& backend) {
                        fmt::format("{}: dtsim-real runs {} (backup workers and gossip run in the simulator: dtsim run)",
                                    key, spoken_list(real_policies(false))));
     }
-    if (job.strategy.kind == StrategyKind::Hybrid && backend == "cuda") {
-      const std::string key = s.job_key(j, "strategy.kind");
-      throw InputError(s.location_of(key),
-                       fmt::format("{}: dtsim-real --backend cuda runs allreduce and parameter_server jobs; hybrid "
-                                   "plans run with --backend cpu (and in the simulator: dtsim run)",
-                                   key));
-    }
     if (!job.stragglers.speed_profile.times.empty() || job.strategy.dynamic_batch) {
       const std::string key =
           s.job_key(j, job.strategy.dynamic_batch ? "strategy.dynamic_batch" : "stragglers.speed_profile");

@@ -25,6 +25,8 @@ CudaExecutor::~CudaExecutor() {
   for (cudaEvent_t e : end_) cudaEventDestroy(e);
   for (void* p : allocations_) cudaFree(p);
   for (auto& [g, comm] : groups_) ncclCommDestroy(comm);
+  for (auto& [pair, comm] : pairs_) ncclCommDestroy(comm);
+  if (pinned_) cudaFreeHost(pinned_);
   if (p2p_) ncclCommDestroy(p2p_);
   if (world_) ncclCommDestroy(world_);
   if (cublas_) cublasDestroy(cublas_);
@@ -39,8 +41,8 @@ float* CudaExecutor::buffer(const Binding& b) {
     case BufferKind::Params:
     case BufferKind::Aggregate: return params_ + b.offset;
     case BufferKind::Inbox: return inbox_.at(static_cast<size_t>(b.inbox)) + b.offset;
-    case BufferKind::Scratch: return scratch_ + b.offset;
-    case BufferKind::Message: return nullptr;  // hybrid plans: refused by this backend (launch.cpp)
+    case BufferKind::Scratch: return (hybrid_ ? lanes_[b.lane] : scratch_) + b.offset;
+    case BufferKind::Message: return messages_.at(static_cast<size_t>(b.message));
     case BufferKind::None: return nullptr;
   }
   return nullptr;
@@ -74,6 +76,19 @@ void CudaExecutor::setup(const Plan& plan) {
     }
   }
   scratch_ = static_cast<float*>(alloc(scratch * 4));
+  check_cuda(cudaMemset(grads_, 0, static_cast<size_t>(local) * 4), "cudaMemset");  // ranges nobody reduces
+  // The optimizer state the step streams (cuda_ops.cpp): at most 1 GiB, passed over again for more
+  // traffic (far beyond the L2 cache either way, so every pass reads and writes device memory).
+  for (const Op& op : program_->ops) {
+    if (const auto* u = std::get_if<UpdateOp>(&op.body)) {
+      const double extra = u->mem_bytes - 12.0 * static_cast<double>(local);
+      state_elements_ = std::max(state_elements_, static_cast<std::int64_t>(std::min(extra / 8, double{1 << 28})));
+    }
+  }
+  if (state_elements_ > 0) {
+    state_ = static_cast<float*>(alloc(state_elements_ * 4));
+    check_cuda(cudaMemset(state_, 0, static_cast<size_t>(state_elements_) * 4), "cudaMemset");
+  }
   const std::int64_t side = options_.max_gemm_dim;
   gemm_a_ = alloc(side * side * 4);
   gemm_b_ = alloc(side * side * 4);
@@ -103,6 +118,7 @@ void CudaExecutor::setup(const Plan& plan) {
     if (member) groups_[static_cast<int>(g)] = comm;
   }
   setup_codecs(plan);
+  setup_hybrid(plan);
   const size_t events = program_->ops.size() * static_cast<size_t>(plan.warmup + plan.iterations);
   begin_.resize(events);
   end_.resize(events);
@@ -137,7 +153,7 @@ RunInfo CudaExecutor::run(const Plan& plan, Observer& observer) {
     for (size_t i = 0; i < ops; ++i) {
       const Op& op = program_->ops[i];
       const bool grouped =
-          i > 0 && op.stream == Stream::Posted && program_->ops[i - 1].stream == Stream::Posted &&
+          !hybrid_ && i > 0 && op.stream == Stream::Posted && program_->ops[i - 1].stream == Stream::Posted &&
           program_->ops[i - 1].deps == op.deps &&
           std::holds_alternative<SendOp>(program_->ops[i - 1].body) == std::holds_alternative<SendOp>(op.body);
       if (grouped) continue;  // enqueued with the first op of its group
@@ -167,6 +183,7 @@ RunInfo CudaExecutor::run(const Plan& plan, Observer& observer) {
   check_cuda(cudaMemcpy(host_checks_.data(), device_checks_, ops * sizeof(DeviceCheck), cudaMemcpyDeviceToHost),
              "cudaMemcpy");
   check_codecs();
+  check_hybrid();
   if (program_->role == Role::Worker) {
     std::vector<float> host(static_cast<size_t>(binding_.local_elements));
     check_cuda(cudaMemcpy(host.data(), params_, host.size() * 4, cudaMemcpyDeviceToHost), "cudaMemcpy");
@@ -193,6 +210,11 @@ RankReport CudaExecutor::report() const {
                                    static_cast<std::int64_t>(d.mismatched), iterations, d.checksum, d.expected});
   }
   r.checks.insert(r.checks.end(), codec_checks_.begin(), codec_checks_.end());
+  r.checks.insert(r.checks.end(), hybrid_checks_.begin(), hybrid_checks_.end());
+  if (plan_) {
+    r.replica_group = replica_group(*plan_, rank_);
+    r.agreement_required = binding_.replicas_agree;
+  }
   r.model_hash = model_hash_;
   r.flops_planned = flops_planned_;
   r.flops_executed = flops_executed_;

@@ -24,6 +24,7 @@
 #include "real/cuda/kernels.hpp"
 #include "real/executor.hpp"
 #include "real/host_comm.hpp"
+#include "real/values.hpp"
 
 namespace dtsim::real::cuda {
 
@@ -78,6 +79,32 @@ class CudaExecutor : public RealExecutor {
   std::vector<CheckRecord> codec_checks_;
   cudaStream_t stream_of(Stream s) const { return streams_[static_cast<int>(s)]; }
 
+  // Hybrid-parallel ranks (cuda_hybrid.cpp): collectives of every kind and pipeline messages, their
+  // values staged in pinned host memory and checked on the host after the run.
+  struct Staged {
+    std::int64_t elements = 0;  // floats copied in and out per iteration
+    bool has_in = false, has_out = false;
+    float* in = nullptr;   // [checked iteration][elements]: what the op starts with (pinned)
+    float* out = nullptr;  // and what it ended with
+    CollectiveKind kind = CollectiveKind::AllReduce;
+    ChunkLayout layout;
+    GroupShape shape;
+    int me = 0;
+    bool gemm = false;  // a tensor-parallel GEMM's partial products
+    int tag = -1;       // a pipeline message's tag
+  };
+  void setup_hybrid(const Plan& plan);
+  void enqueue_staged(int k, const Op& op, cudaStream_t stream);
+  void check_hybrid();
+  bool hybrid_ = false;
+  std::map<int, Staged> staged_;  // by op
+  float* pinned_ = nullptr;
+  int first_checked_ = 0;  // iterations before it are neither filled nor checked (the staging's bound)
+  std::vector<CheckRecord> hybrid_checks_;
+  float* lanes_[3] = {};                             // scratch per stream
+  std::vector<float*> messages_;                     // one per message buffer of the binding
+  std::map<std::pair<int, int>, ncclComm_t> pairs_;  // (sender, receiver) -> the two ranks' communicator
+
   HostComm& comm_;
   int rank_;
   int device_ = 0;
@@ -93,6 +120,8 @@ class CudaExecutor : public RealExecutor {
   std::map<int, ncclComm_t> groups_;  // plan group -> communicator
   std::vector<void*> allocations_;
   float *params_ = nullptr, *grads_ = nullptr, *scratch_ = nullptr;
+  float* state_ = nullptr;  // the optimizer state the step streams
+  std::int64_t state_elements_ = 0;
   std::vector<float*> inbox_;
   void *gemm_a_ = nullptr, *gemm_b_ = nullptr, *gemm_c_ = nullptr;
   DeviceCheck* device_checks_ = nullptr;  // one per op

@@ -1,6 +1,7 @@
 // Enqueueing one op on its CUDA stream: cuBLAS GEMMs, NCCL collectives and grouped transfers,
 // the server's aggregation and the SGD step, each between its two timing events.
 #include <algorithm>
+#include <cmath>
 
 #include "real/cuda/cuda_check.hpp"
 #include "real/cuda/cuda_executor.hpp"
@@ -16,6 +17,10 @@ void CudaExecutor::enqueue_compute(double flops, Dtype dtype, cudaStream_t strea
 
 void CudaExecutor::enqueue(int k, const Op& op, cudaStream_t stream) {
   const size_t at = static_cast<size_t>(k) * program_->ops.size() + static_cast<size_t>(op.id);
+  if (hybrid_ && staged_.count(op.id)) {  // a hybrid rank's collective or pipeline message (cuda_hybrid.cpp)
+    enqueue_staged(k, op, stream);
+    return;
+  }
   if (std::holds_alternative<CollectiveOp>(op.body)) {
     enqueue_collective(k, op, stream);
     return;
@@ -43,8 +48,18 @@ void CudaExecutor::enqueue(int k, const Op& op, cudaStream_t stream) {
       enqueue_compute(c->flops, c->dtype, stream);
     }
   } else if (const auto* u = std::get_if<UpdateOp>(&op.body)) {
-    sgd_step(params_, grads_, binding_.local_elements, options_.learning_rate, stream);
-    const double done = 2.0 * static_cast<double>(binding_.local_elements);
+    // The step as the engines cost it (roofline, core/zoo/kernel.cpp): SGD on the rank's parameters and
+    // gradients, the rest of the planned memory traffic streamed over the optimizer state with the rest of
+    // the arithmetic fused into it; GEMMs only for arithmetic the traffic cannot hide.
+    const std::int64_t n = binding_.local_elements;
+    sgd_step(params_, grads_, n, options_.learning_rate, stream);
+    double done = 2.0 * static_cast<double>(n);
+    const double extra_bytes = u->mem_bytes - 12.0 * static_cast<double>(n);
+    if (state_ != nullptr && extra_bytes >= 8) {
+      const double streamed = std::floor(extra_bytes / 8);
+      const int fmas = static_cast<int>(std::clamp(std::ceil((u->flops - done) / (2 * streamed)), 1.0, 64.0));
+      done += stream_state(state_, state_elements_, extra_bytes, fmas, stream);
+    }
     flops_executed_ += done;
     if (u->flops > done) enqueue_compute(u->flops - done, Dtype::Fp32, stream);
   }

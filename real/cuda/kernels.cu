@@ -4,6 +4,9 @@
 
 #include <cuda_fp16.h>
 
+#include <algorithm>
+#include <cmath>
+
 namespace dtsim::real::cuda {
 namespace {
 
@@ -85,6 +88,15 @@ __global__ void sgd_kernel(float* p, const float* g, std::int64_t n, float lr) {
   }
 }
 
+__global__ void state_kernel(float* state, std::int64_t n, int fmas) {
+  for (std::int64_t i = blockIdx.x * static_cast<std::int64_t>(blockDim.x) + threadIdx.x; i < n;
+       i += static_cast<std::int64_t>(gridDim.x) * blockDim.x) {
+    float v = state[i];
+    for (int f = 0; f < fmas; ++f) v = v * 0.5f + 1.0f;  // stays in [0, 2]: never overflows, never denormal
+    state[i] = v;
+  }
+}
+
 __global__ void operand_kernel(unsigned short* p, std::int64_t n) {
   for (std::int64_t i = blockIdx.x * static_cast<std::int64_t>(blockDim.x) + threadIdx.x; i < n;
        i += static_cast<std::int64_t>(gridDim.x) * blockDim.x) {
@@ -118,6 +130,18 @@ void add_into(float* out, const float* in, std::int64_t n, cudaStream_t s) {
 
 void sgd_step(float* p, const float* g, std::int64_t n, float lr, cudaStream_t s) {
   if (n > 0) sgd_kernel<<<blocks(n), kThreads, 0, s>>>(p, g, n, lr);
+}
+
+double stream_state(float* state, std::int64_t n, double bytes, int fmas, cudaStream_t s) {
+  double left = std::floor(bytes / 8);  // elements to read and write
+  double flops = 0;
+  while (n > 0 && left >= 1) {
+    const std::int64_t part = static_cast<std::int64_t>(std::min(left, static_cast<double>(n)));
+    state_kernel<<<blocks(part), kThreads, 0, s>>>(state, part, fmas);
+    flops += 2.0 * fmas * static_cast<double>(part);
+    left -= static_cast<double>(part);
+  }
+  return flops;
 }
 
 void fill_operand(void* p, std::int64_t bytes, cudaStream_t s) {

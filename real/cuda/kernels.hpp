@@ -26,6 +26,11 @@ void check_sum(const float* buf, std::int64_t n, std::int64_t offset, int ranks,
 void add_into(float* out, const float* in, std::int64_t n, cudaStream_t s);
 // p[e] -= lr * g[e]
 void sgd_step(float* p, const float* g, std::int64_t n, float lr, cudaStream_t s);
+// The optimizer state's traffic that the SGD step does not make (momentum, Adam's moments, fp32 master
+// weights): reads and writes `bytes` in all (4 each way per element), in passes over `state` (n floats),
+// each element updated `fmas` times in registers (the step's arithmetic, hidden under its memory traffic as
+// in a fused optimizer kernel). Returns the FLOPs done.
+double stream_state(float* state, std::int64_t n, double bytes, int fmas, cudaStream_t s);
 // A GEMM operand's bytes as fp16 values in [-1, 1), pseudo-random: read as fp16, bf16 or fp32 (two
 // halves make a float of magnitude below 2; no NaN or infinity either way) they are ordinary
 // numbers. Zeroed operands ran 13 % faster than random ones on an H200 (bf16 8192^3: 894 against
