@@ -24,6 +24,7 @@
 // analytical engine costs them apart), and share the NIC across nodes.
 #include <fmt/format.h>
 #include <simgrid/kernel/ProfileBuilder.hpp>
+#include <simgrid/kernel/routing/NetZoneImpl.hpp>
 
 #include <string>
 
@@ -102,8 +103,24 @@ ZoneRef NodeFactory::make(sg4::NetZone* parent, int node, double switch_share) {
       }
     }
   }
-  zone->seal();  // now: sealing scans every host of the platform, fewer now than at the end
+  // The node's own hosts first: sealing a zone seals the hosts SimGrid finds under the platform's root, which does
+  // not hold this node yet (build_platform builds the fabric apart and attaches it last).
+  for (sg4::Host* h : hosts) h->seal();
+  for (sg4::Host* h : ends) h->seal();
+  zone->seal();
   return ZoneRef{zone, gateway};
+}
+
+sg4::NetZone* detached_zone(const std::string& name, const sg4::NetZone* root) {
+  sg4::NetZone* zone = sg4::create_star_zone(name);
+  simgrid::kernel::routing::NetZoneImpl* impl = zone->get_impl();
+  const simgrid::kernel::routing::NetZoneImpl* from = root->get_impl();
+  impl->set_network_model(from->get_network_model());
+  impl->set_cpu_pm_model(from->get_cpu_pm_model());
+  impl->set_cpu_vm_model(from->get_cpu_vm_model());
+  impl->set_disk_model(from->get_disk_model());
+  impl->set_host_model(from->get_host_model());
+  return zone;
 }
 
 ZoneRef make_switch(sg4::NetZone* parent, const std::string& name) {

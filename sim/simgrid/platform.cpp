@@ -140,29 +140,32 @@ Platform build_platform(const ClusterSpec& scenario_cluster, const Plan& plan) {
     }
   };
 
+  // The fabric is built under a zone apart from the root and attached when whole: SimGrid 3.32's name checks and
+  // seals walk the root's tree, so built under the root a fabric of N nodes cost N^2 (3.3 s for 16,384 ranks,
+  // docs/PERFORMANCE.md). The root ("dtsim") holds nothing else.
+  simgrid::s4u::NetZone* root = simgrid::s4u::create_star_zone("dtsim");
+  simgrid::s4u::NetZone* fabric = detail::detached_zone("platform", root);
   using Builder = std::function<detail::Fabric(detail::NodeFactory&, const ClusterSpec&, simgrid::s4u::NetZone*)>;
   Builder build;
   switch (cluster.topology.kind) {
-    case TopologyKind::Star: {
+    case TopologyKind::Star:
       // Server nodes are leaves of the star like any node.
-      const detail::Fabric star = detail::build_star(factory, cluster, nullptr, server_nodes);
-      detail::add_shared_cores(star.zone, cluster, plan, platform);
-      star.zone->seal();
-      detail::install_calibration_factors(star.zone, cluster);
-      share_hosts();
-      return platform;
-    }
+      build = [server_nodes](detail::NodeFactory& f, const ClusterSpec& c, simgrid::s4u::NetZone* parent) {
+        return detail::build_star(f, c, parent, server_nodes);
+      };
+      break;
     case TopologyKind::FatTree: build = detail::build_fat_tree; break;
     case TopologyKind::Torus: build = detail::build_torus; break;
     case TopologyKind::Dragonfly: build = detail::build_dragonfly; break;
   }
-  simgrid::s4u::NetZone* root = nullptr;
-  if (server_nodes > 0) {
-    root = simgrid::s4u::create_star_zone("cluster");
-    detail::attach_servers(factory, cluster, root, build(factory, cluster, root), server_nodes);
+  if (server_nodes > 0 && cluster.topology.kind != TopologyKind::Star) {
+    simgrid::s4u::NetZone* top = simgrid::s4u::create_star_zone("cluster");
+    top->set_parent(fabric);
+    detail::attach_servers(factory, cluster, top, build(factory, cluster, top), server_nodes);
   } else {
-    root = build(factory, cluster, nullptr).zone;
+    build(factory, cluster, fabric);
   }
+  fabric->set_parent(root);
   detail::add_shared_cores(root, cluster, plan, platform);
   root->seal();
   detail::install_calibration_factors(root, cluster);

@@ -59,6 +59,10 @@ class NodeFactory {
 // An empty zone holding one router, as a leaf of the star zone `parent`: a switch that the zone
 // above can use as the gateway of `parent` (whose nodes sit in zones of their own).
 ZoneRef make_switch(sg4::NetZone* parent, const std::string& name);
+// A star zone outside the platform's tree (no parent yet) that can hold zones and content: the root's models are set
+// on it. SimGrid 3.32 checks every new host's and link's name by walking each zone under the root, and seals a zone by
+// walking each host under the root: content built under this zone is outside both walks until it is attached.
+sg4::NetZone* detached_zone(const std::string& name, const sg4::NetZone* root);
 
 // Attaches `child` to the star zone `star` through the given links (none: a zero-latency leg).
 void attach_to_star(sg4::NetZone* star, const ZoneRef& child, const std::vector<sg4::LinkInRoute>& links = {});
