@@ -18,10 +18,7 @@
 // bubble is counted as its receive's communication time (the cpu backend probes for the message first).
 #include <algorithm>
 #include <array>
-#include <cstring>
 #include <span>
-
-#include <fmt/format.h>
 
 #include "core/base/error.hpp"
 #include "real/cuda/cuda_check.hpp"
