@@ -2,7 +2,8 @@
 # GPT-3 XL's shape (24 layers, hidden 2048, 16 heads, sequence 2048, vocabulary 50304, GELU MLP of 4x,
 # pre-LayerNorm, learned positions, tied embedding), bf16 autocast over fp32 parameters, PyTorch's
 # scaled-dot-product attention (flash), fused AdamW, 4 micro-batches of 2 accumulated per step: the
-# step's time, and the same with full activation recomputation (torch.utils.checkpoint per block).
+# step's time, the same with full activation recomputation (torch.utils.checkpoint per block), and where
+# the plain step's GPU time goes (torch.profiler's kernels by class).
 # Run there with its python3, which holds PyTorch:
 #   python3 scripts/torch_gpt_probe.py OUT.json
 # docs/VALIDATION.md compares it with `dtsim run scenarios/hybrid_gpt_1gpu.yaml`.
@@ -90,11 +91,69 @@ def step_time(recompute, iters=6, warm=2):
             "peak_memory_gib": peak}
 
 
+# Where a step's GPU time goes: torch.profiler's kernels over PROFILED_STEPS steps, by class (names matched in
+# order) and the 25 longest, per step.
+PROFILED_STEPS = 2
+CLASSES = [("attention", r"flash|fmha|attention"), ("gemm", r"gemm|sm90_xmma|cutlass|nvjet|ampere_|matmul"),
+           ("layer_norm", r"layer_norm|layernorm"), ("gelu", r"gelu"), ("optimizer", r"adam|multi_tensor|foreach"),
+           ("loss", r"softmax|cross_entropy|nll_loss|log_softmax"), ("embedding", r"embedding|index_put|scatter|index"),
+           ("reduce", r"reduce|sum_kernel"), ("copy_cast", r"copy|cast|to_copy|direct_copy"),
+           ("elementwise", r"elementwise|vectorized|unrolled")]
+
+
+def profile_step(recompute):
+    import re
+    from torch.profiler import ProfilerActivity, profile
+    torch.manual_seed(0)
+    model = GPT(recompute).to(dev)
+    opt = torch.optim.AdamW(model.parameters(), lr=1e-4, fused=True)
+    tokens = torch.randint(0, VOCAB, (MICRO_BATCHES, MICRO, SEQ + 1), device=dev)
+
+    def step():
+        for m in range(MICRO_BATCHES):
+            with torch.autocast("cuda", dtype=torch.bfloat16):
+                logits = model(tokens[m, :, :-1])
+                loss = F.cross_entropy(logits.float().view(-1, VOCAB), tokens[m, :, 1:].reshape(-1))
+            (loss / MICRO_BATCHES).backward()
+        opt.step()
+        opt.zero_grad(set_to_none=True)
+
+    for _ in range(2):
+        step()
+    torch.cuda.synchronize()
+    with profile(activities=[ProfilerActivity.CUDA]) as prof:
+        for _ in range(PROFILED_STEPS):
+            step()
+        torch.cuda.synchronize()
+    kernels = {}
+    for e in prof.key_averages():
+        t = getattr(e, "self_device_time_total", None)
+        if t is None:
+            t = getattr(e, "self_cuda_time_total", 0)
+        if t > 0:
+            kernels[e.key] = (kernels.get(e.key, (0, 0))[0] + t / 1e3 / PROFILED_STEPS,
+                              kernels.get(e.key, (0, 0))[1] + e.count // PROFILED_STEPS)
+    classes = {}
+    for name, (ms, count) in kernels.items():
+        cls = next((c for c, pat in CLASSES if re.search(pat, name, re.I)), "other")
+        ms0, n0 = classes.get(cls, (0, 0))
+        classes[cls] = (ms0 + ms, n0 + count)
+    top = sorted(kernels.items(), key=lambda kv: -kv[1][0])[:25]
+    del model, opt
+    torch.cuda.empty_cache()
+    return {"ms_per_step_by_class": {c: round(v[0], 3) for c, v in sorted(classes.items(), key=lambda kv: -kv[1][0])},
+            "kernels_per_step_by_class": {c: v[1] for c, v in classes.items()},
+            "gpu_ms_per_step": round(sum(v[0] for v in kernels.values()), 3),
+            "top_kernels_ms_per_step": [[k[:120], round(v[0], 3), v[1]] for k, v in top]}
+
+
 res = {"torch": torch.__version__, "device": torch.cuda.get_device_name(0),
        "shape": {"layers": LAYERS, "hidden": HIDDEN, "heads": HEADS, "seq": SEQ, "vocab": VOCAB,
                  "micro_batch": MICRO, "micro_batches": MICRO_BATCHES}}
 for name, recompute in (("plain", False), ("full_recompute", True)):
     res[name] = step_time(recompute)
     print(name, res[name], flush=True)
+res["profile_plain"] = profile_step(False)
+print("profile", json.dumps(res["profile_plain"], indent=1), flush=True)
 with open(sys.argv[1] if len(sys.argv) > 1 else "torch_gpt.json", "w") as f:
     json.dump(res, f, indent=2)
