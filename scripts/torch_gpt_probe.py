@@ -54,7 +54,8 @@ class GPT(nn.Module):
         return F.linear(self.ln(x), self.wte.weight)  # tied embedding
 
 
-def step_time(recompute, iters=6, warm=2):
+def training(recompute):
+    """The model, its optimizer and one training step (4 micro-batches accumulated, then AdamW)."""
     torch.manual_seed(0)
     model = GPT(recompute).to(dev)
     opt = torch.optim.AdamW(model.parameters(), lr=1e-4, fused=True)
@@ -69,6 +70,11 @@ def step_time(recompute, iters=6, warm=2):
         opt.step()
         opt.zero_grad(set_to_none=True)
 
+    return model, opt, step
+
+
+def step_time(recompute, iters=6, warm=2):
+    model, opt, step = training(recompute)
     for _ in range(warm):
         step()
     torch.cuda.synchronize()
@@ -104,20 +110,7 @@ CLASSES = [("attention", r"flash|fmha|attention"), ("gemm", r"gemm|sm90_xmma|cut
 def profile_step(recompute):
     import re
     from torch.profiler import ProfilerActivity, profile
-    torch.manual_seed(0)
-    model = GPT(recompute).to(dev)
-    opt = torch.optim.AdamW(model.parameters(), lr=1e-4, fused=True)
-    tokens = torch.randint(0, VOCAB, (MICRO_BATCHES, MICRO, SEQ + 1), device=dev)
-
-    def step():
-        for m in range(MICRO_BATCHES):
-            with torch.autocast("cuda", dtype=torch.bfloat16):
-                logits = model(tokens[m, :, :-1])
-                loss = F.cross_entropy(logits.float().view(-1, VOCAB), tokens[m, :, 1:].reshape(-1))
-            (loss / MICRO_BATCHES).backward()
-        opt.step()
-        opt.zero_grad(set_to_none=True)
-
+    model, opt, step = training(recompute)
     for _ in range(2):
         step()
     torch.cuda.synchronize()

@@ -9,28 +9,17 @@ import sys
 import torch
 import torch.nn.functional as F
 
+from torch_timing import bench
+
 dev = "cuda"
 peak = float(sys.argv[2]) if len(sys.argv) > 2 else 4800.0  # GB/s, the data sheet's (H200: 4.8 TB/s)
-
-
-def bench(fn, iters=30, warm=5):
-    for _ in range(warm):
-        fn()
-    torch.cuda.synchronize()
-    s, e = torch.cuda.Event(enable_timing=True), torch.cuda.Event(enable_timing=True)
-    s.record()
-    for _ in range(iters):
-        fn()
-    e.record()
-    torch.cuda.synchronize()
-    return s.elapsed_time(e) / iters / 1e3
 
 
 res = {"torch": torch.__version__, "device": torch.cuda.get_device_name(0), "peak_gbps": peak, "rows": []}
 
 
 def row(kernel, dtype, shape, nbytes, fn):
-    t = bench(fn)
+    t = bench(fn, iters=30)
     r = {"kernel": kernel, "dtype": dtype, "shape": list(shape), "bytes": nbytes, "seconds": t,
          "gbps": nbytes / t / 1e9, "fraction_of_peak": nbytes / t / 1e9 / peak}
     res["rows"].append(r)

@@ -6,23 +6,11 @@ import json, sys, time
 import torch
 from torch import nn
 
+from torch_timing import bench
+
 dev = "cuda"
 res = {"torch": torch.__version__, "cudnn": torch.backends.cudnn.version(), "device": torch.cuda.get_device_name(0)}
 torch.backends.cudnn.benchmark = True
-
-
-def bench(fn, iters=20, warm=5):
-    for _ in range(warm):
-        fn()
-    torch.cuda.synchronize()
-    s = torch.cuda.Event(enable_timing=True)
-    e = torch.cuda.Event(enable_timing=True)
-    s.record()
-    for _ in range(iters):
-        fn()
-    e.record()
-    torch.cuda.synchronize()
-    return s.elapsed_time(e) / iters / 1e3
 
 
 def out(k, v):

@@ -34,7 +34,7 @@ double output_params(const TransformerSpec& m, const ShardShape& sh, int global_
 
 // Megatron's optimizer step (MixedPrecisionOptimizer.step) on a rank owning `owned` of its `local` parameters: the
 // unscale, overflow check and squared norm of its gradient shard (three passes), and the step with mixed precision's
-// copies (core/plan/hybrid.cpp issues them; dtsim tune's closed form costs them).
+// copies (core/plan/hybrid.cpp issues them; dtsim tune's closed form costs them; both in hybrid_work.cpp).
 struct OptimizerWork {
   ComputeOp norm;
   UpdateOp step;

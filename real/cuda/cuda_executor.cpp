@@ -5,6 +5,7 @@
 #include "real/cuda/device_select.hpp"
 
 #include <algorithm>
+#include <array>
 #include <chrono>
 
 #include "core/base/error.hpp"
@@ -41,7 +42,7 @@ float* CudaExecutor::buffer(const Binding& b) {
     case BufferKind::Params:
     case BufferKind::Aggregate: return params_ + b.offset;
     case BufferKind::Inbox: return inbox_.at(static_cast<size_t>(b.inbox)) + b.offset;
-    case BufferKind::Scratch: return (hybrid_ ? lanes_[b.lane] : scratch_) + b.offset;
+    case BufferKind::Scratch: return lanes_[b.lane] + b.offset;
     case BufferKind::Message: return messages_.at(static_cast<size_t>(b.message));
     case BufferKind::None: return nullptr;
   }
@@ -68,14 +69,18 @@ void CudaExecutor::setup(const Plan& plan) {
   if (program_->role == Role::Server) {
     for (int w = 0; w < binding_.workers; ++w) inbox_.push_back(static_cast<float*>(alloc(local * 4)));
   }
-  std::int64_t scratch = binding_.scratch_elements;
+  // Scratch: one buffer per stream (ops of different streams run at once), as long as its longest binding or its
+  // collectives' buffers (an all-to-all's holds size pieces of S).
+  std::array<std::int64_t, 3> lanes = binding_.lane_scratch;
   for (const Op& op : program_->ops) {
-    if (const auto* c = std::get_if<CollectiveOp>(&op.body)) {
-      const int size = static_cast<int>(plan.groups.at(c->group).ranks.size());
-      scratch = std::max(scratch, buffer_elements(c->kind, size, binding_.ops[op.id].elements));
-    }
+    const Binding& b = binding_.ops[op.id];
+    const auto* c = std::get_if<CollectiveOp>(&op.body);
+    if (!c || b.buffer != BufferKind::Scratch) continue;
+    const int size = static_cast<int>(plan.groups.at(c->group).ranks.size());
+    auto& lane = lanes[static_cast<size_t>(b.lane)];
+    lane = std::max(lane, buffer_elements(c->kind, size, b.elements));
   }
-  scratch_ = static_cast<float*>(alloc(scratch * 4));
+  for (int lane = 0; lane < 3; ++lane) lanes_[lane] = static_cast<float*>(alloc(lanes[lane] * 4));
   check_cuda(cudaMemset(grads_, 0, static_cast<size_t>(local) * 4), "cudaMemset");  // ranges nobody reduces
   // The optimizer state the step streams (cuda_ops.cpp): at most 1 GiB, passed over again for more
   // traffic (far beyond the L2 cache either way, so every pass reads and writes device memory).

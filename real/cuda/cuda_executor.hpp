@@ -101,7 +101,6 @@ class CudaExecutor : public RealExecutor {
   float* pinned_ = nullptr;
   int first_checked_ = 0;  // iterations before it are neither filled nor checked (the staging's bound)
   std::vector<CheckRecord> hybrid_checks_;
-  float* lanes_[3] = {};                             // scratch per stream
   std::vector<float*> messages_;                     // one per message buffer of the binding
   std::map<std::pair<int, int>, ncclComm_t> pairs_;  // (sender, receiver) -> the two ranks' communicator
 
@@ -119,7 +118,8 @@ class CudaExecutor : public RealExecutor {
   ncclComm_t world_ = nullptr, p2p_ = nullptr;
   std::map<int, ncclComm_t> groups_;  // plan group -> communicator
   std::vector<void*> allocations_;
-  float *params_ = nullptr, *grads_ = nullptr, *scratch_ = nullptr;
+  float *params_ = nullptr, *grads_ = nullptr;
+  float* lanes_[3] = {};    // scratch, one per stream
   float* state_ = nullptr;  // the optimizer state the step streams
   std::int64_t state_elements_ = 0;
   std::vector<float*> inbox_;

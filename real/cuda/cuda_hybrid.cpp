@@ -6,7 +6,6 @@
 //   pipeline messages  ncclSend / ncclRecv on a communicator of their two ranks, one per direction
 //                      (a rank sends on its posted stream and receives on its compute stream, and an
 //                      NCCL communicator is not used from two streams at once)
-//   scratch            one buffer per stream (ops of different streams run at once)
 // Values are those of the cpu backend (values.hpp): before the run every checked iteration's input
 // of every collective and message is filled in pinned host memory; the op copies it in before its
 // first timing event and its result out after its last; after the run each result is checked
@@ -17,7 +16,6 @@
 // A receive's timing events bracket its wait for the sender too: on this backend a pipeline stage's
 // bubble is counted as its receive's communication time (the cpu backend probes for the message first).
 #include <algorithm>
-#include <array>
 #include <span>
 
 #include "core/base/error.hpp"
@@ -66,16 +64,6 @@ void CudaExecutor::setup_hybrid(const Plan& plan) {
 
   hybrid_ = program_->stage >= 0;
   if (!hybrid_) return;
-  std::array<std::int64_t, 3> lanes = binding_.lane_scratch;  // an all-to-all's buffer holds size pieces of S
-  for (const Op& op : program_->ops) {
-    const Binding& b = binding_.ops[op.id];
-    const auto* c = std::get_if<CollectiveOp>(&op.body);
-    if (!c || b.buffer != BufferKind::Scratch) continue;
-    const int size = static_cast<int>(plan.groups.at(c->group).ranks.size());
-    auto& lane = lanes[static_cast<size_t>(b.lane)];
-    lane = std::max(lane, buffer_elements(c->kind, size, b.elements));
-  }
-  for (int lane = 0; lane < 3; ++lane) lanes_[lane] = static_cast<float*>(alloc(lanes[lane] * 4));
   for (std::int64_t n : binding_.message_elements) messages_.push_back(static_cast<float*>(alloc(n * 4)));
 
   // What each checked op starts and ends with.
