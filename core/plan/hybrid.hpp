@@ -12,6 +12,7 @@
 #include "core/parallel/transformer_ops.hpp"
 #include "core/plan/compiler.hpp"
 #include "core/plan/hybrid_job.hpp"
+#include "core/plan/hybrid_work.hpp"
 #include "core/plan/plan.hpp"
 #include "core/scenario/scenario.hpp"
 
@@ -27,19 +28,6 @@ void compile_hybrid(const Scenario& s, const JobSpec& job, int job_index, Plan& 
 // supports them, else ring, else direct.
 const CollectiveAlgorithm& hybrid_algorithm(const CollectiveAlgorithm& preferred, CollectiveKind kind,
                                             const GroupShape& shape);
-
-// The parameters of the last stage's output layer on one rank (its final norm and vocabulary projection, split over
-// t): with one global stage and tied embeddings the projection is the embedding itself, counted there.
-double output_params(const TransformerSpec& m, const ShardShape& sh, int global_stages);
-
-// Megatron's optimizer step (MixedPrecisionOptimizer.step) on a rank owning `owned` of its `local` parameters: the
-// unscale, overflow check and squared norm of its gradient shard (three passes), and the step with mixed precision's
-// copies (core/plan/hybrid.cpp issues them; dtsim tune's closed form costs them; both in hybrid_work.cpp).
-struct OptimizerWork {
-  ComputeOp norm;
-  UpdateOp step;
-};
-OptimizerWork optimizer_work(const JobSpec& job, double owned, double local);
 
 // Whether job-local rank `local` represents its stage (its tensor, context, expert and data coordinates are 0).
 bool represents_stage(const HybridLayout& layout, int local);

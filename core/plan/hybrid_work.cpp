@@ -1,9 +1,6 @@
-// The work each rank of a hybrid layout does beside its pipeline schedule, shared by the plan compiler
-// (core/plan/hybrid.cpp) and dtsim tune's closed form (sim/tune/layout_cost.cpp): the output layer's parameters
-// and the optimizer step with mixed precision's copies (hybrid.hpp).
-#include "core/plan/hybrid.hpp"
+// The output layer's parameters and the optimizer step with mixed precision's copies (hybrid_work.hpp).
+#include "core/plan/hybrid_work.hpp"
 
-#include "core/parallel/transformer_ops.hpp"
 #include "core/plan/worker.hpp"
 
 namespace dtsim {
