@@ -14,9 +14,11 @@
 // Megatron's copy of the word embedding when tied and p > 1 (none when tied and p = 1). Vocabulary padding is ignored.
 //
 // Bytes per parameter (Rajbhandari et al. 2020, ZeRO, section 3.1: 2 + 2 + K, K = 12 for Adam): weights B; gradients
-// grad_dtype; optimizer 4 (fp32 master copy, only in mixed precision) + 4 x optimizer_states. ZeRO shards over the
-// data-parallel group of d x c ranks (Megatron's distributed optimizer shards over dp x cp), expert parameters over
-// their expert-data-parallel group of d x c / e: stage 1 the optimizer, 2 also the gradients, 3 also the weights.
+// grad_dtype; optimizer 4 (fp32 master copy, only in mixed precision) + 4 x optimizer_states. Autocast (fp32
+// parameters): weights 4 + B (the 16-bit copies the GEMMs' casts keep for the backward, one set counted), no master.
+// ZeRO shards over the data-parallel group of d x c ranks (Megatron's distributed optimizer shards over dp x cp),
+// expert parameters over their expert-data-parallel group of d x c / e: stage 1 the optimizer, 2 also the gradients, 3
+// also the weights.
 //
 // Activations per layer and micro-batch: Korthikanti et al. 2022, section 4.1, term by term, with T = (s / c) b local
 // tokens and r = t with sequence parallelism, else 1 (the regions tensor parallelism replicates):
@@ -152,10 +154,11 @@ Shape shape_of(const MemoryInputs& in) {
   x.schedule = ly.schedule;
   x.recompute = ly.recompute;
   x.B = dtype_bytes(in.dtype);
-  x.weight_bytes = x.B;
-  x.grad_bytes = dtype_bytes(in.grad_dtype);
   const bool mixed = x.B < 4;
-  x.optimizer_bytes = (mixed ? 4.0 : 0.0) + 4.0 * in.optimizer_states;
+  const bool autocast = mixed && in.autocast;
+  x.weight_bytes = autocast ? 4 + x.B : x.B;
+  x.grad_bytes = dtype_bytes(in.grad_dtype);
+  x.optimizer_bytes = (mixed && !autocast ? 4.0 : 0.0) + 4.0 * in.optimizer_states;
   x.bucket_bytes = in.bucket_bytes;
   x.T = x.s / x.c * ly.micro_batch;
   x.spec = md;

@@ -26,6 +26,9 @@ struct MemoryInputs {
   // Gradients between backward and the step: Megatron accumulates them in fp32 (its 18 bytes per parameter with Adam);
   // the ZeRO paper's 2 + 2 + K keeps them in 16 bits.
   Dtype grad_dtype = Dtype::Fp32;
+  // torch.autocast over fp32 parameters (16-bit dtype only): weights 4 bytes and the 16-bit copy each GEMM's cast
+  // keeps for its backward, no master copy in the optimizer.
+  bool autocast = false;
   int optimizer_states = 2;                  // fp32 values per parameter the optimizer keeps: 0 SGD, 1 momentum, 2 Adam
   double bucket_bytes = 25.0 * 1024 * 1024;  // data-parallel gradient bucket (PyTorch DDP's bucket_cap_mb = 25)
   // Dropout layers (attention probabilities, after attention, after the MLP, after the embedding) store 1-byte

@@ -9,6 +9,9 @@ namespace {
 // The dimensions every step of one rank needs, from the model and the shard.
 struct Dims {
   double b, s, h, a, t, c, e, kv_dim, qkv_out, f, f_in, vocab, experts, top_k, capacity, db;
+  double rb;          // bytes of an element of the residual stream, norms, softmax and loss: 4 under autocast, else db
+  double accumulate;  // autocast: the share of micro-batches whose weight gradients are added to .grad, (m - 1) / m
+  bool autocast;
   double tokens;     // T = b s / c: the rank's tokens of a micro-batch (its sequence shard)
   double sp_tokens;  // tokens the rank's norms and dropout touch: T / t with sequence parallel
   bool sp, flash, causal, moe, rms, bias;
@@ -33,6 +36,9 @@ Dims dims_of(const TransformerSpec& m, const ShardShape& sh) {
   d.top_k = m.top_k;
   d.capacity = m.capacity_factor > 0 ? m.capacity_factor : 1.0;  // dropless: balanced routing
   d.db = sh.dtype_bytes;
+  d.autocast = sh.autocast && sh.dtype_bytes < 4;
+  d.rb = d.autocast ? 4 : d.db;
+  d.accumulate = sh.micro_batches > 1 ? (sh.micro_batches - 1.0) / sh.micro_batches : 0;
   d.tokens = d.b * d.s / d.c;
   d.sp = sh.sequence_parallel && sh.tensor > 1;
   d.sp_tokens = d.sp ? d.tokens / d.t : d.tokens;
@@ -84,20 +90,53 @@ void tensor_collective(std::vector<KernelStep>& out, const Dims& d, CollectiveKi
 KernelStep backward_of(const KernelStep& fwd) {
   KernelStep k = fwd;
   k.flops *= 2;
-  k.mem_bytes *= 2;
+  k.mem_bytes = fwd.backward_bytes >= 0 ? fwd.backward_bytes : 2 * fwd.mem_bytes;
   k.gemm.backward = true;
   return k;
 }
 
 KernelStep norm(const Dims& d, std::string name) {
   const double elements = d.sp_tokens * d.h;
-  return compute(std::move(name), KernelClass::Norm, (d.rms ? 4 : 5) * elements, 2 * elements * d.db);
+  return compute(std::move(name), KernelClass::Norm, (d.rms ? 4 : 5) * elements, 2 * elements * d.rb);
 }
 
 // Dropout and the residual add: read x and the residual, write the sum and a 1-byte mask.
 KernelStep dropout_residual(const Dims& d, std::string name) {
   const double elements = d.sp_tokens * d.h;
-  return compute(std::move(name), KernelClass::Elementwise, 2 * elements, elements * (3 * d.db + 1));
+  return compute(std::move(name), KernelClass::Elementwise, 2 * elements, elements * (d.db + 2 * d.rb + 1));
+}
+
+// Autocast's cast of `elements` between fp32 and 16 bits: one read and one write; its backward casts the
+// gradient back.
+KernelStep cast(std::string name, double elements, const Dims& d) {
+  KernelStep k = compute(std::move(name), KernelClass::Elementwise, 0, elements * (4 + d.db));
+  k.backward_bytes = k.mem_bytes;
+  return k;
+}
+
+// Autocast's casts before a GEMM: its fp32 input (0: its input is 16-bit already) and its fp32 weights, whose
+// backward casts the weight gradient to fp32 and adds it to .grad after the first micro-batch (12 bytes).
+std::vector<KernelStep> gemm_casts(const Dims& d, const std::string& gemm, double fp32_input, double weights) {
+  std::vector<KernelStep> out;
+  if (!d.autocast) return out;
+  if (fp32_input > 0) out.push_back(cast(gemm + " input cast", fp32_input, d));
+  KernelStep w = cast(gemm + " weight cast", weights, d);
+  w.backward_bytes += weights * 12 * d.accumulate;
+  out.push_back(std::move(w));
+  return out;
+}
+
+void append(std::vector<KernelStep>& out, std::vector<KernelStep> steps) {
+  for (KernelStep& k : steps) out.push_back(std::move(k));
+}
+
+// The backward of forward steps, in reverse order.
+void append_backward(std::vector<KernelStep>& out, const std::vector<KernelStep>& forward) {
+  for (auto it = forward.rbegin(); it != forward.rend(); ++it) {
+    KernelStep k = backward_of(*it);
+    k.name += " bwd";
+    out.push_back(std::move(k));
+  }
 }
 
 double scores(const Dims& d) { return d.tokens * d.s * d.a / d.t; }  // attention score elements
@@ -117,8 +156,14 @@ std::vector<KernelStep> attention_core(const Dims& d) {
   qk.gemm = GemmShape{d.s / d.c, d.s, head_dim, heads, false};
   KernelStep av = compute("av", KernelClass::Gemm, 2 * d.tokens * d.s * d.h / d.t, n * d.db + kv_bytes + q_bytes);
   av.gemm = GemmShape{d.s / d.c, head_dim, d.s, heads, false};
-  return {qk, compute("softmax", KernelClass::Softmax, 5 * n, 2 * n * d.db),
-          compute("attention dropout", KernelClass::Elementwise, n, n * (2 * d.db + 1)), av};
+  // Autocast: the 16-bit scores are cast up for the fp32 softmax and dropout, the probabilities down for AV.
+  std::vector<KernelStep> out{qk};
+  if (d.autocast) out.push_back(cast("scores cast", n, d));
+  out.push_back(compute("softmax", KernelClass::Softmax, 5 * n, 2 * n * d.rb));
+  out.push_back(compute("attention dropout", KernelClass::Elementwise, n, n * (2 * d.rb + 1)));
+  if (d.autocast) out.push_back(cast("probabilities cast", n, d));
+  out.push_back(av);
+  return out;
 }
 
 std::vector<KernelStep> attention_core_backward(const Dims& d) {
@@ -147,10 +192,13 @@ std::vector<KernelStep> block_forward(const TransformerSpec& m, const ShardShape
   std::vector<KernelStep> out;
   out.push_back(norm(d, "ln1"));
   if (d.sp) tensor_collective(out, d, CollectiveKind::AllGather, act);
+  const double bias = d.bias ? 1 : 0;
+  append(out, gemm_casts(d, "qkv", d.tokens * d.h, (d.h + bias) * d.qkv_out / d.t));
   out.push_back(gemm("qkv", d.tokens, d.h, d.qkv_out / d.t, d.db));
   if (d.c > 1)
     out.push_back(collective("kv all-gather", CollectiveKind::AllGather, GroupKind::Context, kv_gather_bytes(d)));
   for (KernelStep& k : attention_core(d)) out.push_back(std::move(k));
+  append(out, gemm_casts(d, "proj", 0, d.h * d.h / d.t + bias * d.h));
   out.push_back(gemm("proj", d.tokens, d.h / d.t, d.h, d.db));
   tensor_collective(out, d, d.sp ? CollectiveKind::ReduceScatter : CollectiveKind::AllReduce, act);
   out.push_back(dropout_residual(d, "attn dropout+residual"));
@@ -158,6 +206,7 @@ std::vector<KernelStep> block_forward(const TransformerSpec& m, const ShardShape
   if (d.moe) {
     // Tokens are routed from the rank's sequence-parallel share (sequence parallel is required with t > 1).
     const double routed = d.sp_tokens * d.top_k * d.capacity;
+    append(out, gemm_casts(d, "router", d.sp_tokens * d.h, d.h * d.experts));
     out.push_back(gemm("router", d.sp_tokens, d.h, d.experts, d.db));
     out.push_back(
         compute("top-k", KernelClass::Elementwise, 4 * d.sp_tokens * d.experts, 2 * d.sp_tokens * d.experts * 4));
@@ -174,9 +223,11 @@ std::vector<KernelStep> block_forward(const TransformerSpec& m, const ShardShape
     }
     // The rank's experts each take their share of the gathered tokens.
     const double local_experts = d.experts / d.e;
+    append(out, gemm_casts(d, "expert fc1", 0, local_experts * (d.h + bias) * d.f_in / d.t));
     out.push_back(gemm("expert fc1", gathered / local_experts, d.h, d.f_in / d.t, d.db, local_experts));
     out.push_back(compute("expert activation", KernelClass::Elementwise, 8 * gathered * d.f / d.t,
                           (d.f_in + d.f) / d.t * gathered * d.db));
+    append(out, gemm_casts(d, "expert fc2", 0, local_experts * (d.f * d.h / d.t + bias * d.h)));
     out.push_back(gemm("expert fc2", gathered / local_experts, d.f / d.t, d.h, d.db, local_experts));
     if (d.t > 1) {
       out.push_back(
@@ -187,9 +238,11 @@ std::vector<KernelStep> block_forward(const TransformerSpec& m, const ShardShape
     }
   } else {
     if (d.sp) tensor_collective(out, d, CollectiveKind::AllGather, act);
+    append(out, gemm_casts(d, "fc1", d.tokens * d.h, (d.h + bias) * d.f_in / d.t));
     out.push_back(gemm("fc1", d.tokens, d.h, d.f_in / d.t, d.db));
     out.push_back(compute("activation", KernelClass::Elementwise, 8 * d.tokens * d.f / d.t,
                           (d.f_in + d.f) / d.t * d.tokens * d.db));
+    append(out, gemm_casts(d, "fc2", 0, d.f * d.h / d.t + bias * d.h));
     out.push_back(gemm("fc2", d.tokens, d.f / d.t, d.h, d.db));
     tensor_collective(out, d, d.sp ? CollectiveKind::ReduceScatter : CollectiveKind::AllReduce, act);
   }
@@ -246,12 +299,12 @@ std::vector<KernelStep> embedding_forward(const TransformerSpec& m, const ShardS
   const double act = d.tokens * d.h * d.db;
   std::vector<KernelStep> out;
   // Vocab-parallel lookup: each rank writes the rows of its vocabulary shard (zeros elsewhere).
-  out.push_back(compute("embedding", KernelClass::Embedding, 0, 2 * d.tokens * d.h * d.db));
+  out.push_back(compute("embedding", KernelClass::Embedding, 0, 2 * d.tokens * d.h * d.rb));
   if (!m.rotary)
-    out.push_back(compute("positions", KernelClass::Elementwise, d.tokens * d.h, 3 * d.tokens * d.h * d.db));
+    out.push_back(compute("positions", KernelClass::Elementwise, d.tokens * d.h, 3 * d.tokens * d.h * d.rb));
   tensor_collective(out, d, d.sp ? CollectiveKind::ReduceScatter : CollectiveKind::AllReduce, act);
   out.push_back(
-      compute("embedding dropout", KernelClass::Elementwise, d.sp_tokens * d.h, d.sp_tokens * d.h * (2 * d.db + 1)));
+      compute("embedding dropout", KernelClass::Elementwise, d.sp_tokens * d.h, d.sp_tokens * d.h * (2 * d.rb + 1)));
   return out;
 }
 
@@ -260,9 +313,9 @@ std::vector<KernelStep> embedding_backward(const TransformerSpec& m, const Shard
   const double act = d.tokens * d.h * d.db;
   std::vector<KernelStep> out;
   out.push_back(compute("embedding dropout bwd", KernelClass::Elementwise, d.sp_tokens * d.h,
-                        d.sp_tokens * d.h * (2 * d.db + 1)));
+                        d.sp_tokens * d.h * (2 * d.rb + 1)));
   if (d.sp) tensor_collective(out, d, CollectiveKind::AllGather, act);
-  out.push_back(compute("embedding bwd", KernelClass::Embedding, d.tokens * d.h, 3 * d.tokens * d.h * d.db));
+  out.push_back(compute("embedding bwd", KernelClass::Embedding, d.tokens * d.h, 3 * d.tokens * d.h * d.rb));
   return out;
 }
 
@@ -274,10 +327,13 @@ std::vector<KernelStep> head_forward(const TransformerSpec& m, const ShardShape&
   out.push_back(norm(d, "final norm"));
   if (!m.lm_head) return out;  // a task head of negligible size
   if (d.sp) tensor_collective(out, d, CollectiveKind::AllGather, act);
+  append(out, gemm_casts(d, "output layer", d.tokens * d.h, d.vocab * d.h / d.t));
   out.push_back(gemm("output layer", d.tokens, d.h, d.vocab / d.t, d.db));
   // Vocab-parallel cross-entropy (Megatron): local max, sum of exponentials and target logit, each
-  // all-reduced over the tensor group; the softmax is kept in fp32 for the backward.
-  out.push_back(compute("cross-entropy", KernelClass::Softmax, 5 * logits, logits * (d.db + 4)));
+  // all-reduced over the tensor group; the softmax is kept in fp32 for the backward (autocast: the
+  // logits cast to fp32 first).
+  if (d.autocast) out.push_back(cast("logits cast", logits, d));
+  out.push_back(compute("cross-entropy", KernelClass::Softmax, 5 * logits, logits * (d.rb + 4)));
   for (const char* what : {"logits max", "exp sum", "target logit"}) {
     if (d.t > 1) out.push_back(collective(what, CollectiveKind::AllReduce, GroupKind::Tensor, d.tokens * 4));
   }
@@ -290,15 +346,13 @@ std::vector<KernelStep> head_backward(const TransformerSpec& m, const ShardShape
   const double logits = d.tokens * d.vocab / d.t;
   std::vector<KernelStep> out;
   if (m.lm_head) {
-    out.push_back(compute("cross-entropy bwd", KernelClass::Elementwise, logits, logits * (4 + d.db)));
-    KernelStep output = backward_of(gemm("output layer", d.tokens, d.h, d.vocab / d.t, d.db));
-    output.name += " bwd";
-    out.push_back(std::move(output));
+    out.push_back(compute("cross-entropy bwd", KernelClass::Elementwise, logits, logits * (4 + d.rb)));
+    if (d.autocast) append_backward(out, {cast("logits cast", logits, d)});
+    append_backward(out, {gemm("output layer", d.tokens, d.h, d.vocab / d.t, d.db)});
+    append_backward(out, gemm_casts(d, "output layer", d.tokens * d.h, d.vocab * d.h / d.t));
     tensor_collective(out, d, d.sp ? CollectiveKind::ReduceScatter : CollectiveKind::AllReduce, act);
   }
-  KernelStep n = backward_of(norm(d, "final norm"));
-  n.name += " bwd";
-  out.push_back(std::move(n));
+  append_backward(out, {norm(d, "final norm")});
   return out;
 }
 

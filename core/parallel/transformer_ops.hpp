@@ -20,6 +20,17 @@
 // reduce-scatter backward and vice versa, and each forward identity before a column-parallel GEMM
 // an all-reduce of the input gradient. Per block fwd+bwd: 4 all-reduces of T h (or 4 all-gathers
 // and 4 reduce-scatters with SP), the closed form of Korthikanti et al. 2022, section 4.2.2.
+//
+// Autocast (PyTorch's torch.autocast over fp32 parameters, 16-bit compute; ShardShape::autocast): the
+// residual stream, the norms, softmax and the loss run in fp32 ("CUDA Ops that can autocast to float32":
+// layer_norm, softmax, cross_entropy; a 16-bit GEMM output added to the fp32 residual promotes to fp32),
+// and every GEMM casts what is not 16-bit: its weights each forward (4 + B bytes a parameter, B the 16-bit
+// size) and its fp32 input (qkv, fc1, the router, the output layer: 4 + B bytes an element; unfused
+// attention's fp32 probabilities before AV, and its 16-bit scores cast up for the fp32 softmax). A cast's
+// backward casts the gradient back (the same traffic, not twice); a weight cast's backward casts the
+// weight gradient to fp32 (B + 4 bytes a parameter) and, on every micro-batch after the first, adds it to
+// .grad (12 bytes: spread evenly over the micro-batches, (m - 1) / m of it on each). Collectives keep B
+// bytes an element (autocast with tensor parallelism is not what frameworks run).
 #pragma once
 
 #include <string>
@@ -45,6 +56,8 @@ struct KernelStep {
   GroupKind group = GroupKind::Tensor;
   double bytes = 0;
   GemmShape gemm{};  // a compute GEMM's shape
+  // Memory traffic of its backward when it is not twice the forward's (autocast's casts); < 0: twice.
+  double backward_bytes = -1;
 };
 
 // The shape of one rank's share of the work.
@@ -55,6 +68,8 @@ struct ShardShape {
   bool sequence_parallel = false;
   int micro_batch = 1;
   double dtype_bytes = 2;  // activations and weights
+  bool autocast = false;   // torch.autocast over fp32 parameters (16-bit dtype_bytes only): see above
+  int micro_batches = 1;   // per optimizer step: autocast sums weight gradients over them
 };
 ShardShape shard_shape(const HybridSpec& layout, double dtype_bytes);
 

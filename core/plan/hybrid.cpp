@@ -37,7 +37,7 @@ class HybridCompiler {
         model_(job.model.transformer),
         spec_(job_layout(s, job)),
         layout_(spec_),
-        shape_(shard_shape(spec_, dtype_bytes(job.model.dtype))),
+        shape_(job_shard_shape(job, spec_)),
         plan_(plan),
         workers_(plan.jobs[job_index].workers),
         algorithm_(find_algorithm(job.strategy.algorithm)),

@@ -19,6 +19,13 @@ HybridSpec job_layout(const Scenario& s, const JobSpec& job) {
   return resolve_layout(job.strategy.hybrid, job.devices(s.cluster));
 }
 
+ShardShape job_shard_shape(const JobSpec& job, const HybridSpec& layout) {
+  ShardShape sh = shard_shape(layout, dtype_bytes(job.model.dtype));
+  sh.autocast = job.framework.mixed_precision == MixedPrecision::Autocast;
+  sh.micro_batches = layout.micro_batches();
+  return sh;
+}
+
 std::vector<StageMemory> job_memory(const Scenario& s, const JobSpec& job) {
   return layout_memory(job, job_layout(s, job));
 }
@@ -29,6 +36,7 @@ std::vector<StageMemory> layout_memory(const JobSpec& job, const HybridSpec& lay
   in.layout = layout;
   in.dtype = job.model.dtype;
   in.grad_dtype = job.model.grad_dtype;
+  in.autocast = job.framework.mixed_precision == MixedPrecision::Autocast;
   in.optimizer_states = static_cast<int>(optimizer_state_copies(job.model.optimizer));
   in.bucket_bytes = hybrid_bucket_bytes(job, in.layout);
   return stage_memory(in);

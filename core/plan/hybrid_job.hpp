@@ -7,6 +7,7 @@
 #include <vector>
 
 #include "core/parallel/memory.hpp"
+#include "core/parallel/transformer_ops.hpp"
 #include "core/scenario/scenario.hpp"
 
 namespace dtsim {
@@ -19,6 +20,9 @@ double hybrid_bucket_bytes(const JobSpec& job, const HybridSpec& layout);
 
 // The job's layout with its data-parallel size resolved from its devices.
 HybridSpec job_layout(const Scenario& s, const JobSpec& job);
+
+// One rank's share of the job's transformer under `layout` (`data` resolved): sizes, dtype, autocast.
+ShardShape job_shard_shape(const JobSpec& job, const HybridSpec& layout);
 
 // The bytes each pipeline stage's ranks need at their peak (core/parallel/memory.hpp), stage 0 first.
 std::vector<StageMemory> job_memory(const Scenario& s, const JobSpec& job);

@@ -15,9 +15,11 @@ OptimizerWork optimizer_work(const JobSpec& job, double owned, double local) {
   OptimizerWork w{ComputeOp{3 * owned, 3 * owned * grad_bytes, Dtype::Fp32}, make_update(owned, job.model.optimizer)};
   w.norm.cls = KernelClass::Elementwise;
   // The step itself, then (mixed precision) the fp32 master weights copied to the 16-bit ones and the whole local
-  // gradient buffer zeroed for the next iteration.
+  // gradient buffer zeroed for the next iteration. Autocast steps the fp32 parameters themselves and sets .grad to
+  // None (PyTorch's zero_grad default since 2.0): neither.
   const double weight_bytes = dtype_bytes(job.model.dtype);
-  if (weight_bytes < 4) w.step.mem_bytes += owned * (4 + weight_bytes) + local * grad_bytes;
+  const bool autocast = job.framework.mixed_precision == MixedPrecision::Autocast;
+  if (weight_bytes < 4 && !autocast) w.step.mem_bytes += owned * (4 + weight_bytes) + local * grad_bytes;
   return w;
 }
 

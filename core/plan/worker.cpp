@@ -65,6 +65,21 @@ bool transposes(const JobSpec& job, const Layer& layer) {
          (d == Dtype::Fp16 || d == Dtype::Bf16 || d == Dtype::Tf32);
 }
 
+// framework.mixed_precision autocast in a 16-bit dtype: the layer's fp32 weights (GEMMs, convolutions and whole-layer
+// rows; norms keep theirs in fp32) are cast to 16 bits each forward and their gradient back to fp32 each backward:
+// one memory-bound kernel each, 4 + B bytes a parameter (the CNN tables are one micro-batch: nothing is summed).
+bool casts_weights(const JobSpec& job, const Layer& layer) {
+  return job.framework.mixed_precision == MixedPrecision::Autocast && dtype_bytes(job.model.dtype) < 4 &&
+         layer.params > 0 &&
+         (layer.cls == KernelClass::Gemm || layer.cls == KernelClass::Conv || layer.cls == KernelClass::Layer);
+}
+
+ComputeOp weight_cast_op(const Layer& layer, Dtype dtype) {
+  ComputeOp op{0, layer.params * (4 + dtype_bytes(dtype)), dtype};
+  op.cls = KernelClass::Elementwise;
+  return op;
+}
+
 ComputeOp transpose_op(const Layer& layer, double batch, Dtype dtype, bool backward) {
   ComputeOp op{0, 2 * activation_traffic(layer, backward) * batch * dtype_bytes(dtype), dtype};
   op.cls = KernelClass::Elementwise;
@@ -124,6 +139,9 @@ PassOps add_forward_backward(RankProgram& r, const JobSpec& job) {
     for (int i = 0; i < layers; ++i) {
       const int l = backward ? layers - 1 - i : i;
       const Layer& layer = w.layers[l];
+      if (casts_weights(job, layer)) {
+        chain(fmt::format("{} {} weight cast", pass, layer.name), phase, l, weight_cast_op(layer, job.model.dtype));
+      }
       if (transposes(job, layer)) {
         chain(fmt::format("{} {} nchw transposes", pass, layer.name), phase, l,
               transpose_op(layer, batch, job.model.dtype, backward));

@@ -12,11 +12,19 @@ namespace dtsim {
 // Filter Formats": "padding, folding, and NCHW-to-NHWC transformations").
 enum class MemoryFormat { Nhwc, Nchw };
 
+// How a 16-bit model.dtype is kept. Pure: the weights are held in the 16-bit dtype and the optimizer
+// keeps an fp32 master copy (Megatron-LM, DeepSpeed, apex amp O2). Autocast: PyTorch's torch.autocast over
+// fp32 parameters: each GEMM casts its fp32 weights and inputs to 16 bits every forward, norms, softmax,
+// the loss and the residual stream stay in fp32, and weight gradients are cast back to fp32 and summed into
+// fp32 .grad (core/parallel/transformer_ops.hpp, Autocast).
+enum class MixedPrecision { Pure, Autocast };
+
 struct FrameworkSpec {
   double iteration_overhead = 0;  // seconds per iteration on each worker, before its first kernel
   double kernel_launch = 0;       // seconds: the shortest a worker's compute op can take
   double collective_launch = 0;   // seconds added to each collective a worker issues
   MemoryFormat memory_format = MemoryFormat::Nhwc;
+  MixedPrecision mixed_precision = MixedPrecision::Pure;
 };
 
 }  // namespace dtsim

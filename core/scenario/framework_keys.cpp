@@ -42,6 +42,17 @@ void add_framework_keys(std::vector<ScenarioKey>& k) {
         j.framework.memory_format =
             v.choice<MemoryFormat>({{"nhwc", MemoryFormat::Nhwc}, {"nchw", MemoryFormat::Nchw}});
       }});
+  k.push_back(ScenarioKey{
+      "framework.mixed_precision", "one of: pure, autocast", "pure", false,
+      "How a 16-bit model.dtype (fp16, bf16) is kept; no effect in fp32 or tf32. pure: weights in 16 bits and an "
+      "fp32 master copy in the optimizer (Megatron-LM, DeepSpeed, apex amp O2). autocast: PyTorch's torch.autocast "
+      "over fp32 parameters: every forward casts each GEMM's weights and fp32 inputs to 16 bits, norms, softmax, "
+      "the loss and the residual stream run in fp32, weight gradients are cast to fp32 and summed over "
+      "micro-batches, all as memory-bound kernels (transformers; docs/engines.md, Mixed precision).",
+      KeyScope::Job, nullptr, [](J& j, const V& v) {
+        j.framework.mixed_precision =
+            v.choice<MixedPrecision>({{"pure", MixedPrecision::Pure}, {"autocast", MixedPrecision::Autocast}});
+      }});
 }
 
 }  // namespace dtsim

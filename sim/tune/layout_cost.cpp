@@ -139,14 +139,16 @@ const LayoutCoster::Probe& LayoutCoster::probe(const HybridSpec& layout) {
 }
 
 const LayoutCoster::StepTimes& LayoutCoster::steps(const HybridSpec& layout) {
+  const JobSpec& job = scenario_.jobs[job_];
+  // Autocast's weight gradients are summed over the micro-batches: its steps depend on their number too.
+  const int summed = job.framework.mixed_precision == MixedPrecision::Autocast ? layout.micro_batches() : 0;
   const auto key = std::make_tuple(layout.tensor, layout.context, layout.expert, layout.pipeline, layout.micro_batch,
-                                   layout.sequence_parallel, static_cast<int>(layout.recompute));
+                                   layout.sequence_parallel, static_cast<int>(layout.recompute), summed);
   auto found = steps_.find(key);
   if (found != steps_.end()) return *found->second;
   const Probe& p = probe(layout);
-  const JobSpec& job = scenario_.jobs[job_];
   const TransformerSpec& m = job.model.transformer;
-  const ShardShape sh = shard_shape(layout, dtype_bytes(job.model.dtype));
+  const ShardShape sh = job_shard_shape(job, layout);
   const CollectiveAlgorithm& algo = *algorithm_;
   const std::vector<KernelStep> fwd = block_forward(m, sh);
   const std::vector<KernelStep> bwd = block_backward(m, sh);
@@ -193,7 +195,7 @@ LayoutCost LayoutCoster::cost(const HybridSpec& layout) {
   const StepTimes& st = steps(layout);
   const JobSpec& job = scenario_.jobs[job_];
   const TransformerSpec& m = job.model.transformer;
-  const ShardShape sh = shard_shape(layout, dtype_bytes(job.model.dtype));
+  const ShardShape sh = job_shard_shape(job, layout);
   const CollectiveAlgorithm& algo = *algorithm_;
   const int pp = layout.pipeline;
   const int v = layout.schedule == PipelineSchedule::Interleaved ? layout.virtual_stages : 1;

@@ -65,7 +65,7 @@ class LayoutCoster {
   size_t job_;
   const CollectiveAlgorithm* algorithm_ = nullptr;                           // the job's strategy.algorithm
   std::map<std::tuple<int, int, int, int>, std::unique_ptr<Probe>> probes_;  // (t, c, e, p)
-  std::map<std::tuple<int, int, int, int, int, bool, int>, std::unique_ptr<StepTimes>> steps_;
+  std::map<std::tuple<int, int, int, int, int, bool, int, int>, std::unique_ptr<StepTimes>> steps_;
 };
 
 }  // namespace dtsim::tune
