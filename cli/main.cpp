@@ -1,6 +1,8 @@
 // dtsim: the command-line front. Parses arguments, calls the libraries, maps errors to exit codes:
 // 0 success, 1 runtime failure, 2 bad usage or bad scenario.
 #include <iostream>
+#include <map>
+#include <string>
 
 #include <CLI/CLI.hpp>
 
@@ -195,6 +197,15 @@ int parse_and_run(int argc, char** argv) {
   tune_cmd
       ->add_option("--devices", tune.devices, "Devices to lay the job out on (whole nodes; default: the scenario's)")
       ->check(CLI::Range(1, 1 << 24));
+  tune_cmd
+      ->add_option("--objective", tune.request.objective,
+                   "time: the fastest on exactly --devices; throughput or cost: the most samples/s or the fewest "
+                   "device-seconds per sample on 1, 2, 4, ... nodes up to --devices")
+      ->transform(
+          CLI::CheckedTransformer(std::map<std::string, tune::Objective>{{"time", tune::Objective::Time},
+                                                                         {"throughput", tune::Objective::Throughput},
+                                                                         {"cost", tune::Objective::Cost}}))
+      ->capture_default_str();
   tune_cmd->add_option("--top", tune.request.top, "Layouts re-simulated on SimGrid (0: none)")
       ->check(CLI::Range(0, 1000))
       ->capture_default_str();

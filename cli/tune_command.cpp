@@ -7,6 +7,7 @@
 #include <string>
 
 #include <fmt/format.h>
+#include <fmt/ranges.h>
 #include <nlohmann/json.hpp>
 
 #include "cli/commands.hpp"
@@ -69,18 +70,18 @@ std::string results_csv(const tune::TuneResult& r) {
   std::string out =
       "rank,layout,tensor,pipeline,data,context,expert,micro_batch,schedule,virtual_stages,recompute,zero,"
       "sequence_parallel,closed_form_s,analytical_s,simgrid_s,throughput_samples_per_s,mfu,bubble_fraction,"
-      "peak_memory_bytes,exposed_tensor_s,exposed_pipeline_s,exposed_data_s\n";
+      "peak_memory_bytes,exposed_tensor_s,exposed_pipeline_s,exposed_data_s,devices,device_seconds_per_sample\n";
   int rank = 0;
   for (const tune::Candidate& c : r.ranked) {
     const HybridSpec& h = c.layout;
     out += fmt::format(
         "{},{},{},{},{},{},{},{},{},{},{},{},{},{:.6g},{:.6g},{:.6g},{:.6g},{:.4f},{:.4f},{:.6g},{:.6g},"
-        "{:.6g},{:.6g}\n",
+        "{:.6g},{:.6g},{},{:.6g}\n",
         ++rank, layout_text(h), h.tensor, h.pipeline, h.data, h.context, h.expert, h.micro_batch,
         schedule_name(h.schedule), h.virtual_stages, recompute_name(h.recompute), h.zero, h.sequence_parallel,
         c.closed.iteration_s, c.analytical_s, c.simgrid_s, r.throughput(c), r.mfu(c), c.bubble_fraction,
         c.peak_memory_bytes, exposed(c, GroupKind::Tensor), exposed(c, GroupKind::Pipeline),
-        exposed(c, GroupKind::Data));
+        exposed(c, GroupKind::Data), c.devices, r.device_seconds_per_sample(c));
   }
   return out;
 }
@@ -94,7 +95,9 @@ nlohmann::json tune_json(const tune::TuneResult& r, const TuneOptions& o) {
         by_kind[std::string(group_kind_name(static_cast<GroupKind>(k)))] = c.exposed_s[static_cast<size_t>(k)];
     }
     ranked.push_back({{"layout", layout_text(c.layout)},
-                      {"set", tune::layout_overrides(c.layout)},
+                      {"set", r.overrides(c)},
+                      {"devices", c.devices},
+                      {"device_seconds_per_sample", r.device_seconds_per_sample(c)},
                       {"closed_form_s", c.closed.iteration_s},
                       {"analytical_s", c.analytical_s},
                       {"simgrid_s", c.simgrid_s},
@@ -108,7 +111,9 @@ nlohmann::json tune_json(const tune::TuneResult& r, const TuneOptions& o) {
   return {{"scenario", r.scenario},
           {"scenario_file", o.scenario},
           {"set", o.sets},
+          {"objective", std::string(tune::objective_name(r.objective))},
           {"devices", r.devices},
+          {"device_counts", r.device_counts},
           {"global_batch", r.global_batch},
           {"device_memory_bytes", r.device_memory_bytes},
           {"max_memory_fraction", o.request.max_memory_fraction},
@@ -209,7 +214,13 @@ int tune_command(TuneOptions o) {
   const std::string out = o.out.empty() ? fmt::format("runs/{}-tune", s.name) : o.out;
   const tune::TuneResult r = tune::tune(s, o.request);
 
-  std::cout << fmt::format("dtsim tune: {} on {} devices, global batch {}\n", s.name, r.devices, r.global_batch);
+  if (r.objective == tune::Objective::Time) {
+    std::cout << fmt::format("dtsim tune: {} on {} devices, global batch {}\n", s.name, r.devices, r.global_batch);
+  } else {
+    std::cout << fmt::format("dtsim tune: {} on up to {} devices ({}), global batch {}, objective {}\n", s.name,
+                             r.devices, fmt::join(r.device_counts, ", "), r.global_batch,
+                             tune::objective_name(r.objective));
+  }
   std::cout << fmt::format("  {} layouts valid; {} need more than {:.0f} % of the {} a device holds", r.layouts,
                            r.over_memory, 100 * o.request.max_memory_fraction, format_bytes(r.device_memory_bytes));
   if (r.over_memory > 0) std::cout << fmt::format(" (most often by their {})", r.commonest_overflow);
@@ -231,22 +242,27 @@ int tune_command(TuneOptions o) {
     throw InputError(fmt::format("tune: no layout of {} fits {} devices of {} within --max-memory-fraction {}", s.name,
                                  r.devices, format_bytes(r.device_memory_bytes), o.request.max_memory_fraction));
   }
-  std::cout << fmt::format("  {:>3} {:<50} {:>9} {:>9} {:>9} {:>10} {:>6} {:>7} {:>9} {:>8} {:>8} {:>8}\n", "#",
-                           "layout", "closed s", "analyt. s", "SimGrid s", "samples/s", "MFU", "bubble", "memory",
-                           "tensor s", "pipe s", "data s");
+  // The objectives over device counts add each layout's devices and its cost.
+  const bool counts = r.objective != tune::Objective::Time;
+  std::cout << fmt::format("  {:>3} {:<50} {:>9} {:>9} {:>9} {:>10} {:>6} {:>7} {:>9} {:>8} {:>8} {:>8}", "#", "layout",
+                           "closed s", "analyt. s", "SimGrid s", "samples/s", "MFU", "bubble", "memory", "tensor s",
+                           "pipe s", "data s");
+  std::cout << (counts ? fmt::format(" {:>7} {:>12}\n", "devices", "dev-s/sample") : "\n");
   const size_t shown = std::min<size_t>(r.ranked.size(), static_cast<size_t>(std::max(o.show, o.request.top)));
   for (size_t i = 0; i < shown; ++i) {
     const tune::Candidate& c = r.ranked[i];
     std::cout << fmt::format(
         "  {:>3} {:<50} {:>9.3f} {:>9} {:>9} {:>10.1f} {:>5.1f}% {:>6.1f}% {:>9} {:>8.3f} {:>8.3f} "
-        "{:>8.3f}\n",
+        "{:>8.3f}",
         i + 1, layout_text(c.layout), c.closed.iteration_s, seconds_or_dash(c.analytical_s),
         seconds_or_dash(c.simgrid_s), r.throughput(c), 100 * r.mfu(c), 100 * c.bubble_fraction,
         format_bytes(c.peak_memory_bytes), exposed(c, GroupKind::Tensor), exposed(c, GroupKind::Pipeline),
         exposed(c, GroupKind::Data));
+    std::cout << (counts ? fmt::format(" {:>7} {:>12.4g}\n", c.devices, r.device_seconds_per_sample(c)) : "\n");
   }
-  // The user's and the device count's overrides, then the layout's (which replace any of the same key).
-  const std::vector<std::string> layout = tune::layout_overrides(r.ranked.front().layout);
+  // The user's and the device count's overrides, then the layout's (which replace any of the same key), on the
+  // job's first nodes when the best takes fewer.
+  const std::vector<std::string> layout = r.overrides(r.ranked.front());
   const auto key_of = [](const std::string& set) { return set.substr(0, set.find('=')); };
   std::string command = fmt::format("dtsim run {}", o.scenario);
   for (const std::string& set : sets) {

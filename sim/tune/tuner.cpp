@@ -71,7 +71,7 @@ void run_on(const Scenario& s, Engine engine, std::vector<Candidate>& candidates
   std::vector<Scenario> scenarios;
   std::vector<size_t> pending;
   for (size_t i = 0; i < count; ++i) {
-    scenarios.push_back(with_layout(s, candidates[i].layout, engine));
+    scenarios.push_back(with_layout(s, candidates[i].layout, engine, candidates[i].devices));
     pending.push_back(i);
   }
   sweep::run_points(scenarios, pending, jobs,
@@ -81,7 +81,35 @@ void run_on(const Scenario& s, Engine engine, std::vector<Candidate>& candidates
 }  // namespace
 
 double TuneResult::mfu(const Candidate& c) const {
-  return model_flops_per_sample * global_batch / (c.iteration_s() * devices * peak_flops);
+  return model_flops_per_sample * global_batch / (c.iteration_s() * c.devices * peak_flops);
+}
+
+std::vector<std::string> TuneResult::overrides(const Candidate& c) const {
+  std::vector<std::string> sets = layout_overrides(c.layout);
+  if (c.devices != devices) sets.push_back(fmt::format("placement.nodes={}", c.devices / devices_per_node));
+  return sets;
+}
+
+std::string_view objective_name(Objective o) {
+  switch (o) {
+    case Objective::Time: return "time";
+    case Objective::Throughput: return "throughput";
+    case Objective::Cost: return "cost";
+  }
+  return "time";
+}
+
+int nodes_for(const Scenario& s, int devices) { return devices / s.job().local_count(s.cluster); }
+
+std::vector<int> device_counts(const Scenario& s, Objective objective) {
+  const JobSpec& job = s.job();
+  const int all = job.devices(s.cluster);
+  if (objective == Objective::Time) return {all};
+  std::vector<int> counts;
+  for (int nodes = 1; nodes < job.node_count(s.cluster); nodes *= 2)
+    counts.push_back(nodes * job.local_count(s.cluster));
+  counts.push_back(all);
+  return counts;
 }
 
 std::vector<std::string> layout_overrides(const HybridSpec& h) {
@@ -102,8 +130,9 @@ std::vector<std::string> layout_overrides(const HybridSpec& h) {
   return sets;
 }
 
-Scenario with_layout(const Scenario& s, const HybridSpec& layout, Engine engine) {
+Scenario with_layout(const Scenario& s, const HybridSpec& layout, Engine engine, int devices) {
   Scenario out = s;
+  if (devices > 0) out.jobs.front().placement.nodes = nodes_for(s, devices);
   HybridSpec& h = out.jobs.front().strategy.hybrid;
   const std::string order = h.rank_order;
   h = layout;
@@ -114,12 +143,14 @@ Scenario with_layout(const Scenario& s, const HybridSpec& layout, Engine engine)
 
 TuneResult tune(const Scenario& s, TuneRequest request) {
   const JobSpec& job = s.job();
-  LayoutCoster coster(s, 0);  // refuses a job that is not a hybrid transformer
+  static_cast<void>(LayoutCoster(s, 0));  // refuses a job that is not a hybrid transformer, before anything else
   TuneResult result;
   result.scenario = s.name;
+  result.objective = request.objective;
   result.devices = job.devices(s.cluster);
+  result.device_counts = device_counts(s, request.objective);
+  result.devices_per_node = job.local_count(s.cluster);
   LayoutLimits& limits = request.limits;
-  limits.devices = result.devices;
   if (limits.global_batch <= 0) {
     const HybridSpec h = job_layout(s, job);
     limits.global_batch = h.global_batch > 0 ? h.global_batch : h.micro_batch * h.data;
@@ -138,24 +169,31 @@ TuneResult tune(const Scenario& s, TuneRequest request) {
   const double budget = result.device_memory_bytes * request.max_memory_fraction;
   std::vector<Candidate> fits;
   std::array<long, 5> overflow_by{};
-  result.layouts = for_each_layout(job.model.transformer, limits, [&](const HybridSpec& h) {
-    const std::vector<StageMemory> stages = layout_memory(job, h);
-    const auto peak = std::max_element(stages.begin(), stages.end(), [](const StageMemory& a, const StageMemory& b) {
-      return a.bytes.total() < b.bytes.total();
+  for (const int devices : result.device_counts) {
+    Scenario on = s;  // the job on its first nodes: the coster's probes place their ranks there
+    on.jobs.front().placement.nodes = nodes_for(s, devices);
+    LayoutCoster coster(on, 0);
+    limits.devices = devices;
+    result.layouts += for_each_layout(job.model.transformer, limits, [&](const HybridSpec& h) {
+      const std::vector<StageMemory> stages = layout_memory(job, h);
+      const auto peak = std::max_element(stages.begin(), stages.end(), [](const StageMemory& a, const StageMemory& b) {
+        return a.bytes.total() < b.bytes.total();
+      });
+      if (peak->bytes.total() > budget) {
+        ++result.over_memory;
+        ++overflow_by[static_cast<size_t>(largest_category(peak->bytes))];
+        return;
+      }
+      Candidate c;
+      c.layout = h;
+      c.devices = devices;
+      c.peak_memory_bytes = peak->bytes.total();
+      c.closed = coster.cost(h);
+      c.bubble_fraction = c.closed.bubble_s / c.closed.iteration_s;
+      c.exposed_s = c.closed.exposed_s;
+      fits.push_back(c);
     });
-    if (peak->bytes.total() > budget) {
-      ++result.over_memory;
-      ++overflow_by[static_cast<size_t>(largest_category(peak->bytes))];
-      return;
-    }
-    Candidate c;
-    c.layout = h;
-    c.peak_memory_bytes = peak->bytes.total();
-    c.closed = coster.cost(h);
-    c.bubble_fraction = c.closed.bubble_s / c.closed.iteration_s;
-    c.exposed_s = c.closed.exposed_s;
-    fits.push_back(c);
-  });
+  }
   if (result.over_memory > 0) {
     result.commonest_overflow =
         kCategories[std::max_element(overflow_by.begin(), overflow_by.end()) - overflow_by.begin()];
@@ -166,24 +204,26 @@ TuneResult tune(const Scenario& s, TuneRequest request) {
   for (const auto& point : sorted) {
     if (result.pareto.empty() || point.second < result.pareto.back().second) result.pareto.push_back(point);
   }
-  const auto by_closed_form = [](const Candidate& a, const Candidate& b) {
-    return a.closed.iteration_s < b.closed.iteration_s;
+  const auto by_closed_form = [&result](const Candidate& a, const Candidate& b) {
+    return result.score(a, a.closed.iteration_s) < result.score(b, b.closed.iteration_s);
   };
   const size_t screen = std::min(fits.size(), static_cast<size_t>(request.screen));
   std::partial_sort(fits.begin(), fits.begin() + static_cast<std::ptrdiff_t>(screen), fits.end(), by_closed_form);
   fits.resize(screen);
   result.closed_form_seconds = seconds_since(start);
 
-  // Passes 2 and 3: the engines on the best of them. With a fixed batch on fixed devices, time and throughput rank
-  // alike (throughput = global batch / iteration time).
+  // Passes 2 and 3: the engines on the best of them, by the objective.
   const auto engines = std::chrono::steady_clock::now();
-  const auto by_time = [](const Candidate& a, const Candidate& b) { return a.iteration_s() < b.iteration_s(); };
+  const auto by_objective = [&result](const Candidate& a, const Candidate& b) {
+    return result.score(a) < result.score(b);
+  };
   run_on(s, Engine::Analytical, fits, fits.size(), request.jobs);
-  std::stable_sort(fits.begin(), fits.end(), by_time);
+  std::stable_sort(fits.begin(), fits.end(), by_objective);
   result.simgrid = sim::simgrid_available();
   if (request.top > 0 && result.simgrid) {
     run_on(s, Engine::SimGrid, fits, static_cast<size_t>(request.top), request.jobs);
-    std::stable_sort(fits.begin(), fits.begin() + std::min<std::ptrdiff_t>(request.top, std::ssize(fits)), by_time);
+    std::stable_sort(fits.begin(), fits.begin() + std::min<std::ptrdiff_t>(request.top, std::ssize(fits)),
+                     by_objective);
   }
   result.engine_seconds = seconds_since(engines);
   result.ranked = std::move(fits);

@@ -6,6 +6,13 @@
 //   2. the best `screen` of them on the analytical engine (its event-by-event replay of the plan);
 //   3. the best `top` of those on SimGrid (contention on the links can reorder them).
 // The ranking is by the objective on the most exact engine that ran the layout.
+//
+// The objective (--objective): `time`, the shortest iteration on exactly the job's devices; `throughput`, the most
+// samples per second on at most them; `cost`, the fewest device-seconds per sample on at most them. The last two
+// search every whole-node count of 1, 2, 4, ... nodes and all of the job's (the job placed on its first nodes,
+// `placement.nodes`): with the global batch fixed, fewer devices can be as fast (more only add bubble and
+// communication) and are cheaper while they scale well. Throughput at a fixed batch is 1 / iteration time, so it ranks
+// as time does, over more device counts.
 #pragma once
 
 #include <array>
@@ -23,8 +30,12 @@
 
 namespace dtsim::tune {
 
+enum class Objective { Time, Throughput, Cost };
+std::string_view objective_name(Objective o);
+
 struct TuneRequest {
-  LayoutLimits limits;               // its devices are the job's; its global batch the job's when 0
+  LayoutLimits limits;  // its devices are the job's; its global batch the job's when 0
+  Objective objective = Objective::Time;
   int top = 5;                       // re-simulated on SimGrid (0: none)
   int screen = 0;                    // run on the analytical engine; 0: max(32, 4 x top)
   int jobs = 1;                      // engine runs at once (child processes)
@@ -34,6 +45,7 @@ struct TuneRequest {
 // One layout's figures: the closed form's always, the engines' where they ran it (0 otherwise).
 struct Candidate {
   HybridSpec layout;
+  int devices = 0;  // t x p x d x c
   LayoutCost closed;
   double peak_memory_bytes = 0;  // the busiest stage's rank (memory model)
   double analytical_s = 0;
@@ -47,7 +59,10 @@ struct Candidate {
 
 struct TuneResult {
   std::string scenario;
-  int devices = 0;
+  Objective objective = Objective::Time;
+  int devices = 0;                 // the most searched (the job's)
+  int devices_per_node = 0;        // the job's on each node
+  std::vector<int> device_counts;  // those searched, fewest first
   int global_batch = 0;
   double device_memory_bytes = 0;
   double peak_flops = 0;              // per device, in the job's dtype
@@ -64,7 +79,15 @@ struct TuneResult {
   std::vector<std::pair<double, double>> space;
   std::vector<std::pair<double, double>> pareto;
   double throughput(const Candidate& c) const { return global_batch / c.iteration_s(); }
+  double device_seconds_per_sample(const Candidate& c) const { return c.devices * c.iteration_s() / global_batch; }
   double mfu(const Candidate& c) const;
+  // What the objective minimises for a layout whose iteration takes `seconds` (the candidate's by default).
+  double score(const Candidate& c, double seconds) const {
+    return objective == Objective::Cost ? c.devices * seconds / global_batch : seconds;
+  }
+  double score(const Candidate& c) const { return score(c, c.iteration_s()); }
+  // The --set overrides that run a candidate (its layout; on the job's first nodes when it takes fewer devices).
+  std::vector<std::string> overrides(const Candidate& c) const;
 };
 
 // The scenario's first job must be a hybrid job of a transformer.
@@ -73,7 +96,12 @@ TuneResult tune(const Scenario& s, TuneRequest request);
 // The --set overrides that give `layout` to job 0 of a scenario (what `dtsim run` takes).
 std::vector<std::string> layout_overrides(const HybridSpec& layout);
 
-// The scenario with job 0 running `layout` (its rank order kept) on `engine`.
-Scenario with_layout(const Scenario& s, const HybridSpec& layout, Engine engine);
+// The scenario with job 0 running `layout` (its rank order kept) on `engine`, on its first `devices` devices (whole
+// nodes; 0: all of the job's).
+Scenario with_layout(const Scenario& s, const HybridSpec& layout, Engine engine, int devices = 0);
+
+// The job's nodes the search uses for `devices` devices (placement.nodes), and the device counts an objective searches.
+int nodes_for(const Scenario& s, int devices);
+std::vector<int> device_counts(const Scenario& s, Objective objective);
 
 }  // namespace dtsim::tune

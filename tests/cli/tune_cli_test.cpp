@@ -48,6 +48,46 @@ TEST_CASE("dtsim tune prints the best layouts and writes results.csv and tune.js
   CHECK(metrics.at("iteration_time_s").at("mean").get<double>() == Approx(best.at("simgrid_s").get<double>()));
 }
 
+TEST_CASE("dtsim tune --objective cost: the cheapest device count, and its command runs it", "[tune]") {
+  const std::string out = temp_dir("tune-cost");
+  const auto r = run_dtsim(
+      "tune scenarios/gpt3_175b_megatron.yaml --devices 1024 --objective cost --top 1 --screen 4 "
+      "--out '" +
+          out + "'",
+      "tune-cost");
+  INFO(r.out << r.err);
+  REQUIRE(r.code == 0);
+  CHECK(r.out.find("on up to 1024 devices (8, 16, 32, 64, 128, 256, 512, 1024), global batch 64, objective cost") !=
+        std::string::npos);
+  const auto tune = nlohmann::json::parse(slurp(out + "/tune.json"));
+  CHECK(tune.at("objective") == "cost");
+  const auto& ranked = tune.at("ranked");
+  REQUIRE(ranked.size() == 4);
+  for (size_t i = 1; i < ranked.size(); ++i) {
+    CHECK(ranked[i - 1].at("device_seconds_per_sample").get<double>() <=
+          ranked[i].at("device_seconds_per_sample").get<double>());
+  }
+  // 64 sequences a step: the cheapest layout needs far fewer devices than 1,024.
+  const auto& best = ranked.at(0);
+  const int devices = best.at("devices").get<int>();
+  CHECK(devices < 1024);
+  CHECK(best.at("device_seconds_per_sample").get<double>() ==
+        Approx(devices * best.at("iteration_time_s").get<double>() / 64));
+  std::string sets;
+  for (const auto& s : best.at("set")) sets += " --set " + s.get<std::string>();
+  CHECK(sets.find("placement.nodes=" + std::to_string(devices / 8)) != std::string::npos);
+  // Its overrides on the 1,024-device scenario run the job on its first nodes, at the time tune reported.
+  const auto run = run_dtsim(
+      "run scenarios/gpt3_175b_megatron.yaml --set cluster.nodes=128 --engine simgrid "
+      "--no-trace --json" +
+          sets,
+      "tune-cost-best");
+  REQUIRE(run.code == 0);
+  const auto metrics = nlohmann::json::parse(run.out);
+  CHECK(metrics.at("workers").get<int>() == devices);
+  CHECK(metrics.at("iteration_time_s").at("mean").get<double>() == Approx(best.at("simgrid_s").get<double>()));
+}
+
 TEST_CASE("dtsim tune takes its constraints from the scenario's tune keys, the command line over them", "[tune]") {
   const std::string out = temp_dir("tune-keys");
   const std::string base =

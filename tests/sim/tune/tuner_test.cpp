@@ -154,4 +154,68 @@ TEST_CASE("a layout's overrides load as the layout itself", "[tune]") {
   CHECK(checked > 10);
 }
 
+TEST_CASE("tune --objective throughput and cost: the exhaustive analytical search's best over 1 and 2 nodes",
+          "[tune]") {
+  // Every layout on 4 devices (the job's first node) and on 8, on the analytical engine: the most samples per
+  // second and the fewest device-seconds per sample. With every layout screened and none re-simulated, the tuner's
+  // best must be exactly those.
+  const Scenario s = small_gpt();
+  std::vector<Scenario> scenarios;
+  std::vector<int> devices;
+  for (const int count : {4, 8}) {
+    LayoutLimits limits = small_limits();
+    limits.devices = count;
+    limits.global_batch = 16;
+    for_each_layout(s.job().model.transformer, limits, [&](const HybridSpec& h) {
+      scenarios.push_back(tune::with_layout(s, h, Engine::Analytical, count));
+      devices.push_back(count);
+    });
+  }
+  REQUIRE(scenarios.size() > 40);
+  std::vector<size_t> pending(scenarios.size());
+  for (size_t i = 0; i < pending.size(); ++i) pending[i] = i;
+  std::vector<double> seconds(scenarios.size(), 0);
+  sweep::run_points(scenarios, pending, 2, [&](size_t i, const nlohmann::json& m) {
+    seconds[i] = m.at("iteration_time_s").at("mean").get<double>();
+  });
+  double fastest = 1e300, cheapest = 1e300;
+  int cheapest_devices = 0;
+  for (size_t i = 0; i < seconds.size(); ++i) {
+    REQUIRE(seconds[i] > 0);
+    fastest = std::min(fastest, seconds[i]);
+    if (devices[i] * seconds[i] / 16 < cheapest) {
+      cheapest = devices[i] * seconds[i] / 16;
+      cheapest_devices = devices[i];
+    }
+  }
+
+  tune::TuneRequest request;
+  request.limits = small_limits();
+  request.top = 0;
+  request.screen = 100000;
+  request.jobs = 2;
+  request.objective = tune::Objective::Throughput;
+  const tune::TuneResult fast = tune::tune(s, request);
+  CHECK(fast.device_counts == std::vector<int>{4, 8});
+  CHECK(fast.layouts == static_cast<long>(scenarios.size()));
+  REQUIRE(fast.ranked.size() == scenarios.size());
+  CHECK(fast.ranked.front().analytical_s == Approx(fastest).epsilon(1e-12));
+  CHECK(fast.throughput(fast.ranked.front()) == Approx(16 / fastest));
+
+  request.objective = tune::Objective::Cost;
+  const tune::TuneResult cheap = tune::tune(s, request);
+  REQUIRE(!cheap.ranked.empty());
+  CHECK(cheap.device_seconds_per_sample(cheap.ranked.front()) == Approx(cheapest).epsilon(1e-12));
+  CHECK(cheap.ranked.front().devices == cheapest_devices);
+  for (size_t i = 1; i < cheap.ranked.size(); ++i)
+    CHECK(cheap.score(cheap.ranked[i - 1]) <= cheap.score(cheap.ranked[i]));
+
+  // The time objective searches the job's 8 devices only; its best is no faster than throughput's.
+  request.objective = tune::Objective::Time;
+  const tune::TuneResult time = tune::tune(s, request);
+  CHECK(time.device_counts == std::vector<int>{8});
+  for (const tune::Candidate& c : time.ranked) CHECK(c.devices == 8);
+  CHECK(time.ranked.front().iteration_s() >= fast.ranked.front().iteration_s());
+}
+
 }  // namespace dtsim::test
