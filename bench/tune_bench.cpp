@@ -29,6 +29,7 @@ LayoutLimits limits_of(const Scenario& s) {
   LayoutLimits limits;
   limits.devices = s.job().devices(s.cluster);
   limits.global_batch = 1536;
+  limits.rank_orders = true;  // as dtsim tune searches by default (tune.rank_orders)
   return limits;
 }
 

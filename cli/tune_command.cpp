@@ -59,6 +59,8 @@ std::string layout_text(const HybridSpec& h) {
   if (h.recompute != Recompute::None) s += fmt::format(" rc:{}", recompute_name(h.recompute));
   if (h.zero > 0) s += fmt::format(" zero{}", h.zero);
   if (h.sequence_parallel) s += " sp";
+  // Where ranks go, when more than one dimension spreads them.
+  if (const std::string order = spread_rank_order(h); order.find('-') != std::string::npos) s += " " + order;
   return s;
 }
 
@@ -244,7 +246,7 @@ int tune_command(TuneOptions o) {
   }
   // The objectives over device counts add each layout's devices and its cost.
   const bool counts = r.objective != tune::Objective::Time;
-  std::cout << fmt::format("  {:>3} {:<50} {:>9} {:>9} {:>9} {:>10} {:>6} {:>7} {:>9} {:>8} {:>8} {:>8}", "#", "layout",
+  std::cout << fmt::format("  {:>3} {:<60} {:>9} {:>9} {:>9} {:>10} {:>6} {:>7} {:>9} {:>8} {:>8} {:>8}", "#", "layout",
                            "closed s", "analyt. s", "SimGrid s", "samples/s", "MFU", "bubble", "memory", "tensor s",
                            "pipe s", "data s");
   std::cout << (counts ? fmt::format(" {:>7} {:>12}\n", "devices", "dev-s/sample") : "\n");
@@ -252,7 +254,7 @@ int tune_command(TuneOptions o) {
   for (size_t i = 0; i < shown; ++i) {
     const tune::Candidate& c = r.ranked[i];
     std::cout << fmt::format(
-        "  {:>3} {:<50} {:>9.3f} {:>9} {:>9} {:>10.1f} {:>5.1f}% {:>6.1f}% {:>9} {:>8.3f} {:>8.3f} "
+        "  {:>3} {:<60} {:>9.3f} {:>9} {:>9} {:>10.1f} {:>5.1f}% {:>6.1f}% {:>9} {:>8.3f} {:>8.3f} "
         "{:>8.3f}",
         i + 1, layout_text(c.layout), c.closed.iteration_s, seconds_or_dash(c.analytical_s),
         seconds_or_dash(c.simgrid_s), r.throughput(c), 100 * r.mfu(c), 100 * c.bubble_fraction,

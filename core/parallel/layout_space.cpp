@@ -1,8 +1,11 @@
 // Enumerating the layout space dimension by dimension, each over the divisors it may take.
 #include "core/parallel/layout_space.hpp"
 
+#include <algorithm>
+#include <array>
 #include <numeric>
 
+#include "core/parallel/layout.hpp"
 #include "core/parallel/layout_rules.hpp"
 
 namespace dtsim {
@@ -24,6 +27,47 @@ std::vector<int> divisors(int n) {
   for (int k = 1; k <= n; ++k) {
     if (n % k == 0) out.push_back(k);
   }
+  return out;
+}
+
+namespace {
+
+// Ranks along a dimension (expert parallelism is carved out of data: d = e x d').
+int extent(const HybridSpec& h, Dim d) {
+  switch (d) {
+    case Dim::Tensor: return h.tensor;
+    case Dim::Context: return h.context;
+    case Dim::Expert: return h.expert;
+    case Dim::Data: return h.data / h.expert;
+    case Dim::Pipeline: return h.pipeline;
+  }
+  return 1;
+}
+
+}  // namespace
+
+std::string spread_rank_order(const HybridSpec& h) {
+  std::string text;
+  for (Dim d : parse_rank_order(h.rank_order)) {
+    if (extent(h, d) > 1) text += std::string(text.empty() ? "" : "-") + std::string(dim_name(d));
+  }
+  return text;
+}
+
+std::vector<std::string> distinct_rank_orders(const HybridSpec& h, const std::string& base) {
+  std::vector<Dim> spread, single;  // base's order: dimensions of several ranks, then the rest
+  for (Dim d : parse_rank_order(base)) (extent(h, d) > 1 ? spread : single).push_back(d);
+  // Permutations of the positions in base's order, so the first is base's own.
+  std::vector<int> at(spread.size());
+  std::iota(at.begin(), at.end(), 0);
+  std::vector<std::string> out;
+  do {
+    std::string text;
+    for (int i : at) text += std::string(dim_name(spread[static_cast<size_t>(i)])) + "-";
+    for (Dim d : single) text += std::string(dim_name(d)) + "-";
+    text.pop_back();
+    out.push_back(std::move(text));
+  } while (std::next_permutation(at.begin(), at.end()));
   return out;
 }
 
@@ -82,8 +126,17 @@ long for_each_layout(const TransformerSpec& m, const LayoutLimits& limits,
                     h.zero = z;
                     h.sequence_parallel = sp == 1;
                     if (layout_problem(m, h, devices)) continue;
-                    ++count;
-                    visit(h);
+                    if (!limits.rank_orders) {
+                      h.rank_order = limits.rank_order;
+                      ++count;
+                      visit(h);
+                      continue;
+                    }
+                    for (const std::string& order : distinct_rank_orders(h, limits.rank_order)) {
+                      h.rank_order = order;
+                      ++count;
+                      visit(h);
+                    }
                   }
                 }
               }

@@ -6,6 +6,7 @@
 #pragma once
 
 #include <functional>
+#include <string>
 #include <vector>
 
 #include "core/parallel/hybrid.hpp"
@@ -26,7 +27,18 @@ struct LayoutLimits {
   std::vector<PipelineSchedule> schedules = {PipelineSchedule::OneFOneB, PipelineSchedule::GPipe,
                                              PipelineSchedule::Interleaved};
   std::vector<Recompute> recomputes = {Recompute::None, Recompute::Selective, Recompute::Full};
+  // Rank orders (strategy.rank_order): `rank_order` for every layout, or with `rank_orders` every order of the
+  // layout's dimensions of more than one rank (orders that differ only in where size-1 dimensions go place every
+  // rank alike: one of them, size-1 dimensions last in `rank_order`'s order).
+  std::string rank_order = "tp-cp-ep-dp-pp";
+  bool rank_orders = false;
 };
+
+// The rank orders of `h` that place its ranks differently: every order of its dimensions of more than one rank, then
+// the rest as `base` orders them; the first places ranks as `base` does.
+std::vector<std::string> distinct_rank_orders(const HybridSpec& h, const std::string& base);
+// The part of `h.rank_order` that places ranks: its dimensions of more than one rank, e.g. "tp-dp-pp".
+std::string spread_rank_order(const HybridSpec& h);
 
 // Calls `visit` once per valid layout (data resolved, global_batch as given); returns how many.
 long for_each_layout(const TransformerSpec& m, const LayoutLimits& limits,

@@ -106,7 +106,7 @@ struct PlacementSpec {
 
 // `dtsim tune`'s search of a hybrid job's layouts (tune.* keys): its limits' devices and global batch are the job's.
 struct TuneSpec {
-  LayoutLimits limits;
+  LayoutLimits limits{.rank_orders = true};  // tune.rank_orders: true
   double max_memory_fraction = 1.0;
 };
 

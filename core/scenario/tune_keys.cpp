@@ -42,6 +42,10 @@ void add_tune_keys(std::vector<ScenarioKey>& k) {
   add("tune.max_virtual_stages", "count", "4",
       "dtsim tune: the most model chunks per pipeline rank searched (interleaved schedule).",
       [](J& j, const V& v) { j.tune.limits.max_virtual_stages = v.count(1, 1024); });
+  add("tune.rank_orders", "bool", "true",
+      "dtsim tune: search every rank order of each layout's dimensions of more than one rank "
+      "(strategy.rank_order: which ranks share a node); false: the scenario's order only.",
+      [](J& j, const V& v) { j.tune.limits.rank_orders = v.boolean(); });
   add("tune.max_memory_fraction", "number", "1",
       "dtsim tune: the fraction of a device's memory a rank may need (0.01 to 1), as the memory model counts it.",
       [](J& j, const V& v) { j.tune.max_memory_fraction = v.between(0.01, 1.0); });

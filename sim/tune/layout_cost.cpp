@@ -87,7 +87,7 @@ LayoutCoster::LayoutCoster(const Scenario& s, size_t job) : scenario_(s), job_(j
 LayoutCoster::~LayoutCoster() = default;
 
 const LayoutCoster::Probe& LayoutCoster::probe(const HybridSpec& layout) {
-  const auto key = std::make_tuple(layout.tensor, layout.context, layout.expert, layout.pipeline);
+  const auto key = std::make_tuple(layout.tensor, layout.context, layout.expert, layout.pipeline, layout.rank_order);
   auto found = probes_.find(key);
   if (found != probes_.end()) return *found->second;
   // One micro-batch of 1F1B: the same placement and groups as the layout's, the fewest ops.
@@ -98,6 +98,7 @@ const LayoutCoster::Probe& LayoutCoster::probe(const HybridSpec& layout) {
   h.expert = layout.expert;
   h.pipeline = layout.pipeline;
   h.data = layout.data;
+  h.rank_order = layout.rank_order;
   h.micro_batch = 1;
   h.global_batch = 0;
   h.schedule = PipelineSchedule::OneFOneB;
@@ -142,8 +143,9 @@ const LayoutCoster::StepTimes& LayoutCoster::steps(const HybridSpec& layout) {
   const JobSpec& job = scenario_.jobs[job_];
   // Autocast's weight gradients are summed over the micro-batches: its steps depend on their number too.
   const int summed = job.framework.mixed_precision == MixedPrecision::Autocast ? layout.micro_batches() : 0;
-  const auto key = std::make_tuple(layout.tensor, layout.context, layout.expert, layout.pipeline, layout.micro_batch,
-                                   layout.sequence_parallel, static_cast<int>(layout.recompute), summed);
+  const auto key =
+      std::make_tuple(layout.tensor, layout.context, layout.expert, layout.pipeline, layout.micro_batch,
+                      layout.sequence_parallel, static_cast<int>(layout.recompute), summed, layout.rank_order);
   auto found = steps_.find(key);
   if (found != steps_.end()) return *found->second;
   const Probe& p = probe(layout);

@@ -25,6 +25,7 @@
 #include <array>
 #include <map>
 #include <memory>
+#include <string>
 #include <tuple>
 #include <vector>
 
@@ -63,9 +64,9 @@ class LayoutCoster {
 
   Scenario scenario_;
   size_t job_;
-  const CollectiveAlgorithm* algorithm_ = nullptr;                           // the job's strategy.algorithm
-  std::map<std::tuple<int, int, int, int>, std::unique_ptr<Probe>> probes_;  // (t, c, e, p)
-  std::map<std::tuple<int, int, int, int, int, bool, int, int>, std::unique_ptr<StepTimes>> steps_;
+  const CollectiveAlgorithm* algorithm_ = nullptr;  // the job's strategy.algorithm
+  std::map<std::tuple<int, int, int, int, std::string>, std::unique_ptr<Probe>> probes_;  // (t, c, e, p, order)
+  std::map<std::tuple<int, int, int, int, int, bool, int, int, std::string>, std::unique_ptr<StepTimes>> steps_;
 };
 
 }  // namespace dtsim::tune

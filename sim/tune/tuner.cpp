@@ -126,6 +126,7 @@ std::vector<std::string> layout_overrides(const HybridSpec& h) {
       fmt::format("strategy.global_batch={}", h.global_batch),
       fmt::format("strategy.recompute={}", recompute_name(h.recompute)),
       fmt::format("strategy.zero={}", h.zero),
+      fmt::format("strategy.rank_order={}", h.rank_order),
   };
   return sets;
 }
@@ -133,10 +134,7 @@ std::vector<std::string> layout_overrides(const HybridSpec& h) {
 Scenario with_layout(const Scenario& s, const HybridSpec& layout, Engine engine, int devices) {
   Scenario out = s;
   if (devices > 0) out.jobs.front().placement.nodes = nodes_for(s, devices);
-  HybridSpec& h = out.jobs.front().strategy.hybrid;
-  const std::string order = h.rank_order;
-  h = layout;
-  h.rank_order = order;
+  out.jobs.front().strategy.hybrid = layout;
   out.run.engine = engine;
   return out;
 }
@@ -151,6 +149,7 @@ TuneResult tune(const Scenario& s, TuneRequest request) {
   result.device_counts = device_counts(s, request.objective);
   result.devices_per_node = job.local_count(s.cluster);
   LayoutLimits& limits = request.limits;
+  limits.rank_order = job.strategy.hybrid.rank_order;  // the scenario's, first of those searched
   if (limits.global_batch <= 0) {
     const HybridSpec h = job_layout(s, job);
     limits.global_batch = h.global_batch > 0 ? h.global_batch : h.micro_batch * h.data;

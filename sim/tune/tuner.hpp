@@ -96,7 +96,7 @@ TuneResult tune(const Scenario& s, TuneRequest request);
 // The --set overrides that give `layout` to job 0 of a scenario (what `dtsim run` takes).
 std::vector<std::string> layout_overrides(const HybridSpec& layout);
 
-// The scenario with job 0 running `layout` (its rank order kept) on `engine`, on its first `devices` devices (whole
+// The scenario with job 0 running `layout` (its rank order included) on `engine`, on its first `devices` devices (whole
 // nodes; 0: all of the job's).
 Scenario with_layout(const Scenario& s, const HybridSpec& layout, Engine engine, int devices = 0);
 

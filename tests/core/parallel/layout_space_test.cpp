@@ -5,6 +5,7 @@
 #include <set>
 #include <tuple>
 
+#include "core/parallel/layout.hpp"
 #include "core/parallel/layout_rules.hpp"
 #include "core/parallel/layout_space.hpp"
 
@@ -110,4 +111,44 @@ TEST_CASE("the enumeration equals every combination filtered by the layout rules
                     }
   CHECK(n == brute);
   CHECK(n > 100);
+}
+
+TEST_CASE("rank orders: every order of a layout's spread dimensions, each placing its ranks differently") {
+  HybridSpec h;
+  h.tensor = 2;
+  h.pipeline = 2;
+  h.data = 2;
+  const std::vector<std::string> orders = distinct_rank_orders(h, "tp-cp-ep-dp-pp");
+  REQUIRE(orders.size() == 6);                // 3! orders of tp, dp, pp
+  CHECK(orders.front() == "tp-dp-pp-cp-ep");  // base's placement, its size-1 dimensions last
+  // Each order makes different groups; size-1 dimensions (cp, ep) go last and change nothing.
+  std::set<std::vector<std::vector<int>>> placements;
+  for (const std::string& order : orders) {
+    HybridSpec o = h;
+    o.rank_order = order;
+    const HybridLayout layout(o);
+    std::vector<std::vector<int>> groups = layout.groups(GroupKind::Tensor);
+    for (const auto& g : layout.groups(GroupKind::Pipeline)) groups.push_back(g);
+    placements.insert(groups);
+    CHECK(spread_rank_order(o).size() == std::string("tp-dp-pp").size());
+  }
+  CHECK(placements.size() == 6);
+  // With one spread dimension there is one order, and with experts the data dimension's share is d / e.
+  h.pipeline = 1;
+  h.data = 1;
+  CHECK(distinct_rank_orders(h, "dp-tp-pp-cp-ep") == std::vector<std::string>{"tp-dp-pp-cp-ep"});
+  h.data = 4;
+  h.expert = 4;  // d' = 1: only tp and ep spread
+  CHECK(distinct_rank_orders(h, "tp-cp-ep-dp-pp").size() == 2);
+  // The enumeration visits each layout once per order when asked.
+  LayoutLimits limits;
+  limits.devices = 4;
+  limits.global_batch = 4;
+  const long plain = for_each_layout(small(), limits, [](const HybridSpec&) {});
+  limits.rank_orders = true;
+  std::set<std::pair<Key, std::string>> seen;
+  const long ordered = for_each_layout(
+      small(), limits, [&](const HybridSpec& l) { CHECK(seen.emplace(key_of(l), spread_rank_order(l)).second); });
+  CHECK(ordered > plain);
+  CHECK(ordered == static_cast<long>(seen.size()));
 }

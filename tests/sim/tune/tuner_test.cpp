@@ -56,6 +56,7 @@ TEST_CASE("tune's best is the exhaustive SimGrid search's best on a small space"
   LayoutLimits limits = small_limits();
   limits.devices = 8;
   limits.global_batch = 16;
+  limits.rank_orders = true;  // each layout in every order of its dimensions
   // Every layout on SimGrid.
   std::vector<HybridSpec> layouts;
   for_each_layout(s.job().model.transformer, limits, [&](const HybridSpec& h) { layouts.push_back(h); });
@@ -74,6 +75,7 @@ TEST_CASE("tune's best is the exhaustive SimGrid search's best on a small space"
 
   tune::TuneRequest request;
   request.limits = small_limits();
+  request.limits.rank_orders = true;
   request.top = 3;
   request.screen = 8;
   request.jobs = 2;
