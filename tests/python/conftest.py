@@ -21,10 +21,12 @@ def without_wall_time(value):
 
 @pytest.fixture
 def cli_metrics(tmp_path):
-    """metrics.json of `dtsim run SCENARIO --engine E --set ... --json`, as Python objects."""
+    """metrics.json of `dtsim run SCENARIO --engine E --set ... --json [--no-trace]`, as Python objects."""
 
-    def run(scenario, engine, sets=()):
+    def run(scenario, engine, sets=(), trace=True):
         args = [DTSIM, "run", str(scenario), "--engine", engine, "--json", "--out", str(tmp_path / "run")]
+        if not trace:
+            args.append("--no-trace")
         for s in sets:
             args += ["--set", s]
         out = subprocess.run(args, cwd=ROOT, check=True, capture_output=True, text=True).stdout

@@ -10,10 +10,11 @@ from conftest import ROOT, without_wall_time
 from quickstart_dict import QUICKSTART
 
 # Each scenario on SimGrid where a run takes about a second, else on the analytical engine;
-# compression_vs_bandwidth trains its proxy over 150 iterations and runs 20 here.
+# compression_vs_bandwidth trains its proxy over 150 iterations and runs 20 here, without a trace.
 SIMGRID = {"quickstart", "compression", "hybrid_gpt_1gpu", "hybrid_pipeline_cpu", "parameter_server",
            "synthetic_torus", "two_jobs"}
 SETS = {"compression_vs_bandwidth": {"run.iterations": 20}}
+NO_TRACE = {"compression_vs_bandwidth"}
 SCENARIOS = sorted(p.stem for p in (ROOT / "scenarios").glob("*.yaml"))
 
 
@@ -28,8 +29,9 @@ def test_run_matches_the_cli(name, cli_metrics):
     scenario = dtsim.load(ROOT / "scenarios" / f"{name}.yaml")
     for key, value in sets.items():
         scenario.set(key, value)
-    result = dtsim.run(scenario, engine=engine)
-    expected = cli_metrics(f"scenarios/{name}.yaml", engine, [f"{k}={v}" for k, v in sets.items()])
+    result = dtsim.run(scenario, engine=engine, trace=name not in NO_TRACE)
+    expected = cli_metrics(f"scenarios/{name}.yaml", engine, [f"{k}={v}" for k, v in sets.items()],
+                           trace=name not in NO_TRACE)
     assert result.engine == engine
     assert without_wall_time(result.metrics) == without_wall_time(expected)
 
