@@ -27,7 +27,8 @@ __version__ = _dtsim.__version__
 ScenarioError = _dtsim.ScenarioError
 
 __all__ = [
-    "Scenario", "ScenarioError", "Record", "Result", "Table", "load", "run", "sweep", "models", "devices", "keys",
+    "Scenario", "ScenarioError", "Record", "Result", "Table", "Tuning", "load", "run", "sweep", "tune", "models",
+    "devices", "keys",
 ]
 
 
@@ -295,6 +296,40 @@ def sweep(scenario: Scenario | str | os.PathLike | Mapping[str, Any], params: Ma
         values[key] = list(vs)
         texts.append(f"{key}={','.join(_set_text(v) for v in values[key])}")
     return Table(_dtsim.sweep(s._source, texts, jobs, engine or "", scaling), values)
+
+
+class Tuning(Record):
+    """`dtsim tune`'s answer: devices, global_batch, layouts (valid), over_memory, and `rows`, the layouts that
+    fit, best first: overrides (the --set texts giving job 0 the layout), closed_form_s, analytical_s and
+    simgrid_s (None where that engine did not run it), iteration_time_s, throughput_samples_per_s, mfu,
+    bubble_fraction, peak_memory_bytes, exposed_comm_s (by group kind)."""
+
+    @property
+    def rows(self) -> List[Dict[str, Any]]:
+        return self._data["ranked"]
+
+    def best(self, scenario: Scenario) -> Scenario:
+        """A copy of `scenario` running the best layout."""
+        s = scenario.copy()
+        for text in self.rows[0]["overrides"]:
+            key, value = text.split("=", 1)
+            s.set(key, value)
+        return s
+
+    def to_pandas(self):
+        """The rows as a pandas DataFrame (the overrides joined by spaces)."""
+        return _pandas().DataFrame([dict(r, overrides=" ".join(r["overrides"])) for r in self.rows])
+
+    def __repr__(self) -> str:
+        return f"<dtsim.Tuning {self.scenario}: {len(self.rows)} of {self.layouts} layouts fit on {self.devices} devices>"
+
+
+def tune(scenario: Scenario | str | os.PathLike | Mapping[str, Any], top: int = 5, screen: int = 0,
+         jobs: int = 1) -> Tuning:
+    """The best hybrid layouts of the scenario's transformer job on its devices, as `dtsim tune` finds them:
+    all ranked in closed form (within its tune.* limits), the best `screen` (0: max(32, 4 x top)) on the
+    analytical engine, the best `top` of those on SimGrid, `jobs` engine runs at once."""
+    return Tuning(_dtsim.tune(_scenario(scenario)._source, top, screen, jobs))
 
 
 def models() -> List[Dict[str, Any]]:

@@ -19,6 +19,7 @@
 #include "python/to_python.hpp"
 #include "sim/sweep/sweep_plan.hpp"
 #include "sim/sweep/sweep_results.hpp"
+#include "sim/tune/tuner.hpp"
 
 namespace pb = pybind11;
 
@@ -131,6 +132,47 @@ pb::object sweep(const Source& src, const std::vector<std::string>& params, int 
   return to_python(out);
 }
 
+// `dtsim tune`'s search (sim/tune) with the scenario's tune.* limits: the layouts that fit, best first.
+pb::object tune(const Source& src, int top, int screen, int jobs) {
+  nlohmann::json out;
+  try {
+    pb::gil_scoped_release release;
+    const Scenario s = load_scenario_text(src.text, src.origin, src.sets);
+    tune::TuneRequest request;
+    request.limits = s.job().tune.limits;
+    request.max_memory_fraction = s.job().tune.max_memory_fraction;
+    request.top = top;
+    request.screen = screen;
+    request.jobs = jobs;
+    const tune::TuneResult r = tune::tune(s, request);
+    nlohmann::json ranked = nlohmann::json::array();
+    for (const tune::Candidate& c : r.ranked) {
+      nlohmann::json exposed = nlohmann::json::object();
+      for (int g = 0; g < kGroupKinds; ++g) {
+        exposed[std::string(group_kind_name(static_cast<GroupKind>(g)))] = c.exposed_s[static_cast<size_t>(g)];
+      }
+      const auto seconds = [](double v) { return v > 0 ? nlohmann::json(v) : nlohmann::json(); };
+      ranked.push_back({{"overrides", tune::layout_overrides(c.layout)},
+                        {"closed_form_s", c.closed.iteration_s},
+                        {"analytical_s", seconds(c.analytical_s)},
+                        {"simgrid_s", seconds(c.simgrid_s)},
+                        {"iteration_time_s", c.iteration_s()},
+                        {"throughput_samples_per_s", r.throughput(c)},
+                        {"mfu", r.mfu(c)},
+                        {"bubble_fraction", c.bubble_fraction},
+                        {"peak_memory_bytes", c.peak_memory_bytes},
+                        {"exposed_comm_s", exposed}});
+    }
+    out = {{"scenario", r.scenario},         {"devices", r.devices},
+           {"global_batch", r.global_batch}, {"device_memory_bytes", r.device_memory_bytes},
+           {"layouts", r.layouts},           {"over_memory", r.over_memory},
+           {"simgrid", r.simgrid},           {"ranked", ranked}};
+  } catch (const InputError& e) {
+    raise_scenario_error(e, src.text, src.origin);
+  }
+  return to_python(out);
+}
+
 pb::list models() {
   pb::list out;
   for (const auto& n : zoo_model_names()) {
@@ -210,6 +252,8 @@ PYBIND11_MODULE(_dtsim, m) {
         "Runs a scenario: {'metrics': ..., 'trace': ..., 'warnings': [...]}.");
   m.def("sweep", &sweep, pb::arg("source"), pb::arg("params"), pb::arg("jobs") = 1, pb::arg("engine") = "",
         pb::arg("scaling") = "weak", "Runs a sweep's points: {'points': [...], 'scaling': ...}.");
+  m.def("tune", &tune, pb::arg("source"), pb::arg("top") = 5, pb::arg("screen") = 0, pb::arg("jobs") = 1,
+        "dtsim tune's search: {'ranked': [...], 'layouts': ..., ...}.");
   m.def("models", &models, "The model zoo, one dict per model.");
   m.def("devices", &devices, "The device zoo, one dict per device.");
   m.def("keys", &keys, "The scenario keys, one dict per key.");

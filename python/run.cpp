@@ -50,6 +50,9 @@ nlohmann::json run_here(const Scenario& s, bool trace) {
 }
 
 nlohmann::json run_scenario(const Scenario& s, bool trace, const sweep::StopCheck& stop) {
+  // What the child would refuse is refused here, as the located InputError it is (dtsim.ScenarioError).
+  sim::refuse_if_too_big(s, sim::estimate_footprint(s));
+  if (s.run.convergence.enabled) learn::load_split(s);
   nlohmann::json out;
   sweep::run_points_with(
       {s}, {0}, 1, [&](size_t, const nlohmann::json& result) { out = result; },
