@@ -55,19 +55,23 @@ def test_done_when_command_prints_the_cli_number(cli_metrics):
     assert float(printed.stdout) == cli_metrics("scenarios/quickstart.yaml", "simgrid")["iteration_time_s"]["mean"]
 
 
-def test_simgrid_runs_in_two_threads_at_once():
-    # Each SimGrid run is a child process: two at once from two threads both finish, with equal results.
+@pytest.mark.parametrize("engine", ["simgrid", "analytical"])
+def test_runs_in_two_threads_at_once(engine):
+    # A SimGrid run is a child process, an analytical one runs here with the GIL released: two at once
+    # from two threads both finish, with the results of a run alone.
     results = [None, None]
 
     def work(i):
-        results[i] = dtsim.run(ROOT / "scenarios/quickstart.yaml", engine="simgrid", trace=False)
+        results[i] = dtsim.run(ROOT / "scenarios/quickstart.yaml", engine=engine, trace=False)
 
     threads = [threading.Thread(target=work, args=(i,)) for i in range(2)]
     for t in threads:
         t.start()
     for t in threads:
         t.join()
+    alone = dtsim.run(ROOT / "scenarios/quickstart.yaml", engine=engine, trace=False)
     assert without_wall_time(results[0].metrics) == without_wall_time(results[1].metrics)
+    assert without_wall_time(results[0].metrics) == without_wall_time(alone.metrics)
 
 
 def test_dict_scenario_runs_like_its_file():

@@ -1,6 +1,5 @@
 # dtsim.sweep against `dtsim sweep`, and Ctrl-C stopping a sweep with its child processes.
 import json
-import os
 import signal
 import subprocess
 import sys
@@ -41,11 +40,16 @@ def test_bad_sweep_key_is_a_scenario_error():
     assert e.value.key == "cluster.nodez"
 
 
+# A sweep of SimGrid points two at a time, and one SimGrid run of about 30 s: each interrupted
+# after 1.5 s. The script lists its children after the KeyboardInterrupt, before Python exits.
 SCRIPT = """
 import os, sys, dtsim
-print("sweeping", flush=True)
+print("started", flush=True)
 try:
-    dtsim.sweep("scenarios/quickstart.yaml", {"cluster.nodes": list(range(1, 200))}, jobs=2, engine="simgrid")
+    if sys.argv[1] == "sweep":
+        dtsim.sweep("scenarios/quickstart.yaml", {"cluster.nodes": list(range(1, 200))}, jobs=2, engine="simgrid")
+    else:
+        dtsim.run("scenarios/llama3_70b_fsdp.yaml", engine="simgrid")
 except KeyboardInterrupt:
     children = open(f"/proc/{os.getpid()}/task/{os.getpid()}/children").read().split()
     print("interrupted; children left:", len(children), flush=True)
@@ -53,11 +57,12 @@ except KeyboardInterrupt:
 """
 
 
-def test_ctrl_c_stops_a_sweep_and_its_children():
-    p = subprocess.Popen([sys.executable, "-c", SCRIPT], cwd=ROOT, stdout=subprocess.PIPE, stderr=subprocess.PIPE,
-                         text=True)
-    assert p.stdout.readline().strip() == "sweeping"
-    time.sleep(1.5)  # points are running in child processes
+@pytest.mark.parametrize("what", ["sweep", "run"])
+def test_ctrl_c_stops_it_and_its_children(what):
+    p = subprocess.Popen([sys.executable, "-c", SCRIPT, what], cwd=ROOT, stdout=subprocess.PIPE,
+                         stderr=subprocess.PIPE, text=True)
+    assert p.stdout.readline().strip() == "started"
+    time.sleep(1.5)  # the simulations are running in child processes
     sent = time.monotonic()
     p.send_signal(signal.SIGINT)
     out, err = p.communicate(timeout=20)
