@@ -44,7 +44,7 @@ class Scenario:
 
     Checked when made and at each set(): a mistake raises ScenarioError with the file, line and key."""
 
-    def __init__(self, data: Mapping[str, Any], *, _text: Optional[str] = None, _origin: str = "<dict>",
+    def __init__(self, data: Mapping[str, Any], *, _text: Optional[str | bytes] = None, _origin: str = "<dict>",
                  _sets: Sequence[str] = ()) -> None:
         if _text is None:
             if not isinstance(data, Mapping):
@@ -99,17 +99,7 @@ class Scenario:
 def load(path: str | os.PathLike) -> Scenario:
     """Reads a scenario file (as `dtsim run FILE` reads it)."""
     path = os.fspath(path)
-    try:
-        with open(path, encoding="utf-8") as f:
-            text = f.read()
-    except FileNotFoundError:
-        text = None
-    except (IsADirectoryError, UnicodeDecodeError):
-        text = ""  # the loader reports it, located
-    if text is None:
-        error = ScenarioError(f"{path}: error: no such scenario file")
-        error.file, error.line, error.column, error.key, error.message = path, None, None, None, "no such scenario file"
-        raise error
+    text = _dtsim.read_scenario(path)
     return Scenario({}, _text=text, _origin=path)
 
 

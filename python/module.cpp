@@ -1,8 +1,9 @@
 // The compiled half of the `dtsim` Python module (`_dtsim`): loading and checking scenarios, runs,
 // sweeps and the zoo's tables, with the GIL released while dtsim works. python/dtsim.py builds the
 // user-facing classes on these functions.
-#include <csignal>
+#include <fstream>
 #include <map>
+#include <sstream>
 #include <string>
 #include <vector>
 
@@ -53,6 +54,26 @@ struct Source {
   std::string text, origin;
   std::vector<std::string> sets;
 };
+
+// The text of a scenario file, after the loader has read and checked it (its located errors, for a
+// missing file, a directory or bytes that are not UTF-8 too).
+pb::bytes read_scenario(const std::string& path) {
+  std::string text;
+  try {
+    pb::gil_scoped_release release;
+    load_scenario(path);
+    std::ifstream in(path, std::ios::binary);
+    std::stringstream buffer;
+    buffer << in.rdbuf();
+    text = buffer.str();
+  } catch (const InputError& e) {
+    std::ifstream in(path, std::ios::binary);
+    std::stringstream buffer;
+    buffer << in.rdbuf();
+    raise_scenario_error(e, buffer.str(), path);
+  }
+  return pb::bytes(text);
+}
 
 // Loads the scenario (the YAML loader and its checks), returning what dtsim.Scenario shows of it.
 pb::dict check(const Source& src) {
@@ -247,6 +268,7 @@ PYBIND11_MODULE(_dtsim, m) {
       .def_readonly("text", &Source::text)
       .def_readonly("origin", &Source::origin)
       .def_readonly("sets", &Source::sets);
+  m.def("read_scenario", &read_scenario, pb::arg("path"), "A scenario file's text, once the loader has checked it.");
   m.def("check", &check, pb::arg("source"), "Loads and checks a scenario; a dict of its name, engine and size.");
   m.def("run", &run, pb::arg("source"), pb::arg("engine") = "", pb::arg("trace") = true,
         "Runs a scenario: {'metrics': ..., 'trace': ..., 'warnings': [...]}.");

@@ -52,3 +52,14 @@ def test_set_checks_like_the_cli():
 def test_missing_file():
     with pytest.raises(dtsim.ScenarioError, match="no such scenario file"):
         dtsim.load("scenarios/none.yaml")
+
+
+def test_files_the_loader_refuses(tmp_path):
+    with pytest.raises(dtsim.ScenarioError, match="this is a directory, not a scenario file") as e:
+        dtsim.load(tmp_path)
+    assert e.value.file == str(tmp_path)
+    latin1 = tmp_path / "latin1.yaml"
+    latin1.write_bytes(b"name: caf\xe9\n")
+    with pytest.raises(dtsim.ScenarioError, match="is not UTF-8 text") as e:
+        dtsim.load(latin1)
+    assert (e.value.file, e.value.line, e.value.key) == (str(latin1), 1, "name")
