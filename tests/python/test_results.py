@@ -83,4 +83,12 @@ def test_dict_scenario_runs_like_its_file():
 def test_to_pandas():
     pandas = pytest.importorskip("pandas")
     r = dtsim.run(ROOT / "scenarios/quickstart.yaml", engine="analytical")
-    assert isinstance(r.to_pandas(), pandas.DataFrame) and len(r.to_pandas()) == 8
+    ranks = r.to_pandas()
+    assert isinstance(ranks, pandas.DataFrame) and len(ranks) == 8
+    assert list(ranks["compute_s"]) == [p["compute_s"] for p in r.per_rank]
+    assert len(r.to_pandas("trace")) == len(r.trace_events)
+    table = dtsim.sweep(ROOT / "scenarios/quickstart.yaml", {"cluster.nodes": [1, 2]}, engine="analytical")
+    frame = table.to_pandas()
+    assert list(frame["cluster.nodes"]) == [1, 2] and list(frame["iteration_time_s"]) == table.column("iteration_time_s")
+    tuning = dtsim.tune(ROOT / "scenarios/hybrid_pipeline_cpu.yaml", top=0)
+    assert len(tuning.to_pandas()) == len(tuning.rows)
