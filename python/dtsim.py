@@ -159,12 +159,21 @@ class Result(Record):
     result.throughput_samples_per_s, result.jobs[1]["job"], ...; result.per_rank and result.trace_events
     are lists of dicts."""
 
-    __slots__ = ("trace", "warnings")
+    __slots__ = ("_trace_text", "_trace", "warnings")
 
     def __init__(self, out: Mapping[str, Any]) -> None:
         super().__init__(out["metrics"])
-        object.__setattr__(self, "trace", out["trace"])
+        object.__setattr__(self, "_trace_text", out["trace"])
+        object.__setattr__(self, "_trace", None)
         object.__setattr__(self, "warnings", list(out["warnings"]))
+
+    @property
+    def trace(self) -> Optional[Dict[str, Any]]:
+        """trace.json as dicts and lists (read when first asked for); None for run(trace=False)."""
+        if self._trace is None and self._trace_text is not None:
+            object.__setattr__(self, "_trace", json.loads(self._trace_text))
+            object.__setattr__(self, "_trace_text", None)
+        return self._trace
 
     @property
     def metrics(self) -> Dict[str, Any]:

@@ -41,8 +41,9 @@ class Record:
     def to_dict(self) -> Dict[str, Any]: ...
 
 class Result(Record):
-    trace: Optional[Dict[str, Any]]
     warnings: List[str]
+    @property
+    def trace(self) -> Optional[Dict[str, Any]]: ...
     @property
     def metrics(self) -> Dict[str, Any]: ...
     @property

@@ -7,7 +7,6 @@
 #include <string>
 #include <vector>
 
-#include <fmt/format.h>
 #include <pybind11/pybind11.h>
 #include <pybind11/stl.h>
 
@@ -15,6 +14,7 @@
 #include "core/scenario/schema.hpp"
 #include "core/zoo/device.hpp"
 #include "core/zoo/workload.hpp"
+#include "learn/learner.hpp"
 #include "python/error_key.hpp"
 #include "python/run.hpp"
 #include "python/to_python.hpp"
@@ -55,6 +55,13 @@ struct Source {
   std::vector<std::string> sets;
 };
 
+std::string file_text(const std::string& path) {
+  std::ifstream in(path, std::ios::binary);
+  std::stringstream buffer;
+  buffer << in.rdbuf();
+  return buffer.str();
+}
+
 // The text of a scenario file, after the loader has read and checked it (its located errors, for a
 // missing file, a directory or bytes that are not UTF-8 too).
 pb::bytes read_scenario(const std::string& path) {
@@ -62,15 +69,9 @@ pb::bytes read_scenario(const std::string& path) {
   try {
     pb::gil_scoped_release release;
     load_scenario(path);
-    std::ifstream in(path, std::ios::binary);
-    std::stringstream buffer;
-    buffer << in.rdbuf();
-    text = buffer.str();
+    text = file_text(path);
   } catch (const InputError& e) {
-    std::ifstream in(path, std::ios::binary);
-    std::stringstream buffer;
-    buffer << in.rdbuf();
-    raise_scenario_error(e, buffer.str(), path);
+    raise_scenario_error(e, file_text(path), path);
   }
   return pb::bytes(text);
 }
@@ -124,6 +125,14 @@ pb::object sweep(const Source& src, const std::vector<std::string>& params, int 
     const sweep::SweepPlan plan = sweep::plan_sweep(request);
     std::vector<size_t> pending(plan.scenarios.size());
     for (size_t i = 0; i < pending.size(); ++i) pending[i] = i;
+    // As `dtsim sweep`: the Learner needs every op record, so only sweeps that train it give up the
+    // analytical fast path; a bad data file is reported before any point runs.
+    bool learns = false;
+    for (const Scenario& s : plan.scenarios) {
+      if (s.run.convergence.enabled) learn::load_split(s);
+      learns = learns || s.run.convergence.enabled;
+    }
+    const sweep::PointHook hook = learns ? sweep::PointHook(add_convergence) : sweep::PointHook();
     sweep::PointResults done;
     std::map<size_t, nlohmann::json> by_index;
     sweep::run_points_with(
@@ -132,7 +141,7 @@ pb::object sweep(const Source& src, const std::vector<std::string>& params, int 
           done[plan.manifest.points[index].key] = metrics;
           by_index[index] = metrics;
         },
-        [](const Scenario& s) { return sweep::simulate_point(s); }, check_signals);
+        [&](const Scenario& s) { return sweep::simulate_point(s, hook); }, check_signals);
     nlohmann::json points = nlohmann::json::array();
     for (size_t i = 0; i < plan.manifest.points.size(); ++i) {
       const sweep::SweepPointInfo& p = plan.manifest.points[i];

@@ -15,13 +15,22 @@
 
 namespace dtsim::py {
 
+void add_convergence(const Scenario& s, const Plan& plan, const std::vector<OpRecord>& records,
+                     nlohmann::json& metrics) {
+  if (!s.run.convergence.enabled) return;
+  const std::vector<learn::ConvergenceResult> results = learn::train_jobs(s, plan, records, learn::load_split(s));
+  for (size_t j = 0; j < results.size(); ++j) {
+    metrics["jobs"][j]["convergence"] = learn::convergence_json(s, results[j]);
+    if (j == 0) metrics["convergence"] = metrics["jobs"][j]["convergence"];
+  }
+}
+
 nlohmann::json run_here(const Scenario& s, bool trace) {
   sim::refuse_if_too_big(s, sim::estimate_footprint(s));
   nlohmann::json warnings = scenario_warnings(s);
   for (size_t i = 0; i < s.jobs.size(); ++i) {
     if (const auto overflow = memory_overflow(s, i)) warnings.push_back("warning: " + *overflow);
   }
-  const learn::Split data = s.run.convergence.enabled ? learn::load_split(s) : learn::Split{};
   // As `dtsim run`: a symmetric hybrid job on the analytical engine runs one rank per pipeline stage.
   const bool stages = s.run.engine == Engine::Analytical && s.job().strategy.kind == StrategyKind::Hybrid &&
                       analytical::is_symmetric(s);
@@ -38,14 +47,11 @@ nlohmann::json run_here(const Scenario& s, bool trace) {
     run.metrics = compute_job_metrics(run.plan, run.records, info);
   }
   faults::add_fault_reports(s, run.metrics);
-  const std::vector<learn::ConvergenceResult> convergence = learn::train_jobs(s, run.plan, run.records, data);
   nlohmann::json metrics = run_metrics_json(run.metrics);
-  for (size_t j = 0; j < convergence.size(); ++j) {
-    metrics["jobs"][j]["convergence"] = learn::convergence_json(s, convergence[j]);
-    if (j == 0) metrics["convergence"] = metrics["jobs"][j]["convergence"];
-  }
+  add_convergence(s, run.plan, run.records, metrics);
   nlohmann::json out{{"metrics", std::move(metrics)}, {"trace", nullptr}, {"warnings", std::move(warnings)}};
-  if (trace) out["trace"] = nlohmann::json::parse(trace_json(run.plan, run.records, s.cluster.nodes));
+  // As text: Python parses it when the events are first read (json.loads is faster than a conversion here).
+  if (trace) out["trace"] = trace_json(run.plan, run.records, s.cluster.nodes);
   return out;
 }
 

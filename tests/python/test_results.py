@@ -1,4 +1,5 @@
 # dtsim.run against `dtsim run`: the same metrics.json for every scenario of scenarios/.
+import json
 import subprocess
 import sys
 import threading
@@ -23,7 +24,7 @@ def test_every_scenario_is_compared():
 
 
 @pytest.mark.parametrize("name", SCENARIOS)
-def test_run_matches_the_cli(name, cli_metrics):
+def test_run_matches_the_cli(name, cli_metrics, tmp_path):
     engine = "simgrid" if name in SIMGRID else "analytical"
     sets = SETS.get(name, {})
     scenario = dtsim.load(ROOT / "scenarios" / f"{name}.yaml")
@@ -34,6 +35,8 @@ def test_run_matches_the_cli(name, cli_metrics):
                            trace=name not in NO_TRACE)
     assert result.engine == engine
     assert without_wall_time(result.metrics) == without_wall_time(expected)
+    if name in SIMGRID:  # the smaller traces: the same events as trace.json
+        assert result.trace == json.loads((tmp_path / "run/trace.json").read_text())
 
 
 def test_attributes_lists_and_trace():

@@ -69,3 +69,16 @@ def test_ctrl_c_stops_it_and_its_children(what):
     assert time.monotonic() - sent < 5
     assert "interrupted; children left: 0" in out
     assert p.returncode != 0 and "KeyboardInterrupt" in err
+
+
+def test_convergence_sweep_matches_the_cli(tmp_path):
+    # A sweep that trains the proxy along each point's records adds each job's convergence section, as the CLI's.
+    s = dtsim.load(ROOT / "scenarios/compression_vs_bandwidth.yaml").set("run.iterations", 20)
+    table = dtsim.sweep(s, {"cluster.nic.rate": ["1Gbps", "100Gbps"]}, engine="analytical")
+    subprocess.run([DTSIM, "sweep", "scenarios/compression_vs_bandwidth.yaml", "--set", "run.iterations=20",
+                    "--param", "cluster.nic.rate=1Gbps,100Gbps", "--engine", "analytical", "--out",
+                    str(tmp_path)], cwd=ROOT, check=True, capture_output=True)
+    cli = json.loads((tmp_path / "results.json").read_text())
+    assert all("convergence" in m for m in table.metrics)
+    assert [without_wall_time(m.to_dict()) for m in table.metrics] == [
+        without_wall_time(p["metrics"]) for p in cli["points"]]
