@@ -50,7 +50,7 @@ class Scenario:
             if not isinstance(data, Mapping):
                 raise TypeError("Scenario(data): expected a dict of scenario keys, e.g. {'model': {'name': ...}}")
             # JSON is YAML: the loader reads the dict as written, one key per line (errors name those lines).
-            _text = json.dumps(data, indent=2)
+            _text = json.dumps(data, indent=2, default=str)  # numpy numbers and the like as their text
         self._source = _dtsim.Source(_text, _origin, list(_sets))
         self._info = _dtsim.check(self._source)
 
