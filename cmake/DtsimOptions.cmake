@@ -27,6 +27,24 @@ if(DTSIM_WITH_CUDA)
 endif()
 dtsim_optional("CUDA backend" DTSIM_WITH_CUDA CUDAToolkit_FOUND "CUDA toolkit not found")
 
+# The Python module (python/): pybind11 and the Python headers; not with the sanitizers (a module
+# built with them would need them preloaded into python3).
+set(DTSIM_PYTHON_FOUND FALSE)
+if(DTSIM_WITH_PYTHON AND NOT DTSIM_SANITIZE)
+  find_package(Python3 QUIET COMPONENTS Interpreter Development.Module)
+  if(Python3_FOUND)
+    set(PYBIND11_FINDPYTHON ON)
+    find_package(pybind11 2.6 CONFIG QUIET)
+    set(DTSIM_PYTHON_FOUND ${pybind11_FOUND})
+  endif()
+endif()
+if(DTSIM_SANITIZE AND DTSIM_WITH_PYTHON)
+  list(APPEND DTSIM_OFF_REPORT "Python module (not with the sanitizers)")
+else()
+  dtsim_optional("Python module (build/python)" DTSIM_WITH_PYTHON DTSIM_PYTHON_FOUND
+                 "Python 3 headers or pybind11 not found: apt-get install python3-dev pybind11-dev")
+endif()
+
 # SimGrid runs create and free millions of small objects (activities, actors, op records): with
 # jemalloc a large one takes 0.7x the time it takes with glibc's allocator (docs/PERFORMANCE.md).
 # Only the dtsim executable links it; the sanitizers bring their own allocator.

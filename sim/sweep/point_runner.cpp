@@ -36,10 +36,10 @@ void write_all(int fd, const std::string& s) {
   }
 }
 
-[[noreturn]] void child_main(const Scenario& s, int fd, const PointHook& hook) {
+[[noreturn]] void child_main(const Scenario& s, int fd, const PointWork& work) {
   std::string message;
   try {
-    const std::string metrics = simulate_point(s, hook).dump();
+    const std::string metrics = work(s).dump();
     message.reserve(metrics.size() + 1);
     message.push_back('O');
     message.append(metrics);
@@ -62,8 +62,19 @@ struct Child {
 class Pool {
  public:
   Pool(const std::vector<Scenario>& scenarios, const std::function<void(size_t, const nlohmann::json&)>& done,
-       const PointHook& hook)
-      : scenarios_(scenarios), done_(done), hook_(hook) {}
+       const PointWork& work)
+      : scenarios_(scenarios), done_(done), work_(work) {}
+  Pool(const Pool&) = delete;
+  Pool& operator=(const Pool&) = delete;
+  // Children still running when the points stop early (a stop check threw) are killed and reaped.
+  ~Pool() {
+    for (const auto& [fd, child] : children_) {
+      ::kill(child.pid, SIGKILL);
+      ::close(fd);
+      while (::waitpid(child.pid, nullptr, 0) < 0 && errno == EINTR) {
+      }
+    }
+  }
 
   void launch(size_t index) {
     int fds[2];
@@ -77,7 +88,7 @@ class Pool {
       ::prctl(PR_SET_PDEATHSIG, SIGKILL);
       if (::getppid() != parent) ::_exit(1);
       ::close(fds[0]);
-      child_main(scenarios_[index], fds[1], hook_);
+      child_main(scenarios_[index], fds[1], work_);
     }
     ::close(fds[1]);
     children_.emplace(fds[0], Child{pid, index, {}});
@@ -133,7 +144,7 @@ class Pool {
 
   const std::vector<Scenario>& scenarios_;
   const std::function<void(size_t, const nlohmann::json&)>& done_;
-  const PointHook& hook_;
+  const PointWork& work_;
   std::map<int, Child> children_;
   std::optional<std::string> failure_;
 };
@@ -159,20 +170,28 @@ nlohmann::json simulate_point(const Scenario& s, const PointHook& hook) {
 
 void run_points(const std::vector<Scenario>& scenarios, const std::vector<size_t>& pending, int jobs,
                 const std::function<void(size_t index, const nlohmann::json& metrics)>& done, const PointHook& hook) {
+  run_points_with(scenarios, pending, jobs, done, [&](const Scenario& s) { return simulate_point(s, hook); }, {});
+}
+
+void run_points_with(const std::vector<Scenario>& scenarios, const std::vector<size_t>& pending, int jobs,
+                     const std::function<void(size_t index, const nlohmann::json& result)>& done, const PointWork& work,
+                     const StopCheck& stop) {
   if (jobs < 1) throw InputError("--jobs: expected 1 or more");
   size_t next = 0;
   if (jobs == 1) {
     for (; next < pending.size() && scenarios[pending[next]].run.engine == Engine::Analytical; ++next) {
-      done(pending[next], simulate_point(scenarios[pending[next]], hook));
+      done(pending[next], work(scenarios[pending[next]]));
+      if (stop) stop();
     }
   }
-  Pool pool(scenarios, done, hook);
+  Pool pool(scenarios, done, work);
   while (next < pending.size() || pool.running() > 0) {
     while (!pool.failure() && next < pending.size() && pool.running() < static_cast<size_t>(jobs)) {
       pool.launch(pending[next++]);
     }
     if (pool.running() == 0) break;
     pool.wait_one();
+    if (stop) stop();
   }
   if (pool.failure()) throw RuntimeError(*pool.failure());
 }

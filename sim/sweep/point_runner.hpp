@@ -1,6 +1,7 @@
 // Running the points of a sweep. SimGrid keeps process-wide state, so every SimGrid point runs
 // in a forked child that sends its metrics back through a pipe; up to `jobs` children at once.
-// Analytical points (microseconds each) run in this process unless jobs > 1.
+// Analytical points (microseconds each) run in this process unless jobs > 1. The Python module
+// (python/) runs its SimGrid runs through the same pool, with a work of its own and a stop check.
 #pragma once
 
 #include <cstddef>
@@ -30,5 +31,17 @@ nlohmann::json simulate_point(const Scenario& s, const PointHook& hook = {});
 void run_points(const std::vector<Scenario>& scenarios, const std::vector<size_t>& pending, int jobs,
                 const std::function<void(size_t index, const nlohmann::json& metrics)>& done,
                 const PointHook& hook = {});
+
+// What one point computes (in a child for SimGrid points): any JSON, handed to `done`.
+using PointWork = std::function<nlohmann::json(const Scenario&)>;
+// Called in this process after each finished point and each interrupted wait (a signal): it throws
+// to stop the points. The running children are then killed and reaped before the exception leaves
+// run_points.
+using StopCheck = std::function<void()>;
+
+// run_points with `work` instead of simulate_point, and `stop` asked as the points go.
+void run_points_with(const std::vector<Scenario>& scenarios, const std::vector<size_t>& pending, int jobs,
+                     const std::function<void(size_t index, const nlohmann::json& result)>& done, const PointWork& work,
+                     const StopCheck& stop);
 
 }  // namespace dtsim::sweep

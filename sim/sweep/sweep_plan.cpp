@@ -22,6 +22,10 @@ SweepPlan plan_sweep(const SweepRequest& request) {
   std::vector<std::string> base = request.sets;
   if (!request.engine.empty()) base.push_back("run.engine=" + request.engine);
 
+  const auto load = [&](const std::vector<std::string>& sets) {
+    return request.text.empty() ? load_scenario(request.scenario, sets)
+                                : load_scenario_text(request.text, request.scenario, sets);
+  };
   SweepPlan plan;
   SweepManifest& m = plan.manifest;
   m.scenario_file = request.scenario;
@@ -31,7 +35,7 @@ SweepPlan plan_sweep(const SweepRequest& request) {
   for (const auto& overrides : expand_grid(params)) {
     std::vector<std::string> sets = base;
     sets.insert(sets.end(), overrides.begin(), overrides.end());
-    plan.scenarios.push_back(load_scenario(request.scenario, sets));
+    plan.scenarios.push_back(load(sets));
     SweepPointInfo info;
     for (size_t i = 0; i < params.size(); ++i) {
       const std::string& o = overrides[i];
@@ -58,7 +62,7 @@ SweepPlan plan_sweep(const SweepRequest& request) {
                         fmt::join(p.sets, " ")));
       }
       p.sets.push_back(fmt::format("model.batch_per_worker={}", global / p.workers));
-      plan.scenarios[i] = load_scenario(request.scenario, p.sets);
+      plan.scenarios[i] = load(p.sets);
     }
   }
   for (auto& p : m.points) p.key = fmt::format("{}", fmt::join(p.sets, " "));

@@ -21,6 +21,7 @@ std::string_view scaling_mode_name(ScalingMode m);
 
 struct SweepRequest {
   std::string scenario;             // file
+  std::string text;                 // the scenario's YAML when not read from `scenario` (which then names it)
   std::vector<std::string> sets;    // fixed overrides (--set), applied before the params
   std::vector<std::string> params;  // --param texts
   ScalingMode mode = ScalingMode::Weak;

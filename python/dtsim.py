@@ -1,0 +1,346 @@
+"""dtsim from Python: load scenarios, run them on either engine, sweep them, read the results as data.
+
+    import dtsim
+    s = dtsim.load("scenarios/quickstart.yaml")
+    s.set("cluster.nodes", 8)
+    r = dtsim.run(s, engine="analytical")
+    print(r.iteration_time.mean, r.throughput_samples_per_s)
+    table = dtsim.sweep(s, {"cluster.nodes": [1, 2, 4]}, jobs=2)
+    df = table.to_pandas()          # when pandas is installed
+
+A scenario is checked by the same loader as `dtsim run` (same keys, same located errors, raised as
+ScenarioError). SimGrid keeps process-wide state, so every SimGrid run or sweep point runs in a child
+process (the pool of `dtsim sweep`); analytical runs stay in this process. The GIL is released while
+dtsim works, and Ctrl-C (KeyboardInterrupt) stops a run or a sweep, killing its child processes.
+See docs/python.md.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+from typing import Any, Dict, Iterable, List, Mapping, Optional, Sequence
+
+import _dtsim
+
+__version__ = _dtsim.__version__
+ScenarioError = _dtsim.ScenarioError
+
+__all__ = [
+    "Scenario", "ScenarioError", "Record", "Result", "Table", "Tuning", "load", "run", "sweep", "tune", "models",
+    "devices", "keys",
+]
+
+
+def _set_text(value: Any) -> str:
+    """A Python value as `--set key=value` takes it (true/false for booleans)."""
+    if isinstance(value, bool):
+        return "true" if value else "false"
+    return str(value)
+
+
+class Scenario:
+    """A scenario: YAML read by load(), or a dict with the same keys (Scenario({...})), plus set() overrides.
+
+    Checked when made and at each set(): a mistake raises ScenarioError with the file, line and key."""
+
+    def __init__(self, data: Mapping[str, Any], *, _text: Optional[str | bytes] = None, _origin: str = "<dict>",
+                 _sets: Sequence[str] = ()) -> None:
+        if _text is None:
+            if not isinstance(data, Mapping):
+                raise TypeError("Scenario(data): expected a dict of scenario keys, e.g. {'model': {'name': ...}}")
+            # JSON is YAML: the loader reads the dict as written, one key per line (errors name those lines).
+            _text = json.dumps(data, indent=2, default=str)  # numpy numbers and the like as their text
+        self._source = _dtsim.Source(_text, _origin, list(_sets))
+        self._info = _dtsim.check(self._source)
+
+    @property
+    def name(self) -> str:
+        """The scenario's name."""
+        return self._info["name"]
+
+    @property
+    def engine(self) -> str:
+        """run.engine: 'simgrid' or 'analytical'."""
+        return self._info["engine"]
+
+    @property
+    def workers(self) -> int:
+        """Worker ranks of its (first) job."""
+        return self._info["workers"]
+
+    @property
+    def file(self) -> str:
+        """Where the scenario came from: its file, or '<dict>'."""
+        return self._source.origin
+
+    @property
+    def overrides(self) -> List[str]:
+        """The set() overrides so far, as `--set` takes them."""
+        return list(self._source.sets)
+
+    def set(self, key: str, value: Any) -> "Scenario":
+        """Sets one key, as `dtsim run --set key=value` does; returns the scenario (calls chain)."""
+        sets = list(self._source.sets) + [f"{key}={_set_text(value)}"]
+        source = _dtsim.Source(self._source.text, self._source.origin, sets)
+        self._info = _dtsim.check(source)
+        self._source = source
+        return self
+
+    def copy(self) -> "Scenario":
+        """An independent copy (set() on it leaves this one alone)."""
+        return Scenario({}, _text=self._source.text, _origin=self._source.origin, _sets=self._source.sets)
+
+    def __repr__(self) -> str:
+        sets = "".join(f" --set {s}" for s in self._source.sets)
+        return f"<dtsim.Scenario {self.name!r} from {self.file}{sets}: {self.workers} workers, {self.engine}>"
+
+
+def load(path: str | os.PathLike) -> Scenario:
+    """Reads a scenario file (as `dtsim run FILE` reads it)."""
+    path = os.fspath(path)
+    text = _dtsim.read_scenario(path)
+    return Scenario({}, _text=text, _origin=path)
+
+
+class Record:
+    """A JSON object of metrics.json with its keys as attributes; `x.iteration_time` also finds
+    `iteration_time_s` (the unit suffix may be left out). Nested objects are Records, lists stay lists."""
+
+    __slots__ = ("_data",)
+
+    def __init__(self, data: Mapping[str, Any]) -> None:
+        object.__setattr__(self, "_data", data)
+
+    def __getattr__(self, name: str) -> Any:
+        data = object.__getattribute__(self, "_data")
+        for key in (name, name + "_s"):
+            if key in data:
+                return _wrap(data[key])
+        raise AttributeError(f"no metric {name!r} (there are: {', '.join(data)})")
+
+    def __getitem__(self, key: str) -> Any:
+        return _wrap(self._data[key])
+
+    def __contains__(self, key: str) -> bool:
+        return key in self._data
+
+    def __iter__(self):
+        return iter(self._data)
+
+    def __dir__(self) -> List[str]:
+        return list(self._data)
+
+    def keys(self):
+        return self._data.keys()
+
+    def to_dict(self) -> Dict[str, Any]:
+        """The plain JSON object (dicts and lists)."""
+        return self._data
+
+    def __repr__(self) -> str:
+        return f"Record({json.dumps(self._data)[:200]})"
+
+
+def _wrap(value: Any) -> Any:
+    return Record(value) if isinstance(value, dict) else value
+
+
+def _pandas():
+    try:
+        import pandas
+    except ImportError as e:
+        raise ImportError("to_pandas() needs pandas (pip install pandas, or apt-get install python3-pandas)") from e
+    return pandas
+
+
+class Result(Record):
+    """One run's metrics (metrics.json's schema, docs/outputs.md) as attributes: result.iteration_time.mean,
+    result.throughput_samples_per_s, result.jobs[1]["job"], ...; result.per_rank and result.trace_events
+    are lists of dicts."""
+
+    __slots__ = ("_trace_text", "_trace", "warnings")
+
+    def __init__(self, out: Mapping[str, Any]) -> None:
+        super().__init__(out["metrics"])
+        object.__setattr__(self, "_trace_text", out["trace"])
+        object.__setattr__(self, "_trace", None)
+        object.__setattr__(self, "warnings", list(out["warnings"]))
+
+    @property
+    def trace(self) -> Optional[Dict[str, Any]]:
+        """trace.json as dicts and lists (read when first asked for); None for run(trace=False)."""
+        if self._trace is None and self._trace_text is not None:
+            object.__setattr__(self, "_trace", json.loads(self._trace_text))
+            object.__setattr__(self, "_trace_text", None)
+        return self._trace
+
+    @property
+    def metrics(self) -> Dict[str, Any]:
+        """metrics.json as dicts and lists (what `dtsim run --json` prints, wall_time_s aside)."""
+        return self._data
+
+    @property
+    def per_rank(self) -> List[Dict[str, Any]]:
+        """Each rank's compute, communication, wait and bytes, per iteration (the first job's)."""
+        return self._data["per_rank"]
+
+    @property
+    def trace_events(self) -> List[Dict[str, Any]]:
+        """trace.json's events (Chrome trace format; times in microseconds); [] for run(trace=False)."""
+        return self.trace["traceEvents"] if self.trace else []
+
+    def to_pandas(self, what: str = "per_rank"):
+        """A pandas DataFrame of per_rank (what='per_rank') or of the trace's events (what='trace')."""
+        if what not in ("per_rank", "trace"):
+            raise ValueError("to_pandas(what): 'per_rank' or 'trace'")
+        return _pandas().DataFrame(self.per_rank if what == "per_rank" else self.trace_events)
+
+    def __repr__(self) -> str:
+        m = self._data
+        return (f"<dtsim.Result {m['scenario']} on {m['engine']}: {m['iteration_time_s']['mean']:.6g} s/iteration, "
+                f"{m['throughput_samples_per_s']:.6g} samples/s>")
+
+
+class Table:
+    """A sweep's results: one row (a dict) per point, in grid order, with the columns of `dtsim sweep`'s
+    results.csv; table.metrics[i] is point i's whole metrics.json, table.scaling the scaling analysis
+    (scaling.json) when the sweep has one."""
+
+    def __init__(self, out: Mapping[str, Any], values: Mapping[str, Sequence[Any]]) -> None:
+        self.params: List[str] = list(out["params"])
+        self.scaling: Optional[Dict[str, Any]] = out["scaling"]
+        self.metrics: List[Record] = [Record(p["metrics"]) for p in out["points"]]
+        speedups = {p["workers"]: p for p in (self.scaling or {}).get("points", [])}
+        # The user's own values (ints stay ints) for the swept keys, matched by their text.
+        typed = {k: {_set_text(v): v for v in vs} for k, vs in values.items()}
+        self.rows: List[Dict[str, Any]] = []
+        for p in out["points"]:
+            m = p["metrics"]
+            row: Dict[str, Any] = {k: typed.get(k, {}).get(v, v) for k, v in p["params"].items()}
+            it = m["iteration_time_s"]
+            row.update({
+                "workers": p["workers"], "iteration_time_s": it["mean"], "iteration_time_p50_s": it["p50"],
+                "iteration_time_p95_s": it["p95"], "iteration_time_p99_s": it["p99"],
+                "throughput_samples_per_s": m["throughput_samples_per_s"],
+                "compute_fraction": m["compute_fraction"], "comm_fraction": m["comm_fraction"],
+                "exposed_comm_fraction": m["exposed_comm_fraction"], "wait_fraction": m["wait_fraction"],
+                "bytes_on_wire_per_iteration": m["bytes_on_wire_per_iteration"],
+                "speedup": speedups.get(p["workers"], {}).get("speedup"),
+                "efficiency": speedups.get(p["workers"], {}).get("efficiency"),
+            })
+            self.rows.append(row)
+
+    def __len__(self) -> int:
+        return len(self.rows)
+
+    def __iter__(self):
+        return iter(self.rows)
+
+    def __getitem__(self, i: int) -> Dict[str, Any]:
+        return self.rows[i]
+
+    def column(self, name: str) -> List[Any]:
+        """One column's values, in row order."""
+        return [r[name] for r in self.rows]
+
+    def to_pandas(self):
+        """The rows as a pandas DataFrame."""
+        return _pandas().DataFrame(self.rows)
+
+    def __str__(self) -> str:
+        cols = self.params + ["workers", "iteration_time_s", "throughput_samples_per_s", "efficiency"]
+        cells = [[c for c in cols]] + [[_cell(r[c]) for c in cols] for r in self.rows]
+        widths = [max(len(row[i]) for row in cells) for i in range(len(cols))]
+        return "\n".join("  ".join(c.rjust(w) for c, w in zip(row, widths)) for row in cells)
+
+    def __repr__(self) -> str:
+        return f"<dtsim.Table {len(self.rows)} points over {', '.join(self.params)}>"
+
+
+def _cell(v: Any) -> str:
+    if v is None:
+        return "-"
+    return f"{v:.6g}" if isinstance(v, float) else str(v)
+
+
+def _scenario(scenario: Scenario | str | os.PathLike | Mapping[str, Any]) -> Scenario:
+    if isinstance(scenario, Scenario):
+        return scenario
+    if isinstance(scenario, Mapping):
+        return Scenario(scenario)
+    return load(scenario)
+
+
+def run(scenario: Scenario | str | os.PathLike | Mapping[str, Any], engine: Optional[str] = None,
+        trace: bool = True) -> Result:
+    """Runs a scenario as `dtsim run` does (engine: 'simgrid' or 'analytical'; None: its run.engine).
+    trace=False skips the trace (result.trace_events is then empty)."""
+    s = _scenario(scenario)
+    return Result(_dtsim.run(s._source, engine or "", trace))
+
+
+def sweep(scenario: Scenario | str | os.PathLike | Mapping[str, Any], params: Mapping[str, Iterable[Any] | str],
+          jobs: int = 1, engine: Optional[str] = None, scaling: str = "weak") -> Table:
+    """Runs every combination of `params` ({"cluster.nodes": [1, 2, 4]}, or a range as `dtsim sweep --param`
+    takes it: {"cluster.nodes": "1..16:x2"}), `jobs` points at once, each SimGrid point in its own process.
+    scaling: 'weak' (the per-worker batch stays) or 'strong' (the global batch stays)."""
+    s = _scenario(scenario)
+    values: Dict[str, List[Any]] = {}
+    texts: List[str] = []
+    for key, vs in params.items():
+        if isinstance(vs, str):
+            texts.append(f"{key}={vs}")
+            continue
+        values[key] = list(vs)
+        texts.append(f"{key}={','.join(_set_text(v) for v in values[key])}")
+    return Table(_dtsim.sweep(s._source, texts, jobs, engine or "", scaling), values)
+
+
+class Tuning(Record):
+    """`dtsim tune`'s answer: devices, global_batch, layouts (valid), over_memory, and `rows`, the layouts that
+    fit, best first: overrides (the --set texts giving job 0 the layout), closed_form_s, analytical_s and
+    simgrid_s (None where that engine did not run it), iteration_time_s, throughput_samples_per_s, mfu,
+    bubble_fraction, peak_memory_bytes, exposed_comm_s (by group kind)."""
+
+    @property
+    def rows(self) -> List[Dict[str, Any]]:
+        return self._data["ranked"]
+
+    def best(self, scenario: Scenario) -> Scenario:
+        """A copy of `scenario` running the best layout."""
+        s = scenario.copy()
+        for text in self.rows[0]["overrides"]:
+            key, value = text.split("=", 1)
+            s.set(key, value)
+        return s
+
+    def to_pandas(self):
+        """The rows as a pandas DataFrame (the overrides joined by spaces)."""
+        return _pandas().DataFrame([dict(r, overrides=" ".join(r["overrides"])) for r in self.rows])
+
+    def __repr__(self) -> str:
+        return f"<dtsim.Tuning {self.scenario}: {len(self.rows)} of {self.layouts} layouts fit on {self.devices} devices>"
+
+
+def tune(scenario: Scenario | str | os.PathLike | Mapping[str, Any], top: int = 5, screen: int = 0,
+         jobs: int = 1) -> Tuning:
+    """The best hybrid layouts of the scenario's transformer job on its devices, as `dtsim tune` finds them:
+    all ranked in closed form (within its tune.* limits), the best `screen` (0: max(32, 4 x top)) on the
+    analytical engine, the best `top` of those on SimGrid, `jobs` engine runs at once."""
+    return Tuning(_dtsim.tune(_scenario(scenario)._source, top, screen, jobs))
+
+
+def models() -> List[Dict[str, Any]]:
+    """The model zoo (`dtsim models list`): name, parameters, gflop_per_sample_fwd, input, layers, source."""
+    return _dtsim.models()
+
+
+def devices() -> List[Dict[str, Any]]:
+    """The device zoo (`dtsim devices`): peaks in FLOP/s (None: no such mode), memory, efficiency figures."""
+    return _dtsim.devices()
+
+
+def keys() -> List[Dict[str, Any]]:
+    """The scenario keys (`dtsim keys`): path, type, default, required, doc."""
+    return _dtsim.keys()

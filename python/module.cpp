@@ -1,0 +1,291 @@
+// The compiled half of the `dtsim` Python module (`_dtsim`): loading and checking scenarios, runs,
+// sweeps and the zoo's tables, with the GIL released while dtsim works. python/dtsim.py builds the
+// user-facing classes on these functions.
+#include <fstream>
+#include <map>
+#include <sstream>
+#include <string>
+#include <vector>
+
+#include <pybind11/pybind11.h>
+#include <pybind11/stl.h>
+
+#include "core/scenario/loader.hpp"
+#include "core/scenario/schema.hpp"
+#include "core/zoo/device.hpp"
+#include "core/zoo/workload.hpp"
+#include "learn/learner.hpp"
+#include "python/error_key.hpp"
+#include "python/run.hpp"
+#include "python/to_python.hpp"
+#include "sim/sweep/sweep_plan.hpp"
+#include "sim/sweep/sweep_results.hpp"
+#include "sim/tune/tuner.hpp"
+
+namespace pb = pybind11;
+
+namespace dtsim::py {
+namespace {
+
+// dtsim.ScenarioError (a ValueError), created at import.
+PyObject* scenario_error_type = nullptr;
+
+// Raises ScenarioError with the error's file, line, column, key and message.
+[[noreturn]] void raise_scenario_error(const InputError& e, const std::string& text, const std::string& origin) {
+  pb::object error = pb::reinterpret_borrow<pb::object>(scenario_error_type)(pb::str(e.what()));
+  error.attr("file") = e.where().file.empty() ? pb::object(pb::none()) : pb::object(pb::str(e.where().file));
+  error.attr("line") = e.where().line > 0 ? pb::object(pb::int_(e.where().line)) : pb::object(pb::none());
+  error.attr("column") = e.where().col > 0 ? pb::object(pb::int_(e.where().col)) : pb::object(pb::none());
+  const auto key = error_key(e, text, origin);
+  error.attr("key") = key ? pb::object(pb::str(*key)) : pb::object(pb::none());
+  error.attr("message") = pb::str(e.message());
+  PyErr_SetObject(scenario_error_type, error.ptr());
+  throw pb::error_already_set();
+}
+
+// Asked while children run: a pending signal (Ctrl-C) raises its Python exception, which stops the points.
+void check_signals() {
+  pb::gil_scoped_acquire acquire;
+  if (PyErr_CheckSignals() != 0) throw pb::error_already_set();
+}
+
+// A scenario as dtsim.py keeps it: its YAML text, the name errors give it, and its --set overrides.
+struct Source {
+  std::string text, origin;
+  std::vector<std::string> sets;
+};
+
+std::string file_text(const std::string& path) {
+  std::ifstream in(path, std::ios::binary);
+  std::stringstream buffer;
+  buffer << in.rdbuf();
+  return buffer.str();
+}
+
+// The text of a scenario file, after the loader has read and checked it (its located errors, for a
+// missing file, a directory or bytes that are not UTF-8 too).
+pb::bytes read_scenario(const std::string& path) {
+  std::string text;
+  try {
+    pb::gil_scoped_release release;
+    load_scenario(path);
+    text = file_text(path);
+  } catch (const InputError& e) {
+    raise_scenario_error(e, file_text(path), path);
+  }
+  return pb::bytes(text);
+}
+
+// Loads the scenario (the YAML loader and its checks), returning what dtsim.Scenario shows of it.
+pb::dict check(const Source& src) {
+  Scenario s;
+  try {
+    pb::gil_scoped_release release;
+    s = load_scenario_text(src.text, src.origin, src.sets);
+  } catch (const InputError& e) {
+    raise_scenario_error(e, src.text, src.origin);
+  }
+  pb::dict d;
+  d["name"] = s.name;
+  d["engine"] = s.run.engine == Engine::Analytical ? "analytical" : "simgrid";
+  d["nodes"] = s.cluster.nodes;
+  d["workers"] = s.workers();
+  d["jobs"] = s.jobs.size();
+  return d;
+}
+
+pb::object run(const Source& src, const std::string& engine, bool trace) {
+  std::vector<std::string> sets = src.sets;
+  if (!engine.empty()) sets.push_back("run.engine=" + engine);
+  nlohmann::json out;
+  try {
+    pb::gil_scoped_release release;
+    out = run_scenario(load_scenario_text(src.text, src.origin, sets), trace, check_signals);
+  } catch (const InputError& e) {
+    raise_scenario_error(e, src.text, src.origin);
+  }
+  return to_python(out);
+}
+
+// Every point of the grid, run over `jobs` processes (sim/sweep), with the scaling analysis when
+// the sweep has one.
+pb::object sweep(const Source& src, const std::vector<std::string>& params, int jobs, const std::string& engine,
+                 const std::string& scaling) {
+  nlohmann::json out;
+  try {
+    pb::gil_scoped_release release;
+    sweep::SweepRequest request;
+    request.scenario = src.origin;
+    request.text = src.text;
+    request.sets = src.sets;
+    request.params = params;
+    request.engine = engine;
+    if (scaling != "weak" && scaling != "strong") throw InputError("scaling: expected 'weak' or 'strong'");
+    request.mode = scaling == "strong" ? sweep::ScalingMode::Strong : sweep::ScalingMode::Weak;
+    const sweep::SweepPlan plan = sweep::plan_sweep(request);
+    std::vector<size_t> pending(plan.scenarios.size());
+    for (size_t i = 0; i < pending.size(); ++i) pending[i] = i;
+    // As `dtsim sweep`: the Learner needs every op record, so only sweeps that train it give up the
+    // analytical fast path; a bad data file is reported before any point runs.
+    bool learns = false;
+    for (const Scenario& s : plan.scenarios) {
+      if (s.run.convergence.enabled) learn::load_split(s);
+      learns = learns || s.run.convergence.enabled;
+    }
+    const sweep::PointHook hook = learns ? sweep::PointHook(add_convergence) : sweep::PointHook();
+    sweep::PointResults done;
+    std::map<size_t, nlohmann::json> by_index;
+    sweep::run_points_with(
+        plan.scenarios, pending, jobs,
+        [&](size_t index, const nlohmann::json& metrics) {
+          done[plan.manifest.points[index].key] = metrics;
+          by_index[index] = metrics;
+        },
+        [&](const Scenario& s) { return sweep::simulate_point(s, hook); }, check_signals);
+    nlohmann::json points = nlohmann::json::array();
+    for (size_t i = 0; i < plan.manifest.points.size(); ++i) {
+      const sweep::SweepPointInfo& p = plan.manifest.points[i];
+      nlohmann::json values = nlohmann::json::object();
+      for (const auto& [k, v] : p.params) values[k] = v;
+      points.push_back({{"params", values}, {"sets", p.sets}, {"workers", p.workers}, {"metrics", by_index.at(i)}});
+    }
+    const auto scaling_report = sweep::scaling_of(plan.manifest, done);
+    out = {{"scenario", plan.manifest.scenario},
+           {"params", plan.manifest.param_keys},
+           {"points", points},
+           {"scaling", scaling_report ? sweep::scaling_json(*scaling_report, plan.manifest.scenario, scaling,
+                                                            plan.manifest.param_keys.front())
+                                      : nlohmann::json()}};
+  } catch (const InputError& e) {
+    raise_scenario_error(e, src.text, src.origin);
+  }
+  return to_python(out);
+}
+
+// `dtsim tune`'s search (sim/tune) with the scenario's tune.* limits: the layouts that fit, best first.
+pb::object tune(const Source& src, int top, int screen, int jobs) {
+  nlohmann::json out;
+  try {
+    pb::gil_scoped_release release;
+    const Scenario s = load_scenario_text(src.text, src.origin, src.sets);
+    tune::TuneRequest request;
+    request.limits = s.job().tune.limits;
+    request.max_memory_fraction = s.job().tune.max_memory_fraction;
+    request.top = top;
+    request.screen = screen;
+    request.jobs = jobs;
+    const tune::TuneResult r = tune::tune(s, request);
+    nlohmann::json ranked = nlohmann::json::array();
+    for (const tune::Candidate& c : r.ranked) {
+      nlohmann::json exposed = nlohmann::json::object();
+      for (int g = 0; g < kGroupKinds; ++g) {
+        exposed[std::string(group_kind_name(static_cast<GroupKind>(g)))] = c.exposed_s[static_cast<size_t>(g)];
+      }
+      const auto seconds = [](double v) { return v > 0 ? nlohmann::json(v) : nlohmann::json(); };
+      ranked.push_back({{"overrides", tune::layout_overrides(c.layout)},
+                        {"closed_form_s", c.closed.iteration_s},
+                        {"analytical_s", seconds(c.analytical_s)},
+                        {"simgrid_s", seconds(c.simgrid_s)},
+                        {"iteration_time_s", c.iteration_s()},
+                        {"throughput_samples_per_s", r.throughput(c)},
+                        {"mfu", r.mfu(c)},
+                        {"bubble_fraction", c.bubble_fraction},
+                        {"peak_memory_bytes", c.peak_memory_bytes},
+                        {"exposed_comm_s", exposed}});
+    }
+    out = {{"scenario", r.scenario},         {"devices", r.devices},
+           {"global_batch", r.global_batch}, {"device_memory_bytes", r.device_memory_bytes},
+           {"layouts", r.layouts},           {"over_memory", r.over_memory},
+           {"simgrid", r.simgrid},           {"ranked", ranked}};
+  } catch (const InputError& e) {
+    raise_scenario_error(e, src.text, src.origin);
+  }
+  return to_python(out);
+}
+
+pb::list models() {
+  pb::list out;
+  for (const auto& n : zoo_model_names()) {
+    const Workload w = load_zoo_model(n);
+    pb::dict d;
+    d["name"] = n;
+    d["parameters"] = w.total_params();
+    d["gflop_per_sample_fwd"] = w.fwd_flops_per_sample() / 1e9;
+    d["input"] = w.input;
+    d["layers"] = w.layers.size();
+    d["source"] = w.source;
+    out.append(d);
+  }
+  return out;
+}
+
+pb::list devices() {
+  pb::list out;
+  for (const auto& n : device_names()) {
+    const DeviceSpec dev = load_device(n);
+    auto peak = [](double p) { return p > 0 ? pb::object(pb::float_(p)) : pb::object(pb::none()); };
+    const KernelProfile& k = dev.kernels;
+    pb::dict d;
+    d["name"] = n;
+    d["peak_fp32_flops"] = peak(dev.peak_fp32);
+    d["peak_tf32_flops"] = peak(dev.peak_tf32);
+    d["peak_fp16_flops"] = peak(dev.peak_fp16);
+    d["peak_bf16_flops"] = peak(dev.peak_bf16);
+    d["memory_bandwidth_bytes_per_s"] = dev.mem_bandwidth;
+    d["memory_bytes"] = dev.mem_capacity;
+    d["efficiency"] = dev.efficiency;
+    d["gemm_fp16_fraction"] = k.present() ? peak(k.gemm_at(Dtype::Fp16)) : pb::object(pb::none());
+    d["attention_fraction"] = k.present() ? peak(k.attention) : pb::object(pb::none());
+    d["memory_fraction"] = k.present() ? peak(k.memory) : pb::object(pb::none());
+    d["compute_under_comm"] = dev.compute_under_comm;
+    d["description"] = dev.description;
+    out.append(d);
+  }
+  return out;
+}
+
+pb::list keys() {
+  pb::list out;
+  for (const auto& k : scenario_keys()) {
+    pb::dict d;
+    d["path"] = k.path;
+    d["type"] = k.type;
+    d["default"] =
+        k.required || k.default_value.empty() ? pb::object(pb::none()) : pb::object(pb::str(k.default_value));
+    d["required"] = k.required;
+    d["doc"] = k.doc;
+    out.append(d);
+  }
+  return out;
+}
+
+}  // namespace
+}  // namespace dtsim::py
+
+PYBIND11_MODULE(_dtsim, m) {
+  using namespace dtsim::py;
+  m.doc() = "The compiled part of dtsim's Python module; import dtsim instead.";
+  m.attr("__version__") = DTSIM_VERSION;
+  scenario_error_type = PyErr_NewExceptionWithDoc(
+      "dtsim.ScenarioError",
+      "A mistake in a scenario, located as the YAML loader locates it: file, line, column, key, message.",
+      PyExc_ValueError, nullptr);
+  m.attr("ScenarioError") = pb::reinterpret_borrow<pb::object>(scenario_error_type);
+  pb::class_<Source>(m, "Source")
+      .def(pb::init<std::string, std::string, std::vector<std::string>>(), pb::arg("text"), pb::arg("origin"),
+           pb::arg("sets"))
+      .def_readonly("text", &Source::text)
+      .def_readonly("origin", &Source::origin)
+      .def_readonly("sets", &Source::sets);
+  m.def("read_scenario", &read_scenario, pb::arg("path"), "A scenario file's text, once the loader has checked it.");
+  m.def("check", &check, pb::arg("source"), "Loads and checks a scenario; a dict of its name, engine and size.");
+  m.def("run", &run, pb::arg("source"), pb::arg("engine") = "", pb::arg("trace") = true,
+        "Runs a scenario: {'metrics': ..., 'trace': ..., 'warnings': [...]}.");
+  m.def("sweep", &sweep, pb::arg("source"), pb::arg("params"), pb::arg("jobs") = 1, pb::arg("engine") = "",
+        pb::arg("scaling") = "weak", "Runs a sweep's points: {'points': [...], 'scaling': ...}.");
+  m.def("tune", &tune, pb::arg("source"), pb::arg("top") = 5, pb::arg("screen") = 0, pb::arg("jobs") = 1,
+        "dtsim tune's search: {'ranked': [...], 'layouts': ..., ...}.");
+  m.def("models", &models, "The model zoo, one dict per model.");
+  m.def("devices", &devices, "The device zoo, one dict per device.");
+  m.def("keys", &keys, "The scenario keys, one dict per key.");
+}

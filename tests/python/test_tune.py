@@ -1,0 +1,23 @@
+# dtsim.tune against `dtsim tune`: the same layouts in the same order with the same figures.
+import json
+import subprocess
+
+import dtsim
+from conftest import DTSIM, ROOT
+
+
+def test_tune_matches_the_cli(tmp_path):
+    scenario = dtsim.load(ROOT / "scenarios/hybrid_pipeline_cpu.yaml")
+    tuning = dtsim.tune(scenario, top=1)
+    subprocess.run([DTSIM, "tune", "scenarios/hybrid_pipeline_cpu.yaml", "--top", "1", "--out", str(tmp_path)],
+                   cwd=ROOT, check=True, capture_output=True)
+    cli = json.loads((tmp_path / "tune.json").read_text())
+    assert (tuning.devices, tuning.layouts, tuning.over_memory) == (cli["devices"], cli["layouts"], cli["over_memory"])
+    assert [r["overrides"] for r in tuning.rows] == [r["set"] for r in cli["ranked"]]
+    for mine, theirs in zip(tuning.rows, cli["ranked"]):
+        for key in ("closed_form_s", "iteration_time_s", "mfu", "peak_memory_bytes"):
+            assert mine[key] == theirs[key], key
+    assert tuning.rows[0]["simgrid_s"] == cli["ranked"][0]["simgrid_s"] > 0
+    best = tuning.best(scenario)
+    assert best.overrides == tuning.rows[0]["overrides"] and scenario.overrides == []
+    assert dtsim.run(best, engine="simgrid", trace=False).iteration_time.mean == tuning.rows[0]["simgrid_s"]
