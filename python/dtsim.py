@@ -298,8 +298,10 @@ def sweep(scenario: Scenario | str | os.PathLike | Mapping[str, Any], params: Ma
 
 
 class Tuning(Record):
-    """`dtsim tune`'s answer: devices, global_batch, layouts (valid), over_memory, and `rows`, the layouts that
-    fit, best first: overrides (the --set texts giving job 0 the layout), closed_form_s, analytical_s and
+    """`dtsim tune`'s answer: objective, devices (the most searched), device_counts, global_batch, layouts
+    (valid), over_memory, and `rows`, the layouts that fit, best first: overrides (the --set texts giving job 0
+    the layout, and placement.nodes when it takes fewer devices), devices, device_seconds_per_sample,
+    closed_form_s, analytical_s and
     simgrid_s (None where that engine did not run it), iteration_time_s, throughput_samples_per_s, mfu,
     bubble_fraction, peak_memory_bytes, exposed_comm_s (by group kind)."""
 
@@ -324,11 +326,13 @@ class Tuning(Record):
 
 
 def tune(scenario: Scenario | str | os.PathLike | Mapping[str, Any], top: int = 5, screen: int = 0,
-         jobs: int = 1) -> Tuning:
+         jobs: int = 1, objective: str = "time") -> Tuning:
     """The best hybrid layouts of the scenario's transformer job on its devices, as `dtsim tune` finds them:
     all ranked in closed form (within its tune.* limits), the best `screen` (0: max(32, 4 x top)) on the
-    analytical engine, the best `top` of those on SimGrid, `jobs` engine runs at once."""
-    return Tuning(_dtsim.tune(_scenario(scenario)._source, top, screen, jobs))
+    analytical engine, the best `top` of those on SimGrid, `jobs` engine runs at once. `objective`: "time"
+    (the fastest on exactly its devices), "throughput" or "cost" (the most samples/s or the fewest
+    device-seconds per sample on 1, 2, 4, ... of its nodes)."""
+    return Tuning(_dtsim.tune(_scenario(scenario)._source, top, screen, jobs, objective))
 
 
 def models() -> List[Dict[str, Any]]:

@@ -163,8 +163,14 @@ pb::object sweep(const Source& src, const std::vector<std::string>& params, int 
 }
 
 // `dtsim tune`'s search (sim/tune) with the scenario's tune.* limits: the layouts that fit, best first.
-pb::object tune(const Source& src, int top, int screen, int jobs) {
+pb::object tune(const Source& src, int top, int screen, int jobs, const std::string& objective) {
   nlohmann::json out;
+  const std::map<std::string, tune::Objective> objectives{
+      {"time", tune::Objective::Time}, {"throughput", tune::Objective::Throughput}, {"cost", tune::Objective::Cost}};
+  const auto chosen = objectives.find(objective);
+  if (chosen == objectives.end()) {
+    throw pb::value_error("tune: objective '" + objective + "': expected one of time, throughput, cost");
+  }
   try {
     pb::gil_scoped_release release;
     const Scenario s = load_scenario_text(src.text, src.origin, src.sets);
@@ -174,6 +180,7 @@ pb::object tune(const Source& src, int top, int screen, int jobs) {
     request.top = top;
     request.screen = screen;
     request.jobs = jobs;
+    request.objective = chosen->second;
     const tune::TuneResult r = tune::tune(s, request);
     nlohmann::json ranked = nlohmann::json::array();
     for (const tune::Candidate& c : r.ranked) {
@@ -182,7 +189,9 @@ pb::object tune(const Source& src, int top, int screen, int jobs) {
         exposed[std::string(group_kind_name(static_cast<GroupKind>(g)))] = c.exposed_s[static_cast<size_t>(g)];
       }
       const auto seconds = [](double v) { return v > 0 ? nlohmann::json(v) : nlohmann::json(); };
-      ranked.push_back({{"overrides", tune::layout_overrides(c.layout)},
+      ranked.push_back({{"overrides", r.overrides(c)},
+                        {"devices", c.devices},
+                        {"device_seconds_per_sample", r.device_seconds_per_sample(c)},
                         {"closed_form_s", c.closed.iteration_s},
                         {"analytical_s", seconds(c.analytical_s)},
                         {"simgrid_s", seconds(c.simgrid_s)},
@@ -193,10 +202,16 @@ pb::object tune(const Source& src, int top, int screen, int jobs) {
                         {"peak_memory_bytes", c.peak_memory_bytes},
                         {"exposed_comm_s", exposed}});
     }
-    out = {{"scenario", r.scenario},         {"devices", r.devices},
-           {"global_batch", r.global_batch}, {"device_memory_bytes", r.device_memory_bytes},
-           {"layouts", r.layouts},           {"over_memory", r.over_memory},
-           {"simgrid", r.simgrid},           {"ranked", ranked}};
+    out = {{"scenario", r.scenario},
+           {"objective", std::string(tune::objective_name(r.objective))},
+           {"device_counts", r.device_counts},
+           {"devices", r.devices},
+           {"global_batch", r.global_batch},
+           {"device_memory_bytes", r.device_memory_bytes},
+           {"layouts", r.layouts},
+           {"over_memory", r.over_memory},
+           {"simgrid", r.simgrid},
+           {"ranked", ranked}};
   } catch (const InputError& e) {
     raise_scenario_error(e, src.text, src.origin);
   }
@@ -284,7 +299,7 @@ PYBIND11_MODULE(_dtsim, m) {
   m.def("sweep", &sweep, pb::arg("source"), pb::arg("params"), pb::arg("jobs") = 1, pb::arg("engine") = "",
         pb::arg("scaling") = "weak", "Runs a sweep's points: {'points': [...], 'scaling': ...}.");
   m.def("tune", &tune, pb::arg("source"), pb::arg("top") = 5, pb::arg("screen") = 0, pb::arg("jobs") = 1,
-        "dtsim tune's search: {'ranked': [...], 'layouts': ..., ...}.");
+        pb::arg("objective") = "time", "dtsim tune's search: {'ranked': [...], 'layouts': ..., ...}.");
   m.def("models", &models, "The model zoo, one dict per model.");
   m.def("devices", &devices, "The device zoo, one dict per device.");
   m.def("keys", &keys, "The scenario keys, one dict per key.");

@@ -2,6 +2,8 @@
 import json
 import subprocess
 
+import pytest
+
 import dtsim
 from conftest import DTSIM, ROOT
 
@@ -21,3 +23,23 @@ def test_tune_matches_the_cli(tmp_path):
     best = tuning.best(scenario)
     assert best.overrides == tuning.rows[0]["overrides"] and scenario.overrides == []
     assert dtsim.run(best, engine="simgrid", trace=False).iteration_time.mean == tuning.rows[0]["simgrid_s"]
+
+
+def test_tune_objective_cost_matches_the_cli(tmp_path):
+    # The cheapest layout over 1, 2, 4, ... nodes, as `dtsim tune --objective cost` finds it, with its devices.
+    path = ROOT / "scenarios/gpt3_175b_megatron.yaml"
+    tuning = dtsim.tune(dtsim.load(path), top=0, screen=4, objective="cost")
+    subprocess.run([DTSIM, "tune", str(path), "--top", "0", "--screen", "4", "--objective", "cost", "--out",
+                    str(tmp_path)], cwd=ROOT, check=True, capture_output=True)
+    cli = json.loads((tmp_path / "tune.json").read_text())
+    assert tuning.objective == cli["objective"] == "cost"
+    assert tuning.device_counts == cli["device_counts"] == [8, 16, 32, 64]
+    assert [r["overrides"] for r in tuning.rows] == [r["set"] for r in cli["ranked"]]
+    assert [r["devices"] for r in tuning.rows] == [r["devices"] for r in cli["ranked"]]
+    costs = [r["device_seconds_per_sample"] for r in tuning.rows]
+    assert costs == sorted(costs) and costs == [r["device_seconds_per_sample"] for r in cli["ranked"]]
+
+
+def test_tune_refuses_an_unknown_objective():
+    with pytest.raises(ValueError, match="expected one of time, throughput, cost"):
+        dtsim.tune(dtsim.load(ROOT / "scenarios/gpt3_175b_megatron.yaml"), objective="speed")
