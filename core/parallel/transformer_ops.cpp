@@ -68,6 +68,17 @@ KernelStep gemm(std::string name, double m, double k, double n, double db, doubl
   return g;
 }
 
+// A GEMM whose bias, when the model has biases, is added to `outputs` elements.
+KernelStep biased(KernelStep g, const Dims& d, double outputs) {
+  if (d.bias) g.bias_outputs = outputs;
+  return g;
+}
+
+// The bias gradient of a biased GEMM's backward: its output gradient read once and summed per output feature.
+KernelStep bias_gradient(const KernelStep& g, const Dims& d) {
+  return compute(g.name + " bias grad", KernelClass::Elementwise, 0, g.bias_outputs * d.db);
+}
+
 KernelStep collective(std::string name, CollectiveKind kind, GroupKind group, double bytes) {
   KernelStep k;
   k.name = std::move(name);
@@ -194,12 +205,12 @@ std::vector<KernelStep> block_forward(const TransformerSpec& m, const ShardShape
   if (d.sp) tensor_collective(out, d, CollectiveKind::AllGather, act);
   const double bias = d.bias ? 1 : 0;
   append(out, gemm_casts(d, "qkv", d.tokens * d.h, (d.h + bias) * d.qkv_out / d.t));
-  out.push_back(gemm("qkv", d.tokens, d.h, d.qkv_out / d.t, d.db));
+  out.push_back(biased(gemm("qkv", d.tokens, d.h, d.qkv_out / d.t, d.db), d, d.tokens * d.qkv_out / d.t));
   if (d.c > 1)
     out.push_back(collective("kv all-gather", CollectiveKind::AllGather, GroupKind::Context, kv_gather_bytes(d)));
   for (KernelStep& k : attention_core(d)) out.push_back(std::move(k));
   append(out, gemm_casts(d, "proj", 0, d.h * d.h / d.t + bias * d.h));
-  out.push_back(gemm("proj", d.tokens, d.h / d.t, d.h, d.db));
+  out.push_back(biased(gemm("proj", d.tokens, d.h / d.t, d.h, d.db), d, d.sp_tokens * d.h));
   tensor_collective(out, d, d.sp ? CollectiveKind::ReduceScatter : CollectiveKind::AllReduce, act);
   out.push_back(dropout_residual(d, "attn dropout+residual"));
   out.push_back(norm(d, "ln2"));
@@ -224,11 +235,13 @@ std::vector<KernelStep> block_forward(const TransformerSpec& m, const ShardShape
     // The rank's experts each take their share of the gathered tokens.
     const double local_experts = d.experts / d.e;
     append(out, gemm_casts(d, "expert fc1", 0, local_experts * (d.h + bias) * d.f_in / d.t));
-    out.push_back(gemm("expert fc1", gathered / local_experts, d.h, d.f_in / d.t, d.db, local_experts));
+    out.push_back(biased(gemm("expert fc1", gathered / local_experts, d.h, d.f_in / d.t, d.db, local_experts), d,
+                         gathered * d.f_in / d.t));
     out.push_back(compute("expert activation", KernelClass::Elementwise, 8 * gathered * d.f / d.t,
                           (d.f_in + d.f) / d.t * gathered * d.db));
     append(out, gemm_casts(d, "expert fc2", 0, local_experts * (d.f * d.h / d.t + bias * d.h)));
-    out.push_back(gemm("expert fc2", gathered / local_experts, d.f / d.t, d.h, d.db, local_experts));
+    out.push_back(
+        biased(gemm("expert fc2", gathered / local_experts, d.f / d.t, d.h, d.db, local_experts), d, gathered * d.h));
     if (d.t > 1) {
       out.push_back(
           collective("expert reduce-scatter", CollectiveKind::ReduceScatter, GroupKind::Tensor, gathered * d.h * d.db));
@@ -239,11 +252,11 @@ std::vector<KernelStep> block_forward(const TransformerSpec& m, const ShardShape
   } else {
     if (d.sp) tensor_collective(out, d, CollectiveKind::AllGather, act);
     append(out, gemm_casts(d, "fc1", d.tokens * d.h, (d.h + bias) * d.f_in / d.t));
-    out.push_back(gemm("fc1", d.tokens, d.h, d.f_in / d.t, d.db));
+    out.push_back(biased(gemm("fc1", d.tokens, d.h, d.f_in / d.t, d.db), d, d.tokens * d.f_in / d.t));
     out.push_back(compute("activation", KernelClass::Elementwise, 8 * d.tokens * d.f / d.t,
                           (d.f_in + d.f) / d.t * d.tokens * d.db));
     append(out, gemm_casts(d, "fc2", 0, d.f * d.h / d.t + bias * d.h));
-    out.push_back(gemm("fc2", d.tokens, d.f / d.t, d.h, d.db));
+    out.push_back(biased(gemm("fc2", d.tokens, d.f / d.t, d.h, d.db), d, d.sp_tokens * d.h));
     tensor_collective(out, d, d.sp ? CollectiveKind::ReduceScatter : CollectiveKind::AllReduce, act);
   }
   out.push_back(dropout_residual(d, "mlp dropout+residual"));
@@ -281,6 +294,7 @@ std::vector<KernelStep> block_backward(const TransformerSpec& m, const ShardShap
     KernelStep k = backward_of(*it);
     k.name += " bwd";
     out.push_back(std::move(k));
+    if (it->bias_outputs > 0) out.push_back(bias_gradient(*it, d));
     if (!d.sp && (it->name == "qkv" || it->name == "fc1")) tensor_collective(out, d, CollectiveKind::AllReduce, act);
   }
   return out;

@@ -21,6 +21,10 @@
 // an all-reduce of the input gradient. Per block fwd+bwd: 4 all-reduces of T h (or 4 all-gathers
 // and 4 reduce-scatters with SP), the closed form of Korthikanti et al. 2022, section 4.2.2.
 //
+// Biases (TransformerSpec::bias): each biased GEMM's backward adds a memory-bound reduction of its output gradient
+// (qkv and fc1 over the rank's T tokens, the row-parallel proj and fc2, whose biases follow the reduction, over its
+// T / t sequence-parallel share).
+//
 // Autocast (PyTorch's torch.autocast over fp32 parameters, 16-bit compute; ShardShape::autocast): the
 // residual stream, the norms, softmax and the loss run in fp32 ("CUDA Ops that can autocast to float32":
 // layer_norm, softmax, cross_entropy; a 16-bit GEMM output added to the fp32 residual promotes to fp32),
@@ -58,6 +62,9 @@ struct KernelStep {
   GemmShape gemm{};  // a compute GEMM's shape
   // Memory traffic of its backward when it is not twice the forward's (autocast's casts); < 0: twice.
   double backward_bytes = -1;
+  // A GEMM with a bias: the output-gradient elements its backward sums into the bias gradient (a reduction kernel of
+  // its own, as PyTorch's grad_output.sum(0): one read of them); 0: no bias.
+  double bias_outputs = 0;
 };
 
 // The shape of one rank's share of the work.

@@ -257,3 +257,33 @@ TEST_CASE("without overlap every gradient bucket is reduced after the whole back
     CHECK(reductions > 1);
   }
 }
+
+TEST_CASE("a biased block's backward sums each GEMM's output gradient once into its bias gradient", "[hybrid]") {
+  // qkv and fc1 over the rank's T tokens and its share of their outputs, proj and fc2 (row-parallel: the bias
+  // follows the reduction) over the sequence-parallel share of T and all h outputs; one read each, in bf16.
+  TransformerSpec m;
+  m.layers = 2;
+  m.hidden = 1024;
+  m.heads = 16;
+  m.seq_len = 2048;
+  const double T = 2.0 * 2048, h = 1024, t = 4, B = 2;
+  const auto bytes = [](const std::vector<KernelStep>& steps) {
+    double total = 0;
+    for (const KernelStep& k : steps) total += k.collective ? 0 : k.mem_bytes;
+    return total;
+  };
+  for (bool sp : {false, true}) {
+    const ShardShape sh{4, 1, 1, sp, 2, 2.0};
+    TransformerSpec plain = m;
+    plain.bias = false;
+    const double rows = sp ? T / t : T;
+    const double expected = (T * 3 * h / t + rows * h + T * 4 * h / t + rows * h) * B;
+    CHECK(bytes(block_backward(m, sh)) - bytes(block_backward(plain, sh)) -
+              (bytes(block_forward(m, sh)) - bytes(block_forward(plain, sh))) * 2 ==
+          Approx(expected));
+    int reductions = 0;
+    for (const KernelStep& k : block_backward(m, sh)) reductions += k.name.ends_with(" bias grad");
+    CHECK(reductions == 4);
+    for (const KernelStep& k : block_backward(plain, sh)) CHECK_FALSE(k.name.ends_with(" bias grad"));
+  }
+}
