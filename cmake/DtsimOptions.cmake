@@ -27,6 +27,21 @@ if(DTSIM_WITH_CUDA)
 endif()
 dtsim_optional("CUDA backend" DTSIM_WITH_CUDA CUDAToolkit_FOUND "CUDA toolkit not found")
 
+# Chakra execution traces (dtsim export-chakra / import-chakra, workload.chakra): Debian's protobuf
+# compiles core/chakra/et_def.proto; zlib reads gzip-compressed traces.
+option(DTSIM_WITH_CHAKRA "Read and write Chakra traces when protobuf and zlib are found" ON)
+if(DTSIM_WITH_CHAKRA)
+  find_package(Protobuf QUIET)
+  find_package(ZLIB QUIET)
+endif()
+if(Protobuf_FOUND AND Protobuf_PROTOC_EXECUTABLE AND ZLIB_FOUND)
+  set(DTSIM_CHAKRA_FOUND TRUE)
+else()
+  set(DTSIM_CHAKRA_FOUND FALSE)
+endif()
+dtsim_optional("Chakra traces (protobuf ${Protobuf_VERSION}, zlib)" DTSIM_WITH_CHAKRA DTSIM_CHAKRA_FOUND
+               "protobuf (libprotobuf-dev, protobuf-compiler) or zlib not found")
+
 # SimGrid runs create and free millions of small objects (activities, actors, op records): with
 # jemalloc a large one takes 0.7x the time it takes with glibc's allocator (docs/PERFORMANCE.md).
 # Only the dtsim executable links it; the sanitizers bring their own allocator.

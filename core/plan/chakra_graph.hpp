@@ -1,0 +1,23 @@
+// The order a Chakra trace's nodes run in: their dependencies (data and control deps alike) as
+// positions in the trace, and an order that puts every node after them, the file's own where it
+// already does. Node ids are anything unique; ops are numbered in this order.
+#pragma once
+
+#include <functional>
+#include <string>
+#include <vector>
+
+#include "core/chakra/et_trace.hpp"
+
+namespace dtsim {
+
+struct ChakraGraph {
+  std::vector<std::vector<int>> deps;  // per node (position in the trace): the positions it waits for
+  std::vector<int> order;              // positions, each after its deps; ties in file order
+};
+
+// Calls `fail` (which must throw) with one line for a node id given twice, a dependency on a node the
+// trace does not hold, or a cycle (naming its node ids in order).
+ChakraGraph order_nodes(const std::vector<EtNode>& nodes, const std::function<void(const std::string&)>& fail);
+
+}  // namespace dtsim
