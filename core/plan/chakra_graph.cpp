@@ -14,7 +14,7 @@ namespace dtsim {
 namespace {
 
 // A cycle among the nodes Kahn's algorithm left: from one of them, follow unfinished deps until a
-// node repeats. Returns the ids in dependency order, e.g. "3 -> 5 -> 4 -> 3".
+// node repeats. Returns the ids in dependency order from the cycle's first node in the file, e.g. "3 -> 5 -> 4 -> 3".
 std::string describe_cycle(const std::vector<EtNode>& nodes, const ChakraGraph& g, const std::vector<int>& left) {
   int v = static_cast<int>(std::find_if(left.begin(), left.end(), [](int n) { return n > 0; }) - left.begin());
   std::vector<int> seen(nodes.size(), -1);
@@ -31,6 +31,7 @@ std::string describe_cycle(const std::vector<EtNode>& nodes, const ChakraGraph& 
   }
   std::vector<int> cycle(path.begin() + seen[static_cast<size_t>(v)], path.end());
   std::reverse(cycle.begin(), cycle.end());  // dependency order: each node waits for the one before
+  std::rotate(cycle.begin(), std::min_element(cycle.begin(), cycle.end()), cycle.end());  // from the first in the file
   std::string text;
   const size_t shown = std::min<size_t>(cycle.size(), 8);
   for (size_t i = 0; i < shown; ++i) text += fmt::format("{} -> ", nodes[static_cast<size_t>(cycle[i])].id);
