@@ -16,6 +16,7 @@
 #include "core/chakra/et_file.hpp"
 #include "core/plan/chakra_attrs.hpp"
 #include "core/plan/chakra_graph.hpp"
+#include "core/plan/deadlock.hpp"
 
 namespace dtsim {
 namespace {
@@ -118,6 +119,7 @@ class Importer {
     settle_groups();
     settle_messages();
     settle_job();
+    settle_deadlock();
   }
 
  private:
@@ -320,6 +322,7 @@ class Importer {
     prog.job = job_index_;
     read_metadata(r, t, prog);
     seq_.emplace_back();
+    node_ids_.emplace_back();
     const ChakraGraph graph = order_nodes(t.nodes, [&](const std::string& m) { fail(r, m); });
     std::vector<int> op_of(t.nodes.size(), -1);
     std::vector<std::vector<int>> passed(t.nodes.size());  // an unmodelled node: the ops it stands after
@@ -349,6 +352,7 @@ class Importer {
       op.id = static_cast<int>(prog.ops.size());
       op.deps = std::move(deps);
       op_of[static_cast<size_t>(i)] = op.id;
+      node_ids_.back().push_back(n.id);
       prog.ops.push_back(std::move(op));
     }
   }
@@ -356,6 +360,7 @@ class Importer {
   void settle_groups();
   void settle_messages() const;
   void settle_job();
+  void settle_deadlock() const;
 
   const Scenario& s_;
   const JobSpec& job_;
@@ -369,6 +374,7 @@ class Importer {
   std::map<std::tuple<int, int, std::int64_t>, int> sent_, received_;
   std::map<std::tuple<int, int, std::int64_t, int>, int> messages_;
   std::vector<Ends> ends_;
+  std::vector<std::vector<std::uint64_t>> node_ids_;  // per rank: each op's node id
   int server_nodes_ = 0, shards_ = 0;
   double samples_ = -1;
 };
@@ -472,6 +478,28 @@ void Importer::settle_job() {
   jp.shards = shards_;
   jp.framework = job_.framework;
   plan_.server_nodes = std::max(plan_.server_nodes, server_nodes_);
+}
+
+// A deadlock among matched messages and complete groups (rank 0 receives before it sends to rank 1,
+// which does the same) is refused here, naming the node, rather than found by an engine mid-run.
+void Importer::settle_deadlock() const {
+  const std::optional<StuckOp> stuck = find_deadlock(plan_);
+  if (!stuck) return;
+  const Op& op = plan_.ranks[static_cast<size_t>(stuck->rank)].ops[static_cast<size_t>(stuck->op)];
+  std::string waits = "the nodes it depends on, which never end";
+  if (stuck->reached) {
+    if (const auto* send = std::get_if<SendOp>(&op.body)) {
+      waits = fmt::format("rank {} to receive it, which never happens", send->peer);
+    } else if (const auto* recv = std::get_if<RecvOp>(&op.body)) {
+      waits = fmt::format("rank {}'s send, which never comes", recv->peer);
+    } else if (const auto* c = std::get_if<CollectiveOp>(&op.body)) {
+      waits = fmt::format("the other members of process group '{}', which never all arrive",
+                          groups_[static_cast<size_t>(c->group)].name);
+    }
+  }
+  fail(stuck->rank,
+       fmt::format("node {} ('{}') never runs: the traces deadlock (it waits for {})",
+                   node_ids_[static_cast<size_t>(stuck->rank)][static_cast<size_t>(stuck->op)], op.label, waits));
 }
 
 }  // namespace

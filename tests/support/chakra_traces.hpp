@@ -2,9 +2,9 @@
 // folder of its own, and a scenario that replays it on a small cluster.
 #pragma once
 
+#include <unistd.h>
 #include <filesystem>
 #include <string>
-#include <unistd.h>
 #include <vector>
 
 #include <fmt/format.h>

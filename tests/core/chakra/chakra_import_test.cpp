@@ -47,9 +47,8 @@ TEST_CASE("Chakra nodes become ops in dependency order, control and data deps al
 
 TEST_CASE("a Chakra dependency cycle is refused naming its nodes") {
   if (!chakra_supported()) return;
-  const std::string prefix =
-      write_set("cycle", {et_trace({comp(1, {}), comp(2, {}, 5)}),
-                          et_trace({comp(7, {}), comp(3, {7, 5}), comp(4, {3}), comp(5, {4})})});
+  const std::string prefix = write_set("cycle", {et_trace({comp(1, {}), comp(2, {}, 5)}),
+                                                 et_trace({comp(7, {}), comp(3, {7, 5}), comp(4, {3}), comp(5, {4})})});
   const std::string line = refusal(prefix, 2);
   CHECK(line == prefix + ".1.et: error: rank 1: a dependency cycle: 3 -> 4 -> 5 -> 3");
 }
@@ -57,7 +56,8 @@ TEST_CASE("a Chakra dependency cycle is refused naming its nodes") {
 TEST_CASE("a dependency on a node the trace does not hold is refused") {
   if (!chakra_supported()) return;
   const std::string prefix = write_set("missing", {et_trace({comp(1, {}), comp(2, {9})})});
-  CHECK(refusal(prefix, 1) == prefix + ".0.et: error: rank 0: node 2 depends on node 9, which this trace does not hold");
+  CHECK(refusal(prefix, 1) ==
+        prefix + ".0.et: error: rank 0: node 2 depends on node 9, which this trace does not hold");
 }
 
 TEST_CASE("a Chakra receive without its send is refused naming the rank and the node") {
@@ -71,8 +71,10 @@ TEST_CASE("a Chakra receive without its send is refused naming the rank and the 
   SECTION("no send with that tag") {
     const std::string prefix = write_set("norecv", {et_trace({send(1, 1, 4)}), et_trace({recv(8, 0, 5)})});
     const std::string line = refusal(prefix, 2);
-    const bool sent = line.rfind(prefix + ".0.et: error: rank 0: node 1 sends a message with tag 4 that no node receives", 0) == 0;
-    const bool received = line.rfind(prefix + ".1.et: error: rank 1: node 8 receives a message with tag 5 that no node sends", 0) == 0;
+    const bool sent =
+        line.rfind(prefix + ".0.et: error: rank 0: node 1 sends a message with tag 4 that no node receives", 0) == 0;
+    const bool received =
+        line.rfind(prefix + ".1.et: error: rank 1: node 8 receives a message with tag 5 that no node sends", 0) == 0;
     INFO(line);
     CHECK((sent || received));
   }
@@ -92,6 +94,24 @@ TEST_CASE("a Chakra receive without its send is refused naming the rank and the 
   }
 }
 
+TEST_CASE("matched Chakra messages that wait for each other are refused as a deadlock naming the rank and node") {
+  if (!chakra_supported()) return;
+  const auto recv = [](std::uint64_t id, std::vector<std::uint64_t> deps, int src, int tag) {
+    return et_node(id, T::Recv, std::move(deps),
+                   {et_int("comm_src", src), et_int("comm_size", 1024), et_int("comm_tag", tag)});
+  };
+  const auto send = [](std::uint64_t id, std::vector<std::uint64_t> deps, int dst, int tag) {
+    return et_node(id, T::Send, std::move(deps),
+                   {et_int("comm_dst", dst), et_int("comm_size", 1024), et_int("comm_tag", tag)});
+  };
+  // Each rank receives first, then sends what the other waits for.
+  const std::string prefix = write_set("deadlock", {et_trace({comp(1, {}), recv(2, {1}, 1, 0), send(3, {2}, 1, 1)}),
+                                                    et_trace({recv(4, {}, 0, 1), send(5, {4}, 0, 0)})});
+  CHECK(refusal(prefix, 2) == prefix +
+                                  ".0.et: error: rank 0: node 2 ('n2') never runs: the traces deadlock (it waits "
+                                  "for rank 1's send, which never comes)");
+}
+
 TEST_CASE("unknown Chakra node types and attributes get one warning each and pass dependencies on") {
   if (!chakra_supported()) return;
   EtNode odd = et_node(2, T::Checkpoint, {1});
@@ -107,8 +127,9 @@ TEST_CASE("unknown Chakra node types and attributes get one warning each and pas
   CHECK(plan.ranks[0].ops[1].label == "n5");
   CHECK(plan.ranks[0].ops[1].deps == std::vector<int>{0});  // through 4, 3 and 2 to 1
   REQUIRE(plan.warnings.size() == 3);
-  CHECK(plan.warnings[0] == prefix + ".0.et: warning: rank 0: node 2: CHECKPOINT_NODE (type 10) is not modelled: such "
-                                     "nodes take no time and pass their dependencies on (warned once)");
+  CHECK(plan.warnings[0] == prefix +
+                                ".0.et: warning: rank 0: node 2: CHECKPOINT_NODE (type 10) is not modelled: such "
+                                "nodes take no time and pass their dependencies on (warned once)");
   CHECK(plan.warnings[1].find("node 4: an unknown type (type 42)") != std::string::npos);
   CHECK(plan.warnings[2] ==
         prefix + ".0.et: warning: rank 0: node 5: attribute 'my_attr' is not modelled (ignored) (warned once)");
@@ -131,10 +152,11 @@ TEST_CASE("Chakra collectives run on the process group their pg_name names") {
   }
   SECTION("groups described by the metadata; a member that issues fewer is refused") {
     const EtAttr members{"pg_ranks.a", std::vector<std::int64_t>{0, 1}};
-    const std::string prefix =
-        write_set("described", {et_trace({coll(1, "a"), coll(2, "a")}, {members}), et_trace({coll(1, "a")}, {members})});
-    CHECK(refusal(prefix, 2) == prefix + ".1.et: error: rank 1: 1 collectives on process group 'a', where rank 0 "
-                                         "issues 2: they would wait for each other forever");
+    const std::string prefix = write_set(
+        "described", {et_trace({coll(1, "a"), coll(2, "a")}, {members}), et_trace({coll(1, "a")}, {members})});
+    CHECK(refusal(prefix, 2) == prefix +
+                                    ".1.et: error: rank 1: 1 collectives on process group 'a', where rank 0 "
+                                    "issues 2: they would wait for each other forever");
   }
 }
 

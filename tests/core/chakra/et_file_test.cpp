@@ -79,8 +79,7 @@ TEST_CASE("a truncated Chakra trace is refused with the file, the rank and the b
   // Cut inside a length prefix: the prefix's own offset.
   truncate_to(path, last_node_at);
   std::ofstream(path, std::ios::binary | std::ios::app).put(static_cast<char>(0x80));
-  CHECK(refusal(path, 3).find(fmt::format("a length prefix at byte {} is cut off", last_node_at)) !=
-        std::string::npos);
+  CHECK(refusal(path, 3).find(fmt::format("a length prefix at byte {} is cut off", last_node_at)) != std::string::npos);
 }
 
 TEST_CASE("a corrupt Chakra trace or gzip stream is refused with its offset") {
