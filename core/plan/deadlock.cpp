@@ -38,7 +38,8 @@ class Dataflow {
       for (size_t o = 0; o < ops.size(); ++o) offset[o + 1] += offset[o];
       next_[r].resize(static_cast<size_t>(offset.back()));
       std::vector<int> fill(offset.begin(), offset.end() - 1);
-      for_each_edge(ops, [&](int from, int to) { next_[r][static_cast<size_t>(fill[static_cast<size_t>(from)]++)] = to; });
+      for_each_edge(ops,
+                    [&](int from, int to) { next_[r][static_cast<size_t>(fill[static_cast<size_t>(from)]++)] = to; });
     }
   }
 

@@ -22,8 +22,9 @@ constexpr double kAlpha = 5e-6;
 constexpr double kBandwidth = 100e9 / 8;
 
 EtNode coll(std::uint64_t id, std::vector<std::uint64_t> deps, double bytes, const std::string& pg) {
-  return et_node(id, T::Collective, std::move(deps),
-                 {et_int("comm_type", 0), et_int("comm_size", static_cast<std::int64_t>(bytes)), et_text("pg_name", pg)});
+  return et_node(
+      id, T::Collective, std::move(deps),
+      {et_int("comm_type", 0), et_int("comm_size", static_cast<std::int64_t>(bytes)), et_text("pg_name", pg)});
 }
 
 void check_both(const Scenario& s, double expected, double tolerance) {
@@ -99,8 +100,8 @@ TEST_CASE("a ring AllReduce on a named Chakra group matches the alpha-beta close
     for (int r = 0; r < 4; ++r) ranks.push_back(et_trace({coll(1, {}, bytes, "dp")}, {members}));
     const int n = 4;
     // 2 (N - 1) steps of S / N each: 2 (N - 1) alpha + 2 (N - 1) / N x S / B.
-    check_both(replay_scenario(write_set("ring4", ranks), n), 2 * (n - 1) * kAlpha + 2.0 * (n - 1) / n * bytes / kBandwidth,
-               1e-6);
+    check_both(replay_scenario(write_set("ring4", ranks), n),
+               2 * (n - 1) * kAlpha + 2.0 * (n - 1) / n * bytes / kBandwidth, 1e-6);
   }
   SECTION("a group of two of four ranks, named only by their nodes") {
     std::vector<EtTrace> ranks;
@@ -112,8 +113,7 @@ TEST_CASE("a ring AllReduce on a named Chakra group matches the alpha-beta close
   }
 }
 
-TEST_CASE("dtsim's data-parallel, parameter-server and hybrid plans export to Chakra and replay the same",
-          "[chakra]") {
+TEST_CASE("dtsim's data-parallel, parameter-server and hybrid plans export to Chakra and replay the same", "[chakra]") {
   if (!chakra_supported()) return;
   round_trip("dp", R"(model: {name: resnet50, batch_per_worker: 32, dtype: fp16}
 cluster:
@@ -151,4 +151,3 @@ run: {iterations: 3, warmup: 1}
 }
 
 }  // namespace dtsim::test
-
