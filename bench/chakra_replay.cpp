@@ -1,8 +1,9 @@
 // Importing and replaying Chakra traces on the analytical engine: RANKS files of NODES nodes each,
 // generated first (not timed): compute nodes of 10 us in a chain, every 100th an AllReduce of 1 MB
 // on all ranks, and in every hundred one message to the next rank of a ring. Prints one line:
-//   ranks nodes_per_rank import_s engine_s total_s peak_rss_mib
-// import_s: reading the files and building the Plan (compile_plan); engine_s: the analytical run.
+//   ranks nodes_per_rank import_s engine_s total_s cpu_s peak_rss_mib
+// import_s: reading the files and building the Plan (compile_plan); engine_s: the analytical run;
+// cpu_s: the user and system CPU time of the whole process, generation included.
 // Usage: bench_chakra_replay RANKS NODES [FOLDER]   (FOLDER: where the traces go, default /tmp)
 #include <sys/resource.h>
 
@@ -90,8 +91,11 @@ run: {{engine: analytical, iterations: 1, warmup: 0}}
   rusage usage{};
   getrusage(RUSAGE_SELF, &usage);
   const auto seconds = [](auto a, auto b) { return std::chrono::duration<double>(b - a).count(); };
-  std::printf("%d %d %.3f %.3f %.3f %.1f\n", ranks, nodes, seconds(t0, t1), seconds(t1, t2), seconds(t0, t2),
-              static_cast<double>(usage.ru_maxrss) / 1024.0);
+  const auto cpu = [](const timeval& t) {
+    return static_cast<double>(t.tv_sec) + static_cast<double>(t.tv_usec) * 1e-6;
+  };
+  std::printf("%d %d %.3f %.3f %.3f %.3f %.1f\n", ranks, nodes, seconds(t0, t1), seconds(t1, t2), seconds(t0, t2),
+              cpu(usage.ru_utime) + cpu(usage.ru_stime), static_cast<double>(usage.ru_maxrss) / 1024.0);
   std::filesystem::remove_all(folder);
   return 0;
 }

@@ -22,9 +22,9 @@ std::string describe_cycle(const std::vector<EtNode>& nodes, const ChakraGraph& 
   while (seen[static_cast<size_t>(v)] < 0) {
     seen[static_cast<size_t>(v)] = static_cast<int>(path.size());
     path.push_back(v);
-    for (const int d : g.deps[static_cast<size_t>(v)]) {
-      if (left[static_cast<size_t>(d)] > 0) {
-        v = d;
+    for (const int* d = g.deps_begin(v); d != g.deps_end(v); ++d) {
+      if (left[static_cast<size_t>(*d)] > 0) {
+        v = *d;
         break;
       }
     }
@@ -51,23 +51,23 @@ ChakraGraph order_nodes(const std::vector<EtNode>& nodes, const std::function<vo
     }
   }
   ChakraGraph g;
-  g.deps.resize(n);
+  g.offset.assign(n + 1, 0);
   bool in_file_order = true;
   for (size_t i = 0; i < n; ++i) {
-    std::vector<int>& deps = g.deps[i];
-    deps.reserve(nodes[i].data_deps.size() + nodes[i].ctrl_deps.size());
+    const size_t first = g.dep.size();
     for (const auto* list : {&nodes[i].data_deps, &nodes[i].ctrl_deps}) {
       for (const std::uint64_t id : *list) {
         const auto it = position.find(id);
         if (it == position.end()) {
           fail(fmt::format("node {} depends on node {}, which this trace does not hold", nodes[i].id, id));
         }
-        deps.push_back(it->second);
+        g.dep.push_back(it->second);
         in_file_order = in_file_order && it->second < static_cast<int>(i);
       }
     }
-    std::sort(deps.begin(), deps.end());
-    deps.erase(std::unique(deps.begin(), deps.end()), deps.end());
+    std::sort(g.dep.begin() + static_cast<std::ptrdiff_t>(first), g.dep.end());
+    g.dep.erase(std::unique(g.dep.begin() + static_cast<std::ptrdiff_t>(first), g.dep.end()), g.dep.end());
+    g.offset[i + 1] = static_cast<int>(g.dep.size());
   }
   g.order.resize(n);
   std::iota(g.order.begin(), g.order.end(), 0);
@@ -75,8 +75,9 @@ ChakraGraph order_nodes(const std::vector<EtNode>& nodes, const std::function<vo
   std::vector<int> left(n);
   std::vector<std::vector<int>> dependents(n);
   for (size_t i = 0; i < n; ++i) {
-    left[i] = static_cast<int>(g.deps[i].size());
-    for (const int d : g.deps[i]) dependents[static_cast<size_t>(d)].push_back(static_cast<int>(i));
+    const int v = static_cast<int>(i);
+    left[i] = static_cast<int>(g.deps_end(v) - g.deps_begin(v));
+    for (const int* d = g.deps_begin(v); d != g.deps_end(v); ++d) dependents[static_cast<size_t>(*d)].push_back(v);
   }
   std::priority_queue<int, std::vector<int>, std::greater<>> ready;
   for (size_t i = 0; i < n; ++i) {

@@ -12,8 +12,13 @@
 namespace dtsim {
 
 struct ChakraGraph {
-  std::vector<std::vector<int>> deps;  // per node (position in the trace): the positions it waits for
-  std::vector<int> order;              // positions, each after its deps; ties in file order
+  // Node i (its position in the trace) waits for the positions dep[offset[i]] .. dep[offset[i + 1] - 1].
+  std::vector<int> offset;
+  std::vector<int> dep;
+  std::vector<int> order;  // positions, each after its deps; ties in file order
+
+  const int* deps_begin(int i) const { return dep.data() + offset[static_cast<size_t>(i)]; }
+  const int* deps_end(int i) const { return dep.data() + offset[static_cast<size_t>(i) + 1]; }
 };
 
 // Calls `fail` (which must throw) with one line for a node id given twice, a dependency on a node the

@@ -330,11 +330,12 @@ class Importer {
     for (const int i : graph.order) {
       const EtNode& n = t.nodes[static_cast<size_t>(i)];
       std::vector<int> deps;
-      for (const int d : graph.deps[static_cast<size_t>(i)]) {
-        if (op_of[static_cast<size_t>(d)] >= 0) {
-          deps.push_back(op_of[static_cast<size_t>(d)]);
+      for (const int* dep = graph.deps_begin(i); dep != graph.deps_end(i); ++dep) {
+        const auto d = static_cast<size_t>(*dep);
+        if (op_of[d] >= 0) {
+          deps.push_back(op_of[d]);
         } else {
-          deps.insert(deps.end(), passed[static_cast<size_t>(d)].begin(), passed[static_cast<size_t>(d)].end());
+          deps.insert(deps.end(), passed[d].begin(), passed[d].end());
         }
       }
       std::sort(deps.begin(), deps.end());
