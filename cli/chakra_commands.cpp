@@ -49,26 +49,31 @@ int export_chakra_command(const ExportChakraOptions& o) {
 int import_chakra_command(const ImportChakraOptions& o) {
   const std::vector<std::string> files = et_files(o.traces);
   const int ranks = static_cast<int>(files.size());
-  const int per_node = o.devices_per_node > 0 ? o.devices_per_node : std::min(ranks, 8);
-  const int nodes = (ranks + per_node - 1) / per_node;
-  // The scenario folder holds its own copy of the traces, named <name>.<rank>.et(.gz).
+  // Traces that place their ranks (dtsim's own, dtsim.node and dtsim.local) size the cluster; others
+  // run rank r on node r / devices_per_node.
+  int per_node = 0, placed_nodes = 0;
+  for (int r = 0; r < ranks; ++r) {
+    const EtTrace meta = read_et_metadata(files[static_cast<size_t>(r)], r);
+    const auto node = attr_number(meta.metadata, "dtsim.node");
+    const auto local = attr_number(meta.metadata, "dtsim.local");
+    if (!node || !local || attr_text(meta.metadata, "dtsim.role") == "server") continue;
+    placed_nodes = std::max(placed_nodes, static_cast<int>(*node) + 1);
+    per_node = std::max(per_node, static_cast<int>(*local) + 1);
+  }
+  if (o.devices_per_node > 0) per_node = o.devices_per_node;
+  if (per_node == 0) per_node = std::min(ranks, 8);
+  const int nodes = std::max(placed_nodes, (ranks + per_node - 1) / per_node);
+  // The scenario folder holds its own copy of the traces, named <name>.<rank>.et(.gz). The originals
+  // are replayed first, so that a bad trace is refused naming its own file, before anything is written.
   const std::string first = fs::path(files.front()).filename().string();
   const std::string name = first.substr(0, first.rfind(".0.et"));
-  const fs::path traces = fs::path(o.out) / "traces";
-  std::error_code ec;
-  fs::create_directories(traces, ec);
-  if (ec) throw RuntimeError(fmt::format("cannot create output folder {}: {}", traces.string(), ec.message()));
-  for (const std::string& f : files) {
-    fs::copy_file(f, traces / fs::path(f).filename(), fs::copy_options::overwrite_existing, ec);
-    if (ec) throw RuntimeError(fmt::format("cannot copy {} to {}: {}", f, traces.string(), ec.message()));
-  }
-  const std::string scenario = (fs::path(o.out) / "scenario.yaml").string();
-  write_file_atomic(
-      scenario, fmt::format(R"(# Replays the Chakra traces {} ({} ranks), copied into traces/ by dtsim import-chakra.
+  const std::string original = fs::absolute(fs::path(files.front()).parent_path() / name).string();
+  const auto scenario_text = [&](const std::string& prefix) {
+    return fmt::format(R"(# Replays the Chakra traces {} ({} ranks), copied into traces/ by dtsim import-chakra.
 # Rank r runs on node r / devices_per_node unless the traces place it (docs/chakra.md).
 name: {}
 workload:
-  chakra: traces/{}
+  chakra: {}
   chakra_timing: {}
 cluster:
   nodes: {}
@@ -79,11 +84,20 @@ run:
   iterations: 3
   warmup: 1
 )",
-                            o.traces, ranks, name, name, o.timing, nodes, per_node, o.device, o.engine));
-  // The scenario must load and its traces replay: a bad trace is refused now, not at the first run.
-  const Scenario s = load_scenario(scenario, {});
-  const Plan plan = compile_plan(s);
+                       o.traces, ranks, name, prefix, o.timing, nodes, per_node, o.device, o.engine);
+  };
+  const Plan plan = compile_plan(load_scenario_text(scenario_text(original), "import-chakra"));
   for (const std::string& w : plan.warnings) std::cerr << w << "\n";
+  const fs::path traces = fs::path(o.out) / "traces";
+  std::error_code ec;
+  fs::create_directories(traces, ec);
+  if (ec) throw RuntimeError(fmt::format("cannot create output folder {}: {}", traces.string(), ec.message()));
+  for (const std::string& f : files) {
+    fs::copy_file(f, traces / fs::path(f).filename(), fs::copy_options::overwrite_existing, ec);
+    if (ec) throw RuntimeError(fmt::format("cannot copy {} to {}: {}", f, traces.string(), ec.message()));
+  }
+  const std::string scenario = (fs::path(o.out) / "scenario.yaml").string();
+  write_file_atomic(scenario, scenario_text("traces/" + name));
   std::cout << fmt::format("wrote {} ({} ranks, {} ops per iteration); run it with: dtsim run {}\n", scenario, ranks,
                            plan.total_ops(), scenario);
   return 0;

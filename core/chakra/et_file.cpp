@@ -214,11 +214,7 @@ void add_length(std::string& out, size_t n) {
   out.push_back(static_cast<char>(n));
 }
 
-}  // namespace
-
-bool chakra_supported() { return true; }
-
-EtTrace read_et(const std::string& path, int rank) {
+EtTrace read_trace(const std::string& path, int rank, bool metadata_only) {
   std::string bytes = slurp(path);
   if (bytes.size() >= 2 && static_cast<unsigned char>(bytes[0]) == 0x1f &&
       static_cast<unsigned char>(bytes[1]) == 0x8b) {
@@ -247,6 +243,7 @@ EtTrace read_et(const std::string& path, int rank) {
       trace.version = meta.version();
       read_attrs(meta.attr(), trace.metadata);
       header = false;
+      if (metadata_only) break;
       continue;
     }
     if (!node.ParseFromArray(data, static_cast<int>(length))) {
@@ -267,6 +264,13 @@ EtTrace read_et(const std::string& path, int rank) {
     throw InputError(SourceLocation{path}, fmt::format("rank {}: empty Chakra trace (no GlobalMetadata)", rank));
   return trace;
 }
+
+}  // namespace
+
+bool chakra_supported() { return true; }
+
+EtTrace read_et(const std::string& path, int rank) { return read_trace(path, rank, false); }
+EtTrace read_et_metadata(const std::string& path, int rank) { return read_trace(path, rank, true); }
 
 void write_et(const std::string& path, const EtTrace& trace, bool gzip) {
   std::string out;
@@ -321,6 +325,7 @@ namespace {
 
 bool chakra_supported() { return false; }
 EtTrace read_et(const std::string& path, int) { no_chakra(path); }
+EtTrace read_et_metadata(const std::string& path, int) { no_chakra(path); }
 void write_et(const std::string& path, const EtTrace&, bool) { no_chakra(path); }
 
 #endif

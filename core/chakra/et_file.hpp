@@ -17,6 +17,8 @@ bool chakra_supported();
 // InputError naming the file, `rank` and the byte offset of the message that fails; without protobuf,
 // InputError saying the build has no Chakra support.
 EtTrace read_et(const std::string& path, int rank);
+// Its GlobalMetadata alone (no nodes).
+EtTrace read_et_metadata(const std::string& path, int rank);
 
 // Writes a trace file whole or not at all (core/base/atomic_file.hpp); gzip-compressed when `gzip`.
 void write_et(const std::string& path, const EtTrace& trace, bool gzip = false);
