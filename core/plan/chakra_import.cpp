@@ -16,6 +16,7 @@
 #include "core/chakra/et_file.hpp"
 #include "core/plan/chakra_attrs.hpp"
 #include "core/plan/chakra_graph.hpp"
+#include "core/plan/chakra_node_attrs.hpp"
 #include "core/plan/deadlock.hpp"
 
 namespace dtsim {
@@ -38,18 +39,6 @@ bool modelled(int type) {
     case EtNodeType::Checkpoint: return false;
   }
   return false;
-}
-
-const std::unordered_set<std::string_view>& known_node_attrs() {
-  static const std::unordered_set<std::string_view> known = [] {
-    std::unordered_set<std::string_view> k{a::kNumOps,  a::kTensorSize, a::kCommType,     a::kCommSize, a::kCommSrc,
-                                           a::kCommDst, a::kCommTag,    a::kPgName,       a::kStream,   a::kPhase,
-                                           a::kLayer,   a::kMicroBatch, a::kPeriod,       a::kDtype,    a::kKernelClass,
-                                           a::kGemm,    a::kHost,       a::kUpdateParams, a::kAlgorithm};
-    for (std::string_view i : a::kIgnored) k.insert(i);
-    return k;
-  }();
-  return known;
 }
 
 bool known_metadata_attr(std::string_view name) {
@@ -177,38 +166,30 @@ class Importer {
     return groups_[static_cast<size_t>(it->second)];
   }
 
-  void check_attrs(int r, const EtNode& n) {
-    for (const EtAttr& attr : n.attrs) {
-      if (known_node_attrs().count(attr.name) == 0) {
-        warn_once("attr:" + attr.name, r,
-                  fmt::format("node {}: attribute '{}' is not modelled (ignored)", n.id, attr.name));
-      }
+  double required(int r, const EtNode& n, const NodeAttrs& at, NodeKey key) const {
+    const auto v = at.number(key);
+    if (!v) {
+      fail(r, fmt::format("node {} ({}) has no {} attribute", n.id, et_node_type_name(n.type), node_key_name(key)));
     }
-  }
-
-  double required(int r, const EtNode& n, std::string_view name) const {
-    const auto v = attr_number(n.attrs, name);
-    if (!v) fail(r, fmt::format("node {} ({}) has no {} attribute", n.id, et_node_type_name(n.type), name));
     return *v;
   }
 
-  OpBody compute_body(const EtNode& n) const {
+  OpBody compute_body(const EtNode& n, const NodeAttrs& at) const {
     const bool compute = n.type == static_cast<int>(EtNodeType::Compute);
-    const double flops = compute ? attr_number(n.attrs, a::kNumOps).value_or(0) : 0;
-    const double bytes = attr_number(n.attrs, a::kTensorSize).value_or(0);
+    const double flops = compute ? at.number(NodeKey::NumOps).value_or(0) : 0;
+    const double bytes = at.number(NodeKey::TensorSize).value_or(0);
     const ChakraTiming timing = job_.chakra.timing;
     const bool by_duration =
         timing == ChakraTiming::Duration || (timing == ChakraTiming::Auto && n.duration_micros > 0);
-    const Dtype dtype = parse_dtype(attr_text(n.attrs, a::kDtype).value_or(std::string(dtype_name(job_.model.dtype))));
+    const Dtype dtype = parse_dtype(at.text(NodeKey::Dtype).value_or(std::string(dtype_name(job_.model.dtype))));
     if (!by_duration) {
-      if (const auto params = attr_number(n.attrs, a::kUpdateParams)) return UpdateOp{*params, flops, bytes, dtype};
+      if (const auto params = at.number(NodeKey::UpdateParams)) return UpdateOp{*params, flops, bytes, dtype};
     }
     ComputeOp c;
     c.dtype = dtype;
-    if (const auto cls = attr_text(n.attrs, a::kKernelClass))
-      c.cls = parse_kernel_class(*cls).value_or(KernelClass::Layer);
-    if (const EtAttr* g = find_attr(n.attrs, a::kGemm)) {
-      if (const auto* v = std::get_if<std::vector<double>>(&g->value); v != nullptr && v->size() == 5) {
+    if (const auto cls = at.text(NodeKey::KernelClass)) c.cls = parse_kernel_class(*cls).value_or(KernelClass::Layer);
+    if (const EtValue* g = at.value(NodeKey::Gemm)) {
+      if (const auto* v = std::get_if<std::vector<double>>(g); v != nullptr && v->size() == 5) {
         c.gemm = GemmShape{(*v)[0], (*v)[1], (*v)[2], (*v)[3], (*v)[4] != 0};
       }
     }
@@ -217,14 +198,14 @@ class Importer {
     } else {
       c.flops = flops;
       c.mem_bytes = bytes;
-      c.host = attr_number(n.attrs, a::kHost).value_or(0);
+      c.host = at.number(NodeKey::Host).value_or(0);
     }
     return c;
   }
 
-  OpBody collective_body(int r, const EtNode& n) {
-    const CommKind k = comm_kind(static_cast<std::int64_t>(required(r, n, a::kCommType)));
-    const auto type = static_cast<EtCommType>(static_cast<int>(*attr_number(n.attrs, a::kCommType)));
+  OpBody collective_body(int r, const EtNode& n, const NodeAttrs& at) {
+    const CommKind k = comm_kind(static_cast<std::int64_t>(required(r, n, at, NodeKey::CommType)));
+    const auto type = static_cast<EtCommType>(static_cast<int>(*at.number(NodeKey::CommType)));
     if (k.approximate) {
       warn_once(fmt::format("comm_type:{}", static_cast<int>(type)), r,
                 fmt::format("node {}: comm_type {} runs as the {} of the same bytes", n.id, static_cast<int>(type),
@@ -232,13 +213,13 @@ class Importer {
     }
     CollectiveOp c;
     c.kind = k.kind;
-    c.bytes = type == EtCommType::Barrier ? 0.0 : required(r, n, a::kCommSize);
-    const std::string pg = attr_text(n.attrs, a::kPgName).value_or("");
+    c.bytes = type == EtCommType::Barrier ? 0.0 : required(r, n, at, NodeKey::CommSize);
+    const std::string pg = at.text(NodeKey::PgName).value_or("");
     Group& g = group(pg);
     c.group = group_index_.at(pg);
     if (g.users.empty() || g.users.back() != r) g.users.push_back(r);
     c.seq = seq_[static_cast<size_t>(r)][c.group]++;
-    const std::string algorithm = attr_text(n.attrs, a::kAlgorithm).value_or(job_.strategy.algorithm);
+    const std::string algorithm = at.text(NodeKey::Algorithm).value_or(job_.strategy.algorithm);
     const auto names = algorithm_names();
     c.algorithm = &find_algorithm(
         std::find(names.begin(), names.end(), algorithm) != names.end() ? algorithm : job_.strategy.algorithm);
@@ -258,8 +239,9 @@ class Importer {
     return it->second;
   }
 
-  int peer(int r, const EtNode& n, std::string_view attr) const {
-    const double p = required(r, n, attr);
+  int peer(int r, const EtNode& n, const NodeAttrs& at, NodeKey key) const {
+    const double p = required(r, n, at, key);
+    const std::string_view attr = node_key_name(key);
     if (p < 0 || p >= static_cast<double>(files_.size()) || static_cast<int>(p) == r) {
       fail(r, fmt::format("node {}: {} {} is not another rank of the {} traces", n.id, attr, p, files_.size()));
     }
@@ -267,6 +249,10 @@ class Importer {
   }
 
   Op make_op(int r, const EtNode& n) {
+    const NodeAttrs at(n, [&](const EtAttr& attr) {
+      warn_once("attr:" + attr.name, r,
+                fmt::format("node {}: attribute '{}' is not modelled (ignored)", n.id, attr.name));
+    });
     Op op;
     op.label = n.name.empty() ? fmt::format("node {}", n.id) : n.name;
     op.phase = Phase::Communication;
@@ -276,24 +262,24 @@ class Importer {
       case EtNodeType::MemStore:
         op.stream = Stream::Compute;
         op.phase = Phase::Forward;
-        op.body = compute_body(n);
+        op.body = compute_body(n, at);
         break;
       case EtNodeType::Collective:
         op.stream = Stream::Comm;
-        op.body = collective_body(r, n);
+        op.body = collective_body(r, n, at);
         break;
       case EtNodeType::Send: {
         op.stream = Stream::Posted;
-        const int dst = peer(r, n, a::kCommDst);
-        const auto tag = static_cast<std::int64_t>(attr_number(n.attrs, a::kCommTag).value_or(0));
-        op.body = SendOp{dst, required(r, n, a::kCommSize), message_tag(r, dst, tag, true, r, n.id)};
+        const int dst = peer(r, n, at, NodeKey::CommDst);
+        const auto tag = static_cast<std::int64_t>(at.number(NodeKey::CommTag).value_or(0));
+        op.body = SendOp{dst, required(r, n, at, NodeKey::CommSize), message_tag(r, dst, tag, true, r, n.id)};
         break;
       }
       case EtNodeType::Recv: {
         op.stream = Stream::Posted;
-        const int src = peer(r, n, a::kCommSrc);
-        const auto tag = static_cast<std::int64_t>(attr_number(n.attrs, a::kCommTag).value_or(0));
-        op.body = RecvOp{src, required(r, n, a::kCommSize), message_tag(src, r, tag, false, r, n.id)};
+        const int src = peer(r, n, at, NodeKey::CommSrc);
+        const auto tag = static_cast<std::int64_t>(at.number(NodeKey::CommTag).value_or(0));
+        op.body = RecvOp{src, required(r, n, at, NodeKey::CommSize), message_tag(src, r, tag, false, r, n.id)};
         break;
       }
       case EtNodeType::Invalid:
@@ -302,16 +288,16 @@ class Importer {
       case EtNodeType::Batch:
       case EtNodeType::Checkpoint: break;
     }
-    if (const auto stream = attr_number(n.attrs, a::kStream); stream && *stream >= 0 && *stream <= 2) {
+    if (const auto stream = at.number(NodeKey::Stream); stream && *stream >= 0 && *stream <= 2) {
       op.stream = static_cast<Stream>(static_cast<int>(*stream));
     }
-    if (const auto phase = attr_number(n.attrs, a::kPhase);
+    if (const auto phase = at.number(NodeKey::Phase);
         phase && *phase >= 0 && *phase <= static_cast<double>(Phase::Framework)) {
       op.phase = static_cast<Phase>(static_cast<int>(*phase));
     }
-    op.layer = static_cast<int>(attr_number(n.attrs, a::kLayer).value_or(-1));
-    op.micro_batch = static_cast<int>(attr_number(n.attrs, a::kMicroBatch).value_or(-1));
-    op.period = std::max(1, static_cast<int>(attr_number(n.attrs, a::kPeriod).value_or(1)));
+    op.layer = static_cast<int>(at.number(NodeKey::Layer).value_or(-1));
+    op.micro_batch = static_cast<int>(at.number(NodeKey::MicroBatch).value_or(-1));
+    op.period = std::max(1, static_cast<int>(at.number(NodeKey::Period).value_or(1)));
     return op;
   }
 
@@ -348,7 +334,6 @@ class Importer {
         passed[static_cast<size_t>(i)] = std::move(deps);
         continue;
       }
-      check_attrs(r, n);
       Op op = make_op(r, n);
       op.id = static_cast<int>(prog.ops.size());
       op.deps = std::move(deps);
