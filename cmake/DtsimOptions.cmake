@@ -39,7 +39,11 @@ if(Protobuf_FOUND AND Protobuf_PROTOC_EXECUTABLE AND ZLIB_FOUND)
 else()
   set(DTSIM_CHAKRA_FOUND FALSE)
 endif()
-dtsim_optional("Chakra traces (protobuf ${Protobuf_VERSION}, zlib)" DTSIM_WITH_CHAKRA DTSIM_CHAKRA_FOUND
+set(DTSIM_CHAKRA_NAME "Chakra traces (protobuf, zlib)")
+if(DTSIM_CHAKRA_FOUND)
+  set(DTSIM_CHAKRA_NAME "Chakra traces (protobuf ${Protobuf_VERSION}, zlib ${ZLIB_VERSION_STRING})")
+endif()
+dtsim_optional("${DTSIM_CHAKRA_NAME}" DTSIM_WITH_CHAKRA DTSIM_CHAKRA_FOUND
                "protobuf (libprotobuf-dev, protobuf-compiler) or zlib not found")
 
 # SimGrid runs create and free millions of small objects (activities, actors, op records): with

@@ -318,8 +318,8 @@ void write_et(const std::string& path, const EtTrace& trace, bool gzip) {
 namespace {
 [[noreturn]] void no_chakra(const std::string& path) {
   throw InputError(SourceLocation{path},
-                   "this dtsim was built without protobuf and zlib: Chakra traces are switched "
-                   "off (scripts/setup installs libprotobuf-dev, protobuf-compiler, zlib1g-dev)");
+                   "this dtsim was built without Chakra traces (protobuf and zlib not found, or "
+                   "DTSIM_WITH_CHAKRA=OFF; scripts/setup installs libprotobuf-dev, protobuf-compiler and zlib1g-dev)");
 }
 }  // namespace
 

@@ -109,3 +109,13 @@ TEST_CASE("a folder of Chakra traces names its one set, and a missing rank is re
 }
 
 }  // namespace dtsim::test
+
+namespace dtsim::test {
+
+TEST_CASE("a build without Chakra traces refuses them with one line saying why") {
+  if (chakra_supported()) return;
+  CHECK_THROWS_WITH(read_et("x.0.et", 0), Catch::Contains("built without Chakra traces"));
+  CHECK_THROWS_WITH(write_et("x.0.et", EtTrace{}), Catch::Contains("built without Chakra traces"));
+}
+
+}  // namespace dtsim::test
