@@ -94,17 +94,7 @@ class Importer {
       : s_(s), job_(job), job_index_(job_index), plan_(plan), files_(et_files(job.chakra.prefix)) {}
 
   void run() {
-    const int devices = s_.cluster.devices();
     for (int r = 0; r < static_cast<int>(files_.size()); ++r) read_rank(r);
-    for (const RankProgram& r : plan_.ranks) {
-      if (r.role == Role::Worker && r.where.node * s_.cluster.devices_per_node + r.where.local >= devices) {
-        throw InputError(s_.location_of(s_.job_key(0, "workload.chakra")),
-                         fmt::format("{} Chakra traces, but rank {} would run on node {} device {} of a cluster of {} "
-                                     "nodes x {} devices",
-                                     files_.size(), r.rank, r.where.node, r.where.local, s_.cluster.nodes,
-                                     s_.cluster.devices_per_node));
-      }
-    }
     settle_groups();
     settle_messages();
     settle_job();
@@ -112,6 +102,19 @@ class Importer {
   }
 
  private:
+  // A worker's device is in the cluster (checked as each rank is read: a set too big fails at once).
+  void check_placement(const RankProgram& r) const {
+    const int per_node = s_.cluster.devices_per_node;
+    const bool outside =
+        r.where.node < 0 || r.where.local < 0 || r.where.local >= per_node || r.where.node >= s_.cluster.nodes;
+    if (r.role == Role::Worker && outside) {
+      throw InputError(s_.location_of(s_.job_key(0, "workload.chakra")),
+                       fmt::format("{} Chakra traces, but rank {} would run on node {} device {} of a cluster of {} "
+                                   "nodes x {} devices",
+                                   files_.size(), r.rank, r.where.node, r.where.local, s_.cluster.nodes, per_node));
+    }
+  }
+
   [[noreturn]] void fail(int rank, const std::string& message) const {
     throw InputError(SourceLocation{files_[static_cast<size_t>(rank)]}, fmt::format("rank {}: {}", rank, message));
   }
@@ -307,6 +310,7 @@ class Importer {
     prog.rank = r;
     prog.job = job_index_;
     read_metadata(r, t, prog);
+    check_placement(prog);
     seq_.emplace_back();
     node_ids_.emplace_back();
     const ChakraGraph graph = order_nodes(t.nodes, [&](const std::string& m) { fail(r, m); });

@@ -112,6 +112,16 @@ TEST_CASE("matched Chakra messages that wait for each other are refused as a dea
                                   "for rank 1's send, which never comes)");
 }
 
+TEST_CASE("more Chakra ranks than the cluster's devices are refused at the workload.chakra key") {
+  if (!chakra_supported()) return;
+  const std::string prefix =
+      write_set("toomany", {et_trace({comp(1, {})}), et_trace({comp(1, {})}), et_trace({comp(1, {})})});
+  const std::string line = refusal(prefix, 2);
+  CHECK(line.rfind("replay.yaml:2:", 0) == 0);
+  CHECK(line.find("error: 3 Chakra traces, but rank 2 would run on node 2 device 0 of a cluster of 2 nodes x 1 "
+                  "devices") != std::string::npos);
+}
+
 TEST_CASE("unknown Chakra node types and attributes get one warning each and pass dependencies on") {
   if (!chakra_supported()) return;
   EtNode odd = et_node(2, T::Checkpoint, {1});
