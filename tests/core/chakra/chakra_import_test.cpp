@@ -5,6 +5,7 @@
 
 #include "core/base/error.hpp"
 #include "core/plan/compiler.hpp"
+#include "core/scenario/warnings.hpp"
 #include "tests/support/chakra_traces.hpp"
 
 namespace dtsim::test {
@@ -168,6 +169,25 @@ TEST_CASE("Chakra collectives run on the process group their pg_name names") {
                                     ".1.et: error: rank 1: 1 collectives on process group 'a', where rank 0 "
                                     "issues 2: they would wait for each other forever");
   }
+}
+
+TEST_CASE("model and strategy keys a Chakra replay does not read are warned about, those it reads are not") {
+  if (!chakra_supported()) return;
+  const std::string prefix = write_set("keys", {et_trace({comp(1, {})})});
+  const Scenario s = load_scenario_text(fmt::format(R"(workload: {{chakra: {}}}
+model: {{dtype: fp16, optimizer: adam}}
+strategy: {{allreduce: {{algorithm: ring, bucket_size: 10MB}}}}
+cluster: {{nodes: 1, device: a100_80gb}}
+)",
+                                                    prefix),
+                                        "keys.yaml");
+  const std::vector<std::string> warnings = scenario_warnings(s);
+  REQUIRE(warnings.size() == 2);
+  CHECK(warnings[0] ==
+        "keys.yaml:2:33: warning: model.optimizer: ignored by a job replaying Chakra traces "
+        "(workload.chakra)");
+  CHECK(warnings[1].find("strategy.allreduce.bucket_size: ignored by a job replaying Chakra traces") !=
+        std::string::npos);
 }
 
 }  // namespace dtsim::test
