@@ -17,9 +17,12 @@ inline constexpr std::string_view kCommSrc = "comm_src";
 inline constexpr std::string_view kCommDst = "comm_dst";
 inline constexpr std::string_view kCommTag = "comm_tag";
 inline constexpr std::string_view kPgName = "pg_name";
-// Attributes the PyTorch converter writes that change nothing in dtsim's replay.
-inline constexpr std::string_view kIgnored[] = {"is_cpu_op", "rf_id",  "fw_parent", "seq_id",       "scope",
-                                                "tid",       "fw_tid", "op_schema", "comm_priority"};
+// What Chakra's PyTorch converter writes that changes nothing in dtsim's replay (src/converter/
+// pytorch_converter.py at mlcommons/chakra 73edb74): node bookkeeping and the CUDA stream's number,
+// and the host trace's metadata.
+inline constexpr std::string_view kIgnored[] = {"is_cpu_op", "rf_id",  "fw_parent", "seq_id", "scope",
+                                                "tid",       "fw_tid", "op_schema", "stream"};
+inline constexpr std::string_view kIgnoredMetadata[] = {"schema", "pid", "time", "start_ts", "finish_ts"};
 
 // A process group's members in the metadata: "pg_ranks.<pg_name>", a list of global ranks.
 inline constexpr std::string_view kPgRanks = "pg_ranks.";

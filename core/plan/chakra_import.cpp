@@ -45,6 +45,9 @@ bool known_metadata_attr(std::string_view name) {
   static const std::unordered_set<std::string_view> known{a::kPlanName, a::kRole,   a::kNode,   a::kLocal,
                                                           a::kStage,    a::kShard,  a::kServes, a::kServerNodes,
                                                           a::kShards,   a::kSamples};
+  for (std::string_view ignored : a::kIgnoredMetadata) {
+    if (name == ignored) return true;
+  }
   for (std::string_view prefix : {a::kPgRanks, a::kPgPerNode, a::kPgSiblings, a::kPgKind}) {
     if (name.rfind(prefix, 0) == 0) return true;
   }
