@@ -39,6 +39,28 @@ int models_command(const std::string& action, const std::string& name);
 int devices_command();
 int keys_command(bool markdown);
 
+struct ExportChakraOptions {
+  std::string scenario;
+  std::vector<std::string> sets;
+  std::string out;  // folder of <name>.<rank>.et
+  bool gzip = false;
+};
+
+// `dtsim export-chakra`: the scenario's Plan as Chakra traces, one per rank.
+int export_chakra_command(const ExportChakraOptions& o);
+
+struct ImportChakraOptions {
+  std::string traces;  // a folder holding one set, or a prefix
+  std::string out;     // the scenario folder
+  std::string device = "a100_80gb";
+  int devices_per_node = 0;  // 0: min(ranks, 8)
+  std::string timing = "auto";
+  std::string engine = "analytical";
+};
+
+// `dtsim import-chakra`: a scenario folder replaying a set of Chakra traces (workload.chakra).
+int import_chakra_command(const ImportChakraOptions& o);
+
 struct CheckpointOptions {
   std::string scenario;
   std::vector<std::string> sets;

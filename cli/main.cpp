@@ -92,6 +92,16 @@ Examples:
   dtsim validate bench/validation/ring_2_16MB.yaml --calibration profile.yaml --backend cpu
   dtsim validate bench/validation/ring_2_16MB.yaml --calibration profile.yaml --repeats 5 --json
 )"},
+    {"export-chakra", R"(
+Examples:
+  dtsim export-chakra scenarios/quickstart.yaml --out traces/quickstart
+  dtsim export-chakra scenarios/parameter_server.yaml --out traces/ps --gzip
+)"},
+    {"import-chakra", R"(
+Examples:
+  dtsim import-chakra traces/quickstart --out runs/replay && dtsim run runs/replay/scenario.yaml
+  dtsim import-chakra traces/llama/et --out runs/llama --device h100_sxm --devices-per-node 8 --timing duration
+)"},
     {"keys", R"(
 Examples:
   dtsim keys
@@ -278,6 +288,30 @@ int parse_and_run(int argc, char** argv) {
       ->capture_default_str()
       ->check(CLI::PositiveNumber);
 
+  cli::ExportChakraOptions exp;
+  auto* export_cmd =
+      app.add_subcommand("export-chakra", "Write a scenario's Plan as Chakra execution traces, one per rank");
+  export_cmd->add_option("scenario", exp.scenario, "Scenario file (YAML)")->required();
+  export_cmd->add_option("--set", exp.sets, "Override a scenario key: key.path=value (repeatable)");
+  export_cmd->add_option("--out", exp.out, "Folder for <name>.<rank>.et")->required();
+  export_cmd->add_flag("--gzip", exp.gzip, "Write gzip-compressed traces (<name>.<rank>.et.gz)");
+
+  cli::ImportChakraOptions imp;
+  auto* import_cmd = app.add_subcommand("import-chakra",
+                                        "Make a scenario folder that replays a set of Chakra traces (workload.chakra)");
+  import_cmd->add_option("traces", imp.traces, "A folder holding one set of <name>.<rank>.et, or their prefix")
+      ->required();
+  import_cmd->add_option("--out", imp.out, "Scenario folder to write (scenario.yaml and traces/)")->required();
+  import_cmd->add_option("--device", imp.device, "The cluster's device (dtsim devices)")->capture_default_str();
+  import_cmd->add_option("--devices-per-node", imp.devices_per_node, "Devices per node (default: min(ranks, 8))")
+      ->check(CLI::Range(1, 1 << 16));
+  import_cmd->add_option("--timing", imp.timing, "workload.chakra_timing: auto, duration or roofline")
+      ->check(CLI::IsMember({"auto", "duration", "roofline"}))
+      ->capture_default_str();
+  import_cmd->add_option("--engine", imp.engine, "run.engine: analytical or simgrid")
+      ->check(CLI::IsMember({"analytical", "simgrid"}))
+      ->capture_default_str();
+
   bool markdown = false;
   auto* keys_cmd = app.add_subcommand("keys", "List every scenario key with its default and meaning");
   keys_cmd->add_flag("--markdown", markdown, "Print docs/scenarios.md");
@@ -297,6 +331,8 @@ int parse_and_run(int argc, char** argv) {
   if (*models_cmd) return cli::models_command(models_action, model_name);
   if (*devices_cmd) return cli::devices_command();
   if (*keys_cmd) return cli::keys_command(markdown);
+  if (*export_cmd) return cli::export_chakra_command(exp);
+  if (*import_cmd) return cli::import_chakra_command(imp);
   if (*ckpt_cmd) return cli::checkpoint_command(ckpt);
   if (*tune_cmd) return cli::tune_command(tune);
   if (*calib_cmd) return cli::calibrate_command(calib, argc, argv);

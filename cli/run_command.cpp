@@ -57,6 +57,7 @@ int run_command(const RunOptions& o) {
     run = analytical::run_stage_representatives(s, o.trace ? PlanDetail::Kernels : PlanDetail::Blocks);
   } else {
     run.plan = sim::compile_for_engine(s, o.trace);
+    for (const std::string& w : run.plan.warnings) std::cerr << w << "\n";
     Recorder recorder;
     recorder.reserve(static_cast<size_t>(run.plan.total_ops()) * (run.plan.iterations + run.plan.warmup));
     const std::unique_ptr<Executor> engine = sim::make_executor(s);
@@ -108,6 +109,7 @@ int check_command(const std::string& scenario, const std::vector<std::string>& s
   const sim::Footprint footprint = sim::estimate_footprint(s);
   sim::refuse_if_too_big(s, footprint);
   const Plan plan = compile_plan(s, has_representatives(s) ? PlanScope::Representatives : PlanScope::AllRanks);
+  for (const std::string& w : plan.warnings) std::cerr << w << "\n";
   if (s.run.convergence.enabled) learn::load_split(s);  // the proxy's data files must read
   for (size_t i = 0; i < s.jobs.size(); ++i) {
     // A layout that does not fit in its devices' memory is bad input: the run would not start.

@@ -73,17 +73,24 @@ std::string batch_text(const Scenario& s, const JobSpec& job) {
 
 void job_summary(std::ostream& os, const Scenario& s, const JobSpec& job, const Metrics& m) {
   const Workload& w = job.workload;
-  row(os, "model",
-      fmt::format("{} ({:.4g} M params, {:.4g} GFLOP/sample fwd+bwd, {}, {})", w.name, w.total_params() / 1e6,
-                  (w.fwd_flops_per_sample() + w.bwd_flops_per_sample()) / 1e9, batch_text(s, job),
-                  dtype_name(job.model.dtype)));
-  const std::string sync = sync_text(sync_policy(job.sync.kind).title, job.sync);
-  row(os, "strategy",
-      fmt::format("{}, {} workers{}, {}", strategy_text(s, job), m.workers,
-                  job.strategy.kind == StrategyKind::ParameterServer
-                      ? fmt::format(" + {} server shards", job.strategy.ps_shards)
-                      : "",
-                  sync));
+  if (!job.chakra.prefix.empty()) {
+    // A replay: the traces say the work and the communication (docs/chakra.md).
+    row(os, "workload",
+        fmt::format("Chakra traces {}, {} workers{}", job.chakra.prefix, m.workers,
+                    m.servers > 0 ? fmt::format(" + {} servers", m.servers) : ""));
+  } else {
+    row(os, "model",
+        fmt::format("{} ({:.4g} M params, {:.4g} GFLOP/sample fwd+bwd, {}, {})", w.name, w.total_params() / 1e6,
+                    (w.fwd_flops_per_sample() + w.bwd_flops_per_sample()) / 1e9, batch_text(s, job),
+                    dtype_name(job.model.dtype)));
+    const std::string sync = sync_text(sync_policy(job.sync.kind).title, job.sync);
+    row(os, "strategy",
+        fmt::format("{}, {} workers{}, {}", strategy_text(s, job), m.workers,
+                    job.strategy.kind == StrategyKind::ParameterServer
+                        ? fmt::format(" + {} server shards", job.strategy.ps_shards)
+                        : "",
+                    sync));
+  }
   row(os, "iteration time mean", format_time(m.iteration_time.mean));
   row(os, "iteration time p50/p95/p99",
       fmt::format("{} / {} / {}", format_time(m.iteration_time.p50), format_time(m.iteration_time.p95),

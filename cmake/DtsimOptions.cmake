@@ -45,6 +45,25 @@ else()
                  "Python 3 headers or pybind11 not found: apt-get install python3-dev pybind11-dev")
 endif()
 
+# Chakra execution traces (dtsim export-chakra / import-chakra, workload.chakra): Debian's protobuf
+# compiles core/chakra/et_def.proto; zlib reads gzip-compressed traces.
+option(DTSIM_WITH_CHAKRA "Read and write Chakra traces when protobuf and zlib are found" ON)
+if(DTSIM_WITH_CHAKRA)
+  find_package(Protobuf QUIET)
+  find_package(ZLIB QUIET)
+endif()
+if(Protobuf_FOUND AND Protobuf_PROTOC_EXECUTABLE AND ZLIB_FOUND)
+  set(DTSIM_CHAKRA_FOUND TRUE)
+else()
+  set(DTSIM_CHAKRA_FOUND FALSE)
+endif()
+set(DTSIM_CHAKRA_NAME "Chakra traces (protobuf, zlib)")
+if(DTSIM_CHAKRA_FOUND)
+  set(DTSIM_CHAKRA_NAME "Chakra traces (protobuf ${Protobuf_VERSION}, zlib ${ZLIB_VERSION_STRING})")
+endif()
+dtsim_optional("${DTSIM_CHAKRA_NAME}" DTSIM_WITH_CHAKRA DTSIM_CHAKRA_FOUND
+               "protobuf (libprotobuf-dev, protobuf-compiler) or zlib not found")
+
 # SimGrid runs create and free millions of small objects (activities, actors, op records): with
 # jemalloc a large one takes 0.7x the time it takes with glibc's allocator (docs/PERFORMANCE.md).
 # Only the dtsim executable links it; the sanitizers bring their own allocator.

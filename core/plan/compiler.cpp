@@ -8,6 +8,7 @@
 
 #include <fmt/format.h>
 
+#include "core/plan/chakra_import.hpp"
 #include "core/plan/compress.hpp"
 #include "core/plan/gossip.hpp"
 #include "core/plan/hybrid.hpp"
@@ -130,7 +131,7 @@ Plan compile_plan(const Scenario& s, PlanScope scope) { return compile_plan(s, s
 
 bool has_representatives(const Scenario& s) {
   return std::all_of(s.jobs.begin(), s.jobs.end(), [](const JobSpec& j) {
-    return j.sync.kind != SyncKind::Gossip &&
+    return j.sync.kind != SyncKind::Gossip && j.chakra.prefix.empty() &&
            (j.strategy.kind == StrategyKind::AllReduce || j.strategy.kind == StrategyKind::Hybrid);
   });
 }
@@ -148,7 +149,7 @@ Plan compile_plan(const Scenario& s, PlanScope scope, PlanDetail detail) {
     plan.jobs[i].samples_per_iteration = static_cast<double>(job.workers(s.cluster)) * job.model.batch_per_worker;
     plan.jobs[i].compression = job.compression;
     plan.jobs[i].framework = job.framework;
-    place_workers(s, job, static_cast<int>(i), plan);
+    if (job.chakra.prefix.empty()) place_workers(s, job, static_cast<int>(i), plan);
   }
   for (size_t i = 0; i < s.jobs.size(); ++i) {
     const JobSpec& job = s.jobs[i];
@@ -157,7 +158,9 @@ Plan compile_plan(const Scenario& s, PlanScope scope, PlanDetail detail) {
       plan.jobs[i].samples_per_iteration =
           static_cast<double>(job.workers(s.cluster) - job.sync.backup_workers) * job.model.batch_per_worker;
     }
-    if (job.sync.kind == SyncKind::Gossip) {
+    if (!job.chakra.prefix.empty()) {
+      compile_chakra(s, job, static_cast<int>(i), plan);  // the loader allows it as the only job
+    } else if (job.sync.kind == SyncKind::Gossip) {
       if (scope == PlanScope::Representatives) throw RuntimeError("plan: gossip workers do not compile one alone");
       compile_gossip(job, static_cast<int>(i), plan);
     } else if (job.strategy.kind == StrategyKind::Hybrid) {

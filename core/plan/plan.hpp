@@ -199,6 +199,9 @@ struct Plan {
   // iteration (N x rate / sum of the job's rates, from device speeds and fixed slow factors); 1 for
   // ranks of jobs that do not balance; empty when no job does.
   std::vector<double> batch_scale;
+  // What compiling noticed without refusing, one line each (a Chakra trace's node types and attributes
+  // that dtsim does not model, core/plan/chakra_import.hpp); the commands print them.
+  std::vector<std::string> warnings;
   // Ranks placed on the same device (an asynchronous server's per-worker ranks) compute one op
   // at a time, in the order they become ready.
   // BSP: a rank starts iteration k+1 when all its ops of iteration k have ended; the

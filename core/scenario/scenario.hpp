@@ -110,6 +110,16 @@ struct TuneSpec {
   double max_memory_fraction = 1.0;
 };
 
+// A workload replayed from Chakra execution traces (workload.chakra, docs/chakra.md): the set's
+// prefix (resolved against the scenario file by the loader) and how compute nodes are timed: by
+// their recorded duration, by their num_ops and tensor_size on the cluster's device (roofline), or
+// auto (the duration when a node has one, else the roofline).
+enum class ChakraTiming { Auto, Duration, Roofline };
+struct ChakraSpec {
+  std::string prefix;  // empty: the job's workload is its model
+  ChakraTiming timing = ChakraTiming::Auto;
+};
+
 // One training job. A scenario holds one (its keys at the top level) or several (a `jobs` list)
 // sharing the cluster.
 struct JobSpec {
@@ -123,6 +133,7 @@ struct JobSpec {
   PlacementSpec placement;
   FrameworkSpec framework;
   TuneSpec tune;      // tune.*: what `dtsim tune` searches (only it reads them)
+  ChakraSpec chakra;  // workload.chakra*: the job's ranks replay these traces instead of `model`
   Workload workload;  // resolved from `model`
 
   // Placement resolved against the cluster (0 = all the rest).

@@ -7,6 +7,7 @@
 
 #include "core/calibration/calibration.hpp"
 #include "core/calibration/profile_reader.hpp"
+#include "core/scenario/chakra_keys.hpp"
 #include "core/scenario/convergence_keys.hpp"
 #include "core/scenario/fault_keys.hpp"
 #include "core/scenario/framework_keys.hpp"
@@ -115,6 +116,7 @@ std::vector<ScenarioKey> build_keys() {
   add_job("model.synthetic.layers", "count", "1",
           "Synthetic workload: equal layers the totals are spread over (at most 10000, as model.transformer.layers).",
           [](J& j, const V& v) { j.model.synthetic_layers = v.count(1, 10000); });
+  add_chakra_keys(k);
 
   // cluster
   add("cluster.nodes", "count", "1", "Nodes (hosts) in the cluster.",

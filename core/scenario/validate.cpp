@@ -8,6 +8,7 @@
 
 #include <fmt/format.h>
 
+#include "core/chakra/et_file.hpp"
 #include "core/collectives/collective.hpp"
 #include "core/scenario/hybrid_keys.hpp"
 #include "core/scenario/schema.hpp"
@@ -31,7 +32,36 @@ void check_required(const Scenario& s) {
   }
 }
 
+// workload.chakra: the traces replace the model. Only their files' presence is checked here (reading
+// millions of nodes is the plan compiler's work, core/plan/chakra_import.hpp).
+void resolve_chakra(const Scenario& s, size_t index, JobSpec& job) {
+  const std::string key = s.job_key(index, "workload.chakra");
+  for (const char* model : {"model.name", "model.file"}) {
+    if (is_set(s, s.job_key(index, model))) fail_at(s, key, fmt::format("give {} or {}, not both", key, model));
+  }
+  if (s.jobs.size() > 1) fail_at(s, key, "a job replaying Chakra traces is its scenario's only job");
+  if (job.strategy.kind != StrategyKind::AllReduce || job.sync.kind != SyncKind::Bsp) {
+    fail_at(s, key,
+            "Chakra traces say their own communication: leave strategy.kind and sync.policy at allreduce and "
+            "bsp");
+  }
+  std::filesystem::path p(job.chakra.prefix);
+  const std::string& file = s.location_of(key).file;
+  if (p.is_relative() && !file.empty() && file.rfind("--set", 0) != 0)
+    p = std::filesystem::path(file).parent_path() / p;
+  try {
+    et_files(p.string());
+  } catch (const InputError& e) {
+    fail_at(s, key, fmt::format("{}: {}", key, e.message()));
+  }
+  job.chakra.prefix = p.string();
+  job.workload = Workload{};
+  job.workload.name = "chakra";
+  job.workload.source = job.chakra.prefix;
+}
+
 void resolve_workload(const Scenario& s, size_t index, JobSpec& job) {
+  if (is_set(s, s.job_key(index, "workload.chakra"))) return resolve_chakra(s, index, job);
   const ModelSpec& m = job.model;
   const std::string name_key = s.job_key(index, "model.name");
   const std::string file_key = s.job_key(index, "model.file");

@@ -72,7 +72,9 @@ bool is_symmetric(const Scenario& s) {
   const bool varies = !st.speed_profile.times.empty() || !s.cluster.nic_profile.times.empty() ||
                       s.cluster.heterogeneous() || s.job().strategy.dynamic_batch;
   const bool kind = s.job().strategy.kind == StrategyKind::AllReduce || s.job().strategy.kind == StrategyKind::Hybrid;
-  return s.jobs.size() == 1 && kind && !straggles && !compresses && bsp && !varies;
+  // A job replaying Chakra traces has ranks that may differ in every op.
+  const bool replays = !s.job().chakra.prefix.empty();
+  return s.jobs.size() == 1 && kind && !straggles && !compresses && bsp && !varies && !replays;
 }
 
 StageRun run_stage_representatives(const Scenario& s, PlanDetail detail) {
