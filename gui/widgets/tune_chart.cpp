@@ -45,9 +45,10 @@ TuneChart make_tune_chart(const TuneData* d) {
     return out;
   }
   QChart* chart = out.chart;
-  // The range: every point and the memory allowed.
+  // The range: every point and the memory allowed, unless it is so far beyond the points (a CPU's
+  // memory, a small model) that they would crowd at the left: then the title states it.
   const double allowed = d->memory_allowed_bytes() / kGB;
-  double x_min = allowed, x_max = allowed, y_min = 1e300, y_max = 0;
+  double x_min = 1e300, x_max = 0, y_min = 1e300, y_max = 0;
   const auto grow = [&](double x, double y) {
     x_min = std::min(x_min, x);
     x_max = std::max(x_max, x);
@@ -56,6 +57,8 @@ TuneChart make_tune_chart(const TuneData* d) {
   };
   for (const ParetoPoint& p : d->pareto) grow(p.peak_memory_bytes / kGB, p.closed_form_s);
   for (const TuneRow& r : d->ranked) grow(tune_point(r).x(), tune_point(r).y());
+  const bool guide_shown = allowed <= 3 * x_max;
+  if (guide_shown) x_min = std::min(x_min, allowed), x_max = std::max(x_max, allowed);
   auto* x = new QValueAxis;
   x->setTitleText(QObject::tr("peak memory per rank (GB)"));
   x->setLabelFormat("%g");
@@ -97,15 +100,17 @@ TuneChart make_tune_chart(const TuneData* d) {
   for (const ParetoPoint& p : d->pareto) front->append(p.peak_memory_bytes / kGB, p.closed_form_s);
   attach(chart, front, x, y);
 
-  auto* guide = new QLineSeries;
-  guide->setName(QObject::tr("memory allowed: %1 GB (%2 % of %3 GB)")
-                     .arg(allowed, 0, 'f', 1)
-                     .arg(100 * d->max_memory_fraction, 0, 'g', 3)
-                     .arg(d->device_memory_bytes / kGB, 0, 'f', 1));
-  guide->setPen(QPen(QColor(0x88, 0x88, 0x88), 2, Qt::DashLine));
-  guide->append(allowed, y_low);
-  guide->append(allowed, y_high);
-  attach(chart, guide, x, y);
+  if (guide_shown) {
+    auto* guide = new QLineSeries;
+    guide->setName(QObject::tr("memory allowed: %1 GB (%2 % of %3 GB)")
+                       .arg(allowed, 0, 'f', 1)
+                       .arg(100 * d->max_memory_fraction, 0, 'g', 3)
+                       .arg(d->device_memory_bytes / kGB, 0, 'f', 1));
+    guide->setPen(QPen(QColor(0x88, 0x88, 0x88), 2, Qt::DashLine));
+    guide->append(allowed, y_low);
+    guide->append(allowed, y_high);
+    attach(chart, guide, x, y);
+  }
 
   // The ranked layouts by their most exact engine, SimGrid on top.
   const struct {
@@ -142,9 +147,14 @@ TuneChart make_tune_chart(const TuneData* d) {
   out.selected->setPen(QPen(Qt::black, 2.5));
   attach(chart, out.selected, x, y);
 
-  chart->setTitle(QObject::tr("%1 on %2 devices: iteration time against memory per rank")
+  QString title = QObject::tr("%1 on %2 devices: iteration time against memory per rank")
                       .arg(QString::fromStdString(d->scenario))
-                      .arg(d->devices));
+                      .arg(d->devices);
+  if (!guide_shown)
+    title += QObject::tr(" (memory allowed: %1 GB, %2 x the most any layout here needs)")
+                 .arg(allowed, 0, 'f', 1)
+                 .arg(allowed / x_max, 0, 'f', 0);
+  chart->setTitle(title);
   chart->legend()->setAlignment(Qt::AlignBottom);
   return out;
 }

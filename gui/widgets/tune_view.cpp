@@ -15,6 +15,7 @@
 #include <QLineEdit>
 #include <QPushButton>
 #include <QScatterSeries>
+#include <QScrollBar>
 #include <QSplitter>
 #include <QTableWidget>
 #include <QToolTip>
@@ -114,6 +115,7 @@ TuneView::TuneView(QWidget* parent) : QWidget(parent) {
   table_->setSelectionBehavior(QAbstractItemView::SelectRows);
   table_->setSelectionMode(QAbstractItemView::SingleSelection);
   table_->verticalHeader()->hide();
+  table_->verticalHeader()->setDefaultSectionSize(table_->fontMetrics().height() + 6);  // compact rows
   table_->horizontalHeader()->setStretchLastSection(true);
   connect(table_, &QTableWidget::itemSelectionChanged, this, &TuneView::on_selection);
   chart_view_ = new QChartView(this);
@@ -174,6 +176,7 @@ void TuneView::fill_table() {
   table_->setSortingEnabled(false);
   table_->clear();
   table_->setRowCount(0);
+  table_->setMaximumHeight(QWIDGETSIZE_MAX);
   if (!data_) {
     table_->setColumnCount(0);
     return;
@@ -226,6 +229,11 @@ void TuneView::fill_table() {
     }
   }
   table_->resizeColumnsToContents();
+  // No taller than its rows (and a scroll bar), so a short table leaves the chart the room.
+  const int rows_height = table_->horizontalHeader()->sizeHint().height() +
+                          table_->rowCount() * table_->verticalHeader()->defaultSectionSize() +
+                          table_->horizontalScrollBar()->sizeHint().height() + 2 * table_->frameWidth();
+  table_->setMaximumHeight(rows_height);
   table_->setSortingEnabled(true);
   table_->sortByColumn(0, Qt::AscendingOrder);
 }

@@ -120,6 +120,13 @@ TEST_CASE("the tune header and chart: search, front, engines' points, the best a
   REQUIRE(best->count() == 1);
   CHECK(best->at(0) == tune_point(d.ranked[0]));
   CHECK(!v.selected_point());
+
+  // A memory far beyond every layout's (a CPU's) is stated in the title, not drawn at the far right.
+  TuneData roomy = d;
+  roomy.device_memory_bytes = 100 * d.ranked[0].peak_memory_bytes;
+  v.set_data(&roomy);
+  CHECK(!series_named<QLineSeries>(v.chart_view()->chart(), "memory allowed"));
+  CHECK(v.chart_view()->chart()->title().contains("memory allowed"));
 }
 
 TEST_CASE("selecting a row rings its point and gives its command; clicking a point selects its row") {
