@@ -129,7 +129,7 @@ TEST_CASE("the tune header and chart: search, front, engines' points, the best a
   CHECK(v.chart_view()->chart()->title().contains("memory allowed"));
 }
 
-TEST_CASE("selecting a row rings its point and gives its command; clicking a point selects its row") {
+TEST_CASE("selecting a row rings its point and gives its command, clicking a point selects its row") {
   TuneView v;
   v.resize(1400, 800);
   const TuneData& d = sample();
@@ -152,7 +152,7 @@ TEST_CASE("selecting a row rings its point and gives its command; clicking a poi
   CHECK(*v.selected_point() == tune_point(d.ranked[4]));
 }
 
-TEST_CASE("the main window opens a tune folder or tune.json in the tune view; a bad one is one error line") {
+TEST_CASE("the main window opens a tune folder or tune.json in the tune view, a bad one is one error line") {
   MainWindow w;
   const QString dir = QString::fromStdString(dtsim::test::sample_tune());
   for (const QString& path : {dir, dir + "/tune.json"}) {
