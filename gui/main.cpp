@@ -42,7 +42,7 @@ int main(int argc, char** argv) {
     const QString& a = args[i];
     if (a == "--screenshot" || a == "--view" || a == "--size") {
       if (i + 1 >= args.size()) return usage(qPrintable(a + " needs a value"));
-      const QString v = args[++i];
+      const QString& v = args[++i];
       if (a == "--screenshot") {
         request.out = v;
       } else if (a == "--view") {

@@ -33,6 +33,7 @@ class TuneView : public QWidget {
 
   QLabel* header() const { return header_; }
   QLineEdit* command() const { return command_; }
+  QPushButton* copy_button() const { return copy_; }
   QTableWidget* table() const { return table_; }
   QChartView* chart_view() const { return chart_view_; }
   // The table row showing ranked layout `index` (rows move when sorted); -1 when none.

@@ -1,6 +1,6 @@
 // The tune view (gui/widgets/tune_view.hpp) offscreen on the sample tune of GPT-3 175B: a row per
 // ranked layout with the best highlighted, sorting, the header, the chart's series, selection by
-// row and by point, the main window picking the view, screenshots, and a bad file's error.
+// row and by point, hover and copy, the main window picking the view, screenshots, and a bad file's error.
 #include <catch2/catch.hpp>
 
 #include <filesystem>
@@ -10,11 +10,14 @@
 #include <QApplication>
 #include <QChart>
 #include <QChartView>
+#include <QClipboard>
 #include <QLabel>
 #include <QLineEdit>
 #include <QLineSeries>
+#include <QPushButton>
 #include <QScatterSeries>
 #include <QTableWidget>
+#include <QToolTip>
 
 #include "gui/model/document.hpp"
 #include "gui/widgets/main_window.hpp"
@@ -150,6 +153,11 @@ TEST_CASE("selecting a row rings its point and gives its command, clicking a poi
   emit analytical->clicked(tune_point(d.ranked[4]));
   CHECK(v.selected_layout() == 4);
   CHECK(*v.selected_point() == tune_point(d.ranked[4]));
+  // Hovering a point names its layout; Copy puts the command on the clipboard.
+  emit analytical->hovered(tune_point(d.ranked[1]), true);
+  CHECK(QToolTip::text().contains(QString::fromStdString(d.ranked[1].layout)));
+  v.copy_button()->click();
+  CHECK(QApplication::clipboard()->text().toStdString() == d.run_command(4));
 }
 
 TEST_CASE("the main window opens a tune folder or tune.json in the tune view, a bad one is one error line") {
