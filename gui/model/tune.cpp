@@ -173,8 +173,8 @@ TuneData parse_tune(const std::string& json_text) {
   if (j.contains("device_counts")) {
     const Json& counts = array(j, "device_counts");
     for (size_t i = 0; i < counts.size(); ++i) {
-      if (!counts[i].is_number_integer())
-        wrong("device_counts[" + std::to_string(i) + "]", "a whole number", counts[i]);
+      if (!counts[i].is_number_integer() || counts[i].get<long long>() <= 0)
+        wrong("device_counts[" + std::to_string(i) + "]", "a positive whole number", counts[i]);
       d.device_counts.push_back(counts[i].get<int>());
     }
   }

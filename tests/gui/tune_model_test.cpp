@@ -5,6 +5,7 @@
 
 #include <filesystem>
 #include <fstream>
+#include <set>
 
 #include <nlohmann/json.hpp>
 
@@ -184,4 +185,56 @@ TEST_CASE("a bad tune.json gives one line naming the file and what is wrong") {
   // Through the folder, the file is named after the folder.
   const std::string folder = fs::path(write_sample("tune.json", "[1, 2")).parent_path().string();
   check(folder, "tune.json: not valid JSON");
+}
+
+TEST_CASE("every field of tune.json of the wrong type, or negative, is named in the error") {
+  const nlohmann::json good = sample_json();
+  const nlohmann::json flat = good.flatten();
+  // Flattening makes empty arrays and objects null: they are put back before parsing.
+  std::vector<std::string> empties;
+  for (const auto& [pointer, value] : flat.items())
+    if (value.is_null() && !good.at(nlohmann::json::json_pointer(pointer)).is_null()) empties.push_back(pointer);
+  // Fields the view does not read.
+  const std::set<std::string> unread = {"/simgrid_top"};
+  // "/ranked/0/set/3" -> "ranked[0].set[3]", as the error names it.
+  const auto name_of = [](const std::string& pointer) {
+    std::string out;
+    size_t at = 1;
+    while (at <= pointer.size()) {
+      const size_t next = std::min(pointer.find('/', at), pointer.size());
+      const std::string part = pointer.substr(at, next - at);
+      const bool index = !part.empty() && part.find_first_not_of("0123456789") == std::string::npos;
+      out += index ? "[" + part + "]" : (out.empty() ? "" : ".") + part;
+      at = next + 1;
+    }
+    return out;
+  };
+  int checked = 0;
+  for (const auto& [pointer, value] : flat.items()) {
+    if (unread.count(pointer)) continue;
+    std::vector<nlohmann::json> bad = {value.is_string() ? nlohmann::json(7) : nlohmann::json("x")};
+    if (value.is_number()) bad.push_back(-1);
+    for (const nlohmann::json& b : bad) {
+      nlohmann::json f = flat;
+      f[pointer] = b;
+      nlohmann::json edited = f.unflatten();
+      for (const std::string& e : empties)
+        if (e != pointer) edited[nlohmann::json::json_pointer(e)] = good.at(nlohmann::json::json_pointer(e));
+      const std::string text = edited.dump();
+      INFO(pointer << " = " << b.dump());
+      try {
+        parse_tune(text);
+        FAIL("loaded");
+      } catch (const ParseError& e) {
+        INFO(e.what());
+        CHECK(std::string(e.what()).find(name_of(pointer) + ": expected") == 0);
+      }
+      ++checked;
+    }
+  }
+  CHECK(checked > 300);
+  // Cut anywhere, the file is refused as JSON, never half read.
+  const std::string text = good.dump();
+  for (size_t n = 0; n < text.size(); n += 97)
+    CHECK_THROWS_WITH(parse_tune(text.substr(0, n)), Catch::StartsWith("not valid JSON"));
 }
