@@ -1,6 +1,6 @@
-// dtsim-gui: the desktop viewer of dtsim's traces, metrics and sweeps.
+// dtsim-gui: the desktop viewer of dtsim's traces, metrics, sweeps and tunes.
 //   dtsim-gui [FILE...]                         open files, folders or scenarios
-//   dtsim-gui --screenshot out.png FILE... [--view timeline|summary|scaling|compare] [--size WxH]
+//   dtsim-gui --screenshot out.png FILE... [--view timeline|summary|scaling|compare|tune] [--size WxH]
 #include <cstdio>
 
 #include <QApplication>
@@ -16,10 +16,11 @@ bool has_display() {
 }
 
 int usage(const char* why) {
-  std::fprintf(stderr,
-               "dtsim-gui: %s\nusage: dtsim-gui [FILE...]\n"
-               "       dtsim-gui --screenshot OUT.png FILE... [--view timeline|summary|scaling|compare] [--size WxH]\n",
-               why);
+  std::fprintf(
+      stderr,
+      "dtsim-gui: %s\nusage: dtsim-gui [FILE...]\n"
+      "       dtsim-gui --screenshot OUT.png FILE... [--view timeline|summary|scaling|compare|tune] [--size WxH]\n",
+      why);
   return 2;
 }
 
@@ -41,7 +42,7 @@ int main(int argc, char** argv) {
     const QString& a = args[i];
     if (a == "--screenshot" || a == "--view" || a == "--size") {
       if (i + 1 >= args.size()) return usage(qPrintable(a + " needs a value"));
-      const QString v = args[++i];
+      const QString& v = args[++i];
       if (a == "--screenshot") {
         request.out = v;
       } else if (a == "--view") {

@@ -39,11 +39,13 @@ Document load_document(const std::string& path) {
         d.kind = FileKind::SweepFolder;
         d.sweep = load_sweep(p.parent_path().string());
         break;
+      case FileKind::TuneFolder:
+      case FileKind::Tune: d.tune = load_tune(path); break;
       case FileKind::Scenario: throw ParseError("a scenario must be run first");
       case FileKind::Unknown: {
         std::error_code ec;
         if (!fs::exists(p, ec)) throw ParseError("no such file or folder");
-        throw ParseError("not a trace, metrics, run folder, sweep folder or scenario");
+        throw ParseError("not a trace, metrics, run folder, sweep folder, tune folder or scenario");
       }
     }
   } catch (const ParseError& e) {

@@ -1,5 +1,5 @@
-// Whatever the user opened, loaded: a run (a trace and/or metrics, from files or a run folder)
-// or a sweep (scaling.json and results.json). Scenarios are run first (ScenarioRunner) and their
+// Whatever the user opened, loaded: a run (a trace and/or metrics, from files or a run folder),
+// a sweep (scaling.json and results.json) or a tune (tune.json). Scenarios are run first (ScenarioRunner) and their
 // output folder is loaded as a run.
 #pragma once
 
@@ -11,6 +11,7 @@
 #include "gui/model/run_metrics.hpp"
 #include "gui/model/scaling.hpp"
 #include "gui/model/trace_model.hpp"
+#include "gui/model/tune.hpp"
 
 namespace dtsim::gui {
 
@@ -25,6 +26,7 @@ struct Document {
   std::string title;  // for tabs and window titles
   std::optional<RunData> run;
   std::optional<ScalingData> sweep;
+  std::optional<TuneData> tune;
   // What was malformed in its files and left out or read as empty (Trace::problems, RunMetrics::problems).
   std::vector<std::string> problems() const;
 };

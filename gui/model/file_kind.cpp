@@ -23,6 +23,7 @@ FileKind detect_file_kind(const std::string& path) {
   std::error_code ec;
   const fs::path p(path);
   if (fs::is_directory(p, ec)) {
+    if (fs::exists(p / "tune.json", ec)) return FileKind::TuneFolder;
     if (fs::exists(p / "scaling.json", ec)) return FileKind::SweepFolder;
     if (fs::exists(p / "metrics.json", ec) || fs::exists(p / "trace.json", ec)) return FileKind::RunFolder;
     return FileKind::Unknown;
@@ -36,7 +37,11 @@ FileKind detect_file_kind(const std::string& path) {
   if (name == "metrics.json") return FileKind::Metrics;
   if (name == "scaling.json") return FileKind::Scaling;
   if (name == "results.json") return FileKind::Results;
+  if (name == "tune.json") return FileKind::Tune;
   const std::string h = head(p, 4096);
+  // tune.json's keys come sorted, these two long before its rows (whose iteration_time_s a metrics file has too).
+  if (h.find("\"commonest_overflow\"") != std::string::npos && h.find("\"max_memory_fraction\"") != std::string::npos)
+    return FileKind::Tune;
   if (h.find("\"traceEvents\"") != std::string::npos) return FileKind::Trace;
   if (h.find("\"amdahl\"") != std::string::npos || h.find("\"efficiency_threshold\"") != std::string::npos)
     return FileKind::Scaling;
@@ -56,6 +61,8 @@ std::string_view file_kind_name(FileKind kind) {
     case FileKind::SweepFolder: return "sweep folder";
     case FileKind::Scaling: return "scaling.json";
     case FileKind::Results: return "results.json";
+    case FileKind::TuneFolder: return "tune folder";
+    case FileKind::Tune: return "tune.json";
     case FileKind::Scenario: return "scenario";
     case FileKind::Unknown: return "unknown";
   }

@@ -21,6 +21,7 @@
 #include "gui/widgets/scenario_runner.hpp"
 #include "gui/widgets/summary_view.hpp"
 #include "gui/widgets/timeline_view.hpp"
+#include "gui/widgets/tune_view.hpp"
 
 namespace dtsim::gui {
 namespace {
@@ -35,10 +36,12 @@ MainWindow::MainWindow(QWidget* parent) : QMainWindow(parent) {
   summary_ = new SummaryView(this);
   scaling_ = new ScalingView(this);
   compare_ = new CompareView(this);
+  tune_ = new TuneView(this);
   tabs_->addTab(timeline_, tr("Timeline"));
   tabs_->addTab(summary_, tr("Summary"));
   tabs_->addTab(scaling_, tr("Scaling"));
   tabs_->addTab(compare_, tr("Compare"));
+  tabs_->addTab(tune_, tr("Tune"));
   setCentralWidget(tabs_);
 
   runner_ = new ScenarioRunner(this);
@@ -75,12 +78,12 @@ void MainWindow::build_menus() {
     if (!path.isEmpty() && !open_path(path, &error, add)) QMessageBox::warning(this, tr("Cannot open"), error);
   };
   file->addAction(tr("&Open file..."), QKeySequence::Open, this, [this, report] {
-    report(QFileDialog::getOpenFileName(this, tr("Open a trace, metrics, scaling file or scenario"), QString(),
-                                        tr("dtsim files (*.json *.yaml *.yml);;All files (*)")),
+    report(QFileDialog::getOpenFileName(this, tr("Open a trace, metrics, scaling file, tune.json or scenario"),
+                                        QString(), tr("dtsim files (*.json *.yaml *.yml);;All files (*)")),
            false);
   });
   file->addAction(tr("Open &folder..."), QKeySequence(tr("Ctrl+Shift+O")), this, [this, report] {
-    report(QFileDialog::getExistingDirectory(this, tr("Open a run folder or a sweep folder")), false);
+    report(QFileDialog::getExistingDirectory(this, tr("Open a run folder, a sweep folder or a tune folder")), false);
   });
   file->addAction(tr("&Add run to compare..."), this, [this, report] {
     report(QFileDialog::getOpenFileName(this, tr("Add a run to compare"), QString(),
@@ -94,8 +97,8 @@ void MainWindow::build_menus() {
   file->addSeparator();
   file->addAction(tr("&Quit"), QKeySequence::Quit, qApp, &QApplication::quit);
   QMenu* view = menuBar()->addMenu(tr("&View"));
-  const char* names[] = {"&Timeline", "&Summary", "S&caling", "C&ompare"};
-  for (int i = 0; i < 4; ++i)
+  const char* names[] = {"&Timeline", "&Summary", "S&caling", "C&ompare", "T&une"};
+  for (int i = 0; i < 5; ++i)
     view->addAction(tr(names[i]), QKeySequence(Qt::CTRL | static_cast<Qt::Key>(Qt::Key_1 + i)), this,
                     [this, i] { tabs_->setCurrentIndex(i); });
 }
@@ -164,6 +167,7 @@ void MainWindow::show_document(const Document& doc, bool add) {
     compare_->set_candidates(std::move(sides), 0, add ? b : 1);
   }
   if (doc.sweep && !add) scaling_->set_data(&*doc.sweep);
+  if (doc.tune && !add) tune_->set_data(&*doc.tune);
   show_view(add ? ViewKind::Compare : preferred_view());
   const std::vector<std::string> problems = doc.problems();
   if (!problems.empty()) {
@@ -183,6 +187,7 @@ ViewKind MainWindow::preferred_view() const {
   if (docs_.empty()) return ViewKind::Timeline;
   const Document& d = docs_.back();
   if (d.sweep) return ViewKind::Scaling;
+  if (d.tune) return ViewKind::Tune;
   if (d.run && !d.run->trace) return ViewKind::Summary;
   return ViewKind::Timeline;
 }

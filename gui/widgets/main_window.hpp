@@ -1,4 +1,4 @@
-// The main window of dtsim-gui: a tab per view (timeline, summary, scaling, compare) of the
+// The main window of dtsim-gui: a tab per view (timeline, summary, scaling, compare, tune) of the
 // opened documents; File menu with open, run scenario, recent files and export; drag and drop;
 // the background run of a scenario in the status bar (elapsed time and cancel).
 #pragma once
@@ -23,8 +23,9 @@ class ScalingView;
 class ScenarioRunner;
 class SummaryView;
 class TimelineView;
+class TuneView;
 
-enum class ViewKind { Timeline, Summary, Scaling, Compare };
+enum class ViewKind { Timeline, Summary, Scaling, Compare, Tune };
 
 class MainWindow : public QMainWindow {
   Q_OBJECT
@@ -45,6 +46,7 @@ class MainWindow : public QMainWindow {
   CompareView* compare_view() const { return compare_; }
   ScalingView* scaling_view() const { return scaling_; }
   SummaryView* summary_view() const { return summary_; }
+  TuneView* tune_view() const { return tune_; }
   const std::vector<Document>& documents() const { return docs_; }
 
   static QStringList recent_files();
@@ -67,6 +69,7 @@ class MainWindow : public QMainWindow {
   SummaryView* summary_;
   ScalingView* scaling_;
   CompareView* compare_;
+  TuneView* tune_;
   QMenu* recent_menu_ = nullptr;
   ScenarioRunner* runner_;
   QProgressBar* progress_;

@@ -12,6 +12,7 @@ std::optional<ViewKind> parse_view_kind(const QString& name) {
   if (name == "summary") return ViewKind::Summary;
   if (name == "scaling") return ViewKind::Scaling;
   if (name == "compare") return ViewKind::Compare;
+  if (name == "tune") return ViewKind::Tune;
   return std::nullopt;
 }
 

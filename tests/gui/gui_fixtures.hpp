@@ -1,5 +1,5 @@
 // Shared test inputs: a real run of scenarios/quickstart.yaml made with `dtsim run` (once per
-// test process, in its own folder), the sample sweep, the sample hybrid run, and generators of a
+// test process, in its own folder), the sample sweep, hybrid run and tune, and generators of a
 // random trace and of a pipeline trace.
 #pragma once
 
@@ -30,6 +30,10 @@ inline std::string sample_sweep() { return DTSIM_SOURCE_DIR "/tests/gui/data/swe
 // A hybrid run (tensor 2 x pipeline 2 x data 2, 4 micro-batches, full recompute) made by
 // `dtsim run tests/gui/data/hybrid_tiny.yaml --out tests/gui/data/hybrid`.
 inline std::string sample_hybrid() { return DTSIM_SOURCE_DIR "/tests/gui/data/hybrid"; }
+
+// A tune of GPT-3 175B on its 64 GPUs: `dtsim tune scenarios/gpt3_175b_megatron.yaml --screen 8 --top 1
+// --out tests/gui/data/tune` (its pareto.svg and pareto.png left out).
+inline std::string sample_tune() { return DTSIM_SOURCE_DIR "/tests/gui/data/tune"; }
 
 // A pipeline trace as dtsim writes one: a process per stage ("pipeline stage S"), `ranks_per_stage`
 // ranks each with a compute and a comm lane; each rank runs forward then backward of `micro_batches`
