@@ -23,7 +23,7 @@
 #include "sim/analytical/symmetric.hpp"
 #include "sim/faults/evaluate.hpp"
 #include "sim/footprint.hpp"
-#include "sim/make_executor.hpp"
+#include "sim/run_scenario.hpp"
 
 namespace dtsim::cli {
 namespace {
@@ -47,24 +47,11 @@ int run_command(const RunOptions& o) {
   print_warnings(s, true);
   // Read the proxy's data before simulating, so a bad file is reported at once.
   const learn::Split data = s.run.convergence.enabled ? learn::load_split(s) : learn::Split{};
-  // A symmetric hybrid job on the analytical engine runs one rank per pipeline stage (every rank's
-  // metrics, the representatives' trace: one lane per stage, every kernel an op; without a trace,
-  // each block one op); everything else runs every rank.
-  const bool stages = s.run.engine == Engine::Analytical && s.job().strategy.kind == StrategyKind::Hybrid &&
-                      analytical::is_symmetric(s);
-  analytical::StageRun run;
-  if (stages) {
-    run = analytical::run_stage_representatives(s, o.trace ? PlanDetail::Kernels : PlanDetail::Blocks);
-  } else {
-    run.plan = sim::compile_for_engine(s, o.trace);
-    for (const std::string& w : run.plan.warnings) std::cerr << w << "\n";
-    Recorder recorder;
-    recorder.reserve(static_cast<size_t>(run.plan.total_ops()) * (run.plan.iterations + run.plan.warmup));
-    const std::unique_ptr<Executor> engine = sim::make_executor(s);
-    const RunInfo info = engine->run(run.plan, recorder);
-    run.records = recorder.records();
-    run.metrics = compute_job_metrics(run.plan, run.records, info);
-  }
+  // A symmetric hybrid job on the analytical engine runs one rank per pipeline stage, everything else every rank
+  // (sim/run_scenario.hpp); the plan's warnings are said before a long run.
+  analytical::StageRun run = sim::run_scenario(s, o.trace, [](const Plan& p) {
+    for (const std::string& w : p.warnings) std::cerr << w << "\n";
+  });
   const Plan& plan = run.plan;
   std::vector<Metrics>& jobs = run.metrics;
   faults::add_fault_reports(s, jobs);

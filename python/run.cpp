@@ -11,7 +11,7 @@
 #include "sim/analytical/symmetric.hpp"
 #include "sim/faults/evaluate.hpp"
 #include "sim/footprint.hpp"
-#include "sim/make_executor.hpp"
+#include "sim/run_scenario.hpp"
 
 namespace dtsim::py {
 
@@ -32,20 +32,7 @@ nlohmann::json run_here(const Scenario& s, bool trace) {
     if (const auto overflow = memory_overflow(s, i)) warnings.push_back("warning: " + *overflow);
   }
   // As `dtsim run`: a symmetric hybrid job on the analytical engine runs one rank per pipeline stage.
-  const bool stages = s.run.engine == Engine::Analytical && s.job().strategy.kind == StrategyKind::Hybrid &&
-                      analytical::is_symmetric(s);
-  analytical::StageRun run;
-  if (stages) {
-    run = analytical::run_stage_representatives(s, trace ? PlanDetail::Kernels : PlanDetail::Blocks);
-  } else {
-    run.plan = sim::compile_for_engine(s, trace);
-    Recorder recorder;
-    recorder.reserve(static_cast<size_t>(run.plan.total_ops()) * (run.plan.iterations + run.plan.warmup));
-    const std::unique_ptr<Executor> engine = sim::make_executor(s);
-    const RunInfo info = engine->run(run.plan, recorder);
-    run.records = recorder.records();
-    run.metrics = compute_job_metrics(run.plan, run.records, info);
-  }
+  analytical::StageRun run = sim::run_scenario(s, trace);
   faults::add_fault_reports(s, run.metrics);
   nlohmann::json metrics = run_metrics_json(run.metrics);
   add_convergence(s, run.plan, run.records, metrics);
