@@ -75,6 +75,11 @@ TEST_CASE("dtsim tune --shard i/n, then --merge: the tune.json of one search", "
   CHECK(merge.out.find("reused 6 engine runs kept in " + merged + " (2 run now)") != std::string::npos);
   CHECK(comparable(merged) == comparable(whole));
   CHECK(slurp(merged + "/results.csv") == slurp(whole + "/results.csv"));
+  // A shard missing (a task that failed): the merge runs its share.
+  const std::string lacking = temp_dir("tune-shard-lacking");
+  const auto one = run_dtsim(kSearch + " --merge '" + a + "' --out '" + lacking + "'", "tune-merge-lacking");
+  CHECK(one.out.find("reused 3 engine runs kept in " + lacking + " (5 run now)") != std::string::npos);
+  CHECK(comparable(lacking) == comparable(whole));
   // Shards of another search are refused, in one line.
   const auto other =
       run_dtsim(kSearch + " --fix zero=1 --merge '" + a + "' --out '" + merged + "-other'", "tune-merge-other");
@@ -86,24 +91,33 @@ TEST_CASE("dtsim tune --shard i/n, then --merge: the tune.json of one search", "
   CHECK(both.err == "error: --mpi and --shard: use one or the other\n");
 }
 
-TEST_CASE("dtsim tune --mpi over 2 ranks gives the tune.json of a plain search", "[tune]") {
+TEST_CASE("dtsim tune --mpi over 2 ranks gives the tune.json of a plain search, resumed or not", "[tune]") {
   if (std::system("command -v mpirun >/dev/null 2>&1") != 0) {
     WARN("mpirun not found: the MPI tune test is skipped");
     return;
   }
   const std::string plain = temp_dir("tune-mpi-plain"), mpi = temp_dir("tune-mpi");
   REQUIRE(run_dtsim(kSearch + " --out '" + plain + "'", "tune-mpi-plain").code == 0);
-  const auto r = run_shell(
+  const std::string mpirun =
       "OMPI_ALLOW_RUN_AS_ROOT=1 OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1 OMPI_MCA_btl=self,vader mpirun --oversubscribe -np 2 "
       "'" +
-          std::string(DTSIM_BINARY_DIR) + "/bin/dtsim' " + kSearch + " --mpi --out '" + mpi + "'",
-      "tune-mpi");
+      std::string(DTSIM_BINARY_DIR) + "/bin/dtsim' ";
+  const auto r = run_shell(mpirun + kSearch + " --mpi --out '" + mpi + "'", "tune-mpi");
   INFO(r.out << r.err);
   REQUIRE(r.code == 0);
   CHECK(r.out.find("wrote pareto.svg") != std::string::npos);
   CHECK(comparable(mpi) == comparable(plain));
   CHECK(slurp(mpi + "/results.csv") == slurp(plain + "/results.csv"));
   CHECK(lines(mpi + "/points.jsonl") == 8);  // rank 0 keeps every rank's runs
+  // Resumed over MPI: rank 0 reuses what it kept, the ranks share the rest.
+  std::filesystem::remove(mpi + "/tune.json");
+  const std::string journal = slurp(mpi + "/points.jsonl");
+  std::ofstream(mpi + "/points.jsonl", std::ios::trunc) << journal.substr(0, journal.find('\n') + 1);
+  const auto resumed = run_shell(mpirun + kSearch + " --mpi --out '" + mpi + "'", "tune-mpi-resumed");
+  INFO(resumed.out << resumed.err);
+  REQUIRE(resumed.code == 0);
+  CHECK(resumed.out.find("reused 1 engine runs kept in " + mpi + " (7 run now)") != std::string::npos);
+  CHECK(comparable(mpi) == comparable(plain));
 }
 
 }  // namespace dtsim::test
