@@ -222,7 +222,6 @@ int tune_command(TuneOptions o) {
   const std::string out = o.out.empty() ? fmt::format("runs/{}-tune", s.name) : o.out;
   const auto [shard, shards] = parse_shard(o.shard);
   if (o.mpi && shards > 1) throw InputError("--mpi and --shard: use one or the other");
-  if (!o.merge.empty() && shards > 1) throw InputError("--merge and --shard: merge the shards without --shard");
 
   // Rank 0 alone reads and writes the folder; every rank runs the closed form (the same ranking everywhere).
   std::optional<MpiSweep> mpi;
@@ -290,11 +289,22 @@ int tune_command(TuneOptions o) {
                                  r.devices, format_bytes(r.device_memory_bytes), o.request.max_memory_fraction));
   }
   tune::claim_search_folder(out, search);
-  if (shards > 1) {
+  // A shard's search is done when it holds every run (its share and those merged in); else it says what is next.
+  const auto simgrid_done = static_cast<size_t>(
+      std::count_if(r.ranked.begin(), r.ranked.end(), [](const tune::Candidate& c) { return c.simgrid_s > 0; }));
+  if (!r.pass2_whole) {
     std::cout << fmt::format(
-        "  shard {}/{}: {} of the {} analytical runs kept in {}; once every shard is done, finish the search with "
-        "the same command, --merge and the shard folders instead of --shard\n",
+        "  shard {}/{} of the analytical pass: {} of its {} runs kept in {}. Once every shard is done, the SimGrid "
+        "pass: the same command with --merge and the shard folders, in shards again (--shard i/n, a folder each) or "
+        "whole (no --shard)\n",
         shard, shards, r.ranked.size(), r.screened, out);
+    return 0;
+  }
+  if (simgrid_done < r.simgrid_runs) {
+    std::cout << fmt::format(
+        "  shard {}/{} of the SimGrid pass: {} of its {} runs kept in {}. Once every shard is done, the ranking: the "
+        "same command with --merge and these shard folders, no --shard\n",
+        shard, shards, simgrid_done, r.simgrid_runs, out);
     return 0;
   }
   // The objectives over device counts add each layout's devices and its cost.

@@ -3,6 +3,7 @@
 
 #include <algorithm>
 #include <chrono>
+#include <numeric>
 
 #include <fmt/format.h>
 #include <fmt/ranges.h>
@@ -67,25 +68,31 @@ void take_metrics(const nlohmann::json& metrics, Engine engine, Candidate& c) {
 }
 
 // One engine pass over `candidates` (pass 1's best, in its order): those at `chosen` positions, each taken from
-// `finished` when kept there, the rest run (`jobs` at once) and handed to runs.on_run as they finish. The
-// scenarios of every candidate go to the runner (the same at every MPI rank), the pending runs by position.
-void run_on(const Scenario& s, Engine engine, TuneResult& result, std::vector<Candidate>& candidates,
-            const std::vector<size_t>& chosen, int jobs, const EngineRuns& runs,
-            const std::map<std::string, nlohmann::json>& finished) {
+// `finished` when kept there, the rest run (`jobs` at once; of a shard, the k-th of `chosen` when k is its share)
+// and handed to runs.on_run as they finish. The scenarios of every candidate go to the runner (the same at every MPI
+// rank), the pending runs by position. Returns the positions of `chosen` that have the engine's figures now (at the
+// rank that decides).
+std::vector<size_t> run_on(const Scenario& s, Engine engine, TuneResult& result, std::vector<Candidate>& candidates,
+                           const std::vector<size_t>& chosen, int jobs, const EngineRuns& runs,
+                           const std::map<std::string, nlohmann::json>& finished) {
   std::vector<Scenario> scenarios;
   scenarios.reserve(candidates.size());
   for (const Candidate& c : candidates) scenarios.push_back(with_layout(s, c.layout, engine, c.devices));
+  std::vector<char> has(candidates.size(), 0);
   std::vector<size_t> pending;
-  for (const size_t i : chosen) {
+  for (size_t k = 0; k < chosen.size(); ++k) {
+    const size_t i = chosen[k];
     if (const auto kept = finished.find(result.run_key(candidates[i], engine)); kept != finished.end()) {
       take_metrics(kept->second, engine, candidates[i]);
+      has[i] = 1;
       ++result.reused;
-    } else {
+    } else if (k % runs.shards == runs.shard) {
       pending.push_back(i);
     }
   }
   const auto done = [&](size_t i, const nlohmann::json& metrics) {
     take_metrics(metrics, engine, candidates[i]);
+    has[i] = 1;
     ++result.ran;
     if (runs.on_run) runs.on_run(result.run_key(candidates[i], engine), metrics);
   };
@@ -94,6 +101,11 @@ void run_on(const Scenario& s, Engine engine, TuneResult& result, std::vector<Ca
   } else {
     sweep::run_points(scenarios, pending, jobs, done);
   }
+  std::vector<size_t> with;
+  for (const size_t i : chosen) {
+    if (has[i]) with.push_back(i);
+  }
+  return with;
 }
 
 }  // namespace
@@ -240,19 +252,22 @@ TuneResult tune(const Scenario& s, TuneRequest request, const EngineRuns& runs) 
     return result.score(a) < result.score(b);
   };
   // The candidates keep pass 1's order (every MPI rank hands the runner the same scenarios); `order` ranks them.
-  std::vector<size_t> order;
-  for (size_t i = 0; i < fits.size(); ++i) {
-    if (i % runs.shards == runs.shard) order.push_back(i);
-  }
+  std::vector<size_t> order(fits.size());
+  std::iota(order.begin(), order.end(), size_t{0});
   const std::map<std::string, nlohmann::json> finished =
       runs.finished && !fits.empty() ? runs.finished() : std::map<std::string, nlohmann::json>();
-  run_on(s, Engine::Analytical, result, fits, order, request.jobs, runs, finished);
+  const std::vector<size_t> analysed = run_on(s, Engine::Analytical, result, fits, order, request.jobs, runs, finished);
+  // A shard ranks what it has; pass 3 needs all of pass 2 (every shard's runs, --merge).
+  result.pass2_whole = runs.shards == 1 || analysed.size() == fits.size();
+  if (!result.pass2_whole) order = analysed;
   const auto by_objective_at = [&](size_t a, size_t b) { return by_objective(fits[a], fits[b]); };
   std::stable_sort(order.begin(), order.end(), by_objective_at);
   result.simgrid = sim::simgrid_available();
-  if (request.top > 0 && result.simgrid && runs.shards == 1) {
+  if (request.top > 0 && result.simgrid && result.pass2_whole) {
     const auto top = order.begin() + std::min<std::ptrdiff_t>(request.top, std::ssize(order));
-    run_on(s, Engine::SimGrid, result, fits, std::vector<size_t>(order.begin(), top), request.jobs, runs, finished);
+    const std::vector<size_t> best(order.begin(), top);
+    result.simgrid_runs = best.size();
+    run_on(s, Engine::SimGrid, result, fits, best, request.jobs, runs, finished);
     std::stable_sort(order.begin(), top, by_objective_at);
   }
   result.engine_seconds = seconds_since(engines);

@@ -78,6 +78,8 @@ struct TuneResult {
   double engine_seconds = 0;          // wall time of passes 2 and 3
   bool simgrid = true;                // whether pass 3 could run (the GPU bundle's dtsim has no SimGrid)
   size_t screened = 0;                // layouts of pass 2 (every shard's)
+  bool pass2_whole = true;            // all of them have their analytical figures (a shard's search may not)
+  size_t simgrid_runs = 0;            // layouts of pass 3 (every shard's), when it ran
   size_t reused = 0;                  // engine runs taken from EngineRuns::finished instead of run
   size_t ran = 0;                     // engine runs made (this process's share, or all of them gathered)
   std::vector<Candidate> ranked;      // those that fit, best first (at most screen of them)
@@ -111,8 +113,9 @@ struct EngineRuns {
   // The runs kept (run_key -> the engine's metrics), reused instead of run: asked once, when pass 2 has layouts.
   std::function<std::map<std::string, nlohmann::json>()> finished;
   std::function<void(const std::string& key, const nlohmann::json& metrics)> on_run;  // each new run, as it ends
-  // A shard of pass 2: only the runs at positions shard, shard + shards, ... of its layouts (closed-form order),
-  // and no pass 3 (it needs every shard's runs). 1 shard: the whole search.
+  // A shard: of each pass only the runs at positions shard, shard + shards, ... of its layouts (pass 2's in the closed
+  // form's order, pass 3's in pass 2's), the others taken from `finished` where kept. Pass 3 runs only once all of
+  // pass 2 is there (every shard's runs, merged). 1 shard: the whole search.
   size_t shard = 0;
   size_t shards = 1;
 };

@@ -64,7 +64,7 @@ TEST_CASE("dtsim tune --shard i/n, then --merge: the tune.json of one search", "
   const auto zero = run_dtsim(kSearch + " --shard 0/2 --out '" + a + "'", "tune-shard-0");
   INFO(zero.out << zero.err);
   REQUIRE(zero.code == 0);
-  CHECK(zero.out.find("shard 0/2: 3 of the 6 analytical runs kept in " + a) != std::string::npos);
+  CHECK(zero.out.find("shard 0/2 of the analytical pass: 3 of its 6 runs kept in " + a) != std::string::npos);
   CHECK(!std::filesystem::exists(a + "/tune.json"));  // a shard is not a search
   REQUIRE(run_dtsim(kSearch + " --shard 1/2 --out '" + b + "'", "tune-shard-1").code == 0);
   CHECK(lines(a + "/points.jsonl") == 3);
@@ -75,6 +75,19 @@ TEST_CASE("dtsim tune --shard i/n, then --merge: the tune.json of one search", "
   CHECK(merge.out.find("reused 6 engine runs kept in " + merged + " (2 run now)") != std::string::npos);
   CHECK(comparable(merged) == comparable(whole));
   CHECK(slurp(merged + "/results.csv") == slurp(whole + "/results.csv"));
+  // The SimGrid pass in shards too: each takes the analytical shards' runs and runs its share of the best 2.
+  const std::string c = temp_dir("tune-shard-c0"), d = temp_dir("tune-shard-c1"), last = temp_dir("tune-shard-last");
+  const auto second =
+      run_dtsim(kSearch + " --shard 1/2 --merge '" + a + "' '" + b + "' --out '" + d + "'", "tune-shard-c1");
+  INFO(second.out << second.err);
+  REQUIRE(second.code == 0);
+  CHECK(second.out.find("reused 6 engine runs kept in " + d + " (1 run now)") != std::string::npos);
+  CHECK(second.out.find("shard 1/2 of the SimGrid pass: 1 of its 2 runs kept in " + d) != std::string::npos);
+  REQUIRE(run_dtsim(kSearch + " --shard 0/2 --merge '" + a + "' '" + b + "' --out '" + c + "'", "tune-shard-c0").code ==
+          0);
+  const auto ranking = run_dtsim(kSearch + " --merge '" + c + "' '" + d + "' --out '" + last + "'", "tune-shard-last");
+  CHECK(ranking.out.find("reused 8 engine runs kept in " + last + " (0 run now)") != std::string::npos);
+  CHECK(comparable(last) == comparable(whole));
   // A shard missing (a task that failed): the merge runs its share.
   const std::string lacking = temp_dir("tune-shard-lacking");
   const auto one = run_dtsim(kSearch + " --merge '" + a + "' --out '" + lacking + "'", "tune-merge-lacking");
