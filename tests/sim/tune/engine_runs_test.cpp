@@ -1,8 +1,10 @@
 // tune's engine runs handed out and taken back (EngineRuns): each new run reported once, kept runs reused instead of
 // run, and shards of pass 2 that together make the whole of it.
+#include <algorithm>
 #include <map>
 #include <set>
 #include <string>
+#include <vector>
 
 #include <catch2/catch.hpp>
 
@@ -71,15 +73,18 @@ TEST_CASE("tune hands each engine run out once, and reuses the runs it is given"
   CHECK_FALSE(asked);
 }
 
-TEST_CASE("tune's shards of pass 2 together run it whole, and run no SimGrid", "[tune]") {
+TEST_CASE("tune's shards of pass 2 together run it whole; with all of it, each runs its share of pass 3", "[tune]") {
   const Scenario s = load_scenario(std::string(DTSIM_SOURCE_DIR) + "/scenarios/gpt3_175b_megatron.yaml");
   const tune::TuneRequest request = small_request(s);
   std::set<std::string> whole;
+  Runs analytical;
   tune::EngineRuns runs;
-  runs.on_run = [&](const std::string& key, const nlohmann::json&) {
-    if (key.rfind("analytical ", 0) == 0) whole.insert(key);
+  runs.on_run = [&](const std::string& key, const nlohmann::json& metrics) {
+    if (key.rfind("analytical ", 0) != 0) return;
+    whole.insert(key);
+    analytical.emplace(key, metrics);
   };
-  tune::tune(s, request, runs);
+  const tune::TuneResult all = tune::tune(s, request, runs);
   REQUIRE(whole.size() == 6);
   std::set<std::string> sharded;
   for (size_t shard = 0; shard < 3; ++shard) {
@@ -98,6 +103,25 @@ TEST_CASE("tune's shards of pass 2 together run it whole, and run no SimGrid", "
     }
   }
   CHECK(sharded == whole);
+  // With all of pass 2 given, shard k of 2 runs the k-th of the best 2 on SimGrid (the analytical engine's order),
+  // and ranks every layout.
+  std::vector<tune::Candidate> best(all.ranked.begin(), all.ranked.begin() + 2);
+  std::stable_sort(best.begin(), best.end(),
+                   [](const tune::Candidate& x, const tune::Candidate& y) { return x.analytical_s < y.analytical_s; });
+  for (size_t shard = 0; shard < 2; ++shard) {
+    std::vector<std::string> mine;
+    tune::EngineRuns part;
+    part.shard = shard;
+    part.shards = 2;
+    part.finished = [&] { return analytical; };
+    part.on_run = [&](const std::string& key, const nlohmann::json&) { mine.push_back(key); };
+    const tune::TuneResult r = tune::tune(s, request, part);
+    CHECK(r.pass2_whole);
+    CHECK(r.simgrid_runs == 2);
+    REQUIRE(r.ranked.size() == 6);
+    REQUIRE(mine.size() == 1);
+    CHECK(mine.front() == all.run_key(best[shard], Engine::SimGrid));
+  }
 }
 
 }  // namespace dtsim::test
