@@ -64,7 +64,7 @@ struct TuneOptions {
   int show = 10;      // table rows
   std::string out;    // "" = runs/<scenario name>-tune; its runs are kept there, and reused by the same search
   bool mpi = false;   // the engine runs spread over MPI ranks (under mpirun); rank 0 writes
-  std::string shard;  // "i/n": pass 2's share i of n into `out`, no pass 3; "" = the whole search
+  std::string shard;  // "i/n": share i of n of pass 2, or with `merge` of pass 3, into `out`; "" = the whole search
   std::vector<std::string> merge;  // shard folders of this search, whose runs `out` takes before it resumes
 };
 

@@ -1,7 +1,7 @@
 // `dtsim tune`: the best hybrid layouts of a scenario's job (sim/tune/tuner.hpp), printed as a table and written as
 // results.csv and tune.json (whole or not at all). The engine runs are kept in the folder as they finish and reused
 // by the same search (sim/tune/search_folder.hpp); --mpi spreads them over MPI ranks as `dtsim sweep --mpi` does
-// (cli/mpi/mpi_sweep.hpp), --shard runs a share of the analytical pass and --merge combines the shards.
+// (cli/mpi/mpi_sweep.hpp), --shard runs a share of a pass and --merge combines the shards (docs/parallelism.md).
 #include <algorithm>
 #include <filesystem>
 #include <iostream>
