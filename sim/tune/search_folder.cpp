@@ -38,7 +38,7 @@ std::string read_text(const std::string& path) {
 nlohmann::json read_search(const std::string& dir) {
   const std::string path = in_dir(dir, "search.json");
   if (!std::filesystem::exists(path)) return nullptr;
-  const auto j = nlohmann::json::parse(read_text(path), nullptr, false);
+  auto j = nlohmann::json::parse(read_text(path), nullptr, false);
   if (j.is_discarded()) throw InputError(SourceLocation{path}, "not valid JSON");
   return j;
 }
