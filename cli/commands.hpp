@@ -83,8 +83,11 @@ struct TuneOptions {
   // The search's bounds given on the command line (-1, 0 for the fraction: the scenario's tune.* keys).
   int max_tensor = -1, max_pipeline = -1, max_context = -1, max_micro_batch = -1, max_virtual_stages = -1;
   double max_memory_fraction = 0;
-  int show = 10;    // table rows
-  std::string out;  // "" = runs/<scenario name>-tune
+  int show = 10;      // table rows
+  std::string out;    // "" = runs/<scenario name>-tune; its runs are kept there, and reused by the same search
+  bool mpi = false;   // the engine runs spread over MPI ranks (under mpirun); rank 0 writes
+  std::string shard;  // "i/n": share i of n of pass 2, or with `merge` of pass 3, into `out`; "" = the whole search
+  std::vector<std::string> merge;  // shard folders of this search, whose runs `out` takes before it resumes
 };
 
 // `dtsim tune`: the best hybrid layouts of the scenario's job.

@@ -79,6 +79,10 @@ Examples:
   dtsim tune scenarios/gpt3_175b_megatron.yaml
   dtsim tune scenarios/gpt3_175b_megatron.yaml --devices 1024 --top 3 --jobs 2
   dtsim tune scenarios/llama3_70b_fsdp.yaml --fix tensor=8 --max-memory-fraction 0.9
+  mpirun -np 4 dtsim tune scenarios/gpt3_175b_megatron.yaml --top 8 --mpi --out runs/tune
+  dtsim tune scenarios/gpt3_175b_megatron.yaml --top 8 --shard 0/2 --out runs/tune-a0     (and 1/2 into runs/tune-a1)
+  dtsim tune scenarios/gpt3_175b_megatron.yaml --top 8 --shard 0/2 --merge runs/tune-a0 runs/tune-a1 --out runs/tune-b0
+  dtsim tune scenarios/gpt3_175b_megatron.yaml --top 8 --merge runs/tune-b0 runs/tune-b1 --out runs/tune
 )"},
     {"calibrate", R"(
 Examples:
@@ -248,7 +252,16 @@ int parse_and_run(int argc, char** argv) {
                    "Most model chunks per pipeline rank, interleaved (tune.max_virtual_stages)")
       ->check(CLI::Range(1, 1 << 10));
   tune_cmd->add_option("--show", tune.show, "Rows of the table")->check(CLI::Range(1, 100000))->capture_default_str();
-  tune_cmd->add_option("--out", tune.out, "Folder for results.csv and tune.json (default: runs/<scenario name>-tune)");
+  tune_cmd->add_option("--out", tune.out,
+                       "Folder for results.csv and tune.json, and the engine runs a rerun reuses (default: "
+                       "runs/<scenario name>-tune)");
+  tune_cmd->add_flag("--mpi", tune.mpi, "Spread the engine runs over MPI ranks (run under mpirun); rank 0 writes");
+  tune_cmd->add_option(
+      "--shard", tune.shard,
+      "Run share i of n (i/n, from 0) of the analytical pass, or with --merge of the SimGrid pass: Slurm array tasks");
+  tune_cmd->add_option("--merge", tune.merge,
+                       "Shard folders of this search (--shard i/n) to combine into --out, then go on (the rest, or "
+                       "with --shard a share)");
 
   cli::CalibrateCliOptions calib;
   auto* calib_cmd = app.add_subcommand(

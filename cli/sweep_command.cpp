@@ -11,6 +11,7 @@
 #include "cli/commands.hpp"
 #include "cli/mpi/mpi_sweep.hpp"
 #include "cli/progress.hpp"
+#include "cli/shard.hpp"
 #include "cli/sweep_report.hpp"
 #include "learn/learner.hpp"
 #include "plot/chart.hpp"
@@ -19,23 +20,6 @@
 
 namespace dtsim::cli {
 namespace {
-
-std::pair<size_t, size_t> parse_shard(const std::string& text) {
-  const SourceLocation where{"--shard " + text, 0, 0};
-  const size_t slash = text.find('/');
-  try {
-    if (slash == std::string::npos) throw std::invalid_argument("no slash");
-    size_t used = 0;
-    const unsigned long i = std::stoul(text.substr(0, slash), &used);
-    if (used != slash) throw std::invalid_argument("index");
-    const std::string n_text = text.substr(slash + 1);
-    const unsigned long n = std::stoul(n_text, &used);
-    if (used != n_text.size() || n == 0 || i >= n) throw std::invalid_argument("range");
-    return {i, n};
-  } catch (const std::logic_error&) {
-    throw InputError(where, "expected i/n with 0 <= i < n, e.g. --shard 0/4");
-  }
-}
 
 // With run.convergence on, each point trains the proxy along its records (in the process that
 // simulated it).
@@ -81,7 +65,7 @@ int sweep_command(const SweepOptions& o) {
   request.mode = o.scaling == "strong" ? sweep::ScalingMode::Strong : sweep::ScalingMode::Weak;
   const sweep::SweepPlan plan = sweep::plan_sweep(request);  // every point checked before anything runs
   const sweep::SweepManifest& m = plan.manifest;
-  const auto [shard, shards] = o.shard.empty() ? std::pair<size_t, size_t>{0, 1} : parse_shard(o.shard);
+  const auto [shard, shards] = parse_shard(o.shard);
   if (o.mpi && shards > 1) throw InputError("--mpi and --shard: use one or the other");
   const std::string out = o.out.empty() ? (std::filesystem::path("runs") / (m.scenario + "-sweep")).string() : o.out;
   for (const Scenario& s : plan.scenarios) {

@@ -1,5 +1,7 @@
 // `dtsim tune`: the best hybrid layouts of a scenario's job (sim/tune/tuner.hpp), printed as a table and written as
-// results.csv and tune.json (whole or not at all).
+// results.csv and tune.json (whole or not at all). The engine runs are kept in the folder as they finish and reused
+// by the same search (sim/tune/search_folder.hpp); --mpi spreads them over MPI ranks as `dtsim sweep --mpi` does
+// (cli/mpi/mpi_sweep.hpp), --shard runs a share of a pass and --merge combines the shards (docs/parallelism.md).
 #include <algorithm>
 #include <filesystem>
 #include <iostream>
@@ -11,6 +13,8 @@
 #include <nlohmann/json.hpp>
 
 #include "cli/commands.hpp"
+#include "cli/mpi/mpi_sweep.hpp"
+#include "cli/shard.hpp"
 #include "core/base/atomic_file.hpp"
 #include "core/base/error.hpp"
 #include "core/base/units.hpp"
@@ -21,6 +25,8 @@
 #include "core/plan/hybrid_job.hpp"
 #include "core/scenario/loader.hpp"
 #include "plot/chart.hpp"
+#include "sim/sweep/sweep_results.hpp"
+#include "sim/tune/search_folder.hpp"
 #include "sim/tune/tuner.hpp"
 
 namespace dtsim::cli {
@@ -214,7 +220,42 @@ int tune_command(TuneOptions o) {
   all.insert(all.end(), start.begin(), start.end());
   const Scenario s = load_scenario(o.scenario, all);
   const std::string out = o.out.empty() ? fmt::format("runs/{}-tune", s.name) : o.out;
-  const tune::TuneResult r = tune::tune(s, o.request);
+  const auto [shard, shards] = parse_shard(o.shard);
+  if (o.mpi && shards > 1) throw InputError("--mpi and --shard: use one or the other");
+
+  // Rank 0 alone reads and writes the folder; every rank runs the closed form (the same ranking everywhere).
+  std::optional<MpiSweep> mpi;
+  if (o.mpi) mpi.emplace();
+  const bool root = !mpi || mpi->rank() == 0;
+  tune::EngineRuns runs;
+  runs.shard = shard;
+  runs.shards = shards;
+  const nlohmann::json search = tune::search_json(o.scenario, sets, o.request);
+  std::optional<sweep::Journal> journal;
+  if (root) {
+    // The folder is read (and a folder of another search refused) once there are layouts to run.
+    runs.finished = [&] {
+      return o.merge.empty() ? tune::kept_runs(out, search) : tune::merge_search_folders(out, o.merge, search);
+    };
+    // The folder is claimed with the first run kept, so that a search refused before any run leaves none; a tune.json
+    // of before no longer marks the search complete.
+    runs.on_run = [&](const std::string& key, const nlohmann::json& metrics) {
+      if (!journal) {
+        tune::claim_search_folder(out, search);
+        std::filesystem::remove(out + "/tune.json");
+        journal.emplace(out);
+      }
+      journal->append(key, metrics);
+    };
+  }
+  if (mpi) {
+    runs.run = [&](const std::vector<Scenario>& scenarios, const std::vector<size_t>& pending, int jobs,
+                   const std::function<void(size_t, const nlohmann::json&)>& done) {
+      mpi->run(scenarios, pending, jobs, done);
+    };
+  }
+  const tune::TuneResult r = tune::tune(s, o.request, runs);
+  if (!root) return 0;
 
   if (r.objective == tune::Objective::Time) {
     std::cout << fmt::format("dtsim tune: {} on {} devices, global batch {}\n", s.name, r.devices, r.global_batch);
@@ -234,15 +275,37 @@ int tune_command(TuneOptions o) {
       r.simgrid ? std::min<size_t>(o.request.top, r.ranked.size()) : 0, r.engine_seconds);
   if (!r.simgrid && o.request.top > 0)
     std::cout << "  (this dtsim has no SimGrid engine, the GPU bundle's: --top skipped)\n\n";
+  if (r.reused > 0) {
+    std::cout << fmt::format("  reused {} engine runs kept in {} ({} run now)\n\n", r.reused, out, r.ran);
+  }
   if (r.layouts == 0) {
     throw InputError(
         fmt::format("tune: no layout of {} on {} devices takes a global batch of {} under the search's "
                     "constraints (tune.fixed.*, tune.max_*, --fix, --max-*)",
                     s.name, r.devices, r.global_batch));
   }
-  if (r.ranked.empty()) {
+  if (r.screened == 0) {
     throw InputError(fmt::format("tune: no layout of {} fits {} devices of {} within --max-memory-fraction {}", s.name,
                                  r.devices, format_bytes(r.device_memory_bytes), o.request.max_memory_fraction));
+  }
+  tune::claim_search_folder(out, search);
+  // A shard's search is done when it holds every run (its share and those merged in); else it says what is next.
+  const auto simgrid_done = static_cast<size_t>(
+      std::count_if(r.ranked.begin(), r.ranked.end(), [](const tune::Candidate& c) { return c.simgrid_s > 0; }));
+  if (!r.pass2_whole) {
+    std::cout << fmt::format(
+        "  shard {}/{} of the analytical pass: {} of its {} runs kept in {}. Once every shard is done, the SimGrid "
+        "pass: the same command with --merge and the shard folders, in shards again (--shard i/n, a folder each) or "
+        "whole (no --shard)\n",
+        shard, shards, r.ranked.size(), r.screened, out);
+    return 0;
+  }
+  if (simgrid_done < r.simgrid_runs) {
+    std::cout << fmt::format(
+        "  shard {}/{} of the SimGrid pass: {} of its {} runs kept in {}. Once every shard is done, the ranking: the "
+        "same command with --merge and these shard folders, no --shard\n",
+        shard, shards, simgrid_done, r.simgrid_runs, out);
+    return 0;
   }
   // The objectives over device counts add each layout's devices and its cost.
   const bool counts = r.objective != tune::Objective::Time;

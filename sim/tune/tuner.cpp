@@ -3,8 +3,10 @@
 
 #include <algorithm>
 #include <chrono>
+#include <numeric>
 
 #include <fmt/format.h>
+#include <fmt/ranges.h>
 
 #include "core/base/error.hpp"
 #include "core/parallel/layout.hpp"
@@ -65,17 +67,45 @@ void take_metrics(const nlohmann::json& metrics, Engine engine, Candidate& c) {
   }
 }
 
-// Runs `candidates[0, count)` on `engine`, `jobs` at once.
-void run_on(const Scenario& s, Engine engine, std::vector<Candidate>& candidates, size_t count, int jobs) {
-  count = std::min(count, candidates.size());
+// One engine pass over `candidates` (pass 1's best, in its order): those at `chosen` positions, each taken from
+// `finished` when kept there, the rest run (`jobs` at once; of a shard, the k-th of `chosen` when k is its share)
+// and handed to runs.on_run as they finish. The scenarios of every candidate go to the runner (the same at every MPI
+// rank), the pending runs by position. Returns the positions of `chosen` that have the engine's figures now (at the
+// rank that decides).
+std::vector<size_t> run_on(const Scenario& s, Engine engine, TuneResult& result, std::vector<Candidate>& candidates,
+                           const std::vector<size_t>& chosen, int jobs, const EngineRuns& runs,
+                           const std::map<std::string, nlohmann::json>& finished) {
   std::vector<Scenario> scenarios;
+  scenarios.reserve(candidates.size());
+  for (const Candidate& c : candidates) scenarios.push_back(with_layout(s, c.layout, engine, c.devices));
+  std::vector<char> has(candidates.size(), 0);
   std::vector<size_t> pending;
-  for (size_t i = 0; i < count; ++i) {
-    scenarios.push_back(with_layout(s, candidates[i].layout, engine, candidates[i].devices));
-    pending.push_back(i);
+  for (size_t k = 0; k < chosen.size(); ++k) {
+    const size_t i = chosen[k];
+    if (const auto kept = finished.find(result.run_key(candidates[i], engine)); kept != finished.end()) {
+      take_metrics(kept->second, engine, candidates[i]);
+      has[i] = 1;
+      ++result.reused;
+    } else if (k % runs.shards == runs.shard) {
+      pending.push_back(i);
+    }
   }
-  sweep::run_points(scenarios, pending, jobs,
-                    [&](size_t i, const nlohmann::json& metrics) { take_metrics(metrics, engine, candidates[i]); });
+  const auto done = [&](size_t i, const nlohmann::json& metrics) {
+    take_metrics(metrics, engine, candidates[i]);
+    has[i] = 1;
+    ++result.ran;
+    if (runs.on_run) runs.on_run(result.run_key(candidates[i], engine), metrics);
+  };
+  if (runs.run) {
+    runs.run(scenarios, pending, jobs, done);
+  } else {
+    sweep::run_points(scenarios, pending, jobs, done);
+  }
+  std::vector<size_t> with;
+  for (const size_t i : chosen) {
+    if (has[i]) with.push_back(i);
+  }
+  return with;
 }
 
 }  // namespace
@@ -88,6 +118,10 @@ std::vector<std::string> TuneResult::overrides(const Candidate& c) const {
   std::vector<std::string> sets = layout_overrides(c.layout);
   if (c.devices != devices) sets.push_back(fmt::format("placement.nodes={}", c.devices / devices_per_node));
   return sets;
+}
+
+std::string TuneResult::run_key(const Candidate& c, Engine engine) const {
+  return fmt::format("{} {}", engine_name(engine), fmt::join(overrides(c), " "));
 }
 
 std::string_view objective_name(Objective o) {
@@ -139,7 +173,7 @@ Scenario with_layout(const Scenario& s, const HybridSpec& layout, Engine engine,
   return out;
 }
 
-TuneResult tune(const Scenario& s, TuneRequest request) {
+TuneResult tune(const Scenario& s, TuneRequest request, const EngineRuns& runs) {
   const JobSpec& job = s.job();
   static_cast<void>(LayoutCoster(s, 0));  // refuses a job that is not a hybrid transformer, before anything else
   TuneResult result;
@@ -209,6 +243,7 @@ TuneResult tune(const Scenario& s, TuneRequest request) {
   const size_t screen = std::min(fits.size(), static_cast<size_t>(request.screen));
   std::partial_sort(fits.begin(), fits.begin() + static_cast<std::ptrdiff_t>(screen), fits.end(), by_closed_form);
   fits.resize(screen);
+  result.screened = screen;
   result.closed_form_seconds = seconds_since(start);
 
   // Passes 2 and 3: the engines on the best of them, by the objective.
@@ -216,16 +251,27 @@ TuneResult tune(const Scenario& s, TuneRequest request) {
   const auto by_objective = [&result](const Candidate& a, const Candidate& b) {
     return result.score(a) < result.score(b);
   };
-  run_on(s, Engine::Analytical, fits, fits.size(), request.jobs);
-  std::stable_sort(fits.begin(), fits.end(), by_objective);
+  // The candidates keep pass 1's order (every MPI rank hands the runner the same scenarios); `order` ranks them.
+  std::vector<size_t> order(fits.size());
+  std::iota(order.begin(), order.end(), size_t{0});
+  const std::map<std::string, nlohmann::json> finished =
+      runs.finished && !fits.empty() ? runs.finished() : std::map<std::string, nlohmann::json>();
+  const std::vector<size_t> analysed = run_on(s, Engine::Analytical, result, fits, order, request.jobs, runs, finished);
+  // A shard ranks what it has; pass 3 needs all of pass 2 (every shard's runs, --merge).
+  result.pass2_whole = runs.shards == 1 || analysed.size() == fits.size();
+  if (!result.pass2_whole) order = analysed;
+  const auto by_objective_at = [&](size_t a, size_t b) { return by_objective(fits[a], fits[b]); };
+  std::stable_sort(order.begin(), order.end(), by_objective_at);
   result.simgrid = sim::simgrid_available();
-  if (request.top > 0 && result.simgrid) {
-    run_on(s, Engine::SimGrid, fits, static_cast<size_t>(request.top), request.jobs);
-    std::stable_sort(fits.begin(), fits.begin() + std::min<std::ptrdiff_t>(request.top, std::ssize(fits)),
-                     by_objective);
+  if (request.top > 0 && result.simgrid && result.pass2_whole) {
+    const auto top = order.begin() + std::min<std::ptrdiff_t>(request.top, std::ssize(order));
+    const std::vector<size_t> best(order.begin(), top);
+    result.simgrid_runs = best.size();
+    run_on(s, Engine::SimGrid, result, fits, best, request.jobs, runs, finished);
+    std::stable_sort(order.begin(), top, by_objective_at);
   }
   result.engine_seconds = seconds_since(engines);
-  result.ranked = std::move(fits);
+  for (const size_t i : order) result.ranked.push_back(std::move(fits[i]));
   return result;
 }
 

@@ -17,10 +17,14 @@
 
 #include <array>
 #include <cstddef>
+#include <functional>
+#include <map>
 #include <optional>
 #include <string>
 #include <utility>
 #include <vector>
+
+#include <nlohmann/json.hpp>
 
 #include "core/parallel/hybrid.hpp"
 #include "core/parallel/layout.hpp"
@@ -73,6 +77,11 @@ struct TuneResult {
   double closed_form_seconds = 0;     // wall time of pass 1
   double engine_seconds = 0;          // wall time of passes 2 and 3
   bool simgrid = true;                // whether pass 3 could run (the GPU bundle's dtsim has no SimGrid)
+  size_t screened = 0;                // layouts of pass 2 (every shard's)
+  bool pass2_whole = true;            // all of them have their analytical figures (a shard's search may not)
+  size_t simgrid_runs = 0;            // layouts of pass 3 (every shard's), when it ran
+  size_t reused = 0;                  // engine runs taken from EngineRuns::finished instead of run
+  size_t ran = 0;                     // engine runs made (this process's share, or all of them gathered)
   std::vector<Candidate> ranked;      // those that fit, best first (at most screen of them)
   // Every layout that fits, as (peak memory bytes per rank, closed-form iteration s), and the Pareto front of
   // the same points (no other layout both needs less memory and runs faster), by memory.
@@ -88,10 +97,31 @@ struct TuneResult {
   double score(const Candidate& c) const { return score(c, c.iteration_s()); }
   // The --set overrides that run a candidate (its layout; on the job's first nodes when it takes fewer devices).
   std::vector<std::string> overrides(const Candidate& c) const;
+  // What names one engine run of a candidate in a search's journal: the engine, then its overrides.
+  std::string run_key(const Candidate& c, Engine engine) const;
+};
+
+// Runs `pending` (indices into the scenarios), calling `done` as each finishes: sweep::run_points's shape.
+using RunPoints = std::function<void(const std::vector<Scenario>& scenarios, const std::vector<size_t>& pending,
+                                     int jobs, const std::function<void(size_t, const nlohmann::json&)>& done)>;
+
+// How passes 2 and 3 run their layouts (dtsim tune's folder and --mpi, --shard: cli/tune_command.cpp).
+struct EngineRuns {
+  RunPoints run;  // empty: sweep::run_points. Over MPI ranks, `done` may come at one rank only: the scenarios
+                  // handed over are the same at every rank (all of pass 1's best, in its order) and the pending
+                  // indices those of the rank that decides.
+  // The runs kept (run_key -> the engine's metrics), reused instead of run: asked once, when pass 2 has layouts.
+  std::function<std::map<std::string, nlohmann::json>()> finished;
+  std::function<void(const std::string& key, const nlohmann::json& metrics)> on_run;  // each new run, as it ends
+  // A shard: of each pass only the runs at positions shard, shard + shards, ... of its layouts (pass 2's in the closed
+  // form's order, pass 3's in pass 2's), the others taken from `finished` where kept. Pass 3 runs only once all of
+  // pass 2 is there (every shard's runs, merged). 1 shard: the whole search.
+  size_t shard = 0;
+  size_t shards = 1;
 };
 
 // The scenario's first job must be a hybrid job of a transformer.
-TuneResult tune(const Scenario& s, TuneRequest request);
+TuneResult tune(const Scenario& s, TuneRequest request, const EngineRuns& runs = {});
 
 // The --set overrides that give `layout` to job 0 of a scenario (what `dtsim run` takes).
 std::vector<std::string> layout_overrides(const HybridSpec& layout);

@@ -92,9 +92,8 @@ TEST_CASE("dtsim tune takes its constraints from the scenario's tune keys, the c
   const std::string out = temp_dir("tune-keys");
   const std::string base =
       "tune scenarios/gpt3_175b_megatron.yaml --top 0 --screen 3 --set tune.max_micro_batch=1 "
-      "--set tune.fixed.tensor=4 --set tune.max_memory_fraction=0.95 --out '" +
-      out + "'";
-  const auto keys = run_dtsim(base, "tune-keys");
+      "--set tune.fixed.tensor=4 --set tune.max_memory_fraction=0.95 --out '";
+  const auto keys = run_dtsim(base + out + "'", "tune-keys");
   INFO(keys.out << keys.err);
   REQUIRE(keys.code == 0);
   auto tune = nlohmann::json::parse(slurp(out + "/tune.json"));
@@ -103,9 +102,16 @@ TEST_CASE("dtsim tune takes its constraints from the scenario's tune keys, the c
     CHECK(c.at("layout").get<std::string>().rfind("t4 ", 0) == 0);
     CHECK(c.at("layout").get<std::string>().find(" mb1 ") != std::string::npos);
   }
-  const auto over = run_dtsim(base + " --fix tensor=8 --max-memory-fraction 1", "tune-keys-over");
+  // Another search: in a folder of its own (the first one's refuses it, as a sweep's folder refuses another sweep).
+  const auto refused = run_dtsim(base + out + "' --fix tensor=8 --max-memory-fraction 1", "tune-keys-refused");
+  CHECK(refused.code == 2);
+  CHECK(refused.err == out +
+                           ": error: holds the runs of a different search (scenario, --set, --devices, constraints "
+                           "or objective); choose another --out or remove it\n");
+  const std::string other = temp_dir("tune-keys-over");
+  const auto over = run_dtsim(base + other + "' --fix tensor=8 --max-memory-fraction 1", "tune-keys-over");
   REQUIRE(over.code == 0);
-  tune = nlohmann::json::parse(slurp(out + "/tune.json"));
+  tune = nlohmann::json::parse(slurp(other + "/tune.json"));
   CHECK(tune.at("max_memory_fraction").get<double>() == 1.0);
   for (const auto& c : tune.at("ranked")) CHECK(c.at("layout").get<std::string>().rfind("t8 ", 0) == 0);
   const auto bad = run_dtsim("tune scenarios/gpt3_175b_megatron.yaml --set tune.fixed.zero=5", "tune-keys-bad");
