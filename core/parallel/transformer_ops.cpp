@@ -106,9 +106,14 @@ KernelStep backward_of(const KernelStep& fwd) {
   return k;
 }
 
+// A LayerNorm or RMSNorm: forward reads x and writes y. Backward is two kernels (PyTorch's layer_norm_backward and
+// apex's FusedLayerNorm alike): the input gradient reads x and dy and writes dx, the weight (and bias) gradient
+// reads x and dy again to reduce over the tokens: five passes, not twice the forward's two.
 KernelStep norm(const Dims& d, std::string name) {
   const double elements = d.sp_tokens * d.h;
-  return compute(std::move(name), KernelClass::Norm, (d.rms ? 4 : 5) * elements, 2 * elements * d.rb);
+  KernelStep k = compute(std::move(name), KernelClass::Norm, (d.rms ? 4 : 5) * elements, 2 * elements * d.rb);
+  k.backward_bytes = 5 * elements * d.rb;
+  return k;
 }
 
 // Dropout and the residual add: read x and the residual, write the sum and a 1-byte mask.

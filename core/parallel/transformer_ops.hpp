@@ -16,7 +16,8 @@
 // MoE: router 2 T h E, then an all-to-all dispatch over the e ranks of T k h bytes (x capacity
 // factor), the local experts' MLPs on T k tokens (x capacity factor), an all-to-all combine.
 // Backward: twice each GEMM's FLOPs (input and weight gradients), flash attention 2.5x (it
-// recomputes the scores), memory-bound kernels twice their traffic; each forward all-gather is a
+// recomputes the scores), memory-bound kernels twice their traffic (norms: 5 passes, their weight gradient a
+// second kernel over x and dy); each forward all-gather is a
 // reduce-scatter backward and vice versa, and each forward identity before a column-parallel GEMM
 // an all-reduce of the input gradient. Per block fwd+bwd: 4 all-reduces of T h (or 4 all-gathers
 // and 4 reduce-scatters with SP), the closed form of Korthikanti et al. 2022, section 4.2.2.

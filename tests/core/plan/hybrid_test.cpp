@@ -287,3 +287,27 @@ TEST_CASE("a biased block's backward sums each GEMM's output gradient once into 
     for (const KernelStep& k : block_backward(plain, sh)) CHECK_FALSE(k.name.ends_with(" bias grad"));
   }
 }
+
+TEST_CASE("a norm's backward makes five passes over its tokens: dx from x and dy, then the weight gradient",
+          "[hybrid]") {
+  TransformerSpec m;
+  m.layers = 2;
+  m.hidden = 1024;
+  m.heads = 16;
+  m.seq_len = 2048;
+  const ShardShape sh{1, 1, 1, false, 2, 2.0};
+  const double elements = 2.0 * 2048 * 1024;
+  int norms = 0;
+  for (const KernelStep& k : block_forward(m, sh)) {
+    if (k.cls != KernelClass::Norm) continue;
+    ++norms;
+    CHECK(k.mem_bytes == Approx(2 * elements * 2));  // x read, y written, bf16
+  }
+  CHECK(norms == 2);
+  for (const KernelStep& k : block_backward(m, sh)) {
+    if (k.cls == KernelClass::Norm) CHECK(k.mem_bytes == Approx(5 * elements * 2));
+  }
+  for (const KernelStep& k : head_backward(m, sh)) {
+    if (k.cls == KernelClass::Norm) CHECK(k.mem_bytes == Approx(5 * elements * 2));
+  }
+}

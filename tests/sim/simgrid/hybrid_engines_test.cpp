@@ -43,12 +43,15 @@ TEST_CASE("both engines agree within 2% on uncontended hybrid layouts", "[hybrid
 }
 
 TEST_CASE("SimGrid shows the contention of data-parallel reductions with pipeline messages on one NIC", "[hybrid]") {
-  // One NIC per node: the gradient reductions of the last micro-batches share it with the
-  // pipeline's messages, which the analytical engine's closed forms do not see. (Kernels at one
-  // fraction of peak: long enough for the reductions to overlap the last messages.)
+  // One NIC per node, two devices a node: each data-parallel group of 4 spans two nodes and each
+  // pipeline pair two others, so the gradient reductions of the last micro-batches share the NICs
+  // with the pipeline's messages, which the analytical engine's closed forms do not see. (Kernels at
+  // one fraction of peak: long enough for the reductions to overlap the last messages.)
   const std::vector<std::string> layout{"strategy.pipeline=2",
                                         "strategy.data=4",
                                         "strategy.global_batch=16",
+                                        "cluster.nodes=4",
+                                        "cluster.devices_per_node=2",
                                         "cluster.nic.count=1",
                                         "cluster.nic.rate=25Gbps",
                                         "cluster.efficiency=0.5",
