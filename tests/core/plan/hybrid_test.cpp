@@ -16,6 +16,16 @@ using dtsim::test::hybrid_job;
 
 namespace {
 
+// Two GPT blocks of hidden 1024, 16 heads, 2048 tokens: the blocks the kernel-step tests count.
+TransformerSpec two_blocks() {
+  TransformerSpec m;
+  m.layers = 2;
+  m.hidden = 1024;
+  m.heads = 16;
+  m.seq_len = 2048;
+  return m;
+}
+
 double total_flops(const Plan& plan, Phase only, bool all_phases) {
   double flops = 0;
   for (const RankProgram& r : plan.ranks) {
@@ -84,11 +94,7 @@ TEST_CASE("an iteration's FLOPs are Narayanan et al.'s 72 B s l h^2 (1 + s/6h + 
 
 TEST_CASE("tensor parallelism moves 4 all-reduces of b s h per block, or 4 all-gathers and 4 reduce-scatters",
           "[hybrid]") {
-  TransformerSpec m;
-  m.layers = 2;
-  m.hidden = 1024;
-  m.heads = 16;
-  m.seq_len = 2048;
+  const TransformerSpec m = two_blocks();
   for (bool sp : {false, true}) {
     const ShardShape sh{4, 1, 1, sp, 2, 2.0};
     std::map<CollectiveKind, std::pair<int, double>> seen;
@@ -261,11 +267,7 @@ TEST_CASE("without overlap every gradient bucket is reduced after the whole back
 TEST_CASE("a biased block's backward sums each GEMM's output gradient once into its bias gradient", "[hybrid]") {
   // qkv and fc1 over the rank's T tokens and its share of their outputs, proj and fc2 (row-parallel: the bias
   // follows the reduction) over the sequence-parallel share of T and all h outputs; one read each, in bf16.
-  TransformerSpec m;
-  m.layers = 2;
-  m.hidden = 1024;
-  m.heads = 16;
-  m.seq_len = 2048;
+  const TransformerSpec m = two_blocks();
   const double T = 2.0 * 2048, h = 1024, t = 4, B = 2;
   const auto bytes = [](const std::vector<KernelStep>& steps) {
     double total = 0;
@@ -290,11 +292,7 @@ TEST_CASE("a biased block's backward sums each GEMM's output gradient once into 
 
 TEST_CASE("a norm's backward makes five passes over its tokens: dx from x and dy, then the weight gradient",
           "[hybrid]") {
-  TransformerSpec m;
-  m.layers = 2;
-  m.hidden = 1024;
-  m.heads = 16;
-  m.seq_len = 2048;
+  const TransformerSpec m = two_blocks();
   const ShardShape sh{1, 1, 1, false, 2, 2.0};
   const double elements = 2.0 * 2048 * 1024;
   int norms = 0;
