@@ -15,6 +15,8 @@ import torch.nn.functional as F
 from torch import nn
 from torch.utils.checkpoint import checkpoint
 
+from torch_timing import profile_classes
+
 LAYERS, HIDDEN, HEADS, SEQ, VOCAB = 24, 2048, 16, 2048, 50304
 MICRO, MICRO_BATCHES = 2, 4
 dev = "cuda"
@@ -97,47 +99,13 @@ def step_time(recompute, iters=6, warm=2):
             "peak_memory_gib": peak}
 
 
-# Where a step's GPU time goes: torch.profiler's kernels over PROFILED_STEPS steps, by class (names matched in
-# order) and the 25 longest, per step.
-PROFILED_STEPS = 2
-CLASSES = [("attention", r"flash|fmha|attention"), ("gemm", r"gemm|sm90_xmma|cutlass|nvjet|ampere_|matmul"),
-           ("layer_norm", r"layer_norm|layernorm"), ("gelu", r"gelu"), ("optimizer", r"adam|multi_tensor|foreach"),
-           ("loss", r"softmax|cross_entropy|nll_loss|log_softmax"), ("embedding", r"embedding|index_put|scatter|index"),
-           ("reduce", r"reduce|sum_kernel"), ("copy_cast", r"copy|cast|to_copy|direct_copy"),
-           ("elementwise", r"elementwise|vectorized|unrolled")]
-
-
+# Where a step's GPU time goes: torch.profiler's kernels over 2 steps, by class (torch_timing.CLASSES).
 def profile_step(recompute):
-    import re
-    from torch.profiler import ProfilerActivity, profile
     model, opt, step = training(recompute)
-    for _ in range(2):
-        step()
-    torch.cuda.synchronize()
-    with profile(activities=[ProfilerActivity.CUDA]) as prof:
-        for _ in range(PROFILED_STEPS):
-            step()
-        torch.cuda.synchronize()
-    kernels = {}
-    for e in prof.key_averages():
-        t = getattr(e, "self_device_time_total", None)
-        if t is None:
-            t = getattr(e, "self_cuda_time_total", 0)
-        if t > 0:
-            kernels[e.key] = (kernels.get(e.key, (0, 0))[0] + t / 1e3 / PROFILED_STEPS,
-                              kernels.get(e.key, (0, 0))[1] + e.count // PROFILED_STEPS)
-    classes = {}
-    for name, (ms, count) in kernels.items():
-        cls = next((c for c, pat in CLASSES if re.search(pat, name, re.I)), "other")
-        ms0, n0 = classes.get(cls, (0, 0))
-        classes[cls] = (ms0 + ms, n0 + count)
-    top = sorted(kernels.items(), key=lambda kv: -kv[1][0])[:25]
+    result = profile_classes(step)
     del model, opt
     torch.cuda.empty_cache()
-    return {"ms_per_step_by_class": {c: round(v[0], 3) for c, v in sorted(classes.items(), key=lambda kv: -kv[1][0])},
-            "kernels_per_step_by_class": {c: v[1] for c, v in classes.items()},
-            "gpu_ms_per_step": round(sum(v[0] for v in kernels.values()), 3),
-            "top_kernels_ms_per_step": [[k[:120], round(v[0], 3), v[1]] for k, v in top]}
+    return result
 
 
 res = {"torch": torch.__version__, "device": torch.cuda.get_device_name(0),

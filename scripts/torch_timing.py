@@ -1,9 +1,14 @@
-# The GPU timing the PyTorch probes share (scripts/torch_probe.py, torch_memory_probe.py): seconds per call of
-# `fn`, by CUDA events around `iters` calls after `warm` untimed ones.
+# The GPU timing the PyTorch probes share (scripts/torch_probe.py, torch_memory_probe.py, torch_gpt_probe.py,
+# torch_profile_probe.py): seconds per call of `fn` by CUDA events, and where a training step's GPU time goes
+# by kernel class (torch.profiler).
+import re
+import time
+
 import torch
 
 
 def bench(fn, iters=20, warm=5):
+    """Seconds per call of fn, by CUDA events around `iters` calls after `warm` untimed ones."""
     for _ in range(warm):
         fn()
     torch.cuda.synchronize()
@@ -15,3 +20,53 @@ def bench(fn, iters=20, warm=5):
     e.record()
     torch.cuda.synchronize()
     return s.elapsed_time(e) / iters / 1e3
+
+
+# Kernel classes, matched in order against the kernel's name.
+CLASSES = [("attention", r"flash|fmha|attention|cudnn::fusion"),
+           ("norm", r"layer_norm|layernorm|batch_norm|batchnorm|bn_|welford"),
+           ("conv", r"conv|implicit_gemm|xmma_fprop|dgrad|wgrad|cudnn"),
+           ("gemm", r"gemm|sm90_xmma|cutlass|nvjet|ampere_|matmul"), ("gelu", r"gelu"),
+           ("optimizer", r"adam|sgd|multi_tensor|foreach"),
+           ("softmax_loss", r"softmax|cross_entropy|nll_loss|log_softmax"),
+           ("embedding", r"embedding|index_put|scatter|index"), ("reduce", r"reduce|sum_kernel"),
+           ("copy_cast", r"copy|cast|to_copy|direct_copy"), ("elementwise", r"elementwise|vectorized|unrolled")]
+
+
+def profile_classes(step, steps=2, warm=2):
+    """GPU kernels of `steps` calls of step() by class, per step: milliseconds, kernel counts, the 25 longest
+    kernels, and the step's wall time beside the kernels' sum (the rest: no kernel running, the host issuing)."""
+    from torch.profiler import ProfilerActivity, profile
+    for _ in range(warm):
+        step()
+    torch.cuda.synchronize()
+    with profile(activities=[ProfilerActivity.CUDA]) as prof:
+        for _ in range(steps):
+            step()
+        torch.cuda.synchronize()
+    kernels = {}
+    for e in prof.key_averages():
+        t = getattr(e, "self_device_time_total", None)
+        if t is None:
+            t = getattr(e, "self_cuda_time_total", 0)
+        if t > 0:
+            ms, n = kernels.get(e.key, (0, 0))
+            kernels[e.key] = (ms + t / 1e3 / steps, n + e.count // steps)
+    classes = {}
+    for name, (ms, count) in kernels.items():
+        cls = next((c for c, pat in CLASSES if re.search(pat, name, re.I)), "other")
+        ms0, n0 = classes.get(cls, (0, 0))
+        classes[cls] = (ms0 + ms, n0 + count)
+    top = sorted(kernels.items(), key=lambda kv: -kv[1][0])[:25]
+    torch.cuda.synchronize()
+    t0 = time.perf_counter()
+    for _ in range(steps):
+        step()
+    torch.cuda.synchronize()
+    wall = (time.perf_counter() - t0) / steps * 1e3
+    return {"ms_per_step_by_class": {c: round(v[0], 3) for c, v in sorted(classes.items(), key=lambda kv: -kv[1][0])},
+            "kernels_per_step_by_class": {c: v[1] for c, v in classes.items()},
+            "gpu_ms_per_step": round(sum(v[0] for v in kernels.values()), 3),
+            "kernels_per_step": sum(v[1] for v in kernels.values()),
+            "wall_ms_per_step_unprofiled": round(wall, 3),
+            "top_kernels_ms_per_step": [[k[:120], round(v[0], 3), v[1]] for k, v in top]}
