@@ -14,7 +14,7 @@ struct Dims {
   bool autocast;
   double tokens;     // T = b s / c: the rank's tokens of a micro-batch (its sequence shard)
   double sp_tokens;  // tokens the rank's norms and dropout touch: T / t with sequence parallel
-  bool sp, flash, causal, moe, rms, bias;
+  bool sp, flash, eager, causal, moe, rms, bias;
 };
 
 Dims dims_of(const TransformerSpec& m, const ShardShape& sh) {
@@ -43,6 +43,7 @@ Dims dims_of(const TransformerSpec& m, const ShardShape& sh) {
   d.sp = sh.sequence_parallel && sh.tensor > 1;
   d.sp_tokens = d.sp ? d.tokens / d.t : d.tokens;
   d.flash = m.flash_attention;
+  d.eager = sh.eager_attention && !d.flash;
   d.causal = !m.encoder;
   d.moe = m.experts > 0;
   d.rms = m.rms_norm;
@@ -157,6 +158,14 @@ void append_backward(std::vector<KernelStep>& out, const std::vector<KernelStep>
 
 double scores(const Dims& d) { return d.tokens * d.s * d.a / d.t; }  // attention score elements
 
+// Eager attention's copy of `bytes` between the tokens' layout and the heads': read and written once, and its
+// backward copies the gradient the other way.
+KernelStep layout_copy(std::string name, double bytes) {
+  KernelStep k = compute(std::move(name), KernelClass::LayoutCopy, 0, 2 * bytes);
+  k.backward_bytes = k.mem_bytes;
+  return k;
+}
+
 std::vector<KernelStep> attention_core(const Dims& d) {
   const double q_bytes = d.tokens * d.h / d.t * d.db;
   const double kv_bytes = d.b * d.s * d.kv_dim / d.t * d.db;  // K or V over the whole sequence
@@ -172,19 +181,37 @@ std::vector<KernelStep> attention_core(const Dims& d) {
   qk.gemm = GemmShape{d.s / d.c, d.s, head_dim, heads, false};
   KernelStep av = compute("av", KernelClass::Gemm, 2 * d.tokens * d.s * d.h / d.t, n * d.db + kv_bytes + q_bytes);
   av.gemm = GemmShape{d.s / d.c, head_dim, d.s, heads, false};
-  // Autocast: the 16-bit scores are cast up for the fp32 softmax and dropout, the probabilities down for AV.
-  std::vector<KernelStep> out{qk};
-  if (d.autocast) out.push_back(cast("scores cast", n, d));
+  std::vector<KernelStep> out;
+  if (d.eager) {
+    out.push_back(layout_copy("q layout copy", q_bytes));
+    out.push_back(layout_copy("k layout copy", kv_bytes));
+    out.push_back(layout_copy("v layout copy", kv_bytes));
+  }
+  out.push_back(qk);
+  if (d.eager) {
+    // The scale, then the mask add, whose fp32 mask under autocast promotes the scores to fp32 (their cast up).
+    KernelStep scale = compute("scale", KernelClass::Elementwise, n, 2 * n * d.db);
+    scale.backward_bytes = scale.mem_bytes;
+    out.push_back(std::move(scale));
+    KernelStep mask = compute("mask", KernelClass::Elementwise, n, n * (d.db + d.rb));
+    mask.backward_bytes = d.autocast ? n * (4 + d.db) : 0;  // the gradient passes through (autocast: cast back)
+    out.push_back(std::move(mask));
+  } else if (d.autocast) {
+    // Autocast: the 16-bit scores are cast up for the fp32 softmax and dropout, the probabilities down for AV.
+    out.push_back(cast("scores cast", n, d));
+  }
   out.push_back(compute("softmax", KernelClass::Softmax, 5 * n, 2 * n * d.rb));
   out.push_back(compute("attention dropout", KernelClass::Elementwise, n, n * (2 * d.rb + 1)));
   if (d.autocast) out.push_back(cast("probabilities cast", n, d));
   out.push_back(av);
+  if (d.eager) out.push_back(layout_copy("context layout copy", q_bytes));
   return out;
 }
 
 std::vector<KernelStep> attention_core_backward(const Dims& d) {
   std::vector<KernelStep> fwd = attention_core(d);
   std::reverse(fwd.begin(), fwd.end());
+  std::erase_if(fwd, [](const KernelStep& k) { return k.backward_bytes == 0; });  // eager's mask add: no kernel
   for (KernelStep& k : fwd) {
     k = backward_of(k);
     if (k.cls == KernelClass::Attention) k.flops *= 1.25;  // flash: 5 matrix products backward, 2 forward
@@ -275,6 +302,9 @@ std::vector<KernelStep> block_backward(const TransformerSpec& m, const ShardShap
   // reduce-scatter and vice versa; a forward all-reduce (after a row-parallel GEMM) becomes nothing
   // and the identity before a column-parallel GEMM (qkv, fc1) an all-reduce of the input gradient.
   std::vector<KernelStep> fwd = block_forward(m, sh);
+  // The separate-kernel attention core's first and last forward steps (attention_core).
+  const std::string core_first = d.eager ? "q layout copy" : "qk^T";
+  const std::string core_last = d.eager ? "context layout copy" : "av";
   std::vector<KernelStep> out;
   for (auto it = fwd.rbegin(); it != fwd.rend(); ++it) {
     if (it->collective) {
@@ -288,12 +318,13 @@ std::vector<KernelStep> block_backward(const TransformerSpec& m, const ShardShap
       out.push_back(std::move(k));
       continue;
     }
-    if (it->cls == KernelClass::Attention || it->name == "av") {
+    if (it->cls == KernelClass::Attention || it->name == core_last) {
       // The attention core's backward as a whole (flash: its own backward kernel).
       std::vector<KernelStep> core = attention_core_backward(d);
       out.insert(out.end(), core.begin(), core.end());
-      it = std::find_if(it, fwd.rend(),
-                        [](const KernelStep& k) { return k.cls == KernelClass::Attention || k.name == "qk^T"; });
+      it = std::find_if(it, fwd.rend(), [&core_first](const KernelStep& k) {
+        return k.cls == KernelClass::Attention || k.name == core_first;
+      });
       continue;
     }
     KernelStep k = backward_of(*it);

@@ -36,6 +36,16 @@
 // weight gradient to fp32 (B + 4 bytes a parameter) and, on every micro-batch after the first, adds it to
 // .grad (12 bytes: spread evenly over the micro-batches, (m - 1) / m of it on each). Collectives keep B
 // bytes an element (autocast with tensor parallelism is not what frameworks run).
+//
+// Eager attention (ShardShape::eager_attention, separate kernels only; framework.attention_kernels): as
+// BERT's reference PyTorch code runs it (NVIDIA DeepLearningExamples modeling.py, BertSelfAttention):
+//   copy Q, K, V to the heads' layout | QK^T | scale | + mask | softmax | dropout | AV | copy the context back
+// torch.matmul cannot batch a permuted view of the heads, so it copies each of Q, K and V (T h / t and
+// K, V's kv_dim each, read and written once) and `.contiguous()` copies the context; backward copies their
+// gradients the other way (the same traffic each). The scale and the mask add each read and write the
+// a/t x T x s scores (16-bit; under autocast the fp32 mask promotes the sum to fp32, which is the scores'
+// cast up); backward: the scale's gradient (one read and one write), the mask add's none (autocast: the
+// gradient's cast back to 16 bits). Layout copies cost as KernelClass::LayoutCopy.
 #pragma once
 
 #include <string>
@@ -75,9 +85,10 @@ struct ShardShape {
   int expert = 1;
   bool sequence_parallel = false;
   int micro_batch = 1;
-  double dtype_bytes = 2;  // activations and weights
-  bool autocast = false;   // torch.autocast over fp32 parameters (16-bit dtype_bytes only): see above
-  int micro_batches = 1;   // per optimizer step: autocast sums weight gradients over them
+  double dtype_bytes = 2;        // activations and weights
+  bool autocast = false;         // torch.autocast over fp32 parameters (16-bit dtype_bytes only): see above
+  int micro_batches = 1;         // per optimizer step: autocast sums weight gradients over them
+  bool eager_attention = false;  // separate-kernel attention as eager PyTorch runs it: see above
 };
 ShardShape shard_shape(const HybridSpec& layout, double dtype_bytes);
 

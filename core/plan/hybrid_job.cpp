@@ -22,6 +22,7 @@ HybridSpec job_layout(const Scenario& s, const JobSpec& job) {
 ShardShape job_shard_shape(const JobSpec& job, const HybridSpec& layout) {
   ShardShape sh = shard_shape(layout, dtype_bytes(job.model.dtype));
   sh.autocast = job.framework.mixed_precision == MixedPrecision::Autocast;
+  sh.eager_attention = job.framework.attention_kernels == AttentionKernels::Eager;
   sh.micro_batches = layout.micro_batches();
   return sh;
 }

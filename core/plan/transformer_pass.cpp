@@ -47,6 +47,7 @@ RowKernels row_kernels(const JobSpec& job) {
   sh.micro_batch = static_cast<int>(job.model.batch_per_worker);
   sh.dtype_bytes = dtype_bytes(job.model.dtype);
   sh.autocast = job.framework.mixed_precision == MixedPrecision::Autocast;  // one micro-batch: nothing summed
+  sh.eager_attention = job.framework.attention_kernels == AttentionKernels::Eager;
   const double batch = job.model.batch_per_worker;
   const std::vector<Layer>& rows = job.workload.layers;
   RowKernels out;

@@ -19,12 +19,20 @@ enum class MemoryFormat { Nhwc, Nchw };
 // fp32 .grad (core/parallel/transformer_ops.hpp, Autocast).
 enum class MixedPrecision { Pure, Autocast };
 
+// How attention runs when it is not one fused kernel (model.transformer.flash_attention false). Fused:
+// Megatron-LM's fused scale-mask-softmax kernel between the batched QK^T and AV. Eager: PyTorch modules as
+// BERT's reference code writes them (NVIDIA DeepLearningExamples and Hugging Face modeling_bert.py): the scale
+// and the mask as kernels of their own, and torch.matmul on permuted heads, which copies Q, K, V and the
+// context between the tokens' layout and the heads' (core/parallel/transformer_ops.hpp, Eager attention).
+enum class AttentionKernels { Fused, Eager };
+
 struct FrameworkSpec {
   double iteration_overhead = 0;  // seconds per iteration on each worker, before its first kernel
   double kernel_launch = 0;       // seconds: the shortest a worker's compute op can take
   double collective_launch = 0;   // seconds added to each collective a worker issues
   MemoryFormat memory_format = MemoryFormat::Nhwc;
   MixedPrecision mixed_precision = MixedPrecision::Pure;
+  AttentionKernels attention_kernels = AttentionKernels::Fused;
 };
 
 }  // namespace dtsim

@@ -53,6 +53,18 @@ void add_framework_keys(std::vector<ScenarioKey>& k) {
         j.framework.mixed_precision =
             v.choice<MixedPrecision>({{"pure", MixedPrecision::Pure}, {"autocast", MixedPrecision::Autocast}});
       }});
+  k.push_back(ScenarioKey{
+      "framework.attention_kernels", "one of: fused, eager", "fused", false,
+      "How attention runs when model.transformer.flash_attention is false; no effect with flash attention. fused: "
+      "Megatron-LM's fused scale-mask-softmax kernel between the batched QK^T and AV. eager: PyTorch modules as "
+      "BERT's reference code writes them (NVIDIA DeepLearningExamples, Hugging Face's eager attention): the scale "
+      "and the mask add as kernels of their own over the scores, and torch.matmul on permuted heads copying Q, K, "
+      "V and the context to and from the heads' layout (4 copies of the tokens' activations forward, 4 backward), "
+      "as 'layout_copy' kernels (docs/engines.md, Eager attention).",
+      KeyScope::Job, nullptr, [](J& j, const V& v) {
+        j.framework.attention_kernels =
+            v.choice<AttentionKernels>({{"fused", AttentionKernels::Fused}, {"eager", AttentionKernels::Eager}});
+      }});
 }
 
 }  // namespace dtsim

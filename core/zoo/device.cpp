@@ -88,6 +88,7 @@ DeviceSpec load_device(std::string_view name) {
     d.kernels.conv = per_dtype(k["conv"]);
     d.kernels.attention = k["attention"] ? k["attention"].as<double>() : 0.0;
     d.kernels.memory = k["memory"].as<double>();
+    d.kernels.layout_copy = k["layout_copy"] ? k["layout_copy"].as<double>() : 0.0;
     d.kernels.source = k["source"].as<std::string>();
   }
   if (const YAML::Node c = n["contention"]) {

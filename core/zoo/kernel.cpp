@@ -14,10 +14,15 @@ struct ClassName {
   std::string_view name;
 };
 constexpr ClassName kClassNames[] = {
-    {KernelClass::Layer, "layer"},     {KernelClass::Gemm, "gemm"},
-    {KernelClass::Conv, "conv"},       {KernelClass::Attention, "attention"},
-    {KernelClass::Softmax, "softmax"}, {KernelClass::Elementwise, "elementwise"},
-    {KernelClass::Norm, "norm"},       {KernelClass::Embedding, "embedding"},
+    {KernelClass::Layer, "layer"},
+    {KernelClass::Gemm, "gemm"},
+    {KernelClass::Conv, "conv"},
+    {KernelClass::Attention, "attention"},
+    {KernelClass::Softmax, "softmax"},
+    {KernelClass::Elementwise, "elementwise"},
+    {KernelClass::Norm, "norm"},
+    {KernelClass::Embedding, "embedding"},
+    {KernelClass::LayoutCopy, "layout_copy"},
 };
 
 // Useful fraction of the time an M x N output (times batch) takes in tiles of tm x tn: waves of one
@@ -96,6 +101,8 @@ double kernel_time(const DeviceSpec& device, double efficiency, Dtype dtype, Ker
     case KernelClass::Gemm:
     case KernelClass::Conv: return gemm_like_time(p, peak * fraction, bandwidth, shape, flops, mem_bytes);
     case KernelClass::Attention: return std::max(flops / (peak * p.attention), mem_bytes / bandwidth);
+    case KernelClass::LayoutCopy:
+      return mem_bytes / (device.mem_bandwidth * (p.layout_copy > 0 ? p.layout_copy : p.memory));
     default: return std::max(flops / device.peak(Dtype::Fp32), mem_bytes / bandwidth);
   }
 }

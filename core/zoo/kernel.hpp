@@ -23,6 +23,9 @@
 //   attention  a fused (flash) attention kernel: FLOPs at peak x `attention`.
 //   softmax, elementwise, norm, embedding: memory-bound kernels: bytes at memory bandwidth x
 //              `memory`, or their FLOPs at the fp32 (non-tensor) peak if that is slower.
+//   layout_copy  a copy of a tensor into another layout (PyTorch's copy of a permuted, non-contiguous view,
+//              as torch.matmul makes of attention heads): bytes at memory bandwidth x `layout_copy`,
+//              `memory` where the zoo has no figure.
 // `gemm` and `conv` are fractions per dtype; a dtype the zoo has no figure for costs its GEMMs and
 // convolutions as layers. Devices without a `kernels` section, and clusters that set
 // cluster.efficiency, cost every class as a layer.
@@ -39,10 +42,10 @@
 namespace dtsim {
 
 // What kind of kernel a compute op is.
-enum class KernelClass { Layer, Gemm, Conv, Attention, Softmax, Elementwise, Norm, Embedding };
+enum class KernelClass { Layer, Gemm, Conv, Attention, Softmax, Elementwise, Norm, Embedding, LayoutCopy };
 
 // The classes' names as layer tables write them (`class` column): layer, gemm, conv, attention,
-// softmax, elementwise, norm, embedding.
+// softmax, elementwise, norm, embedding, layout_copy.
 std::string_view kernel_class_name(KernelClass c);
 std::vector<std::string_view> kernel_class_names();
 std::optional<KernelClass> parse_kernel_class(std::string_view text);
@@ -66,8 +69,9 @@ struct KernelProfile {
   // large, wave-aligned GEMM reaches, and a convolution (0: the GEMM's).
   std::array<double, 4> gemm{};
   std::array<double, 4> conv{};
-  double attention = 0;  // fraction of peak a fused attention kernel reaches (fwd and bwd)
-  double memory = 1;     // fraction of the memory bandwidth streaming kernels reach
+  double attention = 0;    // fraction of peak a fused attention kernel reaches (fwd and bwd)
+  double memory = 1;       // fraction of the memory bandwidth streaming kernels reach
+  double layout_copy = 0;  // fraction of it a copy of a permuted view reaches (0: `memory`)
   std::string source;
   bool present() const;
   double gemm_at(Dtype d) const { return gemm[static_cast<size_t>(d)]; }

@@ -151,6 +151,19 @@ TEST_CASE("a convolution costs its implicit GEMM: data and weight gradients back
   CHECK(kernel_time(custom, 0.5, Dtype::Fp16, KernelClass::Conv, flops, 0, fwd) == Approx(flops / q / (312e12 * 0.5)));
 }
 
+TEST_CASE("layout copies stream at the zoo's layout_copy fraction, at its memory fraction where it has none") {
+  const dtsim::DeviceSpec h200 = dtsim::load_device("h200");
+  const dtsim::DeviceSpec a100 = dtsim::load_device("a100_80gb");
+  const double bytes = 1e9;
+  REQUIRE(h200.kernels.layout_copy == Approx(0.22));
+  CHECK(kernel_time(h200, 0.5, Dtype::Fp16, KernelClass::LayoutCopy, 0, bytes) == Approx(bytes / (4.8e12 * 0.22)));
+  REQUIRE(a100.kernels.layout_copy == 0);
+  CHECK(kernel_time(a100, 0.5, Dtype::Fp16, KernelClass::LayoutCopy, 0, bytes) == Approx(bytes / (2039e9 * 0.88)));
+  // A copy of a permuted view never beats a streaming one.
+  CHECK(kernel_time(h200, 0.5, Dtype::Fp16, KernelClass::LayoutCopy, 0, bytes) >
+        kernel_time(h200, 0.5, Dtype::Fp16, KernelClass::Elementwise, 0, bytes));
+}
+
 TEST_CASE("kernel classes are named as layer tables write them") {
   for (const auto name : dtsim::kernel_class_names()) {
     const auto cls = dtsim::parse_kernel_class(name);

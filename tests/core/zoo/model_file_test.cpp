@@ -91,7 +91,7 @@ TEST_CASE("a table's class, GEMM and traffic columns say what kernel each row is
   CHECK(error_of("name: m\ncounts: flops\ncolumns: [name, class, params, fwd_flops]\nlayers:\n  - [a, convolution, 1, "
                  "2]\n") ==
         "my_model.yaml:5:9: error: layer 'a': class 'convolution' is not one of layer, gemm, conv, attention, softmax, "
-        "elementwise, norm, embedding");
+        "elementwise, norm, embedding, layout_copy");
 }
 
 TEST_CASE("mistakes in a model file point at their line and column") {
