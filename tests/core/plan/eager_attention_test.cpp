@@ -9,29 +9,13 @@
 #include <string>
 
 #include "core/parallel/transformer_ops.hpp"
+#include "tests/support/kernel_totals.hpp"
 
 using namespace dtsim;
+using Totals = dtsim::test::KernelTotals;
+constexpr auto totals = dtsim::test::kernel_totals;
 
 namespace {
-
-struct Totals {
-  double bytes = 0;
-  double flops = 0;
-  double copy_bytes = 0;
-  int steps = 0;
-};
-
-Totals totals(const std::vector<KernelStep>& steps) {
-  Totals t;
-  for (const KernelStep& k : steps) {
-    if (k.collective) continue;
-    t.bytes += k.mem_bytes;
-    t.flops += k.flops;
-    if (k.cls == KernelClass::LayoutCopy) t.copy_bytes += k.mem_bytes;
-    ++t.steps;
-  }
-  return t;
-}
 
 TransformerSpec bert_block(bool flash) {
   TransformerSpec m;
@@ -75,9 +59,9 @@ TEST_CASE("eager attention adds its layout copies, scale and mask add to a block
     CHECK(eager_bwd.bytes - fused_bwd.bytes == Approx(copies + bwd_scores));
     CHECK(eager_fwd.flops - fused_fwd.flops == Approx(2 * n));  // the scale and the mask add, n each
     // Forward: 4 copies, the scale and the mask (autocast: in place of the scores cast).
-    CHECK(eager_fwd.steps - fused_fwd.steps == (autocast ? 5 : 6));
+    CHECK(eager_fwd.compute_steps - fused_fwd.compute_steps == (autocast ? 5 : 6));
     // Backward: 4 copies and the scale's gradient; the mask add has none (autocast: its cast back, as before).
-    CHECK(eager_bwd.steps - fused_bwd.steps == 5);
+    CHECK(eager_bwd.compute_steps - fused_bwd.compute_steps == 5);
   }
 }
 
@@ -87,6 +71,6 @@ TEST_CASE("eager attention changes nothing with flash attention") {
   const Totals eager = totals(block_forward(m, shape(true, false)));
   CHECK(eager.bytes == fused.bytes);
   CHECK(eager.flops == fused.flops);
-  CHECK(eager.steps == fused.steps);
+  CHECK(eager.compute_steps == fused.compute_steps);
   CHECK(totals(block_backward(m, shape(true, true))).bytes == totals(block_backward(m, shape(false, true))).bytes);
 }

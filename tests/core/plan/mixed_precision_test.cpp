@@ -15,32 +15,14 @@
 #include "core/plan/compiler.hpp"
 #include "core/scenario/loader.hpp"
 #include "tests/support/hybrid_job.hpp"
+#include "tests/support/kernel_totals.hpp"
 
 using namespace dtsim;
 using dtsim::test::hybrid_job;
+using Totals = dtsim::test::KernelTotals;
+constexpr auto totals = dtsim::test::kernel_totals;
 
 namespace {
-
-struct Totals {
-  double bytes = 0;
-  double flops = 0;
-  double collective_bytes = 0;
-  int collectives = 0;
-};
-
-Totals totals(const std::vector<KernelStep>& steps) {
-  Totals t;
-  for (const KernelStep& k : steps) {
-    if (k.collective) {
-      t.collective_bytes += k.bytes;
-      ++t.collectives;
-    } else {
-      t.bytes += k.mem_bytes;
-      t.flops += k.flops;
-    }
-  }
-  return t;
-}
 
 TransformerSpec gpt_block() {
   TransformerSpec m;
