@@ -30,7 +30,7 @@ void scale_plan(Plan& plan, double compute_scale, double comm_scale) {
     }
   }
   for (RankProgram& r : plan.ranks) {
-    for (Op& op : r.ops) {
+    for (Op& op : r.ops.edit()) {
       if (auto* c = std::get_if<ComputeOp>(&op.body)) {
         c->flops *= compute_scale;
         c->mem_bytes *= compute_scale;

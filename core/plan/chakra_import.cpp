@@ -440,7 +440,7 @@ void Importer::settle_groups() {
     plan_.groups.push_back(std::move(cg));
   }
   for (RankProgram& r : plan_.ranks) {
-    for (Op& op : r.ops) {
+    for (Op& op : r.ops.edit()) {
       auto* c = std::get_if<CollectiveOp>(&op.body);
       if (c == nullptr) continue;
       const CommGroup& g = plan_.groups[static_cast<size_t>(c->group)];

@@ -65,8 +65,14 @@ void compile_allreduce(const Scenario& s, const JobSpec& job, JobPlan& jp, Plan&
     for (int l : unit) params += job.workload.layers[l].params;
     jp.unit_bytes.push_back(params * grad_bytes);
   }
+  // Every worker runs the same program (nothing in it depends on the rank: its group is the job's, its costs
+  // are the cost model's): the first compiles it, the others share it (Program, plan.hpp).
   for (int rank : jp.workers) {
-    if (first_only && rank != jp.workers.front()) break;
+    if (rank != jp.workers.front()) {
+      if (first_only) break;
+      plan.ranks[rank].ops = plan.ranks[jp.workers.front()].ops;
+      continue;
+    }
     RankProgram& r = plan.ranks[rank];
     const PassOps pass = add_forward_backward(r, job);
     int quorum = -1;
@@ -91,7 +97,7 @@ void compile_allreduce(const Scenario& s, const JobSpec& job, JobPlan& jp, Plan&
     if (job.sync.kind == SyncKind::LocalSgd) {
       // Local SGD: each worker steps on its own gradients; the exchange (now of the models, of the
       // same size) happens every `period` iterations.
-      for (Op& op : r.ops) {
+      for (Op& op : r.ops.edit()) {
         if (op.phase == Phase::Communication || op.phase == Phase::Compression) op.period = job.sync.period;
       }
     }

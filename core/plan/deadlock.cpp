@@ -24,7 +24,7 @@ class Dataflow {
     offset_.resize(ranks);
     next_.resize(ranks);
     for (size_t r = 0; r < ranks; ++r) {
-      const std::vector<Op>& ops = plan.ranks[r].ops;
+      const std::vector<Op>& ops = plan.ranks[r].ops.ops();
       waits_[r].assign(ops.size(), 0);
       ended_[r].assign(ops.size(), false);
       reached_[r].assign(ops.size(), false);

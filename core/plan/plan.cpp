@@ -5,6 +5,20 @@
 
 namespace dtsim {
 
+const std::vector<Op>& Program::ops() const {
+  static const std::vector<Op> none;
+  return ops_ ? *ops_ : none;
+}
+
+std::vector<Op>& Program::edit() {
+  if (!ops_) {
+    ops_ = std::make_shared<std::vector<Op>>();
+  } else if (ops_.use_count() > 1) {
+    ops_ = std::make_shared<std::vector<Op>>(*ops_);
+  }
+  return *ops_;
+}
+
 int Plan::total_ops() const {
   int n = 0;
   for (const auto& r : ranks) n += static_cast<int>(r.ops.size());

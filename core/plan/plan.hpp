@@ -2,6 +2,7 @@
 // Executors (analytical, SimGrid, CPU/MPI, CUDA/NCCL) all run the same Plan.
 #pragma once
 
+#include <memory>
 #include <string>
 #include <variant>
 #include <vector>
@@ -124,6 +125,34 @@ struct Composite {
   std::vector<Op> parts;
 };
 
+// One rank's ops for one iteration, shared copy-on-write between ranks that run the same (every
+// worker of a data-parallel job runs the same program: 65,536 ranks hold one copy, not 65,536).
+// Reading is const; push_back and edit() detach a shared program first, so a rank that changes its
+// ops (a straggler's dynamic batch, a compressor's extra ops) never changes another's.
+class Program {
+ public:
+  Program() = default;
+  Program(std::vector<Op> ops) : ops_(std::make_shared<std::vector<Op>>(std::move(ops))) {}
+  size_t size() const { return ops_ ? ops_->size() : 0; }
+  bool empty() const { return size() == 0; }
+  const Op& operator[](size_t i) const { return (*ops_)[i]; }
+  const Op& at(size_t i) const { return ops().at(i); }
+  const Op& front() const { return ops_->front(); }
+  const Op& back() const { return ops_->back(); }
+  std::vector<Op>::const_iterator begin() const { return ops().begin(); }
+  std::vector<Op>::const_iterator end() const { return ops().end(); }
+  const std::vector<Op>& ops() const;
+  // The ops to change: this program's own copy (made now if another rank shares it).
+  std::vector<Op>& edit();
+  void push_back(Op op) { edit().push_back(std::move(op)); }
+  void reserve(size_t n) { edit().reserve(n); }
+  // Whether two programs are one shared copy (not merely equal).
+  bool shares(const Program& other) const { return ops_ && ops_ == other.ops_; }
+
+ private:
+  std::shared_ptr<std::vector<Op>> ops_;
+};
+
 struct Placement {
   int node = 0;   // node index; dedicated server hosts come after the cluster's nodes
   int local = 0;  // device index within the node
@@ -140,7 +169,7 @@ struct RankProgram {
   // A plan of representatives (PlanScope::Representatives): the ranks on this rank's node whose
   // timeline this one stands for, itself included; their messages cross the node's NICs with its own.
   int mirrored = 1;
-  std::vector<Op> ops;  // one iteration, in issue order (each stream runs its ops in this order)
+  Program ops;  // one iteration, in issue order (each stream runs its ops in this order)
 };
 
 struct CommGroup {

@@ -118,13 +118,13 @@ void Replay::stream_actor(int rank, Stream stream) {
   // A rank that also computes on its comm stream (compress, decompress) issues each op alone too: its
   // device takes turns at op boundaries, and a fused run would hold it for the whole backward pass.
   const bool contended = contention_.on(rank);
-  const std::vector<Op>& rank_ops = plan_.ranks[rank].ops;
+  const std::vector<Op>& rank_ops = plan_.ranks[rank].ops.ops();
   const bool two_computing_streams = std::any_of(
       rank_ops.begin(), rank_ops.end(), [](const Op& op) { return op.stream == Stream::Comm && is_compute(op.body); });
   const bool fuse = options_.fuse_compute && platform_.compute_hosts.empty() && !two_computing_streams &&
                     !(contended && plan_.speed_profile_of(rank) != nullptr);
   const auto units = stream_units(plan_.ranks[rank], stream, fuse, contended);
-  const std::vector<Op>& ops = plan_.ranks[rank].ops;
+  const std::vector<Op>& ops = plan_.ranks[rank].ops.ops();
   RankState& st = progress_[rank];
   for (int it = 0; it < progress_.iterations(); ++it) {
     progress_.wait_iteration(rank, it);
