@@ -51,6 +51,46 @@ void BM_SweepPointCompileOnly(benchmark::State& state) {
 }
 BENCHMARK(BM_SweepPointCompileOnly)->Unit(benchmark::kMicrosecond);
 
+// The representative's event loop alone, and its metrics alone, on plans compiled before timing.
+struct Compiled {
+  Scenario s;
+  Plan plan;
+  std::vector<OpRecord> records;
+};
+std::vector<Compiled> compiled_points() {
+  std::vector<Compiled> out;
+  for (Scenario& s : points(kQuickstart, {"run.iterations=1", "run.warmup=0"})) {
+    Plan plan = compile_plan(s, PlanScope::Representatives);
+    Recorder rec;
+    analytical::AnalyticalExecutor(s.cluster).run(plan, rec);
+    out.push_back(Compiled{std::move(s), std::move(plan), rec.records()});
+  }
+  return out;
+}
+void BM_SweepPointEngineOnly(benchmark::State& state) {
+  const auto pts = compiled_points();
+  size_t i = 0;
+  for (auto _ : state) {
+    const Compiled& c = pts[i++ % pts.size()];
+    Recorder rec;
+    benchmark::DoNotOptimize(analytical::AnalyticalExecutor(c.s.cluster).run(c.plan, rec));
+  }
+}
+BENCHMARK(BM_SweepPointEngineOnly)->Unit(benchmark::kMicrosecond);
+void BM_SweepPointMetricsOnly(benchmark::State& state) {
+  auto pts = compiled_points();
+  size_t i = 0;
+  for (auto _ : state) {
+    Compiled& c = pts[i++ % pts.size()];
+    JobPlan& jp = c.plan.jobs.front();
+    const std::vector<int> workers = jp.workers;
+    jp.workers = {workers.front()};
+    benchmark::DoNotOptimize(compute_metrics(c.plan, c.records, RunInfo{"analytical", "closed_form", 0}, 0));
+    jp.workers = workers;
+  }
+}
+BENCHMARK(BM_SweepPointMetricsOnly)->Unit(benchmark::kMicrosecond);
+
 void BM_SweepPointFullEngine(benchmark::State& state) {
   const auto pts = points(kQuickstart, {"run.iterations=1", "run.warmup=0"});
   size_t i = 0;
