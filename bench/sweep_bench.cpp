@@ -91,6 +91,17 @@ void BM_SweepPointMetricsOnly(benchmark::State& state) {
 }
 BENCHMARK(BM_SweepPointMetricsOnly)->Unit(benchmark::kMicrosecond);
 
+// Loading one point's Scenario (the YAML, its --set overrides, the zoo's device and model tables), as a sweep
+// loads each point once before it runs.
+void BM_SweepPointLoad(benchmark::State& state) {
+  int nodes = 1;
+  for (auto _ : state) {
+    benchmark::DoNotOptimize(load_scenario(kQuickstart, {"cluster.nodes=" + std::to_string(nodes)}));
+    nodes = nodes % 64 + 1;
+  }
+}
+BENCHMARK(BM_SweepPointLoad)->Unit(benchmark::kMicrosecond);
+
 void BM_SweepPointFullEngine(benchmark::State& state) {
   const auto pts = points(kQuickstart, {"run.iterations=1", "run.warmup=0"});
   size_t i = 0;

@@ -3,6 +3,8 @@
 
 #include <algorithm>
 #include <array>
+#include <map>
+#include <mutex>
 
 #include <fmt/format.h>
 #include <yaml-cpp/yaml.h>
@@ -61,7 +63,9 @@ std::vector<std::string> device_names() {
   return names;
 }
 
-DeviceSpec load_device(std::string_view name) {
+namespace {
+
+DeviceSpec parse_device(std::string_view name) {
   const YAML::Node all = devices_node();
   const YAML::Node n = all[std::string(name)];
   if (!n) {
@@ -96,6 +100,18 @@ DeviceSpec load_device(std::string_view name) {
     d.contention_source = c["source"].as<std::string>();
   }
   return d;
+}
+
+}  // namespace
+
+// The compiled-in zoo never changes: each device is parsed once per process (every point of a sweep looks its
+// device up). An unknown name is not remembered: it throws each time.
+DeviceSpec load_device(std::string_view name) {
+  static std::mutex mutex;
+  static std::map<std::string, DeviceSpec, std::less<>> parsed;
+  const std::lock_guard lock(mutex);
+  if (const auto found = parsed.find(name); found != parsed.end()) return found->second;
+  return parsed.emplace(std::string(name), parse_device(name)).first->second;
 }
 
 }  // namespace dtsim

@@ -2,6 +2,8 @@
 #include "core/zoo/workload.hpp"
 
 #include <algorithm>
+#include <map>
+#include <mutex>
 
 #include <fmt/format.h>
 #include <fmt/ranges.h>
@@ -18,12 +20,19 @@ namespace {
 constexpr std::string_view kZooPrefix = "models/";
 constexpr std::string_view kZooSuffix = ".yaml";
 
-// The zoo model `name` as its file defines it; nullopt when the zoo has no such file.
+// The zoo model `name` as its file defines it; nullopt when the zoo has no such file. The zoo is compiled in and
+// never changes, so each file is parsed once per process (a sweep loads every point's model: parsing ResNet-50's
+// table took most of a point's 5.8 ms load, bench_sweep BM_SweepPointLoad).
 std::optional<ModelDefinition> zoo_definition(std::string_view name) {
+  static std::mutex mutex;
+  static std::map<std::string, std::optional<ModelDefinition>, std::less<>> parsed;
+  const std::lock_guard lock(mutex);
+  if (const auto found = parsed.find(name); found != parsed.end()) return found->second;
   const std::string path = fmt::format("{}{}{}", kZooPrefix, name, kZooSuffix);
   const auto text = name.find('/') == std::string_view::npos ? data::find(path) : std::nullopt;
-  if (!text) return std::nullopt;
-  return parse_model_definition(*text, "core/zoo/data/" + path);
+  std::optional<ModelDefinition> definition;
+  if (text) definition = parse_model_definition(*text, "core/zoo/data/" + path);
+  return parsed.emplace(std::string(name), std::move(definition)).first->second;
 }
 
 template <typename Field>

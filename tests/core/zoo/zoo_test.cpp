@@ -5,9 +5,13 @@
 #include <string>
 
 #include "core/base/error.hpp"
+#include "core/zoo/device.hpp"
 #include "core/zoo/transformer.hpp"
 #include "core/zoo/workload.hpp"
 
+using dtsim::DeviceSpec;
+using dtsim::InputError;
+using dtsim::load_device;
 using dtsim::load_zoo_model;
 using dtsim::Workload;
 
@@ -325,4 +329,22 @@ TEST_CASE("synthetic workloads add up exactly") {
   CHECK(odd.fwd_flops_per_sample() == 0.1);
   CHECK(dtsim::make_synthetic(100, 10, 1).total_params() == 100);
   CHECK_THROWS_WITH(dtsim::make_synthetic(100, 10, 0), "error: a synthetic workload needs at least 1 layer, not 0");
+}
+
+TEST_CASE("the compiled-in zoo, parsed once, gives every caller its own copy") {
+  Workload first = load_zoo_model("resnet50");
+  const Workload again = load_zoo_model("resnet50");
+  REQUIRE(first.layers.size() == again.layers.size());
+  CHECK(first.total_params() == again.total_params());
+  first.layers.front().params += 1;  // a caller's change stays its own
+  CHECK(load_zoo_model("resnet50").total_params() == again.total_params());
+  DeviceSpec d = load_device("a100_40gb");
+  const double peak = d.peak_fp16;
+  d.peak_fp16 = 1;
+  CHECK(load_device("a100_40gb").peak_fp16 == peak);
+  // Unknown names fail every time.
+  for (int i = 0; i < 2; ++i) {
+    CHECK_THROWS_AS(load_device("a100_41gb"), InputError);
+    CHECK_THROWS_AS(load_zoo_model("resnet51"), InputError);
+  }
 }
