@@ -113,8 +113,8 @@ int sweep_command(const SweepOptions& o) {
     if (now - last_write > write_interval) {
       sweep::write_results(out, m, done);
       last_write = std::chrono::steady_clock::now();
-      write_interval = std::max<std::chrono::steady_clock::duration>(std::chrono::milliseconds(500),
-                                                                     10 * (last_write - now));
+      write_interval =
+          std::max<std::chrono::steady_clock::duration>(std::chrono::milliseconds(500), 10 * (last_write - now));
     }
   };
   // The Learner needs every op record: only sweeps that train it give up the analytical fast path.
