@@ -25,6 +25,7 @@ namespace dtsim {
 inline constexpr double kMinProfilePeriod = 1e-3;
 
 struct Profile {
+  bool operator==(const Profile&) const = default;
   std::string source;           // the file or the inline text, for messages
   std::vector<double> times;    // starts of the pieces, increasing, times[0] == 0
   std::vector<double> factors;  // > 0, one per piece

@@ -17,6 +17,7 @@ namespace dtsim {
 enum class CompressionGranularity { Bucket, Layer };
 
 struct CompressionSpec {
+  bool operator==(const CompressionSpec&) const = default;
   CompressionMethod method = CompressionMethod::None;
   int levels = 127;     // QSGD: s quantisation levels
   double ratio = 0.01;  // top-k and random-k: k = ceil(ratio * n)

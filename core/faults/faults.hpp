@@ -14,6 +14,7 @@ enum class FaultScope { Device, Node };
 enum class Recovery { Restart, Elastic };
 
 struct FaultSpec {
+  bool operator==(const FaultSpec&) const = default;
   double mtbf_s = 0;  // mean time between failures of one device or node; 0 = none
   FaultScope scope = FaultScope::Node;
   std::string trace;                       // a file of failure times (resolved against the scenario's folder)

@@ -19,6 +19,7 @@ constexpr std::string_view recompute_name(Recompute r) {
 }
 
 struct HybridSpec {
+  bool operator==(const HybridSpec&) const = default;
   int tensor = 1;                  // t: ranks a layer's matrices are split over (Megatron column/row parallel)
   int pipeline = 1;                // p: stages the layers are split over
   int data = 0;                    // d: model replicas; 0 means devices / (t x c x p)

@@ -15,6 +15,7 @@
 namespace dtsim {
 
 struct LayoutLimits {
+  bool operator==(const LayoutLimits&) const = default;
   int devices = 1;
   int global_batch = 0;  // sequences per iteration; 0: micro_batch x d (no accumulation)
   int max_tensor = 8;    // tensor groups stay within a node by default (the node's devices)

@@ -5,6 +5,8 @@
 
 #include <algorithm>
 #include <numeric>
+#include <optional>
+#include <utility>
 
 #include <fmt/format.h>
 
@@ -33,6 +35,25 @@ void place_workers(const Scenario& s, const JobSpec& job, int job_index, Plan& p
     plan.jobs[job_index].workers.push_back(r.rank);
     plan.ranks.push_back(std::move(r));
   }
+}
+
+// What a data-parallel worker's program is compiled from: its job, and the job's place in the plan (the group and
+// job indices are in its ops). The number of workers and their grouping count only where they reach the ops: a
+// compressor's steps and gather algorithm, and backup workers' quorum.
+struct WorkerProgramKey {
+  JobSpec job;
+  int workers = 0;
+  int per_node = 0;
+  int group = 0;
+  int job_index = 0;
+  bool operator==(const WorkerProgramKey&) const = default;
+};
+
+// The last worker program compiled on this thread: a sweep's points that differ only in the cluster (its size, its
+// links) compile their job's program once. The cache and the plans share that one copy (Program).
+std::optional<std::pair<WorkerProgramKey, Program>>& last_worker_program() {
+  thread_local std::optional<std::pair<WorkerProgramKey, Program>> last;
+  return last;
 }
 
 void compile_allreduce(const Scenario& s, const JobSpec& job, JobPlan& jp, Plan& plan, bool first_only) {
@@ -67,6 +88,10 @@ void compile_allreduce(const Scenario& s, const JobSpec& job, JobPlan& jp, Plan&
   }
   // Every worker runs the same program (nothing in it depends on the rank: its group is the job's, its costs
   // are the cost model's): the first compiles it, the others share it (Program, plan.hpp).
+  const bool by_workers = job.compression.method != CompressionMethod::None || job.sync.kind == SyncKind::Backup;
+  WorkerProgramKey key{job, by_workers ? workers : 0, by_workers ? all.per_node : 0, group, jp_index(plan, jp)};
+  auto& last = last_worker_program();
+  const bool cached = last && last->first == key;
   for (int rank : jp.workers) {
     if (rank != jp.workers.front()) {
       if (first_only) break;
@@ -74,6 +99,10 @@ void compile_allreduce(const Scenario& s, const JobSpec& job, JobPlan& jp, Plan&
       continue;
     }
     RankProgram& r = plan.ranks[rank];
+    if (cached) {
+      r.ops = last->second;
+      continue;
+    }
     const PassOps pass = add_forward_backward(r, job);
     int quorum = -1;
     if (job.sync.kind == SyncKind::Backup) {
@@ -108,6 +137,7 @@ void compile_allreduce(const Scenario& s, const JobSpec& job, JobPlan& jp, Plan&
     update.deps = update_deps;
     update.body = make_update(job.workload.total_params(), job.model.optimizer);
     r.ops.push_back(std::move(update));
+    last.emplace(std::move(key), r.ops);
   }
 }
 

@@ -27,6 +27,7 @@ enum class MixedPrecision { Pure, Autocast };
 enum class AttentionKernels { Fused, Eager };
 
 struct FrameworkSpec {
+  bool operator==(const FrameworkSpec&) const = default;
   double iteration_overhead = 0;  // seconds per iteration on each worker, before its first kernel
   double kernel_launch = 0;       // seconds: the shortest a worker's compute op can take
   double collective_launch = 0;   // seconds added to each collective a worker issues

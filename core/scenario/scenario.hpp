@@ -29,6 +29,7 @@ enum class Engine { Analytical, SimGrid };
 enum class Fidelity { Flow, Step };
 
 struct ModelSpec {
+  bool operator==(const ModelSpec&) const = default;
   std::string name;             // zoo name, "transformer", "synthetic" or "" when `file` is set
   std::string file;             // a user's layer table
   TransformerSpec transformer;  // the shape, when the model has one (is_transformer)
@@ -43,6 +44,7 @@ struct ModelSpec {
 };
 
 struct StrategySpec {
+  bool operator==(const StrategySpec&) const = default;
   StrategyKind kind = StrategyKind::AllReduce;
   int workers = 0;  // 0 = one per device
   std::string algorithm = "ring";
@@ -61,6 +63,7 @@ struct StrategySpec {
 };
 
 struct SyncSpec {
+  bool operator==(const SyncSpec&) const = default;
   SyncKind kind = SyncKind::Bsp;
   int staleness = 0;       // SSP: how many iterations a worker may run ahead of the slowest
   int period = 1;          // local SGD: average the models every `period` iterations
@@ -72,6 +75,7 @@ enum class Jitter { None, Lognormal, Exponential, Hiccup };
 // Slow workers: some always slower by a factor, and every worker's compute time jittered per
 // iteration (seeded by run.seed). Factors multiply compute durations.
 struct StragglerSpec {
+  bool operator==(const StragglerSpec&) const = default;
   std::vector<int> slow_workers;  // worker indices within the job
   double slow_factor = 1.0;
   Jitter jitter = Jitter::None;
@@ -98,6 +102,7 @@ struct RunSpec {
 // Which devices a job runs on: nodes [first_node, first_node + nodes) and, on each of them,
 // devices [first_local, first_local + devices_per_node). 0 means "all the rest".
 struct PlacementSpec {
+  bool operator==(const PlacementSpec&) const = default;
   int first_node = 0;
   int nodes = 0;
   int first_local = 0;
@@ -106,6 +111,7 @@ struct PlacementSpec {
 
 // `dtsim tune`'s search of a hybrid job's layouts (tune.* keys): its limits' devices and global batch are the job's.
 struct TuneSpec {
+  bool operator==(const TuneSpec&) const = default;
   LayoutLimits limits{.rank_orders = true};  // tune.rank_orders: true
   double max_memory_fraction = 1.0;
 };
@@ -116,6 +122,7 @@ struct TuneSpec {
 // auto (the duration when a node has one, else the roofline).
 enum class ChakraTiming { Auto, Duration, Roofline };
 struct ChakraSpec {
+  bool operator==(const ChakraSpec&) const = default;
   std::string prefix;  // empty: the job's workload is its model
   ChakraTiming timing = ChakraTiming::Auto;
 };
@@ -123,6 +130,7 @@ struct ChakraSpec {
 // One training job. A scenario holds one (its keys at the top level) or several (a `jobs` list)
 // sharing the cluster.
 struct JobSpec {
+  bool operator==(const JobSpec&) const = default;
   std::string name;
   ModelSpec model;
   StrategySpec strategy;

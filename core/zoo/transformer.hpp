@@ -34,6 +34,7 @@ namespace dtsim {
 //   classifier: its parameters and FLOPs are under 0.001 % of BERT-Large's and are not counted): the lm_head row
 //   has no parameters, FLOPs or activations, and plans run no output layer or cross-entropy.
 struct TransformerSpec {
+  bool operator==(const TransformerSpec&) const = default;
   int layers = 12;
   int hidden = 768;
   int heads = 12;

@@ -14,6 +14,7 @@ namespace dtsim {
 struct TransformerSpec;  // core/zoo/transformer.hpp
 
 struct Layer {
+  bool operator==(const Layer&) const = default;
   std::string name;
   double params = 0;       // trainable parameters
   double fwd_flops = 0;    // forward FLOPs per sample
@@ -32,6 +33,7 @@ struct Layer {
 };
 
 struct Workload {
+  bool operator==(const Workload&) const = default;
   std::string name;
   std::string source;  // where the numbers come from
   std::string input;   // the input one sample is, e.g. "3x224x224" or "2048 tokens"
