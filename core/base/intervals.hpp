@@ -9,18 +9,20 @@ namespace dtsim {
 
 using Interval = std::pair<double, double>;
 
-// Sorts and merges overlapping intervals in place.
+// Sorts and merges overlapping intervals in place. A rank's records mostly come in time order: a sorted input is
+// not sorted again.
 inline void merge_intervals(std::vector<Interval>& v) {
-  std::sort(v.begin(), v.end());
-  std::vector<Interval> out;
-  for (const auto& iv : v) {
-    if (!out.empty() && iv.first <= out.back().second) {
-      out.back().second = std::max(out.back().second, iv.second);
+  if (!std::is_sorted(v.begin(), v.end())) std::sort(v.begin(), v.end());
+  size_t n = 0;
+  for (size_t i = 0; i < v.size(); ++i) {
+    const Interval iv = v[i];
+    if (n > 0 && iv.first <= v[n - 1].second) {
+      v[n - 1].second = std::max(v[n - 1].second, iv.second);
     } else {
-      out.push_back(iv);
+      v[n++] = iv;
     }
   }
-  v.swap(out);
+  v.resize(n);
 }
 
 // Total length of merged intervals.
