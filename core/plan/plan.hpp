@@ -128,7 +128,7 @@ struct Composite {
 // One rank's ops for one iteration, shared copy-on-write between ranks that run the same (every
 // worker of a data-parallel job runs the same program: 65,536 ranks hold one copy, not 65,536).
 // Reading is const; push_back and edit() detach a shared program first, so a rank that changes its
-// ops (a straggler's dynamic batch, a compressor's extra ops) never changes another's.
+// ops (the real backends shrinking a plan to the ranks launched, a test) never changes another's.
 class Program {
  public:
   Program() = default;
