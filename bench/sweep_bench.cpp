@@ -36,6 +36,14 @@ void BM_SweepPointFastPath(benchmark::State& state) {
   state.counters["points/s"] = benchmark::Counter(static_cast<double>(state.iterations()), benchmark::Counter::kIsRate);
 }
 BENCHMARK(BM_SweepPointFastPath)->Arg(1)->Arg(10)->Unit(benchmark::kMicrosecond);
+// One point of 4 x N ranks, again and again: what a point costs per rank (its per-rank metrics).
+void BM_SweepPointFastPathOneSize(benchmark::State& state) {
+  const Scenario s = load_scenario(
+      kQuickstart, {"cluster.nodes=" + std::to_string(state.range(0)), "run.iterations=1", "run.warmup=0"});
+  for (auto _ : state) benchmark::DoNotOptimize(analytical::run_symmetric(s));
+  state.counters["ranks"] = static_cast<double>(4 * state.range(0));
+}
+BENCHMARK(BM_SweepPointFastPathOneSize)->Arg(1)->Arg(64)->Arg(1024)->Unit(benchmark::kMicrosecond);
 // Where a point's time goes: the same points with contention off (the engine no longer retimes a rank's compute as
 // its communication starts and ends), and compiling the representative plan alone.
 void BM_SweepPointNoContention(benchmark::State& state) {

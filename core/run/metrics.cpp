@@ -138,15 +138,28 @@ double WireBytes::operator()(int rank, const OpBody& body) {
   const auto* c = std::get_if<CollectiveOp>(&body);
   if (!c) return 0;
   const CommGroup& group = plan_.groups[c->group];
-  // What a rank sends is proportional to S (chunking splits the bytes, never adds to them), so
-  // one evaluation per group, kind and algorithm serves every bucket size.
-  auto& per_rank = cache_[std::make_tuple(c->group, c->kind, c->algorithm)];
-  if (per_rank.empty()) {
-    const GroupShape shape{static_cast<int>(group.ranks.size()), group.per_node, 0};
-    per_rank = bytes_sent(c->algorithm->flow_phases(c->kind, shape, kUnitBytes), shape.size);
-  }
+  const std::vector<double>& per_rank = unit_bytes(*c);
   const auto pos = std::lower_bound(group.ranks.begin(), group.ranks.end(), rank);
   return pos != group.ranks.end() && *pos == rank ? per_rank[pos - group.ranks.begin()] * (c->bytes / kUnitBytes) : 0.0;
+}
+
+void WireBytes::add_to_each(const CollectiveOp& c, std::vector<double>& by_rank) {
+  const std::vector<int>& ranks = plan_.groups[c.group].ranks;
+  const std::vector<double>& per_rank = unit_bytes(c);
+  for (size_t p = 0; p < ranks.size(); ++p)
+    by_rank[static_cast<size_t>(ranks[p])] += per_rank[p] * (c.bytes / kUnitBytes);
+}
+
+const std::vector<double>& WireBytes::unit_bytes(const CollectiveOp& c) {
+  // What a rank sends is proportional to S (chunking splits the bytes, never adds to them), so
+  // one evaluation per group, kind and algorithm serves every bucket size.
+  auto& per_rank = cache_[std::make_tuple(c.group, c.kind, c.algorithm)];
+  if (per_rank.empty()) {
+    const CommGroup& group = plan_.groups[c.group];
+    const GroupShape shape{static_cast<int>(group.ranks.size()), group.per_node, 0};
+    per_rank = bytes_sent(c.algorithm->flow_phases(c.kind, shape, kUnitBytes), shape.size);
+  }
+  return per_rank;
 }
 
 namespace {

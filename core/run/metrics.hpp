@@ -102,8 +102,13 @@ class WireBytes {
  public:
   explicit WireBytes(const Plan& plan) : plan_(plan) {}
   double operator()(int rank, const OpBody& body);
+  // Adds what every rank of the collective's group sends for it to by_rank[rank] (by_rank holds every rank of
+  // the plan): operator() of each rank, in one pass over the group.
+  void add_to_each(const CollectiveOp& c, std::vector<double>& by_rank);
 
  private:
+  // What each position of the group sends for kUnitBytes of the collective's S.
+  const std::vector<double>& unit_bytes(const CollectiveOp& c);
   const Plan& plan_;
   static constexpr double kUnitBytes = 1048576.0;
   std::map<int, double> composite_bytes_;  // by composite: its parts' bytes

@@ -263,7 +263,7 @@ std::optional<std::vector<Metrics>> run_symmetric(const Scenario& s) {
   // Under contention (cost::compute_kept) a compute op's end depends on the communication in flight
   // beside it, which program order cannot see: the representative then runs on the event loop.
   std::vector<OpRecord> records;
-  if (const double kept = cost::compute_kept(s.cluster, plan)[static_cast<size_t>(rep.rank)]; kept < 1) {
+  if (const double kept = cost::compute_kept_of(s.cluster, plan, rep.rank); kept < 1) {
     if (auto contended = evaluate_contended(plan, rep, costs, kept)) {
       records = std::move(*contended);
     } else {
@@ -286,23 +286,28 @@ std::optional<std::vector<Metrics>> run_symmetric(const Scenario& s) {
   m.ranks.clear();
   m.ranks.reserve(workers.size());
   m.bytes_on_wire_per_iteration = 0;
+  // Each rank's bytes on the wire: its share of every collective of the representative's program, one pass
+  // over each collective's group.
   WireBytes wire(plan);
-  std::vector<const OpBody*> sends;  // the ops that put bytes on the wire
+  std::vector<double> sent(plan.ranks.size(), 0.0);
   for (const Op& op : rep.ops) {
-    if (!std::holds_alternative<ComputeOp>(op.body) && !std::holds_alternative<UpdateOp>(op.body))
-      sends.push_back(&op.body);
+    if (const auto* c = std::get_if<CollectiveOp>(&op.body)) {
+      wire.add_to_each(*c, sent);
+    } else if (!is_compute(op.body)) {
+      for (int r : workers) sent[static_cast<size_t>(r)] += wire(r, op.body);
+    }
   }
   for (int r : workers) {
-    RankMetrics rm = first;
+    RankMetrics& rm = m.ranks.emplace_back(first);
     rm.rank = r;
     rm.node = plan.ranks[r].where.node;
-    rm.bytes_sent = 0;
-    for (const OpBody* body : sends) rm.bytes_sent += wire(r, *body);
+    rm.bytes_sent = sent[static_cast<size_t>(r)];
     m.bytes_on_wire_per_iteration += rm.bytes_sent;
-    m.ranks.push_back(rm);
   }
   m.run.wall_time_s = std::chrono::duration<double>(std::chrono::steady_clock::now() - t_start).count();
-  return std::vector<Metrics>{m};
+  std::vector<Metrics> out;
+  out.push_back(std::move(m));
+  return out;
 }
 
 std::vector<Metrics> run_analytical(const Scenario& s) {

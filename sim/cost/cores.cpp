@@ -1,6 +1,7 @@
 // What each rank computes on, and whether communication takes the ranks' cores.
 #include "sim/cost/cores.hpp"
 
+#include <algorithm>
 #include <map>
 
 #include "core/calibration/calibration.hpp"
@@ -43,19 +44,40 @@ double composite_kept(double kept, const CompositeTiming& t) {
   return slowed > 0 ? (t.compute_s + t.comm_s) / slowed : kept;
 }
 
+namespace {
+
+// A profile's measured figure where cluster.contention.compute is not set, else 0.
+double measured_unless_set(const ClusterSpec& cluster) {
+  return cluster.compute_under_comm > 0 ? 0 : measured_compute_kept(cluster);
+}
+
+// What a rank keeps (compute_kept), given whether other ranks share its device.
+double kept_by(const ClusterSpec& cluster, const RankProgram& rank, bool shared, double measured) {
+  if (rank.role != Role::Worker || shared) return 1.0;
+  return measured > 0 ? measured : cluster.compute_kept_at(rank.where.node);
+}
+
+}  // namespace
+
 std::vector<double> compute_kept(const ClusterSpec& cluster, const Plan& plan) {
   std::vector<double> kept(plan.ranks.size(), 1.0);
   if (comm_holds_cores(cluster)) return kept;
   const std::vector<std::pair<int, int>> devices = compute_devices(cluster, plan);
   std::map<std::pair<int, int>, int> sharing;
   for (const auto& d : devices) ++sharing[d];
-  const double measured = cluster.compute_under_comm > 0 ? 0 : measured_compute_kept(cluster);
+  const double measured = measured_unless_set(cluster);
   for (size_t r = 0; r < plan.ranks.size(); ++r) {
-    const RankProgram& rank = plan.ranks[r];
-    if (rank.role != Role::Worker || sharing[devices[r]] > 1) continue;
-    kept[r] = measured > 0 ? measured : cluster.compute_kept_at(rank.where.node);
+    kept[r] = kept_by(cluster, plan.ranks[r], sharing[devices[r]] > 1, measured);
   }
   return kept;
+}
+
+double compute_kept_of(const ClusterSpec& cluster, const Plan& plan, int rank) {
+  if (comm_holds_cores(cluster)) return 1.0;
+  const std::vector<std::pair<int, int>> devices = compute_devices(cluster, plan);
+  const auto r = static_cast<size_t>(rank);
+  return kept_by(cluster, plan.ranks[r], std::count(devices.begin(), devices.end(), devices[r]) > 1,
+                 measured_unless_set(cluster));
 }
 
 }  // namespace dtsim::cost

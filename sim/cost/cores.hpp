@@ -40,6 +40,8 @@ double measured_compute_kept(const ClusterSpec& cluster);
 // zoo figure; servers, devices that ranks share and cores that communication holds (comm_holds_cores)
 // keep 1.
 std::vector<double> compute_kept(const ClusterSpec& cluster, const Plan& plan);
+// compute_kept of one rank, without the others' (the symmetric fast path's representative).
+double compute_kept_of(const ClusterSpec& cluster, const Plan& plan, int rank);
 // The fraction of its rate a composite op keeps while its rank communicates: its compute parts at
 // `kept`, its communication parts (collectives inside a node) unslowed, the two spread evenly
 // through it: duration / (compute / kept + comm). Its kernels one by one would be slowed only
