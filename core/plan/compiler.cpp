@@ -46,7 +46,6 @@ struct WorkerProgramKey {
   int per_node = 0;
   int group = 0;
   int job_index = 0;
-  bool operator==(const WorkerProgramKey&) const = default;
 };
 
 // The last worker program compiled on this thread: a sweep's points that differ only in the cluster (its size, its
@@ -89,9 +88,11 @@ void compile_allreduce(const Scenario& s, const JobSpec& job, JobPlan& jp, Plan&
   // Every worker runs the same program (nothing in it depends on the rank: its group is the job's, its costs
   // are the cost model's): the first compiles it, the others share it (Program, plan.hpp).
   const bool by_workers = job.compression.method != CompressionMethod::None || job.sync.kind == SyncKind::Backup;
-  WorkerProgramKey key{job, by_workers ? workers : 0, by_workers ? all.per_node : 0, group, jp_index(plan, jp)};
+  const int key_workers = by_workers ? workers : 0;
+  const int key_per_node = by_workers ? all.per_node : 0;
   auto& last = last_worker_program();
-  const bool cached = last && last->first == key;
+  const bool cached = last && last->first.workers == key_workers && last->first.per_node == key_per_node &&
+                      last->first.group == group && last->first.job_index == jp_index(plan, jp) && last->first.job == job;
   for (int rank : jp.workers) {
     if (rank != jp.workers.front()) {
       if (first_only) break;
@@ -137,7 +138,7 @@ void compile_allreduce(const Scenario& s, const JobSpec& job, JobPlan& jp, Plan&
     update.deps = update_deps;
     update.body = make_update(job.workload.total_params(), job.model.optimizer);
     r.ops.push_back(std::move(update));
-    last.emplace(std::move(key), r.ops);
+    last.emplace(WorkerProgramKey{job, key_workers, key_per_node, group, jp_index(plan, jp)}, r.ops);
   }
 }
 
