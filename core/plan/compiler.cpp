@@ -92,7 +92,8 @@ void compile_allreduce(const Scenario& s, const JobSpec& job, JobPlan& jp, Plan&
   const int key_per_node = by_workers ? all.per_node : 0;
   auto& last = last_worker_program();
   const bool cached = last && last->first.workers == key_workers && last->first.per_node == key_per_node &&
-                      last->first.group == group && last->first.job_index == jp_index(plan, jp) && last->first.job == job;
+                      last->first.group == group && last->first.job_index == jp_index(plan, jp) &&
+                      last->first.job == job;
   for (int rank : jp.workers) {
     if (rank != jp.workers.front()) {
       if (first_only) break;

@@ -528,7 +528,7 @@ class Scheduler {
       observer_.on_op(OpRecord{e.rank, iteration_[e.rank], e.op, e.start, e.time, e.cut});
       if (balance_.scales(e.rank, op)) balance_.record(e.rank, iteration_[e.rank], e.time - e.start);
     }
-    for (int s : graphs_[e.rank].succs[e.op]) {
+    for (int s : graphs_[e.rank].succs(e.op)) {
       if (--remaining_[e.rank][s] == 0) push(e.time, false, e.rank, s);
     }
     if (++done_count_[e.rank] == static_cast<int>(plan_.ranks[e.rank].ops.size())) {

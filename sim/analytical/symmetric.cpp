@@ -12,6 +12,7 @@
 
 #include "core/plan/compiler.hpp"
 #include "sim/analytical/engine.hpp"
+#include "sim/analytical/op_graph.hpp"
 #include "sim/cost/cores.hpp"
 #include "sim/cost/cost_model.hpp"
 
@@ -73,32 +74,7 @@ std::optional<std::vector<OpRecord>> evaluate_contended(const Plan& plan, const 
     if (!kind || op.stream == Stream::Posted || op.period > 1) return std::nullopt;
     if (const auto* c = std::get_if<ComputeOp>(&op.body); c && c->composite >= 0) return std::nullopt;
   }
-  // The op graph as build_op_graph makes it (deps and the stream's previous op, each once), flat: the successors
-  // of op p are succs[first[p] .. first[p + 1]).
-  std::vector<int> preds(n, 0), first(n + 1, 0), succs;
-  std::vector<std::pair<int, int>> edges;  // (pred, op)
-  std::vector<int> mine;
-  int last_on_stream[2] = {-1, -1};
-  for (const Op& op : rank.ops) {
-    mine = op.deps;
-    int& last = last_on_stream[static_cast<int>(op.stream)];
-    if (last >= 0) mine.push_back(last);
-    last = op.id;
-    std::sort(mine.begin(), mine.end());
-    mine.erase(std::unique(mine.begin(), mine.end()), mine.end());
-    for (int p : mine) {
-      if (p < 0 || p >= op.id) return std::nullopt;  // the engine refuses it
-      edges.emplace_back(p, op.id);
-      ++first[static_cast<size_t>(p) + 1];
-    }
-    preds[static_cast<size_t>(op.id)] = static_cast<int>(mine.size());
-  }
-  for (size_t p = 0; p < n; ++p) first[p + 1] += first[p];
-  succs.resize(edges.size());
-  {
-    std::vector<int> fill(first.begin(), first.end() - 1);
-    for (const auto& [p, op] : edges) succs[static_cast<size_t>(fill[static_cast<size_t>(p)]++)] = op;
-  }
+  const OpGraph graph = build_op_graph(rank);
   std::vector<double> seconds(n, 0), host(n, 0);
   for (size_t i = 0; i < n; ++i) {
     const OpBody& body = rank.ops[i].body;
@@ -162,7 +138,7 @@ std::optional<std::vector<OpRecord>> evaluate_contended(const Plan& plan, const 
   int iteration = 0;
   const auto start_iteration = [&](double t) {
     if (iteration >= total) return;
-    remaining = preds;
+    remaining = graph.preds;
     done_count = 0;
     for (size_t i = 0; i < n; ++i) {
       if (remaining[i] == 0) push(t, false, static_cast<int>(i), 0);
@@ -212,8 +188,7 @@ std::optional<std::vector<OpRecord>> evaluate_contended(const Plan& plan, const 
       }
     }
     records.push_back(OpRecord{rank.rank, iteration, i, e.start, e.time});
-    for (int k = first[static_cast<size_t>(i)]; k < first[static_cast<size_t>(i) + 1]; ++k) {
-      const int succ = succs[static_cast<size_t>(k)];
+    for (int succ : graph.succs(i)) {
       if (--remaining[static_cast<size_t>(succ)] == 0) push(e.time, false, succ, 0);
     }
     if (++done_count == static_cast<int>(n)) {
