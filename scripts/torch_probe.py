@@ -6,7 +6,7 @@ import json, sys, time
 import torch
 from torch import nn
 
-from torch_timing import bench
+from torch_timing import HfLogits, bench
 
 dev = "cuda"
 res = {"torch": torch.__version__, "cudnn": torch.backends.cudnn.version(), "device": torch.cuda.get_device_name(0)}
@@ -79,16 +79,7 @@ if TRAIN:
             m = BertForSequenceClassification(cfg).to(dev)
             ids = torch.randint(0, cfg.vocab_size, (batch, seq), device=dev)
             yb = torch.randint(0, 2, (batch,), device=dev)
-
-            class Wrap(nn.Module):
-                def __init__(self, m):
-                    super().__init__()
-                    self.m = m
-
-                def forward(self, x):
-                    return self.m(input_ids=x).logits
-
-            t = train(Wrap(m), ids, yb, True, iters=10)
+            t = train(HfLogits(m), ids, yb, True, iters=10)
             out(f"bert_large_amp_s{seq}_b{batch}_seq_per_s", batch / t)
             del m
             torch.cuda.empty_cache()

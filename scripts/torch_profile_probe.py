@@ -17,7 +17,7 @@ import time
 import torch
 from torch import nn
 
-from torch_timing import bench, profile_classes
+from torch_timing import HfLogits, bench, profile_classes
 
 dev = "cuda"
 torch.backends.cudnn.benchmark = True
@@ -90,16 +90,7 @@ try:
         out(f"{name}_attn_implementation", str(getattr(m.config, "_attn_implementation", "unknown")))
         ids = torch.randint(0, cfg.vocab_size, (batch, seq), device=dev)
         yb = torch.randint(0, 2, (batch,), device=dev)
-
-        class Logits(nn.Module):
-            def __init__(self, m):
-                super().__init__()
-                self.m = m
-
-            def forward(self, x):
-                return self.m(input_ids=x).logits
-
-        step = train_step(Logits(m), ids, yb, torch.float16, optimizer)
+        step = train_step(HfLogits(m), ids, yb, torch.float16, optimizer)
         t = bench(step, iters=10, warm=4)
         out(f"{name}_step_ms", round(t * 1e3, 3))
         out(f"{name}_profile", profile_classes(step))

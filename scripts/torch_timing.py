@@ -7,6 +7,17 @@ import time
 import torch
 
 
+class HfLogits(torch.nn.Module):
+    """A Hugging Face classifier as a module of input ids to logits (what the probes' training steps call)."""
+
+    def __init__(self, m):
+        super().__init__()
+        self.m = m
+
+    def forward(self, x):
+        return self.m(input_ids=x).logits
+
+
 def bench(fn, iters=20, warm=5):
     """Seconds per call of fn, by CUDA events around `iters` calls after `warm` untimed ones."""
     for _ in range(warm):

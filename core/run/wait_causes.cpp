@@ -78,7 +78,7 @@ WaitCauses wait_causes(const Plan& plan, int rank_id, const std::vector<OpRecord
   }
   merge_intervals(gates);
   merge_intervals(quorums);
-  if (!std::is_sorted(starts.begin(), starts.end())) std::sort(starts.begin(), starts.end());
+  std::sort(starts.begin(), starts.end());
   WaitCauses w;
   double t = lo;
   auto gap = [&](double a, double b) {

@@ -4,12 +4,26 @@
 #include "core/scenario/framework_keys.hpp"
 
 #include <fmt/format.h>
+#include <fmt/ranges.h>
+
+#include <utility>
 
 namespace dtsim {
 namespace {
 
 using J = JobSpec;
 using V = ScalarValue;
+
+// A framework key that is one of `choices` (the first is its default) setting `field`.
+template <typename E>
+void add_choice(std::vector<ScenarioKey>& k, std::string path, std::vector<std::pair<std::string, E>> choices,
+                std::string doc, E FrameworkSpec::*field) {
+  std::vector<std::string> names;
+  for (const auto& [name, value] : choices) names.push_back(name);
+  k.push_back(ScenarioKey{std::move(path), fmt::format("one of: {}", fmt::join(names, ", ")), names.front(), false,
+                          std::move(doc), KeyScope::Job, nullptr,
+                          [choices, field](J& j, const V& v) { j.framework.*field = v.choice<E>(choices); }});
+}
 
 }  // namespace
 
@@ -32,39 +46,30 @@ void add_framework_keys(std::vector<ScenarioKey>& k) {
           "Fixed host cost of issuing each collective a worker takes part in (a DDP bucket's launch), before its "
           "transfers. 0: none (the collectives' own latency is the links' alpha).",
           [](J& j, const V& v) { j.framework.collective_launch = v.quantity(Quantity::Time); });
-  k.push_back(ScenarioKey{
-      "framework.memory_format", "one of: nhwc, nchw", "nhwc", false,
+  add_choice<MemoryFormat>(
+      k, "framework.memory_format", {{"nhwc", MemoryFormat::Nhwc}, {"nchw", MemoryFormat::Nchw}},
       "How a CNN's activations are laid out (PyTorch's default is nchw; channels_last, TensorFlow and DALI "
       "pipelines are nhwc). nchw: every convolution in a tensor-core dtype (fp16, bf16, tf32) has its tensors "
       "transposed to NHWC and back, as cuDNN does ('NCHW-to-NHWC transformations', cuDNN Legacy API): each "
       "tensor read and written once more, as memory-bound 'transpose' kernels (docs/engines.md).",
-      KeyScope::Job, nullptr, [](J& j, const V& v) {
-        j.framework.memory_format =
-            v.choice<MemoryFormat>({{"nhwc", MemoryFormat::Nhwc}, {"nchw", MemoryFormat::Nchw}});
-      }});
-  k.push_back(ScenarioKey{
-      "framework.mixed_precision", "one of: pure, autocast", "pure", false,
+      &FrameworkSpec::memory_format);
+  add_choice<MixedPrecision>(
+      k, "framework.mixed_precision", {{"pure", MixedPrecision::Pure}, {"autocast", MixedPrecision::Autocast}},
       "How a 16-bit model.dtype (fp16, bf16) is kept; no effect in fp32 or tf32. pure: weights in 16 bits and an "
       "fp32 master copy in the optimizer (Megatron-LM, DeepSpeed, apex amp O2). autocast: PyTorch's torch.autocast "
       "over fp32 parameters: every forward casts each GEMM's weights and fp32 inputs to 16 bits, norms, softmax, "
       "the loss and the residual stream run in fp32, weight gradients are cast to fp32 and summed over "
       "micro-batches, all as memory-bound kernels (transformers; docs/engines.md, Mixed precision).",
-      KeyScope::Job, nullptr, [](J& j, const V& v) {
-        j.framework.mixed_precision =
-            v.choice<MixedPrecision>({{"pure", MixedPrecision::Pure}, {"autocast", MixedPrecision::Autocast}});
-      }});
-  k.push_back(ScenarioKey{
-      "framework.attention_kernels", "one of: fused, eager", "fused", false,
+      &FrameworkSpec::mixed_precision);
+  add_choice<AttentionKernels>(
+      k, "framework.attention_kernels", {{"fused", AttentionKernels::Fused}, {"eager", AttentionKernels::Eager}},
       "How attention runs when model.transformer.flash_attention is false; no effect with flash attention. fused: "
       "Megatron-LM's fused scale-mask-softmax kernel between the batched QK^T and AV. eager: PyTorch modules as "
       "BERT's reference code writes them (NVIDIA DeepLearningExamples, Hugging Face's eager attention): the scale "
       "and the mask add as kernels of their own over the scores, and torch.matmul on permuted heads copying Q, K, "
       "V and the context to and from the heads' layout (4 copies of the tokens' activations forward, 4 backward), "
       "as 'layout_copy' kernels (docs/engines.md, Eager attention).",
-      KeyScope::Job, nullptr, [](J& j, const V& v) {
-        j.framework.attention_kernels =
-            v.choice<AttentionKernels>({{"fused", AttentionKernels::Fused}, {"eager", AttentionKernels::Eager}});
-      }});
+      &FrameworkSpec::attention_kernels);
 }
 
 }  // namespace dtsim

@@ -77,13 +77,8 @@ std::optional<std::vector<OpRecord>> evaluate_contended(const Plan& plan, const 
   const OpGraph graph = build_op_graph(rank);
   std::vector<double> seconds(n, 0), host(n, 0);
   for (size_t i = 0; i < n; ++i) {
-    const OpBody& body = rank.ops[i].body;
-    if (const auto* c = std::get_if<ComputeOp>(&body)) seconds[i] = costs.compute_time(rank, *c);
-    if (const auto* u = std::get_if<UpdateOp>(&body)) seconds[i] = costs.update_time(rank, *u);
-    if (const auto* col = std::get_if<CollectiveOp>(&body)) {
-      seconds[i] = costs.collective_time(*col);
-      host[i] = costs.collective_host_time(*col);
-    }
+    seconds[i] = op_cost(costs, rank, rank.ops[i]);
+    if (const auto* col = std::get_if<CollectiveOp>(&rank.ops[i].body)) host[i] = costs.collective_host_time(*col);
   }
   struct Event {
     double time;
