@@ -30,6 +30,7 @@ struct DeviceSpec {
 
   // Peak for a dtype, falling back to fp32 where the device lacks the mode.
   double peak(Dtype d) const;
+  bool operator==(const DeviceSpec&) const = default;
 };
 
 std::vector<std::string> device_names();

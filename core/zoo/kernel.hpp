@@ -76,6 +76,7 @@ struct KernelProfile {
   bool present() const;
   double gemm_at(Dtype d) const { return gemm[static_cast<size_t>(d)]; }
   double conv_at(Dtype d) const;
+  bool operator==(const KernelProfile&) const = default;
 };
 
 struct DeviceSpec;

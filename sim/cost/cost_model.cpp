@@ -97,6 +97,11 @@ double CostModel::compute_time(const RankProgram& rank, const ComputeOp& op) con
   return std::max(floor, device_time(rank, op));
 }
 
+std::optional<CostModel::ComputeContext> CostModel::compute_context(const RankProgram& rank) const {
+  if (cluster_.calibration) return std::nullopt;
+  return ComputeContext{device_of(rank), efficiency_of(rank), framework_of(rank).kernel_launch, rank.role};
+}
+
 const FrameworkSpec& CostModel::framework_of(const RankProgram& rank) const {
   static const FrameworkSpec none{};
   return rank.job >= 0 && rank.job < static_cast<int>(plan_.jobs.size())

@@ -44,6 +44,18 @@ class CostModel {
   // A worker's op lasts at least its job's framework.kernel_launch, and a host op (ComputeOp::host) its
   // seconds.
   double compute_time(const RankProgram& rank, const ComputeOp& op) const;
+  // Everything compute_time() and update_time() of a rank's ops depend on beside the op itself:
+  // two ranks (of two cost models) with equal contexts take equal times for equal ops, so a sweep's
+  // points that change only the cluster's size or links can keep a program's compute times.
+  // nullopt with cluster.calibration (its curves are not compared).
+  struct ComputeContext {
+    DeviceSpec device;
+    double efficiency = 0;
+    double kernel_launch = 0;
+    Role role = Role::Worker;
+    bool operator==(const ComputeContext&) const = default;
+  };
+  std::optional<ComputeContext> compute_context(const RankProgram& rank) const;
   // A Composite's parts one after the other (core/plan/plan.hpp): compute parts at compute_time(),
   // collectives at their host work and closed form (the whole group there at once); cached. A
   // composite op's compute_time() is its duration.
