@@ -4,6 +4,10 @@
 
 #include <cmath>
 #include <filesystem>
+#include <thread>
+
+#include <fmt/format.h>
+#include <fmt/ranges.h>
 
 #include "core/plan/compiler.hpp"
 #include "core/scenario/loader.hpp"
@@ -216,5 +220,31 @@ TEST_CASE("under contention the fast path's composites stay within 1 % of the ke
     const Metrics b = analytical::run_stage_representatives(s, PlanDetail::Blocks).metrics.front();
     CHECK(b.iteration_time.mean == Approx(k.iteration_time.mean).epsilon(0.01));
     CHECK(b.compute_fraction == Approx(k.compute_fraction).margin(0.02));
+  }
+}
+
+TEST_CASE("compute costs kept from the point before equal a fresh evaluation's") {
+  // The fast path keeps the representative's compute costs per thread with its program and the compute context
+  // (device, efficiency, kernel launch): each point, run after a point that differs in one of them or in the
+  // cluster's size, must give what a run on a fresh thread gives.
+  const std::string quick = kScenarios + "/quickstart.yaml";
+  const std::vector<std::vector<std::string>> points = {
+      {"cluster.nodes=2"},
+      {"cluster.nodes=4"},
+      {"cluster.nodes=4", "cluster.device=v100"},
+      {"cluster.nodes=4", "cluster.device=v100", "cluster.efficiency=0.5"},
+      {"cluster.nodes=4", "cluster.device=v100", "cluster.efficiency=0.4"},
+      {"cluster.nodes=4", "cluster.device=v100", "cluster.efficiency=0.4", "framework.kernel_launch=50us"},
+      {"cluster.nodes=1", "cluster.device=v100", "cluster.efficiency=0.4", "framework.kernel_launch=50us"},
+      {"cluster.nodes=1"},
+  };
+  for (const auto& sets : points) {
+    INFO(fmt::format("{}", fmt::join(sets, " ")));
+    const Scenario s = load_scenario(quick, sets);
+    const Metrics kept = analytical::run_symmetric(s)->front();
+    std::optional<Metrics> fresh;
+    std::thread([&] { fresh = analytical::run_symmetric(s)->front(); }).join();
+    check_same(kept, *fresh);
+    check_close(kept.iteration_time.mean, fresh->iteration_time.mean, "iteration");
   }
 }
