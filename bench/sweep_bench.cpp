@@ -10,7 +10,10 @@
 #include "core/run/metrics.hpp"
 #include "core/scenario/loader.hpp"
 #include "sim/analytical/engine.hpp"
+#include "sim/analytical/stream_sweep.hpp"
 #include "sim/analytical/symmetric.hpp"
+#include "sim/cost/cores.hpp"
+#include "sim/cost/cost_model.hpp"
 
 namespace {
 
@@ -59,32 +62,51 @@ void BM_SweepPointCompileOnly(benchmark::State& state) {
 }
 BENCHMARK(BM_SweepPointCompileOnly)->Unit(benchmark::kMicrosecond);
 
-// The representative's event loop alone, and its metrics alone, on plans compiled before timing.
+// The representative's two streams swept alone (stream_sweep.hpp), and its metrics alone, on plans compiled and
+// costed before timing.
 struct Compiled {
   Scenario s;
   Plan plan;
-  std::vector<OpRecord> records;
+  std::vector<double> seconds, host;
+  double kept = 1;
+  std::vector<OpRecord> records;  // the representative's
 };
 std::vector<Compiled> compiled_points() {
   std::vector<Compiled> out;
   for (Scenario& s : points(kQuickstart, {"run.iterations=1", "run.warmup=0"})) {
-    Plan plan = compile_plan(s, PlanScope::Representatives);
-    Recorder rec;
-    analytical::AnalyticalExecutor(s.cluster).run(plan, rec);
-    out.push_back(Compiled{std::move(s), std::move(plan), rec.records()});
+    Compiled c{std::move(s), {}, {}, {}, 1, {}};
+    c.plan = compile_plan(c.s, PlanScope::Representatives);
+    const RankProgram& rep = c.plan.ranks[c.plan.jobs.front().workers.front()];
+    const cost::CostModel costs(c.s.cluster, c.plan);
+    c.seconds.assign(rep.ops.size(), 0.0);
+    c.host.assign(rep.ops.size(), 0.0);
+    for (size_t i = 0; i < rep.ops.size(); ++i) {
+      const OpBody& body = rep.ops[i].body;
+      if (const auto* op = std::get_if<ComputeOp>(&body)) c.seconds[i] = costs.compute_time(rep, *op);
+      if (const auto* op = std::get_if<UpdateOp>(&body)) c.seconds[i] = costs.update_time(rep, *op);
+      if (const auto* op = std::get_if<CollectiveOp>(&body)) {
+        c.seconds[i] = costs.collective_time(*op);
+        c.host[i] = costs.collective_host_time(*op);
+      }
+    }
+    c.kept = cost::compute_kept_of(c.s.cluster, c.plan, rep.rank);
+    c.records = analytical::StreamSweep::of(rep)->run(rep, c.seconds, c.host, c.kept, 1);
+    out.push_back(std::move(c));
   }
   return out;
 }
-void BM_SweepPointEngineOnly(benchmark::State& state) {
+void BM_SweepPointStreamsOnly(benchmark::State& state) {
   const auto pts = compiled_points();
+  std::vector<analytical::StreamSweep> sweeps;
+  for (const Compiled& c : pts) sweeps.push_back(*analytical::StreamSweep::of(c.plan.ranks[c.records.front().rank]));
   size_t i = 0;
   for (auto _ : state) {
-    const Compiled& c = pts[i++ % pts.size()];
-    Recorder rec;
-    benchmark::DoNotOptimize(analytical::AnalyticalExecutor(c.s.cluster).run(c.plan, rec));
+    const size_t k = i++ % pts.size();
+    const Compiled& c = pts[k];
+    benchmark::DoNotOptimize(sweeps[k].run(c.plan.ranks[c.records.front().rank], c.seconds, c.host, c.kept, 1));
   }
 }
-BENCHMARK(BM_SweepPointEngineOnly)->Unit(benchmark::kMicrosecond);
+BENCHMARK(BM_SweepPointStreamsOnly)->Unit(benchmark::kMicrosecond);
 void BM_SweepPointMetricsOnly(benchmark::State& state) {
   auto pts = compiled_points();
   size_t i = 0;

@@ -50,14 +50,17 @@ struct WorkerProgramKey {
 
 // The last worker program compiled on this thread: a sweep's points that differ only in the cluster (its size, its
 // links) compile their job's program once. The cache and the plans share that one copy (Program).
-std::optional<std::pair<WorkerProgramKey, Program>>& last_worker_program() {
-  thread_local std::optional<std::pair<WorkerProgramKey, Program>> last;
+struct WorkerProgram {
+  Program ops;
+  std::vector<double> unit_bytes;  // JobPlan::unit_bytes
+};
+std::optional<std::pair<WorkerProgramKey, WorkerProgram>>& last_worker_program() {
+  thread_local std::optional<std::pair<WorkerProgramKey, WorkerProgram>> last;
   return last;
 }
 
 void compile_allreduce(const Scenario& s, const JobSpec& job, JobPlan& jp, Plan& plan, bool first_only) {
   const double grad_bytes = dtype_bytes(job.model.grad_dtype);
-  const auto buckets = gradient_buckets(job.workload, grad_bytes, job.strategy.bucket_size);
   const CollectiveAlgorithm& algorithm = find_algorithm(job.strategy.algorithm);
   CommGroup all;
   all.ranks = jp.workers;
@@ -65,9 +68,30 @@ void compile_allreduce(const Scenario& s, const JobSpec& job, JobPlan& jp, Plan&
   const int per_node = std::min(job.local_count(s.cluster), workers);
   all.per_node = (workers % per_node == 0) ? per_node : 1;
   const int group = static_cast<int>(plan.groups.size());
-  plan.groups.push_back(all);
+  const GroupShape shape{workers, all.per_node, 0};
+  plan.groups.push_back(std::move(all));
+
+  // Every worker runs the same program (nothing in it depends on the rank: its group is the job's, its costs
+  // are the cost model's): the first compiles it, the others share it (Program, plan.hpp).
+  const auto share = [&](const Program& first) {
+    for (int rank : jp.workers) {
+      plan.ranks[rank].ops = first;
+      if (first_only) break;
+    }
+  };
+  const bool by_workers = job.compression.method != CompressionMethod::None || job.sync.kind == SyncKind::Backup;
+  const int key_workers = by_workers ? workers : 0;
+  const int key_per_node = by_workers ? shape.per_node : 0;
+  auto& last = last_worker_program();
+  if (last && last->first.workers == key_workers && last->first.per_node == key_per_node &&
+      last->first.group == group && last->first.job_index == jp_index(plan, jp) && last->first.job == job) {
+    jp.unit_bytes = last->second.unit_bytes;
+    share(last->second.ops);
+    return;
+  }
 
   // Units exchanged as one: DDP buckets, or every layer (last layer first) at layer granularity.
+  const auto buckets = gradient_buckets(job.workload, grad_bytes, job.strategy.bucket_size);
   std::vector<std::vector<int>> units = buckets;
   const bool per_layer = job.compression.granularity == CompressionGranularity::Layer;
   if (per_layer) {
@@ -76,7 +100,6 @@ void compile_allreduce(const Scenario& s, const JobSpec& job, JobPlan& jp, Plan&
       for (int l : bucket) units.push_back({l});
     }
   }
-  const GroupShape shape{workers, all.per_node, 0};
   const CollectiveAlgorithm* gather =
       algorithm.supports(CollectiveKind::AllGather, shape) ? &algorithm : &find_algorithm("ring");
 
@@ -85,26 +108,8 @@ void compile_allreduce(const Scenario& s, const JobSpec& job, JobPlan& jp, Plan&
     for (int l : unit) params += job.workload.layers[l].params;
     jp.unit_bytes.push_back(params * grad_bytes);
   }
-  // Every worker runs the same program (nothing in it depends on the rank: its group is the job's, its costs
-  // are the cost model's): the first compiles it, the others share it (Program, plan.hpp).
-  const bool by_workers = job.compression.method != CompressionMethod::None || job.sync.kind == SyncKind::Backup;
-  const int key_workers = by_workers ? workers : 0;
-  const int key_per_node = by_workers ? all.per_node : 0;
-  auto& last = last_worker_program();
-  const bool cached = last && last->first.workers == key_workers && last->first.per_node == key_per_node &&
-                      last->first.group == group && last->first.job_index == jp_index(plan, jp) &&
-                      last->first.job == job;
-  for (int rank : jp.workers) {
-    if (rank != jp.workers.front()) {
-      if (first_only) break;
-      plan.ranks[rank].ops = plan.ranks[jp.workers.front()].ops;
-      continue;
-    }
-    RankProgram& r = plan.ranks[rank];
-    if (cached) {
-      r.ops = last->second;
-      continue;
-    }
+  if (!jp.workers.empty()) {
+    RankProgram& r = plan.ranks[jp.workers.front()];
     const PassOps pass = add_forward_backward(r, job);
     int quorum = -1;
     if (job.sync.kind == SyncKind::Backup) {
@@ -139,7 +144,9 @@ void compile_allreduce(const Scenario& s, const JobSpec& job, JobPlan& jp, Plan&
     update.deps = update_deps;
     update.body = make_update(job.workload.total_params(), job.model.optimizer);
     r.ops.push_back(std::move(update));
-    last.emplace(WorkerProgramKey{job, key_workers, key_per_node, group, jp_index(plan, jp)}, r.ops);
+    last.emplace(WorkerProgramKey{job, key_workers, key_per_node, group, jp_index(plan, jp)},
+                 WorkerProgram{r.ops, jp.unit_bytes});
+    share(r.ops);
   }
 }
 

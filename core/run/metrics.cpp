@@ -220,7 +220,8 @@ std::string comm_kind(const Plan& plan, int rank, const OpBody& body) {
   return "other";
 }
 
-Metrics compute_metrics(const Plan& plan, const std::vector<OpRecord>& records, const RunInfo& info, int job) {
+Metrics compute_metrics(const Plan& plan, const std::vector<OpRecord>& records, const RunInfo& info, int job,
+                        WireBytes* wire) {
   const std::vector<CompositeTiming>& composites = info.composites;
   if (composites.size() != plan.composites.size()) {
     throw RuntimeError(fmt::format("metrics: the plan has {} composites, the engine timed {}", plan.composites.size(),
@@ -253,7 +254,8 @@ Metrics compute_metrics(const Plan& plan, const std::vector<OpRecord>& records, 
   std::vector<double> bytes(plan.ranks.size(), 0.0);
   std::vector<std::pair<double, double>> spans(plan.ranks.size(), {0.0, 0.0});
   std::vector<std::vector<OpRecord>> measured(plan.ranks.size());
-  WireBytes wire_bytes(plan);
+  std::optional<WireBytes> own;
+  WireBytes& wire_bytes = wire ? *wire : own.emplace(plan);
   for (const auto& r : records) {
     if (plan.ranks[r.rank].job != job) continue;
     auto& [warm, last] = spans[r.rank];

@@ -88,9 +88,12 @@ struct Metrics {
 // workers) per useful iteration; 0 without faults.* (set by sim/faults after the fault report).
 double failure_wait_per_iteration(const Metrics& m);
 
+class WireBytes;
 // Metrics of one job (its own ranks and iterations). A plan with composites needs their timings from
-// the engine that ran it (RunInfo::composites).
-Metrics compute_metrics(const Plan& plan, const std::vector<OpRecord>& records, const RunInfo& info, int job = 0);
+// the engine that ran it (RunInfo::composites). `wire`: the plan's WireBytes, for a caller that
+// counts bytes of the same plan too (one cache of flow phases); one of its own when null.
+Metrics compute_metrics(const Plan& plan, const std::vector<OpRecord>& records, const RunInfo& info, int job = 0,
+                        WireBytes* wire = nullptr);
 std::vector<Metrics> compute_job_metrics(const Plan& plan, const std::vector<OpRecord>& records, const RunInfo& info);
 nlohmann::json metrics_to_json(const Metrics& m);
 // metrics.json: the first job's metrics at the top level (most scenarios have one job) and

@@ -8,8 +8,9 @@
 #include "core/base/intervals.hpp"
 
 namespace dtsim::analytical {
+namespace {
 
-bool sweeps_streams(const RankProgram& rank) {
+bool has_shape(const RankProgram& rank) {
   for (const Op& op : rank.ops) {
     if (op.period > 1) return false;
     if (std::holds_alternative<CollectiveOp>(op.body)) {
@@ -22,122 +23,126 @@ bool sweeps_streams(const RankProgram& rank) {
   return true;
 }
 
-namespace {
-
-// One iteration of the sweep; `transfers` and the streams' records are this iteration's.
-class Sweep {
- public:
-  Sweep(const RankProgram& rank, std::span<const double> seconds, std::span<const double> host, double kept)
-      : rank_(rank), seconds_(seconds), host_(host), kept_(kept), end_(rank.ops.size()), done_(rank.ops.size()) {
-    for (const Op& op : rank.ops) (std::holds_alternative<CollectiveOp>(op.body) ? comm_ : compute_).push_back(op.id);
-  }
-
-  // Appends iteration `it`, started at t0, to `records`; returns its end.
-  double run(int it, double t0, std::vector<OpRecord>& records) {
-    std::fill(done_.begin(), done_.end(), 0);
-    transfers_.clear();
-    on_compute_.clear();
-    on_comm_.clear();
-    size_t ci = 0, ki = 0;
-    next_transfer_ = 0;
-    double iteration_end = t0;
-    const auto time = [&](int i, double start, double end, std::vector<OpRecord>& stream) {
-      end_[static_cast<size_t>(i)] = end;
-      done_[static_cast<size_t>(i)] = 1;
-      iteration_end = std::max(iteration_end, end);
-      stream.push_back(OpRecord{rank_.rank, it, i, start, end});
-    };
-    while (ci < compute_.size() || ki < comm_.size()) {
-      // Every collective whose deps have ended: each later one waits for a compute op not timed yet.
-      double at = 0;
-      while (ki < comm_.size() && ready(comm_[ki], ki > 0 ? comm_[ki - 1] : -1, t0, at)) {
-        const int i = comm_[ki++];
-        const double start = at + host_[static_cast<size_t>(i)];
-        const double end = start + seconds_[static_cast<size_t>(i)];
-        if (end > start) transfers_.emplace_back(start, end);
-        time(i, start, end, on_comm_);
-      }
-      if (ci == compute_.size()) {
-        if (ki < comm_.size()) throw RuntimeError("stream sweep: a collective waits for an op that never runs");
-        break;
-      }
-      const int i = compute_[ci];
-      if (!ready(i, ci > 0 ? compute_[ci - 1] : -1, t0, at)) {
-        throw RuntimeError("stream sweep: a compute op waits for a collective that waits for a later compute op");
-      }
-      ++ci;
-      time(i, at, finish(at, seconds_[static_cast<size_t>(i)]), on_compute_);
+// The end of `work` full-rate seconds of compute started at `since`: at `kept` of the rate while one
+// of `transfers` (in order, none overlapping) is in flight, retimed at each one's start and end.
+// `next`: the first transfer that may still be in flight (compute ops come in order of start).
+// At full rate the engine's since + work / 1 and work - 1 x (edge - since) are exact without the 1.
+double finish(double since, double work, double kept, const std::vector<Interval>& transfers, size_t& next) {
+  if (work <= 0) return since;
+  if (kept >= 1) return since + work;
+  while (next < transfers.size() && transfers[next].second <= since) ++next;
+  for (size_t k = next; k < transfers.size();) {
+    const auto [first, last] = transfers[k];
+    if (first > since) {  // full rate until the next transfer starts
+      if (since + work <= first) return since + work;
+      work = std::max(0.0, work - (first - since));
+      since = first;
     }
-    // Both streams' records are in order of start: merged, the iteration's are too.
-    const size_t from = records.size();
-    records.resize(from + on_compute_.size() + on_comm_.size());
-    std::merge(on_compute_.begin(), on_compute_.end(), on_comm_.begin(), on_comm_.end(),
-               records.begin() + static_cast<std::ptrdiff_t>(from),
-               [](const OpRecord& a, const OpRecord& b) { return a.start < b.start; });
-    return iteration_end;
+    const double end = since + work / kept;
+    if (end <= last) return end;
+    work = std::max(0.0, work - kept * (last - since));
+    since = last;
+    ++k;
   }
-
- private:
-  // Whether op i's deps and `after` (the op before it on its stream, or -1) have ended; `at` is then
-  // the latest of their ends, or t0 when it waits for nothing.
-  bool ready(int i, int after, double t0, double& at) const {
-    const Op& op = rank_.ops[static_cast<size_t>(i)];
-    bool waits = false;
-    at = 0;
-    const auto wait_for = [&](int d) {
-      if (!done_[static_cast<size_t>(d)]) return false;
-      at = std::max(at, end_[static_cast<size_t>(d)]);
-      waits = true;
-      return true;
-    };
-    for (int d : op.deps) {
-      if (!wait_for(d)) return false;
-    }
-    if (after >= 0 && !wait_for(after)) return false;
-    if (!waits) at = t0;
-    return true;
-  }
-
-  // The end of `work` full-rate seconds of compute started at `since`: at `kept` of the rate while a
-  // transfer is in flight, retimed at each transfer's start and end.
-  double finish(double since, double work) {
-    if (work <= 0) return since;
-    if (kept_ >= 1) return since + work;
-    while (next_transfer_ < transfers_.size() && transfers_[next_transfer_].second <= since) ++next_transfer_;
-    for (size_t k = next_transfer_;;) {
-      const bool in_flight = k < transfers_.size() && transfers_[k].first <= since;
-      const double rate = in_flight ? kept_ : 1.0;
-      const double end = since + work / rate;
-      const double edge = k == transfers_.size() ? std::numeric_limits<double>::infinity()
-                          : in_flight            ? transfers_[k].second
-                                                 : transfers_[k].first;
-      if (end <= edge) return end;
-      work = std::max(0.0, work - rate * (edge - since));
-      since = edge;
-      if (in_flight) ++k;
-    }
-  }
-
-  const RankProgram& rank_;
-  std::span<const double> seconds_, host_;
-  double kept_;
-  std::vector<int> compute_, comm_;  // op ids of each stream, in order
-  std::vector<double> end_;
-  std::vector<char> done_;
-  std::vector<Interval> transfers_;  // [start, end) of the iteration's transfers so far, in order
-  size_t next_transfer_ = 0;         // the first that may still be in flight at the next compute op's start
-  std::vector<OpRecord> on_compute_, on_comm_;
-};
+  return since + work;
+}
 
 }  // namespace
 
-std::vector<OpRecord> sweep_streams(const RankProgram& rank, std::span<const double> seconds,
-                                    std::span<const double> host, double kept, int iterations) {
-  Sweep sweep(rank, seconds, host, kept);
-  std::vector<OpRecord> records;
-  records.reserve(rank.ops.size() * static_cast<size_t>(std::max(iterations, 0)));
+std::optional<StreamSweep> StreamSweep::of(const RankProgram& rank) {
+  if (!has_shape(rank)) return std::nullopt;
+  const size_t n = rank.ops.size();
+  StreamSweep sweep;
+  std::vector<int> compute, comm;  // op ids of each stream, in order
+  for (const Op& op : rank.ops) {
+    if (op.id != static_cast<int>(compute.size() + comm.size())) throw RuntimeError("plan: op ids out of order");
+    (std::holds_alternative<CollectiveOp>(op.body) ? comm : compute).push_back(op.id);
+  }
+  sweep.computes_ = compute.size();
+  sweep.collectives_ = comm.size();
+  std::vector<char> timed(n, 0);
+  const auto add = [&](int i, int after) {
+    Step step{i, std::holds_alternative<CollectiveOp>(rank.ops[static_cast<size_t>(i)].body), after >= 0,
+              static_cast<int>(sweep.preds_.size()), 0};
+    for (int d : rank.ops[static_cast<size_t>(i)].deps) {
+      if (d < 0 || d >= i) throw RuntimeError("plan: an op depends on a later op");
+      if (d != after) sweep.preds_.push_back(d);
+    }
+    step.end_pred = static_cast<int>(sweep.preds_.size());
+    sweep.order_.push_back(step);
+    timed[static_cast<size_t>(i)] = 1;
+  };
+  const auto ready = [&](int i, int after) {
+    if (after >= 0 && !timed[static_cast<size_t>(after)]) return false;
+    const std::vector<int>& deps = rank.ops[static_cast<size_t>(i)].deps;
+    return std::all_of(deps.begin(), deps.end(),
+                       [&](int d) { return d >= 0 && d < i && timed[static_cast<size_t>(d)]; });
+  };
+  // Every collective whose deps are timed, then the next compute op: a collective left waits for a compute op
+  // not timed yet, so it starts after that op's end and cannot run under the compute ops timed before it.
+  size_t ci = 0, ki = 0;
+  while (ci < compute.size() || ki < comm.size()) {
+    while (ki < comm.size() && ready(comm[ki], ki > 0 ? comm[ki - 1] : -1)) {
+      add(comm[ki], ki > 0 ? comm[ki - 1] : -1);
+      ++ki;
+    }
+    if (ci == compute.size()) {
+      if (ki < comm.size()) throw RuntimeError("plan: a collective waits for an op that never runs");
+      break;
+    }
+    if (!ready(compute[ci], ci > 0 ? compute[ci - 1] : -1)) {
+      throw RuntimeError("plan: a compute op waits for a collective that waits for a later compute op");
+    }
+    add(compute[ci], ci > 0 ? compute[ci - 1] : -1);
+    ++ci;
+  }
+  return sweep;
+}
+
+std::vector<OpRecord> StreamSweep::run(const RankProgram& rank, std::span<const double> seconds,
+                                       std::span<const double> host, double kept, int iterations,
+                                       Records detail) const {
+  std::vector<double> end(order_.size(), 0.0);
+  std::vector<Interval> transfers;  // [start, end) of the iteration's transfers so far, in order
+  transfers.reserve(collectives_);
+  std::vector<OpRecord> on_compute(computes_), on_comm(collectives_), records;
+  records.reserve(order_.size() * static_cast<size_t>(std::max(iterations, 0)));
+  const bool runs = detail == Records::Runs;
   double t0 = 0;
-  for (int it = 0; it < iterations; ++it) t0 = sweep.run(it, t0, records);
+  for (int it = 0; it < iterations; ++it) {
+    transfers.clear();
+    size_t computes = 0, collectives = 0, next = 0;
+    double compute_end = t0, comm_end = t0;  // the last end on each stream
+    double iteration_end = t0;
+    for (const Step& step : order_) {
+      // The latest end of its deps and of the op before it on its stream, or the iteration's start.
+      double at = step.after_stream ? (step.collective ? comm_end : compute_end) : 0.0;
+      for (int p = step.first_pred; p < step.end_pred; ++p) at = std::max(at, end[static_cast<size_t>(preds_[p])]);
+      if (!step.after_stream && step.first_pred == step.end_pred) at = t0;
+      const auto i = static_cast<size_t>(step.op);
+      if (step.collective) {
+        const double start = at + host[i];
+        const double stop = start + seconds[i];
+        if (stop > start) transfers.emplace_back(start, stop);
+        on_comm[collectives++] = OpRecord{rank.rank, it, step.op, start, stop};
+        end[i] = comm_end = stop;
+      } else {
+        const double stop = finish(at, seconds[i], kept, transfers, next);
+        if (runs && computes > 0 && on_compute[computes - 1].end == at) {
+          on_compute[computes - 1].end = stop;
+        } else {
+          on_compute[computes++] = OpRecord{rank.rank, it, step.op, at, stop};
+        }
+        end[i] = compute_end = stop;
+      }
+      iteration_end = std::max(iteration_end, end[i]);
+    }
+    // Both streams' records are in order of start: merged, the iteration's are too.
+    const auto by_start = [](const OpRecord& a, const OpRecord& b) { return a.start < b.start; };
+    std::merge(on_compute.begin(), on_compute.begin() + static_cast<std::ptrdiff_t>(computes), on_comm.begin(),
+               on_comm.begin() + static_cast<std::ptrdiff_t>(collectives), std::back_inserter(records), by_start);
+    t0 = iteration_end;
+  }
   return records;
 }
 

@@ -15,42 +15,29 @@
 namespace dtsim::analytical {
 namespace {
 
-// The representative's op costs by op: `seconds` (a collective's its transfer's) and `host` (a
-// collective's host work before it). Its compute ops' are kept per thread with its program: a
-// sweep's points that share the job's program (the compiler keeps it, compiler.cpp) and the
-// compute context (cost_model.hpp) reuse them. Collectives change with the cluster: costed each time.
-struct RepCosts {
-  std::vector<double> seconds, host;
+// What the fast path keeps per thread with the representative's program: a sweep's points that share the job's
+// program (the compiler keeps it, compiler.cpp) reuse its sweep order, and its compute ops' costs while the compute
+// context (cost_model.hpp) is the same too. Collectives change with the cluster: costed each time.
+struct KeptProgram {
+  Program program;
+  std::optional<StreamSweep> sweep;
+  std::optional<cost::CostModel::ComputeContext> context;
+  std::vector<double> seconds;  // by op: compute ops' costs under `context`
 };
-RepCosts rep_costs(const cost::CostModel& costs, const RankProgram& rep) {
-  struct Kept {
-    Program program;
-    cost::CostModel::ComputeContext context;
-    std::vector<double> seconds;
-  };
-  thread_local std::optional<Kept> kept;
+const KeptProgram& kept_program(const cost::CostModel& costs, const RankProgram& rep) {
+  thread_local std::optional<KeptProgram> kept;
+  if (!kept || !kept->program.shares(rep.ops)) kept = KeptProgram{rep.ops, StreamSweep::of(rep), std::nullopt, {}};
   const std::optional<cost::CostModel::ComputeContext> context = costs.compute_context(rep);
-  const bool reuse = context && kept && kept->program.shares(rep.ops) && kept->context == *context;
-  const size_t n = rep.ops.size();
-  RepCosts out;
-  out.host.assign(n, 0.0);
-  if (reuse) {
-    out.seconds = kept->seconds;
-  } else {
-    out.seconds.assign(n, 0.0);
+  if (!context || kept->context != context) {
+    const size_t n = rep.ops.size();
+    kept->seconds.assign(n, 0.0);
     for (size_t i = 0; i < n; ++i) {
-      if (const auto* c = std::get_if<ComputeOp>(&rep.ops[i].body)) out.seconds[i] = costs.compute_time(rep, *c);
-      if (const auto* u = std::get_if<UpdateOp>(&rep.ops[i].body)) out.seconds[i] = costs.update_time(rep, *u);
+      if (const auto* c = std::get_if<ComputeOp>(&rep.ops[i].body)) kept->seconds[i] = costs.compute_time(rep, *c);
+      if (const auto* u = std::get_if<UpdateOp>(&rep.ops[i].body)) kept->seconds[i] = costs.update_time(rep, *u);
     }
-    if (context) kept = Kept{rep.ops, *context, out.seconds};
+    kept->context = context;
   }
-  for (size_t i = 0; i < n; ++i) {
-    if (const auto* col = std::get_if<CollectiveOp>(&rep.ops[i].body)) {
-      out.seconds[i] = costs.collective_time(*col);
-      out.host[i] = costs.collective_host_time(*col);
-    }
-  }
-  return out;
+  return *kept;
 }
 
 }  // namespace
@@ -117,10 +104,17 @@ std::optional<std::vector<Metrics>> run_symmetric(const Scenario& s) {
   // Its two streams swept forward (stream_sweep.hpp), under contention (cost::compute_kept) too; a program of
   // another shape runs on the event loop.
   std::vector<OpRecord> records;
-  if (sweeps_streams(rep)) {
-    const RepCosts c = rep_costs(costs, rep);
-    records = sweep_streams(rep, c.seconds, c.host, cost::compute_kept_of(s.cluster, plan, rep.rank),
-                            plan.warmup + plan.iterations);
+  const KeptProgram& kept = kept_program(costs, rep);
+  if (kept.sweep) {
+    std::vector<double> seconds = kept.seconds, host(rep.ops.size(), 0.0);
+    for (size_t i = 0; i < rep.ops.size(); ++i) {
+      if (const auto* col = std::get_if<CollectiveOp>(&rep.ops[i].body)) {
+        seconds[i] = costs.collective_time(*col);
+        host[i] = costs.collective_host_time(*col);
+      }
+    }
+    records = kept.sweep->run(rep, seconds, host, cost::compute_kept_of(s.cluster, plan, rep.rank),
+                              plan.warmup + plan.iterations, StreamSweep::Records::Runs);
   } else {
     Recorder rec;
     AnalyticalExecutor(s.cluster).run(plan, rec);
@@ -131,7 +125,8 @@ std::optional<std::vector<Metrics>> run_symmetric(const Scenario& s) {
   const std::vector<int> workers = jp.workers;
   jp.workers = {rep.rank};
   RunInfo info{"analytical", "closed_form", 0};
-  Metrics m = compute_metrics(plan, records, info, 0);
+  WireBytes wire(plan);
+  Metrics m = compute_metrics(plan, records, info, 0, &wire);
   jp.workers = workers;
   m.workers = static_cast<int>(workers.size());
   const RankMetrics first = m.ranks.front();
@@ -140,7 +135,6 @@ std::optional<std::vector<Metrics>> run_symmetric(const Scenario& s) {
   m.bytes_on_wire_per_iteration = 0;
   // Each rank's bytes on the wire: its share of every collective of the representative's program, one pass
   // over each collective's group.
-  WireBytes wire(plan);
   std::vector<double> sent(plan.ranks.size(), 0.0);
   for (const Op& op : rep.ops) {
     if (const auto* c = std::get_if<CollectiveOp>(&op.body)) {

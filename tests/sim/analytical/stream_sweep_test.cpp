@@ -34,8 +34,9 @@ struct Built {
     return add(Stream::Comm, CollectiveOp{}, std::move(deps), s, h);
   }
   std::vector<OpRecord> sweep(double kept, int iterations) {
-    REQUIRE(sweeps_streams(rank));
-    return sweep_streams(rank, seconds, host, kept, iterations);
+    const std::optional<StreamSweep> sweep = StreamSweep::of(rank);
+    REQUIRE(sweep);
+    return sweep->run(rank, seconds, host, kept, iterations);
   }
 };
 
@@ -123,17 +124,17 @@ TEST_CASE("a zero-length transfer slows nothing") {
 TEST_CASE("programs of other shapes are not swept") {
   Built posted;
   posted.add(Stream::Posted, SendOp{}, {}, 1.0);
-  CHECK_FALSE(sweeps_streams(posted.rank));
+  CHECK_FALSE(StreamSweep::of(posted.rank).has_value());
   Built on_compute;
   on_compute.add(Stream::Compute, CollectiveOp{}, {}, 1.0);
-  CHECK_FALSE(sweeps_streams(on_compute.rank));
+  CHECK_FALSE(StreamSweep::of(on_compute.rank).has_value());
   Built periodic;
   periodic.compute({}, 1.0);
   periodic.rank.ops.edit().back().period = 4;
-  CHECK_FALSE(sweeps_streams(periodic.rank));
+  CHECK_FALSE(StreamSweep::of(periodic.rank).has_value());
   Built composite;
   ComputeOp c;
   c.composite = 0;
   composite.add(Stream::Compute, c, {}, 1.0);
-  CHECK_FALSE(sweeps_streams(composite.rank));
+  CHECK_FALSE(StreamSweep::of(composite.rank).has_value());
 }
