@@ -250,10 +250,15 @@ Metrics compute_metrics(const Plan& plan, const std::vector<OpRecord>& records, 
 
   const double window_start = plan.warmup > 0 ? iteration_end[plan.warmup - 1] : 0.0;
   const double window = m.simulated_time_s - window_start;
-  std::vector<RankIntervals> busy(plan.ranks.size());
-  std::vector<double> bytes(plan.ranks.size(), 0.0);
+  // The ranks measured (the job's workers, then its servers), and each one's slot in that list.
+  std::vector<int> ranks = jp.workers;
+  ranks.insert(ranks.end(), jp.servers.begin(), jp.servers.end());
+  std::vector<int> slot(plan.ranks.size(), -1);
+  for (size_t k = 0; k < ranks.size(); ++k) slot[static_cast<size_t>(ranks[k])] = static_cast<int>(k);
+  std::vector<RankIntervals> busy(ranks.size());
+  std::vector<double> bytes(ranks.size(), 0.0);
   std::vector<std::pair<double, double>> spans(plan.ranks.size(), {0.0, 0.0});
-  std::vector<std::vector<OpRecord>> measured(plan.ranks.size());
+  std::vector<std::vector<OpRecord>> measured(ranks.size());
   std::optional<WireBytes> own;
   WireBytes& wire_bytes = wire ? *wire : own.emplace(plan);
   for (const auto& r : records) {
@@ -261,27 +266,26 @@ Metrics compute_metrics(const Plan& plan, const std::vector<OpRecord>& records, 
     auto& [warm, last] = spans[r.rank];
     if (r.iteration < plan.warmup) warm = std::max(warm, r.end);
     last = std::max(last, r.end);
-    if (r.iteration < plan.warmup) continue;
+    const int k = slot[static_cast<size_t>(r.rank)];
+    if (r.iteration < plan.warmup || k < 0) continue;
     const Op& op = plan.ranks[r.rank].ops[r.op];
-    measured[r.rank].push_back(r);
+    measured[k].push_back(r);
     // Waiting at a staleness bound or for a backup quorum.
     if (std::holds_alternative<GateOp>(op.body) || std::holds_alternative<QuorumOp>(op.body)) continue;
     if (const auto* c = std::get_if<ComputeOp>(&op.body); c && c->composite >= 0) {
-      busy[r.rank].composites.push_back({r.start, r.end, c->composite});
+      busy[k].composites.push_back({r.start, r.end, c->composite});
     } else {
-      (is_compute(op.body) ? busy[r.rank].compute : busy[r.rank].comm).emplace_back(r.start, r.end);
-      if (!is_compute(op.body))
-        busy[r.rank].comm_by_kind[comm_kind(plan, r.rank, op.body)].emplace_back(r.start, r.end);
+      (is_compute(op.body) ? busy[k].compute : busy[k].comm).emplace_back(r.start, r.end);
+      if (!is_compute(op.body)) busy[k].comm_by_kind[comm_kind(plan, r.rank, op.body)].emplace_back(r.start, r.end);
     }
-    bytes[r.rank] += wire_bytes(r.rank, op.body);
+    bytes[k] += wire_bytes(r.rank, op.body);
   }
   const double per_it = 1.0 / plan.iterations;
-  std::vector<int> ranks = jp.workers;
-  ranks.insert(ranks.end(), jp.servers.begin(), jp.servers.end());
-  for (int i : ranks) {
+  for (size_t k = 0; k < ranks.size(); ++k) {
+    const int i = ranks[k];
     const double lo = jp.asynchronous ? spans[i].first : window_start;
     const double hi = jp.asynchronous ? spans[i].second : m.simulated_time_s;
-    const auto [compute_s, comm_s, exposed_s] = busy[i].lengths(composites);
+    const auto [compute_s, comm_s, exposed_s] = busy[k].lengths(composites);
     RankMetrics rm;
     rm.rank = plan.ranks[i].rank;
     rm.role = plan.ranks[i].role;
@@ -290,12 +294,12 @@ Metrics compute_metrics(const Plan& plan, const std::vector<OpRecord>& records, 
     rm.compute_s = compute_s * per_it;
     rm.comm_s = comm_s * per_it;
     rm.exposed_comm_s = exposed_s * per_it;
-    for (const auto& [kind, exposed] : busy[i].exposed_by_kind()) rm.exposed_by_kind[kind] = exposed * per_it;
+    for (const auto& [kind, exposed] : busy[k].exposed_by_kind()) rm.exposed_by_kind[kind] = exposed * per_it;
     // Asynchronous workers each run their own iterations: each is measured over its own window.
     const double own = jp.asynchronous ? spans[i].second - spans[i].first : window;
     rm.wait_s = std::max(0.0, own * per_it - rm.compute_s - rm.exposed_comm_s);
-    rm.wait_by_cause = wait_causes(plan, i, measured[i], lo, hi, !jp.asynchronous).scaled(per_it);
-    rm.bytes_sent = bytes[i] * per_it;
+    rm.wait_by_cause = wait_causes(plan, i, measured[k], lo, hi, !jp.asynchronous).scaled(per_it);
+    rm.bytes_sent = bytes[k] * per_it;
     m.bytes_on_wire_per_iteration += rm.bytes_sent;
     if (rm.role == Role::Worker && own > 0) {
       const double it = own * per_it;

@@ -33,13 +33,14 @@ double inter_node_concurrency(const CollectiveAlgorithm& algo, CollectiveKind ki
   // Phases hold distinct sender-receiver pairs; merged rounds use the same pairs. Each phase that
   // crosses nodes weighs by the bytes of its crossing flows (1.0 per unit of S).
   double weighted = 0, weight = 0;
+  std::vector<int> leaving;  // by node: its ranks sending across in this phase
   for (const auto& phase : algo.flow_phases(kind, small, 1.0)) {
-    std::map<int, int> leaving;
+    leaving.assign(static_cast<size_t>(small.nodes()) + 1, 0);
     int most = 0;
     double bytes = 0;
     for (const auto& f : phase.flows) {
       if (small.same_node(f.src, f.dst)) continue;
-      most = std::max(most, ++leaving[small.node_of(f.src)]);
+      most = std::max(most, ++leaving[static_cast<size_t>(small.node_of(f.src))]);
       bytes = std::max(bytes, f.bytes);
     }
     weighted += bytes * most;
