@@ -4,6 +4,7 @@
 #pragma once
 
 #include <string>
+#include <string_view>
 #include <vector>
 
 #include "core/base/intervals.hpp"
@@ -14,8 +15,8 @@ struct CompositeTiming {
   double duration = 0;            // the sum of its parts' costs
   std::vector<Interval> compute;  // offsets from the composite's start, in order, disjoint
   std::vector<Interval> comm;
-  std::vector<std::string> comm_kinds;  // by comm interval: its collective's group kind (metrics' comm_kind)
-  double compute_s = 0;                 // lengths of the two lists
+  std::vector<std::string_view> comm_kinds;  // by comm interval: its collective's group kind (metrics' comm_kind)
+  double compute_s = 0;                      // lengths of the two lists
   double comm_s = 0;
 };
 

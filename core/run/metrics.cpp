@@ -40,9 +40,9 @@ struct CompositeRecord {
 struct RankIntervals {
   std::vector<Interval> compute;
   std::vector<Interval> comm;
-  std::map<std::string, std::vector<Interval>> comm_by_kind;  // comm, split by comm_kind
+  std::map<std::string_view, std::vector<Interval>> comm_by_kind;  // comm, split by comm_kind
   std::vector<CompositeRecord> composites;
-  std::map<std::string, double> alone_by_kind;  // communication of composites that overlap nothing (all exposed)
+  KindSeconds alone_by_kind;  // communication of composites that overlap nothing (all exposed)
 
   // (compute, communication, exposed communication), each the length of a union.
   std::tuple<double, double, double> lengths(const std::vector<CompositeTiming>& timings) {
@@ -90,8 +90,8 @@ struct RankIntervals {
   }
 
   // After lengths(): each kind's communication not under compute.
-  std::map<std::string, double> exposed_by_kind() {
-    std::map<std::string, double> out;
+  KindSeconds exposed_by_kind() {
+    KindSeconds out;
     for (auto& [kind, intervals] : comm_by_kind) {
       merge_intervals(intervals);
       out[kind] = length_minus(intervals, compute);
@@ -211,8 +211,8 @@ void async_metrics(const Plan& plan, const std::vector<OpRecord>& records, int j
 
 }  // namespace
 
-std::string comm_kind(const Plan& plan, int rank, const OpBody& body) {
-  if (const auto* c = std::get_if<CollectiveOp>(&body)) return std::string(group_kind_name(plan.groups[c->group].kind));
+std::string_view comm_kind(const Plan& plan, int rank, const OpBody& body) {
+  if (const auto* c = std::get_if<CollectiveOp>(&body)) return group_kind_name(plan.groups[c->group].kind);
   if (std::holds_alternative<SendOp>(body) || std::holds_alternative<RecvOp>(body)) {
     return plan.ranks[rank].stage >= 0 ? "pipeline" : "p2p";
   }

@@ -12,6 +12,7 @@
 
 #include "core/faults/faults.hpp"
 #include "core/plan/plan.hpp"
+#include "core/run/kind_seconds.hpp"
 #include "core/run/observer.hpp"
 #include "core/run/wait_causes.hpp"
 
@@ -40,7 +41,7 @@ struct RankMetrics {
   // exposed_comm_s by what the communication is for (comm_kind): each kind's communication not
   // hidden under compute, per iteration. Kinds running at once are each counted in full, so the
   // sum can exceed exposed_comm_s.
-  std::map<std::string, double> exposed_by_kind;
+  KindSeconds exposed_by_kind;
 };
 
 // What a communication op is for, as metrics name it: its group's kind for a collective ("tensor",
@@ -48,7 +49,7 @@ struct RankMetrics {
 // sends and receives, "p2p" for other sends and receives (parameter servers), "gossip". A
 // composite's collectives (PlanDetail::Blocks) count under their own groups' kinds
 // (CompositeTiming::comm_kinds).
-std::string comm_kind(const Plan& plan, int rank, const OpBody& body);
+std::string_view comm_kind(const Plan& plan, int rank, const OpBody& body);
 
 struct Metrics {
   std::string scenario;
@@ -77,7 +78,7 @@ struct Metrics {
   // Hybrid jobs: the pipeline bubble (mean over workers of their pipeline waiting / iteration time),
   // and each stage's peak memory per rank against the device's capacity.
   double bubble_fraction = 0;
-  std::map<std::string, double> exposed_by_kind;  // RankMetrics::exposed_by_kind, mean over workers (seconds)
+  KindSeconds exposed_by_kind;  // RankMetrics::exposed_by_kind, mean over workers (seconds)
   std::vector<StageMemory> memory;
   double device_memory = 0;
   double peak_memory() const;         // the largest stage's total, 0 without a memory model

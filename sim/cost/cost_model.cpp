@@ -139,7 +139,7 @@ const CompositeTiming& CostModel::composite_timing(int composite) const {
       const double begin = start + host;
       t.duration = begin + collective_time(*col);
       t.comm.emplace_back(begin, t.duration);
-      t.comm_kinds.emplace_back(group_kind_name(plan_.groups[static_cast<size_t>(col->group)].kind));
+      t.comm_kinds.push_back(group_kind_name(plan_.groups[static_cast<size_t>(col->group)].kind));
       t.comm_s += t.duration - begin;
     } else {
       throw RuntimeError(

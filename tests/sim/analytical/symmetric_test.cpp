@@ -166,7 +166,7 @@ TEST_CASE("blocks as composite ops give the kernel plan's metrics from far fewer
     // A composite's collectives count under their groups' kinds, as the kernels' do.
     for (const auto& [kind, seconds] : k.exposed_by_kind) {
       REQUIRE(b.exposed_by_kind.count(kind) == 1);
-      check_close(b.exposed_by_kind.at(kind) + 1, seconds + 1, "exposed " + kind + " + 1");
+      check_close(b.exposed_by_kind.at(kind) + 1, seconds + 1, "exposed " + std::string(kind) + " + 1");
     }
     CHECK(b.exposed_by_kind.size() == k.exposed_by_kind.size());
     // The same FLOPs: a composite carries its parts' sums.
