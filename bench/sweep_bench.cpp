@@ -63,7 +63,8 @@ void BM_SweepPointCompileOnly(benchmark::State& state) {
 BENCHMARK(BM_SweepPointCompileOnly)->Unit(benchmark::kMicrosecond);
 
 // The representative's two streams swept alone (stream_sweep.hpp), and its metrics alone, on plans compiled and
-// costed before timing.
+// costed before timing; records as the fast path makes them (compute ops that follow each other as one).
+constexpr auto kRecords = analytical::StreamSweep::Records::Runs;
 struct Compiled {
   Scenario s;
   Plan plan;
@@ -90,7 +91,7 @@ std::vector<Compiled> compiled_points() {
       }
     }
     c.kept = cost::compute_kept_of(c.s.cluster, c.plan, rep.rank);
-    c.records = analytical::StreamSweep::of(rep)->run(rep, c.seconds, c.host, c.kept, 1);
+    c.records = analytical::StreamSweep::of(rep)->run(rep, c.seconds, c.host, c.kept, 1, kRecords);
     out.push_back(std::move(c));
   }
   return out;
@@ -103,7 +104,8 @@ void BM_SweepPointStreamsOnly(benchmark::State& state) {
   for (auto _ : state) {
     const size_t k = i++ % pts.size();
     const Compiled& c = pts[k];
-    benchmark::DoNotOptimize(sweeps[k].run(c.plan.ranks[c.records.front().rank], c.seconds, c.host, c.kept, 1));
+    benchmark::DoNotOptimize(
+        sweeps[k].run(c.plan.ranks[c.records.front().rank], c.seconds, c.host, c.kept, 1, kRecords));
   }
 }
 BENCHMARK(BM_SweepPointStreamsOnly)->Unit(benchmark::kMicrosecond);

@@ -2,7 +2,10 @@
 // under BSP every worker runs the same program on the same kind of device, and every collective
 // spans all workers, so every worker sees the same timeline: evaluating one representative
 // worker with the full engine's rules (FIFO streams, deps, a collective ends at the last
-// arrival plus its closed form) gives every worker's records. In a hybrid job the ranks of one
+// arrival plus its closed form, compute slowed while it communicates) gives every worker's
+// records. The representative's two streams are swept forward without an event queue
+// (stream_sweep.hpp); its sweep order and compute costs are kept per thread with its program, so
+// a sweep's points that share the job recompute only their collectives. In a hybrid job the ranks of one
 // pipeline stage share a timeline: the first rank of each stage runs on the full event loop (the
 // stages exchange messages), the others take its metrics. tests/sim/analytical/symmetric_test.cpp
 // holds it equal to the full engine on every scenario in scenarios/ and on sweeps.
