@@ -84,7 +84,8 @@ int sweep_command(const SweepOptions& o) {
     if (ec) throw RuntimeError(fmt::format("cannot create output folder {}: {}", out, ec.message()));
     sweep::check_same_sweep(out, m);
     sweep::write_manifest(out, m);
-    const sweep::PointResults journaled = sweep::read_journal(out);
+    // Points keep their metrics without every rank's (sweep_results.hpp); results.json reads those back.
+    const sweep::PointResults journaled = sweep::read_journal(out, sweep::RankDetail::Summary);
     for (size_t i = 0; i < m.points.size(); ++i) {
       if (i % shards != shard) continue;
       if (const auto f = journaled.find(m.points[i].key); f != journaled.end()) {
@@ -106,7 +107,7 @@ int sweep_command(const SweepOptions& o) {
   const auto on_done = [&](size_t index, const nlohmann::json& metrics) {
     const sweep::SweepPointInfo& p = m.points[index];
     journal->append(p.key, metrics);
-    done[p.key] = metrics;
+    done[p.key] = sweep::without_ranks(metrics);
     progress->point_done(
         fmt::format("{}: {:.6g} s/iteration", point_text(p), metrics["iteration_time_s"]["mean"].get<double>()));
     const auto now = std::chrono::steady_clock::now();

@@ -8,6 +8,7 @@
 #include <cstring>
 #include <filesystem>
 #include <fstream>
+#include <functional>
 #include <set>
 #include <sstream>
 
@@ -69,15 +70,51 @@ std::string csv_row(const SweepPointInfo& p, const nlohmann::json& metrics, cons
 
 }  // namespace
 
-PointResults read_journal(const std::string& dir) {
-  PointResults out;
+nlohmann::json without_ranks(nlohmann::json metrics) {
+  if (metrics.is_object()) metrics.erase("per_rank");
+  if (auto jobs = metrics.find("jobs"); jobs != metrics.end() && jobs->is_array()) {
+    for (auto& job : *jobs) {
+      if (job.is_object()) job.erase("per_rank");
+    }
+  }
+  return metrics;
+}
+
+namespace {
+
+// Each whole line of a journal, in order: its key, its metrics and where the line starts. A torn line is skipped.
+void scan_journal(const std::string& dir,
+                  const std::function<void(const std::string&, nlohmann::json&, std::streamoff)>& line_done) {
   std::ifstream in(in_dir(dir, "points.jsonl"));
   std::string line;
+  std::streamoff at = 0;
   while (std::getline(in, line)) {
-    const auto j = nlohmann::json::parse(line, nullptr, false);
-    if (j.is_discarded() || !j.contains("key") || !j.contains("metrics")) continue;  // a torn line
-    out[j["key"].get<std::string>()] = j["metrics"];
+    const std::streamoff start = at;
+    at += static_cast<std::streamoff>(line.size()) + 1;
+    auto j = nlohmann::json::parse(line, nullptr, false);
+    if (j.is_discarded() || !j.contains("key") || !j.contains("metrics") || !j["key"].is_string()) continue;
+    line_done(j["key"].get<std::string>(), j["metrics"], start);
   }
+}
+
+// A point's metrics from the journal line that starts at `at`; nullopt if it is not a whole line any more.
+std::optional<nlohmann::json> journal_metrics(std::ifstream& in, std::streamoff at) {
+  in.clear();
+  in.seekg(at);
+  std::string line;
+  if (!std::getline(in, line)) return std::nullopt;
+  auto j = nlohmann::json::parse(line, nullptr, false);
+  if (j.is_discarded() || !j.contains("metrics")) return std::nullopt;
+  return std::move(j["metrics"]);
+}
+
+}  // namespace
+
+PointResults read_journal(const std::string& dir, RankDetail detail) {
+  PointResults out;
+  scan_journal(dir, [&](const std::string& key, nlohmann::json& metrics, std::streamoff) {
+    out[key] = detail == RankDetail::Summary ? without_ranks(std::move(metrics)) : std::move(metrics);
+  });
   return out;
 }
 
@@ -164,22 +201,47 @@ void write_results(const std::string& dir, const SweepManifest& m, const PointRe
   bool convergence = false;
   for (const auto& [key, metrics] : done) convergence = convergence || metrics.contains("convergence");
   std::string csv = csv_header(m, convergence);
-  nlohmann::json points = nlohmann::json::array();
   for (const auto& p : m.points) {
-    const auto found = done.find(p.key);
-    if (found == done.end()) continue;
-    csv += csv_row(p, found->second, report, convergence);
-    nlohmann::json params = nlohmann::json::object();
-    for (const auto& [k, v] : p.params) params[k] = v;
-    points.push_back({{"params", params}, {"workers", p.workers}, {"metrics", found->second}});
+    if (const auto found = done.find(p.key); found != done.end()) csv += csv_row(p, found->second, report, convergence);
   }
-  const nlohmann::json results{{"schema_version", 1},
-                               {"scenario", m.scenario},
-                               {"params", m.param_keys},
-                               {"mode", scaling_mode_name(m.mode)},
-                               {"points", points}};
+  // Where each point's last whole line starts in the journal: its whole metrics are read back from there one point
+  // at a time, and written as results.json's `points` as nlohmann::json::dump(2) of the whole would write them.
+  std::map<std::string, std::streamoff> line_of;
+  scan_journal(dir, [&](const std::string& key, nlohmann::json&, std::streamoff at) {
+    if (done.count(key)) line_of[key] = at;
+  });
+  const auto indented = [](const nlohmann::json& j, const std::string& by) {
+    std::string text = j.dump(2);
+    std::string out = by;
+    for (char c : text) {
+      out += c;
+      if (c == '\n') out += by;
+    }
+    return out;
+  };
+  write_file_atomic(in_dir(dir, "results.json"), [&](const ChunkSink& sink) {
+    sink(fmt::format("{{\n  \"mode\": {},\n  \"params\": ", nlohmann::json(scaling_mode_name(m.mode)).dump()));
+    sink(indented(nlohmann::json(m.param_keys), "  ").substr(2));
+    sink(",\n  \"points\": [");
+    std::ifstream journal(in_dir(dir, "points.jsonl"));
+    bool first = true;
+    for (const auto& p : m.points) {
+      const auto found = done.find(p.key);
+      if (found == done.end()) continue;
+      std::optional<nlohmann::json> whole;
+      if (const auto at = line_of.find(p.key); at != line_of.end()) whole = journal_metrics(journal, at->second);
+      nlohmann::json params = nlohmann::json::object();
+      for (const auto& [k, v] : p.params) params[k] = v;
+      const nlohmann::json point{
+          {"params", params}, {"workers", p.workers}, {"metrics", whole ? *whole : found->second}};
+      sink(first ? "\n" : ",\n");
+      sink(indented(point, "    "));
+      first = false;
+    }
+    sink(first ? "],\n" : "\n  ],\n");
+    sink(fmt::format("  \"scenario\": {},\n  \"schema_version\": 1\n}}\n", nlohmann::json(m.scenario).dump()));
+  });
   write_file_atomic(in_dir(dir, "results.csv"), csv);
-  write_file_atomic(in_dir(dir, "results.json"), results.dump(2) + "\n");
   if (report) {
     const nlohmann::json scaling =
         scaling_json(*report, m.scenario, std::string(scaling_mode_name(m.mode)), m.param_keys.front());

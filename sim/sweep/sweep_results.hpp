@@ -16,8 +16,15 @@ namespace dtsim::sweep {
 
 using PointResults = std::map<std::string, nlohmann::json>;  // point key -> metrics.json object
 
+// A point's metrics without its per-rank arrays ("per_rank", at the top and in each of "jobs"): what a
+// sweep keeps in memory for its table, CSV and scaling fit. Every rank's metrics of every point
+// would hold about 12 KB a rank in memory (a sweep to 4,096 ranks, point by point, about 25 GB);
+// results.json takes each point's whole metrics from points.jsonl instead (write_results).
+nlohmann::json without_ranks(nlohmann::json metrics);
+enum class RankDetail { Whole, Summary };  // metrics as written, or without_ranks()
+
 // Finished points in a folder's journal (empty if none); a torn last line is ignored.
-PointResults read_journal(const std::string& dir);
+PointResults read_journal(const std::string& dir, RankDetail detail = RankDetail::Whole);
 
 // Appends finished points to DIR/points.jsonl, one whole line per write.
 class Journal {
@@ -44,7 +51,9 @@ void check_same_sweep(const std::string& dir, const SweepManifest& m);
 // distinct worker counts, with at least one point done; otherwise none.
 std::optional<ScalingReport> scaling_of(const SweepManifest& m, const PointResults& done);
 
-// Writes results.csv, results.json and (when scaling_of gives one) scaling.json atomically.
+// Writes results.csv, results.json and (when scaling_of gives one) scaling.json atomically. results.json
+// holds each done point's whole metrics, read back one point at a time from DIR/points.jsonl (the
+// last whole line of its key; `done`'s own metrics for a point not there), so `done` may hold summaries.
 void write_results(const std::string& dir, const SweepManifest& m, const PointResults& done);
 
 // Merges the shard folders of one sweep into OUT (journal, manifest, results). Throws InputError
