@@ -18,7 +18,7 @@ using PointResults = std::map<std::string, nlohmann::json>;  // point key -> met
 
 // A point's metrics without its per-rank arrays ("per_rank", at the top and in each of "jobs"): what a
 // sweep keeps in memory for its table, CSV and scaling fit. Every rank's metrics of every point
-// would hold about 12 KB a rank in memory (a sweep to 4,096 ranks, point by point, about 25 GB);
+// would hold about 11 KB a rank in memory (a sweep to 4,096 ranks, point by point, about 24 GB);
 // results.json takes each point's whole metrics from points.jsonl instead (write_results).
 nlohmann::json without_ranks(nlohmann::json metrics);
 enum class RankDetail { Whole, Summary };  // metrics as written, or without_ranks()
