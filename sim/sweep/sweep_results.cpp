@@ -252,23 +252,40 @@ void write_results(const std::string& dir, const SweepManifest& m, const PointRe
 PointResults merge_sweeps(const std::string& out, const std::vector<std::string>& shards) {
   if (shards.empty()) throw InputError("dtsim merge: give the shard folders to merge");
   const SweepManifest m = read_manifest(shards.front());
+  // Each point from the first shard that has it (that shard's last line for it), kept as a summary; the merged
+  // journal copies the points' lines, in the manifest's order, one at a time.
   PointResults done;
-  for (const auto& dir : shards) {
+  std::map<std::string, std::pair<size_t, std::streamoff>> line_of;  // key -> (shard, where its line starts)
+  for (size_t i = 0; i < shards.size(); ++i) {
+    const std::string& dir = shards[i];
     if (keys_of(read_manifest(dir)) != keys_of(m)) {
       throw InputError(SourceLocation{dir}, fmt::format("is a shard of a different sweep than {}", shards.front()));
     }
-    for (auto& [key, metrics] : read_journal(dir)) done.emplace(key, std::move(metrics));
+    std::map<std::string, std::pair<std::streamoff, nlohmann::json>> last;
+    scan_journal(dir, [&](const std::string& key, nlohmann::json& metrics, std::streamoff at) {
+      last.insert_or_assign(key, std::pair{at, without_ranks(std::move(metrics))});
+    });
+    for (auto& [key, line] : last) {
+      if (done.emplace(key, std::move(line.second)).second) line_of.emplace(key, std::pair{i, line.first});
+    }
   }
   std::error_code ec;
   std::filesystem::create_directories(out, ec);
   if (ec) throw RuntimeError(fmt::format("cannot create output folder {}: {}", out, ec.message()));
-  std::string journal;
-  for (const auto& p : m.points) {
-    if (const auto found = done.find(p.key); found != done.end()) {
-      journal += nlohmann::json{{"key", p.key}, {"metrics", found->second}}.dump() + "\n";
+  std::vector<std::ifstream> journals;
+  for (const std::string& dir : shards) journals.emplace_back(in_dir(dir, "points.jsonl"));
+  write_file_atomic(in_dir(out, "points.jsonl"), [&](const ChunkSink& sink) {
+    std::string line;
+    for (const auto& p : m.points) {
+      const auto found = line_of.find(p.key);
+      if (found == line_of.end()) continue;
+      std::ifstream& in = journals[found->second.first];
+      in.clear();
+      in.seekg(found->second.second);
+      if (!std::getline(in, line)) throw RuntimeError(fmt::format("cannot read {} again", shards[found->second.first]));
+      sink(line + "\n");
     }
-  }
-  write_file_atomic(in_dir(out, "points.jsonl"), journal);
+  });
   write_manifest(out, m);
   write_results(out, m, done);
   return done;

@@ -56,8 +56,8 @@ std::optional<ScalingReport> scaling_of(const SweepManifest& m, const PointResul
 // last whole line of its key; `done`'s own metrics for a point not there), so `done` may hold summaries.
 void write_results(const std::string& dir, const SweepManifest& m, const PointResults& done);
 
-// Merges the shard folders of one sweep into OUT (journal, manifest, results). Throws InputError
-// if the shards belong to different sweeps.
+// Merges the shard folders of one sweep into OUT (journal, manifest, results) and returns the points'
+// summaries (without_ranks). Throws InputError if the shards belong to different sweeps.
 PointResults merge_sweeps(const std::string& out, const std::vector<std::string>& shards);
 
 }  // namespace dtsim::sweep
