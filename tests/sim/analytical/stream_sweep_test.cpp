@@ -51,41 +51,66 @@ std::map<int, std::pair<double, double>> times(const std::vector<OpRecord>& reco
 
 }  // namespace
 
-TEST_CASE("a compute op slows to `kept` of its rate while a transfer is in flight") {
-  // a: 1 s. k: after a, 0.5 s of host work, then a 2 s transfer: [1.5, 3.5]. b: 3 s of work from 1 s, at
-  // full rate until 1.5 (0.5 done), at half rate until 3.5 (1.0 more), the last 1.5 at full rate: ends at 5.
+// a: 1 s of compute; k: after a, 0.5 s of host work, then a 2 s transfer; b: 3 s of compute after a.
+struct OneOverlap {
   Built p;
-  const int a = p.compute({}, 1.0);
-  const int k = p.collective({a}, 2.0, 0.5);
-  const int b = p.compute({}, 3.0);
-  const auto records = p.sweep(0.5, 2);
+  int a = p.compute({}, 1.0);
+  int k = p.collective({a}, 2.0, 0.5);
+  int b = p.compute({}, 3.0);
+};
+
+TEST_CASE("a compute op slows to `kept` of its rate while a transfer is in flight") {
+  // k's transfer: [1.5, 3.5]. b: 3 s of work from 1 s, at full rate until 1.5 (0.5 done), at half rate until 3.5
+  // (1.0 more), the last 1.5 at full rate: ends at 5.
+  OneOverlap o;
+  const auto records = o.p.sweep(0.5, 2);
   REQUIRE(records.size() == 6);
   const auto first = times(records, 0);
-  CHECK(first.at(a) == std::pair{0.0, 1.0});
-  CHECK(first.at(k) == std::pair{1.5, 3.5});
-  CHECK(first.at(b).first == 1.0);
-  CHECK(first.at(b).second == Approx(5.0).epsilon(1e-15));
+  CHECK(first.at(o.a) == std::pair{0.0, 1.0});
+  CHECK(first.at(o.k) == std::pair{1.5, 3.5});
+  CHECK(first.at(o.b).first == 1.0);
+  CHECK(first.at(o.b).second == Approx(5.0).epsilon(1e-15));
   // The second iteration starts when the first has ended, and repeats it.
   const auto second = times(records, 1);
-  CHECK(second.at(a).first == Approx(5.0).epsilon(1e-15));
-  CHECK(second.at(k).first == Approx(6.5).epsilon(1e-15));
-  CHECK(second.at(b).second == Approx(10.0).epsilon(1e-15));
+  CHECK(second.at(o.a).first == Approx(5.0).epsilon(1e-15));
+  CHECK(second.at(o.k).first == Approx(6.5).epsilon(1e-15));
+  CHECK(second.at(o.b).second == Approx(10.0).epsilon(1e-15));
   // Within an iteration the records come in order of start: a, b, k.
-  CHECK(records[0].op == a);
-  CHECK(records[1].op == b);
-  CHECK(records[2].op == k);
+  CHECK(records[0].op == o.a);
+  CHECK(records[1].op == o.b);
+  CHECK(records[2].op == o.k);
 }
 
 TEST_CASE("without contention a compute op lasts its seconds, and the iteration its longest stream") {
-  Built p;
-  const int a = p.compute({}, 1.0);
-  const int k = p.collective({a}, 2.0, 0.5);
-  const int b = p.compute({}, 3.0);
-  const auto records = p.sweep(1.0, 2);
+  OneOverlap o;
+  const auto records = o.p.sweep(1.0, 2);
   const auto first = times(records, 0);
-  CHECK(first.at(b) == std::pair{1.0, 4.0});
-  CHECK(first.at(k) == std::pair{1.5, 3.5});
-  CHECK(times(records, 1).at(a).first == 4.0);
+  CHECK(first.at(o.b) == std::pair{1.0, 4.0});
+  CHECK(first.at(o.k) == std::pair{1.5, 3.5});
+  CHECK(times(records, 1).at(o.a).first == 4.0);
+}
+
+TEST_CASE("compute ops that follow each other without a gap are one record when runs are asked for") {
+  // a and b back to back: one record [0, 5] named a; k its own; a compute op after a gap starts a new record.
+  OneOverlap o;
+  const int u = o.p.add(Stream::Compute, UpdateOp{}, {o.k}, 0.5);  // waits for k: 3.5 < 5, no gap
+  const int late = o.p.collective({u}, 1.0, 0.0);                  // [5.5, 6.5]
+  const int after = o.p.compute({late}, 1.0);                      // waits for it: a gap from 5.5 to 6.5
+  const std::optional<StreamSweep> sweep = StreamSweep::of(o.p.rank);
+  REQUIRE(sweep);
+  const auto runs = sweep->run(o.p.rank, o.p.seconds, o.p.host, 0.5, 1, StreamSweep::Records::Runs);
+  REQUIRE(runs.size() == 4);
+  CHECK(runs[0].op == o.a);
+  CHECK(runs[0].start == 0.0);
+  CHECK(runs[0].end == Approx(5.5).epsilon(1e-15));  // a, b (ends at 5) and the update (5 to 5.5)
+  CHECK(runs[1].op == o.k);
+  CHECK(runs[2].op == late);
+  CHECK(runs[3].op == after);
+  CHECK(runs[3].start == Approx(6.5).epsilon(1e-15));
+  // The same timeline op by op.
+  const auto ops = sweep->run(o.p.rank, o.p.seconds, o.p.host, 0.5, 1);
+  CHECK(ops.size() == 6);
+  CHECK(times(ops, 0).at(u) == std::pair{5.0, 5.5});
 }
 
 TEST_CASE("a transfer wholly under a compute op stretches it by its length times (1 - kept)") {
