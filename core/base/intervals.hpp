@@ -9,10 +9,11 @@ namespace dtsim {
 
 using Interval = std::pair<double, double>;
 
-// Sorts and merges overlapping intervals in place. A rank's records mostly come in time order: a sorted input is
-// not sorted again.
+// Sorts and merges overlapping intervals in place. A rank's records mostly come in time order: an input sorted by
+// start is not sorted again (the order of intervals with one start does not change their union).
 inline void merge_intervals(std::vector<Interval>& v) {
-  if (!std::is_sorted(v.begin(), v.end())) std::sort(v.begin(), v.end());
+  const auto by_start = [](const Interval& a, const Interval& b) { return a.first < b.first; };
+  if (!std::is_sorted(v.begin(), v.end(), by_start)) std::sort(v.begin(), v.end());
   size_t n = 0;
   for (size_t i = 0; i < v.size(); ++i) {
     const Interval iv = v[i];

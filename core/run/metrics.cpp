@@ -259,8 +259,8 @@ Metrics compute_metrics(const Plan& plan, const std::vector<OpRecord>& records, 
   std::vector<double> bytes(ranks.size(), 0.0);
   std::vector<std::pair<double, double>> spans(plan.ranks.size(), {0.0, 0.0});
   std::vector<std::vector<OpRecord>> measured(ranks.size());
-  std::optional<WireBytes> own;
-  WireBytes& wire_bytes = wire ? *wire : own.emplace(plan);
+  std::optional<WireBytes> made_here;
+  WireBytes& wire_bytes = wire ? *wire : made_here.emplace(plan);
   for (const auto& r : records) {
     if (plan.ranks[r.rank].job != job) continue;
     auto& [warm, last] = spans[r.rank];

@@ -3,6 +3,7 @@
 
 #include <algorithm>
 #include <limits>
+#include <utility>
 
 #include "core/base/error.hpp"
 #include "core/base/intervals.hpp"
@@ -51,50 +52,51 @@ double finish(double since, double work, double kept, const std::vector<Interval
 
 std::optional<StreamSweep> StreamSweep::of(const RankProgram& rank) {
   if (!has_shape(rank)) return std::nullopt;
-  const size_t n = rank.ops.size();
   StreamSweep sweep;
   std::vector<int> compute, comm;  // op ids of each stream, in order
   for (const Op& op : rank.ops) {
     if (op.id != static_cast<int>(compute.size() + comm.size())) throw RuntimeError("plan: op ids out of order");
+    for (int d : op.deps) {
+      if (d < 0 || d >= op.id) throw RuntimeError("plan: an op depends on a later op");
+    }
     (std::holds_alternative<CollectiveOp>(op.body) ? comm : compute).push_back(op.id);
   }
-  sweep.computes_ = compute.size();
   sweep.collectives_ = comm.size();
-  std::vector<char> timed(n, 0);
-  const auto add = [&](int i, int after) {
+  std::vector<char> timed(rank.ops.size(), 0);
+  // Op k of a stream: its id and the op before it on the stream (-1 for the first).
+  const auto at = [](const std::vector<int>& stream, size_t k) {
+    return std::pair{stream[k], k > 0 ? stream[k - 1] : -1};
+  };
+  const auto ready = [&](std::pair<int, int> op) {
+    const auto [i, after] = op;
+    const std::vector<int>& deps = rank.ops[static_cast<size_t>(i)].deps;
+    return (after < 0 || timed[static_cast<size_t>(after)]) &&
+           std::all_of(deps.begin(), deps.end(), [&](int d) { return timed[static_cast<size_t>(d)] != 0; });
+  };
+  const auto add = [&](std::pair<int, int> op) {
+    const auto [i, after] = op;
     Step step{i, std::holds_alternative<CollectiveOp>(rank.ops[static_cast<size_t>(i)].body), after >= 0,
               static_cast<int>(sweep.preds_.size()), 0};
     for (int d : rank.ops[static_cast<size_t>(i)].deps) {
-      if (d < 0 || d >= i) throw RuntimeError("plan: an op depends on a later op");
       if (d != after) sweep.preds_.push_back(d);
     }
     step.end_pred = static_cast<int>(sweep.preds_.size());
     sweep.order_.push_back(step);
     timed[static_cast<size_t>(i)] = 1;
   };
-  const auto ready = [&](int i, int after) {
-    if (after >= 0 && !timed[static_cast<size_t>(after)]) return false;
-    const std::vector<int>& deps = rank.ops[static_cast<size_t>(i)].deps;
-    return std::all_of(deps.begin(), deps.end(),
-                       [&](int d) { return d >= 0 && d < i && timed[static_cast<size_t>(d)]; });
-  };
   // Every collective whose deps are timed, then the next compute op: a collective left waits for a compute op
   // not timed yet, so it starts after that op's end and cannot run under the compute ops timed before it.
   size_t ci = 0, ki = 0;
   while (ci < compute.size() || ki < comm.size()) {
-    while (ki < comm.size() && ready(comm[ki], ki > 0 ? comm[ki - 1] : -1)) {
-      add(comm[ki], ki > 0 ? comm[ki - 1] : -1);
-      ++ki;
-    }
+    for (; ki < comm.size() && ready(at(comm, ki)); ++ki) add(at(comm, ki));
     if (ci == compute.size()) {
       if (ki < comm.size()) throw RuntimeError("plan: a collective waits for an op that never runs");
       break;
     }
-    if (!ready(compute[ci], ci > 0 ? compute[ci - 1] : -1)) {
+    if (!ready(at(compute, ci))) {
       throw RuntimeError("plan: a compute op waits for a collective that waits for a later compute op");
     }
-    add(compute[ci], ci > 0 ? compute[ci - 1] : -1);
-    ++ci;
+    add(at(compute, ci++));
   }
   return sweep;
 }
@@ -105,7 +107,7 @@ std::vector<OpRecord> StreamSweep::run(const RankProgram& rank, std::span<const 
   std::vector<double> end(order_.size(), 0.0);
   std::vector<Interval> transfers;  // [start, end) of the iteration's transfers so far, in order
   transfers.reserve(collectives_);
-  std::vector<OpRecord> on_compute(computes_), on_comm(collectives_), records;
+  std::vector<OpRecord> on_compute(order_.size() - collectives_), on_comm(collectives_), records;
   records.reserve(order_.size() * static_cast<size_t>(std::max(iterations, 0)));
   const bool runs = detail == Records::Runs;
   double t0 = 0;

@@ -56,8 +56,7 @@ class StreamSweep {
   };
   std::vector<Step> order_;  // every op, in the order the sweep times them
   std::vector<int> preds_;
-  size_t computes_ = 0;
-  size_t collectives_ = 0;
+  size_t collectives_ = 0;  // of order_'s steps
 };
 
 }  // namespace dtsim::analytical

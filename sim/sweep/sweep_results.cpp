@@ -11,6 +11,7 @@
 #include <functional>
 #include <set>
 #include <sstream>
+#include <string_view>
 
 #include <fmt/format.h>
 
@@ -82,30 +83,68 @@ nlohmann::json without_ranks(nlohmann::json metrics) {
 
 namespace {
 
-// Each whole line of a journal, in order: its key, its metrics and where the line starts. A torn line is skipped.
-void scan_journal(const std::string& dir,
-                  const std::function<void(const std::string&, nlohmann::json&, std::streamoff)>& line_done) {
+// Each line of DIR's journal, in order, with where it starts.
+void for_each_line(const std::string& dir, const std::function<void(const std::string&, std::streamoff)>& each) {
   std::ifstream in(in_dir(dir, "points.jsonl"));
   std::string line;
   std::streamoff at = 0;
   while (std::getline(in, line)) {
-    const std::streamoff start = at;
+    each(line, at);
     at += static_cast<std::streamoff>(line.size()) + 1;
-    auto j = nlohmann::json::parse(line, nullptr, false);
-    if (j.is_discarded() || !j.contains("key") || !j.contains("metrics") || !j["key"].is_string()) continue;
-    line_done(j["key"].get<std::string>(), j["metrics"], start);
   }
 }
 
-// A point's metrics from the journal line that starts at `at`; nullopt if it is not a whole line any more.
-std::optional<nlohmann::json> journal_metrics(std::ifstream& in, std::streamoff at) {
-  in.clear();
-  in.seekg(at);
+// Each whole line of a journal, in order: its key, its metrics and where the line starts. A torn line is skipped.
+void scan_journal(const std::string& dir,
+                  const std::function<void(const std::string&, nlohmann::json&, std::streamoff)>& line_done) {
+  for_each_line(dir, [&](const std::string& line, std::streamoff start) {
+    auto j = nlohmann::json::parse(line, nullptr, false);
+    if (j.is_discarded() || !j.contains("key") || !j.contains("metrics") || !j["key"].is_string()) return;
+    line_done(j["key"].get<std::string>(), j["metrics"], start);
+  });
+}
+
+// The key of a journal line, read without its metrics when the line starts as Journal::append writes it
+// ({"key":"...","metrics":...}); nullopt for a line without one.
+std::optional<std::string> line_key(const std::string& line) {
+  constexpr std::string_view kStart = R"({"key":")";
+  if (line.compare(0, kStart.size(), kStart) == 0) {
+    size_t end = kStart.size();
+    for (; end < line.size() && line[end] != '"'; ++end) {
+      if (line[end] == '\\') ++end;
+    }
+    if (end < line.size()) {
+      const auto key = nlohmann::json::parse(line.begin() + static_cast<std::ptrdiff_t>(kStart.size()) - 1,
+                                             line.begin() + static_cast<std::ptrdiff_t>(end) + 1, nullptr, false);
+      if (key.is_string()) return key.get<std::string>();
+    }
+  }
+  const auto j = nlohmann::json::parse(line, nullptr, false);
+  if (j.is_discarded() || !j.contains("key") || !j["key"].is_string()) return std::nullopt;
+  return j["key"].get<std::string>();
+}
+
+// Where each line of the keys in `keys` starts in DIR's journal, in order; the lines are not parsed whole.
+std::map<std::string, std::vector<std::streamoff>> journal_lines(const std::string& dir, const PointResults& keys) {
+  std::map<std::string, std::vector<std::streamoff>> out;
+  for_each_line(dir, [&](const std::string& line, std::streamoff start) {
+    if (auto key = line_key(line); key && keys.count(*key)) out[std::move(*key)].push_back(start);
+  });
+  return out;
+}
+
+// A point's whole metrics from the last of its journal lines that is whole (`starts` in file order); nullopt if
+// none is.
+std::optional<nlohmann::json> journal_metrics(std::ifstream& in, const std::vector<std::streamoff>& starts) {
   std::string line;
-  if (!std::getline(in, line)) return std::nullopt;
-  auto j = nlohmann::json::parse(line, nullptr, false);
-  if (j.is_discarded() || !j.contains("metrics")) return std::nullopt;
-  return std::move(j["metrics"]);
+  for (auto at = starts.rbegin(); at != starts.rend(); ++at) {
+    in.clear();
+    in.seekg(*at);
+    if (!std::getline(in, line)) continue;
+    auto j = nlohmann::json::parse(line, nullptr, false);
+    if (!j.is_discarded() && j.contains("metrics")) return std::move(j["metrics"]);
+  }
+  return std::nullopt;
 }
 
 }  // namespace
@@ -204,12 +243,10 @@ void write_results(const std::string& dir, const SweepManifest& m, const PointRe
   for (const auto& p : m.points) {
     if (const auto found = done.find(p.key); found != done.end()) csv += csv_row(p, found->second, report, convergence);
   }
-  // Where each point's last whole line starts in the journal: its whole metrics are read back from there one point
-  // at a time, and written as results.json's `points` as nlohmann::json::dump(2) of the whole would write them.
-  std::map<std::string, std::streamoff> line_of;
-  scan_journal(dir, [&](const std::string& key, nlohmann::json&, std::streamoff at) {
-    if (done.count(key)) line_of[key] = at;
-  });
+  // Where each point's lines start in the journal: its whole metrics are read back from its last whole line one
+  // point at a time (each line parsed once), and written as results.json's `points` as nlohmann::json::dump(2) of
+  // the whole would write them.
+  const auto lines_of = journal_lines(dir, done);
   const auto indented = [](const nlohmann::json& j, const std::string& by) {
     std::string text = j.dump(2);
     std::string out = by;
@@ -229,11 +266,12 @@ void write_results(const std::string& dir, const SweepManifest& m, const PointRe
       const auto found = done.find(p.key);
       if (found == done.end()) continue;
       std::optional<nlohmann::json> whole;
-      if (const auto at = line_of.find(p.key); at != line_of.end()) whole = journal_metrics(journal, at->second);
-      nlohmann::json params = nlohmann::json::object();
-      for (const auto& [k, v] : p.params) params[k] = v;
-      const nlohmann::json point{
-          {"params", params}, {"workers", p.workers}, {"metrics", whole ? *whole : found->second}};
+      if (const auto lines = lines_of.find(p.key); lines != lines_of.end())
+        whole = journal_metrics(journal, lines->second);
+      nlohmann::json point{{"params", nlohmann::json::object()}};
+      for (const auto& [k, v] : p.params) point["params"][k] = v;
+      point["workers"] = p.workers;
+      point["metrics"] = whole ? std::move(*whole) : found->second;
       sink(first ? "\n" : ",\n");
       sink(indented(point, "    "));
       first = false;
