@@ -54,6 +54,7 @@ void add_update(EtNode& n, const UpdateOp& u) {
   n.attrs.push_back(num(a::kTensorSize, u.mem_bytes));
   n.attrs.push_back(text(a::kDtype, dtype_name(u.dtype)));
   n.attrs.push_back(real(a::kUpdateParams, u.params));
+  n.attrs.push_back(real(a::kUpdateLaunches, u.launches));
 }
 
 [[noreturn]] void refuse(const RankProgram& r, const Op& op) {

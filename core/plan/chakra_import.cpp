@@ -189,7 +189,11 @@ class Importer {
         timing == ChakraTiming::Duration || (timing == ChakraTiming::Auto && n.duration_micros > 0);
     const Dtype dtype = parse_dtype(at.text(NodeKey::Dtype).value_or(std::string(dtype_name(job_.model.dtype))));
     if (!by_duration) {
-      if (const auto params = at.number(NodeKey::UpdateParams)) return UpdateOp{*params, flops, bytes, dtype};
+      if (const auto params = at.number(NodeKey::UpdateParams)) {
+        UpdateOp u{*params, flops, bytes, dtype};
+        u.launches = std::max(1.0, at.number(NodeKey::UpdateLaunches).value_or(1));
+        return u;
+      }
     }
     ComputeOp c;
     c.dtype = dtype;

@@ -30,6 +30,7 @@ enum class NodeKey {
   Gemm,
   Host,
   UpdateParams,
+  UpdateLaunches,
   Algorithm,
 };
 inline constexpr int kNodeKeys = static_cast<int>(NodeKey::Algorithm) + 1;

@@ -142,7 +142,7 @@ void compile_allreduce(const Scenario& s, const JobSpec& job, JobPlan& jp, Plan&
     update.label = "optimizer step";
     update.phase = Phase::Optimizer;
     update.deps = update_deps;
-    update.body = make_update(job.workload.total_params(), job.model.optimizer);
+    update.body = make_update(job, job.workload.total_params());
     r.ops.push_back(std::move(update));
     last.emplace(WorkerProgramKey{job, key_workers, key_per_node, group, jp_index(plan, jp)},
                  WorkerProgram{r.ops, jp.unit_bytes});

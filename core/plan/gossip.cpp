@@ -26,8 +26,8 @@ void compile_gossip(const JobSpec& job, int job_index, Plan& plan) {
     r.ops.push_back(new_op(r, "average with peer", Stream::Compute, Phase::Optimizer, {pass.last, exchange},
                            ComputeOp{params, 3 * bytes, Dtype::Fp32}));
     const int average = r.ops.back().id;
-    r.ops.push_back(new_op(r, "optimizer step", Stream::Compute, Phase::Optimizer, {average},
-                           make_update(params, job.model.optimizer)));
+    r.ops.push_back(
+        new_op(r, "optimizer step", Stream::Compute, Phase::Optimizer, {average}, make_update(job, params)));
   }
 }
 

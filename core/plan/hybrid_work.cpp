@@ -12,7 +12,7 @@ double output_params(const TransformerSpec& m, const ShardShape& sh, int global_
 
 OptimizerWork optimizer_work(const JobSpec& job, double owned, double local) {
   const double grad_bytes = dtype_bytes(job.model.grad_dtype);
-  OptimizerWork w{ComputeOp{3 * owned, 3 * owned * grad_bytes, Dtype::Fp32}, make_update(owned, job.model.optimizer)};
+  OptimizerWork w{ComputeOp{3 * owned, 3 * owned * grad_bytes, Dtype::Fp32}, make_update(job, owned)};
   w.norm.cls = KernelClass::Elementwise;
   // The step itself, then (mixed precision) the fp32 master weights copied to the 16-bit ones and the whole local
   // gradient buffer zeroed for the next iteration. Autocast steps the fp32 parameters themselves and sets .grad to

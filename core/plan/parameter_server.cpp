@@ -62,8 +62,7 @@ RankProgram bsp_server(const JobSpec& job, const JobPlan& jp, int shard, double 
   server.ops.push_back(compute_op(server, "aggregate", Phase::Aggregate, recvs,
                                   ComputeOp{(workers - 1) * params, (workers + 1) * params * 4.0, Dtype::Fp32}));
   const int update = static_cast<int>(server.ops.size());
-  server.ops.push_back(
-      compute_op(server, "optimizer step", Phase::Optimizer, {update - 1}, make_update(params, job.model.optimizer)));
+  server.ops.push_back(compute_op(server, "optimizer step", Phase::Optimizer, {update - 1}, make_update(job, params)));
   for (int w : jp.workers) {
     server.ops.push_back(
         comm_op(server, fmt::format("send params r{}", w), Stream::Posted, {update}, SendOp{w, bytes, shards + shard}));
@@ -80,8 +79,8 @@ RankProgram async_server(const JobSpec& job, int worker, int shard, double param
   server.ops.push_back(comm_op(server, fmt::format("recv grads r{}", worker), Stream::Posted, {},
                                RecvOp{worker, push_bytes(job, params), shard}));
   const std::vector<int> ready = decompressed(server, job, params, 1, {0});
-  server.ops.push_back(compute_op(server, fmt::format("apply r{}", worker), Phase::Optimizer, ready,
-                                  make_update(params, job.model.optimizer)));
+  server.ops.push_back(
+      compute_op(server, fmt::format("apply r{}", worker), Phase::Optimizer, ready, make_update(job, params)));
   const int apply = static_cast<int>(server.ops.size()) - 1;
   server.ops.push_back(comm_op(server, fmt::format("send params r{}", worker), Stream::Posted, {apply},
                                SendOp{worker, bytes, shards + shard}));

@@ -70,6 +70,7 @@ struct UpdateOp {
   double flops = 0;
   double mem_bytes = 0;
   Dtype dtype = Dtype::Fp32;
+  double launches = 1;  // kernels the host issues for it (core/plan/optimizer_step.hpp)
 };
 
 // Stale-synchronous gate: passes once every worker of `job` has reached its own gate of an

@@ -24,30 +24,6 @@ Op comm_op(RankProgram& r, std::string label, Stream stream, std::vector<int> de
 
 namespace {
 
-// What one optimizer step costs per parameter, all in fp32: the state copies it keeps, its FLOPs, and
-// the elements its fused kernels read and write (apex's multi-tensor kernels: csrc/multi_tensor_sgd_kernel.cu,
-// multi_tensor_adam.cu, multi_tensor_lamb.cu).
-struct OptimizerCost {
-  double states;
-  double flops;
-  double accesses;
-};
-
-OptimizerCost cost_of(Optimizer o) {
-  switch (o) {
-    case Optimizer::Sgd:
-      return {0, 2, 3};  // w -= lr g: read w and g, write w
-    // v = m v + g, w -= lr v: read g, w, v; write w, v
-    case Optimizer::Momentum: return {1, 4, 5};
-    // two moments: read g, w, m, v; write w, m, v
-    case Optimizer::Adam: return {2, 12, 7};
-    // Adam's moments, then the norms of the weights and of the update and the trust-ratio step: read w; read g,
-    // w, m, v and write the update, m, v; read the update (its norm); read the update and w, write w
-    case Optimizer::Lamb: return {2, 16, 12};
-  }
-  return {0, 2, 3};
-}
-
 // Activation elements a layer reads and writes per sample: the table's, else 2 x its output forward
 // and 3 x backward.
 double activation_traffic(const Layer& layer, bool backward) {
@@ -87,13 +63,6 @@ ComputeOp transpose_op(const Layer& layer, double batch, Dtype dtype, bool backw
 }
 
 }  // namespace
-
-double optimizer_state_copies(Optimizer o) { return cost_of(o).states; }
-
-UpdateOp make_update(double params, Optimizer o) {
-  const OptimizerCost c = cost_of(o);
-  return UpdateOp{params, params * c.flops, params * 4.0 * c.accesses, Dtype::Fp32};
-}
 
 ComputeOp layer_op(const Layer& layer, double batch, Dtype dtype, bool backward) {
   // Weights are read forward, read and their gradient written backward; activations as the table says.

@@ -3,6 +3,7 @@
 
 #include <vector>
 
+#include "core/plan/optimizer_step.hpp"
 #include "core/plan/plan.hpp"
 #include "core/scenario/scenario.hpp"
 
@@ -30,8 +31,5 @@ PassOps add_forward_backward(RankProgram& r, const JobSpec& job);
 Op new_op(RankProgram& r, std::string label, Stream stream, Phase phase, std::vector<int> deps, OpBody body);
 // The same for a communication op.
 Op comm_op(RankProgram& r, std::string label, Stream stream, std::vector<int> deps, OpBody body);
-
-double optimizer_state_copies(Optimizer o);
-UpdateOp make_update(double params, Optimizer o);
 
 }  // namespace dtsim

@@ -26,6 +26,14 @@ enum class MixedPrecision { Pure, Autocast };
 // context between the tokens' layout and the heads' (core/parallel/transformer_ops.hpp, Eager attention).
 enum class AttentionKernels { Fused, Eager };
 
+// How the optimizer step's kernels run (core/plan/optimizer_step.hpp). Fused: one multi-tensor kernel reads each
+// parameter's gradient, weight and states once and writes the weight and states once (apex's FusedAdam, FusedSGD,
+// FusedLAMB; torch.optim with fused=True). Foreach: torch.optim's multi-tensor path (foreach=True, PyTorch 2's
+// default), each elementwise op of the update one multi-tensor kernel over every parameter. PerTensor: torch.optim's
+// for-loop (PyTorch 1's default, and reference optimizers such as DeepLearningExamples' BertAdam), each op one
+// kernel per parameter tensor.
+enum class OptimizerKernels { Fused, Foreach, PerTensor };
+
 struct FrameworkSpec {
   bool operator==(const FrameworkSpec&) const = default;
   double iteration_overhead = 0;  // seconds per iteration on each worker, before its first kernel
@@ -34,6 +42,7 @@ struct FrameworkSpec {
   MemoryFormat memory_format = MemoryFormat::Nhwc;
   MixedPrecision mixed_precision = MixedPrecision::Pure;
   AttentionKernels attention_kernels = AttentionKernels::Fused;
+  OptimizerKernels optimizer_kernels = OptimizerKernels::Fused;
 };
 
 }  // namespace dtsim

@@ -70,6 +70,19 @@ void add_framework_keys(std::vector<ScenarioKey>& k) {
       "V and the context to and from the heads' layout (4 copies of the tokens' activations forward, 4 backward), "
       "as 'layout_copy' kernels (docs/engines.md, Eager attention).",
       &FrameworkSpec::attention_kernels);
+  add_choice<OptimizerKernels>(
+      k, "framework.optimizer_kernels",
+      {{"fused", OptimizerKernels::Fused},
+       {"foreach", OptimizerKernels::Foreach},
+       {"per_tensor", OptimizerKernels::PerTensor}},
+      "How the optimizer step's kernels run (docs/engines.md, Optimizer kernels). fused: one multi-tensor kernel "
+      "reads and writes each parameter's weight, gradient and states once (apex FusedAdam/FusedSGD/FusedLAMB, "
+      "torch.optim fused=True). foreach: torch.optim's multi-tensor path (foreach=True, PyTorch 2's default), every "
+      "elementwise op of the update a pass over all parameters (Adam: 9 ops, 23 fp32 reads and writes a "
+      "parameter against fused's 7). per_tensor: torch.optim's for-loop (PyTorch 1's default; reference "
+      "optimizers such as DeepLearningExamples' BertAdam): the same ops, each a kernel per parameter tensor, so "
+      "framework.kernel_launch counts once per op and tensor. lamb: fused only.",
+      &FrameworkSpec::optimizer_kernels);
 }
 
 }  // namespace dtsim

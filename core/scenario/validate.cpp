@@ -323,6 +323,17 @@ void check_sync(const Scenario& s, size_t index) {
 }
 
 // PowerSGD's factors must be AllReduced: a parameter server cannot combine them.
+// LAMB has no unfused form to cost (core/plan/optimizer_step.hpp): torch.optim has no LAMB, and apex's is fused.
+void check_optimizer_kernels(const Scenario& s, size_t index) {
+  const JobSpec& job = s.jobs[index];
+  if (job.model.optimizer != Optimizer::Lamb || job.framework.optimizer_kernels == OptimizerKernels::Fused) return;
+  const std::string key = s.job_key(index, "framework.optimizer_kernels");
+  fail_at(s, is_set(s, key) ? key : s.job_key(index, "model.optimizer"),
+          fmt::format("{}: model.optimizer lamb runs as one fused kernel only (torch.optim has no LAMB; apex's "
+                      "FusedLAMB is fused): valid: fused, or another model.optimizer",
+                      key));
+}
+
 void check_compression(const Scenario& s, size_t index) {
   const JobSpec& job = s.jobs[index];
   const MethodTraits& method = method_traits(job.compression.method);
@@ -381,6 +392,7 @@ void finish_scenario(Scenario& s) {
     finish_job_profiles(s, i, s.jobs[i]);
     finish_faults(s, i, s.jobs[i]);
     check_compression(s, i);
+    check_optimizer_kernels(s, i);
     check_sync(s, i);
   }
   finish_convergence(s);

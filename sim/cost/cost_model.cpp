@@ -159,9 +159,11 @@ std::vector<CompositeTiming> CostModel::composite_timings() const {
 
 double CostModel::update_time(const RankProgram& rank, const UpdateOp& op) const {
   if (cluster_.calibration) return cluster_.calibration->streaming_op_time(op.dtype, op.flops, op.mem_bytes);
-  // An optimizer step streams the parameters, gradients and states once: a memory-bound kernel.
+  // An optimizer step streams the parameters, gradients and states (once fused; op by op unfused): memory-bound
+  // kernels, each of which the host issues (framework.kernel_launch apiece, core/plan/optimizer_step.hpp).
   ComputeOp step{op.flops, op.mem_bytes, op.dtype};
   step.cls = KernelClass::Elementwise;
+  step.host = rank.role == Role::Server ? 0.0 : op.launches * framework_of(rank).kernel_launch;
   return compute_time(rank, step);
 }
 

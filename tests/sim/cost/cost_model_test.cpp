@@ -1,8 +1,11 @@
 // The analytical cost model: roofline compute and how many ranks of a node share its NICs.
 #include <catch2/catch.hpp>
 
+#include "core/plan/compiler.hpp"
+#include "core/scenario/loader.hpp"
 #include "sim/cost/cost_model.hpp"
 #include "tests/support/plan_fixtures.hpp"
+#include "tests/support/tiny_job.hpp"
 
 using namespace dtsim;
 
@@ -56,4 +59,32 @@ TEST_CASE("collectives inside a node run at the bus bandwidth measured for their
     flat.intra_busbw.clear();
     CHECK(cost::CostModel(flat, p).collective_time(op) == Approx(14 * 2e-6 + 1.75 * bytes / 230e9));
   }
+}
+
+TEST_CASE("an unfused optimizer step costs its passes, and the host its kernels") {
+  // The tiny job's 1e6 parameters in one synthetic layer (one weight tensor), Adam, on an A100 40GB: the step is
+  // memory-bound, so its time is its bytes over the memory rate whichever kernels run it.
+  const auto step = [](std::vector<std::string> set) {
+    set.push_back("model.optimizer=adam");
+    const Scenario s = load_scenario_text(test::kTinyJob, "t.yaml", set);
+    const Plan p = compile_plan(s);
+    cost::CostModel costs(s.cluster, p);
+    const RankProgram& r = p.ranks.front();
+    for (const Op& op : r.ops) {
+      if (const auto* u = std::get_if<UpdateOp>(&op.body)) return std::pair{costs.update_time(r, *u), u->launches};
+    }
+    FAIL("no optimizer step");
+    return std::pair{0.0, 0.0};
+  };
+  const auto [fused, fused_launches] = step({});
+  const auto [per_tensor, per_tensor_launches] = step({"framework.optimizer_kernels=per_tensor"});
+  CHECK(per_tensor / fused == Approx(23.0 / 7.0));  // torch.optim's 9 passes against one
+  CHECK(fused_launches == 1);
+  CHECK(per_tensor_launches == 9);
+  // 10 us to issue a kernel: the for-loop's 9 kernels take at least 90 us, the fused one 10 us.
+  const double launch = 10e-6;
+  CHECK(step({"framework.optimizer_kernels=per_tensor", "framework.kernel_launch=10us"}).first ==
+        Approx(std::max(per_tensor, 9 * launch)));
+  CHECK(step({"framework.kernel_launch=10us"}).first == Approx(std::max(fused, launch)));
+  CHECK(9 * launch > per_tensor);  // the launches bind here
 }
