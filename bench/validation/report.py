@@ -427,10 +427,11 @@ def main():
       "Measured on 2026-11-27 (analytical and SimGrid alike, `hybrid_pp2_1f1b_2` unscaled, one suite's 2-rank profile "
       "with only its `memory.push_buffer` rate changed): filling each 131,072-byte activation before its send in "
       "12.61 us gives 170 ms per iteration, in 12.70 us 238 ms. The three suites of that day fitted fills of 7.5, "
-      "13.0 and 7.3 us, and predicted the scenario -8.3 %, +27.9 % and -8.8 %. The real runs degrade smoothly: the OS "
-      "shares a core "
-      "between a rank's compute and MPI's progress instead of making either wait for the other. A shared-rate model "
-      "of the cores (each keeping a measured fraction while both run) is the fix, in both engines.")
+      "13.0 and 7.3 us, and predicted the scenario -8.3 %, +27.9 % and -8.8 %. A real message waits for its peer's "
+      "GEMM too (calibration measures an AllReduce beside a stream of GEMMs keeping 3 to 4 % of its rate), but the "
+      "real runs jitter, so over many messages the wait averages out, where the simulator's deterministic schedule "
+      "falls on one side of the threshold or the other. Sharing the core's rate instead would not remove the step at "
+      "the measured 3 %; modelling the wait's spread (where in its peer's op a message lands) would, and is not done.")
     p("- **Skew between ranks.** A collective's measured duration starts when this rank enters it, so it "
       "includes waiting for a slower peer; the simulator's ranks of a symmetric Plan never wait for each other "
       "(compare `allreduce` with `allreduce after the last rank entered`).")
