@@ -4,6 +4,8 @@
 
 #include <algorithm>
 #include <cstring>
+#include <map>
+#include <tuple>
 #include <vector>
 
 namespace dtsim::real {
@@ -200,15 +202,22 @@ void fill_gemm_input(CollectiveKind kind, const ChunkLayout& layout, const Group
   }
 }
 
-CheckResult check_gemm_output(CollectiveKind kind, const ChunkLayout& layout, const GroupShape& group, int me, int salt,
-                              std::span<const float> buffer) {
+namespace {
+
+// Whether rank `me` checks chunk c of a GEMM-valued collective's output.
+bool checks_chunk(CollectiveKind kind, const ChunkLayout& layout, const GroupShape& group, int me, int c) {
+  if (kind == CollectiveKind::Reduce && me != group.root) return false;
+  return kind != CollectiveKind::ReduceScatter || owner(kind, layout, group, c) == me;
+}
+
+// Compares the checked chunks of `buffer` with `want`, whose chunk c starts at want_offset(c).
+template <class Offset>
+CheckResult compare_chunks(CollectiveKind kind, const ChunkLayout& layout, const GroupShape& group, int me,
+                           std::span<const float> buffer, Offset&& want_of) {
   CheckResult r;
-  std::vector<float> want;
   for (int c = 0; c < layout.chunks; ++c) {
-    if (kind == CollectiveKind::Reduce && me != group.root) break;
-    if (kind == CollectiveKind::ReduceScatter && owner(kind, layout, group, c) != me) continue;
-    want.resize(static_cast<std::size_t>(layout.size(c)));
-    gemm_elements(layout.begin(c), 0, group.size * kGemmInner, salt, want);
+    if (!checks_chunk(kind, layout, group, me, c)) continue;
+    const std::span<const float> want = want_of(c);
     const std::span<const float> have = buffer.subspan(static_cast<std::size_t>(layout.begin(c)), want.size());
     for (std::size_t e = 0; e < want.size(); ++e) {
       r.checksum += have[e];
@@ -218,6 +227,53 @@ CheckResult check_gemm_output(CollectiveKind kind, const ChunkLayout& layout, co
     r.checked += static_cast<std::int64_t>(want.size());
   }
   return r;
+}
+
+}  // namespace
+
+CheckResult check_gemm_output(CollectiveKind kind, const ChunkLayout& layout, const GroupShape& group, int me, int salt,
+                              std::span<const float> buffer) {
+  std::vector<float> want;
+  return compare_chunks(kind, layout, group, me, buffer, [&](int c) {
+    want.resize(static_cast<std::size_t>(layout.size(c)));
+    gemm_elements(layout.begin(c), 0, group.size * kGemmInner, salt, want);
+    return std::span<const float>(want);
+  });
+}
+
+CheckResult compare_gemm_output(CollectiveKind kind, const ChunkLayout& layout, const GroupShape& group, int me,
+                                std::span<const float> want, std::span<const float> buffer) {
+  return compare_chunks(kind, layout, group, me, buffer, [&](int c) {
+    return want.subspan(static_cast<std::size_t>(layout.begin(c)), static_cast<std::size_t>(layout.size(c)));
+  });
+}
+
+const GemmValues& gemm_values(CollectiveKind kind, const ChunkLayout& layout, const GroupShape& group, int me,
+                              int salt) {
+  // Everything the values depend on (fill_gemm_input, check_gemm_output): pure functions of this key.
+  using Key = std::tuple<int, std::int64_t, int, int, int, int, int>;
+  thread_local std::map<Key, GemmValues> kept;
+  thread_local int kept_salt = 0;
+  if (salt != kept_salt) {
+    kept.clear();
+    kept_salt = salt;
+  }
+  const Key key{static_cast<int>(kind), layout.elements, layout.chunks, group.size, group.per_node, group.root, me};
+  auto [it, fresh] = kept.try_emplace(key);
+  if (fresh) {
+    const auto n = static_cast<std::size_t>(layout.elements);
+    GemmValues& v = it->second;
+    v.input.resize(n);
+    v.output.assign(n, 0.0f);
+    fill_gemm_input(kind, layout, group, me, salt, v.input);
+    for (int c = 0; c < layout.chunks; ++c) {
+      if (!checks_chunk(kind, layout, group, me, c)) continue;
+      gemm_elements(layout.begin(c), 0, group.size * kGemmInner, salt,
+                    std::span<float>(v.output).subspan(static_cast<std::size_t>(layout.begin(c)),
+                                                       static_cast<std::size_t>(layout.size(c))));
+    }
+  }
+  return it->second;
 }
 
 std::uint64_t hash_floats(const float* data, std::int64_t n) {

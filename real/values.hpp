@@ -83,6 +83,21 @@ void fill_gemm_input(CollectiveKind kind, const ChunkLayout& layout, const Group
 CheckResult check_gemm_output(CollectiveKind kind, const ChunkLayout& layout, const GroupShape& group, int me, int salt,
                               std::span<const float> buffer);
 
+// The same values, computed once per (collective shape, group rank, salt) and kept (per thread, for the salt last
+// asked): what rank `me` starts with, and the whole output it must end with (left 0 where it checks nothing).
+// Computing them is a GEMM of kGemmInner x t per element, tens of memory passes over the buffer: the cpu
+// backend's tensor-parallel collectives copy and compare these instead, at memory speed, as the engines cost the
+// fill and check of every collective (memory.collective_buffer).
+struct GemmValues {
+  std::vector<float> input;
+  std::vector<float> output;
+};
+const GemmValues& gemm_values(CollectiveKind kind, const ChunkLayout& layout, const GroupShape& group, int me,
+                              int salt);
+// check_gemm_output against kept values.
+CheckResult compare_gemm_output(CollectiveKind kind, const ChunkLayout& layout, const GroupShape& group, int me,
+                                std::span<const float> want, std::span<const float> buffer);
+
 // FNV-1a over the bytes of the floats (a model's fingerprint).
 std::uint64_t hash_floats(const float* data, std::int64_t n);
 

@@ -1,5 +1,6 @@
 // The bodies of one rank's ops on the CPU: GEMMs, the SGD step, a server's aggregation,
 // collectives and point-to-point transfers on the real buffers, with their checks.
+#include <algorithm>
 #include <chrono>
 #include <thread>
 
@@ -112,8 +113,10 @@ void CpuExecutor::run_collective(int k, const Op& op) {
           : buffer(b);
   const GroupShape shape = cs.shape;
   const bool gemm = b.values == Values::TensorGemm;
+  // A tensor-parallel collective's values are a GEMM's: computed once an iteration and copied (gemm_values).
+  const GemmValues* values = gemm ? &gemm_values(c.kind, cs.layout, shape, cs.me, k) : nullptr;
   if (gemm) {
-    fill_gemm_input(c.kind, cs.layout, shape, cs.me, k, buf);
+    std::copy(values->input.begin(), values->input.end(), buf.begin());
   } else {
     fill_input(c.kind, cs.layout, shape, cs.me, k, b.model_offset, buf);
   }
@@ -125,7 +128,7 @@ void CpuExecutor::run_collective(int k, const Op& op) {
     std::lock_guard lock(mutex_);
     elements_sent_ += static_cast<double>(sent);
   }
-  const CheckResult r = gemm ? check_gemm_output(c.kind, cs.layout, shape, cs.me, k, buf)
+  const CheckResult r = gemm ? compare_gemm_output(c.kind, cs.layout, shape, cs.me, values->output, buf)
                              : check_output(c.kind, cs.layout, shape, cs.me, k, b.model_offset, buf);
   add_check(
       op,

@@ -212,11 +212,26 @@ TEST_CASE("tensor-group collectives of GEMM products check exactly after every s
         CHECK(c.checked > 0);
         CHECK(c.checksum == c.expected);
         CHECK(check_gemm_output(kind, layout, shape, r, 7, buffers[r]).mismatched > 0);
+        // The kept values (the cpu backend's): the same input, and the same check of the same chunks.
+        const GemmValues& kept = gemm_values(kind, layout, shape, r, 7);
+        CHECK(kept.input == buffers[r]);
+        const CheckResult k = compare_gemm_output(kind, layout, shape, r, kept.output, out[r]);
+        CHECK(k.checked == c.checked);
+        CHECK(k.mismatched == 0);
+        CHECK(k.checksum == c.checksum);
+        CHECK(k.expected == c.expected);
+        CHECK(compare_gemm_output(kind, layout, shape, r, kept.output, buffers[r]).mismatched ==
+              check_gemm_output(kind, layout, shape, r, 7, buffers[r]).mismatched);
+        // Another iteration's values differ (salt 8), and salt 7's are made again after it.
+        CHECK(gemm_values(kind, layout, shape, r, 8).input != buffers[r]);
+        CHECK(gemm_values(kind, layout, shape, r, 7).input == buffers[r]);
       }
       // One wrong element on rank 1's checked part is caught.
       const std::int64_t at = kind == CollectiveKind::ReduceScatter ? layout.begin(s.chunks / 4) : 0;
       out[1][static_cast<size_t>(at)] += 1.0f;
       CHECK(check_gemm_output(kind, layout, shape, 1, 7, out[1]).mismatched == 1);
+      CHECK(compare_gemm_output(kind, layout, shape, 1, gemm_values(kind, layout, shape, 1, 7).output, out[1])
+                .mismatched == 1);
     }
   }
 }
