@@ -421,7 +421,9 @@ def main():
       "in runs minutes apart; the suite's second pass: 17.7, 14.7 and 8.0 % from the first in three suites "
       "on 2026-11-22, `ps_2w2s_4MB` measured 7.5 ms and then 4.6 ms with the same binary and profile). The "
       "scenarios whose ranks share cores move most: `ring_4_4MB` was predicted -19 %, +0.3 % and +16 % in "
-      "suites of one day.")
+      "suites of one day. On 2026-11-27 six suites of one evening, from two commits that differ only in the "
+      "tensor-parallel values, put the overlap scenario `ring_2_4MB_overlap` at +4.6, +5.2, +2.2, +9.1, +14.7 "
+      "and -4.7 % with the contention model (-19.5, -12.9, -19.2, -13.4, -8.6 and -20.0 % without it).")
     p("- **Point-to-point against collectives.** The `same_host` link is fitted to ring AllReduce rounds with "
       "every rank in the ring; with 4 ranks on 2 cores those rounds moved 2 MB in 3.3 ms while a pair "
       "exchanging moved it in 0.2 ms, so the parameter-server pushes and pulls now take a `same_host_p2p` link "
