@@ -116,27 +116,21 @@ TEST_CASE("a ring AllReduce on a named Chakra group matches the alpha-beta close
 
 TEST_CASE("dtsim's data-parallel, parameter-server and hybrid plans export to Chakra and replay the same", "[chakra]") {
   if (!chakra_supported()) return;
-  round_trip("dp", R"(model: {name: resnet50, batch_per_worker: 32, dtype: fp16}
-cluster:
+  const std::string cluster = R"(cluster:
   nodes: 2
   devices_per_node: 2
   device: a100_40gb
   intra_node: {kind: nvlink, rate: 300GB/s, latency: 2us}
   nic: {rate: 100Gbps, latency: 5us}
 run: {iterations: 3, warmup: 1}
-)");
+)";
+  round_trip("dp", "model: {name: resnet50, batch_per_worker: 32, dtype: fp16}\n" + cluster);
   // torch.optim's for-loop Adam issues 9 kernels per parameter tensor (1,449 for ResNet-50), 20 us each: the trace
   // keeps the step's launches, or the replay would floor it at one.
-  round_trip("dp_unfused", R"(model: {name: resnet50, batch_per_worker: 32, dtype: fp16, optimizer: adam}
-framework: {optimizer_kernels: per_tensor, kernel_launch: 20us}
-cluster:
-  nodes: 2
-  devices_per_node: 2
-  device: a100_40gb
-  intra_node: {kind: nvlink, rate: 300GB/s, latency: 2us}
-  nic: {rate: 100Gbps, latency: 5us}
-run: {iterations: 3, warmup: 1}
-)",
+  round_trip("dp_unfused",
+             "model: {name: resnet50, batch_per_worker: 32, dtype: fp16, optimizer: adam}\n"
+             "framework: {optimizer_kernels: per_tensor, kernel_launch: 20us}\n" +
+                 cluster,
              "framework: {kernel_launch: 20us}\n");
   round_trip("ps", R"(model: {name: resnet50, batch_per_worker: 32, dtype: fp16}
 strategy: {kind: parameter_server, parameter_server: {shards: 2}}
