@@ -210,10 +210,10 @@ bool checks_chunk(CollectiveKind kind, const ChunkLayout& layout, const GroupSha
   return kind != CollectiveKind::ReduceScatter || owner(kind, layout, group, c) == me;
 }
 
-// Compares the checked chunks of `buffer` with `want`, whose chunk c starts at want_offset(c).
-template <class Offset>
+// Compares the checked chunks of `buffer` with what they must hold: want_of(c), chunk c's values.
+template <class WantOf>
 CheckResult compare_chunks(CollectiveKind kind, const ChunkLayout& layout, const GroupShape& group, int me,
-                           std::span<const float> buffer, Offset&& want_of) {
+                           std::span<const float> buffer, WantOf&& want_of) {
   CheckResult r;
   for (int c = 0; c < layout.chunks; ++c) {
     if (!checks_chunk(kind, layout, group, me, c)) continue;
