@@ -155,16 +155,20 @@ void Replay::stream_actor(int rank, Stream stream) {
 void Replay::posted_actor(int rank) {
   PostedQueue& q = posted_[rank];
   for (;;) {
+    int op = -1;
     {
+      // The op is taken before the lock is released: releasing it is a simcall, and other actors run
+      // before this one goes on (an actor finishing its send would take the op, and front() of an empty
+      // queue read a stray op: the segfaults, bus errors and deadlocks of issue #51).
       std::unique_lock lock(*progress_[rank].mutex);
       while (q.ops.empty()) {
         if (progress_[rank].iteration >= progress_.iterations()) return;
         ++q.idle;
         q.ready->wait(lock);
       }
+      op = q.ops.front();
+      q.ops.pop_front();
     }
-    const int op = q.ops.front();
-    q.ops.pop_front();
     progress_.wait_deps(rank, plan_.ranks[rank].ops[op].deps);
     execute(rank, op);
   }
