@@ -85,7 +85,10 @@ int sweep_command(const SweepOptions& o) {
     sweep::check_same_sweep(out, m);
     sweep::write_manifest(out, m);
     // Points keep their metrics without every rank's (sweep_results.hpp); results.json reads those back.
-    const sweep::PointResults journaled = sweep::read_journal(out, sweep::RankDetail::Summary);
+    const sweep::JournalRead read = sweep::read_journal(out, sweep::RankDetail::Summary);
+    if (const std::string damage = read.summary(out + "/points.jsonl"); !damage.empty())
+      std::cerr << "dtsim sweep: " << damage << "\n";
+    const sweep::PointResults& journaled = read.points;
     for (size_t i = 0; i < m.points.size(); ++i) {
       if (i % shards != shard) continue;
       if (const auto f = journaled.find(m.points[i].key); f != journaled.end()) {
@@ -143,7 +146,8 @@ int sweep_command(const SweepOptions& o) {
 }
 
 int merge_command(const std::string& out, const std::vector<std::string>& shards) {
-  const sweep::PointResults done = sweep::merge_sweeps(out, shards);
+  const sweep::PointResults done =
+      sweep::merge_sweeps(out, shards, [](const std::string& line) { std::cerr << "dtsim merge: " << line << "\n"; });
   const sweep::SweepManifest m = sweep::read_manifest(out);
   if (done.size() < m.points.size()) {
     std::cerr << fmt::format("dtsim merge: warning: {} of {} points are missing from the shards\n",

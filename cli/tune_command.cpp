@@ -70,28 +70,44 @@ std::string layout_text(const HybridSpec& h) {
   return s;
 }
 
-std::string seconds_or_dash(double s) { return s > 0 ? fmt::format("{:.3f}", s) : "-"; }
+std::string seconds_or_failed(double s, const std::string& error) {
+  return !error.empty() ? "failed" : s > 0 ? fmt::format("{:.3f}", s) : "-";
+}
 
 double exposed(const tune::Candidate& c, GroupKind k) { return c.exposed_s[static_cast<size_t>(k)]; }
+
+// A CSV field (RFC 4180): quoted, with its quotes doubled, when it holds a comma, a quote or a line break.
+std::string csv_text(const std::string& text) {
+  if (text.find_first_of(",\"\n\r") == std::string::npos) return text;
+  std::string out = "\"";
+  for (const char c : text) out += c == '"' ? std::string("\"\"") : std::string(1, c);
+  return out + "\"";
+}
 
 std::string results_csv(const tune::TuneResult& r) {
   std::string out =
       "rank,layout,tensor,pipeline,data,context,expert,micro_batch,schedule,virtual_stages,recompute,zero,"
       "sequence_parallel,closed_form_s,analytical_s,simgrid_s,throughput_samples_per_s,mfu,bubble_fraction,"
-      "peak_memory_bytes,exposed_tensor_s,exposed_pipeline_s,exposed_data_s,devices,device_seconds_per_sample\n";
+      "peak_memory_bytes,exposed_tensor_s,exposed_pipeline_s,exposed_data_s,devices,device_seconds_per_sample,"
+      "analytical_error,simgrid_error\n";
   int rank = 0;
   for (const tune::Candidate& c : r.ranked) {
     const HybridSpec& h = c.layout;
     out += fmt::format(
         "{},{},{},{},{},{},{},{},{},{},{},{},{},{:.6g},{:.6g},{:.6g},{:.6g},{:.4f},{:.4f},{:.6g},{:.6g},"
-        "{:.6g},{:.6g},{},{:.6g}\n",
+        "{:.6g},{:.6g},{},{:.6g},{},{}\n",
         ++rank, layout_text(h), h.tensor, h.pipeline, h.data, h.context, h.expert, h.micro_batch,
         schedule_name(h.schedule), h.virtual_stages, recompute_name(h.recompute), h.zero, h.sequence_parallel,
         c.closed.iteration_s, c.analytical_s, c.simgrid_s, r.throughput(c), r.mfu(c), c.bubble_fraction,
         c.peak_memory_bytes, exposed(c, GroupKind::Tensor), exposed(c, GroupKind::Pipeline),
-        exposed(c, GroupKind::Data), c.devices, r.device_seconds_per_sample(c));
+        exposed(c, GroupKind::Data), c.devices, r.device_seconds_per_sample(c), csv_text(c.analytical_error),
+        csv_text(c.simgrid_error));
   }
   return out;
+}
+
+nlohmann::json error_or_null(const std::string& error) {
+  return error.empty() ? nlohmann::json() : nlohmann::json(error);
 }
 
 nlohmann::json tune_json(const tune::TuneResult& r, const TuneOptions& o) {
@@ -114,7 +130,9 @@ nlohmann::json tune_json(const tune::TuneResult& r, const TuneOptions& o) {
                       {"mfu", r.mfu(c)},
                       {"bubble_fraction", c.bubble_fraction},
                       {"peak_memory_bytes", c.peak_memory_bytes},
-                      {"exposed_comm_by_kind_s", by_kind}});
+                      {"exposed_comm_by_kind_s", by_kind},
+                      {"analytical_error", error_or_null(c.analytical_error)},
+                      {"simgrid_error", error_or_null(c.simgrid_error)}});
   }
   return {{"scenario", r.scenario},
           {"scenario_file", o.scenario},
@@ -235,7 +253,12 @@ int tune_command(TuneOptions o) {
   if (root) {
     // The folder is read (and a folder of another search refused) once there are layouts to run.
     runs.finished = [&] {
-      return o.merge.empty() ? tune::kept_runs(out, search) : tune::merge_search_folders(out, o.merge, search);
+      sweep::JournalRead read =
+          o.merge.empty() ? tune::kept_runs(out, search) : tune::merge_search_folders(out, o.merge, search);
+      const std::string damage =
+          read.summary(o.merge.empty() ? out + "/points.jsonl" : "the journals of --merge and --out");
+      if (!damage.empty()) std::cerr << "dtsim tune: " << damage << "\n";
+      return std::move(read.points);
     };
     // The folder is claimed with the first run kept, so that a search refused before any run leaves none; a tune.json
     // of before no longer marks the search complete.
@@ -251,7 +274,7 @@ int tune_command(TuneOptions o) {
   if (mpi) {
     runs.run = [&](const std::vector<Scenario>& scenarios, const std::vector<size_t>& pending, int jobs,
                    const std::function<void(size_t, const nlohmann::json&)>& done) {
-      mpi->run(scenarios, pending, jobs, done);
+      mpi->run(scenarios, pending, jobs, done, {}, sweep::OnFailure::Report);
     };
   }
   const tune::TuneResult r = tune::tune(s, o.request, runs);
@@ -290,8 +313,10 @@ int tune_command(TuneOptions o) {
   }
   tune::claim_search_folder(out, search);
   // A shard's search is done when it holds every run (its share and those merged in); else it says what is next.
-  const auto simgrid_done = static_cast<size_t>(
-      std::count_if(r.ranked.begin(), r.ranked.end(), [](const tune::Candidate& c) { return c.simgrid_s > 0; }));
+  const auto simgrid_done =
+      static_cast<size_t>(std::count_if(r.ranked.begin(), r.ranked.end(), [](const tune::Candidate& c) {
+        return c.simgrid_s > 0 || !c.simgrid_error.empty();
+      }));
   if (!r.pass2_whole) {
     std::cout << fmt::format(
         "  shard {}/{} of the analytical pass: {} of its {} runs kept in {}. Once every shard is done, the SimGrid "
@@ -319,11 +344,20 @@ int tune_command(TuneOptions o) {
     std::cout << fmt::format(
         "  {:>3} {:<60} {:>9.3f} {:>9} {:>9} {:>10.1f} {:>5.1f}% {:>6.1f}% {:>9} {:>8.3f} {:>8.3f} "
         "{:>8.3f}",
-        i + 1, layout_text(c.layout), c.closed.iteration_s, seconds_or_dash(c.analytical_s),
-        seconds_or_dash(c.simgrid_s), r.throughput(c), 100 * r.mfu(c), 100 * c.bubble_fraction,
+        i + 1, layout_text(c.layout), c.closed.iteration_s, seconds_or_failed(c.analytical_s, c.analytical_error),
+        seconds_or_failed(c.simgrid_s, c.simgrid_error), r.throughput(c), 100 * r.mfu(c), 100 * c.bubble_fraction,
         format_bytes(c.peak_memory_bytes), exposed(c, GroupKind::Tensor), exposed(c, GroupKind::Pipeline),
         exposed(c, GroupKind::Data));
     std::cout << (counts ? fmt::format(" {:>7} {:>12.4g}\n", c.devices, r.device_seconds_per_sample(c)) : "\n");
+  }
+  // Engine runs that failed, each with its row and the engine's message (not kept: the same command runs them again).
+  for (size_t i = 0; i < r.ranked.size(); ++i) {
+    const tune::Candidate& c = r.ranked[i];
+    for (const auto& [engine, error] :
+         {std::pair{"analytical", &c.analytical_error}, std::pair{"SimGrid", &c.simgrid_error}}) {
+      if (!error->empty())
+        std::cout << fmt::format("  #{} {}: the {} run failed: {}\n", i + 1, layout_text(c.layout), engine, *error);
+    }
   }
   // The user's and the device count's overrides, then the layout's (which replace any of the same key), on the
   // job's first nodes when the best takes fewer.

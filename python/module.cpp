@@ -189,18 +189,21 @@ pb::object tune(const Source& src, int top, int screen, int jobs, const std::str
         exposed[std::string(group_kind_name(static_cast<GroupKind>(g)))] = c.exposed_s[static_cast<size_t>(g)];
       }
       const auto seconds = [](double v) { return v > 0 ? nlohmann::json(v) : nlohmann::json(); };
-      ranked.push_back({{"overrides", r.overrides(c)},
-                        {"devices", c.devices},
-                        {"device_seconds_per_sample", r.device_seconds_per_sample(c)},
-                        {"closed_form_s", c.closed.iteration_s},
-                        {"analytical_s", seconds(c.analytical_s)},
-                        {"simgrid_s", seconds(c.simgrid_s)},
-                        {"iteration_time_s", c.iteration_s()},
-                        {"throughput_samples_per_s", r.throughput(c)},
-                        {"mfu", r.mfu(c)},
-                        {"bubble_fraction", c.bubble_fraction},
-                        {"peak_memory_bytes", c.peak_memory_bytes},
-                        {"exposed_comm_s", exposed}});
+      ranked.push_back(
+          {{"overrides", r.overrides(c)},
+           {"devices", c.devices},
+           {"device_seconds_per_sample", r.device_seconds_per_sample(c)},
+           {"closed_form_s", c.closed.iteration_s},
+           {"analytical_s", seconds(c.analytical_s)},
+           {"simgrid_s", seconds(c.simgrid_s)},
+           {"iteration_time_s", c.iteration_s()},
+           {"throughput_samples_per_s", r.throughput(c)},
+           {"mfu", r.mfu(c)},
+           {"bubble_fraction", c.bubble_fraction},
+           {"peak_memory_bytes", c.peak_memory_bytes},
+           {"exposed_comm_s", exposed},
+           {"analytical_error", c.analytical_error.empty() ? nlohmann::json() : nlohmann::json(c.analytical_error)},
+           {"simgrid_error", c.simgrid_error.empty() ? nlohmann::json() : nlohmann::json(c.simgrid_error)}});
     }
     out = {{"scenario", r.scenario},
            {"objective", std::string(tune::objective_name(r.objective))},

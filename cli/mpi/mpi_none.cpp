@@ -8,6 +8,7 @@ MpiSweep::MpiSweep() { throw InputError("--mpi: this dtsim was built without MPI
 MpiSweep::~MpiSweep() = default;
 
 void MpiSweep::run(const std::vector<Scenario>&, std::vector<size_t>, int,
-                   const std::function<void(size_t, const nlohmann::json&)>&, const sweep::PointHook&) {}
+                   const std::function<void(size_t, const nlohmann::json&)>&, const sweep::PointHook&,
+                   sweep::OnFailure) {}
 
 }  // namespace dtsim::cli

@@ -25,7 +25,7 @@ MpiSweep::~MpiSweep() {
 
 void MpiSweep::run(const std::vector<Scenario>& scenarios, std::vector<size_t> pending, int jobs,
                    const std::function<void(size_t index, const nlohmann::json& metrics)>& done,
-                   const sweep::PointHook& hook) {
+                   const sweep::PointHook& hook, sweep::OnFailure on_failure) {
   unsigned long count = pending.size();
   MPI_Bcast(&count, 1, MPI_UNSIGNED_LONG, 0, MPI_COMM_WORLD);
   pending.resize(count);
@@ -46,7 +46,7 @@ void MpiSweep::run(const std::vector<Scenario>& scenarios, std::vector<size_t> p
             payload += nlohmann::json{{"index", index}, {"metrics", metrics}}.dump() + "\n";
           }
         },
-        hook);
+        hook, on_failure);
   } catch (const std::exception& e) {
     payload += fmt::format("!rank {}: {}\n", rank_, e.what());
   }

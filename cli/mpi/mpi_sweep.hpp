@@ -27,10 +27,10 @@ class MpiSweep {
 
   // `pending` counts at rank 0 only. At rank 0, `done` is called for every point of every rank
   // (its own as they finish, the others' when gathered). Throws RuntimeError at every rank if
-  // any rank failed.
+  // any rank failed (under OnFailure::Stop; under Report a failed point reaches `done` as sweep::failed_point).
   void run(const std::vector<Scenario>& scenarios, std::vector<size_t> pending, int jobs,
            const std::function<void(size_t index, const nlohmann::json& metrics)>& done,
-           const sweep::PointHook& hook = {});
+           const sweep::PointHook& hook = {}, sweep::OnFailure on_failure = sweep::OnFailure::Stop);
 
  private:
   int rank_ = 0;

@@ -62,8 +62,8 @@ struct Child {
 class Pool {
  public:
   Pool(const std::vector<Scenario>& scenarios, const std::function<void(size_t, const nlohmann::json&)>& done,
-       const PointWork& work)
-      : scenarios_(scenarios), done_(done), work_(work) {}
+       const PointWork& work, OnFailure on_failure)
+      : scenarios_(scenarios), done_(done), work_(work), on_failure_(on_failure) {}
   Pool(const Pool&) = delete;
   Pool& operator=(const Pool&) = delete;
   // Children still running when the points stop early (a stop check threw) are killed and reaped.
@@ -127,29 +127,45 @@ class Pool {
     }
     const Child c = std::move(child);
     children_.erase(fd);
-    const std::string where = fmt::format("sweep point {}", c.index);
     if (c.buffer.empty() || !WIFEXITED(status) || WEXITSTATUS(status) != 0) {
-      if (!failure_)
-        failure_ = fmt::format("{}: the simulation process died ({})", where,
-                               WIFSIGNALED(status) ? fmt::format("signal {}", WTERMSIG(status))
-                                                   : fmt::format("status {}", WEXITSTATUS(status)));
+      fail(c.index,
+           fmt::format("the simulation process died ({})",
+                       WIFSIGNALED(status) ? fmt::format("signal {}, {}", WTERMSIG(status), strsignal(WTERMSIG(status)))
+                                           : fmt::format("status {}", WEXITSTATUS(status))));
       return;
     }
     if (c.buffer[0] != 'O') {
-      if (!failure_) failure_ = fmt::format("{}: {}", where, c.buffer.substr(1));
+      fail(c.index, c.buffer.substr(1));
       return;
     }
     done_(c.index, nlohmann::json::parse(c.buffer.begin() + 1, c.buffer.end()));
   }
 
+  void fail(size_t index, const std::string& message) {
+    if (on_failure_ == OnFailure::Report) {
+      done_(index, failed_point(message));
+    } else if (!failure_) {
+      failure_ = fmt::format("sweep point {}: {}", index, message);
+    }
+  }
+
   const std::vector<Scenario>& scenarios_;
   const std::function<void(size_t, const nlohmann::json&)>& done_;
   const PointWork& work_;
+  OnFailure on_failure_;
   std::map<int, Child> children_;
   std::optional<std::string> failure_;
 };
 
 }  // namespace
+
+nlohmann::json failed_point(const std::string& message) { return {{"failed", message}}; }
+
+std::optional<std::string> point_failure(const nlohmann::json& result) {
+  const auto it = result.find("failed");
+  if (it == result.end() || !it->is_string()) return std::nullopt;
+  return it->get<std::string>();
+}
 
 nlohmann::json simulate_point(const Scenario& s, const PointHook& hook) {
   // A point that would not fit in memory is refused, as `dtsim run` refuses it (sim/footprint.hpp).
@@ -169,22 +185,35 @@ nlohmann::json simulate_point(const Scenario& s, const PointHook& hook) {
 }
 
 void run_points(const std::vector<Scenario>& scenarios, const std::vector<size_t>& pending, int jobs,
-                const std::function<void(size_t index, const nlohmann::json& metrics)>& done, const PointHook& hook) {
-  run_points_with(scenarios, pending, jobs, done, [&](const Scenario& s) { return simulate_point(s, hook); }, {});
+                const std::function<void(size_t index, const nlohmann::json& metrics)>& done, const PointHook& hook,
+                OnFailure on_failure) {
+  run_points_with(
+      scenarios, pending, jobs, done, [&](const Scenario& s) { return simulate_point(s, hook); }, {}, on_failure);
 }
 
 void run_points_with(const std::vector<Scenario>& scenarios, const std::vector<size_t>& pending, int jobs,
                      const std::function<void(size_t index, const nlohmann::json& result)>& done, const PointWork& work,
-                     const StopCheck& stop) {
+                     const StopCheck& stop, OnFailure on_failure) {
   if (jobs < 1) throw InputError("--jobs: expected 1 or more");
   size_t next = 0;
   if (jobs == 1) {
     for (; next < pending.size() && scenarios[pending[next]].run.engine == Engine::Analytical; ++next) {
-      done(pending[next], work(scenarios[pending[next]]));
+      const size_t index = pending[next];
+      if (on_failure == OnFailure::Stop) {
+        done(index, work(scenarios[index]));
+      } else {
+        std::optional<nlohmann::json> result;
+        try {
+          result = work(scenarios[index]);
+        } catch (const std::exception& e) {  // as a child reports it ('E')
+          result = failed_point(e.what());
+        }
+        done(index, *result);
+      }
       if (stop) stop();
     }
   }
-  Pool pool(scenarios, done, work);
+  Pool pool(scenarios, done, work, on_failure);
   while (next < pending.size() || pool.running() > 0) {
     while (!pool.failure() && next < pending.size() && pool.running() < static_cast<size_t>(jobs)) {
       pool.launch(pending[next++]);

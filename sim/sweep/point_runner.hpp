@@ -6,6 +6,8 @@
 
 #include <cstddef>
 #include <functional>
+#include <optional>
+#include <string>
 #include <vector>
 
 #include <nlohmann/json.hpp>
@@ -25,12 +27,22 @@ using PointHook =
 // metrics.json of one point (run_metrics_json), computed in this process. SimGrid: once per process.
 nlohmann::json simulate_point(const Scenario& s, const PointHook& hook = {});
 
+// What a failed point does to the others: `Stop` launches no more and throws RuntimeError once the running
+// children have finished (a sweep's table is of every point); `Report` hands the failure to `done` as
+// failed_point(message) and goes on (a tune's rows are independent: one failed engine run is reported in its row).
+enum class OnFailure { Stop, Report };
+
+// A failed point's result under OnFailure::Report: {"failed": message}; point_failure reads it back (nullopt
+// for metrics).
+nlohmann::json failed_point(const std::string& message);
+std::optional<std::string> point_failure(const nlohmann::json& result);
+
 // Runs the points `pending` (indices into `scenarios`), calling `done` in this process as each
 // finishes, in completion order. A failed point throws RuntimeError after the running children
-// have finished (their results are still handed to `done`).
+// have finished (their results are still handed to `done`), or is handed to `done` (OnFailure::Report).
 void run_points(const std::vector<Scenario>& scenarios, const std::vector<size_t>& pending, int jobs,
                 const std::function<void(size_t index, const nlohmann::json& metrics)>& done,
-                const PointHook& hook = {});
+                const PointHook& hook = {}, OnFailure on_failure = OnFailure::Stop);
 
 // What one point computes (in a child for SimGrid points): any JSON, handed to `done`.
 using PointWork = std::function<nlohmann::json(const Scenario&)>;
@@ -42,6 +54,6 @@ using StopCheck = std::function<void()>;
 // run_points with `work` instead of simulate_point, and `stop` asked as the points go.
 void run_points_with(const std::vector<Scenario>& scenarios, const std::vector<size_t>& pending, int jobs,
                      const std::function<void(size_t index, const nlohmann::json& result)>& done, const PointWork& work,
-                     const StopCheck& stop);
+                     const StopCheck& stop, OnFailure on_failure = OnFailure::Stop);
 
 }  // namespace dtsim::sweep

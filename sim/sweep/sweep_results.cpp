@@ -5,6 +5,7 @@
 #include <unistd.h>
 
 #include <cerrno>
+#include <cmath>
 #include <cstring>
 #include <filesystem>
 #include <fstream>
@@ -94,14 +95,43 @@ void for_each_line(const std::string& dir, const std::function<void(const std::s
   }
 }
 
-// Each whole line of a journal, in order: its key, its metrics and where the line starts. A torn line is skipped.
-void scan_journal(const std::string& dir,
+// A journal line parsed and checked: the line, or why it is not one to trust.
+std::optional<std::string> line_problem(const std::string& text, nlohmann::json& line) {
+  line = nlohmann::json::parse(text, nullptr, false);
+  if (line.is_discarded()) return "not a whole JSON line (torn when a run was stopped, or damaged)";
+  return journal_line_problem(line);
+}
+
+// Each line of a journal that can be trusted, in order: its key, its metrics and where the line starts. The others
+// are counted in `read` (with the first's number and problem); `read.points` is left to the caller.
+void scan_journal(const std::string& dir, JournalRead& read,
                   const std::function<void(const std::string&, nlohmann::json&, std::streamoff)>& line_done) {
-  for_each_line(dir, [&](const std::string& line, std::streamoff start) {
-    auto j = nlohmann::json::parse(line, nullptr, false);
-    if (j.is_discarded() || !j.contains("key") || !j.contains("metrics") || !j["key"].is_string()) return;
-    line_done(j["key"].get<std::string>(), j["metrics"], start);
+  for_each_line(dir, [&](const std::string& text, std::streamoff start) {
+    ++read.lines;
+    nlohmann::json line;
+    if (const auto problem = line_problem(text, line)) {
+      if (read.rejected++ == 0) read.first_rejected = fmt::format("line {}: {}", read.lines, *problem);
+      return;
+    }
+    line_done(line["key"].get<std::string>(), line["metrics"], start);
   });
+}
+
+// A number the readers take from a point's metrics: finite, at least 0 (more than 0 when `positive`).
+std::optional<std::string> number_problem(const nlohmann::json& parent, const std::string& path, const char* name,
+                                          bool required, bool positive = false) {
+  const auto it = parent.find(name);
+  if (it == parent.end()) {
+    if (!required) return std::nullopt;
+    return fmt::format("its metrics lack {}{}", path, name);
+  }
+  if (!it->is_number()) return fmt::format("{}{} is {}, not a number", path, name, it->dump());
+  const double v = it->get<double>();
+  if (!std::isfinite(v) || v < 0 || (positive && v == 0)) {
+    return fmt::format("{}{} is {}, not a {} number", path, name, it->dump(),
+                       positive ? "positive" : "finite, non-negative");
+  }
+  return std::nullopt;
 }
 
 // The key of a journal line, read without its metrics when the line starts as Journal::append writes it
@@ -124,7 +154,8 @@ std::optional<std::string> line_key(const std::string& line) {
   return j["key"].get<std::string>();
 }
 
-// Where each line of the keys in `keys` starts in DIR's journal, in order; the lines are not parsed whole.
+// Where each line of the keys in `keys` starts in DIR's journal, in order; the lines are not parsed whole (the
+// lines a point's metrics are read from are checked then: journal_metrics).
 std::map<std::string, std::vector<std::streamoff>> journal_lines(const std::string& dir, const PointResults& keys) {
   std::map<std::string, std::vector<std::streamoff>> out;
   for_each_line(dir, [&](const std::string& line, std::streamoff start) {
@@ -133,28 +164,76 @@ std::map<std::string, std::vector<std::streamoff>> journal_lines(const std::stri
   return out;
 }
 
-// A point's whole metrics from the last of its journal lines that is whole (`starts` in file order); nullopt if
-// none is.
+// A point's whole metrics from the last of its journal lines that can be trusted (`starts` in file order), as
+// read_journal took them; nullopt if none can.
 std::optional<nlohmann::json> journal_metrics(std::ifstream& in, const std::vector<std::streamoff>& starts) {
-  std::string line;
+  std::string text;
   for (auto at = starts.rbegin(); at != starts.rend(); ++at) {
     in.clear();
     in.seekg(*at);
-    if (!std::getline(in, line)) continue;
-    auto j = nlohmann::json::parse(line, nullptr, false);
-    if (!j.is_discarded() && j.contains("metrics")) return std::move(j["metrics"]);
+    if (!std::getline(in, text)) continue;
+    nlohmann::json line;
+    if (!line_problem(text, line)) return std::move(line["metrics"]);
   }
   return std::nullopt;
 }
 
 }  // namespace
 
-PointResults read_journal(const std::string& dir, RankDetail detail) {
-  PointResults out;
-  scan_journal(dir, [&](const std::string& key, nlohmann::json& metrics, std::streamoff) {
-    out[key] = detail == RankDetail::Summary ? without_ranks(std::move(metrics)) : std::move(metrics);
+std::optional<std::string> journal_line_problem(const nlohmann::json& line) {
+  if (!line.is_object() || !line.contains("key") || !line["key"].is_string()) return "no \"key\" text";
+  const auto metrics = line.find("metrics");
+  if (metrics == line.end() || !metrics->is_object()) return "no \"metrics\" object";
+  const nlohmann::json& m = *metrics;
+  const auto times = m.find("iteration_time_s");
+  if (times == m.end() || !times->is_object()) return "its metrics lack the iteration_time_s object";
+  for (const char* p : {"mean", "p50", "p95", "p99"}) {
+    if (auto problem = number_problem(*times, "iteration_time_s.", p, true, true)) return problem;
+  }
+  for (const char* name : {"throughput_samples_per_s", "compute_fraction", "comm_fraction", "exposed_comm_fraction",
+                           "wait_fraction", "bytes_on_wire_per_iteration"}) {
+    if (auto problem = number_problem(m, "", name, true)) return problem;
+  }
+  if (auto problem = number_problem(m, "", "bubble_fraction", false)) return problem;
+  if (const auto memory = m.find("memory"); memory != m.end()) {
+    if (!memory->is_object()) return fmt::format("memory is {}, not an object", memory->dump());
+    if (auto problem = number_problem(*memory, "memory.", "peak_bytes", true)) return problem;
+    if (const auto fits = memory->find("fits"); fits == memory->end() || !fits->is_boolean())
+      return "memory.fits is not true or false";
+  }
+  if (const auto kinds = m.find("exposed_comm_by_kind_s"); kinds != m.end()) {
+    if (!kinds->is_object()) return fmt::format("exposed_comm_by_kind_s is {}, not an object", kinds->dump());
+    for (const auto& [kind, seconds] : kinds->items()) {
+      if (auto problem = number_problem(*kinds, "exposed_comm_by_kind_s.", kind.c_str(), true)) return problem;
+    }
+  }
+  if (const auto c = m.find("convergence"); c != m.end()) {
+    if (!c->is_object()) return fmt::format("convergence is {}, not an object", c->dump());
+    for (const char* name : {"time_to_target_s", "updates_to_target"}) {
+      const auto v = c->find(name);
+      if (v == c->end()) return fmt::format("its metrics lack convergence.{}", name);
+      if (!v->is_null()) {
+        if (auto problem = number_problem(*c, "convergence.", name, true)) return problem;
+      }
+    }
+  }
+  return std::nullopt;
+}
+
+std::string JournalRead::summary(const std::string& journal) const {
+  if (rejected == 0) return {};
+  return fmt::format(
+      "{}: {} of its {} lines cannot be trusted and are left out (the first, {}); a point without a "
+      "line to trust is run again",
+      journal, rejected, lines, first_rejected);
+}
+
+JournalRead read_journal(const std::string& dir, RankDetail detail) {
+  JournalRead read;
+  scan_journal(dir, read, [&](const std::string& key, nlohmann::json& metrics, std::streamoff) {
+    read.points[key] = detail == RankDetail::Summary ? without_ranks(std::move(metrics)) : std::move(metrics);
   });
-  return out;
+  return read;
 }
 
 Journal::Journal(const std::string& dir) : path_(in_dir(dir, "points.jsonl")) {
@@ -287,7 +366,8 @@ void write_results(const std::string& dir, const SweepManifest& m, const PointRe
   }
 }
 
-PointResults merge_sweeps(const std::string& out, const std::vector<std::string>& shards) {
+PointResults merge_sweeps(const std::string& out, const std::vector<std::string>& shards,
+                          const std::function<void(const std::string&)>& report) {
   if (shards.empty()) throw InputError("dtsim merge: give the shard folders to merge");
   const SweepManifest m = read_manifest(shards.front());
   // Each point from the first shard that has it (that shard's last line for it), kept as a summary; the merged
@@ -300,9 +380,11 @@ PointResults merge_sweeps(const std::string& out, const std::vector<std::string>
       throw InputError(SourceLocation{dir}, fmt::format("is a shard of a different sweep than {}", shards.front()));
     }
     std::map<std::string, std::pair<std::streamoff, nlohmann::json>> last;
-    scan_journal(dir, [&](const std::string& key, nlohmann::json& metrics, std::streamoff at) {
+    JournalRead read;  // a shard's damaged lines are left out of the merge, as a resume leaves them out
+    scan_journal(dir, read, [&](const std::string& key, nlohmann::json& metrics, std::streamoff at) {
       last.insert_or_assign(key, std::pair{at, without_ranks(std::move(metrics))});
     });
+    if (report && read.rejected > 0) report(read.summary(in_dir(dir, "points.jsonl")));
     for (auto& [key, line] : last) {
       if (done.emplace(key, std::move(line.second)).second) line_of.emplace(key, std::pair{i, line.first});
     }

@@ -3,6 +3,7 @@
 // whole after each point: results.csv, results.json and scaling.json.
 #pragma once
 
+#include <functional>
 #include <map>
 #include <optional>
 #include <string>
@@ -23,8 +24,25 @@ using PointResults = std::map<std::string, nlohmann::json>;  // point key -> met
 nlohmann::json without_ranks(nlohmann::json metrics);
 enum class RankDetail { Whole, Summary };  // metrics as written, or without_ranks()
 
-// Finished points in a folder's journal (empty if none); a torn last line is ignored.
-PointResults read_journal(const std::string& dir, RankDetail detail = RankDetail::Whole);
+// Why a journal line cannot be trusted: not JSON (a torn line: a run stopped while writing it), not
+// {"key": text, "metrics": object}, or metrics a resume would misread: a field the sweep's table, its scaling fit
+// or a tune's ranking reads that is missing, of another type, not finite, negative, or an iteration time that is
+// not positive. nullopt for a line to trust.
+std::optional<std::string> journal_line_problem(const nlohmann::json& line);
+
+// A folder's journal as read: each point's metrics from its last line that can be trusted, and the lines that
+// could not (their points are run again).
+struct JournalRead {
+  PointResults points;
+  long lines = 0;
+  long rejected = 0;
+  std::string first_rejected;  // "line N: why" of the first of them
+  // One line for the user when lines were rejected, "" otherwise: how many, the first and why, what happens.
+  std::string summary(const std::string& journal) const;
+};
+
+// Finished points in a folder's journal (empty if none), every line checked (journal_line_problem).
+JournalRead read_journal(const std::string& dir, RankDetail detail = RankDetail::Whole);
 
 // Appends finished points to DIR/points.jsonl, one whole line per write.
 class Journal {
@@ -58,6 +76,8 @@ void write_results(const std::string& dir, const SweepManifest& m, const PointRe
 
 // Merges the shard folders of one sweep into OUT (journal, manifest, results) and returns the points'
 // summaries (without_ranks). Throws InputError if the shards belong to different sweeps.
-PointResults merge_sweeps(const std::string& out, const std::vector<std::string>& shards);
+// A shard's journal lines that cannot be trusted are left out, and `report` is given the shard's summary line.
+PointResults merge_sweeps(const std::string& out, const std::vector<std::string>& shards,
+                          const std::function<void(const std::string&)>& report = {});
 
 }  // namespace dtsim::sweep

@@ -74,7 +74,7 @@ nlohmann::json search_json(const std::string& scenario_file, const std::vector<s
             {"rank_orders", l.rank_orders}}}};
 }
 
-sweep::PointResults kept_runs(const std::string& dir, const nlohmann::json& search) {
+sweep::JournalRead kept_runs(const std::string& dir, const nlohmann::json& search) {
   const nlohmann::json kept = read_search(dir);
   if (kept.is_null()) return {};
   if (kept != search) {
@@ -92,9 +92,17 @@ void claim_search_folder(const std::string& dir, const nlohmann::json& search) {
   write_file_atomic(in_dir(dir, "search.json"), search.dump(2) + "\n");
 }
 
-sweep::PointResults merge_search_folders(const std::string& out, const std::vector<std::string>& shards,
-                                         const nlohmann::json& search) {
-  sweep::PointResults runs;
+sweep::JournalRead merge_search_folders(const std::string& out, const std::vector<std::string>& shards,
+                                        const nlohmann::json& search) {
+  sweep::JournalRead merged;
+  sweep::PointResults& runs = merged.points;
+  const auto count = [&merged](const std::string& dir, const sweep::JournalRead& read) {
+    if (read.rejected > 0 && merged.rejected == 0)
+      merged.first_rejected =
+          fmt::format("{}, {}", (std::filesystem::path(dir) / "points.jsonl").string(), read.first_rejected);
+    merged.lines += read.lines;
+    merged.rejected += read.rejected;
+  };
   for (const std::string& dir : shards) {
     const nlohmann::json kept = read_search(dir);
     if (kept.is_null()) throw InputError(SourceLocation{dir}, "not a folder of dtsim tune (no search.json)");
@@ -102,14 +110,18 @@ sweep::PointResults merge_search_folders(const std::string& out, const std::vect
       throw InputError(SourceLocation{dir},
                        "is a shard of a different search (scenario, --set, --devices, constraints or objective)");
     }
-    for (auto& [key, metrics] : sweep::read_journal(dir)) runs.emplace(key, std::move(metrics));
+    sweep::JournalRead read = sweep::read_journal(dir);
+    count(dir, read);
+    for (auto& [key, metrics] : read.points) runs.emplace(key, std::move(metrics));
   }
-  for (auto& [key, metrics] : kept_runs(out, search)) runs.insert_or_assign(key, std::move(metrics));
+  sweep::JournalRead kept = kept_runs(out, search);
+  count(out, kept);
+  for (auto& [key, metrics] : kept.points) runs.insert_or_assign(key, std::move(metrics));
   claim_search_folder(out, search);
   std::string journal;
   for (const auto& [key, metrics] : runs) journal += nlohmann::json{{"key", key}, {"metrics", metrics}}.dump() + "\n";
   write_file_atomic(in_dir(out, "points.jsonl"), journal);
-  return runs;
+  return merged;
 }
 
 }  // namespace dtsim::tune

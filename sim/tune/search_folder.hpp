@@ -23,15 +23,15 @@ nlohmann::json search_json(const std::string& scenario_file, const std::vector<s
                            const TuneRequest& request);
 
 // The runs kept in DIR's journal for `search` (none when DIR or its journal is missing). Throws InputError when DIR
-// holds another search. Writes nothing.
-sweep::PointResults kept_runs(const std::string& dir, const nlohmann::json& search);
+// holds another search. Writes nothing. Lines that cannot be trusted are left out and counted (sweep::JournalRead).
+sweep::JournalRead kept_runs(const std::string& dir, const nlohmann::json& search);
 
 // Makes DIR (created if need be) the folder of `search`: writes search.json, before its first run is kept.
 void claim_search_folder(const std::string& dir, const nlohmann::json& search);
 
 // The runs kept in the shard folders of one search, each of which must hold `search` (InputError otherwise), added
 // to OUT's journal (OUT's own kept, OUT claimed for `search`); returns all of OUT's runs.
-sweep::PointResults merge_search_folders(const std::string& out, const std::vector<std::string>& shards,
-                                         const nlohmann::json& search);
+sweep::JournalRead merge_search_folders(const std::string& out, const std::vector<std::string>& shards,
+                                        const nlohmann::json& search);
 
 }  // namespace dtsim::tune

@@ -91,15 +91,19 @@ std::vector<size_t> run_on(const Scenario& s, Engine engine, TuneResult& result,
     }
   }
   const auto done = [&](size_t i, const nlohmann::json& metrics) {
-    take_metrics(metrics, engine, candidates[i]);
     has[i] = 1;
     ++result.ran;
+    if (const auto failure = sweep::point_failure(metrics)) {
+      (engine == Engine::SimGrid ? candidates[i].simgrid_error : candidates[i].analytical_error) = *failure;
+      return;
+    }
+    take_metrics(metrics, engine, candidates[i]);
     if (runs.on_run) runs.on_run(result.run_key(candidates[i], engine), metrics);
   };
   if (runs.run) {
     runs.run(scenarios, pending, jobs, done);
   } else {
-    sweep::run_points(scenarios, pending, jobs, done);
+    sweep::run_points(scenarios, pending, jobs, done, {}, sweep::OnFailure::Report);
   }
   std::vector<size_t> with;
   for (const size_t i : chosen) {
@@ -264,8 +268,12 @@ TuneResult tune(const Scenario& s, TuneRequest request, const EngineRuns& runs) 
   std::stable_sort(order.begin(), order.end(), by_objective_at);
   result.simgrid = sim::simgrid_available();
   if (request.top > 0 && result.simgrid && result.pass2_whole) {
-    const auto top = order.begin() + std::min<std::ptrdiff_t>(request.top, std::ssize(order));
-    const std::vector<size_t> best(order.begin(), top);
+    // The best `top` that the analytical engine ran (one it could not run would fail on SimGrid too).
+    std::vector<size_t> best;
+    auto top = order.begin();
+    for (; top != order.end() && best.size() < static_cast<size_t>(request.top); ++top) {
+      if (fits[*top].analytical_error.empty()) best.push_back(*top);
+    }
     result.simgrid_runs = best.size();
     run_on(s, Engine::SimGrid, result, fits, best, request.jobs, runs, finished);
     std::stable_sort(order.begin(), top, by_objective_at);

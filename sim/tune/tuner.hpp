@@ -56,6 +56,10 @@ struct Candidate {
   double simgrid_s = 0;
   double bubble_fraction = 0;                   // from the most exact engine run, else the closed form
   std::array<double, kGroupKinds> exposed_s{};  // likewise, per iteration by group kind
+  // An engine run that failed (its process died, or the engine refused the plan): the engine's message, the run
+  // not kept (a resumed search runs it again). The layout is ranked on the most exact engine that did run it.
+  std::string analytical_error;
+  std::string simgrid_error;
   double iteration_s() const {
     return simgrid_s > 0 ? simgrid_s : analytical_s > 0 ? analytical_s : closed.iteration_s;
   }
@@ -101,7 +105,8 @@ struct TuneResult {
   std::string run_key(const Candidate& c, Engine engine) const;
 };
 
-// Runs `pending` (indices into the scenarios), calling `done` as each finishes: sweep::run_points's shape.
+// Runs `pending` (indices into the scenarios), calling `done` as each finishes: sweep::run_points's shape under
+// sweep::OnFailure::Report (a failed run reaches `done` as sweep::failed_point and the others go on).
 using RunPoints = std::function<void(const std::vector<Scenario>& scenarios, const std::vector<size_t>& pending,
                                      int jobs, const std::function<void(size_t, const nlohmann::json&)>& done)>;
 
@@ -112,7 +117,8 @@ struct EngineRuns {
                   // indices those of the rank that decides.
   // The runs kept (run_key -> the engine's metrics), reused instead of run: asked once, when pass 2 has layouts.
   std::function<std::map<std::string, nlohmann::json>()> finished;
-  std::function<void(const std::string& key, const nlohmann::json& metrics)> on_run;  // each new run, as it ends
+  // Each new run, as it ends (not a failed one: a resumed search runs it again).
+  std::function<void(const std::string& key, const nlohmann::json& metrics)> on_run;
   // A shard: of each pass only the runs at positions shard, shard + shards, ... of its layouts (pass 2's in the closed
   // form's order, pass 3's in pass 2's), the others taken from `finished` where kept. Pass 3 runs only once all of
   // pass 2 is there (every shard's runs, merged). 1 shard: the whole search.
