@@ -1,13 +1,8 @@
 // The memory estimate of a run and the refusal of one that would not fit (footprint.hpp).
 #include "sim/footprint.hpp"
 
-#include <sys/resource.h>
-
 #include <algorithm>
-#include <fstream>
-#include <limits>
 #include <map>
-#include <sstream>
 #include <tuple>
 #include <utility>
 
@@ -31,9 +26,6 @@ constexpr double kBase = 280e6;
 // in the sweep's results: 11.2 to 11.6 KB per device measured (quickstart at 16,384 and 65,536
 // nodes: 1.0 and 3.3 GB peak RSS), 2.8 KB for gpt2_fat_tree at 1,048,576 nodes (23.3 GB).
 constexpr double kPerFastPathDevice = 12e3;
-// Address space against resident memory, measured (footprint.hpp): at most 1 GB plus twice the data.
-constexpr double kAddressBase = 1e9;
-constexpr double kAddressPerByte = 2;
 
 // Ops per iteration over every rank, from one representative per class: each rank counts as the
 // representative of its (job, pipeline stage).
@@ -143,27 +135,6 @@ Footprint estimate_fast_path_footprint(const Scenario& s) {
   f.bytes = kBase + kPerFastPathDevice * static_cast<double>(s.cluster.nodes) * s.cluster.devices_per_node;
   f.driver = "cluster.nodes";
   return f;
-}
-
-Available available_memory() {
-  Available a{std::numeric_limits<double>::infinity(), "this machine has available"};
-  std::ifstream meminfo("/proc/meminfo");
-  std::string line;
-  while (std::getline(meminfo, line)) {
-    std::istringstream in(line);
-    std::string key;
-    double kb = 0;
-    if (in >> key >> kb && key == "MemAvailable:") a.bytes = kb * 1024;
-  }
-  rlimit limit{};
-  if (getrlimit(RLIMIT_AS, &limit) == 0 && limit.rlim_cur != RLIM_INFINITY) {
-    // `ulimit -v` caps address space, which runs ahead of resident memory.
-    const double usable = std::max(0.0, (static_cast<double>(limit.rlim_cur) - kAddressBase) / kAddressPerByte);
-    if (usable < a.bytes)
-      a = {usable, fmt::format("the {} address space of `ulimit -v` leaves for data",
-                               format_bytes(static_cast<double>(limit.rlim_cur)))};
-  }
-  return a;
 }
 
 void refuse_if_too_big(const Scenario& s, const Footprint& f) {

@@ -12,6 +12,7 @@
 
 #include <string>
 
+#include "core/base/available_memory.hpp"
 #include "core/scenario/scenario.hpp"
 
 namespace dtsim::sim {
@@ -34,13 +35,9 @@ Footprint estimate_footprint(const Scenario& s);
 // A sweep point on the analytical fast path (no op records; every rank's metrics in the results).
 Footprint estimate_fast_path_footprint(const Scenario& s);
 
-// Bytes of data this machine can still give a process: MemAvailable, or what RLIMIT_AS leaves for data
-// when that is less ((limit - 1 GB) / 2).
-struct Available {
-  double bytes = 0;
-  std::string what;  // "this machine has available", or what `ulimit -v` leaves
-};
-Available available_memory();
+// Bytes of data this machine can still give a process (core/base/available_memory.hpp).
+using dtsim::Available;
+using dtsim::available_memory;
 
 // Throws InputError (at the driving key) when the estimate exceeds available_memory().
 void refuse_if_too_big(const Scenario& s, const Footprint& f);

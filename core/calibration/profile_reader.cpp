@@ -9,6 +9,7 @@
 
 #include <fmt/format.h>
 
+#include "core/base/available_memory.hpp"
 #include "core/base/error.hpp"
 #include "core/calibration/profile_reader.hpp"
 
@@ -222,6 +223,7 @@ std::shared_ptr<const CalibrationProfile> load_calibration_profile(const std::st
                                  "--backend cpu --out {})",
                                  path, path));
   }
+  refuse_if_too_big_to_parse(path, "the calibration profile");
   YAML::Node root;
   try {
     root = YAML::LoadFile(path);

@@ -5,6 +5,7 @@
 #include <algorithm>
 #include <filesystem>
 #include <fstream>
+#include <functional>
 #include <map>
 #include <regex>
 #include <sstream>
@@ -12,7 +13,9 @@
 #include <fmt/format.h>
 
 #include "core/base/atomic_file.hpp"
+#include "core/base/available_memory.hpp"
 #include "core/base/error.hpp"
+#include "core/base/units.hpp"
 
 #if DTSIM_WITH_CHAKRA
 #include <zlib.h>
@@ -152,28 +155,104 @@ void write_attr(const EtAttr& a, pb::AttributeProto& out) {
       a.value);
 }
 
-std::string slurp(const std::string& path) {
-  std::ifstream in(path, std::ios::binary);
+// What reading a trace file holds, measured (docs/PERFORMANCE.md, "Memory of a Chakra trace"): the file's bytes,
+// 233 B a node (the node and its vector's growth: a file of 10 million empty nodes), 2.9 B a byte of the nodes'
+// messages decoded (names, dependencies, attributes), and 261 B a node once it is an op of the plan (the figure of
+// sim/footprint.hpp). Fitted on exported traces of 150,274 and 601,090 nodes (210 B a node); a 64-rank export
+// (2.1 million nodes, 434 MB) needs 14 % less than it says.
+constexpr double kBytesPerNode = 233 + 261;
+constexpr double kBytesPerMessageByte = 2.9;
+
+// The file's bytes; refused when the file alone is more than the machine has available.
+std::string slurp(const std::string& path, int rank) {
+  std::ifstream in(path, std::ios::binary | std::ios::ate);
   if (!in) throw InputError(SourceLocation{path}, "cannot read this Chakra trace");
+  const auto size = static_cast<double>(in.tellg());
+  if (const Available available = available_memory(); size > available.bytes) {
+    throw InputError(SourceLocation{path},
+                     fmt::format("rank {}: the trace is {}, more than the {} {}", rank, format_bytes(size),
+                                 format_bytes(available.bytes), available.what));
+  }
+  in.seekg(0);
   std::ostringstream text;
   text << in.rdbuf();
   return text.str();
 }
 
-// A gzip file's content; a corrupt or cut stream throws at the compressed byte it reached.
-std::string gunzip(const std::string& path, int rank, const std::string& packed) {
+// The messages of a trace's bytes, counted from their length prefixes alone as the bytes go by (whole or in pieces,
+// as they come out of gzip): the GlobalMetadata and the nodes. A cut or bad prefix ends the count (the read that
+// follows reports it where it is).
+class MessageCount {
+ public:
+  void feed(const char* data, size_t n) {
+    bytes_ += static_cast<double>(n);
+    for (size_t i = 0; i < n && !bad_;) {
+      if (skip_ > 0) {
+        const size_t take = static_cast<size_t>(std::min<std::uint64_t>(skip_, n - i));
+        skip_ -= take;
+        i += take;
+        continue;
+      }
+      const auto b = static_cast<unsigned char>(data[i++]);
+      length_ |= static_cast<std::uint64_t>(b & 0x7f) << shift_;
+      shift_ += 7;
+      if ((b & 0x80) == 0) {
+        ++messages_;
+        skip_ = length_;
+        length_ = 0;
+        shift_ = 0;
+      } else if (shift_ >= 35) {
+        bad_ = true;
+      }
+    }
+  }
+  double bytes() const { return bytes_; }
+  double messages() const { return messages_; }  // whose length prefix has been read
+  double nodes() const { return std::max(0.0, messages_ - 1); }
+
+ private:
+  double bytes_ = 0;
+  double messages_ = 0;
+  std::uint64_t skip_ = 0;
+  std::uint64_t length_ = 0;
+  int shift_ = 0;
+  bool bad_ = false;
+};
+
+// Refuses a trace whose nodes would not fit in memory once read (kBytesPerNode, kBytesPerMessageByte), from its
+// count, before anything is expanded or read.
+void refuse_if_too_big(const std::string& path, int rank, const MessageCount& count, double packed) {
+  const double need = count.bytes() * (1 + kBytesPerMessageByte) + kBytesPerNode * count.nodes();
+  const Available available = available_memory();
+  if (need <= available.bytes) return;
+  throw InputError(
+      SourceLocation{path},
+      fmt::format("rank {}: the trace holds {:.0f} nodes in {}{}, about {} in memory once read ({:.0f} B a node and "
+                  "{} B a byte of their messages), more than the {} {}",
+                  rank, count.nodes(), format_bytes(count.bytes()),
+                  packed > 0 ? fmt::format(" ({} compressed)", format_bytes(packed)) : std::string(),
+                  format_bytes(need), kBytesPerNode, kBytesPerMessageByte, format_bytes(available.bytes),
+                  available.what));
+}
+
+// A gzip file's content, handed to `sink` piece by piece until it returns false; a corrupt or cut stream throws at
+// the compressed byte it reached.
+void inflate_gzip(const std::string& path, int rank, const std::string& packed,
+                  const std::function<bool(const char*, size_t)>& sink) {
   z_stream z{};
   if (inflateInit2(&z, 16 + MAX_WBITS) != Z_OK) throw RuntimeError("zlib: inflateInit2 failed");
   z.next_in = reinterpret_cast<Bytef*>(const_cast<char*>(packed.data()));
   z.avail_in = static_cast<uInt>(packed.size());
-  std::string out;
   char buffer[1 << 16];
   int status = Z_OK;
   while (status == Z_OK) {
     z.next_out = reinterpret_cast<Bytef*>(buffer);
     z.avail_out = sizeof buffer;
     status = inflate(&z, Z_NO_FLUSH);
-    out.append(buffer, sizeof buffer - z.avail_out);
+    if (!sink(buffer, sizeof buffer - z.avail_out)) {
+      inflateEnd(&z);
+      return;
+    }
     if (status == Z_BUF_ERROR && z.avail_in == 0) break;
   }
   const auto offset = z.total_in;
@@ -182,6 +261,32 @@ std::string gunzip(const std::string& path, int rank, const std::string& packed)
     throw InputError(SourceLocation{path},
                      fmt::format("rank {}: truncated or corrupt gzip stream at compressed byte {}", rank, offset));
   }
+}
+
+// A gzip file's content, expanded twice: once to count its nodes (nothing kept: a gzip bomb, 200 MB of zeros in
+// 200 KB, is refused before it takes memory), then to keep it. For its metadata alone, only as far as the first
+// message ends.
+std::string gunzip(const std::string& path, int rank, const std::string& packed, bool metadata_only) {
+  MessageCount count;
+  std::string out;
+  if (metadata_only) {
+    inflate_gzip(path, rank, packed, [&](const char* data, size_t n) {
+      out.append(data, n);
+      count.feed(data, n);
+      return count.messages() < 2;
+    });
+    return out;
+  }
+  inflate_gzip(path, rank, packed, [&](const char* data, size_t n) {
+    count.feed(data, n);
+    return true;
+  });
+  refuse_if_too_big(path, rank, count, static_cast<double>(packed.size()));
+  out.reserve(static_cast<size_t>(count.bytes()));
+  inflate_gzip(path, rank, packed, [&](const char* data, size_t n) {
+    out.append(data, n);
+    return true;
+  });
   return out;
 }
 
@@ -215,10 +320,14 @@ void add_length(std::string& out, size_t n) {
 }
 
 EtTrace read_trace(const std::string& path, int rank, bool metadata_only) {
-  std::string bytes = slurp(path);
+  std::string bytes = slurp(path, rank);
   if (bytes.size() >= 2 && static_cast<unsigned char>(bytes[0]) == 0x1f &&
       static_cast<unsigned char>(bytes[1]) == 0x8b) {
-    bytes = gunzip(path, rank, bytes);
+    bytes = gunzip(path, rank, bytes, metadata_only);
+  } else if (!metadata_only) {
+    MessageCount count;
+    count.feed(bytes.data(), bytes.size());
+    refuse_if_too_big(path, rank, count, 0);
   }
   EtTrace trace;
   size_t at = 0;

@@ -58,8 +58,8 @@ void add_hybrid_keys(std::vector<ScenarioKey>& k) {
           "Hybrid: tensor-parallel size t (a layer's matrices split over t ranks; heads and ffn must divide).",
           [](J& j, const V& v) { j.strategy.hybrid.tensor = v.count(1); });
   add_job("strategy.pipeline", "count", "1",
-          "Hybrid: pipeline stages p (the same as strategy.pipeline.stages; write `pipeline: {stages: 8, schedule: "
-          "1f1b}` to set both).",
+          "Hybrid: pipeline stages p (the same as strategy.pipeline.stages, and a --set of either replaces the "
+          "other; write `pipeline: {stages: 8, schedule: 1f1b}` to set both).",
           [](J& j, const V& v) { j.strategy.hybrid.pipeline = v.count(1); });
   add_job("strategy.pipeline.stages", "count", "1", "Hybrid: pipeline stages p (the layers must split evenly).",
           [](J& j, const V& v) { j.strategy.hybrid.pipeline = v.count(1); });

@@ -9,10 +9,13 @@
 #include <map>
 #include <set>
 #include <sstream>
+#include <string_view>
+#include <utility>
 
 #include <fmt/format.h>
 #include <yaml-cpp/yaml.h>
 
+#include "core/base/available_memory.hpp"
 #include "core/base/suggest.hpp"
 #include "core/base/text.hpp"
 #include "core/scenario/schema.hpp"
@@ -79,6 +82,10 @@ void refuse_non_utf8(std::string_view text, const std::string& file, const std::
   throw InputError(where, fmt::format("unknown key '{}'{}", shown, did_you_mean(leaf, children_of(prefix, scope))));
 }
 
+// Keys that are one setting under two names (the short form of a section's main key): a --set of either replaces
+// what the file gives under the other (`--set strategy.pipeline=4` over `pipeline: {stages: 2}` runs 4 stages).
+constexpr std::pair<const char*, const char*> kTwinKeys[] = {{"strategy.pipeline", "strategy.pipeline.stages"}};
+
 class Walker {
  public:
   Walker(Scenario& s, std::string file) : s_(s), file_(std::move(file)) {}
@@ -144,6 +151,14 @@ class Walker {
       key.set_job(s_.jobs[job], v);
     } else {
       key.set(s_, v);
+    }
+    // One setting under two names: the value given last holds, whichever its name, and messages point at it.
+    for (const auto& [a, b] : kTwinKeys) {
+      for (const auto& [mine, twin] : {std::pair{a, b}, std::pair{b, a}}) {
+        const std::string_view name = mine;
+        if (shown.size() >= name.size() && shown.compare(shown.size() - name.size(), name.size(), name) == 0)
+          s_.where.erase(shown.substr(0, shown.size() - name.size()) + twin);
+      }
     }
     s_.where[shown] = where;
   }
@@ -253,6 +268,7 @@ Scenario load_scenario(const std::string& path, const std::vector<std::string>& 
   if (!std::filesystem::exists(path, ec)) throw InputError(SourceLocation{path}, "no such scenario file");
   std::ifstream in(path);
   if (!in) throw InputError(SourceLocation{path}, "cannot read the scenario file");
+  refuse_if_too_big_to_parse(path, "the scenario file");
   std::stringstream buffer;
   buffer << in.rdbuf();
   return load_scenario_text(buffer.str(), path, overrides);

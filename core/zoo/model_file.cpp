@@ -8,7 +8,10 @@
 #include <fstream>
 #include <map>
 #include <sstream>
+#include <stdexcept>
 #include <string>
+#include <string_view>
+#include <utility>
 #include <variant>
 #include <vector>
 
@@ -16,6 +19,7 @@
 #include <fmt/ranges.h>
 #include <yaml-cpp/yaml.h>
 
+#include "core/base/available_memory.hpp"
 #include "core/base/error.hpp"
 #include "core/base/overloaded.hpp"
 #include "core/base/suggest.hpp"
@@ -32,6 +36,33 @@ const std::vector<std::string> kTableKeys{"counts", "input", "columns", "layers"
 const std::vector<std::string> kColumns{"name",   "class",  "params", "fwd_flops",   "bwd_flops",  "activations",
                                         "gemm_m", "gemm_n", "gemm_k", "fwd_traffic", "bwd_traffic"};
 const std::vector<std::string> kRequiredColumns{"name", "params", "fwd_flops"};
+
+// The largest value of each number column, a row's and (params, fwd_flops, bwd_flops) the model's in all: the
+// bounds the scenario's keys have (docs/reliability.md), so that no table makes a model the engines cannot time alike
+// (a layer of 1e30 parameters ran, and the engines differed 30x).
+struct ColumnBound {
+  const char* column;
+  double most;
+  const char* why;
+};
+constexpr ColumnBound kColumnBounds[] = {
+    {"params", 1e15, "model.synthetic.params' bound, 500x the largest published model"},
+    {"fwd_flops", 1e18, "1 EFLOP per sample, the bound of a FLOP count"},
+    {"bwd_flops", 1e18, "1 EFLOP per sample, the bound of a FLOP count"},
+    {"activations", 1e15, "1 PB per sample, the bound of a size"},
+    {"gemm_m", 1e15, "1 PB per sample, the bound of a size"},
+    {"gemm_n", 1e15, "1 PB per sample, the bound of a size"},
+    {"gemm_k", 1e15, "1 PB per sample, the bound of a size"},
+    {"fwd_traffic", 1e15, "1 PB per sample, the bound of a size"},
+    {"bwd_traffic", 1e15, "1 PB per sample, the bound of a size"},
+};
+
+const ColumnBound& column_bound(std::string_view column) {
+  for (const ColumnBound& b : kColumnBounds) {
+    if (column == b.column) return b;
+  }
+  throw std::logic_error(fmt::format("model_file: column '{}' has no bound", column));
+}
 
 SourceLocation at(const std::string& origin, const YAML::Mark& mark) {
   if (mark.is_null()) return SourceLocation{origin, 0, 0};
@@ -216,11 +247,19 @@ class Parser {
       for (size_t c = 0; c < columns_.size(); ++c) {
         const std::string& column = columns_[c];
         if (column == "name" || column == "class") continue;
-        const double value = number(row[c], layer.name, column);
+        double value = number(row[c], layer.name, column);
+        if (column == "fwd_flops" || column == "bwd_flops") value *= flops_per_count;
+        if (const ColumnBound& bound = column_bound(column); value > bound.most) {
+          fail(row[c], fmt::format("layer '{}': {} {}{} is more than {:.0e} ({})", layer.name, column, row[c].Scalar(),
+                                   flops_per_count != 1 && (column == "fwd_flops" || column == "bwd_flops")
+                                       ? fmt::format(" MACs ({:.3g} FLOPs)", value)
+                                       : "",
+                                   bound.most, bound.why));
+        }
         if (column == "params") layer.params = value;
-        if (column == "fwd_flops") layer.fwd_flops = value * flops_per_count;
+        if (column == "fwd_flops") layer.fwd_flops = value;
         if (column == "bwd_flops") {
-          layer.bwd_flops = value * flops_per_count;
+          layer.bwd_flops = value;
           has_bwd = true;
         }
         if (column == "activations") layer.activations = value;
@@ -232,6 +271,21 @@ class Parser {
       }
       if (!has_bwd) layer.bwd_flops = 2 * layer.fwd_flops;
       w.layers.push_back(std::move(layer));
+    }
+    // The model's totals within the bounds a layer has (a table of many large rows adds up past them).
+    double params = 0, fwd = 0, bwd = 0;
+    for (const Layer& l : w.layers) {
+      params += l.params;
+      fwd += l.fwd_flops;
+      bwd += l.bwd_flops;
+    }
+    for (const auto& [total, column] :
+         {std::pair{params, "params"}, std::pair{fwd, "fwd_flops"}, std::pair{bwd, "bwd_flops"}}) {
+      const ColumnBound& bound = column_bound(column);
+      if (total > bound.most) {
+        fail(node, fmt::format("the layers' {} add up to {:.3g}; a model has at most {:.0e} ({})", column, total,
+                               bound.most, bound.why));
+      }
     }
   }
 
@@ -280,6 +334,7 @@ ModelDefinition parse_model_definition(std::string_view text, const std::string&
 ModelDefinition load_model_definition(const std::string& path) {
   std::ifstream in(path, std::ios::binary);
   if (!in) throw InputError(fmt::format("cannot read model file '{}'", path));
+  refuse_if_too_big_to_parse(path, "the model file");
   std::ostringstream text;
   text << in.rdbuf();
   return parse_model_definition(text.str(), path);

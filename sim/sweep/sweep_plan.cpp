@@ -4,11 +4,44 @@
 #include <algorithm>
 
 #include <fmt/format.h>
+#include <fmt/ranges.h>
 #include <nlohmann/json.hpp>
 
+#include "core/base/units.hpp"
 #include "core/scenario/loader.hpp"
+#include "sim/footprint.hpp"
 
 namespace dtsim::sweep {
+namespace {
+
+// What a sweep holds in memory for each of its points, measured (docs/PERFORMANCE.md, "Memory of a sweep's
+// points"): its loaded Scenario, about 5.6 KB and 164 B a row of its models' layer tables, and its metrics summary and
+// manifest entry once run, about 7.4 KB. Fitted on quickstart (ResNet-50, 174 rows) and synthetic_torus (20 rows) at
+// 2,000 and 20,000 points; it over-estimates gpt3_175b_megatron (195 rows) and llama3_70b_fsdp (163) by 8 %.
+constexpr double kPointBytes = 13e3;
+constexpr double kLayerRowBytes = 164;
+
+// Refuses, before the grid is made, a sweep whose points would not fit in memory: `first` is its first point.
+void refuse_if_too_big(const std::vector<SweepParam>& params, const Scenario& first) {
+  double points = 1;
+  std::vector<std::string> counts;
+  for (const SweepParam& p : params) {
+    points *= static_cast<double>(p.values.size());
+    counts.push_back(fmt::format("{}", p.values.size()));
+  }
+  double rows = 0;
+  for (const JobSpec& job : first.jobs) rows += static_cast<double>(job.workload.layers.size());
+  const double per_point = kPointBytes + kLayerRowBytes * rows;
+  const sim::Available available = sim::available_memory();
+  if (points * per_point <= available.bytes) return;
+  throw InputError(fmt::format(
+      "--param: the sweep has {:.0f} points ({} values), which would hold about {} in memory ({} a point: its "
+      "scenario, {:.0f} layer rows, and its results), more than the {} {}; sweep fewer values",
+      points, fmt::join(counts, " x "), format_bytes(points * per_point), format_bytes(per_point), rows,
+      format_bytes(available.bytes), available.what));
+}
+
+}  // namespace
 
 std::string_view scaling_mode_name(ScalingMode m) { return m == ScalingMode::Strong ? "strong" : "weak"; }
 
@@ -18,7 +51,16 @@ SweepPlan plan_sweep(const SweepRequest& request) {
     throw InputError("--efficiency-threshold: expected a fraction in (0, 1], e.g. 0.8");
   }
   std::vector<SweepParam> params;
-  for (const auto& text : request.params) params.push_back(parse_sweep_param(text));
+  for (const auto& text : request.params) {
+    params.push_back(parse_sweep_param(text));
+    for (size_t i = 0; i + 1 < params.size(); ++i) {
+      if (params[i].key == params.back().key) {
+        throw InputError(SourceLocation{"--param " + text, 0, 0},
+                         fmt::format("{} is swept by two --param options (--param {}); give all its values in one",
+                                     params.back().key, request.params[i]));
+      }
+    }
+  }
   std::vector<std::string> base = request.sets;
   if (!request.engine.empty()) base.push_back("run.engine=" + request.engine);
 
@@ -26,6 +68,11 @@ SweepPlan plan_sweep(const SweepRequest& request) {
     return request.text.empty() ? load_scenario(request.scenario, sets)
                                 : load_scenario_text(request.text, request.scenario, sets);
   };
+  {
+    std::vector<std::string> first = base;
+    for (const SweepParam& p : params) first.push_back(p.key + "=" + p.values.front());
+    refuse_if_too_big(params, load(first));
+  }
   SweepPlan plan;
   SweepManifest& m = plan.manifest;
   m.scenario_file = request.scenario;

@@ -245,3 +245,30 @@ TEST_CASE("the examples in docs/models.md parse") {
                     "my_llama.yaml:7:13: error: transformer.kv_heads: 3 does not divide the 32 heads (valid: a divisor "
                     "of 32, or 0 for one per head)");
 }
+
+TEST_CASE("every number column of a model file has a bound, a row's and the model's in all") {
+  // Issue #51: a layer of 1e30 parameters ran on every engine, and the engines differed 30x.
+  const std::string all =
+      "name: x\ncounts: flops\ncolumns: [name, params, fwd_flops, bwd_flops, activations, gemm_m, "
+      "gemm_n, gemm_k, fwd_traffic, bwd_traffic]\nlayers:\n";
+  const std::vector<std::string> columns{"params", "fwd_flops", "bwd_flops",   "activations", "gemm_m",
+                                         "gemm_n", "gemm_k",    "fwd_traffic", "bwd_traffic"};
+  for (size_t c = 0; c < columns.size(); ++c) {
+    std::string row = "  - [big";
+    for (size_t k = 0; k < columns.size(); ++k) row += k == c ? ", 1e30" : ", 1";
+    INFO(columns[c]);
+    const std::string error = error_of(all + row + "]\n");
+    CHECK(error.rfind("my_model.yaml:5:", 0) == 0);
+    CHECK(error.find("layer 'big': " + columns[c] + " 1e30 is more than 1e+") != std::string::npos);
+    CHECK(error.find('\n') == std::string::npos);
+  }
+  // At the bound a row is taken; MACs count twice against it.
+  CHECK_NOTHROW(parse_model_text(kHeader + "layers:\n  - [a, 1e15, 1e18, 1e18, 1e15]\n", "my_model.yaml"));
+  CHECK(error_of("name: x\ncounts: macs\ncolumns: [name, params, fwd_flops]\nlayers: [[a, 1, 6e17]]\n") ==
+        "my_model.yaml:4:17: error: layer 'a': fwd_flops 6e17 MACs (1.2e+18 FLOPs) is more than 1e+18 (1 EFLOP per "
+        "sample, the bound of a FLOP count)");
+  // Rows within their bounds that add up past the model's.
+  CHECK(error_of(kHeader + "layers:\n  - [a, 9e14, 1, 1, 1]\n  - [b, 9e14, 1, 1, 1]\n") ==
+        "my_model.yaml:7:3: error: the layers' params add up to 1.8e+15; a model has at most 1e+15 "
+        "(model.synthetic.params' bound, 500x the largest published model)");
+}
