@@ -80,7 +80,7 @@ double parse_scale(const std::string& text, const Plan& plan) {
   if (text == "auto") return real::auto_compute_scale(plan);
   char* end = nullptr;
   const double v = std::strtod(text.c_str(), &end);
-  if (!(v > 0) || *end != '\0') {
+  if (!(v > 0) || !std::isfinite(v) || *end != '\0') {
     throw InputError(fmt::format("--compute-scale: '{}' is not a positive number or 'auto'", text));
   }
   return v;

@@ -7,6 +7,7 @@
 #include <CLI/CLI.hpp>
 
 #include "cli/commands.hpp"
+#include "cli/option_checks.hpp"
 #include "core/base/error.hpp"
 
 namespace {
@@ -131,6 +132,7 @@ int parse_and_run(int argc, char** argv) {
   CLI::App app{"dtsim: simulate distributed deep-learning training before you rent the cluster"};
   app.set_version_flag("--version", std::string("dtsim ") + DTSIM_VERSION);
   app.require_subcommand(1);
+  cli::one_line_usage_errors(app);
 
   cli::RunOptions run;
   auto* run_cmd = app.add_subcommand("run", "Run a scenario and write metrics.json and trace.json");
@@ -166,6 +168,7 @@ int parse_and_run(int argc, char** argv) {
   sweep_cmd
       ->add_option("--efficiency-threshold", sweep.request.efficiency_threshold,
                    "Efficiency under which scaling stops paying")
+      ->check(cli::finite_number())
       ->capture_default_str();
   sweep_cmd->add_flag("--mpi", sweep.mpi, "Spread the points over MPI ranks (run under mpirun); rank 0 writes");
   sweep_cmd->add_option("--shard", sweep.shard, "Run shard i of n (i/n, from 0), e.g. a Slurm array task; see merge");
@@ -233,6 +236,7 @@ int parse_and_run(int argc, char** argv) {
   tune_cmd
       ->add_option("--max-memory-fraction", tune.max_memory_fraction,
                    "Of a device's memory a rank may need (default: tune.max_memory_fraction, 1)")
+      ->check(cli::finite_number())
       ->check(CLI::Range(0.01, 1.0));
   tune_cmd->add_option(
       "--fix", tune.fixes,

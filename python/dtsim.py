@@ -18,6 +18,7 @@ See docs/python.md.
 from __future__ import annotations
 
 import json
+import numbers
 import os
 from typing import Any, Dict, Iterable, List, Mapping, Optional, Sequence
 
@@ -30,6 +31,17 @@ __all__ = [
     "Scenario", "ScenarioError", "Record", "Result", "Table", "Tuning", "load", "run", "sweep", "tune", "models",
     "devices", "keys",
 ]
+
+
+def _whole(where: str, name: str, value: Any, least: int, most: int, option: str) -> int:
+    """A whole-number argument checked as the command line checks its option: TypeError for another type (a
+    float, NaN and infinities among them), ValueError out of range, each naming the argument and what is valid."""
+    valid = f"expected a whole number from {least} to {most}, as {option} takes"
+    if isinstance(value, bool) or not isinstance(value, numbers.Integral):
+        raise TypeError(f"{where}: {name}={value!r}: {valid}")
+    if not least <= value <= most:
+        raise ValueError(f"{where}: {name}={value!r}: {valid}")
+    return int(value)
 
 
 def _set_text(value: Any) -> str:
@@ -285,6 +297,7 @@ def sweep(scenario: Scenario | str | os.PathLike | Mapping[str, Any], params: Ma
     """Runs every combination of `params` ({"cluster.nodes": [1, 2, 4]}, or a range as `dtsim sweep --param`
     takes it: {"cluster.nodes": "1..16:x2"}), `jobs` points at once, each SimGrid point in its own process.
     scaling: 'weak' (the per-worker batch stays) or 'strong' (the global batch stays)."""
+    jobs = _whole("sweep", "jobs", jobs, 1, 4096, "dtsim sweep --jobs")
     s = _scenario(scenario)
     values: Dict[str, List[Any]] = {}
     texts: List[str] = []
@@ -303,15 +316,22 @@ class Tuning(Record):
     the layout, and placement.nodes when it takes fewer devices), devices, device_seconds_per_sample,
     closed_form_s, analytical_s and
     simgrid_s (None where that engine did not run it), iteration_time_s, throughput_samples_per_s, mfu,
-    bubble_fraction, peak_memory_bytes, exposed_comm_s (by group kind)."""
+    bubble_fraction, peak_memory_bytes, exposed_comm_s (by group kind), analytical_error and simgrid_error (the
+    engine's message where its run of the layout failed, else None: the layout is then ranked on the figures it
+    has)."""
 
     @property
     def rows(self) -> List[Dict[str, Any]]:
         return self._data["ranked"]
 
-    def best(self, scenario: Scenario) -> Scenario:
-        """A copy of `scenario` running the best layout."""
-        s = scenario.copy()
+    def best(self, scenario: Scenario | str | os.PathLike | Mapping[str, Any]) -> Scenario:
+        """A copy of `scenario` (the one the search ran on, or its file) running the best layout."""
+        if scenario is None or not isinstance(scenario, (Scenario, str, os.PathLike, Mapping)):
+            raise TypeError(f"Tuning.best(scenario): expected the dtsim.Scenario the search ran on (or its file), "
+                            f"got {scenario!r}")
+        if not self.rows:
+            raise ValueError("Tuning.best(): no layout fits, so there is no best")
+        s = _scenario(scenario).copy()
         for text in self.rows[0]["overrides"]:
             key, value = text.split("=", 1)
             s.set(key, value)
@@ -332,6 +352,9 @@ def tune(scenario: Scenario | str | os.PathLike | Mapping[str, Any], top: int = 
     analytical engine, the best `top` of those on SimGrid, `jobs` engine runs at once. `objective`: "time"
     (the fastest on exactly its devices), "throughput" or "cost" (the most samples/s or the fewest
     device-seconds per sample on 1, 2, 4, ... of its nodes)."""
+    top = _whole("tune", "top", top, 0, 1000, "dtsim tune --top")
+    screen = _whole("tune", "screen", screen, 0, 100000, "dtsim tune --screen (0: the default)")
+    jobs = _whole("tune", "jobs", jobs, 1, 1024, "dtsim tune --jobs")
     return Tuning(_dtsim.tune(_scenario(scenario)._source, top, screen, jobs, objective))
 
 

@@ -3,6 +3,7 @@
 
 #include <unistd.h>
 
+#include <cmath>
 #include <cstdlib>
 #include <filesystem>
 #include <iostream>
@@ -37,13 +38,10 @@ int plan_ranks(const std::string& scenario, std::vector<std::string> sets) {
 
 double parse_scale(const std::string& text, const Plan& plan) {
   if (text == "auto") return auto_compute_scale(plan);
-  double v = 0;
-  try {
-    v = std::stod(text);
-  } catch (const std::exception&) {
-    v = -1;
-  }
-  if (!(v > 0)) throw InputError(fmt::format("--compute-scale: '{}' is not a positive number or 'auto'", text));
+  char* end = nullptr;
+  const double v = std::strtod(text.c_str(), &end);
+  if (!(v > 0) || !std::isfinite(v) || *end != '\0')
+    throw InputError(fmt::format("--compute-scale: '{}' is not a positive number or 'auto'", text));
   return v;
 }
 

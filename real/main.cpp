@@ -9,6 +9,7 @@
 #include <fmt/format.h>
 #include <CLI/CLI.hpp>
 
+#include "cli/option_checks.hpp"
 #include "core/base/error.hpp"
 #include "real/executor.hpp"
 #include "real/launch.hpp"
@@ -52,6 +53,7 @@ int main(int argc, char** argv) {
   using namespace dtsim;
   CLI::App app{"dtsim-real: run a scenario's plan for real (CPU ranks over MPI, or GPUs over NCCL)"};
   app.footer(kExamples);
+  cli::one_line_usage_errors(app);
   app.set_version_flag("--version", std::string("dtsim-real ") + DTSIM_VERSION);
   real::LaunchOptions o;
   app.add_option("scenario", o.scenario, "Scenario file (YAML)")->required();
@@ -64,7 +66,8 @@ int main(int argc, char** argv) {
   app.add_option("--compute-scale", o.compute_scale,
                  "Multiply every compute op's FLOPs by this factor, or 'auto' (default): at most 2 GFLOP per rank "
                  "per iteration");
-  app.add_option("--comm-scale", o.comm_scale, "Multiply every collective's and transfer's bytes by this factor");
+  app.add_option("--comm-scale", o.comm_scale, "Multiply every collective's and transfer's bytes by this factor")
+      ->check(cli::finite_number());
   app.add_flag("!--no-trace", o.trace, "Do not write trace.json");
   app.add_flag("--quiet", o.quiet, "Do not print the rank-to-host table");
   app.add_flag("!--no-shrink", o.shrink,

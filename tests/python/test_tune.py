@@ -43,3 +43,28 @@ def test_tune_objective_cost_matches_the_cli(tmp_path):
 def test_tune_refuses_an_unknown_objective():
     with pytest.raises(ValueError, match="expected one of time, throughput, cost"):
         dtsim.tune(dtsim.load(ROOT / "scenarios/gpt3_175b_megatron.yaml"), objective="speed")
+
+
+# Issue #51: a Python user gets a TypeError or ValueError that names the argument and what is valid, not an
+# AttributeError from inside dtsim or pybind11's signature dump.
+def test_tune_arguments_are_checked_as_the_cli_checks_them():
+    scenario = dtsim.load(ROOT / "scenarios/hybrid_pipeline_cpu.yaml")
+    with pytest.raises(ValueError, match=r"tune: top=100000000000000000000: expected a whole number from 0 to 1000"):
+        dtsim.tune(scenario, top=10**20)
+    with pytest.raises(TypeError, match=r"tune: top=nan: expected a whole number"):
+        dtsim.tune(scenario, top=float("nan"))
+    with pytest.raises(TypeError, match=r"tune: jobs=inf: expected a whole number from 1 to 1024"):
+        dtsim.tune(scenario, jobs=float("inf"))
+    with pytest.raises(ValueError, match=r"tune: screen=-1"):
+        dtsim.tune(scenario, screen=-1)
+    with pytest.raises(ValueError, match=r"sweep: jobs=0: expected a whole number from 1 to 4096"):
+        dtsim.sweep(scenario, {"cluster.nodes": [1]}, jobs=0)
+
+
+def test_tuning_best_names_what_it_needs():
+    scenario = dtsim.load(ROOT / "scenarios/hybrid_pipeline_cpu.yaml")
+    tuning = dtsim.tune(scenario, top=0, screen=1)
+    with pytest.raises(TypeError, match=r"Tuning.best\(scenario\): expected the dtsim.Scenario the search ran on"):
+        tuning.best(None)
+    assert tuning.best(ROOT / "scenarios/hybrid_pipeline_cpu.yaml").overrides == tuning.rows[0]["overrides"]
+    assert tuning.rows[0]["analytical_error"] is None and tuning.rows[0]["simgrid_error"] is None
