@@ -1,10 +1,6 @@
 // A Chakra trace replayed as a job's workload (core/plan/chakra_import.hpp): one rank's file, plain or gzip, read,
 // its graph checked (dependencies, cycles, collectives, sends and receives) and compiled into a Plan, as
 // `dtsim import-chakra` and `workload.chakra` do.
-#include <unistd.h>
-
-#include <filesystem>
-#include <fstream>
 #include <string>
 
 #include "core/plan/compiler.hpp"
@@ -12,14 +8,10 @@
 #include "fuzz/fuzz_support.hpp"
 
 extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
-  static const std::string dir = "/tmp/dtsim-fuzz-chakra-import-" + std::to_string(::getpid());
-  std::filesystem::create_directories(dir);
-  const std::string_view text = dtsim::fuzz::text_of(data, size);
-  std::ofstream(dir + "/t.0.et", std::ios::binary | std::ios::trunc)
-      .write(text.data(), static_cast<std::streamsize>(text.size()));
-  static const std::string scenario = "name: fuzz\nworkload:\n  chakra: " + dir +
-                                      "/t\ncluster:\n  nodes: 1\n  devices_per_node: 1\n  device: a100_80gb\n"
-                                      "run: {iterations: 1, warmup: 0, engine: analytical}\n";
+  const std::string dir = dtsim::fuzz::as_file_in(dtsim::fuzz::text_of(data, size), "chakra-import", "t.0.et");
+  const std::string scenario = "name: fuzz\nworkload:\n  chakra: " + dir +
+                               "/t\ncluster:\n  nodes: 1\n  devices_per_node: 1\n  device: a100_80gb\n"
+                               "run: {iterations: 1, warmup: 0, engine: analytical}\n";
   dtsim::fuzz::refuses_or_loads([&] { dtsim::compile_plan(dtsim::load_scenario_text(scenario, "fuzz.yaml")); });
   return 0;
 }

@@ -1,11 +1,7 @@
 // A resume journal (sim/sweep/sweep_results.hpp): a sweep's or a tune's points.jsonl, read line by line as a resume
 // reads it. Beyond the loaders' invariant: every point it keeps passes the journal's own check, and the sweep's
 // results (results.csv, results.json, scaling.json) are written from whatever it keeps without another exception.
-#include <unistd.h>
-
 #include <cstdlib>
-#include <filesystem>
-#include <fstream>
 #include <string>
 
 #include <nlohmann/json.hpp>
@@ -14,11 +10,7 @@
 #include "sim/sweep/sweep_results.hpp"
 
 extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
-  static const std::string dir = "/tmp/dtsim-fuzz-journal-" + std::to_string(::getpid());
-  std::filesystem::create_directories(dir);
-  const std::string_view text = dtsim::fuzz::text_of(data, size);
-  std::ofstream(dir + "/points.jsonl", std::ios::binary | std::ios::trunc)
-      .write(text.data(), static_cast<std::streamsize>(text.size()));
+  const std::string dir = dtsim::fuzz::as_file_in(dtsim::fuzz::text_of(data, size), "journal", "points.jsonl");
   dtsim::fuzz::refuses_or_loads([&] {
     using namespace dtsim::sweep;
     const JournalRead whole = read_journal(dir);

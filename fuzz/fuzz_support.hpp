@@ -7,6 +7,7 @@
 
 #include <cstddef>
 #include <cstdint>
+#include <filesystem>
 #include <fstream>
 #include <string>
 #include <string_view>
@@ -25,6 +26,16 @@ inline std::string as_file(std::string_view content, const char* suffix) {
   std::ofstream(path, std::ios::binary | std::ios::trunc)
       .write(content.data(), static_cast<std::streamsize>(content.size()));
   return path;
+}
+
+// The input as the file NAME in a folder this process owns (rewritten for each input), for loaders that read a
+// folder or a set of files named by a prefix; returns the folder.
+inline std::string as_file_in(std::string_view content, const char* folder, const char* name) {
+  const std::string dir = "/tmp/dtsim-fuzz-" + std::string(folder) + "-" + std::to_string(::getpid());
+  std::filesystem::create_directories(dir);
+  std::ofstream(dir + "/" + name, std::ios::binary | std::ios::trunc)
+      .write(content.data(), static_cast<std::streamsize>(content.size()));
+  return dir;
 }
 
 // Runs `load`; a refusal (InputError) is the expected answer to bad input.

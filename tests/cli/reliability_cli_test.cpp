@@ -30,6 +30,19 @@ double iteration_time(const ProcessResult& r) {
   return nlohmann::json::parse(r.out)["iteration_time_s"]["mean"].get<double>();
 }
 
+std::vector<std::string> lines_of(const std::string& path) {
+  std::vector<std::string> lines;
+  std::ifstream in(path);
+  for (std::string line; std::getline(in, line);) lines.push_back(line);
+  return lines;
+}
+
+// The lines written back, the last without its line break when `torn`.
+void write_lines(const std::string& path, const std::vector<std::string>& lines, bool torn) {
+  std::ofstream o(path, std::ios::trunc);
+  for (size_t i = 0; i < lines.size(); ++i) o << lines[i] << (torn && i + 1 == lines.size() ? "" : "\n");
+}
+
 nlohmann::json comparable_tune(const std::string& dir) {
   nlohmann::json j = nlohmann::json::parse(slurp(dir + "/tune.json"));
   j.erase("closed_form_seconds");
@@ -149,11 +162,7 @@ TEST_CASE("damaged resume journals are reported in one line and their points run
   REQUIRE(run_dtsim(search + " --out '" + whole + "'", "tune-journal-whole").code == 0);
   REQUIRE(run_dtsim(search + " --out '" + out + "'", "tune-journal-first").code == 0);
   // Of its 8 lines: an iteration time of -1e308, metrics of the wrong type, a garbage line and the last one torn.
-  std::vector<std::string> lines;
-  {
-    std::ifstream in(out + "/points.jsonl");
-    for (std::string line; std::getline(in, line);) lines.push_back(line);
-  }
+  std::vector<std::string> lines = lines_of(out + "/points.jsonl");
   REQUIRE(lines.size() == 8);
   nlohmann::json a = nlohmann::json::parse(lines[1]), b = nlohmann::json::parse(lines[2]);
   a["metrics"]["iteration_time_s"]["mean"] = -1e308;
@@ -162,10 +171,7 @@ TEST_CASE("damaged resume journals are reported in one line and their points run
   lines[2] = b.dump();
   lines[3] = "garbage";
   lines[7] = lines[7].substr(0, 50);
-  {
-    std::ofstream o(out + "/points.jsonl", std::ios::trunc);
-    for (const std::string& line : lines) o << line << (&line == &lines.back() ? "" : "\n");
-  }
+  write_lines(out + "/points.jsonl", lines, true);
   std::filesystem::remove(out + "/tune.json");
   const auto resumed = run_dtsim(search + " --out '" + out + "'", "tune-journal-resumed");
   INFO(resumed.out << resumed.err);
@@ -183,19 +189,12 @@ TEST_CASE("damaged resume journals are reported in one line and their points run
   const std::string sweep_whole = temp_dir("sweep-journal-whole"), sweep_out = temp_dir("sweep-journal-damaged");
   REQUIRE(run_dtsim(sweep + " --out '" + sweep_whole + "'", "sweep-journal-whole").code == 0);
   REQUIRE(run_dtsim(sweep + " --out '" + sweep_out + "'", "sweep-journal-first").code == 0);
-  std::vector<std::string> points;
-  {
-    std::ifstream in(sweep_out + "/points.jsonl");
-    for (std::string line; std::getline(in, line);) points.push_back(line);
-  }
+  std::vector<std::string> points = lines_of(sweep_out + "/points.jsonl");
   REQUIRE(points.size() == 3);
   nlohmann::json c = nlohmann::json::parse(points[0]);
   c["metrics"]["compute_fraction"] = "most";
   points[0] = c.dump();
-  {
-    std::ofstream o(sweep_out + "/points.jsonl", std::ios::trunc);
-    for (const std::string& line : points) o << line << "\n";
-  }
+  write_lines(sweep_out + "/points.jsonl", points, false);
   const auto swept = run_dtsim(sweep + " --out '" + sweep_out + "'", "sweep-journal-resumed");
   INFO(swept.out << swept.err);
   REQUIRE(swept.code == 0);
