@@ -1,9 +1,12 @@
 // Each kind of file the viewer opens loads: a trace, metrics.json and a run folder made by a real
 // `dtsim run` of the quickstart scenario, the sample hybrid run (stages, micro-batches, memory by
 // stage), the sample sweep folder and its files, and a scenario.
+#include <sys/resource.h>
+
 #include <catch2/catch.hpp>
 
 #include <filesystem>
+#include <fstream>
 #include <map>
 #include <set>
 #include <tuple>
@@ -13,6 +16,7 @@
 #include "gui/model/document.hpp"
 #include "gui/model/json_scanner.hpp"
 #include "gui_fixtures.hpp"
+#include "tests/support/fork_run.hpp"
 
 using namespace dtsim::gui;
 
@@ -271,4 +275,27 @@ TEST_CASE("values nested a hundred thousand deep are refused, not a stack overfl
   const std::string deep = R"({"traceEvents":[{"name":"a","ph":"X","ts":0,"dur":1,"pid":0,"tid":1,"args":{"x":)" +
                            std::string(100000, '[') + std::string(100000, ']') + "}}]}";
   CHECK_THROWS_WITH(parse_trace(deep), Catch::Contains("nested more than 256 deep"));
+}
+
+TEST_CASE("a trace too big to open in the memory there is is refused before it is read") {
+  // Issue #51: the viewer read a trace whole whatever its size. In a child under `ulimit -v` of 1.2 GB (100 MB left
+  // for data), a 100 MB trace (170 MB to open) is refused in one line; the same trace opens without the limit's
+  // question, as the test's files do above.
+  const std::string path = (std::filesystem::temp_directory_path() / "dtsim-gui-big-trace.json").string();
+  std::ofstream(path) << "[";
+  std::filesystem::resize_file(path, 100'000'000);
+  const dtsim::test::ChildResult child = dtsim::test::fork_run([&] {
+    const rlimit limit{1'200'000'000, 1'200'000'000};
+    setrlimit(RLIMIT_AS, &limit);
+    try {
+      load_trace(path);
+    } catch (const ParseError& e) {
+      return std::string(e.what());
+    }
+    return std::string("opened");
+  });
+  std::filesystem::remove(path);
+  CHECK(child.output ==
+        "the trace is 100 MB: opened, it would hold about 170 MB (1.7 B a byte), more than the 100 MB the 1.2 GB "
+        "address space of `ulimit -v` leaves for data");
 }
