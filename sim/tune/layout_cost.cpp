@@ -90,6 +90,14 @@ const LayoutCoster::Probe& LayoutCoster::probe(const HybridSpec& layout) {
   const auto key = std::make_tuple(layout.tensor, layout.context, layout.expert, layout.pipeline, layout.rank_order);
   auto found = probes_.find(key);
   if (found != probes_.end()) return *found->second;
+  // A probe holds every rank's placement and groups (O(devices)), and a search meets each (t, c, p) in one run of
+  // layouts (core/parallel/layout_space.cpp's loop order): the probes of another (t, c, p) are let go, so a search
+  // holds those of one shape at a time, not of every shape (issue #51: 72 shapes of a million devices).
+  const auto shape = std::make_tuple(layout.tensor, layout.context, layout.pipeline);
+  if (shape != probed_shape_) {
+    probes_.clear();
+    probed_shape_ = shape;
+  }
   // One micro-batch of 1F1B: the same placement and groups as the layout's, the fewest ops.
   Scenario s = scenario_;
   HybridSpec& h = s.jobs[job_].strategy.hybrid;
