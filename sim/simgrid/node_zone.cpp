@@ -23,7 +23,6 @@
 // so point-to-point transfers and collective rounds inside a node use different links (as the
 // analytical engine costs them apart), and share the NIC across nodes.
 #include <fmt/format.h>
-#include <simgrid/kernel/ProfileBuilder.hpp>
 #include <simgrid/kernel/routing/NetZoneImpl.hpp>
 
 #include <string>
@@ -35,17 +34,6 @@ namespace dtsim::sg::detail {
 namespace {
 constexpr auto kUp = sg4::LinkInRoute::Direction::UP;
 constexpr auto kDown = sg4::LinkInRoute::Direction::DOWN;
-
-// A dtsim profile as SimGrid's: `date value` lines, values = factor x scale (host speed profiles
-// take factors of the peak, scale 1; link bandwidth profiles take bytes/s, scale = the rate, as
-// measured on SimGrid 3.32 whatever Link.hpp says), repeating every `period` seconds when periodic.
-simgrid::kernel::profile::Profile* to_simgrid(const std::string& name, const Profile& p, double scale) {
-  std::string text;
-  for (size_t i = 0; i < p.times.size(); ++i)
-    text += fmt::format("{:.17g} {:.17g}\n", p.times[i], p.factors[i] * scale);
-  return simgrid::kernel::profile::ProfileBuilder::from_string(name, text, p.period > 0 ? p.period : -1.0);
-}
-
 }  // namespace
 
 ZoneRef NodeFactory::make(sg4::NetZone* parent, int node, double switch_share) {
@@ -60,8 +48,8 @@ ZoneRef NodeFactory::make(sg4::NetZone* parent, int node, double switch_share) {
   nic_link->set_latency(nic.latency / 2 + switch_share);
   if (const Profile* p = cluster_.nic_profile_of(node)) {
     // Profiles must be set before the zone is sealed.
-    nic_link->get_link_up()->set_bandwidth_profile(to_simgrid(name + ".nic.up.bw", *p, nic.rate));
-    nic_link->get_link_down()->set_bandwidth_profile(to_simgrid(name + ".nic.down.bw", *p, nic.rate));
+    nic_link->get_link_up()->set_bandwidth_profile(profiles_.get(*p, nic.rate));
+    nic_link->get_link_down()->set_bandwidth_profile(profiles_.get(*p, nic.rate));
   }
 
   const std::vector<RankHost>& ranks = hosts_at_[node];
@@ -74,7 +62,7 @@ ZoneRef NodeFactory::make(sg4::NetZone* parent, int node, double switch_share) {
     std::vector<double> speeds{r.speed};
     for (double f : r.pstates) speeds.push_back(r.speed * f);
     sg4::Host* host = zone->create_host(host_name, speeds);
-    if (r.speed_profile) host->set_speed_profile(to_simgrid(host_name + ".speed", *r.speed_profile, 1.0));
+    if (r.speed_profile) host->set_speed_profile(profiles_.get(*r.speed_profile, 1.0));
     platform_.rank_hosts[r.rank] = host;
     platform_.rank_speed[r.rank] = r.speed;
     zone->add_route(host->get_netpoint(), gateway, nullptr, nullptr, {{nic_link, kUp}}, true);

@@ -2,6 +2,7 @@
 // builders of each inter-node topology. Only sim/simgrid/ includes this.
 #pragma once
 
+#include <map>
 #include <optional>
 #include <simgrid/kernel/routing/NetPoint.hpp>
 #include <simgrid/s4u.hpp>
@@ -37,6 +38,20 @@ struct ZoneRef {
 // link, when it has one (then every rank gets a point-to-point endpoint on links of that class).
 std::optional<LinkSpec> p2p_link(const ClusterSpec& cluster);
 
+// dtsim profiles as SimGrid's host speed and link bandwidth profiles (profile_feeds.cpp): values are factor x scale
+// (host speed profiles take factors of the peak, scale 1; link bandwidth profiles take bytes/s, scale = the rate, as
+// measured on SimGrid 3.32 whatever Link.hpp says). One SimGrid profile per dtsim profile and scale, shared by every
+// host or link that follows it, and fed to SimGrid a chunk of points at a time as simulated time reaches them: 16 B a
+// point reached, once. Built from text (ProfileBuilder::from_string), a profile held 110 to 290 B a point for each host
+// following it (docs/PERFORMANCE.md, "Memory of a speed or NIC profile").
+class ProfileFeeds {
+ public:
+  simgrid::kernel::profile::Profile* get(const Profile& p, double scale);
+
+ private:
+  std::map<std::pair<const Profile*, double>, simgrid::kernel::profile::Profile*> made_;
+};
+
 // Creates the zone of one node (a worker node, or a dedicated server node at index >= nodes).
 class NodeFactory {
  public:
@@ -54,6 +69,7 @@ class NodeFactory {
   std::vector<std::vector<RankHost>> hosts_at_;  // index: node
   Platform& platform_;
   std::optional<LinkSpec> p2p_;
+  ProfileFeeds profiles_;
 };
 
 // An empty zone holding one router, as a leaf of the star zone `parent`: a switch that the zone

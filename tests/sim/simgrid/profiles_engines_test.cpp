@@ -81,6 +81,31 @@ TEST_CASE("SimGrid periodic speed profiles agree with the analytical integration
   CHECK(iteration_time(boost.simgrid) < iteration_time(run_both({}).simgrid));
 }
 
+TEST_CASE(
+    "profiles of more points than SimGrid is fed at once, shared by every host and NIC, agree with the analytical "
+    "engine") {
+  // SimGrid is fed 4,096 points at a time (sim/simgrid/profile_feeds.cpp); each profile here has about 10,000 points
+  // within the run, and every worker (or both NICs) follows the same one.
+  const double span = test::end_of_run(run_both({}).simgrid.records);
+  const double dt = span / 10000;
+  std::string points;
+  for (int i = 0; i < 30000; ++i) points += fmt::format("{:.17g} {}\n", i * dt, i % 2 ? 0.5 : 1);
+  const auto every_worker = run_both({"stragglers.speed_profile=" + test::write_temp("sg_long.txt", points)});
+  check_agree(every_worker, 1e-6);
+  CHECK(iteration_time(every_worker.simgrid) > iteration_time(run_both({}).simgrid) * 1.1);
+
+  // Periodic: 3,000 points a period, so the feed wraps within a chunk and a chunk ends within a period.
+  std::string period = fmt::format("period {:.17g}\n", 3000 * dt);
+  for (int i = 0; i < 3000; ++i) period += fmt::format("{:.17g} {}\n", i * dt, i % 3 ? 0.4 : 1);
+  const auto periodic = run_both({"stragglers.speed_profile=" + test::write_temp("sg_periodic.txt", period)});
+  check_agree(periodic, 1e-6);
+
+  std::string nic;
+  for (int i = 0; i < 30000; ++i) nic += fmt::format("{:.17g} {}\n", i * dt, i % 2 ? 0.25 : 1);
+  const auto nics = run_both({"cluster.nodes=2", "cluster.nic_profile=" + test::write_temp("sg_long_nic.txt", nic)});
+  check_agree(nics, 1e-6);
+}
+
 TEST_CASE("a flapping NIC on SimGrid: the AllReduce ends at the piecewise closed form") {
   const double period = 0.01, duty = 0.4, factor = 0.25;
   const auto b = run_both(
