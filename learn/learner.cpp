@@ -4,6 +4,9 @@
 #include <fmt/format.h>
 #include <nlohmann/json.hpp>
 
+#include "core/base/available_memory.hpp"
+#include "core/base/error.hpp"
+#include "core/base/units.hpp"
 #include "core/scenario/sync_policy.hpp"
 #include "learn/events.hpp"
 #include "learn/sync_rule.hpp"
@@ -14,6 +17,23 @@ namespace {
 // "allreduce bsp", "parameter_server ssp(2)": the strategy and sync policy as the scenario names them.
 std::string policy_name(const JobSpec& job) {
   return fmt::format("{} {}", strategy_name(job.strategy.kind), sync_label(job.sync));
+}
+
+// A data file sets the proxy's inputs and outputs, so its models are sized once it is read, before they allocate (a
+// small CSV with a wide line and a large label can ask for more than the machine has).
+void refuse_models_too_big(const Scenario& s, const Dataset& d) {
+  const ConvergenceSpec& c = s.run.convergence;
+  double workers = 0;
+  for (const JobSpec& j : s.jobs) workers += j.workers(s.cluster);
+  const double need = proxy_model_bytes(c, d.features(), d.classes, workers);
+  const Available available = available_memory();
+  if (need <= available.bytes) return;
+  throw InputError(
+      s.location_of("run.convergence.file"),
+      fmt::format("run.convergence.file: the proxy on its {} features and {} classes would hold about {} "
+                  "(6 copies of {:.3g} parameters for each of {:.0f} workers), more than the {} {}",
+                  d.features(), d.classes, format_bytes(need), proxy_parameters(c, d.features(), d.classes), workers,
+                  format_bytes(available.bytes), available.what));
 }
 
 }  // namespace
@@ -46,7 +66,9 @@ ConvergenceResult train_along(const Scenario& s, const Plan& plan, int job, cons
 
 Split load_split(const Scenario& s) {
   const auto seed = static_cast<uint64_t>(s.run.seed);
-  return split_dataset(load_dataset(s.run.convergence, seed), s.run.convergence.holdout, seed);
+  const Dataset d = load_dataset(s.run.convergence, seed);
+  if (s.run.convergence.dataset != ProxyDataset::Synthetic) refuse_models_too_big(s, d);
+  return split_dataset(d, s.run.convergence.holdout, seed);
 }
 
 std::vector<ConvergenceResult> train_jobs(const Scenario& s, const Plan& plan, const std::vector<OpRecord>& records,

@@ -71,7 +71,8 @@ double estimate_bytes(double ops, double records) { return kBase + ops * kPerOp 
 // sample), a minibatch (features x batch, and its copy), and per worker up to six vectors of the model's
 // parameters (theta, gradient, codec state, ...). Measured (peak RSS, dp.yaml on 4 workers, analytical):
 // 5,000 features x 20,000 samples 1.81 GB against 1.88 estimated; 2,000 features x 2,000 classes
-// 0.93 GB against 1.08. A dataset read from a file is bounded by the file (it is read before the run).
+// 0.93 GB against 1.08. A dataset read from a file is sized as it is read, before the run: its reader refuses a file
+// that would not fit, and learn::load_split the models its features and classes make.
 std::pair<double, std::string> proxy_footprint(const Scenario& s) {
   const ConvergenceSpec& c = s.run.convergence;
   if (!c.enabled) return {0, ""};
@@ -79,12 +80,11 @@ std::pair<double, std::string> proxy_footprint(const Scenario& s) {
   const bool mlp = c.model == ProxyModel::Mlp;
   const double features = synthetic ? c.features : 0;
   const double samples = synthetic ? c.samples : 0;
-  const double params = mlp ? c.hidden * (features + 1) + c.classes * (c.hidden + 1.0) : c.classes * (features + 1);
   double workers = 0;
   for (const JobSpec& j : s.jobs) workers += j.workers(s.cluster);
   const double data = 8 * samples * (2 * features + c.classes + (mlp ? c.hidden : 0));
   const double batch = 8 * 2 * features * c.batch;
-  const double models = 8 * 6 * workers * params;
+  const double models = proxy_model_bytes(c, features, c.classes, workers);
   std::string driver = "run.convergence.samples";
   if (batch > data && batch > models) driver = "run.convergence.batch";
   if (models > data && models > batch) {

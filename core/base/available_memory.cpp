@@ -46,18 +46,22 @@ Available available_memory() {
   return a;
 }
 
-void refuse_if_too_big_to_parse(const std::string& path, const std::string& what) {
+void refuse_if_too_big_to_read(const std::string& path, const std::string& what, double bytes_per_byte,
+                               const std::string& of) {
   std::error_code ec;
   const auto size = std::filesystem::file_size(path, ec);
   if (ec) return;
-  const double need = kBytesPerYamlByte * static_cast<double>(size);
+  const double need = bytes_per_byte * static_cast<double>(size);
   const Available available = available_memory();
   if (need <= available.bytes) return;
-  throw InputError(
-      SourceLocation{path},
-      fmt::format("{} is {}: parsed, it would hold about {} ({:.0f} B a byte of YAML), more than the {} {}", what,
-                  format_bytes(static_cast<double>(size)), format_bytes(need), kBytesPerYamlByte,
-                  format_bytes(available.bytes), available.what));
+  throw InputError(SourceLocation{path},
+                   fmt::format("{} is {}: read, it would hold about {} ({:.3g} B a byte of {}), more than the {} {}",
+                               what, format_bytes(static_cast<double>(size)), format_bytes(need), bytes_per_byte, of,
+                               format_bytes(available.bytes), available.what));
+}
+
+void refuse_if_too_big_to_parse(const std::string& path, const std::string& what) {
+  refuse_if_too_big_to_read(path, what, kBytesPerYamlByte, "YAML");
 }
 
 }  // namespace dtsim

@@ -28,4 +28,15 @@ struct ConvergenceSpec {
   double holdout = 0.2;      // fraction of the samples kept out of training for evaluation
 };
 
+// Parameters of the proxy model on `features` inputs and `classes` outputs.
+inline double proxy_parameters(const ConvergenceSpec& c, double features, double classes) {
+  return c.model == ProxyModel::Mlp ? c.hidden * (features + 1) + classes * (c.hidden + 1.0) : classes * (features + 1);
+}
+
+// Bytes of the proxy's models: per worker up to six vectors of its parameters (theta, gradient, codec state, ...),
+// as measured with the rest of the proxy's memory (sim/footprint.cpp).
+inline double proxy_model_bytes(const ConvergenceSpec& c, double features, double classes, double workers) {
+  return 8 * 6 * workers * proxy_parameters(c, features, classes);
+}
+
 }  // namespace dtsim

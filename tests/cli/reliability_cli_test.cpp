@@ -135,8 +135,82 @@ TEST_CASE("a YAML file too big to parse in the memory there is is refused before
   }
   check_refused(run_shell(fmt::format("ulimit -v 1500000 && '{}/bin/dtsim' check '{}/s.yaml'", DTSIM_BINARY_DIR, dir),
                           "big-model-file"),
-                "big.yaml: error: the model file is 7.39 MB: parsed, it would hold about 539 MB (73 B a byte of YAML), "
+                "big.yaml: error: the model file is 7.39 MB: read, it would hold about 539 MB (73 B a byte of YAML), "
                 "more than the 268 MB the 1.54 GB address space of `ulimit -v` leaves for data");
+}
+
+TEST_CASE("profiles, failure traces and data files too big to read are refused before they are read", "[reliability]") {
+  // Each file is sparse: its size is what the check reads, so a refusal shows that nothing was read (its zeros would
+  // be refused as a bad first line). `ulimit -v` of 1.5 GB leaves 268 MB for data, 2 GB 524 MB (the convergence
+  // runs: the quickstart's own estimate is 286 MB).
+  const std::string dir = temp_dir("big-inputs");
+  const auto sparse = [&dir](const std::string& name, std::uintmax_t bytes) {
+    std::ofstream(dir + "/" + name).put('\0');
+    std::filesystem::resize_file(dir + "/" + name, bytes);
+    return dir + "/" + name;
+  };
+  const auto check = [](int limit_kb, const std::string& scenario, const std::string& sets, const std::string& tag) {
+    return run_shell(
+        fmt::format("ulimit -v {} && '{}/bin/dtsim' check {} {}", limit_kb, DTSIM_BINARY_DIR, scenario, sets), tag);
+  };
+  const std::string limit = "more than the 268 MB the 1.54 GB address space of `ulimit -v` leaves for data";
+  const std::string profile = sparse("p.txt", 100000000);
+  check_refused(check(1500000, "scenarios/heterogeneous_dynamic_batch.yaml",
+                      "--set jobs.2.stragglers.speed_profile=" + profile, "big-profile"),
+                profile +
+                    ": error: the profile is 100 MB: read, it would hold about 310 MB (3.1 B a byte of profile "
+                    "text), " +
+                    limit);
+  check_refused(check(1500000, "scenarios/heterogeneous_dynamic_batch.yaml", "--set cluster.nic_profile=" + profile,
+                      "big-nic-profile"),
+                profile + ": error: the profile is 100 MB");
+  std::ofstream(dir + "/f.yaml") << "name: f\nmodel: {name: resnet50, batch_per_worker: 32}\n"
+                                    "cluster: {nodes: 2, device: a100_80gb}\nfaults: {trace: trace.txt}\n";
+  sparse("trace.txt", 300000000);
+  check_refused(check(1500000, dir + "/f.yaml", "", "big-failure-trace"),
+                "trace.txt: error: the failure trace is 300 MB: read, it would hold about 330 MB (1.1 B a byte of "
+                "failure trace), " +
+                    limit);
+  const std::string more = "more than the 524 MB the 2.05 GB address space of `ulimit -v` leaves for data";
+  const std::string csv = sparse("d.csv", 60000000);
+  check_refused(
+      check(2000000, "scenarios/quickstart.yaml",
+            "--set run.convergence.enabled=true --set run.convergence.dataset=csv --set run.convergence.file=" + csv,
+            "big-csv"),
+      csv +
+          ": error: the convergence CSV is 60 MB: read, it would hold about 648 MB (10.8 B a byte of "
+          "CSV), " +
+          more);
+  const std::string images = sparse("images.idx", 40000000), labels = sparse("labels.idx", 10000);
+  check_refused(check(2000000, "scenarios/quickstart.yaml",
+                      "--set run.convergence.enabled=true --set run.convergence.dataset=mnist --set "
+                      "run.convergence.file=" +
+                          images + " --set run.convergence.labels=" + labels,
+                      "big-idx"),
+                images +
+                    ": error: the IDX images file is 40 MB: read, it would hold about 580 MB (14.5 B a byte of "
+                    "IDX), " +
+                    more);
+}
+
+TEST_CASE("a data file whose width and labels make a proxy too big for memory is refused once read", "[reliability]") {
+  // Two samples of 20,000 features (80 KB) with a label of 99,999: a softmax of 100,000 classes, 2e9 parameters, six
+  // copies on each of 8 workers. Before, the Learner allocated until std::bad_alloc.
+  const std::string dir = temp_dir("wide-csv");
+  {
+    std::ofstream csv(dir + "/wide.csv");
+    for (const char* label : {"0", "99999"}) {
+      csv << label;
+      for (int f = 0; f < 20000; ++f) csv << ",1";
+      csv << "\n";
+    }
+  }
+  check_refused(run_dtsim("check scenarios/quickstart.yaml --set run.convergence.enabled=true --set "
+                          "run.convergence.dataset=csv --set run.convergence.file=" +
+                              dir + "/wide.csv",
+                          "wide-csv"),
+                "error: run.convergence.file: the proxy on its 20000 features and 100000 classes would hold about "
+                "768 GB (6 copies of 2e+09 parameters for each of 8 workers), more than the ");
 }
 
 TEST_CASE("numeric options refuse NaN and infinities in one line", "[reliability]") {
