@@ -8,7 +8,9 @@
 #include <fmt/format.h>
 #include <fmt/ranges.h>
 
+#include "core/base/available_memory.hpp"
 #include "core/base/error.hpp"
+#include "core/base/units.hpp"
 #include "core/parallel/layout.hpp"
 #include "core/parallel/schedule.hpp"
 #include "core/parallel/transformer_ops.hpp"
@@ -18,6 +20,27 @@
 
 namespace dtsim::tune {
 namespace {
+
+// What a search holds grows with its devices: each (tensor, context, pipeline) shape's probe places and groups every
+// rank (layout_cost.cpp), and the screened layouts run on the analytical engine. Measured (peak RSS of `dtsim tune
+// scenarios/gpt3_175b_megatron.yaml --top 0 --screen 1`, one layout fixed, global batch = devices) at 65,536 and
+// 262,144 devices: 874 MB and 2.67 GB; shown at 131,072 (1.45 GB, 1.5 % below the estimate), on the whole search of
+// 65,536 (876 MB) and of 1,048,576 (9.7 GB, 1.8 % below). docs/PERFORMANCE.md.
+constexpr double kSearchBase = 274e6;
+constexpr double kSearchPerDevice = 9154;
+
+// Refuses, before the first probe, a search whose devices would not fit in memory (2^24 devices ended in
+// std::bad_alloc after 10 s under a 4 GB `ulimit -v`).
+void refuse_if_search_too_big(int devices) {
+  const double need = kSearchBase + kSearchPerDevice * devices;
+  const Available available = available_memory();
+  if (need <= available.bytes) return;
+  throw InputError(
+      fmt::format("tune: a search on {} devices would hold about {} ({:.0f} B a device: every rank of a "
+                  "layout placed and grouped, and the analytical runs), more than the {} {}; search "
+                  "fewer devices",
+                  devices, format_bytes(need), kSearchPerDevice, format_bytes(available.bytes), available.what));
+}
 
 double seconds_since(std::chrono::steady_clock::time_point start) {
   return std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
@@ -184,6 +207,7 @@ TuneResult tune(const Scenario& s, TuneRequest request, const EngineRuns& runs) 
   result.scenario = s.name;
   result.objective = request.objective;
   result.devices = job.devices(s.cluster);
+  refuse_if_search_too_big(result.devices);
   result.device_counts = device_counts(s, request.objective);
   result.devices_per_node = job.local_count(s.cluster);
   LayoutLimits& limits = request.limits;

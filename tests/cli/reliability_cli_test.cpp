@@ -123,6 +123,18 @@ TEST_CASE("inputs that expand are refused before they allocate, naming the numbe
                 "rank 0: the trace holds 199999999 nodes in 200 MB (");
 }
 
+TEST_CASE("a tune on more devices than its probes can place is refused before the first", "[reliability][tune]") {
+  // 2^24 devices ended in std::bad_alloc after 10 s under a 4 GB `ulimit -v` (each probe places every rank).
+  check_refused(run_shell(fmt::format("ulimit -v 4000000 && '{}/bin/dtsim' tune scenarios/gpt3_175b_megatron.yaml "
+                                      "--devices 16777216 --set strategy.global_batch=1048576 --top 0 --screen 1 "
+                                      "--out '{}'",
+                                      DTSIM_BINARY_DIR, temp_dir("tune-2-24")),
+                          "tune-2-24"),
+                "error: tune: a search on 16777216 devices would hold about 154 GB (9154 B a device: every rank of a "
+                "layout placed and grouped, and the analytical runs), more than the 1.55 GB the 4.1 GB address space "
+                "of `ulimit -v` leaves for data; search fewer devices");
+}
+
 TEST_CASE("a YAML file too big to parse in the memory there is is refused before it is read", "[reliability]") {
   // A layer table of 250,000 rows (7.4 MB) holds about 540 MB parsed; `ulimit -v` of 1.5 GB leaves 268 MB for data.
   const std::string dir = temp_dir("big-model-file");
