@@ -20,7 +20,8 @@ Available available_memory();
 namespace dtsim {
 
 // Refuses, before it is read, a file whose reader would hold more than the machine has: `bytes_per_byte` bytes for each
-// byte of the file, measured for each kind of file at its reader (docs/PERFORMANCE.md, "Memory of reading a file").
+// byte of the file, measured for each kind of file at its reader (docs/PERFORMANCE.md, "Memory of reading a profile,
+// a failure trace or a data file").
 // `what` names the file's kind ("the speed profile"), `of` its contents in the rate ("profile text"). A file that
 // cannot be sized is left to the reader. Throws InputError at the file.
 void refuse_if_too_big_to_read(const std::string& path, const std::string& what, double bytes_per_byte,

@@ -43,7 +43,7 @@ std::optional<LinkSpec> p2p_link(const ClusterSpec& cluster);
 // measured on SimGrid 3.32 whatever Link.hpp says). One SimGrid profile per dtsim profile and scale, shared by every
 // host or link that follows it, and fed to SimGrid a chunk of points at a time as simulated time reaches them: 16 B a
 // point reached, once. Built from text (ProfileBuilder::from_string), a profile held 110 to 290 B a point for each host
-// following it (docs/PERFORMANCE.md, "Memory of a speed or NIC profile").
+// following it (docs/PERFORMANCE.md, "A profile on the SimGrid engine").
 class ProfileFeeds {
  public:
   simgrid::kernel::profile::Profile* get(const Profile& p, double scale);
