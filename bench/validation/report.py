@@ -462,11 +462,11 @@ def main():
       "not replayed, so the profile's `memory_roofline` is false), fp16/bf16/tf32 in fp32, and asynchronous "
       "policies only where dtsim-real supports them.")
     # Sections kept elsewhere: the runs on a lent H200 (gpu_h200.md, by hand from gpu-check and
-    # scripts/torch_probe.py), Korthikanti et al.'s table (bench/validation/korthikanti/run) and the
-    # published data-parallel rows (bench/published/run).
+    # scripts/torch_probe.py), Korthikanti et al.'s table (bench/validation/korthikanti/run), the
+    # published data-parallel rows (bench/published/run) and the published LLM runs (bench/llm/run).
     here = os.path.dirname(__file__)
     for section in (os.path.join(here, "gpu_h200.md"), os.path.join(here, "korthikanti", "table.md"),
-                    os.path.join(here, "..", "published", "table.md")):
+                    os.path.join(here, "..", "published", "table.md"), os.path.join(here, "..", "llm", "table.md")):
         if os.path.exists(section):
             p("")
             p(open(section).read().rstrip("\n"))

@@ -82,3 +82,23 @@ TEST_CASE("the Korthikanti et al. validation tables are generated: all eight row
   CHECK(text.find("Mean absolute error") != std::string::npos);
   CHECK(text.find("| selective + sequence parallel | 7.2 / 13.1 |") != std::string::npos);
 }
+
+TEST_CASE("every published LLM run of bench/llm runs, and its table regenerates unchanged") {
+  // bench/llm/run: each scenario on the analytical engine; the committed table.md is what it writes (the date aside).
+  const std::string table = dtsim::test::temp_dir("llm") + "/table.md";
+  const auto run = dtsim::test::run_shell("cd '" + std::string(DTSIM_SOURCE_DIR) + "' && TABLE='" + table +
+                                              "' DTSIM='" + std::string(DTSIM_BINARY_DIR) + "/bin/dtsim' bench/llm/run",
+                                          "llm");
+  REQUIRE(run.code == 0);
+  const auto without_date = [](std::string text) {
+    const std::string before = "analytical engine, ";
+    const size_t at = text.find(before);
+    if (at != std::string::npos) text.erase(at + before.size(), std::string("YYYY-MM-DD").size());
+    return text;
+  };
+  const std::string made = dtsim::test::slurp(table);
+  CHECK(without_date(made) == without_date(dtsim::test::slurp(std::string(DTSIM_SOURCE_DIR) + "/bench/llm/table.md")));
+  int rows = 0;
+  for (size_t at = made.find("\n| "); at != std::string::npos; at = made.find("\n| ", at + 1)) ++rows;
+  CHECK(rows >= 100);
+}

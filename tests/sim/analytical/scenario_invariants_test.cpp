@@ -8,6 +8,7 @@
 #include "core/plan/compiler.hpp"
 #include "core/run/metrics.hpp"
 #include "core/scenario/loader.hpp"
+#include "sim/analytical/symmetric.hpp"
 #include "tests/support/run_analytical.hpp"
 
 using namespace dtsim;
@@ -122,4 +123,25 @@ TEST_CASE("every published-results scenario loads and runs", "[published]") {
     ++runs;
   }
   CHECK(runs >= 10);
+}
+
+TEST_CASE("every published LLM scenario runs, and faster links never make it slower", "[published]") {
+  // bench/llm/scenarios/: one scenario per published LLM training row (bench/llm/run compares them with their
+  // sources). Here the invariant: twice the NVLink and NIC rates cannot lengthen an iteration.
+  int runs = 0;
+  for (const auto& entry :
+       std::filesystem::directory_iterator(std::string(DTSIM_SOURCE_DIR) + "/bench/llm/scenarios")) {
+    if (entry.path().extension() != ".yaml") continue;
+    INFO(entry.path().filename().string());
+    const Scenario s = load_scenario(entry.path().string());
+    Scenario faster = s;
+    faster.cluster.intra.rate *= 2;
+    faster.cluster.nic.rate *= 2;
+    REQUIRE(analytical::is_symmetric(s));  // the fast path, as `dtsim run` takes it: one rank per stage
+    const double base = analytical::run_analytical(s).front().iteration_time.mean;
+    CHECK(base > 0);
+    CHECK(analytical::run_analytical(faster).front().iteration_time.mean <= base * (1 + 1e-9));
+    ++runs;
+  }
+  CHECK(runs >= 100);
 }
