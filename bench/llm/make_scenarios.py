@@ -10,6 +10,7 @@ and both are written at the top of the scenario. A row no rule can model yet is 
 """
 import csv
 import os
+import re
 import sys
 
 HERE = os.path.dirname(os.path.abspath(__file__))
@@ -141,7 +142,7 @@ TORCHTITAN_DEVICES = {"A100": ("a100_80gb", "a100", "200Gbps"), "H100": ("h100_s
 
 
 def torchtitan(row):
-    if "float8" in row["precision"] or "fp8" in row["precision"].lower():
+    if row["precision"].split()[0] in ("float8", "fp8"):
         raise Skip("float8: dtsim has no fp8 dtype yet")
     gpu = row["gpu"].split()[0]
     if gpu not in TORCHTITAN_DEVICES:
@@ -176,7 +177,9 @@ def torchtitan(row):
                        recompute=recompute, sequence_parallel=tp > 1),
     ])
     compiled = "compile" if "compile=yes" in row["notes"] or "torch.compile;" in row["notes"] else "eager"
-    name = f"torchtitan_llama3_{size.lower()}_{device}_{gpus}g_tp{tp}_cp{cp}_mb{local}_{recompute}_{compiled}"
+    async_tp = "_async_tp" if row["notes"].startswith("async TP") else ""
+    checkpointing = re.sub(r"[^a-z]+", "_", row["recompute"].lower()).strip("_") or "none"
+    name = f"torchtitan_llama3_{size.lower()}_{device}_{gpus}g_tp{tp}_cp{cp}_mb{local}_{checkpointing}_{compiled}{async_tp}"
     published = f"{row['tokens_per_s_per_gpu']} tokens/s/GPU ({gbs} x {seq} tokens a step: {step:.4g} s)"
     return name, step, published, body
 
