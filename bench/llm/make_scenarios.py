@@ -64,14 +64,12 @@ def cluster_lines(device, gpus, per_node, nvlink, nic_count, nic_rate):
 
 
 def strategy_lines(tensor=1, pipeline=1, context=1, data=1, zero=0, micro_batch=1, global_batch=1, recompute="none",
-                   sequence_parallel=False, schedule=None, virtual=1):
+                   sequence_parallel=False, schedule=None):
     lines = ["strategy:", "  kind: hybrid", f"  tensor: {tensor}"]
     if pipeline > 1:
         pipe = f"  pipeline: {{stages: {pipeline}"
         if schedule:
             pipe += f", schedule: {schedule}"
-        if virtual > 1:
-            pipe += f", virtual_stages: {virtual}"
         lines.append(pipe + "}")
     if context > 1:
         lines.append(f"  context: {context}")
