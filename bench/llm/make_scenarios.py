@@ -50,6 +50,12 @@ def model_lines(shape, seq_len, vocab, **flags):
                                           for k, v in fields.items()) + "}"
 
 
+def fp8_lines(recipe):
+    """model.fp8: the linear layers' GEMMs in fp8 with Transformer Engine's delayed scaling or current (per-tensor,
+    dynamic) scaling; the model keeps model.dtype (bf16). None: no fp8."""
+    return [f"  fp8: {recipe}"] if recipe else []
+
+
 def cluster_lines(device, gpus, per_node, nvlink, nic_count, nic_rate):
     nodes = max(1, gpus // per_node)
     local = min(gpus, per_node)
@@ -90,15 +96,16 @@ Assumed for every MPT row: 8 GPUs a node (MosaicML's platform; the README's GPU 
 the platform's line rate; the 1600 Gb/s as 8 NICs of 200 Gb/s; H100 rows (network not stated) 8 NICs of 400 Gb/s,
 the DGX H100's; MPT's shape as llm-foundry builds it (no biases, LayerNorm, learned positions, tied embeddings);
 FULL_SHARD as ZeRO-3 and SHARD_GRAD_OP as ZeRO-2 over every GPU; decoupled AdamW as Adam; amp_bf16 (FSDP mixed
-precision DEFAULT: fp32 gradients reduced) as autocast with fp32 gradients, bf16 (PURE) as pure bf16."""
+precision DEFAULT: fp32 gradients reduced) as autocast with fp32 gradients, bf16 (PURE) as pure bf16; amp_fp8 as
+amp_bf16 with fp8: delayed (Composer's amp_fp8 runs Transformer Engine's fp8_autocast with its DelayedScaling
+recipe: mosaicml/composer @ fe7964f composer/core/precision.py L78-89; the benchmark script builds the linear layers
+from Transformer Engine, fc_type te: bench/llm/sources/mpt.md)."""
 
 MPT_DEVICES = {"a100_40gb": ("a100_40gb", "a100", "200Gbps"), "a100_80gb": ("a100_80gb", "a100", "200Gbps"),
                "h100_80gb": ("h100_sxm", "h100", "400Gbps")}
 
 
 def mpt(row):
-    if row["precision"] == "amp_fp8":
-        raise Skip("fp8: dtsim has no fp8 dtype yet")
     device, platform, nic = MPT_DEVICES[row["gpu"]]
     gpus, seq = whole(row["gpus"]), whole(row["seq_len"])
     shape = dict(layers=whole(row["n_layers"]), hidden=whole(row["d_model"]), heads=whole(row["n_heads"]),
@@ -112,6 +119,7 @@ def mpt(row):
         "  name: transformer",
         model_lines(shape, seq, 50368, bias=False, tied_embeddings=True, flash_attention=True),
         "  dtype: bf16",
+        *fp8_lines("delayed" if row["precision"] == "amp_fp8" else None),
         f"  grad_dtype: {'bf16' if pure else 'fp32'}",
         "  optimizer: adam",
         cluster_lines(device, gpus, 8, NVLINK[platform], 8, nic),
@@ -134,14 +142,20 @@ attention, vocab 128256, untied embeddings, no biases); sequence length 8192 whe
 default); 8 GPUs a node with NVLink at the platform's line rate and 8 NICs of 400 Gb/s (H100) or 200 Gb/s (A100);
 the H100 rows' 500 W parts as dtsim's h100_sxm (their clocks under that power cap are not published); FSDP2 as ZeRO-3;
 selective checkpointing (per layer or per op) as selective recompute; bf16 with fp32 gradients reduced (FSDP2's
-default mixed precision keeps fp32 master weights and reduces in fp32); flash attention (SDPA)."""
+default mixed precision keeps fp32 master weights and reduces in fp32); flash attention (SDPA); float8 and float8
+tensorwise as fp8: current (torchao's Float8Linear with dynamic per-tensor scaling, torchtitan's default:
+pytorch/torchtitan @ 4d88a8a torchtitan/config_manager.py L524-527 and @ 9dec370, the 2024-12 benchmarks' commit,
+L552-568, and torchtitan/float8.py L87 "only dynamic tensor scaling (the default) is supported"); FSDP2's float8
+all-gathers not modelled (bf16 all-gathers)."""
 
 TORCHTITAN_DEVICES = {"A100": ("a100_80gb", "a100", "200Gbps"), "H100": ("h100_sxm", "h100", "400Gbps")}
 
 
 def torchtitan(row):
-    if row["precision"].split()[0] in ("float8", "fp8"):
-        raise Skip("float8: dtsim has no fp8 dtype yet")
+    if row["precision"] == "float8 rowwise":
+        raise Skip("float8 rowwise: a scale per row of each operand (torchao's rowwise recipe, its own scaled GEMM); "
+                   "dtsim's fp8 recipes scale per tensor")
+    fp8 = "current" if row["precision"].split()[0] in ("float8", "fp8") else None
     gpu = row["gpu"].split()[0]
     if gpu not in TORCHTITAN_DEVICES:
         raise Skip(f"{row['gpu']}: not a device of this rule")
@@ -168,16 +182,20 @@ def torchtitan(row):
         model_lines(LLAMA3[size], seq, 128256, rms_norm=True, gated_mlp=True, rotary=True, bias=False,
                     flash_attention=True),
         "  dtype: bf16",
+        *fp8_lines(fp8),
         "  grad_dtype: fp32",
         "  optimizer: adam",
         cluster_lines(device, gpus, 8, NVLINK[platform], 8, nic),
         strategy_lines(tensor=tp, context=cp, data=fsdp, zero=3, micro_batch=local, global_batch=gbs,
                        recompute=recompute, sequence_parallel=tp > 1),
     ])
-    compiled = "compile" if "compile=yes" in row["notes"] or "torch.compile;" in row["notes"] else "eager"
-    async_tp = "_async_tp" if row["notes"].startswith("async TP") else ""
+    notes = row["notes"]
+    compiled = "compile" if any(m in notes for m in ("compile=yes", "torch.compile;", "+ torch.compile")) else "eager"
+    async_tp = "_async_tp" if notes.startswith("async TP") or "AsyncTP" in notes or "Async TP" in notes else ""
     checkpointing = re.sub(r"[^a-z]+", "_", row["recompute"].lower()).strip("_") or "none"
     name = f"torchtitan_llama3_{size.lower()}_{device}_{gpus}g_tp{tp}_cp{cp}_mb{local}_{checkpointing}_{compiled}{async_tp}"
+    if fp8:
+        name += "_" + row["precision"].replace(" ", "_")
     published = f"{row['tokens_per_s_per_gpu']} tokens/s/GPU ({gbs} x {seq} tokens a step: {step:.4g} s)"
     return name, step, published, body
 
