@@ -70,12 +70,14 @@ def cluster_lines(device, gpus, per_node, nvlink, nic_count, nic_rate):
 
 
 def strategy_lines(tensor=1, pipeline=1, context=1, data=1, zero=0, micro_batch=1, global_batch=1, recompute="none",
-                   sequence_parallel=False, schedule=None):
+                   sequence_parallel=False, schedule=None, virtual_stages=1):
     lines = ["strategy:", "  kind: hybrid", f"  tensor: {tensor}"]
     if pipeline > 1:
         pipe = f"  pipeline: {{stages: {pipeline}"
         if schedule:
             pipe += f", schedule: {schedule}"
+        if virtual_stages > 1:
+            pipe += f", virtual_stages: {virtual_stages}"
         lines.append(pipe + "}")
     if context > 1:
         lines.append(f"  context: {context}")
@@ -245,7 +247,227 @@ def bloom(row):
     return name, step, published, body
 
 
-RULES = {"mpt": (mpt, MPT_STATES), "torchtitan": (torchtitan, TORCHTITAN_STATES), "bloom": (bloom, BLOOM_STATES)}
+# --- NVIDIA NeMo / Megatron-Core family: DGX H100 and the layout as Megatron runs it --------------------------------
+# DGX H100: 8 GPUs a node, NVLink 4 (NVLINK["h100"]), 8 ConnectX-7 NICs of 400 Gb/s (mlcommons/training_results_v4.0
+# NVIDIA/systems/*.json; NVIDIA's DGX H100 data sheet).
+DGX_H100_NICS = (8, "400Gbps")
+
+# Shapes: bench/llm/sources/shapes.md (file and line of every value).
+GPT3 = dict(bias=True, tied_embeddings=True, flash_attention=True)  # LayerNorm, GeLU, learned positions
+LLAMA = dict(rms_norm=True, gated_mlp=True, rotary=True, bias=False, tied_embeddings=False, flash_attention=True)
+NEMOTRON = dict(rotary=True, bias=False, tied_embeddings=False, flash_attention=True)  # LayerNorm, squared ReLU
+
+
+def megatron_layout(gpus, tp, pp, cp, vp, layers):
+    """The data-parallel size of a Megatron layout (GPUs / (TP x PP x CP)), checked as Megatron would."""
+    if gpus % (tp * pp * cp):
+        raise Skip(f"TP {tp} x PP {pp} x CP {cp} does not divide the {gpus} GPUs")
+    if layers % (pp * vp):
+        raise Skip(f"{layers} layers do not split over {pp} stages x {vp} virtual stages")
+    return gpus // (tp * pp * cp)
+
+
+def megatron_lines(shape, seq, vocab, flags, fp8, grad_dtype, gpus, tp, pp, cp, vp, dp, zero, micro, gbs, recompute):
+    return "\n".join([
+        "model:",
+        "  name: transformer",
+        model_lines(shape, seq, vocab, **flags),
+        "  dtype: bf16",
+        *fp8_lines(fp8),
+        f"  grad_dtype: {grad_dtype}",
+        "  optimizer: adam",
+        cluster_lines("h100_sxm", gpus, 8, NVLINK["h100"], *DGX_H100_NICS),
+        strategy_lines(tensor=tp, pipeline=pp, context=cp, data=dp, zero=zero, micro_batch=micro, global_batch=gbs,
+                       recompute=recompute, sequence_parallel=tp > 1,
+                       schedule="interleaved" if vp > 1 else "1f1b", virtual_stages=vp),
+    ])
+
+
+def degree(text):
+    """A TP/PP/CP/VP/EP cell: 'n/a' or empty is 1."""
+    return 1 if text.strip() in ("", "n/a") else whole(text)
+
+
+# --- NVIDIA/NeMo: NeMo 24.07 performance summary (and 24.03 long-sequence table), DGX-H100, FP8 -----------------------
+NEMO_STATES = """\
+The source states: the model, GPUs (DGX-H100), FP8 precision, global and micro batch, sequence length, TP/PP/CP/VP,
+tokens/s/GPU (the container: NeMo 24.07).
+Assumed for every NeMo row: the shapes of NeMo-Framework-Launcher 24.07's training configs (GPT3: LayerNorm, GeLU,
+biases, learned positions, tied embeddings; Llama: RMSNorm, SwiGLU, rotary, no biases, untied; Nemotron: LayerNorm,
+squared-ReLU MLP of two matrices, rotary, no biases, untied) and the vocabularies of NeMo's performance scripts
+(bench/llm/sources/shapes.md); DGX H100 nodes: 8 GPUs, NVLink at its line rate, 8 NICs of 400 Gb/s; DP = GPUs / (TP
+x PP x CP); the interleaved schedule where VP > 1, else 1F1B; sequence parallelism where TP > 1 and the distributed
+optimizer (ZeRO-1), as every launcher config of these models sets them (sequence_parallel, optim
+distributed_fused_adam: NVIDIA/NeMo-Framework-Launcher @ 8325688 launcher_scripts/conf/training/*); recompute as
+those configs set it: none, Nemotron-340B selective (nemotron/nemotron_340b.yaml L122); FP8 as fp8: delayed (the
+configs' fp8 knobs are Transformer Engine's DelayedScaling recipe, fp8_hybrid, amax history 1024, max: gpt3/175b.yaml
+L143-148); fp32 gradients reduced (NeMo gives the distributed optimizer fp32 as its dtype and no grad_sync_dtype,
+which Apex's DistributedFusedAdam then reduces gradients in: NVIDIA/NeMo @ e2de75c
+nemo/collections/nlp/models/language_modeling/megatron_base_model.py L795-796); TE's fused attention as flash
+attention."""
+
+NEMO_SHAPES = {
+    "GPT3-5B": (dict(layers=24, hidden=4096, heads=32, ffn=16384), 51200, GPT3),
+    "GPT3-20B": (dict(layers=44, hidden=6144, heads=48, ffn=24576), 51200, GPT3),
+    "GPT3-175B": (dict(layers=96, hidden=12288, heads=96, ffn=49152), 51200, GPT3),
+    "LLAMA2-7B": (dict(layers=32, hidden=4096, heads=32, ffn=11008), 32000, LLAMA),
+    "LLAMA2-13B": (dict(layers=40, hidden=5120, heads=40, ffn=13824), 32000, LLAMA),
+    "LLAMA2-70B": (dict(layers=80, hidden=8192, heads=64, kv_heads=8, ffn=28672), 32000, LLAMA),
+    "LLAMA3-8B": (dict(LLAMA3["8B"]), 128256, LLAMA),
+    "LLAMA3-70B": (dict(LLAMA3["70B"]), 128256, LLAMA),
+    "Nemotron-8B": (dict(layers=32, hidden=4096, heads=32, ffn=16384), 256000, NEMOTRON),
+    "Nemotron-22B": (dict(layers=40, hidden=6144, heads=48, ffn=24576), 256000, NEMOTRON),
+    "Nemotron-340B": (dict(layers=96, hidden=18432, heads=96, kv_heads=8, ffn=73728), 256000, NEMOTRON),
+}
+# Activation recomputation of the launcher's training config of each model (NeMo-Framework-Launcher @ 8325688:
+# activations_checkpoint_granularity null in every other config of the table's models).
+NEMO_RECOMPUTE = {"Nemotron-340B": "selective"}
+
+
+def nemo(row):
+    if row["source"] == "nemo-performance-long-sequence":
+        raise Skip("long-sequence table: prints model TFLOP/s only (no tokens/s or step time, and the doc does not "
+                   "define its FLOP count) and no micro-batch size")
+    task = re.search(r"task=(\w+)", row["notes"]).group(1)
+    if task == "LoRA":
+        raise Skip("LoRA fine-tuning: the base weights are frozen (no weight gradients, no optimizer for them); "
+                   "dtsim trains every weight")
+    if task == "SFT":
+        raise Skip("SFT on SQuAD packed to 4096 tokens: attention runs within each packed sub-sequence, whose "
+                   "lengths are not published; dtsim would cost 4096-token attention")
+    if row["precision"] != "FP8":
+        raise Skip(f"precision '{row['precision']}' is not this rule's")
+    shape, vocab, flags = NEMO_SHAPES[row["model"]]
+    gpus, seq = whole(row["gpus"]), whole(row["seq_len"])
+    tp, pp, cp, vp = (degree(row[k]) for k in ("tp", "pp", "cp", "vp"))
+    dp = megatron_layout(gpus, tp, pp, cp, vp, shape["layers"])
+    micro, gbs = whole(row["micro_batch"]), whole(row["global_batch"])
+    recompute = NEMO_RECOMPUTE.get(row["model"], "none")
+    step = gbs * seq / (number(row["tokens_per_s_per_gpu"]) * gpus)
+    body = megatron_lines(shape, seq, vocab, flags, "delayed", "fp32", gpus, tp, pp, cp, vp, dp, 1, micro, gbs,
+                          recompute)
+    name = (f"nemo_{row['model'].lower().replace('-', '_')}_{gpus}g_tp{tp}_pp{pp}_cp{cp}_vp{vp}_mb{micro}_gbs{gbs}"
+            "_fp8")
+    published = f"{row['tokens_per_s_per_gpu']} tokens/s/GPU ({gbs} x {seq} tokens a step: {step:.4g} s)"
+    return name, step, published, body
+
+
+# --- NVIDIA-NeMo/Megatron-Bridge: performance summary archive (25.09 to 26.06), DGX-H100 ----------------------------
+BRIDGE_STATES = """\
+The source states: the release, the model, GPUs (DGX-H100), precision (from 25.11), global and micro batch, sequence
+length, TP/PP/CP/VP/EP, FSDP (> 0: Megatron FSDP over GPUs / (TP x PP); 0: DDP), tokens/s/GPU.
+Assumed for every Megatron-Bridge row: Llama 3's shapes as the Bridge's providers and perf configs give them
+(bench/llm/sources/shapes.md); DGX H100 nodes: 8 GPUs, NVLink at its line rate, 8 NICs of 400 Gb/s; DP = GPUs / (TP x
+PP x CP); the interleaved schedule where VP > 1, else 1F1B; FSDP > 0 as ZeRO-3, else the distributed optimizer as
+ZeRO-1 (the Llama recipes set use_distributed_optimizer: NVIDIA-NeMo/Megatron-Bridge @ 684a686 (r0.1.0)
+src/megatron/bridge/recipes/llama/llama3_70b.py L184, @ 3743c70 (r0.4.0) recipes/llama/llama3.py L730); sequence
+parallelism where TP > 1 (the perf scripts set it so: r0.1.0 scripts/performance/utils/helpers.py L169, r0.4.0
+scripts/performance/utils/overrides.py L309); no recompute (the H100 Llama 3 70B and 8B perf configs set none:
+r0.1.0 scripts/performance/configs/llama3/*.yaml, r0.4.0 recipes/llama/llama3.py L705-706); bf16 gradients reduced
+(grad_reduce_in_fp32 false in every perf config: r0.1.0 configs/llama3/llama3_70b_llm_pretrain.yaml L42-43, r0.4.0
+configs/llama/llama3_llm_pretrain.py L43-44); FP8-CS and the 26.x FP8 as fp8: current (from 25.11 the perf scripts
+offer no delayed scaling, compute_dtype bf16, fp8_cs, fp8_mx, fp8_sc, nvfp4: @ 0465189 (r0.2.0)
+scripts/performance/argument_parser.py L135-140, and the only H100 FP8 Llama 3 configs of 26.02 and 26.04 are FP8_CS:
+r0.3.0 and r0.4.0 configs/llama/llama3_workload_base_configs.py); 25.09, no precision printed, as fp8: delayed (its
+layouts are the fp8 entries of r0.1.0's perf matrix, whose --fp8_recipe defaults to ds, per-tensor delayed scaling:
+r0.1.0 scripts/performance/argument_parser.py L95-107); TE's fused attention as flash attention."""
+
+BRIDGE_MOE = {
+    "Qwen3": "Qwen3 MoE: 128-wide heads (kv_channels 128) make attention twice the hidden size wide; dtsim's heads "
+             "are hidden / heads wide (shapes.md)",
+    "GPT OSS": "GPT-OSS: 64-wide heads make attention 4096 wide against hidden 2880, a 128-token sliding window on "
+               "every other layer and attention sinks; dtsim has none of these (shapes.md)",
+    "DeepSeekV3": "DeepSeek-V3: multi-latent attention, shared experts and dense first layers; dtsim has none of "
+                  "these (shapes.md)",
+    "Nemotron_3_Nano": "Nemotron 3 Nano: a hybrid of Mamba, MoE and attention layers; dtsim has no Mamba layer",
+}
+
+
+def megatron_bridge(row):
+    for prefix, why in BRIDGE_MOE.items():
+        if row["model"].startswith(prefix):
+            raise Skip(why)
+    task = re.search(r"task=(\w+)", row["notes"]).group(1)
+    if task == "LoRA":
+        raise Skip("LoRA fine-tuning: the base weights are frozen (no weight gradients, no optimizer for them); "
+                   "dtsim trains every weight")
+    if task == "SFT":
+        raise Skip("SFT on packed sequences (the Bridge's H100 SFT perf config packs to the sequence length: r0.5.0 "
+                   "scripts/performance/configs/llama/llama3_llm_finetune.py L166-183): attention runs within each "
+                   "packed sub-sequence, whose lengths are not published")
+    if row["model"] == "LLAMA3.1_405B":
+        raise Skip("126 layers over PP 8 x VP 8: the recipe counts the embedding and the loss as a layer each "
+                   "(account_for_embedding/loss_in_pipeline_split: r0.1.0 recipes/llama/llama31_405b.py L47-48, "
+                   "r0.2.0 recipes/llama/llama3.py L413-414); dtsim splits the transformer layers evenly only")
+    container = re.search(r"container=([\d.]+)", row["notes"]).group(1)
+    if row["model"] == "LLAMA3_8B" and container == "25.11":
+        raise Skip("the doc prints FSDP 8, the 25.11 perf config (r0.2.0 configs/llama3/workload_base_configs.py "
+                   "L231-235) runs without FSDP and recomputes 5 of the 32 layers in full: which ran is not known, "
+                   "and dtsim recomputes every layer or none")
+    fp8 = {"FP8-CS": "current", "FP8": "current", "": "delayed"}.get(row["precision"])
+    if fp8 is None:
+        raise Skip(f"precision '{row['precision']}' is not this rule's")
+    size = {"LLAMA3_8B": "8B", "LLAMA3_70B": "70B"}[row["model"]]
+    gpus, seq = whole(row["gpus"]), whole(row["seq_len"])
+    tp, pp, cp, vp, ep = (degree(row[k]) for k in ("tp", "pp", "cp", "vp", "ep"))
+    if ep != 1:
+        raise Skip(f"EP {ep} in a dense model")
+    shape = dict(LLAMA3[size])
+    dp = megatron_layout(gpus, tp, pp, cp, vp, shape["layers"])
+    fsdp = whole(row["fsdp"]) if row["fsdp"] else 0
+    if fsdp and fsdp != gpus // (tp * pp):
+        raise Skip(f"FSDP {fsdp} is not GPUs / (TP x PP)")
+    micro, gbs = whole(row["micro_batch"]), whole(row["global_batch"])
+    step = gbs * seq / (number(row["tokens_per_s_per_gpu"]) * gpus)
+    body = megatron_lines(shape, seq, 128256, LLAMA, fp8, "bf16", gpus, tp, pp, cp, vp, dp, 3 if fsdp else 1, micro,
+                          gbs, "none")
+    name = (f"megatron_bridge_{container.replace('.', '_')}_llama3_{size.lower()}_{gpus}g_tp{tp}_pp{pp}_cp{cp}_vp{vp}"
+            f"_mb{micro}_gbs{gbs}_fp8_{fp8}")
+    published = f"{row['tokens_per_s_per_gpu']} tokens/s/GPU ({gbs} x {seq} tokens a step: {step:.4g} s)"
+    return name, step, published, body
+
+
+# --- mlcommons/training_results_v4.0: NVIDIA's GPT-3 175B (NeMo) on Eos, DGX H100, FP8 --------------------------------
+MLPERF_GPT3_STATES = """\
+The source states (config scripts, conf/custom.yaml, the systems' json and the result logs): GPT-3 175B (96 layers,
+hidden 12288, 96 heads, ffn 4 x hidden, sequence 2048, LayerNorm), H100-SXM5-80GB, 8 a node with NVLink 4 and 8
+ConnectX-7 NDR 400 Gb/s NICs, TP/PP/VP, DP = GPUs / (TP x PP), micro and global batch (the log's), FP8 with
+Transformer Engine's delayed scaling (config_fp8.sh: FP8_HYBRID, amax history 1024, max), the distributed optimizer
+(USE_DIST_OPTIMIZER), gradients reduced in bf16 (conf/optim/distributed_fused_adam.yaml L8, grad_sync_dtype),
+sequence parallelism on (SEQ_PARALLEL default True, custom.yaml L105), no activation recompute (ACT_CKPT_GRANULARITY
+unset), and seconds per step (from the logs' block timestamps, blocks 2 on).
+Assumed for every MLPerf row: NeMo's GPT defaults for what custom.yaml leaves (biases, GeLU, learned positions, tied
+embeddings) and vocab 50257, the benchmark reference's (bench/llm/sources/shapes.md); NVLink at its line rate; fp8:
+delayed for FP8; the distributed optimizer as ZeRO-1; the interleaved schedule (VP > 1 in every row); TE's fused
+attention as flash attention. TP communication overlap, fp8 parameters and CUDA graphs, which the configs turn on, are
+left to dtsim's defaults."""
+
+
+def mlperf_gpt3(row):
+    gpus, seq = whole(row["gpus"]), whole(row["seq_len"])
+    if whole(row["gpus_per_node"]) != 8:
+        raise Skip(f"{row['gpus_per_node']} GPUs a node")
+    tp, pp, vp = whole(row["tp"]), whole(row["pp"]), whole(row["vp"])
+    cp = degree(row["cp"])
+    shape = dict(layers=whole(row["n_layers"]), hidden=whole(row["hidden"]), heads=whole(row["heads"]),
+                 ffn=whole(row["ffn_hidden"]))
+    dp = megatron_layout(gpus, tp, pp, cp, vp, shape["layers"])
+    if dp != whole(row["dp"]):
+        raise Skip(f"DP {row['dp']} is not GPUs / (TP x PP x CP) = {dp}")
+    micro, gbs = whole(row["micro_batch"]), whole(row["global_batch"])
+    step = number(row["step_time_s"])
+    body = megatron_lines(shape, seq, 50257, GPT3, "delayed", "bf16", gpus, tp, pp, cp, vp, dp, 1, micro, gbs, "none")
+    system = row["path"].split("/")[2].split("_ngc")[0].replace("-", "_")
+    run = os.path.splitext(os.path.basename(row["path"]))[0]
+    name = f"mlperf_gpt3_175b_{system}_{gpus}g_tp{tp}_pp{pp}_vp{vp}_mb{micro}_gbs{gbs}_fp8_{run}"
+    published = (f"{row['step_time_s']} s a step (mean of the log's blocks 2 on; {row['tokens_per_s_per_gpu']} "
+                 "tokens/s/GPU)")
+    return name, step, published, body
+
+
+RULES = {"mpt": (mpt, MPT_STATES), "torchtitan": (torchtitan, TORCHTITAN_STATES), "bloom": (bloom, BLOOM_STATES),
+         "nemo": (nemo, NEMO_STATES), "megatron_bridge": (megatron_bridge, BRIDGE_STATES),
+         "mlperf_gpt3": (mlperf_gpt3, MLPERF_GPT3_STATES)}
 
 
 def provenance(row):
