@@ -15,6 +15,8 @@ struct Dims {
   double tokens;     // T = b s / c: the rank's tokens of a micro-batch (its sequence shard)
   double sp_tokens;  // tokens the rank's norms and dropout touch: T / t with sequence parallel
   bool sp, flash, eager, causal, moe, rms, bias;
+  Fp8Scaling fp8;        // the linear layers' GEMMs in fp8 (None: in the model's dtype)
+  double micro_batches;  // per optimizer step: fp8 weight casts are spread over them
 };
 
 Dims dims_of(const TransformerSpec& m, const ShardShape& sh) {
@@ -48,6 +50,8 @@ Dims dims_of(const TransformerSpec& m, const ShardShape& sh) {
   d.moe = m.experts > 0;
   d.rms = m.rms_norm;
   d.bias = m.bias;
+  d.fp8 = sh.dtype_bytes < 4 ? sh.fp8 : Fp8Scaling::None;
+  d.micro_batches = std::max(1, sh.micro_batches);
   return d;
 }
 
@@ -147,6 +151,36 @@ void append(std::vector<KernelStep>& out, std::vector<KernelStep> steps) {
   for (KernelStep& k : steps) out.push_back(std::move(k));
 }
 
+// FP8 (transformer_ops.hpp): one linear layer's cast kernel. Forward: its `inputs` elements (B bytes each) and, 1/m of
+// it, its `weights` (the weights' bytes: 4 under autocast, else B), each read and written as fp8 and its transpose;
+// backward: its `outputs`' gradient so. Current scaling reads each tensor once more for its amax.
+KernelStep fp8_cast(const Dims& d, const std::string& gemm, double inputs, double input_bytes, double weights,
+                    double outputs) {
+  const double amax = d.fp8 == Fp8Scaling::Current ? 1 : 0;
+  const double weight_bytes = d.autocast ? 4 : d.db;
+  const double forward =
+      inputs * ((1 + amax) * input_bytes + 2) + weights / d.micro_batches * ((1 + amax) * weight_bytes + 2);
+  KernelStep k = compute(gemm + " fp8 cast", KernelClass::Elementwise, 0, forward);
+  k.backward_bytes = outputs * ((1 + amax) * d.db + 2);
+  return k;
+}
+
+// A linear layer: its casts (autocast's, or fp8's) and its GEMM of `batch` products (M x K) by (K x N), biased over
+// its `bias_outputs` when the model has biases. `fp32_input`: autocast keeps its input in fp32 (qkv, fc1, the
+// router). `fp8_eligible`: a layer Transformer Engine runs in fp8 (not the router).
+void linear(std::vector<KernelStep>& out, const Dims& d, const std::string& name, double m, double k, double n,
+            double weights, double bias_outputs, bool fp32_input, bool fp8_eligible, double batch = 1) {
+  KernelStep g = gemm(name, m, k, n, d.db, batch);
+  if (fp8_eligible && d.fp8 != Fp8Scaling::None) {
+    out.push_back(fp8_cast(d, name, batch * m * k, fp32_input && d.autocast ? 4 : d.db, weights, batch * m * n));
+    g.mem_bytes = batch * ((m * k + k * n) * dtype_bytes(Dtype::Fp8) + m * n * d.db);
+    g.dtype = Dtype::Fp8;
+  } else {
+    append(out, gemm_casts(d, name, fp32_input ? batch * m * k : 0, weights));
+  }
+  out.push_back(biased(std::move(g), d, bias_outputs));
+}
+
 // The backward of forward steps, in reverse order.
 void append_backward(std::vector<KernelStep>& out, const std::vector<KernelStep>& forward) {
   for (auto it = forward.rbegin(); it != forward.rend(); ++it) {
@@ -236,21 +270,19 @@ std::vector<KernelStep> block_forward(const TransformerSpec& m, const ShardShape
   out.push_back(norm(d, "ln1"));
   if (d.sp) tensor_collective(out, d, CollectiveKind::AllGather, act);
   const double bias = d.bias ? 1 : 0;
-  append(out, gemm_casts(d, "qkv", d.tokens * d.h, (d.h + bias) * d.qkv_out / d.t));
-  out.push_back(biased(gemm("qkv", d.tokens, d.h, d.qkv_out / d.t, d.db), d, d.tokens * d.qkv_out / d.t));
+  linear(out, d, "qkv", d.tokens, d.h, d.qkv_out / d.t, (d.h + bias) * d.qkv_out / d.t, d.tokens * d.qkv_out / d.t,
+         true, true);
   if (d.c > 1)
     out.push_back(collective("kv all-gather", CollectiveKind::AllGather, GroupKind::Context, kv_gather_bytes(d)));
   for (KernelStep& k : attention_core(d)) out.push_back(std::move(k));
-  append(out, gemm_casts(d, "proj", 0, d.h * d.h / d.t + bias * d.h));
-  out.push_back(biased(gemm("proj", d.tokens, d.h / d.t, d.h, d.db), d, d.sp_tokens * d.h));
+  linear(out, d, "proj", d.tokens, d.h / d.t, d.h, d.h * d.h / d.t + bias * d.h, d.sp_tokens * d.h, false, true);
   tensor_collective(out, d, d.sp ? CollectiveKind::ReduceScatter : CollectiveKind::AllReduce, act);
   out.push_back(dropout_residual(d, "attn dropout+residual"));
   out.push_back(norm(d, "ln2"));
   if (d.moe) {
     // Tokens are routed from the rank's sequence-parallel share (sequence parallel is required with t > 1).
     const double routed = d.sp_tokens * d.top_k * d.capacity;
-    append(out, gemm_casts(d, "router", d.sp_tokens * d.h, d.h * d.experts));
-    out.push_back(gemm("router", d.sp_tokens, d.h, d.experts, d.db));
+    linear(out, d, "router", d.sp_tokens, d.h, d.experts, d.h * d.experts, 0, true, false);
     out.push_back(
         compute("top-k", KernelClass::Elementwise, 4 * d.sp_tokens * d.experts, 2 * d.sp_tokens * d.experts * 4));
     if (d.e > 1) {
@@ -266,14 +298,12 @@ std::vector<KernelStep> block_forward(const TransformerSpec& m, const ShardShape
     }
     // The rank's experts each take their share of the gathered tokens.
     const double local_experts = d.experts / d.e;
-    append(out, gemm_casts(d, "expert fc1", 0, local_experts * (d.h + bias) * d.f_in / d.t));
-    out.push_back(biased(gemm("expert fc1", gathered / local_experts, d.h, d.f_in / d.t, d.db, local_experts), d,
-                         gathered * d.f_in / d.t));
+    linear(out, d, "expert fc1", gathered / local_experts, d.h, d.f_in / d.t,
+           local_experts * (d.h + bias) * d.f_in / d.t, gathered * d.f_in / d.t, false, true, local_experts);
     out.push_back(compute("expert activation", KernelClass::Elementwise, 8 * gathered * d.f / d.t,
                           (d.f_in + d.f) / d.t * gathered * d.db));
-    append(out, gemm_casts(d, "expert fc2", 0, local_experts * (d.f * d.h / d.t + bias * d.h)));
-    out.push_back(
-        biased(gemm("expert fc2", gathered / local_experts, d.f / d.t, d.h, d.db, local_experts), d, gathered * d.h));
+    linear(out, d, "expert fc2", gathered / local_experts, d.f / d.t, d.h,
+           local_experts * (d.f * d.h / d.t + bias * d.h), gathered * d.h, false, true, local_experts);
     if (d.t > 1) {
       out.push_back(
           collective("expert reduce-scatter", CollectiveKind::ReduceScatter, GroupKind::Tensor, gathered * d.h * d.db));
@@ -283,12 +313,11 @@ std::vector<KernelStep> block_forward(const TransformerSpec& m, const ShardShape
     }
   } else {
     if (d.sp) tensor_collective(out, d, CollectiveKind::AllGather, act);
-    append(out, gemm_casts(d, "fc1", d.tokens * d.h, (d.h + bias) * d.f_in / d.t));
-    out.push_back(biased(gemm("fc1", d.tokens, d.h, d.f_in / d.t, d.db), d, d.tokens * d.f_in / d.t));
+    linear(out, d, "fc1", d.tokens, d.h, d.f_in / d.t, (d.h + bias) * d.f_in / d.t, d.tokens * d.f_in / d.t, true,
+           true);
     out.push_back(compute("activation", KernelClass::Elementwise, 8 * d.tokens * d.f / d.t,
                           (d.f_in + d.f) / d.t * d.tokens * d.db));
-    append(out, gemm_casts(d, "fc2", 0, d.f * d.h / d.t + bias * d.h));
-    out.push_back(biased(gemm("fc2", d.tokens, d.f / d.t, d.h, d.db), d, d.sp_tokens * d.h));
+    linear(out, d, "fc2", d.tokens, d.f / d.t, d.h, d.f * d.h / d.t + bias * d.h, d.sp_tokens * d.h, false, true);
     tensor_collective(out, d, d.sp ? CollectiveKind::ReduceScatter : CollectiveKind::AllReduce, act);
   }
   out.push_back(dropout_residual(d, "mlp dropout+residual"));

@@ -46,8 +46,22 @@
 // a/t x T x s scores (16-bit; under autocast the fp32 mask promotes the sum to fp32, which is the scores'
 // cast up); backward: the scale's gradient (one read and one write), the mask add's none (autocast: the
 // gradient's cast back to 16 bits). Layout copies cost as KernelClass::LayoutCopy.
+//
+// FP8 (ShardShape::fp8; model.fp8), as Transformer Engine runs Megatron-Core's and NeMo's layers (TE v1.11,
+// transformer_engine/pytorch/module/; bench/llm/sources/framework_presets.md, section 4): the linear layers (qkv,
+// proj, fc1, fc2 and the experts') run their forward, input-gradient and weight-gradient GEMMs on fp8 operands
+// (1 byte an element, the result in the model's dtype) at the device's fp8 peak; attention, the router and the
+// output layer stay in the model's dtype. Before each such GEMM one cast kernel writes its input as fp8 and
+// the transpose the weight gradient needs (fp8_cast_transpose_fused: B bytes read, 2 written an element; the
+// input's B is 4 where autocast keeps it in fp32), and the weights likewise once an optimizer step (TE caches
+// them over the micro-batches: 1/m of it on each micro-batch); its backward casts the GEMM's output gradient the
+// same way (grad_output_preprocess). Current scaling reads each tensor once more first, for its amax; delayed
+// scaling's amax comes out of the cast itself. Under autocast TE casts fp32 weights and inputs straight to fp8,
+// so these layers have no autocast casts of their own. Not counted: TE fusing the norm's cast into the norm
+// (LayerNormLinear writes fp8 directly, one read of T h fewer), the amax history's update, a few kernels a step.
 #pragma once
 
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -71,6 +85,8 @@ struct KernelStep {
   GroupKind group = GroupKind::Tensor;
   double bytes = 0;
   GemmShape gemm{};  // a compute GEMM's shape
+  // The dtype its FLOPs run in when not the model's (an fp8 linear layer's GEMM; FP8 above).
+  std::optional<Dtype> dtype;
   // Memory traffic of its backward when it is not twice the forward's (autocast's casts); < 0: twice.
   double backward_bytes = -1;
   // A GEMM with a bias: the output-gradient elements its backward sums into the bias gradient (a reduction kernel of
@@ -85,10 +101,11 @@ struct ShardShape {
   int expert = 1;
   bool sequence_parallel = false;
   int micro_batch = 1;
-  double dtype_bytes = 2;        // activations and weights
-  bool autocast = false;         // torch.autocast over fp32 parameters (16-bit dtype_bytes only): see above
-  int micro_batches = 1;         // per optimizer step: autocast sums weight gradients over them
-  bool eager_attention = false;  // separate-kernel attention as eager PyTorch runs it: see above
+  double dtype_bytes = 2;             // activations and weights
+  bool autocast = false;              // torch.autocast over fp32 parameters (16-bit dtype_bytes only): see above
+  int micro_batches = 1;              // per optimizer step: autocast sums weight gradients over them
+  bool eager_attention = false;       // separate-kernel attention as eager PyTorch runs it: see above
+  Fp8Scaling fp8 = Fp8Scaling::None;  // the linear layers' GEMMs in fp8 (16-bit dtype_bytes only): see above
 };
 ShardShape shard_shape(const HybridSpec& layout, double dtype_bytes);
 

@@ -117,7 +117,7 @@ class HybridCompiler {
       op.body = collective_op(k.kind, k.bytes, g);
     } else {
       op.phase = phase;
-      ComputeOp c{k.flops, k.mem_bytes, job_.model.dtype};
+      ComputeOp c{k.flops, k.mem_bytes, k.dtype.value_or(job_.model.dtype)};
       c.cls = k.cls;
       c.gemm = k.gemm;
       op.body = c;

@@ -24,6 +24,7 @@ ShardShape job_shard_shape(const JobSpec& job, const HybridSpec& layout) {
   sh.autocast = job.framework.mixed_precision == MixedPrecision::Autocast;
   sh.eager_attention = job.framework.attention_kernels == AttentionKernels::Eager;
   sh.micro_batches = layout.micro_batches();
+  sh.fp8 = job.model.fp8;
   return sh;
 }
 

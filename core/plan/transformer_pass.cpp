@@ -48,6 +48,7 @@ RowKernels row_kernels(const JobSpec& job) {
   sh.dtype_bytes = dtype_bytes(job.model.dtype);
   sh.autocast = job.framework.mixed_precision == MixedPrecision::Autocast;  // one micro-batch: nothing summed
   sh.eager_attention = job.framework.attention_kernels == AttentionKernels::Eager;
+  sh.fp8 = job.model.fp8;
   const double batch = job.model.batch_per_worker;
   const std::vector<Layer>& rows = job.workload.layers;
   RowKernels out;
@@ -87,7 +88,7 @@ int append_row(RankProgram& r, const JobSpec& job, int layer, const Steps& steps
   const std::string& row = job.workload.layers[static_cast<size_t>(layer)].name;
   for (const KernelStep& k : steps) {
     if (k.collective) throw RuntimeError(fmt::format("data-parallel transformer row '{}' has a collective", row));
-    ComputeOp c{k.flops, k.mem_bytes, job.model.dtype};
+    ComputeOp c{k.flops, k.mem_bytes, k.dtype.value_or(job.model.dtype)};
     c.cls = k.cls;
     c.gemm = k.gemm;
     Op op = new_op(r, fmt::format("{} {} {}", phase == Phase::Forward ? "fwd" : "bwd", row, k.name), Stream::Compute,

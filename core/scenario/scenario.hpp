@@ -38,8 +38,9 @@ struct ModelSpec {
   double synthetic_flops = 0;  // forward FLOPs per sample
   int synthetic_layers = 1;
   int batch_per_worker = 32;
-  Dtype dtype = Dtype::Fp32;       // compute dtype
-  Dtype grad_dtype = Dtype::Fp32;  // gradients on the wire
+  Dtype dtype = Dtype::Fp32;          // compute dtype
+  Dtype grad_dtype = Dtype::Fp32;     // gradients on the wire
+  Fp8Scaling fp8 = Fp8Scaling::None;  // a transformer's linear layers' GEMMs in fp8 (model.fp8)
   Optimizer optimizer = Optimizer::Sgd;
 };
 

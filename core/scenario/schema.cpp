@@ -99,6 +99,16 @@ std::vector<ScenarioKey> build_keys() {
   add_job("model.grad_dtype", "one of: fp32, tf32, fp16, bf16", "fp32",
           "Dtype of gradients and parameters on the wire.",
           [](J& j, const V& v) { j.model.grad_dtype = v.choice(kDtypes); });
+  add_job("model.fp8", "one of: none, delayed, current", "none",
+          "A transformer's linear layers (qkv, proj, fc1, fc2, the experts') run their GEMMs forward and backward in "
+          "fp8 at the device's fp8 peak, with Transformer Engine's casts (core/parallel/transformer_ops.hpp, FP8); "
+          "attention, the router and the output layer stay in model.dtype. delayed: scales from the amax history "
+          "(TE DelayedScaling); current: from each tensor's own amax, one more read of it (TE Float8CurrentScaling, "
+          "torchao's dynamic float8). Needs a device with fp8 tensor cores and a 16-bit model.dtype.",
+          [](J& j, const V& v) {
+            j.model.fp8 = v.choice<Fp8Scaling>(
+                {{"none", Fp8Scaling::None}, {"delayed", Fp8Scaling::Delayed}, {"current", Fp8Scaling::Current}});
+          });
   add_job("model.optimizer", "one of: sgd, momentum, adam, lamb", "sgd",
           "Optimizer; sets the state kept (0, 1, 2 and 2 extra copies of the weights) and the memory traffic of the "
           "update step (12, 20, 28 and 48 bytes per parameter: apex's fused kernels; core/plan/worker.cpp).",

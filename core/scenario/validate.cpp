@@ -334,6 +334,35 @@ void check_optimizer_kernels(const Scenario& s, size_t index) {
                       key));
 }
 
+// model.fp8 runs a transformer's linear layers in fp8 on top of a 16-bit model (core/parallel/transformer_ops.hpp,
+// FP8): it needs the transformer's shape, a 16-bit dtype and fp8 tensor cores on every device the cluster has.
+void check_fp8(const Scenario& s, size_t index) {
+  const JobSpec& job = s.jobs[index];
+  if (job.model.fp8 == Fp8Scaling::None) return;
+  const std::string key = s.job_key(index, "model.fp8");
+  if (!job.model.is_transformer) {
+    fail_at(s, key,
+            fmt::format("{}: fp8 runs a transformer's linear layers; this model is a layer table (use model.name: "
+                        "transformer or a zoo model given by its shape, or model.fp8: none)",
+                        key));
+  }
+  if (job.model.dtype != Dtype::Bf16 && job.model.dtype != Dtype::Fp16) {
+    fail_at(s, key,
+            fmt::format("{}: fp8 GEMMs run in a 16-bit model (model.dtype is {}: use bf16 or fp16, or model.fp8: none)",
+                        key, dtype_name(job.model.dtype)));
+  }
+  std::vector<const DeviceSpec*> devices{&s.cluster.device};
+  for (const DeviceSpec& d : s.cluster.node_devices) devices.push_back(&d);
+  for (const DeviceSpec* d : devices) {
+    if (d->peak_fp8 <= 0) {
+      fail_at(s, key,
+              fmt::format("{}: {} ({}) has no fp8 tensor cores (devices with them: the zoo's entries with an fp8 peak, "
+                          "`dtsim devices`; or model.fp8: none)",
+                          key, d->name, d->description));
+    }
+  }
+}
+
 void check_compression(const Scenario& s, size_t index) {
   const JobSpec& job = s.jobs[index];
   const MethodTraits& method = method_traits(job.compression.method);
@@ -393,6 +422,7 @@ void finish_scenario(Scenario& s) {
     finish_faults(s, i, s.jobs[i]);
     check_compression(s, i);
     check_optimizer_kernels(s, i);
+    check_fp8(s, i);
     check_sync(s, i);
   }
   finish_convergence(s);

@@ -32,8 +32,8 @@ double optional_quantity(const YAML::Node& n, const char* key, Quantity q) {
 
 // A per-dtype fraction (kernels.gemm, kernels.conv): one number for every dtype, or a map from dtype
 // names to numbers (the dtypes it leaves out get 0: no figure).
-std::array<double, 4> per_dtype(const YAML::Node& v) {
-  std::array<double, 4> out{};
+std::array<double, kDtypeCount> per_dtype(const YAML::Node& v) {
+  std::array<double, kDtypeCount> out{};
   if (!v) return out;
   if (v.IsScalar()) {
     out.fill(v.as<double>());
@@ -52,6 +52,7 @@ double DeviceSpec::peak(Dtype d) const {
     case Dtype::Tf32: p = peak_tf32; break;
     case Dtype::Fp16: p = peak_fp16; break;
     case Dtype::Bf16: p = peak_bf16; break;
+    case Dtype::Fp8: p = peak_fp8; break;
   }
   return p > 0 ? p : peak_fp32;
 }
@@ -81,6 +82,7 @@ DeviceSpec parse_device(std::string_view name) {
   d.peak_tf32 = optional_quantity(n, "tf32", Quantity::FlopRate);
   d.peak_fp16 = optional_quantity(n, "fp16", Quantity::FlopRate);
   d.peak_bf16 = optional_quantity(n, "bf16", Quantity::FlopRate);
+  d.peak_fp8 = optional_quantity(n, "fp8", Quantity::FlopRate);
   d.mem_bandwidth = optional_quantity(n, "mem_bandwidth", Quantity::Rate);
   d.mem_capacity = optional_quantity(n, "mem_capacity", Quantity::Bytes);
   d.efficiency = n["efficiency"].as<double>();

@@ -18,6 +18,7 @@ struct DeviceSpec {
   double peak_tf32 = 0;     // 0 when the device has no tf32 mode (falls back to fp32)
   double peak_fp16 = 0;
   double peak_bf16 = 0;      // 0 when unsupported (falls back to fp32)
+  double peak_fp8 = 0;       // 0 when the device has no fp8 tensor cores (model.fp8 is refused there)
   double mem_bandwidth = 0;  // bytes/s
   double mem_capacity = 0;   // bytes
   double efficiency = 0;     // typical achieved fraction of peak on large training kernels

@@ -67,8 +67,8 @@ struct KernelProfile {
   int tile_n = 128;
   // Per dtype (indexed by Dtype), 0 where the zoo has no figure: the fraction of the dtype's peak a
   // large, wave-aligned GEMM reaches, and a convolution (0: the GEMM's).
-  std::array<double, 4> gemm{};
-  std::array<double, 4> conv{};
+  std::array<double, kDtypeCount> gemm{};
+  std::array<double, kDtypeCount> conv{};
   double attention = 0;    // fraction of peak a fused attention kernel reaches (fwd and bwd)
   double memory = 1;       // fraction of the memory bandwidth streaming kernels reach
   double layout_copy = 0;  // fraction of it a copy of a permuted view reaches (0: `memory`)
