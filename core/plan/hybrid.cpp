@@ -306,7 +306,9 @@ class HybridCompiler {
         int first = 0;
         std::tie(first, last) =
             emit_block(runs, "bwd", "bwd", fmt::format("L{}", b), mb, last, zero3_gather(b, mb, true, -1));
-        if (b > begin) zero3_gather(b - 1, mb, true, first);
+        // The next block's gather: with its backward begun (pre), or ended (post, ahead of its reduce-scatter).
+        const bool post = job_.framework.backward_prefetch == BackwardPrefetch::Post;
+        if (b > begin) zero3_gather(b - 1, mb, true, post ? last : first);
         gradients_ready(b, last, mb, last_micro_batch, step.chunk);
       }
     }
@@ -348,7 +350,8 @@ class HybridCompiler {
   // ZeRO-3: a block's parameters gathered over the data group before its forward and its backward,
   // on the comm stream. The next block's gather is issued as soon as the current block's first
   // kernel has run (`after`), ahead of the current block's gradient reduce-scatter: prefetch one
-  // block ahead, as FSDP's forward and backward prefetch. Returns the deps of the block's first
+  // block ahead, as FSDP's forward and backward prefetch (framework.backward_prefetch post: in the
+  // backward, once the current block's last kernel has run). Returns the deps of the block's first
   // kernel (its gather), issuing the gather now when it was not prefetched (after = -1).
   std::vector<int> zero3_gather(int block, int mb, bool backward, int after) {
     const int g = group_of(GroupKind::Data);

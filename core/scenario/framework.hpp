@@ -34,6 +34,16 @@ enum class AttentionKernels { Fused, Eager };
 // kernel per parameter tensor.
 enum class OptimizerKernels { Fused, Foreach, PerTensor };
 
+// When ZeRO-3 gathers the next block's parameters in the backward (FSDP's backward_prefetch). Pre: as soon as the
+// current block's backward has begun, so the gather overlaps its compute (FSDP1's BACKWARD_PRE default; FSDP2 always).
+// Post: once the current block's backward has ended, ahead of its gradients' reduce-scatter, so the next block's
+// backward waits for its gather (FSDP1's BACKWARD_POST, Composer's default: torch/distributed/fsdp/api.py,
+// BackwardPrefetch).
+enum class BackwardPrefetch { Pre, Post };
+
+// A training framework's defaults (framework.preset; core/scenario/framework_preset.hpp): none sets nothing.
+enum class FrameworkPreset { None, MegatronCore, MegatronDeepSpeed, Nemo, Torchtitan, Fsdp, PytorchDdp };
+
 struct FrameworkSpec {
   bool operator==(const FrameworkSpec&) const = default;
   double iteration_overhead = 0;  // seconds per iteration on each worker, before its first kernel
@@ -43,6 +53,8 @@ struct FrameworkSpec {
   MixedPrecision mixed_precision = MixedPrecision::Pure;
   AttentionKernels attention_kernels = AttentionKernels::Fused;
   OptimizerKernels optimizer_kernels = OptimizerKernels::Fused;
+  BackwardPrefetch backward_prefetch = BackwardPrefetch::Pre;
+  FrameworkPreset preset = FrameworkPreset::None;
 };
 
 }  // namespace dtsim

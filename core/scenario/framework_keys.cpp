@@ -3,6 +3,8 @@
 // of a CNN's activations.
 #include "core/scenario/framework_keys.hpp"
 
+#include "core/scenario/framework_preset.hpp"
+
 #include <fmt/format.h>
 #include <fmt/ranges.h>
 
@@ -83,6 +85,21 @@ void add_framework_keys(std::vector<ScenarioKey>& k) {
       "optimizers such as DeepLearningExamples' BertAdam): the same ops, each a kernel per parameter tensor, so "
       "framework.kernel_launch counts once per op and tensor. lamb: fused only.",
       &FrameworkSpec::optimizer_kernels);
+  add_choice<BackwardPrefetch>(
+      k, "framework.backward_prefetch", {{"pre", BackwardPrefetch::Pre}, {"post", BackwardPrefetch::Post}},
+      "When ZeRO-3 (FSDP) gathers the next block's parameters in the backward. pre: once the current block's backward "
+      "has begun, overlapping it (FSDP1's BACKWARD_PRE default, FSDP2). post: once it has ended, before its "
+      "gradients' reduce-scatter on the same stream, so the next block's backward waits for the gather (FSDP1's "
+      "BACKWARD_POST, Composer's default). Other layouts: no effect.",
+      &FrameworkSpec::backward_prefetch);
+  std::vector<std::pair<std::string, FrameworkPreset>> presets;
+  for (const PresetTraits& p : framework_presets()) presets.emplace_back(p.name, p.preset);
+  add_choice<FrameworkPreset>(
+      k, "framework.preset", presets,
+      "A training framework's defaults for the keys this scenario leaves unset (docs/engines.md, Framework presets): "
+      "gradient reduce overlap and dtype, the optimizer's kernels, mixed precision and attention kernels as that "
+      "framework sets them, each with its source. A key the scenario or --set gives wins over its preset.",
+      &FrameworkSpec::preset);
 }
 
 }  // namespace dtsim

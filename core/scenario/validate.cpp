@@ -10,6 +10,7 @@
 
 #include "core/chakra/et_file.hpp"
 #include "core/collectives/collective.hpp"
+#include "core/scenario/framework_preset.hpp"
 #include "core/scenario/hybrid_keys.hpp"
 #include "core/scenario/schema.hpp"
 #include "core/scenario/sync_policy.hpp"
@@ -363,6 +364,22 @@ void check_fp8(const Scenario& s, size_t index) {
   }
 }
 
+// framework.preset: each of its settings the job leaves unset, parsed by the key table as a user's value would be.
+void apply_preset(Scenario& s, size_t index) {
+  JobSpec& job = s.jobs[index];
+  const PresetTraits& preset = framework_preset(job.framework.preset);
+  for (const PresetSetting& setting : preset.settings) {
+    const std::string key = s.job_key(index, std::string(setting.key));
+    if (is_set(s, key)) continue;
+    const ScenarioKey* k = find_scenario_key(std::string(setting.key));
+    if (k == nullptr || k->scope != KeyScope::Job) {
+      throw RuntimeError(fmt::format("framework.preset {}: {} is not a job key", preset.name, setting.key));
+    }
+    k->set_job(job, ScalarValue(key, std::string(setting.value),
+                                SourceLocation{fmt::format("framework.preset {}", preset.name)}));
+  }
+}
+
 void check_compression(const Scenario& s, size_t index) {
   const JobSpec& job = s.jobs[index];
   const MethodTraits& method = method_traits(job.compression.method);
@@ -413,6 +430,7 @@ void finish_scenario(Scenario& s) {
   finish_cluster(s);
   std::vector<int> owner(static_cast<size_t>(s.cluster.devices()), -1);
   for (size_t i = 0; i < s.jobs.size(); ++i) {
+    apply_preset(s, i);
     resolve_workload(s, i, s.jobs[i]);
     check_placement(s, i, owner);
     check_strategy(s, i);

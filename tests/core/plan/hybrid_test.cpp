@@ -1,8 +1,10 @@
 // Hybrid plans against closed forms: the FLOPs of an iteration (Narayanan et al. 2021), the
 // tensor-parallel volume per block (Korthikanti et al. 2022), ZeRO's traffic (Rajbhandari et al.
 // 2020), and the invariants every plan keeps (messages matched, groups' collectives in step).
+#include <fmt/format.h>
 #include <catch2/catch.hpp>
 
+#include <cstdio>
 #include <map>
 #include <tuple>
 
@@ -307,5 +309,39 @@ TEST_CASE("a norm's backward makes five passes over its tokens: dx from x and dy
   }
   for (const KernelStep& k : head_backward(m, sh)) {
     if (k.cls == KernelClass::Norm) CHECK(k.mem_bytes == Approx(5 * elements * 2));
+  }
+}
+
+TEST_CASE("framework.backward_prefetch: the next block's backward gather after its predecessor's first kernel, or last",
+          "[hybrid]") {
+  // FSDP's BACKWARD_PRE issues block k's gather once block k + 1's backward has begun, BACKWARD_POST once it has
+  // ended, ahead of block k + 1's reduce-scatter (torch/distributed/fsdp/api.py, BackwardPrefetch).
+  for (const char* prefetch : {"pre", "post"}) {
+    const Plan p = compile({"strategy.data=8", "strategy.zero=3", "strategy.global_batch=16",
+                            std::string("framework.backward_prefetch=") + prefetch});
+    const bool post = std::string(prefetch) == "post";
+    int checked = 0;
+    for (const RankProgram& r : p.ranks) {
+      for (const Op& op : r.ops) {
+        int block = 0, mb = 0;
+        if (std::sscanf(op.label.c_str(), "zero3 gather L%d bwd mb%d", &block, &mb) != 2 || op.deps.empty()) continue;
+        // Block k + 1's backward ops on this micro-batch: the gather waits for its first or its last.
+        const std::string next = fmt::format("bwd L{} ", block + 1);
+        int first = -1, last = -1, reduce_scatter = -1;
+        for (const Op& o : r.ops) {
+          if (o.micro_batch == mb && o.label.rfind(next, 0) == 0) {
+            if (first < 0) first = o.id;
+            last = o.id;
+          }
+          if (o.label == fmt::format("zero3 reduce-scatter L{} mb{}", block + 1, mb)) reduce_scatter = o.id;
+        }
+        INFO(op.label << " " << prefetch);
+        REQUIRE(first >= 0);
+        CHECK(op.deps == std::vector<int>{post ? last : first});
+        CHECK(reduce_scatter > op.id);  // issued after the gather, on the same stream
+        ++checked;
+      }
+    }
+    CHECK(checked > 0);
   }
 }

@@ -89,8 +89,8 @@ TEST_CASE("invalid YAML and values of the wrong shape") {
   CHECK(error_of("model: [1, 2\n").rfind("x.yaml:", 0) == 0);
   CHECK(error_of("model:\n  name:\n    - a\n") == "x.yaml:2:3: error: model.name: expected a single value, not a list");
   CHECK(error_of("model: resnet50\n") ==
-        "x.yaml:1:1: error: model: is a section; expected keys such as batch_per_worker, dtype, file, grad_dtype, "
-        "name, optimizer, synthetic, transformer");
+        "x.yaml:1:1: error: model: is a section; expected keys such as batch_per_worker, dtype, file, fp8, "
+        "grad_dtype, name, optimizer, synthetic, transformer");
 }
 
 TEST_CASE("overrides from --set get the same validation") {

@@ -1,0 +1,134 @@
+// The framework presets' table (framework_preset.hpp). Each value is the framework's own default, or what its
+// published recipes set, read at the commit named in bench/llm/sources/framework_presets.md (which quotes the lines).
+#include "core/scenario/framework_preset.hpp"
+
+#include <fmt/format.h>
+
+#include <array>
+#include <optional>
+
+#include "core/base/error.hpp"
+
+namespace dtsim {
+namespace {
+
+// Megatron-LM's Megatron-Core (core_v0.9.0).
+constexpr PresetSetting kMegatronCore[] = {
+    {"strategy.allreduce.overlap", "false",
+     "megatron/core/distributed/distributed_data_parallel_config.py L11-42: overlap_grad_reduce=False"},
+    {"model.grad_dtype", "bf16",
+     "the same file: grad_reduce_in_fp32=False, the gradient buffer in the parameters' dtype"},
+    {"framework.optimizer_kernels", "fused",
+     "megatron/core/optimizer/__init__.py L8-24: Transformer Engine's or apex's FusedAdam"},
+    {"framework.mixed_precision", "pure",
+     "megatron/core/optimizer/optimizer.py, MixedPrecisionOptimizer: 16-bit model parameters, fp32 main copies in the "
+     "optimizer"},
+    {"framework.attention_kernels", "fused",
+     "megatron/core/fusions/fused_softmax.py: FusedScaleMaskSoftmax between QK^T and AV when attention is not one "
+     "kernel"},
+};
+
+// bigscience-workshop/Megatron-DeepSpeed @ 8387ae1 with DeepSpeed's bf16 optimizer (v0.7.0), as BLOOM ran it.
+constexpr PresetSetting kMegatronDeepSpeed[] = {
+    {"strategy.allreduce.overlap", "false",
+     "deepspeed/runtime/pipe/engine.py L65: enable_backward_allreduce=False; pipe/schedule.py L233-237: ReduceGrads "
+     "after the pipeline's flush"},
+    {"model.grad_dtype", "fp32",
+     "deepspeed/runtime/bf16_optimizer.py L510-530: bf16 gradients summed into fp32 buffers, which are all-reduced"},
+    {"framework.optimizer_kernels", "fused", "megatron/optimizer/__init__.py L16: apex FusedAdam"},
+    {"framework.mixed_precision", "pure", "bf16_optimizer.py: bf16 model parameters, fp32 master partitions"},
+    {"framework.attention_kernels", "fused",
+     "megatron/model/fused_softmax.py: FusedScaleMaskSoftmax (megatron/arguments.py L541-551: on by default)"},
+};
+
+// NVIDIA NeMo 2.0 (v2.0.0) recipes, on Megatron-Core.
+constexpr PresetSetting kNemo[] = {
+    {"strategy.allreduce.overlap", "true",
+     "nemo/collections/llm/recipes/llama3_8b.py L116-122 (llama3_70b.py L115-121, gpt3_175b.py L113-119): "
+     "overlap_grad_reduce=True, overlap_param_gather=True"},
+    {"model.grad_dtype", "fp32",
+     "the same lines: grad_reduce_in_fp32=True; recipes/precision/mixed_precision.py L23-31 (bf16_mixed)"},
+    {"framework.optimizer_kernels", "fused",
+     "recipes/optim/adam.py L45: Megatron-Core's distributed optimizer, its FusedAdam"},
+    {"framework.mixed_precision", "pure", "bf16_mixed(): bf16 parameters, fp32 main copies (Megatron-Core)"},
+    {"framework.attention_kernels", "fused", "Megatron-Core's FusedScaleMaskSoftmax, as megatron_core"},
+};
+
+// pytorch/torchtitan v0.1.0: FSDP2 (fully_shard) with its default mixed precision.
+constexpr PresetSetting kTorchtitan[] = {
+    {"strategy.allreduce.overlap", "true",
+     "docs/fsdp.md L68-75: FSDP2 reduce-scatters each block's gradients in the backward, on its own stream"},
+    {"model.grad_dtype", "fp32", "torchtitan/config_manager.py L229: mixed_precision_reduce='float32'"},
+    {"framework.optimizer_kernels", "fused",
+     "config_manager.py L139: implementation='fused'; torchtitan/components/optimizer.py L275-287: AdamW(fused=True)"},
+    {"framework.mixed_precision", "pure",
+     "parallelize.py L339: MixedPrecisionPolicy(param_dtype=bf16): the blocks compute on gathered bf16 parameters, "
+     "no per-GEMM casts"},
+};
+
+// PyTorch FSDP1 as MosaicML's Composer (v0.22.0) runs it for llm-foundry (v0.8.0).
+constexpr PresetSetting kFsdp[] = {
+    {"strategy.allreduce.overlap", "true",
+     "torch/distributed/fsdp/_runtime_utils.py: each unit's reduce-scatter in its post-backward hook, on the "
+     "post_backward stream"},
+    {"model.grad_dtype", "fp32",
+     "composer/trainer/mosaic_fsdp_utils.py L106-109: mixed_precision DEFAULT (Composer's default, "
+     "dist_strategy.py L162) reduces in fp32"},
+    {"framework.optimizer_kernels", "per_tensor",
+     "composer/optim/decoupled_weight_decay.py L268: DecoupledAdamW's for-loop over the parameters, a kernel per op "
+     "and tensor"},
+    {"framework.backward_prefetch", "post",
+     "composer/trainer/dist_strategy.py L152: backward_prefetch='BACKWARD_POST' (PyTorch's own default is "
+     "BACKWARD_PRE); no llm-foundry yaml sets it"},
+};
+
+// PyTorch DistributedDataParallel with automatic mixed precision (torch 2.x).
+constexpr PresetSetting kPytorchDdp[] = {
+    {"strategy.allreduce.overlap", "true",
+     "torch/nn/parallel/distributed.py: the reducer all-reduces each bucket as its gradients are ready in the "
+     "backward"},
+    {"strategy.allreduce.bucket_size", "25MiB", "torch/nn/parallel/distributed.py: bucket_cap_mb=25 (MiB)"},
+    {"model.grad_dtype", "fp32", "torch.autocast keeps the parameters, and so their gradients, in fp32"},
+    {"framework.optimizer_kernels", "foreach",
+     "torch/optim/optimizer.py, _default_to_fused_or_foreach: foreach on CUDA tensors by default since PyTorch 2.0"},
+    {"framework.mixed_precision", "autocast", "PyTorch's AMP recipe: torch.autocast over fp32 parameters"},
+};
+
+constexpr std::optional<PresetTraits> entry(FrameworkPreset p) {
+  switch (p) {
+    case FrameworkPreset::None: return PresetTraits{p, "none", "none: dtsim's own defaults", {}};
+    case FrameworkPreset::MegatronCore:
+      return PresetTraits{p, "megatron_core", "Megatron-Core core_v0.9.0", kMegatronCore};
+    case FrameworkPreset::MegatronDeepSpeed:
+      return PresetTraits{p, "megatron_deepspeed", "Megatron-DeepSpeed with DeepSpeed 0.7 bf16", kMegatronDeepSpeed};
+    case FrameworkPreset::Nemo: return PresetTraits{p, "nemo", "NeMo 2.0 recipes", kNemo};
+    case FrameworkPreset::Torchtitan: return PresetTraits{p, "torchtitan", "torchtitan v0.1.0 (FSDP2)", kTorchtitan};
+    case FrameworkPreset::Fsdp: return PresetTraits{p, "fsdp", "PyTorch FSDP1 under Composer v0.22", kFsdp};
+    case FrameworkPreset::PytorchDdp: return PresetTraits{p, "pytorch_ddp", "PyTorch DDP with AMP", kPytorchDdp};
+  }
+  return std::nullopt;  // past the last preset
+}
+
+constexpr size_t count_presets() {
+  size_t n = 0;
+  while (entry(static_cast<FrameworkPreset>(n))) ++n;
+  return n;
+}
+
+constexpr std::array<PresetTraits, count_presets()> kTable = [] {
+  std::array<PresetTraits, count_presets()> table{};
+  for (size_t i = 0; i < table.size(); ++i) table[i] = *entry(static_cast<FrameworkPreset>(i));
+  return table;
+}();
+
+}  // namespace
+
+std::span<const PresetTraits> framework_presets() { return kTable; }
+
+const PresetTraits& framework_preset(FrameworkPreset p) {
+  const auto i = static_cast<size_t>(p);
+  if (i >= kTable.size()) throw RuntimeError(fmt::format("framework preset {} has no entry", i));
+  return kTable[i];
+}
+
+}  // namespace dtsim
