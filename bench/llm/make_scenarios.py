@@ -97,7 +97,8 @@ flash attention, and tokens/s/GPU (the throughput of the last logged steps, trun
 Assumed for every MPT row: 8 GPUs a node (MosaicML's platform; the README's GPU counts are multiples of 8); NVLink at
 the platform's line rate; the 1600 Gb/s as 8 NICs of 200 Gb/s; H100 rows (network not stated) 8 NICs of 400 Gb/s,
 the DGX H100's; MPT's shape as llm-foundry builds it (no biases, LayerNorm, learned positions, tied embeddings);
-FULL_SHARD as ZeRO-3 and SHARD_GRAD_OP as ZeRO-2 over every GPU; decoupled AdamW as Adam; amp_bf16 (FSDP mixed
+FULL_SHARD as ZeRO-3 and SHARD_GRAD_OP as ZeRO-2 over every GPU; decoupled AdamW as Adam (its kernels by the fsdp preset: Composer's for-loop, docs/engines.md, Framework
+presets); amp_bf16 (FSDP mixed
 precision DEFAULT: fp32 gradients reduced) as autocast with fp32 gradients, bf16 (PURE) as pure bf16; amp_fp8 as
 amp_bf16 with fp8: delayed (Composer's amp_fp8 runs Transformer Engine's fp8_autocast with its DelayedScaling
 recipe: mosaicml/composer @ fe7964f composer/core/precision.py L78-89; the benchmark script builds the linear layers
@@ -128,6 +129,7 @@ def mpt(row):
         strategy_lines(data=gpus, zero=zero, micro_batch=micro, global_batch=gbs,
                        recompute="full" if row["activation_checkpointing"] == "True" else "none"),
         "framework:",
+        "  preset: fsdp",
         f"  mixed_precision: {'pure' if pure else 'autocast'}",
     ])
     name = f"mpt_{row['model']}_{row['gpu']}_{gpus}g_s{seq}_mb{micro}_{row['precision']}"
@@ -143,8 +145,9 @@ Assumed for every torchtitan row: Llama 3's shapes (Meta's model cards: RMSNorm,
 attention, vocab 128256, untied embeddings, no biases); sequence length 8192 where not printed (the train configs'
 default); 8 GPUs a node with NVLink at the platform's line rate and 8 NICs of 400 Gb/s (H100) or 200 Gb/s (A100);
 the H100 rows' 500 W parts as dtsim's h100_sxm (their clocks under that power cap are not published); FSDP2 as ZeRO-3;
-selective checkpointing (per layer or per op) as selective recompute; bf16 with fp32 gradients reduced (FSDP2's
-default mixed precision keeps fp32 master weights and reduces in fp32); flash attention (SDPA); float8 and float8
+selective checkpointing (per layer or per op) as selective recompute; bf16 with the torchtitan preset (FSDP2's
+default mixed precision: bf16 compute, gradients reduced in fp32; fused AdamW: docs/engines.md, Framework presets);
+flash attention (SDPA); float8 and float8
 tensorwise as fp8: current (torchao's Float8Linear with dynamic per-tensor scaling, torchtitan's default:
 pytorch/torchtitan @ 4d88a8a torchtitan/config_manager.py L524-527 and @ 9dec370, the 2024-12 benchmarks' commit,
 L552-568, and torchtitan/float8.py L87 "only dynamic tensor scaling (the default) is supported"); FSDP2's float8
@@ -185,11 +188,12 @@ def torchtitan(row):
                     flash_attention=True),
         "  dtype: bf16",
         *fp8_lines(fp8),
-        "  grad_dtype: fp32",
         "  optimizer: adam",
         cluster_lines(device, gpus, 8, NVLINK[platform], 8, nic),
         strategy_lines(tensor=tp, context=cp, data=fsdp, zero=3, micro_batch=local, global_batch=gbs,
                        recompute=recompute, sequence_parallel=tp > 1),
+        "framework:",
+        "  preset: torchtitan",
     ])
     notes = row["notes"]
     compiled = "compile" if any(m in notes for m in ("compile=yes", "torch.compile;", "+ torch.compile")) else "eager"
@@ -209,7 +213,8 @@ experiment says) layers, hidden and heads, TP, PP, DP, micro-batch, global batch
 per iteration (read at iteration 2 or later, as the file says).
 Assumed for every BLOOM row: sequence 2048 and vocab 250880 (the production run's); BLOOM's shape (LayerNorm,
 GeLU MLP of 4 x hidden, tied embeddings, biases, ALiBi positions as rotary: neither has parameters, and dtsim has no
-ALiBi); bf16 where not given, with fp32 gradients; ZeRO-1 where not given (the file's runs use it); full activation checkpointing (the production run's, and
+ALiBi); bf16 where not given; the megatron_deepspeed preset (DeepSpeed's bf16 optimizer: fp32 gradients reduced
+after the pipeline's flush, apex FusedAdam: docs/engines.md, Framework presets); ZeRO-1 where not given (the file's runs use it); full activation checkpointing (the production run's, and
 the file's TFLOPs formula assumes it); the 1F1B schedule (Megatron-DeepSpeed's); Omni-Path as 4 NICs of 100 Gb/s."""
 
 
@@ -236,11 +241,12 @@ def bloom(row):
         model_lines(shape, 2048, 250880, positions=0, rotary=True, tied_embeddings=True, bias=True,
                     flash_attention=False),
         f"  dtype: {row['precision'] or 'bf16'}",
-        "  grad_dtype: fp32",
         "  optimizer: adam",
         cluster_lines("a100_80gb", gpus, 8, NVLINK["a100"], 4, "100Gbps"),
         strategy_lines(tensor=tp, pipeline=pp, data=dp, zero=zero, micro_batch=micro, global_batch=gbs,
                        recompute="full", schedule="1f1b"),
+        "framework:",
+        "  preset: megatron_deepspeed",
     ])
     name = f"bloom_{row['model'].lower()}_{gpus}g_tp{tp}_pp{pp}_dp{dp}_mb{micro}_gbs{gbs}_{row['anchor'].split()[0]}"
     published = f"{row['step_time_s']} s an iteration"
@@ -274,12 +280,14 @@ def megatron_lines(shape, seq, vocab, flags, fp8, grad_dtype, gpus, tp, pp, cp, 
         model_lines(shape, seq, vocab, **flags),
         "  dtype: bf16",
         *fp8_lines(fp8),
-        f"  grad_dtype: {grad_dtype}",
+        *([f"  grad_dtype: {grad_dtype}"] if grad_dtype else []),
         "  optimizer: adam",
         cluster_lines("h100_sxm", gpus, 8, NVLINK["h100"], *DGX_H100_NICS),
         strategy_lines(tensor=tp, pipeline=pp, context=cp, data=dp, zero=zero, micro_batch=micro, global_batch=gbs,
                        recompute=recompute, sequence_parallel=tp > 1,
                        schedule="interleaved" if vp > 1 else "1f1b", virtual_stages=vp),
+        "framework:",
+        "  preset: nemo",
     ])
 
 
@@ -301,8 +309,9 @@ optimizer (ZeRO-1), as every launcher config of these models sets them (sequence
 distributed_fused_adam: NVIDIA/NeMo-Framework-Launcher @ 8325688 launcher_scripts/conf/training/*); recompute as
 those configs set it: none, Nemotron-340B selective (nemotron/nemotron_340b.yaml L122); FP8 as fp8: delayed (the
 configs' fp8 knobs are Transformer Engine's DelayedScaling recipe, fp8_hybrid, amax history 1024, max: gpt3/175b.yaml
-L143-148); fp32 gradients reduced (NeMo gives the distributed optimizer fp32 as its dtype and no grad_sync_dtype,
-which Apex's DistributedFusedAdam then reduces gradients in: NVIDIA/NeMo @ e2de75c
+L143-148); the nemo preset (docs/engines.md, Framework presets): gradient reduction overlapped with the backward, and
+in fp32 (here too NeMo gives the distributed optimizer fp32 as its dtype and no grad_sync_dtype, which Apex's
+DistributedFusedAdam then reduces gradients in: NVIDIA/NeMo @ e2de75c
 nemo/collections/nlp/models/language_modeling/megatron_base_model.py L795-796); TE's fused attention as flash
 attention."""
 
@@ -344,7 +353,7 @@ def nemo(row):
     micro, gbs = whole(row["micro_batch"]), whole(row["global_batch"])
     recompute = NEMO_RECOMPUTE.get(row["model"], "none")
     step = gbs * seq / (number(row["tokens_per_s_per_gpu"]) * gpus)
-    body = megatron_lines(shape, seq, vocab, flags, "delayed", "fp32", gpus, tp, pp, cp, vp, dp, 1, micro, gbs,
+    body = megatron_lines(shape, seq, vocab, flags, "delayed", None, gpus, tp, pp, cp, vp, dp, 1, micro, gbs,
                           recompute)
     name = (f"nemo_{row['model'].lower().replace('-', '_')}_{gpus}g_tp{tp}_pp{pp}_cp{cp}_vp{vp}_mb{micro}_gbs{gbs}"
             "_fp8")
@@ -370,7 +379,9 @@ offer no delayed scaling, compute_dtype bf16, fp8_cs, fp8_mx, fp8_sc, nvfp4: @ 0
 scripts/performance/argument_parser.py L135-140, and the only H100 FP8 Llama 3 configs of 26.02 and 26.04 are FP8_CS:
 r0.3.0 and r0.4.0 configs/llama/llama3_workload_base_configs.py); 25.09, no precision printed, as fp8: delayed (its
 layouts are the fp8 entries of r0.1.0's perf matrix, whose --fp8_recipe defaults to ds, per-tensor delayed scaling:
-r0.1.0 scripts/performance/argument_parser.py L95-107); TE's fused attention as flash attention."""
+r0.1.0 scripts/performance/argument_parser.py L95-107); TE's fused attention as flash attention; the nemo preset
+for the rest (the Bridge runs NeMo's Megatron-Core recipes: gradient reduction overlapped with the backward; its own
+bf16 reduction above wins: docs/engines.md, Framework presets)."""
 
 BRIDGE_MOE = {
     "Qwen3": "Qwen3 MoE: 128-wide heads (kv_channels 128) make attention twice the hidden size wide; dtsim's heads "
@@ -439,8 +450,9 @@ unset), and seconds per step (from the logs' block timestamps, blocks 2 on).
 Assumed for every MLPerf row: NeMo's GPT defaults for what custom.yaml leaves (biases, GeLU, learned positions, tied
 embeddings) and vocab 50257, the benchmark reference's (bench/llm/sources/shapes.md); NVLink at its line rate; fp8:
 delayed for FP8; the distributed optimizer as ZeRO-1; the interleaved schedule (VP > 1 in every row); TE's fused
-attention as flash attention. TP communication overlap, fp8 parameters and CUDA graphs, which the configs turn on, are
-left to dtsim's defaults."""
+attention as flash attention; the nemo preset for the rest (gradient reduction overlapped with the backward; the
+configs' bf16 reduction above wins: docs/engines.md, Framework presets). TP communication overlap, fp8 parameters and
+CUDA graphs, which the configs turn on, are left to dtsim's defaults."""
 
 
 def mlperf_gpt3(row):
