@@ -291,6 +291,15 @@ def megatron_lines(shape, seq, vocab, flags, fp8, grad_dtype, gpus, tp, pp, cp, 
     ])
 
 
+def fine_tuning(row):
+    """The row's task from its notes (task=...); LoRA rows are skipped here: dtsim trains every weight."""
+    task = re.search(r"task=(\w+)", row["notes"]).group(1)
+    if task == "LoRA":
+        raise Skip("LoRA fine-tuning: the base weights are frozen (no weight gradients, no optimizer for them); "
+                   "dtsim trains every weight")
+    return task
+
+
 def degree(text):
     """A TP/PP/CP/VP/EP cell: 'n/a' or empty is 1."""
     return 1 if text.strip() in ("", "n/a") else whole(text)
@@ -337,11 +346,7 @@ def nemo(row):
     if row["source"] == "nemo-performance-long-sequence":
         raise Skip("long-sequence table: prints model TFLOP/s only (no tokens/s or step time, and the doc does not "
                    "define its FLOP count) and no micro-batch size")
-    task = re.search(r"task=(\w+)", row["notes"]).group(1)
-    if task == "LoRA":
-        raise Skip("LoRA fine-tuning: the base weights are frozen (no weight gradients, no optimizer for them); "
-                   "dtsim trains every weight")
-    if task == "SFT":
+    if fine_tuning(row) == "SFT":
         raise Skip("SFT on SQuAD packed to 4096 tokens: attention runs within each packed sub-sequence, whose "
                    "lengths are not published; dtsim would cost 4096-token attention")
     if row["precision"] != "FP8":
@@ -398,11 +403,7 @@ def megatron_bridge(row):
     for prefix, why in BRIDGE_MOE.items():
         if row["model"].startswith(prefix):
             raise Skip(why)
-    task = re.search(r"task=(\w+)", row["notes"]).group(1)
-    if task == "LoRA":
-        raise Skip("LoRA fine-tuning: the base weights are frozen (no weight gradients, no optimizer for them); "
-                   "dtsim trains every weight")
-    if task == "SFT":
+    if fine_tuning(row) == "SFT":
         raise Skip("SFT on packed sequences (the Bridge's H100 SFT perf config packs to the sequence length: r0.5.0 "
                    "scripts/performance/configs/llama/llama3_llm_finetune.py L166-183): attention runs within each "
                    "packed sub-sequence, whose lengths are not published")
