@@ -1,14 +1,15 @@
 // The `framework.*` job keys: host work per iteration, per kernel and per collective (defaults 0, off:
-// the published figures below are for a user to set, not measured for every stack), and the layout
-// of a CNN's activations.
+// the published figures below are for a user to set, not measured for every stack), the layout
+// of a CNN's activations, mixed precision, attention and optimizer kernels, ZeRO-3's backward
+// prefetch, and the preset naming a framework's defaults for the rest (framework_preset.hpp).
 #include "core/scenario/framework_keys.hpp"
-
-#include "core/scenario/framework_preset.hpp"
 
 #include <fmt/format.h>
 #include <fmt/ranges.h>
 
 #include <utility>
+
+#include "core/scenario/framework_preset.hpp"
 
 namespace dtsim {
 namespace {
