@@ -8,6 +8,7 @@
 
 #include <fmt/format.h>
 
+#include "core/calibration/calibration.hpp"
 #include "core/chakra/et_file.hpp"
 #include "core/collectives/collective.hpp"
 #include "core/scenario/framework_preset.hpp"
@@ -351,6 +352,13 @@ void check_fp8(const Scenario& s, size_t index) {
     fail_at(s, key,
             fmt::format("{}: fp8 GEMMs run in a 16-bit model (model.dtype is {}: use bf16 or fp16, or model.fp8: none)",
                         key, dtype_name(job.model.dtype)));
+  }
+  if (s.cluster.calibration && !s.cluster.calibration->compute.contains(std::string(dtype_name(Dtype::Fp8)))) {
+    fail_at(s, key,
+            fmt::format("{}: the cluster.calibration profile has no fp8 GEMM curve (dtsim calibrate measures fp32, "
+                        "tf32, fp16 and bf16), so its fp8 GEMMs would be costed at fp32's: use model.fp8: none with "
+                        "the profile, or no profile",
+                        key));
   }
   std::vector<const DeviceSpec*> devices{&s.cluster.device};
   for (const DeviceSpec& d : s.cluster.node_devices) devices.push_back(&d);

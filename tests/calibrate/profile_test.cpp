@@ -197,3 +197,16 @@ TEST_CASE("a profile of one rank (one GPU) has no links; of two or more, links a
   CHECK(p->link(kSameHost) == nullptr);
   CHECK(p->compute.count("fp32") == 1);
 }
+
+TEST_CASE("model.fp8 is refused with a profile that measured no fp8 GEMMs, not costed at fp32's", "[profile]") {
+  const auto scenario = [](const char* fp8) {
+    return std::string("model:\n  name: transformer\n  dtype: bf16\n  fp8: ") + fp8 +
+           "\n  transformer: {layers: 2, hidden: 256, heads: 4, seq_len: 128, vocab: 1024}\n"
+           "cluster: {nodes: 1, devices_per_node: 2, device: h100_sxm, calibration: " +
+           kData + "profile.yaml}\nstrategy: {kind: hybrid, data: 2}\n";
+  };
+  CHECK_NOTHROW(load_scenario_text(scenario("none"), "cal.yaml", {}));
+  CHECK_THROWS_WITH(load_scenario_text(scenario("delayed"), "cal.yaml", {}), Catch::Contains("cal.yaml") &&
+                                                                                 Catch::Contains("model.fp8") &&
+                                                                                 Catch::Contains("no fp8 GEMM curve"));
+}
