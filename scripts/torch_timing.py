@@ -1,6 +1,6 @@
 # The GPU timing the PyTorch probes share (scripts/torch_probe.py, torch_memory_probe.py, torch_gpt_probe.py,
-# torch_profile_probe.py): seconds per call of `fn` by CUDA events, and where a training step's GPU time goes
-# by kernel class (torch.profiler).
+# torch_profile_probe.py, torch_mpt_probe.py): seconds per call of `fn` by CUDA events, and where a training
+# step's GPU time goes by kernel class (torch.profiler).
 import re
 import time
 
