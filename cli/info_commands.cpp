@@ -55,9 +55,9 @@ int devices_command() {
     const DeviceSpec d = load_device(n);
     auto peak = [](double p) { return p > 0 ? format_flop_rate(p) : std::string("-"); };
     const KernelProfile& k = d.kernels;
-    const std::string kernels = k.present()
-                                    ? fmt::format("{:.2f}/{:.2f}/{:.2f}", k.gemm_at(Dtype::Fp16), k.attention, k.memory)
-                                    : std::string("-");
+    const std::string kernels = k.present() ? fmt::format("{:.2f}/{:.2f}/{:.2f}", k.gemm_at(Dtype::Fp16),
+                                                          k.attention_for(AttentionBackend::Flash2).forward, k.memory)
+                                            : std::string("-");
     std::cout << fmt::format("{:<11} {:>12} {:>12} {:>12} {:>12} {:>12} {:>9} {:>6.2f} {:>14} {:>6.2f}  {}\n", n,
                              peak(d.peak_fp32), peak(d.peak_tf32), peak(d.peak_fp16), peak(d.peak_bf16),
                              format_rate(d.mem_bandwidth), format_bytes(d.mem_capacity), d.efficiency, kernels,

@@ -253,7 +253,15 @@ pb::list devices() {
     d["memory_bytes"] = dev.mem_capacity;
     d["efficiency"] = dev.efficiency;
     d["gemm_fp16_fraction"] = k.present() ? peak(k.gemm_at(Dtype::Fp16)) : pb::object(pb::none());
-    d["attention_fraction"] = k.present() ? peak(k.attention) : pb::object(pb::none());
+    // FlashAttention-2's forward figure, and every backend's forward and backward figures (core/zoo/attention.hpp).
+    d["attention_fraction"] =
+        k.present() ? peak(k.attention_for(AttentionBackend::Flash2).forward) : pb::object(pb::none());
+    pb::dict attention;
+    for (const AttentionBackendTraits& b : attention_backends()) {
+      const AttentionFigures f = k.attention[static_cast<size_t>(b.backend)];
+      if (f.present()) attention[pb::str(std::string(b.name))] = pb::make_tuple(f.forward, f.backward);
+    }
+    d["attention_fractions"] = attention;
     d["memory_fraction"] = k.present() ? peak(k.memory) : pb::object(pb::none());
     d["compute_under_comm"] = dev.compute_under_comm;
     d["description"] = dev.description;

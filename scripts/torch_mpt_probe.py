@@ -8,7 +8,9 @@
 # at the rows' micro-batch and sequence lengths; also the 1B at 8k without FSDP (plain autocast over
 # fp32 parameters) to show what FSDP adds. For each: the step's time, peak memory, and where the GPU
 # time goes by kernel class (torch_timing.profile_classes). Run there with its python3:
-#   python3 scripts/torch_mpt_probe.py OUT.json
+#   python3 scripts/torch_mpt_probe.py OUT.json [flash2|cudnn] [CONFIGS]
+# The second argument picks scaled-dot-product attention's backend (flash2, FlashAttention-2 as llm-foundry runs it,
+# by default; cudnn, cuDNN's fused attention), the third the configurations to run (indexes into CONFIGS, "0,2").
 # bench/validation/gpu_h200.md compares it with dtsim's 1-GPU scenarios of the same shapes.
 import json
 import os
@@ -30,6 +32,11 @@ VOCAB = 50368
 CONFIGS = [("1b", 24, 2048, 16, 8192, 3, True), ("1b", 24, 2048, 16, 32768, 1, True),
            ("1b", 24, 2048, 16, 2048, 14, True), ("1b", 24, 2048, 16, 8192, 3, False),
            ("760m", 24, 1536, 12, 2048, 24, True), ("3b", 32, 2560, 20, 8192, 2, True)]
+
+
+ATTENTION = sys.argv[2] if len(sys.argv) > 2 else "flash2"
+if len(sys.argv) > 3:
+    CONFIGS = [CONFIGS[int(i)] for i in sys.argv[3].split(",")]
 
 
 class LPLayerNorm(nn.LayerNorm):
@@ -57,7 +64,7 @@ class Block(nn.Module):
         from torch.nn.attention import SDPBackend, sdpa_kernel
         b, s, d = x.shape
         q, k, v = self.Wqkv(self.norm_1(x)).view(b, s, 3, self.heads, d // self.heads).permute(2, 0, 3, 1, 4)
-        with sdpa_kernel([SDPBackend.FLASH_ATTENTION]):
+        with sdpa_kernel([SDPBackend.CUDNN_ATTENTION if ATTENTION == "cudnn" else SDPBackend.FLASH_ATTENTION]):
             a = F.scaled_dot_product_attention(q, k, v, is_causal=True)
         x = x + self.out_proj(a.transpose(1, 2).reshape(b, s, d))
         return x + self.down_proj(F.gelu(self.up_proj(self.norm_2(x))))
@@ -135,7 +142,7 @@ os.environ.setdefault("MASTER_ADDR", "127.0.0.1")
 os.environ.setdefault("MASTER_PORT", "29517")
 torch.cuda.set_device(0)
 res = {"torch": torch.__version__, "cuda": torch.version.cuda, "device": torch.cuda.get_device_name(0),
-       "vocab": VOCAB, "runs": [], "errors": []}
+       "vocab": VOCAB, "attention": ATTENTION, "runs": [], "errors": []}
 try:
     dist.init_process_group("nccl", rank=0, world_size=1)
 except Exception as ex:  # no process group: the runs without FSDP only

@@ -205,7 +205,10 @@ std::vector<KernelStep> attention_core(const Dims& d) {
   const double kv_bytes = d.b * d.s * d.kv_dim / d.t * d.db;  // K or V over the whole sequence
   if (d.flash) {
     const double flops = 4 * d.tokens * d.s * d.h / d.t * (d.causal ? 0.5 : 1.0);
-    return {compute("attention", KernelClass::Attention, flops, 2 * q_bytes + 2 * kv_bytes)};
+    KernelStep k = compute("attention", KernelClass::Attention, flops, 2 * q_bytes + 2 * kv_bytes);
+    // Its QK^T product's shape, which the kernel's efficiency follows (core/zoo/attention.hpp).
+    k.gemm = GemmShape{d.s / d.c, d.s, d.h / d.a, d.b * d.a / d.t, false, d.causal};
+    return {k};
   }
   // One product per sequence and local head: the rank's s / c queries against all s keys.
   const double n = scores(d);

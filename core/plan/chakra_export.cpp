@@ -41,9 +41,10 @@ void add_compute(EtNode& n, const ComputeOp& c) {
   n.attrs.push_back(num(a::kTensorSize, c.mem_bytes));
   n.attrs.push_back(text(a::kDtype, dtype_name(c.dtype)));
   n.attrs.push_back(text(a::kKernelClass, kernel_class_name(c.cls)));
-  if (c.cls == KernelClass::Gemm || c.cls == KernelClass::Conv) {
-    n.attrs.push_back(EtAttr{std::string(a::kGemm), std::vector<double>{c.gemm.m, c.gemm.n, c.gemm.k, c.gemm.batch,
-                                                                        c.gemm.backward ? 1.0 : 0.0}});
+  if (c.gemm.known()) {
+    n.attrs.push_back(
+        EtAttr{std::string(a::kGemm), std::vector<double>{c.gemm.m, c.gemm.n, c.gemm.k, c.gemm.batch,
+                                                          c.gemm.backward ? 1.0 : 0.0, c.gemm.causal ? 1.0 : 0.0}});
   }
   if (c.host > 0) n.attrs.push_back(real(a::kHost, c.host));
 }

@@ -199,8 +199,9 @@ class Importer {
     c.dtype = dtype;
     if (const auto cls = at.text(NodeKey::KernelClass)) c.cls = parse_kernel_class(*cls).value_or(KernelClass::Layer);
     if (const EtValue* g = at.value(NodeKey::Gemm)) {
-      if (const auto* v = std::get_if<std::vector<double>>(g); v != nullptr && v->size() == 5) {
-        c.gemm = GemmShape{(*v)[0], (*v)[1], (*v)[2], (*v)[3], (*v)[4] != 0};
+      // m, n, k, batch, backward, and (since attention kernels carry their shape) causal
+      if (const auto* v = std::get_if<std::vector<double>>(g); v != nullptr && (v->size() == 5 || v->size() == 6)) {
+        c.gemm = GemmShape{(*v)[0], (*v)[1], (*v)[2], (*v)[3], (*v)[4] != 0, v->size() == 6 && (*v)[5] != 0};
       }
     }
     if (by_duration) {

@@ -2,6 +2,8 @@
 // framework.* keys; docs/engines.md, Framework overheads).
 #pragma once
 
+#include "core/zoo/attention.hpp"
+
 namespace dtsim {
 
 // The training framework's own costs (framework.*; docs/engines.md, Framework overheads): host work
@@ -52,6 +54,7 @@ struct FrameworkSpec {
   MemoryFormat memory_format = MemoryFormat::Nhwc;
   MixedPrecision mixed_precision = MixedPrecision::Pure;
   AttentionKernels attention_kernels = AttentionKernels::Fused;
+  AttentionBackend attention_backend = AttentionBackend::Flash2;  // which fused kernel flash attention runs
   OptimizerKernels optimizer_kernels = OptimizerKernels::Fused;
   BackwardPrefetch backward_prefetch = BackwardPrefetch::Pre;
   FrameworkPreset preset = FrameworkPreset::None;

@@ -1,6 +1,6 @@
 // The `framework.*` job keys: host work per iteration, per kernel and per collective (defaults 0, off:
 // the published figures below are for a user to set, not measured for every stack), the layout
-// of a CNN's activations, mixed precision, attention and optimizer kernels, ZeRO-3's backward
+// of a CNN's activations, mixed precision, attention kernels and their backend, optimizer kernels, ZeRO-3's backward
 // prefetch, and the preset naming a framework's defaults for the rest (framework_preset.hpp).
 #include "core/scenario/framework_keys.hpp"
 
@@ -73,6 +73,17 @@ void add_framework_keys(std::vector<ScenarioKey>& k) {
       "V and the context to and from the heads' layout (4 copies of the tokens' activations forward, 4 backward), "
       "as 'layout_copy' kernels (docs/engines.md, Eager attention).",
       &FrameworkSpec::attention_kernels);
+  std::vector<std::pair<std::string, AttentionBackend>> backends;
+  for (const AttentionBackendTraits& b : attention_backends()) backends.emplace_back(b.name, b.backend);
+  add_choice<AttentionBackend>(
+      k, "framework.attention_backend", backends,
+      "Which library's fused attention kernel runs when model.transformer.flash_attention is true; no effect "
+      "without it. flash2: FlashAttention-2 (Dao-AILab/flash-attention 2.x, PyTorch's scaled_dot_product_attention "
+      "flash backend). cudnn: cuDNN's fused flash attention (Transformer Engine's FusedAttention, which it prefers "
+      "on Hopper; PyTorch's cuDNN backend). Each runs at the device's figure for it and the kernel's pass, times "
+      "a factor of its head dimension, sequence length and causal mask fitted on published H100 measurements "
+      "(core/zoo/attention.hpp; docs/engines.md, Framework overheads); a device with no cudnn figure runs flash2's.",
+      &FrameworkSpec::attention_backend);
   add_choice<OptimizerKernels>(
       k, "framework.optimizer_kernels",
       {{"fused", OptimizerKernels::Fused},

@@ -26,6 +26,11 @@ constexpr PresetSetting kMegatronCore[] = {
     {"framework.attention_kernels", "fused",
      "megatron/core/fusions/fused_softmax.py: FusedScaleMaskSoftmax between QK^T and AV when attention is not one "
      "kernel"},
+    {"framework.attention_backend", "cudnn",
+     "Transformer Engine's DotProductAttention, which prefers its FusedAttention (cuDNN) over FlashAttention on Hopper "
+     "(NVIDIA/TransformerEngine @ a0b36d0, transformer_engine/pytorch/attention/dot_product_attention/utils.py, "
+     "get_attention_backend: 'Disabling FlashAttention to give FusedAttention preference on Hopper+'); on A100 "
+     "FlashAttention-2 (the device zoo has no cudnn figure there: flash2's)"},
 };
 
 // bigscience-workshop/Megatron-DeepSpeed @ 8387ae1 with DeepSpeed's bf16 optimizer (v0.7.0), as BLOOM ran it.
@@ -52,6 +57,7 @@ constexpr PresetSetting kNemo[] = {
      "recipes/optim/adam.py L45: Megatron-Core's distributed optimizer, its FusedAdam"},
     {"framework.mixed_precision", "pure", "bf16_mixed(): bf16 parameters, fp32 main copies (Megatron-Core)"},
     {"framework.attention_kernels", "fused", "Megatron-Core's FusedScaleMaskSoftmax, as megatron_core"},
+    {"framework.attention_backend", "cudnn", "Transformer Engine's FusedAttention on Hopper, as megatron_core"},
 };
 
 // pytorch/torchtitan v0.1.0: FSDP2 (fully_shard) with its default mixed precision.
@@ -77,6 +83,9 @@ constexpr PresetSetting kFsdp[] = {
     {"framework.optimizer_kernels", "per_tensor",
      "composer/optim/decoupled_weight_decay.py L268: DecoupledAdamW's for-loop over the parameters, a kernel per op "
      "and tensor"},
+    {"framework.attention_backend", "flash2",
+     "llm-foundry's attn_impl: flash, the flash-attn 2 package (2.4.2 in its benchmarking script: "
+     "bench/llm/sources/mpt.md)"},
     {"framework.backward_prefetch", "post",
      "composer/trainer/dist_strategy.py L152: backward_prefetch='BACKWARD_POST' (PyTorch's own default is "
      "BACKWARD_PRE); no llm-foundry yaml sets it"},

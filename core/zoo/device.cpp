@@ -5,6 +5,7 @@
 #include <array>
 #include <map>
 #include <mutex>
+#include <optional>
 
 #include <fmt/format.h>
 #include <yaml-cpp/yaml.h>
@@ -12,6 +13,7 @@
 #include "core/base/error.hpp"
 #include "core/base/suggest.hpp"
 #include "core/base/units.hpp"
+#include "core/zoo/attention.hpp"
 #include "core/zoo/embedded_data.hpp"
 
 namespace dtsim {
@@ -92,7 +94,14 @@ DeviceSpec parse_device(std::string_view name) {
     d.kernels.tile_n = k["tile"][1].as<int>();
     d.kernels.gemm = per_dtype(k["gemm"]);
     d.kernels.conv = per_dtype(k["conv"]);
-    d.kernels.attention = k["attention"] ? k["attention"].as<double>() : 0.0;
+    // attention: {backend: {forward: f, backward: b}, ...} (core/zoo/attention.hpp)
+    for (const auto& entry : k["attention"]) {
+      const std::string backend = entry.first.as<std::string>();
+      const std::optional<AttentionBackend> b = parse_attention_backend(backend);
+      if (!b) throw InputError(fmt::format("devices.yaml: {}: kernels.attention: unknown backend '{}'", name, backend));
+      d.kernels.attention[static_cast<size_t>(*b)] = {entry.second["forward"].as<double>(),
+                                                      entry.second["backward"].as<double>()};
+    }
     d.kernels.memory = k["memory"].as<double>();
     d.kernels.layout_copy = k["layout_copy"] ? k["layout_copy"].as<double>() : 0.0;
     d.kernels.source = k["source"].as<std::string>();

@@ -81,18 +81,24 @@ double KernelProfile::conv_at(Dtype d) const {
   return c > 0 ? c : gemm_at(d);
 }
 
+AttentionFigures KernelProfile::attention_for(AttentionBackend b) const {
+  const AttentionFigures& own = attention[static_cast<size_t>(b)];
+  return own.present() ? own : attention[static_cast<size_t>(AttentionBackend::Flash2)];
+}
+
 double gemm_quantization(const KernelProfile& p, const GemmShape& s) {
   if (!s.known() || p.sms <= 0) return 1.0;
   return std::max(tiled_fraction(p, s, p.tile_m, p.tile_n), tiled_fraction(p, s, p.tile_n, p.tile_m));
 }
 
 double kernel_time(const DeviceSpec& device, double efficiency, Dtype dtype, KernelClass cls, double flops,
-                   double mem_bytes, const GemmShape& shape) {
+                   double mem_bytes, const GemmShape& shape, AttentionBackend attention) {
   const KernelProfile& p = device.kernels;
   const double peak = device.peak(dtype);
   const double fraction = cls == KernelClass::Conv ? p.conv_at(dtype) : p.gemm_at(dtype);
   const bool gemm_like = cls == KernelClass::Gemm || cls == KernelClass::Conv;
-  const bool unknown = (gemm_like && fraction <= 0) || (cls == KernelClass::Attention && p.attention <= 0);
+  const AttentionFigures figures = p.attention_for(attention);
+  const bool unknown = (gemm_like && fraction <= 0) || (cls == KernelClass::Attention && !figures.present());
   if (cls == KernelClass::Layer || !p.present() || unknown) {
     return std::max(flops / (peak * efficiency), mem_bytes / device.mem_bandwidth);
   }
@@ -100,7 +106,12 @@ double kernel_time(const DeviceSpec& device, double efficiency, Dtype dtype, Ker
   switch (cls) {
     case KernelClass::Gemm:
     case KernelClass::Conv: return gemm_like_time(p, peak * fraction, bandwidth, shape, flops, mem_bytes);
-    case KernelClass::Attention: return std::max(flops / (peak * p.attention), mem_bytes / bandwidth);
+    case KernelClass::Attention: {
+      const double figure = shape.backward ? figures.backward : figures.forward;
+      const double factor =
+          shape.known() ? attention_shape_factor(attention, shape.backward, shape.k, shape.n, shape.causal) : 1.0;
+      return std::max(flops / (peak * figure * factor), mem_bytes / bandwidth);
+    }
     case KernelClass::LayoutCopy:
       return mem_bytes / (device.mem_bandwidth * (p.layout_copy > 0 ? p.layout_copy : p.memory));
     default: return std::max(flops / device.peak(Dtype::Fp32), mem_bytes / bandwidth);

@@ -20,7 +20,10 @@
 //              costed as a GEMM of that shape at peak x `conv` (`gemm` where the zoo has no
 //              convolution figure); its backward the data gradient (M x K over N) and the weight
 //              gradient (K x N over M).
-//   attention  a fused (flash) attention kernel: FLOPs at peak x `attention`.
+//   attention  a fused (flash) attention kernel: FLOPs at peak x the device's `attention` figure for the job's
+//              backend (framework.attention_backend) and the kernel's pass, times its shape factor (head dimension,
+//              sequence length, causal mask: core/zoo/attention.hpp); a backend the device has no figure for runs
+//              at flash2's.
 //   softmax, elementwise, norm, embedding: memory-bound kernels: bytes at memory bandwidth x
 //              `memory`, or their FLOPs at the fp32 (non-tensor) peak if that is slower.
 //   layout_copy  a copy of a tensor into another layout (PyTorch's copy of a permuted, non-contiguous view,
@@ -38,6 +41,7 @@
 #include <vector>
 
 #include "core/base/dtype.hpp"
+#include "core/zoo/attention.hpp"
 
 namespace dtsim {
 
@@ -50,14 +54,26 @@ std::string_view kernel_class_name(KernelClass c);
 std::vector<std::string_view> kernel_class_names();
 std::optional<KernelClass> parse_kernel_class(std::string_view text);
 
-// A GEMM's shape (batched: `batch` independent products); all zero when unknown.
+// A GEMM's shape (batched: `batch` independent products); all zero when unknown. A fused attention kernel gives its
+// QK^T product's: m queries, n keys, k the head dimension, batch the heads, `causal` when the mask keeps each query
+// to the keys before it.
 struct GemmShape {
   double m = 0;
   double n = 0;
   double k = 0;
   double batch = 1;
   bool backward = false;  // the input- and weight-gradient products of this forward GEMM
+  bool causal = false;
   bool known() const { return m > 0 && n > 0 && k > 0; }
+};
+
+// A device's fused attention figures for one backend: the fraction of peak each pass reaches at head dimension 128
+// without a mask on long sequences (core/zoo/attention.hpp); 0: none.
+struct AttentionFigures {
+  double forward = 0;
+  double backward = 0;
+  bool present() const { return forward > 0 && backward > 0; }
+  bool operator==(const AttentionFigures&) const = default;
 };
 
 // A device's per-class kernel figures (devices.yaml `kernels`); gemm == 0: none.
@@ -69,21 +85,25 @@ struct KernelProfile {
   // large, wave-aligned GEMM reaches, and a convolution (0: the GEMM's).
   std::array<double, kDtypeCount> gemm{};
   std::array<double, kDtypeCount> conv{};
-  double attention = 0;    // fraction of peak a fused attention kernel reaches (fwd and bwd)
+  std::array<AttentionFigures, kAttentionBackendCount> attention{};  // by AttentionBackend
   double memory = 1;       // fraction of the memory bandwidth streaming kernels reach
   double layout_copy = 0;  // fraction of it a copy of a permuted view reaches (0: `memory`)
   std::string source;
   bool present() const;
   double gemm_at(Dtype d) const { return gemm[static_cast<size_t>(d)]; }
   double conv_at(Dtype d) const;
+  // The backend's figures, or flash2's where the device has none for it (none at all: not present()).
+  AttentionFigures attention_for(AttentionBackend b) const;
   bool operator==(const KernelProfile&) const = default;
 };
 
 struct DeviceSpec;
 
-// Seconds one kernel takes on the device (rules above); `efficiency` is the layer fraction.
+// Seconds one kernel takes on the device (rules above); `efficiency` is the layer fraction, `attention` the job's
+// fused attention backend.
 double kernel_time(const DeviceSpec& device, double efficiency, Dtype dtype, KernelClass cls, double flops,
-                   double mem_bytes, const GemmShape& shape = {});
+                   double mem_bytes, const GemmShape& shape = {},
+                   AttentionBackend attention = AttentionBackend::Flash2);
 
 // The fraction of a GEMM's time that does useful work after tile and wave quantization (1 for a
 // shape of whole waves of whole tiles).

@@ -100,7 +100,8 @@ double CostModel::compute_time(const RankProgram& rank, const ComputeOp& op) con
 
 std::optional<CostModel::ComputeContext> CostModel::compute_context(const RankProgram& rank) const {
   if (cluster_.calibration) return std::nullopt;
-  return ComputeContext{device_of(rank), efficiency_of(rank), framework_of(rank).kernel_launch, rank.role};
+  const FrameworkSpec& fw = framework_of(rank);
+  return ComputeContext{device_of(rank), efficiency_of(rank), fw.kernel_launch, rank.role, fw.attention_backend};
 }
 
 const FrameworkSpec& CostModel::framework_of(const RankProgram& rank) const {
@@ -117,7 +118,8 @@ double CostModel::device_time(const RankProgram& rank, const ComputeOp& op) cons
     return rank.role == Role::Server ? cluster_.calibration->streaming_op_time(op.dtype, op.flops, op.mem_bytes)
                                      : cluster_.calibration->compute_time(op.dtype, op.flops, op.mem_bytes);
   }
-  return kernel_time(device_of(rank), efficiency_of(rank), op.dtype, op.cls, op.flops, op.mem_bytes, op.gemm);
+  return kernel_time(device_of(rank), efficiency_of(rank), op.dtype, op.cls, op.flops, op.mem_bytes, op.gemm,
+                     framework_of(rank).attention_backend);
 }
 
 const CompositeTiming& CostModel::composite_timing(int composite) const {

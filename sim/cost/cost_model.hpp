@@ -53,6 +53,7 @@ class CostModel {
     double efficiency = 0;
     double kernel_launch = 0;
     Role role = Role::Worker;
+    AttentionBackend attention = AttentionBackend::Flash2;
     bool operator==(const ComputeContext&) const = default;
   };
   std::optional<ComputeContext> compute_context(const RankProgram& rank) const;

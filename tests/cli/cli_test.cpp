@@ -129,7 +129,7 @@ TEST_CASE("models / devices and keys list the zoo and the scenario language") {
   const auto devices = run_dtsim("devices", "devices");
   CHECK(devices.code == 0);
   CHECK(devices.out.find("312 TFLOPS") != std::string::npos);
-  CHECK(devices.out.find("0.86/0.62/0.88") != std::string::npos);  // A100's published kernel fractions
+  CHECK(devices.out.find("0.86/0.72/0.88") != std::string::npos);  // A100's published kernel fractions
   CHECK(run_dtsim("keys", "keys").out.find("cluster.nic.rate") != std::string::npos);
 }
 
