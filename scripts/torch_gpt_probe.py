@@ -15,7 +15,7 @@ import torch.nn.functional as F
 from torch import nn
 from torch.utils.checkpoint import checkpoint
 
-from torch_timing import profile_classes
+from torch_timing import profile_classes, step_times
 
 LAYERS, HIDDEN, HEADS, SEQ, VOCAB = 24, 2048, 16, 2048, 50304
 MICRO, MICRO_BATCHES = 2, 4
@@ -77,23 +77,12 @@ def training(recompute):
 
 def step_time(recompute, iters=6, warm=2):
     model, opt, step = training(recompute)
-    for _ in range(warm):
-        step()
-    torch.cuda.synchronize()
-    s, e = torch.cuda.Event(enable_timing=True), torch.cuda.Event(enable_timing=True)
-    times = []
-    for _ in range(iters):
-        s.record()
-        step()
-        e.record()
-        torch.cuda.synchronize()
-        times.append(s.elapsed_time(e) / 1e3)
+    times = step_times(step, iters, warm)
     params = sum(p.numel() for p in model.parameters())
     peak = torch.cuda.max_memory_allocated() / 2**30
     del model, opt
     torch.cuda.empty_cache()
     torch.cuda.reset_peak_memory_stats()
-    times.sort()
     return {"step_s_median": times[len(times) // 2], "step_s_min": times[0], "step_s_max": times[-1],
             "samples_per_s": MICRO * MICRO_BATCHES / times[len(times) // 2], "parameters": params,
             "peak_memory_gib": peak}

@@ -17,6 +17,8 @@ import time
 import torch
 import torch.nn.functional as F
 
+from torch_timing import bench_for as timed
+
 dev = "cuda"
 out_path = sys.argv[1] if len(sys.argv) > 1 else "torch_kernels.json"
 res = {"torch": torch.__version__, "cuda": torch.version.cuda, "cudnn": torch.backends.cudnn.version(),
@@ -28,26 +30,6 @@ res = {"torch": torch.__version__, "cuda": torch.version.cuda, "cudnn": torch.ba
 def save():
     with open(out_path, "w") as f:
         json.dump(res, f, indent=1)
-
-
-def timed(fn, target_s=0.025):
-    """Seconds per call: 3 warm-ups, then as many calls as fill about target_s (5 to 500), by CUDA events."""
-    for _ in range(3):
-        fn()
-    torch.cuda.synchronize()
-    t0 = time.perf_counter()
-    fn()
-    torch.cuda.synchronize()
-    one = max(time.perf_counter() - t0, 1e-6)
-    iters = int(min(500, max(5, target_s / one)))
-    s = torch.cuda.Event(enable_timing=True)
-    e = torch.cuda.Event(enable_timing=True)
-    s.record()
-    for _ in range(iters):
-        fn()
-    e.record()
-    torch.cuda.synchronize()
-    return s.elapsed_time(e) / iters / 1e3
 
 
 # The four linear layers of a transformer block of hidden h (4h MLP) and their tensor-parallel splits:

@@ -22,7 +22,7 @@ import torch.distributed as dist
 import torch.nn.functional as F
 from torch import nn
 
-from torch_timing import profile_classes
+from torch_timing import profile_classes, step_times
 
 dev = "cuda"
 VOCAB = 50368
@@ -115,23 +115,12 @@ def training(layers, d, heads, seq, micro, fsdp):
 
 def measure(name, layers, d, heads, seq, micro, fsdp, iters=4, warm=2):
     model, opt, step, params = training(layers, d, heads, seq, micro, fsdp)
-    for _ in range(warm):
-        step()
-    torch.cuda.synchronize()
-    times = []
-    s, e = torch.cuda.Event(enable_timing=True), torch.cuda.Event(enable_timing=True)
-    for _ in range(iters):
-        s.record()
-        step()
-        e.record()
-        torch.cuda.synchronize()
-        times.append(s.elapsed_time(e) / 1e3)
+    times = step_times(step, iters, warm)
     peak = torch.cuda.max_memory_allocated() / 2**30
     prof = profile_classes(step)
     del model, opt, step
     torch.cuda.empty_cache()
     torch.cuda.reset_peak_memory_stats()
-    times.sort()
     return {"model": name, "layers": layers, "d_model": d, "heads": heads, "seq": seq, "micro_batch": micro,
             "fsdp": fsdp, "parameters": params, "step_s_median": times[len(times) // 2], "step_s_min": times[0],
             "step_s_max": times[-1], "tokens_per_s": micro * seq / times[len(times) // 2],

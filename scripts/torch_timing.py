@@ -1,6 +1,7 @@
 # The GPU timing the PyTorch probes share (scripts/torch_probe.py, torch_memory_probe.py, torch_gpt_probe.py,
-# torch_profile_probe.py, torch_mpt_probe.py): seconds per call of `fn` by CUDA events, and where a training
-# step's GPU time goes by kernel class (torch.profiler).
+# torch_profile_probe.py, torch_mpt_probe.py, torch_kernel_suite.py): seconds per call of `fn` by CUDA events
+# (a fixed count, or as many as fill a time), a training step's times, and where a step's GPU time goes by kernel
+# class (torch.profiler).
 import re
 import time
 
@@ -31,6 +32,34 @@ def bench(fn, iters=20, warm=5):
     e.record()
     torch.cuda.synchronize()
     return s.elapsed_time(e) / iters / 1e3
+
+
+def step_times(step, iters, warm):
+    """Seconds of each of `iters` calls of step (a training step), by CUDA events, after `warm` untimed ones; sorted."""
+    for _ in range(warm):
+        step()
+    torch.cuda.synchronize()
+    s, e = torch.cuda.Event(enable_timing=True), torch.cuda.Event(enable_timing=True)
+    times = []
+    for _ in range(iters):
+        s.record()
+        step()
+        e.record()
+        torch.cuda.synchronize()
+        times.append(s.elapsed_time(e) / 1e3)
+    return sorted(times)
+
+
+def bench_for(fn, target_s=0.025):
+    """Seconds per call of fn: 3 warm-ups, then as many calls as fill about target_s (5 to 500), by bench()."""
+    for _ in range(3):
+        fn()
+    torch.cuda.synchronize()
+    t0 = time.perf_counter()
+    fn()
+    torch.cuda.synchronize()
+    one = max(time.perf_counter() - t0, 1e-6)
+    return bench(fn, iters=int(min(500, max(5, target_s / one))), warm=0)
 
 
 # Kernel classes, matched in order against the kernel's name.
