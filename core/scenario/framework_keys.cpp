@@ -7,6 +7,7 @@
 #include <fmt/format.h>
 #include <fmt/ranges.h>
 
+#include <span>
 #include <utility>
 
 #include "core/scenario/framework_preset.hpp"
@@ -16,6 +17,14 @@ namespace {
 
 using J = JobSpec;
 using V = ScalarValue;
+
+// A choice key's names and values from a traits table: each row's `name` and its `value`.
+template <typename E, typename Row>
+std::vector<std::pair<std::string, E>> choices_from(std::span<const Row> rows, E Row::*value) {
+  std::vector<std::pair<std::string, E>> choices;
+  for (const Row& row : rows) choices.emplace_back(row.name, row.*value);
+  return choices;
+}
 
 // A framework key that is one of `choices` (the first is its default) setting `field`.
 template <typename E>
@@ -73,10 +82,8 @@ void add_framework_keys(std::vector<ScenarioKey>& k) {
       "V and the context to and from the heads' layout (4 copies of the tokens' activations forward, 4 backward), "
       "as 'layout_copy' kernels (docs/engines.md, Eager attention).",
       &FrameworkSpec::attention_kernels);
-  std::vector<std::pair<std::string, AttentionBackend>> backends;
-  for (const AttentionBackendTraits& b : attention_backends()) backends.emplace_back(b.name, b.backend);
   add_choice<AttentionBackend>(
-      k, "framework.attention_backend", backends,
+      k, "framework.attention_backend", choices_from(attention_backends(), &AttentionBackendTraits::backend),
       "Which library's fused attention kernel runs when model.transformer.flash_attention is true; no effect "
       "without it. flash2: FlashAttention-2 (Dao-AILab/flash-attention 2.x, PyTorch's scaled_dot_product_attention "
       "flash backend). cudnn: cuDNN's fused flash attention (Transformer Engine's FusedAttention, which it prefers "
@@ -104,10 +111,8 @@ void add_framework_keys(std::vector<ScenarioKey>& k) {
       "gradients' reduce-scatter on the same stream, so the next block's backward waits for the gather (FSDP1's "
       "BACKWARD_POST, Composer's default). Other layouts: no effect.",
       &FrameworkSpec::backward_prefetch);
-  std::vector<std::pair<std::string, FrameworkPreset>> presets;
-  for (const PresetTraits& p : framework_presets()) presets.emplace_back(p.name, p.preset);
   add_choice<FrameworkPreset>(
-      k, "framework.preset", presets,
+      k, "framework.preset", choices_from(framework_presets(), &PresetTraits::preset),
       "A training framework's defaults for the keys this scenario leaves unset (docs/engines.md, Framework presets): "
       "gradient reduce overlap and dtype, the optimizer's kernels, mixed precision and attention kernels as that "
       "framework sets them, each with its source. A key the scenario or --set gives wins over its preset.",
