@@ -3,7 +3,7 @@
 # FlashAttention-2), trained as Composer's amp_bf16 runs it: torch.autocast(bf16) inside PyTorch FSDP1
 # (FULL_SHARD, one unit per block, mixed precision DEFAULT: bf16 parameters, fp32 reduction;
 # BACKWARD_POST prefetch, limit_all_gathers), and a for-loop AdamW (Composer's DecoupledAdamW runs one
-# kernel per op and tensor). One rank, so FSDP's gathers and reductions are copies: what is left is
+# kernel per op and tensor). On one rank FSDP runs NO_SHARD (it warns so): no gathers or reductions, what is left is
 # each kernel the model runs and the framework's own work. One micro-batch and the optimizer per step,
 # at the rows' micro-batch and sequence lengths; also the 1B at 8k without FSDP (plain autocast over
 # fp32 parameters) to show what FSDP adds. For each: the step's time, peak memory, and where the GPU
