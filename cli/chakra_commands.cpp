@@ -13,6 +13,7 @@
 #include "core/chakra/et_file.hpp"
 #include "core/plan/chakra_export.hpp"
 #include "core/plan/compiler.hpp"
+#include "core/plan/hybrid_job.hpp"
 #include "core/scenario/loader.hpp"
 #include "sim/cost/cost_model.hpp"
 
@@ -23,6 +24,14 @@ namespace fs = std::filesystem;
 int export_chakra_command(const ExportChakraOptions& o) {
   const Scenario s = load_scenario(o.scenario, o.sets);
   if (!chakra_supported()) write_et(o.out, EtTrace{});  // refuses with the build's reason
+  for (size_t j = 0; j < s.jobs.size(); ++j) {
+    if (!tp_comm_overlap_applies(s.jobs[j])) continue;
+    const std::string key = s.job_key(j, "framework.tp_comm_overlap");
+    throw InputError(s.location_of(key),
+                     fmt::format("{}: a Chakra trace has no node for a collective running beside its GEMM in pieces; "
+                                 "export with --set {}=false",
+                                 key, key));
+  }
   const Plan plan = compile_plan(s);
   // duration_micros: what each op lasts alone on the scenario's cluster (the cost model both engines use).
   const cost::CostModel model(s.cluster, plan);

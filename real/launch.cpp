@@ -15,6 +15,7 @@
 #include "core/base/error.hpp"
 #include "core/compression/method.hpp"
 #include "core/plan/compiler.hpp"
+#include "core/plan/hybrid_job.hpp"
 #include "core/run/metrics.hpp"
 #include "core/run/trace.hpp"
 #include "core/scenario/loader.hpp"
@@ -188,8 +189,8 @@ std::vector<std::string_view> real_methods(RealSupport MethodTraits::*backend, b
 
 // What a backend does not execute yet: the proxy model of convergence runs, the sync policies and
 // compression methods their tables do not give it (core/scenario/sync_policy.cpp and
-// core/compression/method.cpp), speed profiles, dynamic batches, device mixes and NIC profiles
-// (simulator only).
+// core/compression/method.cpp), speed profiles, dynamic batches, tensor-parallel communication overlap, device
+// mixes and NIC profiles (simulator only).
 void check_supported(const Scenario& s, const std::string& backend) {
   if (s.run.convergence.enabled) {
     throw InputError(s.location_of("run.convergence.enabled"),
@@ -229,6 +230,13 @@ void check_supported(const Scenario& s, const std::string& backend) {
             s.location_of(s.job_key(j, "model.grad_dtype")),
             fmt::format("{}: dtsim-real compresses fp32 gradients only", s.job_key(j, "model.grad_dtype")));
       }
+    }
+    if (tp_comm_overlap_applies(job)) {
+      const std::string key = s.job_key(j, "framework.tp_comm_overlap");
+      throw InputError(s.location_of(key),
+                       fmt::format("{}: dtsim-real does not overlap tensor-parallel collectives with their GEMMs "
+                                   "(userbuffers); set it false to run the layout, or simulate it with dtsim run",
+                                   key));
     }
     if (backend != "cuda") continue;
     if (!policy.real_cuda) {

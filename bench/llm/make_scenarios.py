@@ -273,7 +273,8 @@ def megatron_layout(gpus, tp, pp, cp, vp, layers):
     return gpus // (tp * pp * cp)
 
 
-def megatron_lines(shape, seq, vocab, flags, fp8, grad_dtype, gpus, tp, pp, cp, vp, dp, zero, micro, gbs, recompute):
+def megatron_lines(shape, seq, vocab, flags, fp8, grad_dtype, gpus, tp, pp, cp, vp, dp, zero, micro, gbs, recompute,
+                   tp_overlap=None):
     return "\n".join([
         "model:",
         "  name: transformer",
@@ -288,6 +289,7 @@ def megatron_lines(shape, seq, vocab, flags, fp8, grad_dtype, gpus, tp, pp, cp, 
                        schedule="interleaved" if vp > 1 else "1f1b", virtual_stages=vp),
         "framework:",
         "  preset: nemo",
+        *([f"  tp_comm_overlap: {'true' if tp_overlap else 'false'}"] if tp_overlap is not None else []),
     ])
 
 
@@ -316,7 +318,10 @@ squared-ReLU MLP of two matrices, rotary, no biases, untied) and the vocabularie
 x PP x CP); the interleaved schedule where VP > 1, else 1F1B; sequence parallelism where TP > 1 and the distributed
 optimizer (ZeRO-1), as every launcher config of these models sets them (sequence_parallel, optim
 distributed_fused_adam: NVIDIA/NeMo-Framework-Launcher @ 8325688 launcher_scripts/conf/training/*); recompute as
-those configs set it: none, Nemotron-340B selective (nemotron/nemotron_340b.yaml L122); FP8 as fp8: delayed (the
+those configs set it: none, Nemotron-340B selective (nemotron/nemotron_340b.yaml L122); TP communication overlap as
+those configs set it (ub_tp_comm_overlap: on for GPT3-20B, Llama 2 70B, Llama 3 70B, Nemotron-8B and 22B; off for
+GPT3-175B, Nemotron-340B and the TP-1 models: gpt3/*.yaml L149, llama/*.yaml L136-138, nemotron/*.yaml L156-158;
+with TP 1 or no sequence parallelism it does nothing either way); FP8 as fp8: delayed (the
 configs' fp8 knobs are Transformer Engine's DelayedScaling recipe, fp8_hybrid, amax history 1024, max: gpt3/175b.yaml
 L143-148); the nemo preset (docs/engines.md, Framework presets): gradient reduction overlapped with the backward, and
 in fp32 (here too NeMo gives the distributed optimizer fp32 as its dtype and no grad_sync_dtype, which Apex's
@@ -340,6 +345,20 @@ NEMO_SHAPES = {
 # Activation recomputation of the launcher's training config of each model (NeMo-Framework-Launcher @ 8325688:
 # activations_checkpoint_granularity null in every other config of the table's models).
 NEMO_RECOMPUTE = {"Nemotron-340B": "selective"}
+# model.ub_tp_comm_overlap of the same configs (NeMo-Framework-Launcher @ 8325688, launcher_scripts/conf/training/).
+NEMO_TP_OVERLAP = {
+    "GPT3-5B": False,  # gpt3/5b.yaml L149
+    "GPT3-20B": True,  # gpt3/20b.yaml L149
+    "GPT3-175B": False,  # gpt3/175b.yaml L149 (its L3 names a ub cfg that L149 leaves unused)
+    "LLAMA2-7B": False,  # llama/llama2_7b.yaml L138
+    "LLAMA2-13B": False,  # llama/llama2_13b.yaml L136
+    "LLAMA2-70B": True,  # llama/llama2_70b.yaml L136
+    "LLAMA3-8B": False,  # llama/llama3_8b.yaml L136
+    "LLAMA3-70B": True,  # llama/llama3_70b.yaml L136
+    "Nemotron-8B": True,  # nemotron/nemotron_8b.yaml L158
+    "Nemotron-22B": True,  # nemotron/nemotron_22b.yaml L158
+    "Nemotron-340B": False,  # nemotron/nemotron_340b.yaml L156
+}
 
 
 def nemo(row):
@@ -359,7 +378,7 @@ def nemo(row):
     recompute = NEMO_RECOMPUTE.get(row["model"], "none")
     step = gbs * seq / (number(row["tokens_per_s_per_gpu"]) * gpus)
     body = megatron_lines(shape, seq, vocab, flags, "delayed", None, gpus, tp, pp, cp, vp, dp, 1, micro, gbs,
-                          recompute)
+                          recompute, NEMO_TP_OVERLAP[row["model"]])
     name = (f"nemo_{row['model'].lower().replace('-', '_')}_{gpus}g_tp{tp}_pp{pp}_cp{cp}_vp{vp}_mb{micro}_gbs{gbs}"
             "_fp8")
     published = f"{row['tokens_per_s_per_gpu']} tokens/s/GPU ({gbs} x {seq} tokens a step: {step:.4g} s)"
@@ -385,8 +404,10 @@ scripts/performance/argument_parser.py L135-140, and the only H100 FP8 Llama 3 c
 r0.3.0 and r0.4.0 configs/llama/llama3_workload_base_configs.py); 25.09, no precision printed, as fp8: delayed (its
 layouts are the fp8 entries of r0.1.0's perf matrix, whose --fp8_recipe defaults to ds, per-tensor delayed scaling:
 r0.1.0 scripts/performance/argument_parser.py L95-107); TE's fused attention as flash attention; the nemo preset
-for the rest (the Bridge runs NeMo's Megatron-Core recipes: gradient reduction overlapped with the backward; its own
-bf16 reduction above wins: docs/engines.md, Framework presets)."""
+for the rest (the Bridge runs NeMo's Megatron-Core recipes: gradient reduction overlapped with the backward, and TP
+communication overlap, which the 70B perf config sets too: @ 067f987 src/megatron/bridge/perf_recipes/llama/h100/
+llama3.py, llama3_70b_pretrain_64gpu_h100_fp8cs_config; its own bf16 reduction above wins: docs/engines.md,
+Framework presets)."""
 
 BRIDGE_MOE = {
     "Qwen3": "Qwen3 MoE: 128-wide heads (kv_channels 128) make attention twice the hidden size wide; dtsim's heads "
@@ -446,14 +467,15 @@ hidden 12288, 96 heads, ffn 4 x hidden, sequence 2048, LayerNorm), H100-SXM5-80G
 ConnectX-7 NDR 400 Gb/s NICs, TP/PP/VP, DP = GPUs / (TP x PP), micro and global batch (the log's), FP8 with
 Transformer Engine's delayed scaling (config_fp8.sh: FP8_HYBRID, amax history 1024, max), the distributed optimizer
 (USE_DIST_OPTIMIZER), gradients reduced in bf16 (conf/optim/distributed_fused_adam.yaml L8, grad_sync_dtype),
-sequence parallelism on (SEQ_PARALLEL default True, custom.yaml L105), no activation recompute (ACT_CKPT_GRANULARITY
+sequence parallelism on (SEQ_PARALLEL default True, custom.yaml L105), TP communication overlap on (TP_COMM_OVERLAP=True
+in each config_DGXH100_*.sh L25, read by custom.yaml L116), no activation recompute (ACT_CKPT_GRANULARITY
 unset), and seconds per step (from the logs' block timestamps, blocks 2 on).
 Assumed for every MLPerf row: NeMo's GPT defaults for what custom.yaml leaves (biases, GeLU, learned positions, tied
 embeddings) and vocab 50257, the benchmark reference's (bench/llm/sources/shapes.md); NVLink at its line rate; fp8:
 delayed for FP8; the distributed optimizer as ZeRO-1; the interleaved schedule (VP > 1 in every row); TE's fused
 attention as flash attention; the nemo preset for the rest (gradient reduction overlapped with the backward; the
-configs' bf16 reduction above wins: docs/engines.md, Framework presets). TP communication overlap, fp8 parameters and
-CUDA graphs, which the configs turn on, are left to dtsim's defaults."""
+configs' bf16 reduction above wins: docs/engines.md, Framework presets). Fp8 parameters and CUDA graphs, which the
+configs turn on, are left to dtsim's defaults."""
 
 
 def mlperf_gpt3(row):
@@ -469,7 +491,8 @@ def mlperf_gpt3(row):
         raise Skip(f"DP {row['dp']} is not GPUs / (TP x PP x CP) = {dp}")
     micro, gbs = whole(row["micro_batch"]), whole(row["global_batch"])
     step = number(row["step_time_s"])
-    body = megatron_lines(shape, seq, 50257, GPT3, "delayed", "bf16", gpus, tp, pp, cp, vp, dp, 1, micro, gbs, "none")
+    body = megatron_lines(shape, seq, 50257, GPT3, "delayed", "bf16", gpus, tp, pp, cp, vp, dp, 1, micro, gbs, "none",
+                          True)
     system = row["path"].split("/")[2].split("_ngc")[0].replace("-", "_")
     run = os.path.splitext(os.path.basename(row["path"]))[0]
     name = f"mlperf_gpt3_175b_{system}_{gpus}g_tp{tp}_pp{pp}_vp{vp}_mb{micro}_gbs{gbs}_fp8_{run}"

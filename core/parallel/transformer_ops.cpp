@@ -15,6 +15,7 @@ struct Dims {
   double tokens;     // T = b s / c: the rank's tokens of a micro-batch (its sequence shard)
   double sp_tokens;  // tokens the rank's norms and dropout touch: T / t with sequence parallel
   bool sp, flash, eager, causal, moe, rms, bias;
+  bool tp_overlap;       // the block's sequence-parallel collectives beside their GEMMs (TP communication overlap)
   Fp8Scaling fp8;        // the linear layers' GEMMs in fp8 (None: in the model's dtype)
   double micro_batches;  // per optimizer step: fp8 weight casts are spread over them
 };
@@ -44,6 +45,7 @@ Dims dims_of(const TransformerSpec& m, const ShardShape& sh) {
   d.tokens = d.b * d.s / d.c;
   d.sp = sh.sequence_parallel && sh.tensor > 1;
   d.sp_tokens = d.sp ? d.tokens / d.t : d.tokens;
+  d.tp_overlap = d.sp && sh.tp_comm_overlap;
   d.flash = m.flash_attention;
   d.eager = sh.eager_attention && !d.flash;
   d.causal = !m.encoder;
@@ -98,6 +100,57 @@ KernelStep collective(std::string name, CollectiveKind kind, GroupKind group, do
 void tensor_collective(std::vector<KernelStep>& out, const Dims& d, CollectiveKind kind, double bytes) {
   if (d.t <= 1) return;
   out.push_back(collective(std::string(collective_name(kind)), kind, GroupKind::Tensor, bytes));
+}
+
+// A block's sequence-parallel all-gather or reduce-scatter around a linear layer, or its all-reduce without sequence
+// parallelism: beside its GEMM under TP communication overlap (transformer_ops.hpp).
+void block_collective(std::vector<KernelStep>& out, const Dims& d, CollectiveKind kind, double bytes) {
+  tensor_collective(out, d, kind, bytes);
+  if (d.t > 1 && d.tp_overlap && kind != CollectiveKind::AllReduce) out.back().beside.chunks = 1;  // placed below
+}
+
+// The SMs Transformer Engine's pipelined and bulk overlaps hold from the GEMM (get_default_config: num_sm 16,
+// set_sm_margin where the method is not ring exchange), and the forward pipeline's pieces (num_splits 4).
+constexpr int kTeCommSms = 16;
+constexpr int kTePipelineSplits = 4;
+
+// Moves each beside_gemm collective next to its GEMM: an all-gather right before the first GEMM after it, a
+// reduce-scatter right after the last GEMM before it (one with no GEMM there runs alone). The steps it passes (an
+// fp8 cast, a bias gradient) run on the same serial stream, so their order costs nothing.
+void place_beside_gemms(std::vector<KernelStep>& steps, const Dims& d, bool backward) {
+  const auto is_gemm = [](const KernelStep& k) { return !k.collective && k.cls == KernelClass::Gemm; };
+  const int t = static_cast<int>(d.t);
+  for (KernelStep& k : steps) {
+    if (!k.beside.on()) continue;
+    if (k.kind == CollectiveKind::AllGather) {
+      k.beside = {t, 0};  // ring exchange on the copy engines
+    } else {
+      k.beside = {backward ? t : kTePipelineSplits, kTeCommSms};  // bulk backward, pipelined forward
+    }
+  }
+  for (size_t i = 0; i < steps.size(); ++i) {
+    if (!steps[i].beside.on() || steps[i].kind != CollectiveKind::AllGather) continue;
+    size_t g = i + 1;
+    while (g < steps.size() && !is_gemm(steps[g])) ++g;
+    if (g == steps.size()) {  // no GEMM to overlap: it runs alone
+      steps[i].beside = {};
+      continue;
+    }
+    std::rotate(steps.begin() + static_cast<std::ptrdiff_t>(i), steps.begin() + static_cast<std::ptrdiff_t>(i) + 1,
+                steps.begin() + static_cast<std::ptrdiff_t>(g));
+    i = g;
+  }
+  for (size_t i = steps.size(); i-- > 0;) {
+    if (!steps[i].beside.on() || steps[i].kind != CollectiveKind::ReduceScatter) continue;
+    size_t g = i;
+    while (g > 0 && !is_gemm(steps[g - 1])) --g;
+    if (g == 0) {
+      steps[i].beside = {};
+      continue;
+    }
+    std::rotate(steps.begin() + static_cast<std::ptrdiff_t>(g), steps.begin() + static_cast<std::ptrdiff_t>(i),
+                steps.begin() + static_cast<std::ptrdiff_t>(i) + 1);
+  }
 }
 
 // Backward of a memory-bound kernel: it reads its saved input and the incoming gradient and writes
@@ -271,7 +324,7 @@ std::vector<KernelStep> block_forward(const TransformerSpec& m, const ShardShape
   const double act = d.tokens * d.h * d.db;  // the block's T x h activation, as a collective's S
   std::vector<KernelStep> out;
   out.push_back(norm(d, "ln1"));
-  if (d.sp) tensor_collective(out, d, CollectiveKind::AllGather, act);
+  if (d.sp) block_collective(out, d, CollectiveKind::AllGather, act);
   const double bias = d.bias ? 1 : 0;
   linear(out, d, "qkv", d.tokens, d.h, d.qkv_out / d.t, (d.h + bias) * d.qkv_out / d.t, d.tokens * d.qkv_out / d.t,
          true, true);
@@ -279,7 +332,7 @@ std::vector<KernelStep> block_forward(const TransformerSpec& m, const ShardShape
     out.push_back(collective("kv all-gather", CollectiveKind::AllGather, GroupKind::Context, kv_gather_bytes(d)));
   for (KernelStep& k : attention_core(d)) out.push_back(std::move(k));
   linear(out, d, "proj", d.tokens, d.h / d.t, d.h, d.h * d.h / d.t + bias * d.h, d.sp_tokens * d.h, false, true);
-  tensor_collective(out, d, d.sp ? CollectiveKind::ReduceScatter : CollectiveKind::AllReduce, act);
+  block_collective(out, d, d.sp ? CollectiveKind::ReduceScatter : CollectiveKind::AllReduce, act);
   out.push_back(dropout_residual(d, "attn dropout+residual"));
   out.push_back(norm(d, "ln2"));
   if (d.moe) {
@@ -315,15 +368,16 @@ std::vector<KernelStep> block_forward(const TransformerSpec& m, const ShardShape
       out.push_back(collective("combine", CollectiveKind::AllToAll, GroupKind::Expert, routed * d.h * d.db));
     }
   } else {
-    if (d.sp) tensor_collective(out, d, CollectiveKind::AllGather, act);
+    if (d.sp) block_collective(out, d, CollectiveKind::AllGather, act);
     linear(out, d, "fc1", d.tokens, d.h, d.f_in / d.t, (d.h + bias) * d.f_in / d.t, d.tokens * d.f_in / d.t, true,
            true);
     out.push_back(compute("activation", KernelClass::Elementwise, 8 * d.tokens * d.f / d.t,
                           (d.f_in + d.f) / d.t * d.tokens * d.db));
     linear(out, d, "fc2", d.tokens, d.f / d.t, d.h, d.f * d.h / d.t + bias * d.h, d.sp_tokens * d.h, false, true);
-    tensor_collective(out, d, d.sp ? CollectiveKind::ReduceScatter : CollectiveKind::AllReduce, act);
+    block_collective(out, d, d.sp ? CollectiveKind::ReduceScatter : CollectiveKind::AllReduce, act);
   }
   out.push_back(dropout_residual(d, "mlp dropout+residual"));
+  place_beside_gemms(out, d, false);
   return out;
 }
 
@@ -365,6 +419,7 @@ std::vector<KernelStep> block_backward(const TransformerSpec& m, const ShardShap
     if (it->bias_outputs > 0) out.push_back(bias_gradient(*it, d));
     if (!d.sp && (it->name == "qkv" || it->name == "fc1")) tensor_collective(out, d, CollectiveKind::AllReduce, act);
   }
+  place_beside_gemms(out, d, true);
   return out;
 }
 

@@ -59,6 +59,27 @@
 // scaling's amax comes out of the cast itself. Under autocast TE casts fp32 weights and inputs straight to fp8,
 // so these layers have no autocast casts of their own. Not counted: TE fusing the norm's cast into the norm
 // (LayerNormLinear writes fp8 directly, one read of T h fewer), the amax history's update, a few kernels a step.
+//
+// TP communication overlap (ShardShape::tp_comm_overlap; framework.tp_comm_overlap), as Transformer Engine's
+// userbuffers run Megatron-Core's tp_comm_overlap (TE transformer_engine/pytorch/module/base.py, initialize_ub: each
+// linear layer's all-gather before it or reduce-scatter after it split into t chunks that travel while the GEMM
+// works on the previous ones, ring-exchange for fprop and dgrad all-gathers, pipelined reduce-scatters, and in the
+// backward bulk overlap with the other half of the GEMM). Only with sequence parallelism and t > 1, as NeMo's
+// MegatronCommOverlapCallback disables it otherwise. The block's four sequence-parallel collectives each way (not
+// the embedding's, the output layer's or the experts') are marked (KernelStep::beside) and placed next to their
+// GEMM: an all-gather right before the first GEMM after it, a reduce-scatter right after the last GEMM before it
+// (moving it past an fp8 cast or a bias gradient, which changes nothing on a serial stream). Each runs as TE's
+// defaults run it (TE @ d0067d0, module/base.py: initialize_ub's methods and get_default_config): the all-gathers
+// forward and backward (qkv_fprop, fc1_fprop, proj_dgrad, fc2_dgrad) by ring exchange in t pieces on the copy
+// engines, the GEMM on every SM; the forward reduce-scatters (proj_fprop, fc2_fprop) pipelined in 4 pieces and the
+// backward's (qkv_wgrad, fc1_wgrad) in bulk beside the GEMM (costed as t pieces), each holding 16 SMs for its
+// kernels that the GEMM then runs without (set_sm_margin: comm_gemm_overlap.cpp, _math_sms = sm_count -
+// num_comm_sm). NeMo's recipes give per-model configs of their own (24 or 16 SMs forward, none in bulk: NeMo's
+// tp_overlap_configs/userbuffers.py); the key follows TE's defaults. The plan runs each pair as one composite whose
+// parts overlap (core/plan/plan.hpp, Composite::beside): max(G', C) + min(G', C) / n for n pieces, a collective of
+// C seconds and a GEMM of G' = G x S / (S - margin) on a device of S SMs, the pipeline's fill of one piece of the
+// shorter one. Not modelled: a GEMM split into pieces running below the whole's rate, and the bulk kernels'
+// memory traffic beside the GEMM.
 #pragma once
 
 #include <optional>
@@ -92,6 +113,15 @@ struct KernelStep {
   // A GEMM with a bias: the output-gradient elements its backward sums into the bias gradient (a reduction kernel of
   // its own, as PyTorch's grad_output.sum(0): one read of them); 0: no bias.
   double bias_outputs = 0;
+  // A tensor-parallel collective Transformer Engine runs beside its GEMM (TP communication overlap above): an
+  // all-gather beside the step after it, a reduce-scatter beside the step before it (both GEMMs), in `chunks`
+  // pipelined pieces, the GEMM running on all the device's SMs but `sm_margin`; chunks 0: not overlapped.
+  struct Overlap {
+    int chunks = 0;
+    int sm_margin = 0;
+    bool on() const { return chunks > 0; }
+  };
+  Overlap beside{};
 };
 
 // The shape of one rank's share of the work.
@@ -106,6 +136,7 @@ struct ShardShape {
   int micro_batches = 1;              // per optimizer step: autocast sums weight gradients over them
   bool eager_attention = false;       // separate-kernel attention as eager PyTorch runs it: see above
   Fp8Scaling fp8 = Fp8Scaling::None;  // the linear layers' GEMMs in fp8 (16-bit dtype_bytes only): see above
+  bool tp_comm_overlap = false;       // the block's sequence-parallel collectives beside their GEMMs: see above
 };
 ShardShape shard_shape(const HybridSpec& layout, double dtype_bytes);
 

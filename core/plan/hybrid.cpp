@@ -6,7 +6,9 @@
 // stream (Megatron issues them on the same CUDA stream, so a collective holds the compute back);
 // a pipeline receive is on the compute stream too (the stage waits for its input: the bubble),
 // a send is posted (non-blocking, as Megatron's batched isend); the data-parallel reduction and
-// ZeRO's gathers run on the comm stream beside the compute.
+// ZeRO's gathers run on the comm stream beside the compute. Under TP communication overlap a block's
+// sequence-parallel collective and its GEMM are one composite whose parts run side by side
+// (core/parallel/transformer_ops.hpp; Composite::beside).
 #include "core/plan/hybrid.hpp"
 
 #include <algorithm>
@@ -68,6 +70,7 @@ class HybridCompiler {
     local_ = local;
     seq_.clear();
     block_items_.clear();
+    pairs_.clear();
     bucket_params_.assign(chunks_, {});
     add_iteration_overhead(r, job_);
     const auto order = find_schedule(spec_.schedule).order(r.stage, spec_.pipeline, micro_batches_, chunks_);
@@ -129,14 +132,79 @@ class HybridCompiler {
   // (give them only with steps that add an op); returns the last op's id (or `last` when none).
   int emit(const std::vector<KernelStep>& steps, const std::string& where, Phase phase, int mb, int last,
            std::vector<int> first_deps = {}) {
-    for (const KernelStep& k : steps) {
-      std::optional<Op> op = step_op(k, fmt::format("{} {} mb{}", where, k.name, mb), phase, mb);
+    for (size_t i = 0; i < steps.size(); ++i) {
+      const KernelStep& k = steps[i];
+      std::optional<Op> op;
+      if (beside_pair(steps, i)) {
+        op = pair_op(steps, i, phase);
+        op->label = fmt::format("{} {}+{} mb{}", where, k.name, steps[i + 1].name, mb);
+        op->micro_batch = mb;
+        ++i;
+      } else {
+        op = step_op(k, fmt::format("{} {} mb{}", where, k.name, mb), phase, mb);
+      }
       if (!op) continue;
       op->deps = std::move(first_deps);
       first_deps.clear();
       last = add(std::move(*op));
     }
     return last;
+  }
+
+  // Whether steps i and i + 1 are a collective and the GEMM it runs beside (TP communication overlap): a marked
+  // all-gather before its GEMM or a marked reduce-scatter after it, over a tensor group within one node (userbuffers
+  // exchange over NVLink; a group across nodes runs its collectives alone).
+  bool beside_pair(const std::vector<KernelStep>& steps, size_t i) const {
+    if (i + 1 >= steps.size()) return false;
+    const KernelStep& a = steps[i];
+    const KernelStep& b = steps[i + 1];
+    const bool marked = (a.beside.on() && a.kind == CollectiveKind::AllGather && !b.collective) ||
+                        (b.beside.on() && b.kind == CollectiveKind::ReduceScatter && !a.collective);
+    if (!marked) return false;
+    const int g = group_of((a.collective ? a : b).group);
+    if (g < 0) return false;
+    const CommGroup& group = plan_.groups[g];
+    return group.per_node == static_cast<int>(group.ranks.size());
+  }
+
+  // How steps i and i + 1 (beside_pair) run side by side: the collective's pieces and the SMs it holds.
+  static Composite::Beside beside_of(const std::vector<KernelStep>& steps, size_t i, int first) {
+    const KernelStep::Overlap& o = (steps[i].collective ? steps[i] : steps[i + 1]).beside;
+    return Composite::Beside{first, o.chunks, o.sm_margin};
+  }
+
+  // Steps i and i + 1 (beside_pair) as one compute op standing for a composite of the two side by side (beside_of);
+  // one composite per step list and position, shared by every block and micro-batch of the rank.
+  Op pair_op(const std::vector<KernelStep>& steps, size_t i, Phase phase) {
+    const auto key = std::make_tuple(&steps, i, phase);
+    auto found = pairs_.find(key);
+    if (found == pairs_.end()) {
+      Composite pair{rank_->rank, {}, {beside_of(steps, i, 0)}};
+      for (size_t k = i; k < i + 2; ++k) {
+        std::optional<Op> part = step_op(steps[k], steps[k].name, phase, -1);
+        if (auto* c = std::get_if<CollectiveOp>(&part->body)) {  // a part's collective is not matched
+          --seq_[c->group];
+          c->seq = 0;
+        }
+        part->id = static_cast<int>(pair.parts.size());
+        pair.parts.push_back(std::move(*part));
+      }
+      found = pairs_.emplace(key, static_cast<int>(plan_.composites.size())).first;
+      plan_.composites.push_back(std::move(pair));
+    }
+    const Composite& pair = plan_.composites[found->second];
+    ComputeOp whole{0, 0, job_.model.dtype};
+    whole.composite = found->second;
+    for (const Op& part : pair.parts) {
+      if (const auto* c = std::get_if<ComputeOp>(&part.body)) {
+        whole.flops += c->flops;
+        whole.mem_bytes += c->mem_bytes;
+      }
+    }
+    Op op;
+    op.phase = phase;
+    op.body = whole;
+    return op;
   }
 
   // What a block's work becomes under PlanDetail::Blocks or NodeBlocks, the same for every block
@@ -167,20 +235,26 @@ class HybridCompiler {
     };
     bool first = true;
     for (const auto& [steps, phase] : runs) {
-      for (const KernelStep& k : *steps) {
+      // A collective and the GEMM beside it (beside_pair) go into the composite together, marked side by side.
+      bool pair_second = false;
+      for (size_t i = 0; i < steps->size(); ++i) {
+        const KernelStep& k = (*steps)[i];
         std::optional<Op> op = step_op(k, fmt::format("{} {}", kind, k.name), phase, -1);
         if (!op) continue;
         if (auto* c = std::get_if<CollectiveOp>(&op->body)) {  // numbered when placed
           --seq_[c->group];
           c->seq = 0;
         }
-        if (stands_alone(*op, first)) {
+        const bool pair_first = !pair_second && beside_pair(*steps, i) && !stands_alone(*op, first);
+        if (!pair_first && !pair_second && stands_alone(*op, first)) {
           close();
           items.push_back({-1, std::move(op)});
         } else {
           op->id = static_cast<int>(open.parts.size());
+          if (pair_first) open.beside.push_back(beside_of(*steps, i, op->id));
           open.parts.push_back(std::move(*op));
         }
+        pair_second = pair_first;
         first = false;
       }
     }
@@ -533,7 +607,9 @@ class HybridCompiler {
   RankProgram* rank_ = nullptr;
   int local_ = 0;
   std::map<int, int> seq_;  // by plan group: collectives issued so far this iteration
-  std::map<std::string, std::vector<BlockItem>> block_items_;   // this rank's, by what runs ("fwd", "bwd", "fwd x12")
+  std::map<std::string, std::vector<BlockItem>> block_items_;  // this rank's, by what runs ("fwd", "bwd", "fwd x12")
+  // This rank's collective-and-GEMM composites (pair_op), by step list, position and phase.
+  std::map<std::tuple<const std::vector<KernelStep>*, size_t, Phase>, int> pairs_;
   std::vector<std::array<Bucket, kGroupKinds>> bucket_params_;  // open bucket by chunk and group kind
   std::vector<int> reductions_;                                 // gradient reductions the update waits for
   std::vector<std::pair<GroupKind, double>> gathers_;           // ZeRO 1/2: parameters to gather after the step

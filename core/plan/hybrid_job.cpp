@@ -25,7 +25,14 @@ ShardShape job_shard_shape(const JobSpec& job, const HybridSpec& layout) {
   sh.eager_attention = job.framework.attention_kernels == AttentionKernels::Eager;
   sh.micro_batches = layout.micro_batches();
   sh.fp8 = job.model.fp8;
+  sh.tp_comm_overlap = job.framework.tp_comm_overlap;
   return sh;
+}
+
+bool tp_comm_overlap_applies(const JobSpec& job) {
+  const HybridSpec& h = job.strategy.hybrid;
+  return job.framework.tp_comm_overlap && job.strategy.kind == StrategyKind::Hybrid && h.tensor > 1 &&
+         h.sequence_parallel;
 }
 
 std::vector<StageMemory> job_memory(const Scenario& s, const JobSpec& job) {

@@ -24,6 +24,10 @@ HybridSpec job_layout(const Scenario& s, const JobSpec& job);
 // One rank's share of the job's transformer under `layout` (`data` resolved): sizes, dtype, autocast.
 ShardShape job_shard_shape(const JobSpec& job, const HybridSpec& layout);
 
+// Whether framework.tp_comm_overlap puts the job's tensor-parallel collectives beside their GEMMs: on, in a hybrid job
+// with tensor > 1 and sequence parallelism (a tensor group across nodes still runs them alone).
+bool tp_comm_overlap_applies(const JobSpec& job);
+
 // The bytes each pipeline stage's ranks need at their peak (core/parallel/memory.hpp), stage 0 first.
 std::vector<StageMemory> job_memory(const Scenario& s, const JobSpec& job);
 // The same for the job's model and precision under another layout (`data` resolved).

@@ -117,13 +117,26 @@ struct Op {
 };
 
 // Ops one rank issues back to back on its compute stream, evaluated as one compute op (ComputeOp::composite):
-// a hybrid plan's blocks under PlanDetail::Blocks. No op outside waits on a part, and in a symmetric
-// run a part's collective finds its whole group there at once, so the composite lasts the sum of its
-// parts' costs and its parts leave no gap. Metrics take its compute and communication from the
-// parts' costs (CompositeTiming in core/run/composite_timing.hpp). Parts' collectives are never matched (seq 0).
+// a hybrid plan's blocks under PlanDetail::Blocks, and under any detail a tensor-parallel collective with the GEMM
+// it overlaps (TP communication overlap, core/parallel/transformer_ops.hpp). No op outside waits on a part, and in
+// a symmetric run a part's collective finds its whole group there at once, so the composite lasts the sum of its
+// parts' costs and its parts leave no gap, except where `beside` puts two parts side by side. Metrics take its
+// compute and communication from the parts' costs (CompositeTiming in core/run/composite_timing.hpp). Parts'
+// collectives are never matched (seq 0).
 struct Composite {
+  // Parts `first` and first + 1, a collective and a GEMM in either order, run side by side in `chunks` pipelined
+  // pieces, the GEMM on all the device's SMs but `sm_margin` (its time x S / (S - margin)): together they last
+  // max(a, b) + min(a, b) / chunks, the first starting with the pair, the second ending with it
+  // (cost::CostModel::composite_timing).
+  struct Beside {
+    int first = 0;
+    int chunks = 1;
+    int sm_margin = 0;
+    bool operator==(const Beside&) const = default;
+  };
   int rank = 0;
   std::vector<Op> parts;
+  std::vector<Beside> beside;  // by first, ascending, pairs disjoint
 };
 
 // One rank's ops for one iteration, shared copy-on-write between ranks that run the same (every

@@ -42,7 +42,7 @@ struct RankIntervals {
   std::vector<Interval> comm;
   std::map<std::string_view, std::vector<Interval>> comm_by_kind;  // comm, split by comm_kind
   std::vector<CompositeRecord> composites;
-  KindSeconds alone_by_kind;  // communication of composites that overlap nothing (all exposed)
+  KindSeconds alone_by_kind;  // exposed communication of composites that overlap nothing outside them
 
   // (compute, communication, exposed communication), each the length of a union.
   std::tuple<double, double, double> lengths(const std::vector<CompositeTiming>& timings) {
@@ -55,7 +55,7 @@ struct RankIntervals {
                                        [](const Interval& x, const Interval& y) { return x.second <= y.first; });
       return it != merged.end() && it->first < b;
     };
-    double whole_compute = 0, whole_comm = 0;
+    double whole_compute = 0, whole_comm = 0, whole_exposed = 0;
     std::vector<Interval> more_compute, more_comm;
     for (size_t k = 0; k < composites.size(); ++k) {
       const CompositeRecord& r = composites[k];
@@ -67,9 +67,8 @@ struct RankIntervals {
       if (alone) {
         whole_compute += t.compute_s * scale;
         whole_comm += t.comm_s * scale;
-        for (size_t i = 0; i < t.comm.size(); ++i) {
-          alone_by_kind[t.comm_kinds[i]] += (t.comm[i].second - t.comm[i].first) * scale;
-        }
+        whole_exposed += t.exposed_comm_s * scale;
+        for (size_t i = 0; i < t.comm.size(); ++i) alone_by_kind[t.comm_kinds[i]] += t.comm_exposed[i] * scale;
         continue;
       }
       for (const auto& [a, b] : t.compute) more_compute.emplace_back(r.start + a * scale, r.start + b * scale);
@@ -86,7 +85,7 @@ struct RankIntervals {
       merge_intervals(comm);
     }
     return {intervals_length(compute) + whole_compute, intervals_length(comm) + whole_comm,
-            length_minus(comm, compute) + whole_comm};
+            length_minus(comm, compute) + whole_exposed};
   }
 
   // After lengths(): each kind's communication not under compute.

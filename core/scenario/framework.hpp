@@ -57,6 +57,9 @@ struct FrameworkSpec {
   AttentionBackend attention_backend = AttentionBackend::Flash2;  // which fused kernel flash attention runs
   OptimizerKernels optimizer_kernels = OptimizerKernels::Fused;
   BackwardPrefetch backward_prefetch = BackwardPrefetch::Pre;
+  // Transformer Engine's userbuffers overlap of the sequence-parallel all-gathers and reduce-scatters with their
+  // GEMMs (Megatron-Core's tp_comm_overlap; core/parallel/transformer_ops.hpp, TP communication overlap).
+  bool tp_comm_overlap = false;
   FrameworkPreset preset = FrameworkPreset::None;
 };
 

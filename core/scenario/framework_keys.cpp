@@ -1,7 +1,8 @@
 // The `framework.*` job keys: host work per iteration, per kernel and per collective (defaults 0, off:
 // the published figures below are for a user to set, not measured for every stack), the layout
 // of a CNN's activations, mixed precision, attention kernels and their backend, optimizer kernels, ZeRO-3's backward
-// prefetch, and the preset naming a framework's defaults for the rest (framework_preset.hpp).
+// prefetch, tensor-parallel communication overlap, and the preset naming a framework's defaults for the rest
+// (framework_preset.hpp).
 #include "core/scenario/framework_keys.hpp"
 
 #include <fmt/format.h>
@@ -111,6 +112,16 @@ void add_framework_keys(std::vector<ScenarioKey>& k) {
       "gradients' reduce-scatter on the same stream, so the next block's backward waits for the gather (FSDP1's "
       "BACKWARD_POST, Composer's default). Other layouts: no effect.",
       &FrameworkSpec::backward_prefetch);
+  k.push_back(ScenarioKey{
+      "framework.tp_comm_overlap", "bool", "false", false,
+      "Transformer Engine's userbuffers overlap of tensor parallelism's communication with its GEMMs (Megatron-Core's "
+      "tp_comm_overlap, NeMo's MegatronCommOverlapCallback): each block's sequence-parallel all-gathers and "
+      "reduce-scatters run beside the linear layer's GEMM they feed or follow, as TE's defaults run them (all-gathers "
+      "by ring exchange in t pieces; reduce-scatters in 4 pieces forward and in bulk backward, holding 16 SMs from "
+      "their GEMM): a pair lasts max(G', C) + min(G', C) / pieces (core/parallel/transformer_ops.hpp; "
+      "docs/engines.md, Framework overheads). Takes effect with tensor > 1, sequence parallelism and the tensor group "
+      "within a node; otherwise none, as NeMo's callback disables it.",
+      KeyScope::Job, nullptr, [](J& j, const V& v) { j.framework.tp_comm_overlap = v.boolean(); }});
   add_choice<FrameworkPreset>(
       k, "framework.preset", choices_from(framework_presets(), &PresetTraits::preset),
       "A training framework's defaults for the keys this scenario leaves unset (docs/engines.md, Framework presets): "

@@ -58,6 +58,12 @@ constexpr PresetSetting kNemo[] = {
     {"framework.mixed_precision", "pure", "bf16_mixed(): bf16 parameters, fp32 main copies (Megatron-Core)"},
     {"framework.attention_kernels", "fused", "Megatron-Core's FusedScaleMaskSoftmax, as megatron_core"},
     {"framework.attention_backend", "cudnn", "Transformer Engine's FusedAttention on Hopper, as megatron_core"},
+    {"framework.tp_comm_overlap", "true",
+     "recipes/llama3_70b.py L229-235, the performance path: MegatronCommOverlapCallback(tp_comm_overlap=True, "
+     "tp_comm_overlap_cfg=userbuffers_bf16_h100_h8192_tp4_mbs1_seqlen8192) (gpt3_175b.py L226-232 gives its own "
+     "userbuffers cfg); the callback turns it "
+     "off with TP < 2 or without sequence parallelism (nemo/lightning/pytorch/callbacks/megatron_comm_overlap.py @ "
+     "03ec896, _apply_model_comm_overlap_cfgs), as the key does"},
 };
 
 // pytorch/torchtitan v0.1.0: FSDP2 (fully_shard) with its default mixed precision.

@@ -40,8 +40,8 @@ double measured_compute_kept(const ClusterSpec& cluster) {
 }
 
 double composite_kept(double kept, const CompositeTiming& t) {
-  const double slowed = t.compute_s / kept + t.comm_s;
-  return slowed > 0 ? (t.compute_s + t.comm_s) / slowed : kept;
+  const double slowed = t.duration + t.compute_s * (1 / kept - 1);
+  return slowed > 0 ? t.duration / slowed : kept;
 }
 
 namespace {

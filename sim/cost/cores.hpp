@@ -44,7 +44,8 @@ std::vector<double> compute_kept(const ClusterSpec& cluster, const Plan& plan);
 double compute_kept_of(const ClusterSpec& cluster, const Plan& plan, int rank);
 // The fraction of its rate a composite op keeps while its rank communicates: its compute parts at
 // `kept`, its communication parts (collectives inside a node) unslowed, the two spread evenly
-// through it: duration / (compute / kept + comm). Its kernels one by one would be slowed only
+// through it: duration / (duration + compute (1 / kept - 1)), which is (compute + comm) / (compute / kept + comm)
+// when no parts run side by side (Composite::beside). Its kernels one by one would be slowed only
 // where the communication beside them overlaps their compute parts; the even spread is the
 // expectation of that over where the overlap falls.
 double composite_kept(double kept, const CompositeTiming& t);

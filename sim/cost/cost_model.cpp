@@ -129,24 +129,52 @@ const CompositeTiming& CostModel::composite_timing(int composite) const {
   const Composite& seg = plan_.composites[static_cast<size_t>(composite)];
   const RankProgram& rank = plan_.ranks[static_cast<size_t>(seg.rank)];
   CompositeTiming t;
-  for (const Op& part : seg.parts) {
-    const double start = t.duration;
+  // A part's length; a GEMM beside a collective holding `margin` SMs runs on the others.
+  const int sms = device_of(rank).kernels.sms;
+  const auto length = [&](const Op& part, int margin) {
     if (const auto* c = std::get_if<ComputeOp>(&part.body)) {
-      t.duration += compute_time(rank, *c);
-      t.compute.emplace_back(start, t.duration);
-      t.compute_s += t.duration - start;
-    } else if (const auto* col = std::get_if<CollectiveOp>(&part.body)) {
-      // The host work keeps the stream busy first, then the transfers: communication, as in the engines.
-      const double host = collective_host_time(*col);
-      const double begin = start + host;
-      t.duration = begin + collective_time(*col);
-      t.comm.emplace_back(begin, t.duration);
-      t.comm_kinds.push_back(group_kind_name(plan_.groups[static_cast<size_t>(col->group)].kind));
-      t.comm_s += t.duration - begin;
-    } else {
-      throw RuntimeError(
-          fmt::format("cost: a composite holds {} (only compute and collectives)", op_kind_name(part.body)));
+      const double slowed = margin > 0 && sms > margin ? static_cast<double>(sms) / (sms - margin) : 1.0;
+      return compute_time(rank, *c) * slowed;
     }
+    if (const auto* col = std::get_if<CollectiveOp>(&part.body)) {
+      return collective_host_time(*col) + collective_time(*col);
+    }
+    throw RuntimeError(
+        fmt::format("cost: a composite holds {} (only compute and collectives)", op_kind_name(part.body)));
+  };
+  // A part placed at `start`: a compute part's interval, or a collective's host work first and then its transfers
+  // (communication, as in the engines). Returns its end.
+  const auto place = [&](const Op& part, double start, int margin) {
+    const double end = start + length(part, margin);
+    if (const auto* col = std::get_if<CollectiveOp>(&part.body)) {
+      t.comm.emplace_back(start + collective_host_time(*col), end);
+      t.comm_kinds.push_back(group_kind_name(plan_.groups[static_cast<size_t>(col->group)].kind));
+      t.comm_s += end - t.comm.back().first;
+    } else {
+      t.compute.emplace_back(start, end);
+      t.compute_s += end - start;
+    }
+    return end;
+  };
+  auto beside = seg.beside.begin();
+  for (size_t i = 0; i < seg.parts.size(); ++i) {
+    if (beside != seg.beside.end() && beside->first == static_cast<int>(i) && i + 1 < seg.parts.size()) {
+      // Side by side: the first starts with the pair, the second ends with it, a piece of the shorter unhidden.
+      const double a = length(seg.parts[i], beside->sm_margin);
+      const double b = length(seg.parts[i + 1], beside->sm_margin);
+      const double pair = std::max(a, b) + std::min(a, b) / std::max(1, beside->chunks);
+      place(seg.parts[i], t.duration, beside->sm_margin);
+      place(seg.parts[i + 1], t.duration + pair - b, beside->sm_margin);
+      t.duration += pair;
+      ++beside;
+      ++i;
+      continue;
+    }
+    t.duration = place(seg.parts[i], t.duration, 0);
+  }
+  for (const auto& [a, b] : t.comm) {
+    t.comm_exposed.push_back(b - a - intervals_overlap(t.compute, a, b));
+    t.exposed_comm_s += t.comm_exposed.back();
   }
   cached = std::move(t);
   return *cached;

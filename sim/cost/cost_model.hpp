@@ -58,8 +58,9 @@ class CostModel {
   };
   std::optional<ComputeContext> compute_context(const RankProgram& rank) const;
   // A Composite's parts one after the other (core/plan/plan.hpp): compute parts at compute_time(),
-  // collectives at their host work and closed form (the whole group there at once); cached. A
-  // composite op's compute_time() is its duration.
+  // collectives at their host work and closed form (the whole group there at once), two parts that
+  // Composite::beside pairs side by side in max(a, b) + min(a, b) / chunks; cached. A composite op's
+  // compute_time() is its duration.
   const CompositeTiming& composite_timing(int composite) const;
   std::vector<CompositeTiming> composite_timings() const;  // one per Plan::composites entry
   // A compress or decompress op timed by the profile's kernel curve (CalibrationProfile::codec_time)

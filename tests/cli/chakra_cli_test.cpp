@@ -43,4 +43,18 @@ TEST_CASE("dtsim import-chakra refuses a truncated trace with exit code 2 and on
   CHECK(!std::filesystem::exists(dir + "/replay"));
 }
 
+TEST_CASE(
+    "dtsim export-chakra refuses tensor-parallel communication overlap by its key, exit code 2, nothing written") {
+  if (!chakra_supported()) return;
+  const std::string dir = temp_dir("chakra-cli-tp");
+  const auto r = run_dtsim(
+      "export-chakra scenarios/gpt3_175b_megatron.yaml --set framework.tp_comm_overlap=true --out '" + dir + "/et'",
+      "chakra-tp-x");
+  CHECK(r.code == 2);
+  CHECK(r.err.find("framework.tp_comm_overlap: a Chakra trace has no node for a collective running beside its GEMM") !=
+        std::string::npos);
+  CHECK(std::count(r.err.begin(), r.err.end(), '\n') == 1);
+  CHECK(!std::filesystem::exists(dir + "/et"));
+}
+
 }  // namespace dtsim::test

@@ -187,3 +187,26 @@ TEST_CASE("the cpu codec decodes a push alone for the methods the table gives pa
 TEST_CASE("the cpu codec has nothing to carry out for none") {
   CHECK_THROWS_AS(Codec(CompressionSpec{}, 4, 1, 0, 1), RuntimeError);
 }
+
+TEST_CASE("dtsim-real refuses tensor-parallel communication overlap where it applies, by its key") {
+  const char* const hybrid = R"(name: h
+model:
+  name: transformer
+  dtype: bf16
+  transformer: {layers: 4, hidden: 256, heads: 4, seq_len: 128, vocab: 512}
+cluster:
+  nodes: 1
+  devices_per_node: 4
+  device: cpu_socket
+strategy:
+  kind: hybrid
+  tensor: 4
+  global_batch: 4
+)";
+  const auto with = [&](std::vector<std::string> sets) { return load_scenario_text(hybrid, "h.yaml", sets); };
+  const std::string why = refusal(with({"strategy.sequence_parallel=true", "framework.tp_comm_overlap=true"}), "cpu");
+  CHECK(why.find("framework.tp_comm_overlap: dtsim-real does not overlap tensor-parallel collectives") !=
+        std::string::npos);
+  // Where it does nothing (no sequence parallelism, as NeMo turns it off) the run goes ahead.
+  CHECK(refusal(with({"framework.tp_comm_overlap=true"}), "cpu").empty());
+}

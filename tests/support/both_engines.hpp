@@ -3,6 +3,7 @@
 #pragma once
 
 #include "core/plan/compiler.hpp"
+#include "sim/cost/cost_model.hpp"
 #include "tests/support/run_analytical.hpp"
 #include "tests/support/simulate.hpp"
 
@@ -17,7 +18,8 @@ inline BothEngines iteration_on_both(const Scenario& s) {
   const Plan plan = compile_plan(s);
   BothEngines out;
   const auto records = simulate(s.cluster, plan, Fidelity::Flow).records;
-  out.simgrid = compute_job_metrics(plan, records, RunInfo{"simgrid", "flow", 0}).front().iteration_time.mean;
+  const RunInfo info{"simgrid", "flow", 0, cost::CostModel(s.cluster, plan).composite_timings()};
+  out.simgrid = compute_job_metrics(plan, records, info).front().iteration_time.mean;
   out.analytical = run_analytical(s).front().iteration_time.mean;
   return out;
 }

@@ -34,6 +34,8 @@ TEST_CASE("both engines agree within 2% on uncontended hybrid layouts", "[hybrid
       {"strategy.tensor=1", "strategy.pipeline=2", "strategy.global_batch=8", "strategy.pipeline.schedule=interleaved",
        "strategy.pipeline.virtual_stages=2", "strategy.recompute=full"},
       {"strategy.tensor=2", "strategy.data=4", "strategy.zero=3", "strategy.global_batch=8"},
+      {"strategy.tensor=4", "strategy.pipeline=2", "strategy.global_batch=8", "strategy.sequence_parallel=true",
+       "framework.tp_comm_overlap=true"},
   };
   for (const auto& layout : layouts) {
     INFO(fmt::format("{}", fmt::join(layout, " ")));
