@@ -106,7 +106,8 @@ void tensor_collective(std::vector<KernelStep>& out, const Dims& d, CollectiveKi
 // parallelism: beside its GEMM under TP communication overlap (transformer_ops.hpp).
 void block_collective(std::vector<KernelStep>& out, const Dims& d, CollectiveKind kind, double bytes) {
   tensor_collective(out, d, kind, bytes);
-  if (d.t > 1 && d.tp_overlap && kind != CollectiveKind::AllReduce) out.back().beside.chunks = 1;  // placed below
+  // Marked here; place_beside_gemms gives it its pieces and SMs and its place.
+  if (d.t > 1 && d.tp_overlap && kind != CollectiveKind::AllReduce) out.back().beside.chunks = 1;
 }
 
 // The SMs Transformer Engine's pipelined and bulk overlaps hold from the GEMM (get_default_config: num_sm 16,
@@ -114,9 +115,10 @@ void block_collective(std::vector<KernelStep>& out, const Dims& d, CollectiveKin
 constexpr int kTeCommSms = 16;
 constexpr int kTePipelineSplits = 4;
 
-// Moves each beside_gemm collective next to its GEMM: an all-gather right before the first GEMM after it, a
-// reduce-scatter right after the last GEMM before it (one with no GEMM there runs alone). The steps it passes (an
-// fp8 cast, a bias gradient) run on the same serial stream, so their order costs nothing.
+// Gives each marked collective (KernelStep::beside) TE's pieces and SMs and moves it next to its GEMM: an all-gather
+// right before the first GEMM after it, a reduce-scatter right after the last GEMM before it (one with no GEMM there
+// runs alone). The steps it passes (an fp8 cast, a bias gradient) run on the same serial stream, so their order
+// costs nothing.
 void place_beside_gemms(std::vector<KernelStep>& steps, const Dims& d, bool backward) {
   const auto is_gemm = [](const KernelStep& k) { return !k.collective && k.cls == KernelClass::Gemm; };
   const int t = static_cast<int>(d.t);
