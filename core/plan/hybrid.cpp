@@ -22,6 +22,8 @@
 
 #include "core/parallel/schedule.hpp"
 #include "core/parallel/transformer_ops.hpp"
+#include "core/plan/beside_pairs.hpp"
+#include "core/plan/gradient_buckets.hpp"
 #include "core/plan/hybrid_groups.hpp"
 #include "core/plan/worker.hpp"
 
@@ -57,7 +59,7 @@ class HybridCompiler {
         head_forward_(head_forward(model_, shape_)),
         head_backward_(head_backward(model_, shape_)),
         block_params_(block_params(model_, shape_)),
-        bucket_bytes_(hybrid_bucket_bytes(job, spec_)) {
+        buckets_(hybrid_bucket_bytes(job, spec_), job.strategy.overlap) {
     groups_ = add_hybrid_groups(plan_, layout_, workers_, model_.tied_embeddings && stages_ > 1);
   }
 
@@ -71,7 +73,7 @@ class HybridCompiler {
     seq_.clear();
     block_items_.clear();
     pairs_.clear();
-    bucket_params_.assign(chunks_, {});
+    buckets_.reset(chunks_);
     add_iteration_overhead(r, job_);
     const auto order = find_schedule(spec_.schedule).order(r.stage, spec_.pipeline, micro_batches_, chunks_);
     // A chunk's gradients are final in its last micro-batch's backward: the data-parallel buckets
@@ -151,60 +153,26 @@ class HybridCompiler {
     return last;
   }
 
-  // Whether steps i and i + 1 are a collective and the GEMM it runs beside (TP communication overlap): a marked
-  // all-gather before its GEMM or a marked reduce-scatter after it, over a tensor group within one node (userbuffers
-  // exchange over NVLink; a group across nodes runs its collectives alone).
+  // Whether steps i and i + 1 are a collective and the GEMM it runs beside (core/plan/beside_pairs.hpp).
   bool beside_pair(const std::vector<KernelStep>& steps, size_t i) const {
-    if (i + 1 >= steps.size()) return false;
-    const KernelStep& a = steps[i];
-    const KernelStep& b = steps[i + 1];
-    const bool marked = (a.beside.on() && a.kind == CollectiveKind::AllGather && !b.collective) ||
-                        (b.beside.on() && b.kind == CollectiveKind::ReduceScatter && !a.collective);
-    if (!marked) return false;
-    const int g = group_of((a.collective ? a : b).group);
-    if (g < 0) return false;
-    const CommGroup& group = plan_.groups[g];
-    return group.per_node == static_cast<int>(group.ranks.size());
+    return dtsim::beside_pair(plan_, steps, i, [this](GroupKind kind) { return group_of(kind); });
   }
 
-  // How steps i and i + 1 (beside_pair) run side by side: the collective's pieces and the SMs it holds.
-  static Composite::Beside beside_of(const std::vector<KernelStep>& steps, size_t i, int first) {
-    const KernelStep::Overlap& o = (steps[i].collective ? steps[i] : steps[i + 1]).beside;
-    return Composite::Beside{first, o.chunks, o.sm_margin};
-  }
-
-  // Steps i and i + 1 (beside_pair) as one compute op standing for a composite of the two side by side (beside_of);
-  // one composite per step list and position, shared by every block and micro-batch of the rank.
+  // Steps i and i + 1 (beside_pair) as one compute op standing for their composite.
   Op pair_op(const std::vector<KernelStep>& steps, size_t i, Phase phase) {
-    const auto key = std::make_tuple(&steps, i, phase);
-    auto found = pairs_.find(key);
-    if (found == pairs_.end()) {
-      Composite pair{rank_->rank, {}, {beside_of(steps, i, 0)}};
-      for (size_t k = i; k < i + 2; ++k) {
-        std::optional<Op> part = step_op(steps[k], steps[k].name, phase, -1);
-        if (auto* c = std::get_if<CollectiveOp>(&part->body)) {  // a part's collective is not matched
-          --seq_[c->group];
-          c->seq = 0;
-        }
-        part->id = static_cast<int>(pair.parts.size());
-        pair.parts.push_back(std::move(*part));
-      }
-      found = pairs_.emplace(key, static_cast<int>(plan_.composites.size())).first;
-      plan_.composites.push_back(std::move(pair));
+    return pairs_.op(plan_, rank_->rank, steps, i, phase, job_.model.dtype, [&](const KernelStep& k) {
+      Op part = *step_op(k, k.name, phase, -1);
+      unnumber(part);
+      return part;
+    });
+  }
+
+  // A composite's part: its collective, numbered as it was made, is not matched (Composite).
+  void unnumber(Op& part) {
+    if (auto* c = std::get_if<CollectiveOp>(&part.body)) {
+      --seq_[c->group];
+      c->seq = 0;
     }
-    const Composite& pair = plan_.composites[found->second];
-    ComputeOp whole{0, 0, job_.model.dtype};
-    whole.composite = found->second;
-    for (const Op& part : pair.parts) {
-      if (const auto* c = std::get_if<ComputeOp>(&part.body)) {
-        whole.flops += c->flops;
-        whole.mem_bytes += c->mem_bytes;
-      }
-    }
-    Op op;
-    op.phase = phase;
-    op.body = whole;
-    return op;
   }
 
   // What a block's work becomes under PlanDetail::Blocks or NodeBlocks, the same for every block
@@ -226,12 +194,12 @@ class HybridCompiler {
 
   std::vector<BlockItem> block_items(const Runs& runs, const char* kind) {
     std::vector<BlockItem> items;
-    Composite open{rank_->rank, {}};
+    Composite open{rank_->rank, {}, {}};
     const auto close = [&] {
       if (open.parts.empty()) return;
       items.push_back({static_cast<int>(plan_.composites.size()), std::nullopt});
       plan_.composites.push_back(std::move(open));
-      open = Composite{rank_->rank, {}};
+      open = Composite{rank_->rank, {}, {}};
     };
     bool first = true;
     for (const auto& [steps, phase] : runs) {
@@ -241,10 +209,7 @@ class HybridCompiler {
         const KernelStep& k = (*steps)[i];
         std::optional<Op> op = step_op(k, fmt::format("{} {}", kind, k.name), phase, -1);
         if (!op) continue;
-        if (auto* c = std::get_if<CollectiveOp>(&op->body)) {  // numbered when placed
-          --seq_[c->group];
-          c->seq = 0;
-        }
+        unnumber(*op);  // numbered when placed
         const bool pair_first = !pair_second && beside_pair(*steps, i) && !stands_alone(*op, first);
         if (!pair_first && !pair_second && stands_alone(*op, first)) {
           close();
@@ -482,37 +447,11 @@ class HybridCompiler {
     }
   }
 
-  // Adds gradient bytes to the group's open bucket; a bucket closes at hybrid_bucket_bytes (see
-  // close_bucket).
+  // Adds gradient bytes to the group's open bucket, reducing it if that closes it (gradient_buckets.hpp).
   void bucket(GroupKind kind, double bytes, int after, int chunk, const std::string& what) {
     if (group_of(kind) < 0) return;
-    Bucket& open = bucket_params_[chunk][static_cast<int>(kind)];
-    open.bytes += bytes;
-    open.ready = after;
-    open.first = open.first.empty() ? what : open.first;
-    open.last = what;
-    if (open.bytes >= bucket_bytes_) close_bucket(kind, chunk);
-  }
-
-  struct Bucket {
-    double bytes = 0;
-    int ready = -1;
-    std::string first;  // what it holds, in backward order: the first and last part
-    std::string last;
-  };
-
-  // A closed bucket is reduced once its last part's backward has run, or without overlap after the
-  // whole backward (finish_iteration issues it then, after the last backward op).
-  void close_bucket(GroupKind kind, int chunk) {
-    Bucket& open = bucket_params_[chunk][static_cast<int>(kind)];
-    if (open.bytes <= 0) return;
-    std::string label = fmt::format("{} grads {}-{}", group_kind_name(kind), open.first, open.last);
-    if (job_.strategy.overlap) {
-      reduce(kind, open.bytes, std::move(label), {open.ready});
-    } else {
-      deferred_.push_back({kind, open.bytes, std::move(label)});
-    }
-    open = Bucket{};
+    if (auto closed = buckets_.add(kind, chunk, bytes, after, what))
+      reduce(closed->kind, closed->bytes, closed->label, {closed->ready});
   }
 
   void reduce(GroupKind kind, double bytes, std::string label, std::vector<int> deps) {
@@ -525,9 +464,11 @@ class HybridCompiler {
 
   void finish_iteration() {
     for (int c = 0; c < chunks_; ++c) {
-      for (GroupKind kind : {GroupKind::Data, GroupKind::ExpertData}) close_bucket(kind, c);
+      for (GroupKind kind : {GroupKind::Data, GroupKind::ExpertData}) {
+        if (auto closed = buckets_.close(kind, c)) reduce(closed->kind, closed->bytes, closed->label, {closed->ready});
+      }
     }
-    for (Deferred& d : deferred_) reduce(d.kind, d.bytes, std::move(d.label), {last_backward_});
+    for (const GradientBuckets::Closed& d : buckets_.deferred()) reduce(d.kind, d.bytes, d.label, {last_backward_});
     // Tied embeddings: the first and last stages' copies of the word embedding sum their gradients.
     std::vector<int> update_deps = reductions_;
     const int tied = groups_.tied[local_];
@@ -559,7 +500,6 @@ class HybridCompiler {
     }
     reductions_.clear();
     gathers_.clear();
-    deferred_.clear();
     last_backward_ = -1;
   }
 
@@ -600,7 +540,6 @@ class HybridCompiler {
   std::vector<KernelStep> head_forward_;
   std::vector<KernelStep> head_backward_;
   BlockParams block_params_;
-  double bucket_bytes_;  // hybrid_bucket_bytes
   HybridGroups groups_;  // the job's communicators (hybrid_groups.hpp)
 
   // The rank being compiled.
@@ -608,17 +547,10 @@ class HybridCompiler {
   int local_ = 0;
   std::map<int, int> seq_;  // by plan group: collectives issued so far this iteration
   std::map<std::string, std::vector<BlockItem>> block_items_;  // this rank's, by what runs ("fwd", "bwd", "fwd x12")
-  // This rank's collective-and-GEMM composites (pair_op), by step list, position and phase.
-  std::map<std::tuple<const std::vector<KernelStep>*, size_t, Phase>, int> pairs_;
-  std::vector<std::array<Bucket, kGroupKinds>> bucket_params_;  // open bucket by chunk and group kind
-  std::vector<int> reductions_;                                 // gradient reductions the update waits for
-  std::vector<std::pair<GroupKind, double>> gathers_;           // ZeRO 1/2: parameters to gather after the step
-  struct Deferred {
-    GroupKind kind;
-    double bytes;
-    std::string label;
-  };
-  std::vector<Deferred> deferred_;  // buckets closed during the backward, reduced after it (no overlap)
+  BesidePairs pairs_;                                          // this rank's collective-and-GEMM composites (pair_op)
+  GradientBuckets buckets_;                                    // the data-parallel gradient buckets
+  std::vector<int> reductions_;                                // gradient reductions the update waits for
+  std::vector<std::pair<GroupKind, double>> gathers_;          // ZeRO 1/2: parameters to gather after the step
   int last_backward_ = -1;
   std::map<std::tuple<int, int, bool>, int> prefetched_;  // ZeRO-3 gathers issued ahead: (block, mb, backward) -> op
 };
