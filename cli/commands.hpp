@@ -39,6 +39,21 @@ int models_command(const std::string& action, const std::string& name);
 int devices_command();
 int keys_command(bool markdown);
 
+struct CollectivesOptions {
+  std::string scenario;  // "" = a cluster of --device described by --set
+  std::vector<std::string> sets;
+  std::string device = "h100_sxm";
+  int nodes = 0;          // 0: the cluster's
+  int gpus_per_node = 0;  // 0: the cluster's
+  std::vector<std::string> ops = {"allreduce", "allgather", "reduce_scatter", "alltoall"};
+  std::string min_bytes = "1KiB";
+  std::string max_bytes = "8GiB";
+  double factor = 2;
+};
+
+// `dtsim collectives`: the nccl-tests table NCCL's cost model predicts for a cluster.
+int collectives_command(const CollectivesOptions& o);
+
 struct ExportChakraOptions {
   std::string scenario;
   std::vector<std::string> sets;

@@ -107,6 +107,12 @@ Examples:
   dtsim import-chakra traces/quickstart --out runs/replay && dtsim run runs/replay/scenario.yaml
   dtsim import-chakra traces/llama/et --out runs/llama --device h100_sxm --devices-per-node 8 --timing duration
 )"},
+    {"collectives", R"(
+Examples:
+  dtsim collectives --device h100_sxm --nodes 2 --set cluster.intra_node.rate=450GB/s --set cluster.nic.count=8 \
+      --set cluster.nic.rate=400Gbps
+  dtsim collectives scenarios/gpt3_175b_megatron.yaml --nodes 1 --ops allreduce --min-bytes 1MiB
+)"},
     {"keys", R"(
 Examples:
   dtsim keys
@@ -329,6 +335,22 @@ int parse_and_run(int argc, char** argv) {
       ->check(CLI::IsMember({"analytical", "simgrid"}))
       ->capture_default_str();
 
+  cli::CollectivesOptions coll;
+  auto* coll_cmd = app.add_subcommand(
+      "collectives",
+      "Print the nccl-tests table NCCL's cost model predicts for a cluster (time, algbw, busbw, algorithm)");
+  coll_cmd->add_option("scenario", coll.scenario, "Scenario file whose cluster to use (default: --device and --set)");
+  coll_cmd->add_option("--set", coll.sets, "Override a scenario key: key.path=value (repeatable)");
+  coll_cmd->add_option("--device", coll.device, "Without a scenario: the GPU (dtsim devices)")->capture_default_str();
+  coll_cmd->add_option("--nodes", coll.nodes, "Nodes the communicator spans (default: cluster.nodes)");
+  coll_cmd->add_option("--gpus-per-node", coll.gpus_per_node, "GPUs per node (default: cluster.devices_per_node)");
+  coll_cmd->add_option("--ops", coll.ops, "Collectives")->delimiter(',')->capture_default_str();
+  coll_cmd->add_option("--min-bytes", coll.min_bytes, "Smallest size (nccl-tests -b)")->capture_default_str();
+  coll_cmd->add_option("--max-bytes", coll.max_bytes, "Largest size (nccl-tests -e)")->capture_default_str();
+  coll_cmd->add_option("--factor", coll.factor, "Size multiplier (nccl-tests -f)")
+      ->check(CLI::Range(1.01, 1024.0))
+      ->capture_default_str();
+
   bool markdown = false;
   auto* keys_cmd = app.add_subcommand("keys", "List every scenario key with its default and meaning");
   keys_cmd->add_flag("--markdown", markdown, "Print docs/scenarios.md");
@@ -348,6 +370,7 @@ int parse_and_run(int argc, char** argv) {
   if (*models_cmd) return cli::models_command(models_action, model_name);
   if (*devices_cmd) return cli::devices_command();
   if (*keys_cmd) return cli::keys_command(markdown);
+  if (*coll_cmd) return cli::collectives_command(coll);
   if (*export_cmd) return cli::export_chakra_command(exp);
   if (*import_cmd) return cli::import_chakra_command(imp);
   if (*ckpt_cmd) return cli::checkpoint_command(ckpt);

@@ -17,6 +17,7 @@ enum class IntraLinkKind { NvLink, Pcie };
 enum class TopologyKind { Star, FatTree, Torus, Dragonfly };
 enum class Transport { Rdma, Tcp };
 enum class ServerPlacement { Dedicated, Colocated };
+enum class HostCpu { Intel, Amd, Arm };
 
 struct LinkSpec {
   double rate = 0;     // bytes/s per direction
@@ -52,8 +53,9 @@ struct ClusterSpec {
   // cluster.intra_node.collective_busbw: the bus bandwidth collectives inside a node reach by buffer
   // size (bytes, bytes/s), ascending, as nccl-tests measures it; empty: intra.rate at every size.
   std::vector<std::pair<double, double>> intra_busbw;
-  int nics = 1;  // NICs per node
-  LinkSpec nic;  // one NIC
+  HostCpu host_cpu = HostCpu::Intel;  // cluster.cpu: the nodes' CPUs (NCCL's cost model reads the vendor)
+  int nics = 1;                       // NICs per node
+  LinkSpec nic;                       // one NIC
   TopologySpec topology;
   Transport transport = Transport::Rdma;
   ServerPlacement server_placement = ServerPlacement::Dedicated;

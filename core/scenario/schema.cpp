@@ -171,6 +171,13 @@ std::vector<ScenarioKey> build_keys() {
       "16MB:109GB/s,64MB:167GB/s,8GB:232GB/s, interpolated in log size): collectives over devices of one node "
       "run their intra-node bandwidth term at it instead of cluster.intra_node.rate (docs/engines.md).",
       [](S& s, const V& v) { s.cluster.intra_busbw = v.size_rates(); });
+  add("cluster.cpu", "one of: intel, amd, arm", "intel",
+      "The nodes' host CPUs: NCCL's cost model (strategy.allreduce.algorithm: nccl) charges its per-step network "
+      "overhead and caps its LL protocol across nodes by CPU vendor (AMD: 2 us, Intel and Arm: 1 us).",
+      [](S& s, const V& v) {
+        s.cluster.host_cpu =
+            v.choice<HostCpu>({{"intel", HostCpu::Intel}, {"amd", HostCpu::Amd}, {"arm", HostCpu::Arm}});
+      });
   add("cluster.nic.count", "count", "1", "NICs per node.", [](S& s, const V& v) { s.cluster.nics = v.count(1); });
   add("cluster.nic.rate", "rate", "100Gbps", "Per-NIC, per-direction bandwidth.",
       [](S& s, const V& v) { s.cluster.nic.rate = v.positive(Quantity::Rate); });

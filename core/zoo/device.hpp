@@ -28,6 +28,10 @@ struct DeviceSpec {
   // 1: communication beside compute is free for the compute.
   double compute_under_comm = 1;
   std::string contention_source;
+  // What NCCL's cost model reads (core/collectives/nccl/): the compute capability x 10 (80 for 8.0) and the PCIe
+  // generation of the GPU's x16 host link; 0 for a CPU.
+  int compute_capability = 0;
+  int pcie_generation = 0;
 
   // Peak for a dtype, falling back to fp32 where the device lacks the mode.
   double peak(Dtype d) const;

@@ -138,3 +138,20 @@ TEST_CASE("docs/scenarios.md is the loader's key table") {
   REQUIRE(keys.code == 0);
   CHECK(keys.out == dtsim::test::slurp(std::string(DTSIM_SOURCE_DIR) + "/docs/scenarios.md"));
 }
+
+namespace dtsim::test {
+
+TEST_CASE("dtsim collectives prints NCCL's predicted nccl-tests table; a bad collective exits 2") {
+  const auto r = run_dtsim(
+      "collectives --device a100_80gb --nodes 2 --set cluster.nic.count=8 --set "
+      "cluster.nic.rate=200Gbps --ops allreduce --min-bytes 1MiB --max-bytes 1GiB",
+      "coll");
+  REQUIRE(r.code == 0);
+  CHECK(r.out.find("ring 8 channels x 24.0/24.0 GB/s") != std::string::npos);
+  CHECK(r.out.find("1073741824") != std::string::npos);
+  const auto bad = run_dtsim("collectives --ops allreduse", "coll-bad");
+  CHECK(bad.code == 2);
+  CHECK(bad.err.find("allreduce") != std::string::npos);
+}
+
+}  // namespace dtsim::test

@@ -1,0 +1,39 @@
+// A dtsim cluster's node as NCCL sees it (nccl_cluster.hpp).
+#include "core/collectives/nccl/nccl_cluster.hpp"
+
+#include <algorithm>
+#include <cmath>
+
+#include <fmt/format.h>
+
+#include "core/base/error.hpp"
+
+namespace dtsim::nccl {
+
+NodeTopology node_topology(const ClusterSpec& cluster, int node) {
+  const DeviceSpec& d = cluster.device_at(node);
+  if (d.compute_capability == 0) {
+    throw InputError(
+        fmt::format("NCCL's cost model needs a GPU: device '{}' has no compute capability in the device "
+                    "zoo (a GPU such as a100_80gb, h100_sxm or h200)",
+                    d.name));
+  }
+  NodeTopology t;
+  t.compute_capability = d.compute_capability;
+  if (cluster.intra_kind == IntraLinkKind::NvLink) {
+    const double per_link = d.compute_capability >= 100 ? 50e9 : 25e9;
+    t.nvlinks = std::max(1, static_cast<int>(std::lround(cluster.intra.rate / per_link)));
+    t.nvlink_bw = nvlink_bw_per_link(d.compute_capability);
+  }
+  t.gpu_pcie_bw = pcie_bw(std::max(1, d.pcie_generation));
+  t.nics = cluster.nics;
+  t.nic_bw = cluster.nic.rate / 1e9;
+  switch (cluster.host_cpu) {
+    case HostCpu::Intel: t.cpu = Cpu::Intel; break;
+    case HostCpu::Amd: t.cpu = Cpu::Amd; break;
+    case HostCpu::Arm: t.cpu = Cpu::Arm; break;
+  }
+  return t;
+}
+
+}  // namespace dtsim::nccl

@@ -1,0 +1,152 @@
+// NCCL's cost model (core/collectives/nccl/) worked by hand from NCCL 2.30.7's tables for DGX A100 and DGX H100
+// nodes and a PCIe node; the choice held to the least time; more bandwidth never slower; a cluster's node as NCCL
+// sees it.
+#include <catch2/catch.hpp>
+
+#include <cmath>
+
+#include "core/base/error.hpp"
+#include "core/collectives/nccl/nccl_cluster.hpp"
+#include "core/collectives/nccl/nccl_tuning.hpp"
+#include "core/zoo/device.hpp"
+
+namespace dtsim::test {
+
+using nccl::Algo;
+using nccl::Proto;
+
+namespace {
+
+// DGX A100: 12 NVLink 3 links per GPU through NVSwitch (NCCL counts 20 GB/s each), PCIe Gen4 (24 GB/s), 8 HDR
+// NICs (200 Gb/s: 25 GB/s), AMD CPUs.
+nccl::NodeTopology dgx_a100() { return {80, 12, 20.0, 24.0, 8, 25.0, nccl::Cpu::Amd}; }
+// DGX H100: 18 NVLink 4 links (20.6 GB/s each), PCIe Gen5 (48 GB/s), 8 NDR NICs (400 Gb/s: 50 GB/s), Intel CPUs.
+nccl::NodeTopology dgx_h100() { return {90, 18, 20.6, 48.0, 8, 50.0, nccl::Cpu::Intel}; }
+
+constexpr double GiB = 1024.0 * 1024 * 1024;
+
+}  // namespace
+
+TEST_CASE("nccl: DGX A100, one node: 12 ring channels of 20 GB/s, ring Simple AllReduce by hand") {
+  const nccl::Tuning t(dgx_a100(), {8, 1});
+  // P = T = 12 x 20 = 240: the first Ampere speed within it is 40, floor(240 / 40) = 6 channels, duplicated (40 >=
+  // 25) into 12 of 20.
+  CHECK(t.graphs().ring.channels == 12);
+  CHECK(t.graphs().ring.bw_intra == Approx(20.0));
+  CHECK(t.graphs().nvls.channels == 0);  // no NVLS before Hopper
+  // Bus bandwidth 12 x 20 = 240, algorithm bandwidth 240 x 8 / 14.
+  CHECK(t.bandwidth(CollectiveKind::AllReduce, Algo::Ring, Proto::Simple) == Approx(240.0 * 8 / 14));
+  // Base 8.4 us + 14 steps x NVLink's ring Simple 3.4 us.
+  CHECK(t.latency(CollectiveKind::AllReduce, Algo::Ring, Proto::Simple) == Approx(8.4 + 14 * 3.4));
+  const double bytes = GiB;
+  CHECK(t.time(CollectiveKind::AllReduce, Algo::Ring, Proto::Simple, bytes) ==
+        Approx((56.0 + bytes / (1000 * 240.0 * 8 / 14)) * 1e-6));
+  // LL: half the bus bandwidth under Ampere's single-node LL ceiling 87.7: min(87.7, 120) x 8 / 14.
+  CHECK(t.bandwidth(CollectiveKind::AllReduce, Algo::Ring, Proto::LL) == Approx(87.7 * 8 / 14));
+  // Large buffers run ring Simple; the smallest ring LL.
+  CHECK(t.choose(CollectiveKind::AllReduce, GiB).proto == Proto::Simple);
+  CHECK(t.choose(CollectiveKind::AllReduce, 1024).proto == Proto::LL);
+}
+
+TEST_CASE("nccl: DGX H100, two nodes: 8 ring channels of 48 GB/s and NVLS Tree AllReduce by hand") {
+  const nccl::Tuning t(dgx_h100(), {16, 2});
+  // N = min(PCIe 48, NIC 50) = 48, Hopper's first inter speed within it: 48; 8 NICs x 1 channel, and NVLink allows
+  // floor(370.8 x 8 / (48 x 7)) = 8; Hopper keeps 8 channels of 48 < 50 undivided.
+  CHECK(t.graphs().ring.channels == 8);
+  CHECK(t.graphs().ring.bw_inter == Approx(48.0));
+  CHECK(t.graphs().nvls.channels == 8);
+  // NVLS Tree: min(48 x 0.85 x 7/8 x 2, 48 x 2 (two nodes), Hopper's 2-node cap 57.7) = 57.7 per channel, x 8, as
+  // algorithm bandwidth x 16 / 30.
+  CHECK(t.bandwidth(CollectiveKind::AllReduce, Algo::NvlsTree, Proto::Simple) == Approx(8 * 57.7 * 16 / 30));
+  // No base latency; NVLink's 25 us + 2 x log2(2) x the network's 20.9 us.
+  CHECK(t.latency(CollectiveKind::AllReduce, Algo::NvlsTree, Proto::Simple) == Approx(25 + 2 * 20.9));
+  const nccl::Choice big = t.choose(CollectiveKind::AllReduce, 2 * GiB);
+  CHECK(big.algo == Algo::NvlsTree);
+  CHECK(big.seconds == Approx((66.8 + 2 * GiB / (1000 * 8 * 57.7 * 16 / 30)) * 1e-6));
+  // Across nodes NVLS itself needs CollNet (SHARP): off. Ring AllGather across nodes: base 8.4 + 14 intra steps at
+  // max(NVLink 3.4, 3 x Intel's 1 us overhead) + 1 step at the network's 14 us.
+  CHECK(t.bandwidth(CollectiveKind::AllReduce, Algo::Nvls, Proto::Simple) == 0);
+  CHECK(t.latency(CollectiveKind::AllGather, Algo::Ring, Proto::Simple) == Approx(8.4 + 14 * 3.4 + 14.0));
+  // The ring AllReduce's plateau: latency x 1.4 across nodes once a rank's share of a channel reaches 64 B.
+  const double lat = t.latency(CollectiveKind::AllReduce, Algo::Ring, Proto::Simple);
+  const double bw = t.bandwidth(CollectiveKind::AllReduce, Algo::Ring, Proto::Simple);
+  CHECK(t.time(CollectiveKind::AllReduce, Algo::Ring, Proto::Simple, GiB) ==
+        Approx((lat * 1.4 + GiB / (1000 * bw)) * 1e-6));
+}
+
+TEST_CASE("nccl: a PCIe node: one channel of 20 GB/s, no LL128") {
+  const nccl::Tuning t(nccl::NodeTopology{80, 0, 0, 24.0, 1, 12.5, nccl::Cpu::Intel}, {4, 1});
+  CHECK_FALSE(t.graphs().nvlink);
+  CHECK(t.graphs().ring.channels == 1);
+  CHECK(t.graphs().ring.bw_intra == Approx(20.0));
+  CHECK(t.bandwidth(CollectiveKind::AllReduce, Algo::Ring, Proto::LL128) == 0);
+  // PCI's ring Simple latency 5.7 us per step.
+  CHECK(t.latency(CollectiveKind::AllReduce, Algo::Ring, Proto::Simple) == Approx(8.4 + 6 * 5.7));
+}
+
+TEST_CASE("nccl: the choice is the least time of the pairs NCCL prices") {
+  for (const auto& [node, comm] : {std::pair{dgx_a100(), nccl::Communicator{8, 1}},
+                                   {dgx_a100(), {32, 4}},
+                                   {dgx_h100(), {8, 1}},
+                                   {dgx_h100(), {16, 2}},
+                                   {dgx_h100(), {64, 8}}}) {
+    const nccl::Tuning t(node, comm);
+    for (CollectiveKind kind : {CollectiveKind::AllReduce, CollectiveKind::AllGather, CollectiveKind::ReduceScatter,
+                                CollectiveKind::Broadcast}) {
+      for (double bytes = 1024; bytes <= 8 * GiB; bytes *= 4) {
+        const nccl::Choice c = t.choose(kind, bytes);
+        REQUIRE(c.seconds > 0);
+        for (int a = 0; a < nccl::kAlgos; ++a) {
+          for (int p = 0; p < nccl::kProtos; ++p) {
+            const double other = t.time(kind, static_cast<Algo>(a), static_cast<Proto>(p), bytes);
+            if (other >= 0) CHECK(c.seconds <= other);
+          }
+        }
+      }
+    }
+  }
+}
+
+TEST_CASE("nccl: more NIC or NVLink bandwidth is never slower") {
+  for (CollectiveKind kind : {CollectiveKind::AllReduce, CollectiveKind::AllGather, CollectiveKind::AllToAll}) {
+    for (double bytes = 4096; bytes <= 4 * GiB; bytes *= 8) {
+      nccl::NodeTopology slow = dgx_h100();
+      slow.nic_bw = 25.0;
+      slow.nvlinks = 12;
+      CHECK(nccl::Tuning(dgx_h100(), {32, 4}).choose(kind, bytes).seconds <=
+            nccl::Tuning(slow, {32, 4}).choose(kind, bytes).seconds);
+    }
+  }
+}
+
+TEST_CASE("nccl: AllToAll by hand: NIC and NVLink shares side by side after one Simple step") {
+  const nccl::Tuning t(dgx_h100(), {16, 2});
+  const double s = GiB;
+  const double across = s * 8 / 16 / (8 * 48e9 / 8);  // half of S leaves the node, each GPU a NIC's min(50, 48)
+  const double inside = s * 7 / 16 / (18 * 20.6e9);
+  CHECK(t.alltoall_time(s) == Approx((8.4 + 14.0) * 1e-6 + std::max(across, inside)));
+  CHECK(t.choose(CollectiveKind::AllToAll, s).seconds == Approx(t.alltoall_time(s)));
+}
+
+TEST_CASE("nccl: a cluster's node as NCCL sees it") {
+  ClusterSpec c;
+  c.device = load_device("a100_80gb");
+  c.intra.rate = 300e9;
+  c.nics = 8;
+  c.nic.rate = 25e9;
+  c.host_cpu = HostCpu::Amd;
+  const nccl::NodeTopology n = nccl::node_topology(c);
+  CHECK(n.compute_capability == 80);
+  CHECK(n.nvlinks == 12);  // 300 GB/s in links of 25
+  CHECK(n.nvlink_bw == Approx(20.0));
+  CHECK(n.gpu_pcie_bw == Approx(24.0));
+  CHECK(n.nic_bw == Approx(25.0));
+  CHECK(n.cpu == nccl::Cpu::Amd);
+  c.intra_kind = IntraLinkKind::Pcie;
+  CHECK(nccl::node_topology(c).nvlinks == 0);
+  c.device = load_device("cpu_socket");
+  CHECK_THROWS_AS(nccl::node_topology(c), InputError);
+  CHECK_THROWS_AS(nccl::search_graphs(dgx_h100(), {12, 8}), InputError);
+}
+
+}  // namespace dtsim::test
