@@ -463,10 +463,12 @@ def main():
       "policies only where dtsim-real supports them.")
     # Sections kept elsewhere: the runs on a lent H200 (gpu_h200.md, by hand from gpu-check and
     # scripts/torch_probe.py), Korthikanti et al.'s table (bench/validation/korthikanti/run), the
-    # published data-parallel rows (bench/published/run) and the published LLM runs (bench/llm/run).
+    # published data-parallel rows (bench/published/run), the published LLM runs (bench/llm/run) and the
+    # published nccl-tests curves (bench/collectives/run).
     here = os.path.dirname(__file__)
     for section in (os.path.join(here, "gpu_h200.md"), os.path.join(here, "korthikanti", "table.md"),
-                    os.path.join(here, "..", "published", "table.md"), os.path.join(here, "..", "llm", "table.md")):
+                    os.path.join(here, "..", "published", "table.md"), os.path.join(here, "..", "llm", "table.md"),
+                    os.path.join(here, "..", "collectives", "table.md")):
         if os.path.exists(section):
             p("")
             p(open(section).read().rstrip("\n"))

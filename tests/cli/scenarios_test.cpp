@@ -106,3 +106,24 @@ TEST_CASE("every published LLM run of bench/llm runs, and its table regenerates 
   for (size_t at = made.find("\n| "); at != std::string::npos; at = made.find("\n| ", at + 1)) ++rows;
   CHECK(rows >= 100);
 }
+
+TEST_CASE("the published nccl-tests curves of bench/collectives run, and their table regenerates unchanged") {
+  // bench/collectives/run: dtsim collectives for each curve of systems.csv; the committed table.md is what it writes
+  // (the date aside).
+  const std::string table = dtsim::test::temp_dir("collectives") + "/table.md";
+  const auto run =
+      dtsim::test::run_shell("cd '" + std::string(DTSIM_SOURCE_DIR) + "' && TABLE='" + table + "' DTSIM='" +
+                                 std::string(DTSIM_BINARY_DIR) + "/bin/dtsim' bench/collectives/run",
+                             "collectives");
+  REQUIRE(run.code == 0);
+  const auto without_date = [](std::string text) {
+    const std::string before = "`bench/collectives/run` (";
+    const size_t at = text.find(before);
+    if (at != std::string::npos) text.erase(at + before.size(), std::string("YYYY-MM-DD").size());
+    return text;
+  };
+  const std::string made = dtsim::test::slurp(table);
+  CHECK(without_date(made) ==
+        without_date(dtsim::test::slurp(std::string(DTSIM_SOURCE_DIR) + "/bench/collectives/table.md")));
+  CHECK(made.find("| Nebius, 8 H100 SXM") != std::string::npos);
+}
