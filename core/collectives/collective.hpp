@@ -130,10 +130,12 @@ class CollectiveAlgorithm {
 };
 
 // Names in the table, sorted: "direct", "double_binary_tree", "halving_doubling",
-// "hierarchical", "ring".
+// "hierarchical", "nccl", "ring".
 std::vector<std::string_view> algorithm_names();
 // Throws InputError (no location) naming the valid algorithms and the nearest one.
 const CollectiveAlgorithm& find_algorithm(std::string_view name);
+// Whether the algorithm is "nccl" (nccl_algorithm.cpp): NCCL's choice, timed by NCCL's cost model on the cluster.
+bool follows_nccl(const CollectiveAlgorithm& algorithm);
 
 // Pipelined algorithms (ring/chain Broadcast and Reduce, each tree of the double binary tree)
 // cut the bytes they carry into this many chunks: one per started MiB (kPipelineChunkBytes),

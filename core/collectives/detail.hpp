@@ -16,6 +16,7 @@ const CollectiveAlgorithm& direct_algorithm();
 const CollectiveAlgorithm& double_binary_tree_algorithm();
 const CollectiveAlgorithm& halving_doubling_algorithm();
 const CollectiveAlgorithm& hierarchical_algorithm();
+const CollectiveAlgorithm& nccl_algorithm();
 const CollectiveAlgorithm& ring_algorithm();
 
 // alpha + bytes / bw of one link class.

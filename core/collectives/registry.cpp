@@ -14,12 +14,13 @@ namespace dtsim {
 namespace {
 
 // Sorted by name.
-const std::array<const CollectiveAlgorithm*, 5>& table() {
-  static const std::array<const CollectiveAlgorithm*, 5> algorithms{
+const std::array<const CollectiveAlgorithm*, 6>& table() {
+  static const std::array<const CollectiveAlgorithm*, 6> algorithms{
       &collectives::direct_algorithm(),
       &collectives::double_binary_tree_algorithm(),
       &collectives::halving_doubling_algorithm(),
       &collectives::hierarchical_algorithm(),
+      &collectives::nccl_algorithm(),
       &collectives::ring_algorithm(),
   };
   return algorithms;

@@ -289,6 +289,15 @@ void check_strategy(const Scenario& s, size_t index) {
     const CollectiveAlgorithm& algo = find_algorithm(job.strategy.algorithm);
     const std::string why = algo.unsupported_reason(CollectiveKind::AllReduce, group);
     if (!why.empty()) fail_at(s, key, fmt::format("{}: {}", key, why));
+    for (int node = 0; follows_nccl(algo) && node < s.cluster.nodes; ++node) {
+      const DeviceSpec& d = s.cluster.device_at(node);
+      if (d.compute_capability == 0) {
+        fail_at(s, key,
+                fmt::format("{}: nccl models NCCL on GPUs, and device '{}' is not one (use ring, double_binary_tree, "
+                            "halving_doubling, hierarchical or direct)",
+                            key, d.name));
+      }
+    }
   } catch (const InputError& e) {
     if (!e.where().file.empty()) throw;
     fail_at(s, key, fmt::format("{}: {}", key, e.message()));

@@ -9,6 +9,7 @@
 
 #include "core/base/error.hpp"
 #include "core/calibration/calibration.hpp"
+#include "core/collectives/nccl/nccl_cluster.hpp"
 #include "core/compression/compressor.hpp"
 
 namespace dtsim::cost {
@@ -267,10 +268,50 @@ double CostModel::collective_time(const CollectiveOp& op) const {
   const CommGroup& group = plan_.groups[op.group];
   const CollectiveAlgorithm& algo = *op.algorithm;
   const GroupShape shape{static_cast<int>(group.ranks.size()), group.per_node, 0};
-  const AlphaBeta ab = op_alpha_beta(op);
-  const double t = shape.size <= 1 ? 0.0 : algo.closed_form(op.kind, shape, op.bytes, ab);
+  double t = 0;
+  if (shape.size > 1) {
+    const std::optional<nccl::Choice> nccl = nccl_choice(op);
+    t = nccl ? nccl->seconds : algo.closed_form(op.kind, shape, op.bytes, op_alpha_beta(op));
+  }
   collective_cache_.emplace(key, t);
   return t;
+}
+
+std::optional<nccl::Choice> CostModel::nccl_choice(const CollectiveOp& op) const {
+  if (!follows_nccl(*op.algorithm) || cluster_.calibration || !cluster_.intra_busbw.empty()) return std::nullopt;
+  const CommGroup& group = plan_.groups[op.group];
+  const int size = static_cast<int>(group.ranks.size());
+  if (size <= 1) return nccl::Choice{};
+  auto it = nccl_cache_.find({op.group, size});
+  if (it == nccl_cache_.end()) {
+    nccl::NodeTopology node = nccl::node_topology(cluster_, plan_.ranks[group.ranks.front()].where.node);
+    // Sibling groups of one kind cross the node's NICs at once (CommGroup::siblings): each gets its share.
+    const int siblings = std::max(1, group.siblings);
+    if (siblings >= node.nics) {
+      node.nic_bw *= static_cast<double>(node.nics) / siblings;
+      node.nics = 1;
+    } else {
+      node.nics /= siblings;
+    }
+    const nccl::Communicator comm{size, std::max(1, size / std::max(1, group.per_node))};
+    it = nccl_cache_.emplace(std::make_pair(op.group, size), nccl::Tuning(node, comm)).first;
+  }
+  return it->second.choose(op.kind, op.bytes);
+}
+
+std::optional<CostModel::NcclReplay> CostModel::nccl_replay(const CollectiveOp& op) const {
+  const std::optional<nccl::Choice> nccl = nccl_choice(op);
+  if (!nccl) return std::nullopt;
+  const CommGroup& group = plan_.groups[op.group];
+  const GroupShape shape{static_cast<int>(group.ranks.size()), group.per_node, 0};
+  if (shape.size <= 1) return NcclReplay{};
+  const AlphaBeta ab = op_alpha_beta(op);
+  const double flows_latency = op.algorithm->closed_form(op.kind, shape, 0.0, ab);
+  const double flows_bandwidth = op.algorithm->closed_form(op.kind, shape, op.bytes, ab) - flows_latency;
+  NcclReplay r;
+  r.stretch = flows_bandwidth > 0 ? (nccl->seconds - nccl->latency_seconds) / flows_bandwidth : 1.0;
+  r.delay = std::max(0.0, nccl->latency_seconds - flows_latency);
+  return r;
 }
 
 AlphaBeta CostModel::op_alpha_beta(const CollectiveOp& op) const {

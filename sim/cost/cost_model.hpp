@@ -13,6 +13,7 @@
 #include <vector>
 
 #include "core/cluster/cluster.hpp"
+#include "core/collectives/nccl/nccl_tuning.hpp"
 #include "core/plan/plan.hpp"
 #include "core/run/composite_timing.hpp"
 
@@ -75,8 +76,23 @@ class CostModel {
   // gradients into it), one push after the other on its posted stream: the profile's push_buffer
   // curve; 0 for servers, compressed pushes (their compress op writes the wire) and without it.
   double send_host_time(const RankProgram& rank, const SendOp& op) const;
-  // The algorithm's closed form with the group's alpha-beta parameters.
+  // The algorithm's closed form with the group's alpha-beta parameters; for strategy.allreduce.algorithm: nccl,
+  // NCCL's time (nccl_choice).
   double collective_time(const CollectiveOp& op) const;
+  // strategy.allreduce.algorithm: nccl, without a calibration profile or a measured
+  // cluster.intra_node.collective_busbw (they override it): what NCCL picks and how long it takes by its own cost
+  // model (core/collectives/nccl/) over the group's ranks and nodes, the node's NICs shared by the sibling groups
+  // crossing them at once (nics / siblings of them, or one at nics / siblings of its rate); nullopt otherwise.
+  std::optional<nccl::Choice> nccl_choice(const CollectiveOp& op) const;
+  // How the SimGrid engine replays an nccl_choice: the algorithm's flows (a ring's; a direct exchange's for
+  // AllToAll) with their bytes times `stretch` and `delay` seconds before them, so that on an idle fabric they
+  // take NCCL's time: stretch = NCCL's bandwidth term / the flows' (their closed form at S minus at 0 bytes),
+  // delay = max(0, NCCL's latency - the flows' closed form at 0 bytes). nullopt where nccl_choice is.
+  struct NcclReplay {
+    double stretch = 1;
+    double delay = 0;
+  };
+  std::optional<NcclReplay> nccl_replay(const CollectiveOp& op) const;
   // The part of collective_time() that is the inter-node bandwidth term (the time minus the same
   // closed form with unbounded inter-node bandwidth): what NIC bandwidth profiles stretch.
   double collective_inter_bandwidth_time(const CollectiveOp& op) const;
@@ -111,6 +127,7 @@ class CostModel {
   mutable std::map<std::tuple<const CollectiveAlgorithm*, CollectiveKind, int, int>, std::pair<double, int>>
       traffic_cache_;
   mutable std::map<std::tuple<int, int, CollectiveKind, double>, double> collective_cache_;
+  mutable std::map<std::pair<int, int>, nccl::Tuning> nccl_cache_;  // by group and its size
   mutable std::vector<std::optional<CompositeTiming>> composite_cache_;
 };
 

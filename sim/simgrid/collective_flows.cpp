@@ -13,10 +13,11 @@ namespace sg4 = simgrid::s4u;
 
 namespace dtsim::sg {
 
-CollectiveFlows::CollectiveFlows(const ClusterSpec& cluster, const Plan& plan, const Platform& platform,
-                                 Fidelity fidelity, Mailboxes& mailboxes, SimGridStats& stats)
+CollectiveFlows::CollectiveFlows(const ClusterSpec& cluster, const Plan& plan, const cost::CostModel& costs,
+                                 const Platform& platform, Fidelity fidelity, Mailboxes& mailboxes, SimGridStats& stats)
     : cluster_(cluster),
       plan_(plan),
+      costs_(costs),
       platform_(platform),
       fidelity_(fidelity),
       mailboxes_(mailboxes),
@@ -30,6 +31,10 @@ void CollectiveFlows::replay(int rank, const CollectiveOp& c) {
     throw RuntimeError("simgrid engine: a rank outside its collective group");
   const int me = static_cast<int>(pos - group.ranks.begin());
   const Phases& rp = phases(c);
+  if (rp.delay > 0) {
+    sg4::this_actor::sleep_for(rp.delay);
+    ++stats_.activities;
+  }
   std::vector<sg4::CommPtr> comms;
   std::vector<int*> payloads;
   for (size_t p = 0; p < rp.phases.size(); ++p) {
@@ -79,6 +84,13 @@ const CollectiveFlows::Phases& CollectiveFlows::phases(const CollectiveOp& c) {
           f.bytes *= stretch;
       }
     }
+  }
+  // strategy.allreduce.algorithm: nccl: the flows stretched and delayed to NCCL's time on an idle fabric.
+  if (const std::optional<cost::CostModel::NcclReplay> nccl = costs_.nccl_replay(c)) {
+    for (FlowPhase& phase : rp->phases) {
+      for (auto& f : phase.flows) f.bytes *= nccl->stretch;
+    }
+    rp->delay = nccl->delay;
   }
   rp->out.assign(rp->phases.size(), std::vector<std::vector<int>>(shape.size));
   rp->in.assign(rp->phases.size(), std::vector<std::vector<int>>(shape.size));

@@ -14,6 +14,7 @@
 
 #include "core/plan/plan.hpp"
 #include "core/scenario/scenario.hpp"
+#include "sim/cost/cost_model.hpp"
 #include "sim/simgrid/executor.hpp"
 #include "sim/simgrid/mailboxes.hpp"
 #include "sim/simgrid/platform.hpp"
@@ -22,8 +23,8 @@ namespace dtsim::sg {
 
 class CollectiveFlows {
  public:
-  CollectiveFlows(const ClusterSpec& cluster, const Plan& plan, const Platform& platform, Fidelity fidelity,
-                  Mailboxes& mailboxes, SimGridStats& stats);
+  CollectiveFlows(const ClusterSpec& cluster, const Plan& plan, const cost::CostModel& costs, const Platform& platform,
+                  Fidelity fidelity, Mailboxes& mailboxes, SimGridStats& stats);
 
   // `rank`'s part of collective `c`: returns when its last phase has ended for it.
   void replay(int rank, const CollectiveOp& c);
@@ -34,6 +35,7 @@ class CollectiveFlows {
     std::vector<FlowPhase> phases;
     std::vector<std::vector<std::vector<int>>> out;  // [phase][group rank] -> flow indices
     std::vector<std::vector<std::vector<int>>> in;
+    double delay = 0;  // before the first phase (strategy.allreduce.algorithm: nccl, CostModel::nccl_replay)
   };
   struct PhasesKey {
     int group = 0;
@@ -47,6 +49,7 @@ class CollectiveFlows {
 
   const ClusterSpec& cluster_;
   const Plan& plan_;
+  const cost::CostModel& costs_;
   const Platform& platform_;
   Fidelity fidelity_;
   Mailboxes& mailboxes_;

@@ -26,7 +26,7 @@ Replay::Replay(const ClusterSpec& cluster, const Plan& plan, const Platform& pla
       progress_(
           plan, observer, [this](int rank) { next_iteration(rank); },
           [this](int rank, int op) { spawn_posted_after(rank, op); }),
-      collectives_(cluster, plan, platform, options.fidelity, mailboxes_, stats),
+      collectives_(cluster, plan, costs_, platform, options.fidelity, mailboxes_, stats),
       messages_(platform, mailboxes_, rendezvous_, stats),
       gates_(plan),
       quorums_(plan, progress_),

@@ -150,10 +150,10 @@ void Tuning::fill(CollectiveKind kind) {
   }
 }
 
-double Tuning::time(CollectiveKind kind, Algo a, Proto p, double bytes) const {
+Choice Tuning::priced(CollectiveKind kind, Algo a, Proto p, double bytes) const {
   double bw = bandwidth(kind, a, p);
   double lat = latency(kind, a, p);
-  if (bw <= 0) return -1.0;
+  if (bw <= 0) return Choice{a, p, -1.0, 0.0};
   const int log_size = log2_floor(std::floor(bytes / 64));
   const bool ar = kind == CollectiveKind::AllReduce;
   if (a == Algo::Tree && ar && log_size >= 0 && log_size < 23)
@@ -163,20 +163,27 @@ double Tuning::time(CollectiveKind kind, Algo a, Proto p, double bytes) const {
   if (a == Algo::Ring && p == Proto::Simple && comm_.nodes > 1 && ar &&
       bytes / (static_cast<double>(comm_channels_) * comm_.ranks) >= 64)
     lat *= node_.compute_capability < 80 ? kRingPlateauPreAmpere : kRingPlateau;
-  return (lat + bytes / (1000 * bw)) * 1e-6;
+  return Choice{a, p, (lat + bytes / (1000 * bw)) * 1e-6, lat * 1e-6};
 }
 
 Choice Tuning::choose(CollectiveKind kind, double bytes) const {
   if (comm_.ranks <= 1) return Choice{};
-  if (kind == CollectiveKind::AllToAll) return Choice{Algo::Ring, Proto::Simple, alltoall_time(bytes)};
-  Choice best{Algo::Ring, Proto::Simple, std::numeric_limits<double>::max()};
+  if (kind == CollectiveKind::AllToAll) {
+    return Choice{Algo::Ring, Proto::Simple, alltoall_time(bytes), alltoall_latency()};
+  }
+  Choice best{Algo::Ring, Proto::Simple, std::numeric_limits<double>::max(), 0.0};
   for (Algo a : kAllAlgos) {
     for (Proto p : kAllProtos) {
-      const double t = time(kind, a, p, bytes);
-      if (t >= 0 && t < best.seconds) best = Choice{a, p, t};
+      const Choice c = priced(kind, a, p, bytes);
+      if (c.seconds >= 0 && c.seconds < best.seconds) best = c;
     }
   }
   return best;
+}
+
+double Tuning::alltoall_latency() const {
+  const size_t hw = comm_.nodes > 1 ? 2 : graphs_.nvlink ? 0 : 1;
+  return (kBaseLatency[ix(Algo::Ring)][ix(Proto::Simple)] + kHwLatency[hw][ix(Algo::Ring)][ix(Proto::Simple)]) * 1e-6;
 }
 
 double Tuning::alltoall_time(double bytes) const {

@@ -25,6 +25,7 @@ struct Choice {
   Algo algo = Algo::Ring;
   Proto proto = Proto::Simple;
   double seconds = 0;
+  double latency_seconds = 0;  // the part of `seconds` that does not grow with the bytes
 };
 
 class Tuning {
@@ -36,7 +37,7 @@ class Tuning {
   double bandwidth(CollectiveKind kind, Algo a, Proto p) const;
   double latency(CollectiveKind kind, Algo a, Proto p) const;
   // ncclTopoGetAlgoTime for one call of `bytes`: seconds, or a negative number where the pair is not used.
-  double time(CollectiveKind kind, Algo a, Proto p, double bytes) const;
+  double time(CollectiveKind kind, Algo a, Proto p, double bytes) const { return priced(kind, a, p, bytes).seconds; }
   // The pair NCCL picks (the least time, ties to the lower algorithm, then protocol, as its loops go) and its
   // time; one rank: Ring/Simple in no time. AllToAll: Ring/Simple with alltoall_time.
   Choice choose(CollectiveKind kind, double bytes) const;
@@ -47,6 +48,7 @@ class Tuning {
   // and its hardware latency across nodes (else inside the node):
   //   t = lat + max(S (n - g) / n / (nics x min(nic_bw, PCIe) / g), S (g - 1) / n / link).
   double alltoall_time(double bytes) const;
+  double alltoall_latency() const;  // its lat, seconds
 
   const Graphs& graphs() const { return graphs_; }
   const Communicator& communicator() const { return comm_; }
@@ -54,6 +56,8 @@ class Tuning {
  private:
   static constexpr int kKinds = 5;  // AllReduce, ReduceScatter, AllGather, Broadcast, Reduce
   void fill(CollectiveKind kind);
+  // ncclTopoGetAlgoTime with its latency part; seconds < 0 where the pair is not used.
+  Choice priced(CollectiveKind kind, Algo a, Proto p, double bytes) const;
 
   NodeTopology node_;
   Communicator comm_;

@@ -37,41 +37,42 @@ TEST_CASE("collective names round-trip") {
 }
 
 TEST_CASE("algorithms by name") {
-  CHECK(algorithm_names() ==
-        std::vector<std::string_view>{"direct", "double_binary_tree", "halving_doubling", "hierarchical", "ring"});
+  CHECK(algorithm_names() == std::vector<std::string_view>{"direct", "double_binary_tree", "halving_doubling",
+                                                           "hierarchical", "nccl", "ring"});
   for (std::string_view name : algorithm_names()) {
     CHECK(find_algorithm(name).name() == name);
     CHECK_FALSE(find_algorithm(name).description().empty());
   }
   CHECK(message_of([] { find_algorithm("rign"); }) ==
         "unknown collective algorithm 'rign' (valid: direct, double_binary_tree, halving_doubling, hierarchical, "
-        "ring) (did you mean 'ring'?)");
+        "nccl, ring) (did you mean 'ring'?)");
   CHECK(message_of([] { find_algorithm("tree"); }).ends_with("(did you mean 'double_binary_tree'?)"));
   CHECK(message_of([] { find_algorithm("halving-doubling"); }).ends_with("(did you mean 'halving_doubling'?)"));
-  CHECK(message_of([] { find_algorithm("nccl"); }) ==
-        "unknown collective algorithm 'nccl' (valid: direct, double_binary_tree, halving_doubling, hierarchical, "
-        "ring)");
+  // nccl: NCCL's choice, timed by its cost model where the cluster is known (sim/cost), else a ring's closed form.
+  CHECK(follows_nccl(find_algorithm("nccl")));
+  CHECK_FALSE(follows_nccl(find_algorithm("ring")));
 }
 
 TEST_CASE("unsupported collectives name the algorithms that can run them") {
   const GroupShape eight{8, 1, 0};
   CHECK(message_of([&] { find_algorithm("ring").schedule(K::AllToAll, eight, 1e6); }) ==
-        "ring does not implement alltoall; algorithms that can: direct");
+        "ring does not implement alltoall; algorithms that can: direct, nccl");
   CHECK(message_of([&] {
           find_algorithm("halving_doubling").schedule(K::AllReduce, GroupShape{6, 1, 0}, 1e6);
         }) ==
         "halving_doubling needs a power-of-two group size (got 6); algorithms that can: direct, double_binary_tree, "
-        "hierarchical, ring");
+        "hierarchical, nccl, ring");
   CHECK(message_of([&] { find_algorithm("double_binary_tree").closed_form(K::ReduceScatter, eight, 1e6, {}); }) ==
         "double_binary_tree does not implement reduce_scatter; algorithms that can: direct, halving_doubling, "
-        "hierarchical, ring");
+        "hierarchical, nccl, ring");
   CHECK(message_of([&] { find_algorithm("hierarchical").schedule(K::Broadcast, eight, 1e6); }) ==
-        "hierarchical does not implement broadcast; algorithms that can: double_binary_tree, halving_doubling, ring");
+        "hierarchical does not implement broadcast; algorithms that can: double_binary_tree, halving_doubling, nccl, "
+        "ring");
   CHECK(message_of([&] {
           find_algorithm("direct").schedule(K::Reduce, GroupShape{6, 2, 1}, 1e6);
-        }) == "direct does not implement reduce; algorithms that can: double_binary_tree, ring");
+        }) == "direct does not implement reduce; algorithms that can: double_binary_tree, nccl, ring");
   CHECK(message_of([&] { find_algorithm("halving_doubling").schedule(K::AllToAll, eight, 1e6); }) ==
-        "halving_doubling does not implement alltoall; algorithms that can: direct");
+        "halving_doubling does not implement alltoall; algorithms that can: direct, nccl");
 }
 
 TEST_CASE("bad groups and sizes") {

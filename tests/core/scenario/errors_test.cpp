@@ -115,3 +115,11 @@ TEST_CASE("contention is a fraction of the compute rate, from the device zoo unl
         "x.yaml:8:25: error: cluster.contention.compute: must be in (0, 1], or 0 for the device zoo's figure (got "
         "1.5)");
 }
+
+TEST_CASE("nccl as the collective algorithm needs GPUs") {
+  const std::string cpus = std::string(kGood) + "strategy:\n  allreduce:\n    algorithm: nccl\n";
+  CHECK(error_of(cpus, {"cluster.device=cpu_socket"}) ==
+        "x.yaml:10:16: error: strategy.allreduce.algorithm: nccl models NCCL on GPUs, and device 'cpu_socket' is not "
+        "one (use ring, double_binary_tree, halving_doubling, hierarchical or direct)");
+  CHECK(dtsim::load_scenario_text(cpus, "x.yaml").job().strategy.algorithm == "nccl");
+}

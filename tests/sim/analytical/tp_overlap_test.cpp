@@ -58,8 +58,8 @@ std::pair<double, double> bytes_and_flops(const Plan& plan) {
   const auto count = [&](const Op& op, bool in_composite) {
     if (const auto* c = std::get_if<CollectiveOp>(&op.body)) {
       if (plan.groups[c->group].kind == GroupKind::Tensor) bytes += c->bytes;
-    } else if (const auto* c = std::get_if<ComputeOp>(&op.body); c && (in_composite || c->composite < 0)) {
-      flops += c->flops;
+    } else if (const auto* k = std::get_if<ComputeOp>(&op.body); k && (in_composite || k->composite < 0)) {
+      flops += k->flops;
     }
   };
   for (const RankProgram& r : plan.ranks) {

@@ -5,6 +5,7 @@
 
 #include <algorithm>
 
+#include "core/collectives/nccl/nccl_cluster.hpp"
 #include "sim/cost/cost_model.hpp"
 #include "tests/support/plan_fixtures.hpp"
 #include "tests/support/simulate.hpp"
@@ -96,3 +97,49 @@ TEST_CASE("double binary tree on SimGrid equals its closed form") {
 }
 TEST_CASE("direct on SimGrid equals its closed form") { check_algorithm("direct", 1, {2, 3, 4, 8, 16, 64}); }
 TEST_CASE("hierarchical on SimGrid equals its closed form") { check_algorithm("hierarchical", 4, {4, 8, 16, 64}); }
+
+// strategy.allreduce.algorithm: nccl: the analytical engine times a collective as NCCL's cost model does, and
+// SimGrid replays the ring's (direct's) flows stretched to that time: on an idle fabric the two agree within 1 %
+// (SimGrid cannot go below the flows' own latency: where NCCL's latency is smaller, it pays the difference).
+TEST_CASE("nccl: SimGrid's stretched flows take NCCL's time on an idle fabric, and a measured busbw overrides it") {
+  const CollectiveAlgorithm& algo = find_algorithm("nccl");
+  for (int n : {8, 16, 32}) {
+    ClusterSpec c = test::star_cluster(n / 8, 50e9, 5e-6);
+    c.device = load_device("h100_sxm");
+    c.devices_per_node = 8;
+    c.intra = LinkSpec{450e9, 1e-6};
+    c.nics = 8;
+    c.topology.switch_latency = 0;
+    const GroupShape shape{n, 8, 0};
+    for (CollectiveKind kind : {CollectiveKind::AllReduce, CollectiveKind::AllGather, CollectiveKind::ReduceScatter,
+                                CollectiveKind::AllToAll}) {
+      for (double bytes : {1e6, 64e6, 1e9}) {
+        const Plan plan = chain(n, 8, algo, {Case{kind, bytes}});
+        const cost::CostModel costs(c, plan);
+        const CollectiveOp& op = std::get<CollectiveOp>(plan.ranks[0].ops[0].body);
+        const nccl::Choice choice = nccl::Tuning(nccl::node_topology(c), {n, n / 8}).choose(kind, bytes);
+        CHECK(costs.collective_time(op) == Approx(choice.seconds));
+        const double flows_latency = algo.closed_form(kind, shape, 0.0, costs.op_alpha_beta(op));
+        const double expected = choice.seconds + std::max(0.0, flows_latency - choice.latency_seconds);
+        for (Fidelity fidelity : {Fidelity::Flow, Fidelity::Step}) {
+          double took = 0;
+          for (const auto& r : test::simulate(c, plan, fidelity).records) took = std::max(took, r.end);
+          INFO(collective_name(kind) << " N=" << n << " S=" << bytes << " " << fidelity_name(fidelity));
+          CHECK(took == Approx(expected).epsilon(0.01));
+        }
+      }
+    }
+  }
+  // A measured bus bandwidth is the user's word: the ring's closed form at it, not NCCL's model.
+  ClusterSpec c = test::star_cluster(1, 50e9, 5e-6);
+  c.device = load_device("h100_sxm");
+  c.devices_per_node = 8;
+  c.intra = LinkSpec{450e9, 1e-6};
+  c.intra_busbw = {{1e6, 100e9}, {1e9, 300e9}};
+  const Plan plan = chain(8, 8, algo, {Case{CollectiveKind::AllReduce, 1e9}});
+  const cost::CostModel costs(c, plan);
+  const CollectiveOp& op = std::get<CollectiveOp>(plan.ranks[0].ops[0].body);
+  CHECK_FALSE(costs.nccl_choice(op));
+  CHECK(costs.collective_time(op) ==
+        Approx(find_algorithm("ring").closed_form(CollectiveKind::AllReduce, {8, 8, 0}, 1e9, costs.op_alpha_beta(op))));
+}
