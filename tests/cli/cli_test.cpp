@@ -155,7 +155,8 @@ TEST_CASE("dtsim collectives prints NCCL's predicted nccl-tests table; a bad col
   CHECK(bad.err.find("allreduce") != std::string::npos);
 }
 
-TEST_CASE("dtsim collectives --preset describes a system without a scenario; a bad preset exits 2 naming the valid") {
+TEST_CASE(
+    "dtsim collectives --preset describes a system without a scenario, and a bad preset exits 2 naming the valid") {
   const auto r = run_dtsim("collectives --preset dgx_h100 --nodes 2 --ops allreduce --max-bytes 1MiB", "coll-preset");
   REQUIRE(r.code == 0);
   CHECK(r.out.find("on 2 node(s) x 8 h100_sxm") != std::string::npos);
