@@ -29,13 +29,21 @@ double bus_factor(CollectiveKind kind, int n) {
 }
 
 Scenario collectives_scenario(const CollectivesOptions& o) {
-  std::vector<std::string> sets = o.sets;
+  std::vector<std::string> sets;
+  if (!o.preset.empty()) sets.push_back("cluster.preset=" + o.preset);
+  if (!o.device.empty()) sets.push_back("cluster.device=" + o.device);
+  sets.insert(sets.end(), o.sets.begin(), o.sets.end());
   if (o.nodes > 0) sets.push_back(fmt::format("cluster.nodes={}", o.nodes));
   if (o.gpus_per_node > 0) sets.push_back(fmt::format("cluster.devices_per_node={}", o.gpus_per_node));
   if (!o.scenario.empty()) return load_scenario(o.scenario, sets);
-  // No scenario: the cluster from --device and --set alone. A scenario needs a model; the table reads only cluster.*.
-  const std::string text = fmt::format(
-      "name: collectives\ncluster:\n  device: {}\n  devices_per_node: 8\nmodel:\n  name: resnet50\n", o.device);
+  // No scenario: the cluster from --preset, --device and --set alone. A scenario needs a model; the table reads only
+  // cluster.*. Without a preset (--preset or --set cluster.preset) the node is 8 GPUs of --device, h100_sxm unless
+  // given.
+  bool preset = !o.preset.empty();
+  for (const std::string& set : o.sets) preset = preset || set.rfind("cluster.preset=", 0) == 0;
+  const std::string text =
+      preset ? std::string("name: collectives\nmodel:\n  name: resnet50\n")
+             : "name: collectives\ncluster:\n  device: h100_sxm\n  devices_per_node: 8\nmodel:\n  name: resnet50\n";
   return load_scenario_text(text, "dtsim collectives", sets);
 }
 

@@ -40,9 +40,10 @@ int devices_command();
 int keys_command(bool markdown);
 
 struct CollectivesOptions {
-  std::string scenario;  // "" = a cluster of --device described by --set
+  std::string scenario;  // "" = a cluster of --preset and --device described by --set
   std::vector<std::string> sets;
-  std::string device = "h100_sxm";
+  std::string preset;     // cluster.preset ("": the scenario's, or none)
+  std::string device;     // "": the preset's, or without one h100_sxm
   int nodes = 0;          // 0: the cluster's
   int gpus_per_node = 0;  // 0: the cluster's
   std::vector<std::string> ops = {"allreduce", "allgather", "reduce_scatter", "alltoall"};

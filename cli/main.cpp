@@ -109,8 +109,9 @@ Examples:
 )"},
     {"collectives", R"(
 Examples:
-  dtsim collectives --device h100_sxm --nodes 2 --set cluster.intra_node.rate=450GB/s --set cluster.nic.count=8 \
-      --set cluster.nic.rate=400Gbps
+  dtsim collectives --preset dgx_h100 --nodes 2
+  dtsim collectives --preset gcp_a3_mega --nodes 2 --ops allgather --min-bytes 256 --max-bytes 8GiB
+  dtsim collectives --device h100_sxm --nodes 2 --set cluster.intra_node.kind=nvlink4 --set cluster.nic.kind=ib_ndr
   dtsim collectives scenarios/gpt3_175b_megatron.yaml --nodes 1 --ops allreduce --min-bytes 1MiB
 )"},
     {"keys", R"(
@@ -341,7 +342,11 @@ int parse_and_run(int argc, char** argv) {
       "Print the nccl-tests table NCCL's cost model predicts for a cluster (time, algbw, busbw, algorithm)");
   coll_cmd->add_option("scenario", coll.scenario, "Scenario file whose cluster to use (default: --device and --set)");
   coll_cmd->add_option("--set", coll.sets, "Override a scenario key: key.path=value (repeatable)");
-  coll_cmd->add_option("--device", coll.device, "Without a scenario: the GPU (dtsim devices)")->capture_default_str();
+  coll_cmd->add_option("--preset", coll.preset,
+                       "A system's cluster keys (the same as --set cluster.preset=NAME; docs/collectives.md)");
+  coll_cmd->add_option("--device", coll.device,
+                       "The GPU (dtsim devices; the same as --set cluster.device=NAME); without a scenario or preset: "
+                       "h100_sxm");
   coll_cmd->add_option("--nodes", coll.nodes, "Nodes the communicator spans (default: cluster.nodes)");
   coll_cmd->add_option("--gpus-per-node", coll.gpus_per_node, "GPUs per node (default: cluster.devices_per_node)");
   coll_cmd->add_option("--ops", coll.ops, "Collectives")->delimiter(',')->capture_default_str();

@@ -209,7 +209,7 @@ void print_summary(std::ostream& os, const Scenario& s, const std::vector<Metric
   os << fmt::format("dtsim {}: {}\n", DTSIM_VERSION, s.name);
   row(os, "cluster",
       fmt::format("{} nodes x {} {} ({} {}, NIC {} x {}, {})", s.cluster.nodes, s.cluster.devices_per_node,
-                  s.cluster.device_names(), s.cluster.intra_kind == IntraLinkKind::NvLink ? "NVLink" : "PCIe",
+                  s.cluster.device_names(), intra_link(s.cluster.intra_kind).nvlink ? "NVLink" : "PCIe",
                   format_rate(s.cluster.intra.rate), s.cluster.nics, format_rate(s.cluster.nic.rate),
                   topology_name(s.cluster.topology.kind)));
   row(os, "engine",

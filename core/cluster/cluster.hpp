@@ -7,13 +7,13 @@
 #include <vector>
 
 #include "core/base/profile.hpp"
+#include "core/cluster/link_kinds.hpp"
 #include "core/zoo/device.hpp"
 
 namespace dtsim {
 
 struct CalibrationProfile;  // core/calibration/calibration.hpp
 
-enum class IntraLinkKind { NvLink, Pcie };
 enum class TopologyKind { Star, FatTree, Torus, Dragonfly };
 enum class Transport { Rdma, Tcp };
 enum class ServerPlacement { Dedicated, Colocated };
@@ -48,14 +48,15 @@ struct ClusterSpec {
   // cluster.contention.compute: the fraction of its compute rate a device keeps while it
   // communicates; 0: each node's device zoo figure (compute_kept_at).
   double compute_under_comm = 0;
-  IntraLinkKind intra_kind = IntraLinkKind::NvLink;
-  LinkSpec intra;  // one device's link into the node fabric
+  IntraLinkKind intra_kind = IntraLinkKind::NvLink;  // cluster.intra_node.kind (link_kinds.hpp)
+  LinkSpec intra;                                    // one device's link into the node fabric
   // cluster.intra_node.collective_busbw: the bus bandwidth collectives inside a node reach by buffer
   // size (bytes, bytes/s), ascending, as nccl-tests measures it; empty: intra.rate at every size.
   std::vector<std::pair<double, double>> intra_busbw;
-  HostCpu host_cpu = HostCpu::Intel;  // cluster.cpu: the nodes' CPUs (NCCL's cost model reads the vendor)
-  int nics = 1;                       // NICs per node
-  LinkSpec nic;                       // one NIC
+  HostCpu host_cpu = HostCpu::Intel;   // cluster.cpu: the nodes' CPUs (NCCL's cost model reads the vendor)
+  int nics = 1;                        // NICs per node
+  NicKind nic_kind = NicKind::Custom;  // cluster.nic.kind (link_kinds.hpp)
+  LinkSpec nic;                        // one NIC
   TopologySpec topology;
   Transport transport = Transport::Rdma;
   ServerPlacement server_placement = ServerPlacement::Dedicated;

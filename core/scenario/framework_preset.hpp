@@ -11,15 +11,9 @@
 #include <string_view>
 
 #include "core/scenario/framework.hpp"
+#include "core/scenario/preset_setting.hpp"
 
 namespace dtsim {
-
-// One default of a preset: a scenario key, its value as a user writes it, and its source.
-struct PresetSetting {
-  std::string_view key;
-  std::string_view value;
-  std::string_view source;
-};
 
 struct PresetTraits {
   FrameworkPreset preset = FrameworkPreset::None;

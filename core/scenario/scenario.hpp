@@ -14,6 +14,7 @@
 #include "core/faults/faults.hpp"
 #include "core/parallel/hybrid.hpp"
 #include "core/parallel/layout_space.hpp"
+#include "core/scenario/cluster_preset.hpp"
 #include "core/scenario/convergence.hpp"
 #include "core/scenario/framework.hpp"
 #include "core/zoo/transformer.hpp"
@@ -160,6 +161,7 @@ struct Scenario {
   std::string name;
   std::string path;  // the file it was loaded from
   ClusterSpec cluster;
+  ClusterPreset cluster_preset = ClusterPreset::None;  // cluster.preset: applied to `cluster` by finish_scenario
   RunSpec run;
   std::vector<JobSpec> jobs;  // at least one
   bool job_list = false;      // written as a `jobs:` list (keys jobs.N.*) rather than top-level keys

@@ -4,10 +4,12 @@
 #include <fmt/format.h>
 
 #include <filesystem>
+#include <span>
 
 #include "core/calibration/calibration.hpp"
 #include "core/calibration/profile_reader.hpp"
 #include "core/scenario/chakra_keys.hpp"
+#include "core/scenario/cluster_preset.hpp"
 #include "core/scenario/convergence_keys.hpp"
 #include "core/scenario/fault_keys.hpp"
 #include "core/scenario/framework_keys.hpp"
@@ -30,6 +32,20 @@ double zoo_fraction(const V& v) {
   const double f = v.quantity(Quantity::Number);
   if (f < 0 || f > 1) v.fail(fmt::format("must be in (0, 1], or 0 for the device zoo's figure (got {})", v.text()));
   return f;
+}
+
+// A choice key's names and values from a traits table (each row's `name` and its `value`), and its type's text.
+template <typename E, typename Row>
+std::vector<std::pair<std::string, E>> choices(std::span<const Row> rows, E Row::*value) {
+  std::vector<std::pair<std::string, E>> out;
+  for (const Row& row : rows) out.emplace_back(row.name, row.*value);
+  return out;
+}
+template <typename Row>
+std::string one_of(std::span<const Row> rows) {
+  std::vector<std::string_view> names;
+  for (const Row& row : rows) names.push_back(row.name);
+  return fmt::format("one of: {}", fmt::join(names, ", "));
 }
 
 std::vector<std::string_view> strategy_names() {
@@ -133,7 +149,12 @@ std::vector<ScenarioKey> build_keys() {
       [](S& s, const V& v) { s.cluster.nodes = v.count(1); });
   add("cluster.devices_per_node", "count", "1", "Devices (GPUs or CPU sockets) per node.",
       [](S& s, const V& v) { s.cluster.devices_per_node = v.count(1); });
-  required("cluster.device", "string", "A device from the zoo (`dtsim devices`).",
+  add("cluster.preset", one_of(cluster_presets()), "none",
+      "A system as its data sheet describes it (docs/collectives.md, Cluster presets): its device, devices per node, "
+      "intra-node link and NIC kinds, NIC count and CPU, for the cluster keys this scenario leaves unset, each with "
+      "its source. A key the scenario or --set gives wins over its preset.",
+      [](S& s, const V& v) { s.cluster_preset = v.choice(choices(cluster_presets(), &ClusterPresetTraits::preset)); });
+  required("cluster.device", "string", "A device from the zoo (`dtsim devices`); cluster.preset may give it.",
            [](S& s, const V& v) { s.cluster.device = v.device(); });
   add("cluster.efficiency", "number", "0",
       "Achieved fraction of peak FLOP/s of every kernel, in (0, 1]; 0 takes the device zoo's figures: per kernel "
@@ -157,12 +178,14 @@ std::vector<ScenarioKey> build_keys() {
           s.cluster.node_devices.insert(s.cluster.node_devices.end(), static_cast<size_t>(count), d);
         }
       });
-  add("cluster.intra_node.kind", "one of: nvlink, pcie", "nvlink", "The link between devices of one node.",
-      [](S& s, const V& v) {
-        s.cluster.intra_kind =
-            v.choice<IntraLinkKind>({{"nvlink", IntraLinkKind::NvLink}, {"pcie", IntraLinkKind::Pcie}});
-      });
-  add("cluster.intra_node.rate", "rate", "300GB/s", "Per-device, per-direction bandwidth inside a node.",
+  add("cluster.intra_node.kind", one_of(intra_link_kinds()), "nvlink",
+      "The link between devices of one node: NVLink through NVSwitch or PCIe, of the device's generation (nvlink, "
+      "pcie) or of a named one, whose data sheet rate is cluster.intra_node.rate's default (nvlink3 300GB/s, nvlink4 "
+      "450GB/s, nvlink5 900GB/s, pcie3 15.75GB/s, pcie4 31.5GB/s, pcie5 63GB/s per direction; docs/collectives.md, "
+      "Cluster presets).",
+      [](S& s, const V& v) { s.cluster.intra_kind = v.choice(choices(intra_link_kinds(), &IntraLinkTraits::kind)); });
+  add("cluster.intra_node.rate", "rate", "300GB/s",
+      "Per-device, per-direction bandwidth inside a node; unset, a named cluster.intra_node.kind gives it.",
       [](S& s, const V& v) { s.cluster.intra.rate = v.positive(Quantity::Rate); });
   add("cluster.intra_node.latency", "time", "2us", "Latency of one message inside a node.",
       [](S& s, const V& v) { s.cluster.intra.latency = v.quantity(Quantity::Time); });
@@ -178,8 +201,14 @@ std::vector<ScenarioKey> build_keys() {
         s.cluster.host_cpu =
             v.choice<HostCpu>({{"intel", HostCpu::Intel}, {"amd", HostCpu::Amd}, {"arm", HostCpu::Arm}});
       });
+  add("cluster.nic.kind", one_of(nic_kinds()), "custom",
+      "The nodes' NICs: custom (at cluster.nic.rate), or a kind whose line rate is cluster.nic.rate's default "
+      "(ib_hdr 200Gbps, ib_ndr 400Gbps, ib_xdr 800Gbps, roce_100/200/400, omnipath_100, efa_100, tcpx_200, tcpxo_200; "
+      "docs/collectives.md, Cluster presets).",
+      [](S& s, const V& v) { s.cluster.nic_kind = v.choice(choices(nic_kinds(), &NicTraits::kind)); });
   add("cluster.nic.count", "count", "1", "NICs per node.", [](S& s, const V& v) { s.cluster.nics = v.count(1); });
-  add("cluster.nic.rate", "rate", "100Gbps", "Per-NIC, per-direction bandwidth.",
+  add("cluster.nic.rate", "rate", "100Gbps",
+      "Per-NIC, per-direction bandwidth; unset, a named cluster.nic.kind gives it.",
       [](S& s, const V& v) { s.cluster.nic.rate = v.positive(Quantity::Rate); });
   add("cluster.nic.latency", "time", "5us", "NIC-to-NIC latency of one message (excluding switch hops).",
       [](S& s, const V& v) { s.cluster.nic.latency = v.quantity(Quantity::Time); });

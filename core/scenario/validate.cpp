@@ -26,9 +26,17 @@ bool is_set(const Scenario& s, const std::string& key) { return s.where.count(ke
   throw InputError(s.location_of(key), message);
 }
 
+// A key cluster.preset fills in (apply_cluster_preset) counts as given.
+bool preset_gives(const Scenario& s, const std::string& key) {
+  for (const PresetSetting& setting : cluster_preset(s.cluster_preset).settings) {
+    if (setting.key == key) return true;
+  }
+  return false;
+}
+
 void check_required(const Scenario& s) {
   for (const auto& key : scenario_keys()) {
-    if (key.required && !is_set(s, key.path)) {
+    if (key.required && !is_set(s, key.path) && !preset_gives(s, key.path)) {
       throw InputError(SourceLocation{s.path}, fmt::format("missing key '{}' ({})", key.path, key.doc));
     }
   }
@@ -397,6 +405,27 @@ void apply_preset(Scenario& s, size_t index) {
   }
 }
 
+// A run key the scenario leaves unset, parsed by the key table from `value` as a user's would be, from `origin`.
+void fill_unset(Scenario& s, std::string_view key, std::string_view value, const std::string& origin) {
+  if (value.empty() || is_set(s, std::string(key))) return;
+  const ScenarioKey* k = find_scenario_key(std::string(key));
+  if (k == nullptr || k->scope != KeyScope::Run)
+    throw RuntimeError(fmt::format("{}: {} is not a run key", origin, key));
+  k->set(s, ScalarValue(std::string(key), std::string(value), SourceLocation{origin}));
+}
+
+// cluster.preset: each of its settings the scenario leaves unset; then the link kinds' rates (the preset's own kinds
+// included) for the rate keys it leaves unset.
+void apply_cluster_preset(Scenario& s) {
+  const ClusterPresetTraits& preset = cluster_preset(s.cluster_preset);
+  const std::string origin = fmt::format("cluster.preset {}", preset.name);
+  for (const PresetSetting& setting : preset.settings) fill_unset(s, setting.key, setting.value, origin);
+  const IntraLinkTraits& intra = intra_link(s.cluster.intra_kind);
+  fill_unset(s, "cluster.intra_node.rate", intra.rate, fmt::format("cluster.intra_node.kind {}", intra.name));
+  const NicTraits& nic = nic_kind(s.cluster.nic_kind);
+  fill_unset(s, "cluster.nic.rate", nic.rate, fmt::format("cluster.nic.kind {}", nic.name));
+}
+
 void check_compression(const Scenario& s, size_t index) {
   const JobSpec& job = s.jobs[index];
   const MethodTraits& method = method_traits(job.compression.method);
@@ -430,6 +459,7 @@ std::string_view strategy_name(StrategyKind k) {
 }
 
 void finish_scenario(Scenario& s) {
+  apply_cluster_preset(s);
   check_required(s);
   // A set cluster.efficiency is the fraction of peak every kernel reaches (kernel.hpp: no classes).
   if (s.cluster.efficiency == 0) {

@@ -1,6 +1,7 @@
 // End-to-end tests of the dtsim command line: exit codes, error lines, files written.
 #include <catch2/catch.hpp>
 
+#include <algorithm>
 #include <filesystem>
 #include <sstream>
 
@@ -70,7 +71,7 @@ TEST_CASE("usage errors exit with 2 / --help and --version with 0") {
 
 TEST_CASE("each subcommand's --help shows examples of that subcommand, on files that exist") {
   for (const std::string cmd : {"run", "check", "sweep", "merge", "compare", "models", "devices", "checkpoint", "tune",
-                                "calibrate", "validate", "keys", "export-chakra", "import-chakra"}) {
+                                "calibrate", "validate", "keys", "export-chakra", "import-chakra", "collectives"}) {
     const auto help = run_dtsim(cmd + " --help", "help-" + cmd);
     INFO(cmd);
     CHECK(help.code == 0);
@@ -152,6 +153,31 @@ TEST_CASE("dtsim collectives prints NCCL's predicted nccl-tests table; a bad col
   const auto bad = run_dtsim("collectives --ops allreduse", "coll-bad");
   CHECK(bad.code == 2);
   CHECK(bad.err.find("allreduce") != std::string::npos);
+}
+
+TEST_CASE(
+    "dtsim collectives --preset describes a system without a scenario, and a bad preset exits 2 naming the valid") {
+  const auto r = run_dtsim("collectives --preset dgx_h100 --nodes 2 --ops allreduce --max-bytes 1MiB", "coll-preset");
+  REQUIRE(r.code == 0);
+  CHECK(r.out.find("on 2 node(s) x 8 h100_sxm") != std::string::npos);
+  CHECK(r.out.find("18 NVLinks per GPU") != std::string::npos);    // nvlink4: 450 GB/s in links of 25
+  CHECK(r.out.find("8 NIC(s) x 50.0 GB/s") != std::string::npos);  // ib_ndr: 400 Gb/s
+  CHECK(r.out.find("Intel CPU") != std::string::npos);
+  // --device and --set win over the preset.
+  const auto a100 = run_dtsim(
+      "collectives --preset dgx_h100 --device a100_80gb --set cluster.nic.count=4 --nodes 2 "
+      "--ops allreduce --max-bytes 1MiB",
+      "coll-preset-device");
+  REQUIRE(a100.code == 0);
+  CHECK(a100.out.find("x 8 a100_80gb") != std::string::npos);
+  CHECK(a100.out.find("4 NIC(s) x 50.0 GB/s") != std::string::npos);
+  const auto bad = run_dtsim("collectives --preset dgx_h101 --nodes 2", "coll-preset-bad");
+  CHECK(bad.code == 2);
+  CHECK(std::count(bad.err.begin(), bad.err.end(), '\n') == 1);
+  CHECK(bad.err.find("cluster.preset") != std::string::npos);
+  CHECK(bad.err.find("dgx_h100") != std::string::npos);
+  CHECK(bad.err.find("dgx_a100") != std::string::npos);
+  CHECK(bad.err.find("azure_nd_h100_v5") != std::string::npos);
 }
 
 }  // namespace dtsim::test

@@ -20,12 +20,15 @@ NodeTopology node_topology(const ClusterSpec& cluster, int node) {
   }
   NodeTopology t;
   t.compute_capability = d.compute_capability;
-  if (cluster.intra_kind == IntraLinkKind::NvLink) {
-    const double per_link = d.compute_capability >= 100 ? 50e9 : 25e9;
+  const IntraLinkTraits& link = intra_link(cluster.intra_kind);
+  if (link.nvlink) {
+    // A named generation's link rate; else the device's generation's (NVLink 5 from compute capability 10.0 on).
+    const double per_link = link.link_rate > 0 ? link.link_rate : d.compute_capability >= 100 ? 50e9 : 25e9;
     t.nvlinks = std::max(1, static_cast<int>(std::lround(cluster.intra.rate / per_link)));
     t.nvlink_bw = nvlink_bw_per_link(d.compute_capability);
   }
-  t.gpu_pcie_bw = pcie_bw(std::max(1, d.pcie_generation));
+  // A named PCIe generation is the GPUs' link (a GPU runs at its slot's generation); else the device's own.
+  t.gpu_pcie_bw = pcie_bw(std::max(1, !link.nvlink && link.generation > 0 ? link.generation : d.pcie_generation));
   t.nics = cluster.nics;
   t.nic_bw = cluster.nic.rate / 1e9;
   switch (cluster.host_cpu) {

@@ -1,8 +1,10 @@
 // A dtsim cluster as NCCL's topology detection sees one of its nodes (nccl_graph.hpp's NodeTopology):
 //   compute capability and PCIe generation: the node's device in the zoo (devices.yaml);
-//   NVLinks per GPU: cluster.intra_node.kind nvlink: intra_node.rate / the rate of one link of the device's NVLink
-//     generation (25 GB/s per direction up to NVLink 4, 50 GB/s from NVLink 5 on Blackwell), through NVSwitch;
-//     NCCL counts each link at its own figure (nvlink_bw_per_link); pcie: no NVLink;
+//   NVLinks per GPU: cluster.intra_node.kind nvlink3, nvlink4, nvlink5: intra_node.rate / the rate of one link of
+//     that generation (25 GB/s per direction for NVLink 3 and 4, 50 GB/s for NVLink 5; core/cluster/link_kinds.cpp);
+//     nvlink: of the device's generation (25 GB/s up to Hopper, 50 GB/s from Blackwell, compute capability 10.0);
+//     through NVSwitch; NCCL counts each link at its own figure (nvlink_bw_per_link); pcie kinds: no NVLink, and
+//     pcie3/4/5 is the GPUs' PCIe generation where pcie (and every NVLink kind) takes the device's;
 //   NICs: cluster.nic.count at cluster.nic.rate each; the CPU vendor: cluster.cpu.
 #pragma once
 

@@ -144,6 +144,33 @@ TEST_CASE("nccl: a cluster's node as NCCL sees it") {
   CHECK(n.cpu == nccl::Cpu::Amd);
   c.intra_kind = IntraLinkKind::Pcie;
   CHECK(nccl::node_topology(c).nvlinks == 0);
+  // A named NVLink generation decides one link's rate, whatever the device: NVLink 3 and 4 links carry 25 GB/s per
+  // direction, NVLink 5 links 50; NCCL still counts each at the device's own figure.
+  c.intra_kind = IntraLinkKind::NvLink3;
+  CHECK(nccl::node_topology(c).nvlinks == 12);
+  c.intra_kind = IntraLinkKind::NvLink5;
+  c.intra.rate = 900e9;
+  CHECK(nccl::node_topology(c).nvlinks == 18);  // B200's 18 links
+  CHECK(nccl::node_topology(c).nvlink_bw == Approx(20.0));
+  c.intra_kind = IntraLinkKind::NvLink;
+  CHECK(nccl::node_topology(c).nvlinks == 36);  // the A100's generation: links of 25 GB/s
+  c.intra_kind = IntraLinkKind::NvLink4;
+  c.intra.rate = 450e9;
+  CHECK(nccl::node_topology(c).nvlinks == 18);
+  // A named PCIe generation is the GPUs' link NCCL sees: no NVLink, x16 at that generation (NCCL's Gen3 12, Gen4
+  // 24, Gen5 48 GB/s); pcie takes the device's.
+  c.intra_kind = IntraLinkKind::Pcie3;
+  CHECK(nccl::node_topology(c).nvlinks == 0);
+  CHECK(nccl::node_topology(c).gpu_pcie_bw == Approx(12.0));
+  c.intra_kind = IntraLinkKind::Pcie5;
+  CHECK(nccl::node_topology(c).gpu_pcie_bw == Approx(48.0));
+  c.device = load_device("h100_sxm");
+  c.intra_kind = IntraLinkKind::Pcie;
+  CHECK(nccl::node_topology(c).gpu_pcie_bw == Approx(48.0));
+  c.intra_kind = IntraLinkKind::Pcie4;
+  CHECK(nccl::node_topology(c).gpu_pcie_bw == Approx(24.0));
+  c.intra_kind = IntraLinkKind::NvLink4;  // an NVLink kind keeps the device's PCIe
+  CHECK(nccl::node_topology(c).gpu_pcie_bw == Approx(48.0));
   c.device = load_device("cpu_socket");
   CHECK_THROWS_AS(nccl::node_topology(c), InputError);
   CHECK_THROWS_AS(nccl::search_graphs(dgx_h100(), {12, 8}), InputError);

@@ -59,7 +59,8 @@ TEST_CASE("negative and zero counts") {
 
 TEST_CASE("missing fields") {
   CHECK(error_of("model:\n  name: resnet50\ncluster:\n  nodes: 2\n") ==
-        "x.yaml: error: missing key 'cluster.device' (A device from the zoo (`dtsim devices`).)");
+        "x.yaml: error: missing key 'cluster.device' (A device from the zoo (`dtsim devices`); cluster.preset may give "
+        "it.)");
   CHECK(error_of("cluster:\n  device: v100\n") ==
         "x.yaml: error: missing key 'model.name' (a zoo model, transformer or synthetic) or 'model.file'");
 }
