@@ -19,14 +19,6 @@ namespace {
 using J = JobSpec;
 using V = ScalarValue;
 
-// A choice key's names and values from a traits table: each row's `name` and its `value`.
-template <typename E, typename Row>
-std::vector<std::pair<std::string, E>> choices_from(std::span<const Row> rows, E Row::*value) {
-  std::vector<std::pair<std::string, E>> choices;
-  for (const Row& row : rows) choices.emplace_back(row.name, row.*value);
-  return choices;
-}
-
 // A framework key that is one of `choices` (the first is its default) setting `field`.
 template <typename E>
 void add_choice(std::vector<ScenarioKey>& k, std::string path, std::vector<std::pair<std::string, E>> choices,

@@ -2,6 +2,7 @@
 // and its parsing into quantities, counts, choices and device names with located errors.
 #pragma once
 
+#include <span>
 #include <string>
 #include <utility>
 #include <vector>
@@ -57,6 +58,14 @@ E ScalarValue::choice(const std::vector<std::pair<std::string, E>>& options) con
     names.push_back(name);
   }
   fail_choice(names);
+}
+
+// A choice key's names and values from a traits table (each row's `name` and its `value`), for ScalarValue::choice.
+template <typename E, typename Row>
+std::vector<std::pair<std::string, E>> choices_from(std::span<const Row> rows, E Row::*value) {
+  std::vector<std::pair<std::string, E>> choices;
+  for (const Row& row : rows) choices.emplace_back(row.name, row.*value);
+  return choices;
 }
 
 }  // namespace dtsim

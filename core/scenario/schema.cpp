@@ -34,13 +34,7 @@ double zoo_fraction(const V& v) {
   return f;
 }
 
-// A choice key's names and values from a traits table (each row's `name` and its `value`), and its type's text.
-template <typename E, typename Row>
-std::vector<std::pair<std::string, E>> choices(std::span<const Row> rows, E Row::*value) {
-  std::vector<std::pair<std::string, E>> out;
-  for (const Row& row : rows) out.emplace_back(row.name, row.*value);
-  return out;
-}
+// A choice key's type text from a traits table: "one of: " and each row's `name`.
 template <typename Row>
 std::string one_of(std::span<const Row> rows) {
   std::vector<std::string_view> names;
@@ -153,7 +147,9 @@ std::vector<ScenarioKey> build_keys() {
       "A system as its data sheet describes it (docs/collectives.md, Cluster presets): its device, devices per node, "
       "intra-node link and NIC kinds, NIC count and CPU, for the cluster keys this scenario leaves unset, each with "
       "its source. A key the scenario or --set gives wins over its preset.",
-      [](S& s, const V& v) { s.cluster_preset = v.choice(choices(cluster_presets(), &ClusterPresetTraits::preset)); });
+      [](S& s, const V& v) {
+        s.cluster_preset = v.choice(choices_from(cluster_presets(), &ClusterPresetTraits::preset));
+      });
   required("cluster.device", "string", "A device from the zoo (`dtsim devices`); cluster.preset may give it.",
            [](S& s, const V& v) { s.cluster.device = v.device(); });
   add("cluster.efficiency", "number", "0",
@@ -183,7 +179,9 @@ std::vector<ScenarioKey> build_keys() {
       "pcie) or of a named one, whose data sheet rate is cluster.intra_node.rate's default (nvlink3 300GB/s, nvlink4 "
       "450GB/s, nvlink5 900GB/s, pcie3 15.75GB/s, pcie4 31.5GB/s, pcie5 63GB/s per direction; docs/collectives.md, "
       "Cluster presets).",
-      [](S& s, const V& v) { s.cluster.intra_kind = v.choice(choices(intra_link_kinds(), &IntraLinkTraits::kind)); });
+      [](S& s, const V& v) {
+        s.cluster.intra_kind = v.choice(choices_from(intra_link_kinds(), &IntraLinkTraits::kind));
+      });
   add("cluster.intra_node.rate", "rate", "300GB/s",
       "Per-device, per-direction bandwidth inside a node; unset, a named cluster.intra_node.kind gives it.",
       [](S& s, const V& v) { s.cluster.intra.rate = v.positive(Quantity::Rate); });
@@ -205,7 +203,7 @@ std::vector<ScenarioKey> build_keys() {
       "The nodes' NICs: custom (at cluster.nic.rate), or a kind whose line rate is cluster.nic.rate's default "
       "(ib_hdr 200Gbps, ib_ndr 400Gbps, ib_xdr 800Gbps, roce_100/200/400, omnipath_100, efa_100, tcpx_200, tcpxo_200; "
       "docs/collectives.md, Cluster presets).",
-      [](S& s, const V& v) { s.cluster.nic_kind = v.choice(choices(nic_kinds(), &NicTraits::kind)); });
+      [](S& s, const V& v) { s.cluster.nic_kind = v.choice(choices_from(nic_kinds(), &NicTraits::kind)); });
   add("cluster.nic.count", "count", "1", "NICs per node.", [](S& s, const V& v) { s.cluster.nics = v.count(1); });
   add("cluster.nic.rate", "rate", "100Gbps",
       "Per-NIC, per-direction bandwidth; unset, a named cluster.nic.kind gives it.",
