@@ -7,6 +7,7 @@
 #include "cli/commands.hpp"
 #include "core/base/error.hpp"
 #include "core/base/units.hpp"
+#include "core/cluster/link_kinds.hpp"
 #include "core/collectives/nccl/nccl_cluster.hpp"
 #include "core/collectives/nccl/nccl_tuning.hpp"
 #include "core/scenario/loader.hpp"
@@ -74,6 +75,15 @@ int collectives_command(const CollectivesOptions& o) {
       node.cpu == nccl::Cpu::Amd   ? "AMD"
       : node.cpu == nccl::Cpu::Arm ? "Arm"
                                    : "Intel");
+  const NcclStack& stack = nic_kind(c.nic_kind).stack;
+  if (!stack.name.empty()) {
+    std::cout << fmt::format(
+        "# network stack: {} (declared latency {:.0f} us, NVLS chunk {} KiB, NVLS tree chunk at most {}, LL {})\n",
+        stack.name, node.env.net_latency, node.env.nvls_chunk / 1024,
+        node.env.nvls_tree_max_chunk > 0 ? fmt::format("{} KiB", node.env.nvls_tree_max_chunk / 1024)
+                                         : std::string("NCCL's own"),
+        node.env.ll ? "on" : "off");
+  }
   std::cout << fmt::format(
       "# graphs: ring {} channels x {:.1f}/{:.1f} GB/s, tree {} x {:.1f}/{:.1f}, nvls {} x {:.1f}/{:.1f}\n",
       g.ring.channels, g.ring.bw_intra, g.ring.bw_inter, g.tree.channels, g.tree.bw_intra, g.tree.bw_inter,

@@ -94,43 +94,61 @@ constexpr std::optional<IntraLinkTraits> intra_entry(IntraLinkKind k) {
 constexpr std::optional<NicTraits> nic_entry(NicKind k) {
   using K = NicKind;
   switch (k) {
-    case K::Custom: return NicTraits{k, "custom", "", "any NIC, at cluster.nic.rate"};
+    case K::Custom: return NicTraits{k, "custom", "", "any NIC, at cluster.nic.rate", NcclStack{}};
     case K::IbHdr:
       return NicTraits{k, "ib_hdr", "200Gbps",
                        "InfiniBand Trade Association roadmap: HDR 4x, 200 Gb/s; NVIDIA ConnectX-6 VPI data sheet: HDR "
-                       "200 Gb/s per port (DGX A100's compute NICs)"};
+                       "200 Gb/s per port (DGX A100's compute NICs)",
+                       NcclStack{}};
     case K::IbNdr:
       return NicTraits{k, "ib_ndr", "400Gbps",
                        "InfiniBand Trade Association roadmap: NDR 4x, 400 Gb/s; NVIDIA ConnectX-7 data sheet: NDR "
-                       "400 Gb/s per port (DGX H100 and H200's compute NICs)"};
+                       "400 Gb/s per port (DGX H100 and H200's compute NICs)",
+                       NcclStack{}};
     case K::IbXdr:
       return NicTraits{k, "ib_xdr", "800Gbps",
                        "InfiniBand Trade Association roadmap: XDR 4x, 800 Gb/s; NVIDIA ConnectX-8 SuperNIC data sheet "
-                       "(2024): XDR 800 Gb/s"};
+                       "(2024): XDR 800 Gb/s",
+                       NcclStack{}};
     case K::Roce100:
       return NicTraits{k, "roce_100", "100Gbps",
                        "IEEE 802.3 100 Gb/s Ethernet (802.3bj, 802.3cd), RDMA over it as RoCE v2 (IBTA InfiniBand "
-                       "Architecture Specification, Annex A17)"};
+                       "Architecture Specification, Annex A17)",
+                       NcclStack{}};
     case K::Roce200:
-      return NicTraits{k, "roce_200", "200Gbps", "IEEE 802.3bs-2017 (and 802.3cd) 200 Gb/s Ethernet, RoCE v2"};
-    case K::Roce400: return NicTraits{k, "roce_400", "400Gbps", "IEEE 802.3bs-2017 400 Gb/s Ethernet, RoCE v2"};
+      return NicTraits{k, "roce_200", "200Gbps", "IEEE 802.3bs-2017 (and 802.3cd) 200 Gb/s Ethernet, RoCE v2",
+                       NcclStack{}};
+    case K::Roce400:
+      return NicTraits{k, "roce_400", "400Gbps", "IEEE 802.3bs-2017 400 Gb/s Ethernet, RoCE v2", NcclStack{}};
     case K::OmniPath100:
       return NicTraits{k, "omnipath_100", "100Gbps",
                        "Intel Omni-Path Architecture 100 Series Host Fabric Interface product brief: 100 Gb/s per "
-                       "port"};
+                       "port",
+                       NcclStack{}};
     case K::Efa100:
       return NicTraits{k, "efa_100", "100Gbps",
                        "AWS Elastic Fabric Adapter, one 100 Gb/s network card each: p4d/p4de 400 Gbps as 4 "
                        "(aws.amazon.com/ec2/instance-types/p4/), p5 up to 32 network cards and 3,200 Gbps (EC2 User "
-                       "Guide, 'Maximize network bandwidth on accelerated instances with EFA')"};
+                       "Guide, 'Maximize network bandwidth on accelerated instances with EFA')",
+                       NcclStack{"aws-ofi-nccl", 75.0, 512 * 1024, 512 * 1024, true, true,
+                                 "aws/aws-ofi-nccl @ 2daf7d30, src/platform-aws.cpp: p4d, p4de, p5 and p5e declare "
+                                 "75 us to NCCL (since d87d61e0, 2023-05-31); p5 and p5e export NCCL_NVLS_CHUNKSIZE "
+                                 "and NCCL_NVLSTREE_MAX_CHUNKSIZE 524288 (since 3defe9e2, 2024-04-03); "
+                                 "src/nccl_ofi_rdma.cpp: the RDMA protocol reports a GPU's group of rails as one "
+                                 "device at the group's summed port speed"}};
     case K::Tcpx200:
       return NicTraits{k, "tcpx_200", "200Gbps",
                        "Google Cloud GPUDirect-TCPX on A3 High (cloud.google.com/compute/docs/gpus/gpudirect): 4 data "
-                       "NICs of 200 Gbps beside the primary NIC (1 Tbps in all)"};
+                       "NICs of 200 Gbps beside the primary NIC (1 Tbps in all)",
+                       NcclStack{}};
     case K::Tcpxo200:
       return NicTraits{k, "tcpxo_200", "200Gbps",
                        "Google Cloud GPUDirect-TCPXO on A3 Mega (cloud.google.com/compute/docs/gpus/gpudirect): 8 data "
-                       "NICs of 200 Gbps beside the primary NIC (1.8 Tbps in all)"};
+                       "NICs of 200 Gbps beside the primary NIC (1.8 Tbps in all)",
+                       NcclStack{"nccl-plugin-gpudirect-tcpxo", 0.0, 128 * 1024, 128 * 1024, false, false,
+                                 "google/nccl-plugin-gpudirect-tcpxo @ 04815d1, tcpxo_scripts/nccl-env-profile.sh: "
+                                 "NCCL_PROTO=Simple,LL128, NCCL_NVLSTREE_MAX_CHUNKSIZE=131072; "
+                                 "tcpdirect_plugin/fastrak_offload/nccl_shim.cc declares latency 0"}};
   }
   return std::nullopt;
 }

@@ -28,11 +28,25 @@ struct IntraLinkTraits {
   std::string_view source;
 };
 
+// What a NIC's network stack sets in NCCL (core/collectives/nccl/): the latency its network plugin declares and
+// the NCCL_* environment its vendor's plugin or profile exports. The defaults are NCCL's own transports' (IB verbs
+// and sockets declare no latency and set nothing).
+struct NcclStack {
+  std::string_view name;         // the stack; "": NCCL's own transport
+  double declared_latency = 0;   // us, ncclNetProperties::latency: NCCL adds it to its network latency (twice, Simple)
+  int nvls_chunk = 128 * 1024;   // NCCL_NVLS_CHUNKSIZE (NCCL's default 128 KiB)
+  int nvls_tree_max_chunk = -2;  // NCCL_NVLSTREE_MAX_CHUNKSIZE; -2: NCCL's own choice
+  bool ll = true;                // NCCL_PROTO lets LL run
+  bool rails_per_gpu = false;    // the plugin presents the NICs behind one GPU as one device of their summed rate
+  std::string_view source;
+};
+
 struct NicTraits {
   NicKind kind = NicKind::Custom;
   std::string_view name;  // as cluster.nic.kind spells it
   std::string_view rate;  // cluster.nic.rate's default as a user writes it (per NIC, per direction); "": none
   std::string_view source;
+  NcclStack stack;
 };
 
 // Every kind, in the enum's order.

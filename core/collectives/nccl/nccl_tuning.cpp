@@ -95,6 +95,7 @@ void Tuning::fill(CollectiveKind kind) {
     for (Proto p : kAllProtos) {
       if ((a == Algo::Nvls || a == Algo::NvlsTree || a == Algo::Pat) && p != Proto::Simple) continue;
       if (p == Proto::LL128 && !ll128) continue;
+      if (p == Proto::LL && !node_.env.ll) continue;
       double bw = nodes <= 2 ? g.bw_intra : g.bw_inter;
       if (a == Algo::Nvls || a == Algo::NvlsTree) {
         double intra = g.bw_intra * kNvlsEfficiency[ix(arch_)] * (g.channels - 1) / g.channels;
@@ -118,7 +119,9 @@ void Tuning::fill(CollectiveKind kind) {
       double lat = kBaseLatency[ix(a)][ix(p)];
       double intra_lat = kHwLatency[intra_hw][ix(a)][ix(p)];
       // One rank per node exposes the whole network latency: the tree's.
-      const double inter_lat = ppn == 1 ? kHwLatency[2][ix(Algo::Tree)][ix(p)] : kHwLatency[2][ix(a)][ix(p)];
+      double inter_lat = ppn == 1 ? kHwLatency[2][ix(Algo::Tree)][ix(p)] : kHwLatency[2][ix(a)][ix(p)];
+      // The plugin's declared latency (graph->latencyInter), once more for Simple's flush.
+      inter_lat += node_.env.net_latency * (p == Proto::Simple ? 2 : 1);
       switch (a) {
         case Algo::Ring:
           if (kind == CollectiveKind::Broadcast || kind == CollectiveKind::Reduce) {
@@ -178,6 +181,10 @@ Choice Tuning::choose(CollectiveKind kind, double bytes) const {
       if (c.seconds >= 0 && c.seconds < best.seconds) best = c;
     }
   }
+  best.fill_seconds = pipeline_fill(node_, comm_, kind, best.algo, best.proto, bytes,
+                                    bandwidth(kind, best.algo, best.proto), graphs_.nvls.channels);
+  best.seconds += best.fill_seconds;
+  best.latency_seconds += best.fill_seconds;
   return best;
 }
 

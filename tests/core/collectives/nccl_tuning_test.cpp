@@ -19,9 +19,9 @@ namespace {
 
 // DGX A100: 12 NVLink 3 links per GPU through NVSwitch (NCCL counts 20 GB/s each), PCIe Gen4 (24 GB/s), 8 HDR
 // NICs (200 Gb/s: 25 GB/s), AMD CPUs.
-nccl::NodeTopology dgx_a100() { return {80, 12, 20.0, 24.0, 8, 25.0, nccl::Cpu::Amd}; }
+nccl::NodeTopology dgx_a100() { return {80, 12, 20.0, 24.0, 8, 25.0, nccl::Cpu::Amd, {}}; }
 // DGX H100: 18 NVLink 4 links (20.6 GB/s each), PCIe Gen5 (48 GB/s), 8 NDR NICs (400 Gb/s: 50 GB/s), Intel CPUs.
-nccl::NodeTopology dgx_h100() { return {90, 18, 20.6, 48.0, 8, 50.0, nccl::Cpu::Intel}; }
+nccl::NodeTopology dgx_h100() { return {90, 18, 20.6, 48.0, 8, 50.0, nccl::Cpu::Intel, {}}; }
 
 constexpr double GiB = 1024.0 * 1024 * 1024;
 
@@ -62,7 +62,11 @@ TEST_CASE("nccl: DGX H100, two nodes: 8 ring channels of 48 GB/s and NVLS Tree A
   CHECK(t.latency(CollectiveKind::AllReduce, Algo::NvlsTree, Proto::Simple) == Approx(25 + 2 * 20.9));
   const nccl::Choice big = t.choose(CollectiveKind::AllReduce, 2 * GiB);
   CHECK(big.algo == Algo::NvlsTree);
-  CHECK(big.seconds == Approx((66.8 + 2 * GiB / (1000 * 8 * 57.7 * 16 / 30)) * 1e-6));
+  // NCCL's estimate, plus the pipeline's fill (nccl_pipeline.hpp): 2 network stages of a 128 KiB chunk over
+  // 16 NVLS channels x 8 heads.
+  const double nvls_tree_bw = 8 * 57.7 * 16 / 30 * 1e9;
+  CHECK(big.fill_seconds == Approx(2 * 131072.0 * 128 / nvls_tree_bw));
+  CHECK(big.seconds == Approx((66.8 + 2 * GiB / (1000 * 8 * 57.7 * 16 / 30)) * 1e-6 + big.fill_seconds));
   // Across nodes NVLS itself needs CollNet (SHARP): off. Ring AllGather across nodes: base 8.4 + 14 intra steps at
   // max(NVLink 3.4, 3 x Intel's 1 us overhead) + 1 step at the network's 14 us.
   CHECK(t.bandwidth(CollectiveKind::AllReduce, Algo::Nvls, Proto::Simple) == 0);
@@ -75,7 +79,7 @@ TEST_CASE("nccl: DGX H100, two nodes: 8 ring channels of 48 GB/s and NVLS Tree A
 }
 
 TEST_CASE("nccl: a PCIe node: one channel of 20 GB/s, no LL128") {
-  const nccl::Tuning t(nccl::NodeTopology{80, 0, 0, 24.0, 1, 12.5, nccl::Cpu::Intel}, {4, 1});
+  const nccl::Tuning t(nccl::NodeTopology{80, 0, 0, 24.0, 1, 12.5, nccl::Cpu::Intel, {}}, {4, 1});
   CHECK_FALSE(t.graphs().nvlink);
   CHECK(t.graphs().ring.channels == 1);
   CHECK(t.graphs().ring.bw_intra == Approx(20.0));
@@ -84,7 +88,7 @@ TEST_CASE("nccl: a PCIe node: one channel of 20 GB/s, no LL128") {
   CHECK(t.latency(CollectiveKind::AllReduce, Algo::Ring, Proto::Simple) == Approx(8.4 + 6 * 5.7));
 }
 
-TEST_CASE("nccl: the choice is the least time of the pairs NCCL prices") {
+TEST_CASE("nccl: the choice is the least time of the pairs NCCL prices (NCCL's estimate, without the fill)") {
   for (const auto& [node, comm] : {std::pair{dgx_a100(), nccl::Communicator{8, 1}},
                                    {dgx_a100(), {32, 4}},
                                    {dgx_h100(), {8, 1}},
@@ -99,12 +103,66 @@ TEST_CASE("nccl: the choice is the least time of the pairs NCCL prices") {
         for (int a = 0; a < nccl::kAlgos; ++a) {
           for (int p = 0; p < nccl::kProtos; ++p) {
             const double other = t.time(kind, static_cast<Algo>(a), static_cast<Proto>(p), bytes);
-            if (other >= 0) CHECK(c.seconds <= other);
+            if (other >= 0) CHECK(c.seconds - c.fill_seconds <= other);
           }
         }
       }
     }
   }
+}
+
+TEST_CASE("nccl: the NVLS Tree pipeline's fill by hand: calcCollChunking's chunk, 2 log2(nodes) network stages") {
+  const nccl::Tuning t(dgx_h100(), {16, 2});
+  const double bw = t.bandwidth(CollectiveKind::AllReduce, Algo::NvlsTree, Proto::Simple) * 1e9;
+  // 16 CTAs (NVLS_NCHANNELS_SM90) x 8 heads = 128 pipes; NCCL's 128 KiB chunk from 64 MiB (4 x 128 x 128 KiB) up,
+  // 64 KiB from 8 MiB, 32 KiB below.
+  const nccl::NvlsTuning nt = nccl::nvls_tuning(dgx_h100(), {16, 2});
+  CHECK(nt.channels == 16);
+  CHECK(nt.chunk == 131072);
+  CHECK(nt.tree_max_chunk == 131072);
+  for (const auto& [bytes, chunk] :
+       {std::pair{4.0 * 1048576, 32768.0}, {16.0 * 1048576, 65536.0}, {64.0 * 1048576, 131072.0}, {GiB, 131072.0}}) {
+    CHECK(nccl::nvls_tree_chunk(nt, bytes, 128) == static_cast<int>(chunk));
+    const nccl::Choice c = t.choose(CollectiveKind::AllReduce, bytes);
+    REQUIRE(c.algo == Algo::NvlsTree);
+    CHECK(c.fill_seconds == Approx(2 * chunk * 128 / bw));
+    CHECK(c.seconds ==
+          Approx(t.time(CollectiveKind::AllReduce, Algo::NvlsTree, Proto::Simple, bytes) + c.fill_seconds));
+    CHECK(c.latency_seconds == Approx(66.8e-6 + c.fill_seconds));
+  }
+  // Four nodes: 4 network stages, and NCCL's NVLS Tree ceiling of 64 KiB.
+  CHECK(nccl::nvls_tuning(dgx_h100(), {32, 4}).tree_max_chunk == 65536);
+  const nccl::Tuning four(dgx_h100(), {32, 4});
+  const double bw4 = four.bandwidth(CollectiveKind::AllReduce, Algo::NvlsTree, Proto::Simple);
+  CHECK(nccl::pipeline_fill(dgx_h100(), {32, 4}, CollectiveKind::AllReduce, Algo::NvlsTree, Proto::Simple, GiB, bw4,
+                            8) == Approx(4 * 65536.0 * 128 / (bw4 * 1e9)));
+  // Rings fill nothing; nor does LL or LL128, nor a single node.
+  CHECK(nccl::Tuning(dgx_a100(), {16, 2}).choose(CollectiveKind::AllReduce, GiB).fill_seconds == 0);
+  CHECK(t.choose(CollectiveKind::AllReduce, 65536).fill_seconds == 0);
+  CHECK(nccl::Tuning(dgx_h100(), {8, 1}).choose(CollectiveKind::AllReduce, GiB).fill_seconds == 0);
+  // A stack's NVLS chunk sizes (aws-ofi-nccl's 512 KiB) make it longer: 256 KiB below 32 x 128 x 512 KiB (2 GiB),
+  // 512 KiB from there.
+  nccl::NodeTopology big_chunks = dgx_h100();
+  big_chunks.env.nvls_chunk = big_chunks.env.nvls_tree_max_chunk = 524288;
+  const nccl::Tuning big(big_chunks, {16, 2});
+  CHECK(big.choose(CollectiveKind::AllReduce, GiB).fill_seconds == Approx(2 * 262144.0 * 128 / bw));
+  CHECK(big.choose(CollectiveKind::AllReduce, 4 * GiB).fill_seconds == Approx(2 * 524288.0 * 128 / bw));
+}
+
+TEST_CASE("nccl: a network stack's declared latency and protocols, as NCCL takes them") {
+  nccl::NodeTopology efa = dgx_h100();
+  efa.env.net_latency = 75;
+  const nccl::Tuning t(efa, {16, 2});
+  // Tree: base 6.8 + 2 x (7 NVLink hops at 0.6 + 1 network hop at 5.0 + 75) for LL; Simple adds the latency twice.
+  CHECK(t.latency(CollectiveKind::AllReduce, Algo::Tree, Proto::LL) == Approx(6.8 + 2 * (7 * 0.6 + 5.0 + 75)));
+  CHECK(t.latency(CollectiveKind::AllReduce, Algo::Tree, Proto::Simple) == Approx(8.4 + 2 * (7 * 4.0 + 14.0 + 2 * 75)));
+  // NCCL_PROTO=Simple,LL128: LL is never priced.
+  nccl::NodeTopology no_ll = dgx_h100();
+  no_ll.env.ll = false;
+  const nccl::Tuning u(no_ll, {16, 2});
+  CHECK(u.bandwidth(CollectiveKind::AllReduce, Algo::Tree, Proto::LL) == 0);
+  CHECK(u.choose(CollectiveKind::AllReduce, 1024).proto != Proto::LL);
+  CHECK(nccl::Tuning(dgx_h100(), {16, 2}).choose(CollectiveKind::AllReduce, 1024).proto == Proto::LL);
 }
 
 TEST_CASE("nccl: more NIC or NVLink bandwidth is never slower") {
@@ -171,6 +229,24 @@ TEST_CASE("nccl: a cluster's node as NCCL sees it") {
   CHECK(nccl::node_topology(c).gpu_pcie_bw == Approx(24.0));
   c.intra_kind = IntraLinkKind::NvLink4;  // an NVLink kind keeps the device's PCIe
   CHECK(nccl::node_topology(c).gpu_pcie_bw == Approx(48.0));
+  // The NIC kind's stack (core/cluster/link_kinds.cpp): NCCL's own transports set nothing; aws-ofi-nccl declares
+  // 75 us, exports NVLS chunks of 512 KiB and shows the rails behind a GPU as one device; GPUDirect-TCPXO's profile
+  // turns LL off.
+  c.nics = 32;
+  c.devices_per_node = 8;
+  c.nic.rate = 12.5e9;
+  c.nic_kind = NicKind::IbNdr;
+  CHECK(nccl::node_topology(c).env.net_latency == 0);
+  CHECK(nccl::node_topology(c).nics == 32);
+  c.nic_kind = NicKind::Efa100;
+  const nccl::NodeTopology efa = nccl::node_topology(c);
+  CHECK(efa.env.net_latency == 75);
+  CHECK(efa.env.nvls_chunk == 524288);
+  CHECK(efa.nics == 8);
+  CHECK(efa.nic_bw == Approx(50.0));
+  c.nic_kind = NicKind::Tcpxo200;
+  CHECK_FALSE(nccl::node_topology(c).env.ll);
+  CHECK(nccl::node_topology(c).env.nvls_tree_max_chunk == 131072);
   c.device = load_device("cpu_socket");
   CHECK_THROWS_AS(nccl::node_topology(c), InputError);
   CHECK_THROWS_AS(nccl::search_graphs(dgx_h100(), {12, 8}), InputError);

@@ -118,6 +118,14 @@ TEST_CASE("the link kinds' tables list every kind once, in the enum's order, wit
     CHECK(names.insert(k.name).second);
     CHECK(k.source.size() > 20);
     CHECK(k.rate.empty() == (k.kind == NicKind::Custom));
+    // A stack that sets anything in NCCL is named and cited; NCCL's own transports set nothing.
+    const NcclStack own;
+    const bool sets = k.stack.declared_latency != own.declared_latency || k.stack.nvls_chunk != own.nvls_chunk ||
+                      k.stack.nvls_tree_max_chunk != own.nvls_tree_max_chunk || k.stack.ll != own.ll ||
+                      k.stack.rails_per_gpu != own.rails_per_gpu;
+    CHECK(sets == !k.stack.name.empty());
+    CHECK(k.stack.name.empty() == k.stack.source.empty());
+    if (!k.stack.name.empty()) CHECK(k.stack.source.size() > 20);
     const Scenario s = bare({"cluster.device=a100_80gb", "cluster.nic.kind=" + std::string(k.name)});
     if (!k.rate.empty()) {
       CHECK(s.cluster.nic.rate ==
@@ -237,5 +245,6 @@ TEST_CASE("docs/collectives.md gives every preset's settings and every kind's ra
   }
   for (const NicTraits& k : nic_kinds()) {
     if (!k.rate.empty()) CHECK(line_of(k.name).find(code(k.rate)) != std::string::npos);
+    if (!k.stack.name.empty()) CHECK(line_of(k.name).find(std::string(k.stack.name)) != std::string::npos);
   }
 }
