@@ -7,7 +7,6 @@
 #include "cli/commands.hpp"
 #include "core/base/error.hpp"
 #include "core/base/units.hpp"
-#include "core/cluster/link_kinds.hpp"
 #include "core/collectives/nccl/nccl_cluster.hpp"
 #include "core/collectives/nccl/nccl_tuning.hpp"
 #include "core/scenario/loader.hpp"
@@ -75,14 +74,14 @@ int collectives_command(const CollectivesOptions& o) {
       node.cpu == nccl::Cpu::Amd   ? "AMD"
       : node.cpu == nccl::Cpu::Arm ? "Arm"
                                    : "Intel");
-  const NcclStack& stack = nic_kind(c.nic_kind).stack;
+  const NcclStack& stack = node.stack;
   if (!stack.name.empty()) {
     std::cout << fmt::format(
         "# network stack: {} (declared latency {:.0f} us, NVLS chunk {} KiB, NVLS tree chunk at most {}, LL {})\n",
-        stack.name, node.env.net_latency, node.env.nvls_chunk / 1024,
-        node.env.nvls_tree_max_chunk > 0 ? fmt::format("{} KiB", node.env.nvls_tree_max_chunk / 1024)
-                                         : std::string("NCCL's own"),
-        node.env.ll ? "on" : "off");
+        stack.name, stack.declared_latency, stack.nvls_chunk / 1024,
+        stack.nvls_tree_max_chunk > 0 ? fmt::format("{} KiB", stack.nvls_tree_max_chunk / 1024)
+                                      : std::string("NCCL's own"),
+        stack.ll ? "on" : "off");
   }
   std::cout << fmt::format(
       "# graphs: ring {} channels x {:.1f}/{:.1f} GB/s, tree {} x {:.1f}/{:.1f}, nvls {} x {:.1f}/{:.1f}\n",

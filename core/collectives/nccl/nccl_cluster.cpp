@@ -31,12 +31,8 @@ NodeTopology node_topology(const ClusterSpec& cluster, int node) {
   t.gpu_pcie_bw = pcie_bw(std::max(1, !link.nvlink && link.generation > 0 ? link.generation : d.pcie_generation));
   t.nics = cluster.nics;
   t.nic_bw = cluster.nic.rate / 1e9;
-  const NcclStack& stack = nic_kind(cluster.nic_kind).stack;
-  t.env.net_latency = stack.declared_latency;
-  t.env.nvls_chunk = stack.nvls_chunk;
-  t.env.nvls_tree_max_chunk = stack.nvls_tree_max_chunk;
-  t.env.ll = stack.ll;
-  if (stack.rails_per_gpu && t.nics > cluster.devices_per_node && cluster.devices_per_node > 0) {
+  t.stack = nic_kind(cluster.nic_kind).stack;
+  if (t.stack.rails_per_gpu && t.nics > cluster.devices_per_node && cluster.devices_per_node > 0) {
     t.nic_bw *= static_cast<double>(t.nics) / cluster.devices_per_node;
     t.nics = cluster.devices_per_node;
   }

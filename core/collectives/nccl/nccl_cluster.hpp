@@ -7,7 +7,7 @@
 //     pcie3/4/5 is the GPUs' PCIe generation where pcie (and every NVLink kind) takes the device's;
 //   NICs: cluster.nic.count at cluster.nic.rate each, as the NIC kind's network stack shows them to NCCL (a plugin
 //     that groups the NICs behind a GPU into one device: nics = GPUs per node at the summed rate), with what the
-//     stack sets in NCCL (NodeTopology::env: core/cluster/link_kinds.hpp's NcclStack); the CPU vendor: cluster.cpu.
+//     stack sets in NCCL (NodeTopology::stack: core/cluster/link_kinds.hpp's NcclStack); the CPU vendor: cluster.cpu.
 #pragma once
 
 #include "core/cluster/cluster.hpp"

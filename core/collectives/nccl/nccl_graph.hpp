@@ -21,20 +21,12 @@
 //       across nodes the first inter speed within N, with min(g, nics x floor(N / s)) channels. Never duplicated.
 #pragma once
 
+#include "core/cluster/link_kinds.hpp"
 #include "core/collectives/nccl/nccl_constants.hpp"
 
 namespace dtsim::nccl {
 
 enum class Cpu { Intel, Amd, Arm };
-
-// NCCL's parameters as a node's network stack sets them (the latency its plugin declares, the NCCL_* environment
-// its vendor exports: core/cluster/link_kinds.hpp's NcclStack); the defaults are NCCL's own.
-struct StackEnv {
-  double net_latency = 0;        // us, ncclNetProperties::latency (graph->latencyInter)
-  int nvls_chunk = 128 * 1024;   // NCCL_NVLS_CHUNKSIZE
-  int nvls_tree_max_chunk = -2;  // NCCL_NVLSTREE_MAX_CHUNKSIZE; -2: NCCL's own choice
-  bool ll = true;                // NCCL_PROTO lets LL run
-};
 
 // One node as NCCL's topology detection sees it.
 struct NodeTopology {
@@ -45,7 +37,7 @@ struct NodeTopology {
   int nics = 0;                 // NICs per node
   double nic_bw = 0;            // GB/s per NIC port (its rate in Gb/s / 8)
   Cpu cpu = Cpu::Intel;         // the host CPU (across nodes NCCL's LL ceiling and per-step overhead depend on it)
-  StackEnv env;                 // NCCL's parameters as the node's stack sets them
+  NcclStack stack;              // what the NIC's network stack sets in NCCL (core/cluster/link_kinds.hpp)
 };
 
 // A communicator: `ranks` GPUs, `ranks / nodes` on each of `nodes` nodes.

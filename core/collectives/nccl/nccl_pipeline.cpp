@@ -40,9 +40,9 @@ NvlsTuning nvls_tuning(const NodeTopology& node, const Communicator& comm) {
     }
   }
   // The stack's NCCL_NVLS_CHUNKSIZE wins where it sets one (NCCL's default is 128 KiB).
-  if (node.env.nvls_chunk != 128 * 1024 || chunk == 0) chunk = node.env.nvls_chunk;
-  if (node.env.nvls_tree_max_chunk != -2) {
-    tree_max = node.env.nvls_tree_max_chunk;
+  if (node.stack.nvls_chunk != 128 * 1024 || chunk == 0) chunk = node.stack.nvls_chunk;
+  if (node.stack.nvls_tree_max_chunk != -2) {
+    tree_max = node.stack.nvls_tree_max_chunk;
   } else if (tree_max == 0) {
     tree_max = comm.nodes >= 4 ? 64 * 1024 : chunk;
   }

@@ -95,7 +95,7 @@ void Tuning::fill(CollectiveKind kind) {
     for (Proto p : kAllProtos) {
       if ((a == Algo::Nvls || a == Algo::NvlsTree || a == Algo::Pat) && p != Proto::Simple) continue;
       if (p == Proto::LL128 && !ll128) continue;
-      if (p == Proto::LL && !node_.env.ll) continue;
+      if (p == Proto::LL && !node_.stack.ll) continue;
       double bw = nodes <= 2 ? g.bw_intra : g.bw_inter;
       if (a == Algo::Nvls || a == Algo::NvlsTree) {
         double intra = g.bw_intra * kNvlsEfficiency[ix(arch_)] * (g.channels - 1) / g.channels;
@@ -121,7 +121,7 @@ void Tuning::fill(CollectiveKind kind) {
       // One rank per node exposes the whole network latency: the tree's.
       double inter_lat = ppn == 1 ? kHwLatency[2][ix(Algo::Tree)][ix(p)] : kHwLatency[2][ix(a)][ix(p)];
       // The plugin's declared latency (graph->latencyInter), once more for Simple's flush.
-      inter_lat += node_.env.net_latency * (p == Proto::Simple ? 2 : 1);
+      inter_lat += node_.stack.declared_latency * (p == Proto::Simple ? 2 : 1);
       switch (a) {
         case Algo::Ring:
           if (kind == CollectiveKind::Broadcast || kind == CollectiveKind::Reduce) {

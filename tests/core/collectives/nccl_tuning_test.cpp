@@ -143,7 +143,7 @@ TEST_CASE("nccl: the NVLS Tree pipeline's fill by hand: calcCollChunking's chunk
   // A stack's NVLS chunk sizes (aws-ofi-nccl's 512 KiB) make it longer: 256 KiB below 32 x 128 x 512 KiB (2 GiB),
   // 512 KiB from there.
   nccl::NodeTopology big_chunks = dgx_h100();
-  big_chunks.env.nvls_chunk = big_chunks.env.nvls_tree_max_chunk = 524288;
+  big_chunks.stack.nvls_chunk = big_chunks.stack.nvls_tree_max_chunk = 524288;
   const nccl::Tuning big(big_chunks, {16, 2});
   CHECK(big.choose(CollectiveKind::AllReduce, GiB).fill_seconds == Approx(2 * 262144.0 * 128 / bw));
   CHECK(big.choose(CollectiveKind::AllReduce, 4 * GiB).fill_seconds == Approx(2 * 524288.0 * 128 / bw));
@@ -151,14 +151,14 @@ TEST_CASE("nccl: the NVLS Tree pipeline's fill by hand: calcCollChunking's chunk
 
 TEST_CASE("nccl: a network stack's declared latency and protocols, as NCCL takes them") {
   nccl::NodeTopology efa = dgx_h100();
-  efa.env.net_latency = 75;
+  efa.stack.declared_latency = 75;
   const nccl::Tuning t(efa, {16, 2});
   // Tree: base 6.8 + 2 x (7 NVLink hops at 0.6 + 1 network hop at 5.0 + 75) for LL; Simple adds the latency twice.
   CHECK(t.latency(CollectiveKind::AllReduce, Algo::Tree, Proto::LL) == Approx(6.8 + 2 * (7 * 0.6 + 5.0 + 75)));
   CHECK(t.latency(CollectiveKind::AllReduce, Algo::Tree, Proto::Simple) == Approx(8.4 + 2 * (7 * 4.0 + 14.0 + 2 * 75)));
   // NCCL_PROTO=Simple,LL128: LL is never priced.
   nccl::NodeTopology no_ll = dgx_h100();
-  no_ll.env.ll = false;
+  no_ll.stack.ll = false;
   const nccl::Tuning u(no_ll, {16, 2});
   CHECK(u.bandwidth(CollectiveKind::AllReduce, Algo::Tree, Proto::LL) == 0);
   CHECK(u.choose(CollectiveKind::AllReduce, 1024).proto != Proto::LL);
@@ -236,17 +236,17 @@ TEST_CASE("nccl: a cluster's node as NCCL sees it") {
   c.devices_per_node = 8;
   c.nic.rate = 12.5e9;
   c.nic_kind = NicKind::IbNdr;
-  CHECK(nccl::node_topology(c).env.net_latency == 0);
+  CHECK(nccl::node_topology(c).stack.declared_latency == 0);
   CHECK(nccl::node_topology(c).nics == 32);
   c.nic_kind = NicKind::Efa100;
   const nccl::NodeTopology efa = nccl::node_topology(c);
-  CHECK(efa.env.net_latency == 75);
-  CHECK(efa.env.nvls_chunk == 524288);
+  CHECK(efa.stack.declared_latency == 75);
+  CHECK(efa.stack.nvls_chunk == 524288);
   CHECK(efa.nics == 8);
   CHECK(efa.nic_bw == Approx(50.0));
   c.nic_kind = NicKind::Tcpxo200;
-  CHECK_FALSE(nccl::node_topology(c).env.ll);
-  CHECK(nccl::node_topology(c).env.nvls_tree_max_chunk == 131072);
+  CHECK_FALSE(nccl::node_topology(c).stack.ll);
+  CHECK(nccl::node_topology(c).stack.nvls_tree_max_chunk == 131072);
   c.device = load_device("cpu_socket");
   CHECK_THROWS_AS(nccl::node_topology(c), InputError);
   CHECK_THROWS_AS(nccl::search_graphs(dgx_h100(), {12, 8}), InputError);
