@@ -99,6 +99,9 @@ std::vector<FlowPhase> step_phases(const Schedule& schedule);
 // each pair's bytes summed and the rounds added up. Each input phase's flows are first sorted
 // and same-pair flows merged, as step_phases does, so the output is in the same order.
 std::vector<FlowPhase> merge_phases(const std::vector<FlowPhase>& steps);
+// All the phases' flows sent at once: one phase of one round, each pair's bytes summed over the phases, in the
+// order step_phases gives (what strategy.allreduce.algorithm: nccl replays, CostModel::nccl_replay).
+FlowPhase one_phase(const std::vector<FlowPhase>& phases);
 
 class CollectiveAlgorithm {
  public:

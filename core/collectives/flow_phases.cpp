@@ -62,6 +62,15 @@ std::vector<FlowPhase> merge_phases(const std::vector<FlowPhase>& steps) {
   return builder.take();
 }
 
+FlowPhase one_phase(const std::vector<FlowPhase>& phases) {
+  FlowPhase all;
+  for (const FlowPhase& phase : phases) {
+    all.flows.insert(all.flows.end(), phase.flows.begin(), phase.flows.end());
+  }
+  normalize(all.flows);
+  return all;
+}
+
 std::vector<FlowPhase> CollectiveAlgorithm::flow_phases(CollectiveKind kind, const GroupShape& group,
                                                         double bytes) const {
   return merge_phases(step_phases(schedule(kind, group, bytes)));

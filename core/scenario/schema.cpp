@@ -272,10 +272,11 @@ std::vector<ScenarioKey> build_keys() {
           });
   add_job("strategy.workers", "count", "0", "Data-parallel workers; 0 means one per device of the cluster.",
           [](J& j, const V& v) { j.strategy.workers = v.count(0); });
-  add_job("strategy.allreduce.algorithm", "collective algorithm", "ring",
-          "AllReduce algorithm: ring, double_binary_tree, halving_doubling, hierarchical, direct, or nccl: NCCL's own "
-          "choice and time by its cost model on the cluster's GPUs (docs/collectives.md; a measured "
-          "cluster.intra_node.collective_busbw or a calibration profile overrides it).",
+  add_job("strategy.allreduce.algorithm", "collective algorithm", "",
+          "Collective algorithm: ring, double_binary_tree, halving_doubling, hierarchical, direct, or nccl: NCCL's "
+          "own choice and time by its cost model on the cluster's GPUs (docs/collectives.md; a measured "
+          "cluster.intra_node.collective_busbw or a calibration profile overrides it). Unset: nccl where every "
+          "device of the cluster is a GPU, ring otherwise.",
           [](J& j, const V& v) { j.strategy.algorithm = v.text(); });
   add_job("strategy.allreduce.bucket_size", "bytes", "",
           "Gradient bucket size; a bucket's AllReduce starts when its last gradient is ready. Unset: 25MB (PyTorch "

@@ -273,6 +273,15 @@ void finish_job_profiles(const Scenario& s, size_t index, JobSpec& job) {
   }
 }
 
+// strategy.allreduce.algorithm unset: NCCL's own choice where every device of the cluster is a GPU (NCCL runs
+// their collectives), a ring otherwise.
+void default_algorithm(Scenario& s, size_t index) {
+  if (is_set(s, s.job_key(index, "strategy.allreduce.algorithm"))) return;
+  bool gpus = true;
+  for (int node = 0; node < s.cluster.nodes; ++node) gpus = gpus && s.cluster.device_at(node).compute_capability > 0;
+  s.jobs[index].strategy.algorithm = gpus ? "nccl" : "ring";
+}
+
 void check_strategy(const Scenario& s, size_t index) {
   const JobSpec& job = s.jobs[index];
   if (job.sync.kind == SyncKind::LocalSgd && job.strategy.kind != StrategyKind::AllReduce) {
@@ -480,6 +489,7 @@ void finish_scenario(Scenario& s) {
     apply_preset(s, i);
     resolve_workload(s, i, s.jobs[i]);
     check_placement(s, i, owner);
+    default_algorithm(s, i);
     check_strategy(s, i);
     check_hybrid(s, i);
     check_stragglers(s, i);

@@ -306,11 +306,14 @@ std::optional<CostModel::NcclReplay> CostModel::nccl_replay(const CollectiveOp& 
   const GroupShape shape{static_cast<int>(group.ranks.size()), group.per_node, 0};
   if (shape.size <= 1) return NcclReplay{};
   const AlphaBeta ab = op_alpha_beta(op);
-  const double flows_latency = op.algorithm->closed_form(op.kind, shape, 0.0, ab);
-  const double flows_bandwidth = op.algorithm->closed_form(op.kind, shape, op.bytes, ab) - flows_latency;
   NcclReplay r;
+  r.one_phase = op.kind == CollectiveKind::AllReduce || op.kind == CollectiveKind::ReduceScatter ||
+                op.kind == CollectiveKind::AllGather;
+  const double rounds_latency = op.algorithm->closed_form(op.kind, shape, 0.0, ab);
+  const double hop = std::max(shape.per_node > 1 ? ab.alpha_intra : 0.0, shape.nodes() > 1 ? ab.alpha_inter : 0.0);
+  const double flows_bandwidth = op.algorithm->closed_form(op.kind, shape, op.bytes, ab) - rounds_latency;
   r.stretch = flows_bandwidth > 0 ? (nccl->seconds - nccl->latency_seconds) / flows_bandwidth : 1.0;
-  r.delay = std::max(0.0, nccl->latency_seconds - flows_latency);
+  r.delay = std::max(0.0, nccl->latency_seconds - (r.one_phase ? hop : rounds_latency));
   return r;
 }
 

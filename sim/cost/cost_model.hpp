@@ -84,13 +84,18 @@ class CostModel {
   // model (core/collectives/nccl/) over the group's ranks and nodes, the node's NICs shared by the sibling groups
   // crossing them at once (nics / siblings of them, or one at nics / siblings of its rate); nullopt otherwise.
   std::optional<nccl::Choice> nccl_choice(const CollectiveOp& op) const;
-  // How the SimGrid engine replays an nccl_choice: the algorithm's flows (a ring's; a direct exchange's for
-  // AllToAll) with their bytes times `stretch` and `delay` seconds before them, so that on an idle fabric they
-  // take NCCL's time: stretch = NCCL's bandwidth term / the flows' (their closed form at S minus at 0 bytes),
-  // delay = max(0, NCCL's latency - the flows' closed form at 0 bytes). nullopt where nccl_choice is.
+  // How the SimGrid engine replays an nccl_choice so that on an idle fabric it takes NCCL's time. AllReduce,
+  // ReduceScatter and AllGather: a ring's flows all in one phase (`one_phase`: each rank sends its neighbour every
+  // round's bytes at once and pays one hop's latency, as NCCL's pipelined channels do, where a ring replayed round
+  // by round pays 2(n-1) of them); the other kinds: the algorithm's own phases (a direct exchange's for AllToAll,
+  // which NCCL runs as grouped sends and receives). The flows' bytes are multiplied by `stretch` and `delay`
+  // seconds go before them: stretch = NCCL's bandwidth term / the flows' (the algorithm's closed form at S minus at
+  // 0 bytes), delay = max(0, NCCL's latency - the flows' latency: one hop's alpha in one phase, else the closed
+  // form at 0 bytes). nullopt where nccl_choice is.
   struct NcclReplay {
     double stretch = 1;
     double delay = 0;
+    bool one_phase = false;
   };
   std::optional<NcclReplay> nccl_replay(const CollectiveOp& op) const;
   // The part of collective_time() that is the inter-node bandwidth term (the time minus the same

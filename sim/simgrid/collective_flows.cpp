@@ -72,8 +72,14 @@ const CollectiveFlows::Phases& CollectiveFlows::phases(const CollectiveOp& c) {
   // A calibrated platform's factors depend on each message's size, which flow fidelity's merged
   // flows (rounds x chunk bytes) would hide: with cluster.calibration every round is a message.
   const bool step = fidelity_ == Fidelity::Step || cluster_.calibration != nullptr;
-  rp->phases = step ? step_phases(c.algorithm->schedule(c.kind, shape, c.bytes))
-                    : c.algorithm->flow_phases(c.kind, shape, c.bytes);
+  // strategy.allreduce.algorithm: nccl: NCCL's time on an idle fabric, at either fidelity.
+  const std::optional<cost::CostModel::NcclReplay> nccl = costs_.nccl_replay(c);
+  if (nccl && nccl->one_phase) {
+    rp->phases = {one_phase(c.algorithm->flow_phases(c.kind, shape, c.bytes))};
+  } else {
+    rp->phases = step && !nccl ? step_phases(c.algorithm->schedule(c.kind, shape, c.bytes))
+                               : c.algorithm->flow_phases(c.kind, shape, c.bytes);
+  }
   // cluster.intra_node.collective_busbw: a flow inside a node crosses the intra link at the bandwidth
   // collectives of this size reach, as more bytes at the link's rate (the closed form's intra term).
   if (!cluster_.intra_busbw.empty() && cluster_.calibration == nullptr) {
@@ -85,8 +91,7 @@ const CollectiveFlows::Phases& CollectiveFlows::phases(const CollectiveOp& c) {
       }
     }
   }
-  // strategy.allreduce.algorithm: nccl: the flows stretched and delayed to NCCL's time on an idle fabric.
-  if (const std::optional<cost::CostModel::NcclReplay> nccl = costs_.nccl_replay(c)) {
+  if (nccl) {
     for (FlowPhase& phase : rp->phases) {
       for (auto& f : phase.flows) f.bytes *= nccl->stretch;
     }

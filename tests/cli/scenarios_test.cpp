@@ -68,7 +68,7 @@ TEST_CASE("every scenario checks and runs") {
 }
 
 TEST_CASE(
-    "the Korthikanti et al. validation tables are generated: all eight rows of Table 5, on line rates too, Table 4's "
+    "the Korthikanti et al. validation tables are generated: all eight rows of Table 5, with rings too, Table 4's "
     "layers") {
   // bench/validation/korthikanti/run on the analytical fast path: every row runs and gets an error.
   const std::string table = dtsim::test::temp_dir("korthikanti") + "/table.md";
@@ -80,10 +80,10 @@ TEST_CASE(
   const std::string text = dtsim::test::slurp(table);
   int rows = 0;
   for (size_t at = text.find("\n| "); at != std::string::npos; at = text.find("\n| ", at + 1)) ++rows;
-  // The header and eight rows, the same on line rates, then Table 4's header and five settings.
+  // The header and eight rows, the same with rings, then Table 4's header and five settings.
   CHECK(rows == 9 + 9 + 6);
   CHECK(text.find("Mean absolute error") != std::string::npos);
-  CHECK(text.find("Mean absolute error on line rates") != std::string::npos);
+  CHECK(text.find("Mean absolute error with rings") != std::string::npos);
   CHECK(text.find("| selective + sequence parallel | 7.2 / 13.1 |") != std::string::npos);
 }
 

@@ -13,8 +13,8 @@ TEST_CASE("the straggler comparison reports waiting by cause per job and per ran
   const auto r = run_dtsim("run scenarios/stragglers_backup_workers.yaml --out '" + out + "'", "stragglers");
   REQUIRE(r.code == 0);
   CHECK(r.out.find("barrier      bound     server") != std::string::npos);
-  CHECK(r.out.find("allreduce ring, 1 backup") != std::string::npos);
-  CHECK(r.out.find("allreduce ring, gossip") != std::string::npos);
+  CHECK(r.out.find("allreduce nccl, 1 backup") != std::string::npos);
+  CHECK(r.out.find("allreduce nccl, gossip") != std::string::npos);
   const auto m = nlohmann::json::parse(dtsim::test::slurp(out + "/metrics.json"));
   REQUIRE(m["jobs"].size() == 5);
   for (const auto& job : m["jobs"]) {

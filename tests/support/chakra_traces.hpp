@@ -52,7 +52,8 @@ inline EtTrace et_trace(std::vector<EtNode> nodes, std::vector<EtAttr> metadata 
   return t;
 }
 
-// `nodes` nodes of one a100_80gb each on a star of 100 Gbit/s NICs (5 us), no switch latency.
+// `nodes` nodes of one a100_80gb each on a star of 100 Gbit/s NICs (5 us), no switch latency; collectives as rings,
+// whose closed form the tests hold both engines to.
 inline Scenario replay_scenario(const std::string& prefix, int nodes, const std::string& timing = "auto") {
   return load_scenario_text(fmt::format(R"(name: replay
 workload: {{chakra: {}, chakra_timing: {}}}
@@ -62,6 +63,7 @@ cluster:
   device: a100_80gb
   nic: {{rate: 100Gbps, latency: 5us}}
   topology: {{kind: star, switch_latency: 0us}}
+strategy: {{allreduce: {{algorithm: ring}}}}
 run: {{iterations: 3, warmup: 1}}
 )",
                                         prefix, timing, nodes),

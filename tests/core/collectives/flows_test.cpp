@@ -108,6 +108,22 @@ TEST_CASE("merge_phases: consecutive phases with the same pairs merge") {
   CHECK(merge_phases({}).empty());
 }
 
+TEST_CASE("one_phase: every phase's flows at once, each pair's bytes summed, one round") {
+  const std::vector<FlowPhase> phases{
+      {{{0, 1, 1}, {1, 0, 2}}, 3}, {{{0, 1, 16}}, 1}, {{{1, 2, 4}, {0, 1, 64}}, 2}, {{}, 2}};
+  const FlowPhase all = one_phase(phases);
+  CHECK(same_phases({all}, {{{{0, 1, 81}, {1, 0, 2}, {1, 2, 4}}, 1}}));
+  CHECK(one_phase({}).flows.empty());
+  // A ring AllReduce's: each rank sends its neighbour 2 (n - 1) / n of the buffer, the bytes of its rounds.
+  for (int n : {2, 5, 8}) {
+    const double s = 48 * kMiB;
+    const FlowPhase ring = one_phase(find_algorithm("ring").flow_phases(K::AllReduce, GroupShape{n, 1, 0}, s));
+    CHECK(ring.rounds == 1);
+    REQUIRE(ring.flows.size() == static_cast<std::size_t>(n));
+    for (const Flow& f : ring.flows) CHECK(f.bytes == Approx(2.0 * (n - 1) / n * s));
+  }
+}
+
 TEST_CASE("flow phases of ring and hierarchical allreduce and of halving-doubling") {
   const double s = 48 * kMiB;
   for (int n : {2, 3, 5, 8, 16}) {

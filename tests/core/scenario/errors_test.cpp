@@ -117,6 +117,16 @@ TEST_CASE("contention is a fraction of the compute rate, from the device zoo unl
         "1.5)");
 }
 
+TEST_CASE("unset, the collective algorithm is NCCL's choice on GPUs and a ring on CPUs; a given one wins") {
+  CHECK(dtsim::load_scenario_text(kGood, "x.yaml").job().strategy.algorithm == "nccl");
+  CHECK(dtsim::load_scenario_text(kGood, "x.yaml", {"cluster.device=cpu_socket"}).job().strategy.algorithm == "ring");
+  CHECK(dtsim::load_scenario_text(kGood, "x.yaml", {"strategy.allreduce.algorithm=double_binary_tree"})
+            .job()
+            .strategy.algorithm == "double_binary_tree");
+  CHECK(dtsim::load_scenario_text(kGood, "x.yaml", {"strategy.allreduce.algorithm=ring"}).job().strategy.algorithm ==
+        "ring");
+}
+
 TEST_CASE("nccl as the collective algorithm needs GPUs") {
   const std::string cpus = std::string(kGood) + "strategy:\n  allreduce:\n    algorithm: nccl\n";
   CHECK(error_of(cpus, {"cluster.device=cpu_socket"}) ==
