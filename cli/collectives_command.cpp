@@ -1,15 +1,23 @@
 // `dtsim collectives`: the nccl-tests table NCCL's cost model predicts for a described cluster (size, time, algbw,
-// busbw, and the algorithm and protocol NCCL picks), to lay beside a measured nccl-tests run.
+// busbw, and the algorithm and protocol NCCL picks), to lay beside a measured nccl-tests run: with --measured, at
+// that run's sizes with its bus bandwidth and the error beside; with --plot, as a chart of busbw against size.
+#include <algorithm>
+#include <cmath>
+#include <filesystem>
 #include <iostream>
+#include <optional>
 
 #include <fmt/format.h>
 
 #include "cli/commands.hpp"
+#include "core/base/atomic_file.hpp"
 #include "core/base/error.hpp"
 #include "core/base/units.hpp"
+#include "core/collectives/nccl/busbw_curve.hpp"
 #include "core/collectives/nccl/nccl_cluster.hpp"
 #include "core/collectives/nccl/nccl_tuning.hpp"
 #include "core/scenario/loader.hpp"
+#include "plot/chart.hpp"
 
 namespace dtsim::cli {
 
@@ -47,6 +55,72 @@ Scenario collectives_scenario(const CollectivesOptions& o) {
   return load_scenario_text(text, "dtsim collectives", sets);
 }
 
+// One row of the table.
+struct Row {
+  CollectiveKind kind = CollectiveKind::AllReduce;
+  double bytes = 0;
+  nccl::Choice choice;
+  double busbw = 0;                // GB/s
+  std::optional<double> measured;  // GB/s, with --measured
+};
+
+constexpr const char* kColors[] = {"#1f77b4", "#2ca02c", "#9467bd", "#8c564b"};
+
+// Refuses a --plot path this build cannot draw, before anything is computed.
+void check_plot_path(const std::string& path) {
+  const std::string ext = std::filesystem::path(path).extension().string();
+  if (ext != ".svg" && ext != ".png") {
+    throw InputError(fmt::format("--plot {}: name an .svg or a .png file", path));
+  }
+  if (ext == ".png" && !plot::png_supported()) {
+    throw InputError(fmt::format("--plot {}: this build draws SVG only (Qt 6 Gui was not found); name an .svg", path));
+  }
+}
+
+void write_plot(const std::string& path, const std::vector<Row>& rows, const std::vector<CollectiveKind>& kinds,
+                const std::string& title, const std::string& measured) {
+  plot::Chart chart;
+  chart.title = title;
+  chart.x_label = "size (B)";
+  chart.y_label = "bus bandwidth (GB/s)";
+  chart.log_x = true;
+  for (size_t k = 0; k < kinds.size(); ++k) {
+    plot::Series model{
+        fmt::format("{}: NCCL's model (dtsim)", collective_name(kinds[k])), {}, {}, kColors[k % std::size(kColors)]};
+    plot::Series meas{fmt::format("{}: {}", collective_name(kinds[k]), measured), {}, {}, "#d62728", true, true, true};
+    for (const Row& r : rows) {
+      if (r.kind != kinds[k]) continue;
+      model.x.push_back(r.bytes);
+      model.y.push_back(r.busbw);
+      if (r.measured) {
+        meas.x.push_back(r.bytes);
+        meas.y.push_back(*r.measured);
+      }
+    }
+    chart.series.push_back(std::move(model));
+    if (!meas.x.empty()) chart.series.push_back(std::move(meas));
+  }
+  if (std::filesystem::path(path).extension() == ".svg") {
+    write_file_atomic(path, plot::render_svg(chart));
+  } else {
+    plot::write_png(chart, path);
+  }
+}
+
+// "mean / largest |error| (%)" over the rows with a measured busbw above 0 in [lo, hi).
+std::string error_summary(const std::vector<Row>& rows, double lo, double hi) {
+  double sum = 0, worst = 0;
+  int n = 0;
+  for (const Row& r : rows) {
+    if (!r.measured || *r.measured <= 0 || r.bytes < lo || r.bytes >= hi) continue;
+    const double e = std::abs(100 * (r.busbw - *r.measured) / *r.measured);
+    sum += e;
+    worst = std::max(worst, e);
+    ++n;
+  }
+  return n > 0 ? fmt::format("{:.1f} / {:.1f} % over {} sizes", sum / n, worst, n) : std::string("no size");
+}
+
 }  // namespace
 
 int collectives_command(const CollectivesOptions& o) {
@@ -60,10 +134,37 @@ int collectives_command(const CollectivesOptions& o) {
   }
   std::vector<CollectiveKind> kinds;
   for (const std::string& op : o.ops) kinds.push_back(parse_collective(op));
+  if (!o.plot.empty()) check_plot_path(o.plot);
+  std::vector<nccl::BusbwPoint> measured;
+  if (!o.measured.empty()) {
+    if (kinds.size() != 1) {
+      throw InputError(
+          fmt::format("--measured {}: a measured curve is of one collective; name it alone in --ops "
+                      "(e.g. --ops allreduce)",
+                      o.measured));
+    }
+    measured = nccl::read_busbw_curve(o.measured);
+  }
   const nccl::NodeTopology node = nccl::node_topology(c);
   const nccl::Communicator comm{c.devices(), c.nodes};
   const nccl::Tuning tuning(node, comm);
   const nccl::Graphs& g = tuning.graphs();
+
+  std::vector<Row> rows;
+  const auto add = [&](CollectiveKind kind, double bytes, std::optional<double> meas) {
+    Row r{kind, bytes, tuning.choose(kind, bytes), 0, meas};
+    const double algbw = r.choice.seconds > 0 ? bytes / r.choice.seconds / 1e9 : 0.0;
+    r.busbw = algbw * bus_factor(kind, comm.ranks);
+    rows.push_back(r);
+  };
+  for (CollectiveKind kind : kinds) {
+    if (!measured.empty()) {
+      for (const nccl::BusbwPoint& p : measured) add(kind, p.bytes, p.busbw / 1e9);
+      continue;
+    }
+    for (double bytes = lo; bytes <= hi * (1 + 1e-9); bytes *= o.factor) add(kind, bytes, std::nullopt);
+  }
+
   std::cout << fmt::format("# NCCL's cost model ({}) on {} node(s) x {} {}\n", nccl::kNcclVersion, c.nodes,
                            c.devices_per_node, c.device_names());
   std::cout << fmt::format(
@@ -87,17 +188,34 @@ int collectives_command(const CollectivesOptions& o) {
       "# graphs: ring {} channels x {:.1f}/{:.1f} GB/s, tree {} x {:.1f}/{:.1f}, nvls {} x {:.1f}/{:.1f}\n",
       g.ring.channels, g.ring.bw_intra, g.ring.bw_inter, g.tree.channels, g.tree.bw_intra, g.tree.bw_inter,
       g.nvls.channels, g.nvls.bw_intra, g.nvls.bw_inter);
-  std::cout << fmt::format("{:>15} {:>13} {:>12} {:>11} {:>11}  {:<10} {}\n", "collective", "size (B)", "time (us)",
-                           "algbw GB/s", "busbw GB/s", "algorithm", "protocol");
-  for (CollectiveKind kind : kinds) {
-    for (double bytes = lo; bytes <= hi * (1 + 1e-9); bytes *= o.factor) {
-      const nccl::Choice ch = tuning.choose(kind, bytes);
-      const double algbw = ch.seconds > 0 ? bytes / ch.seconds / 1e9 : 0.0;
-      const bool p2p = kind == CollectiveKind::AllToAll;
-      std::cout << fmt::format("{:>15} {:>13.0f} {:>12.2f} {:>11.2f} {:>11.2f}  {:<10} {}\n", collective_name(kind),
-                               bytes, ch.seconds * 1e6, algbw, algbw * bus_factor(kind, comm.ranks),
-                               p2p ? "p2p" : nccl::algo_name(ch.algo), p2p ? "Simple" : nccl::proto_name(ch.proto));
+  std::cout << fmt::format("{:>15} {:>13} {:>12} {:>11} {:>11}  {:<10} {:<8}{}\n", "collective", "size (B)",
+                           "time (us)", "algbw GB/s", "busbw GB/s", "algorithm", "protocol",
+                           measured.empty() ? "" : "  measured GB/s    error");
+  for (const Row& r : rows) {
+    const double algbw = r.choice.seconds > 0 ? r.bytes / r.choice.seconds / 1e9 : 0.0;
+    const bool p2p = r.kind == CollectiveKind::AllToAll;
+    std::string beside;
+    if (r.measured) {
+      beside = *r.measured > 0
+                   ? fmt::format("  {:>13.2f} {:>+7.1f} %", *r.measured, 100 * (r.busbw - *r.measured) / *r.measured)
+                   : fmt::format("  {:>13.2f}       -", *r.measured);
     }
+    std::cout << fmt::format("{:>15} {:>13.0f} {:>12.2f} {:>11.2f} {:>11.2f}  {:<10} {:<8}{}\n",
+                             collective_name(r.kind), r.bytes, r.choice.seconds * 1e6, algbw, r.busbw,
+                             p2p ? "p2p" : nccl::algo_name(r.choice.algo),
+                             p2p ? "Simple" : nccl::proto_name(r.choice.proto), beside);
+  }
+  constexpr double kMiB = 1 << 20;
+  if (!measured.empty()) {
+    std::cout << fmt::format("# against {}: mean / largest |error| from 1 MiB {}; below 1 MiB {}\n", o.measured,
+                             error_summary(rows, kMiB, INFINITY), error_summary(rows, 0, kMiB));
+  }
+  if (!o.plot.empty()) {
+    const std::string title =
+        fmt::format("NCCL's model on {} node(s) x {} {}", c.nodes, c.devices_per_node, c.device_names());
+    write_plot(o.plot, rows, kinds, title,
+               measured.empty() ? std::string() : std::filesystem::path(o.measured).filename().string());
+    std::cout << fmt::format("# wrote {}\n", o.plot);
   }
   return 0;
 }

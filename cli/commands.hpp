@@ -50,6 +50,8 @@ struct CollectivesOptions {
   std::string min_bytes = "1KiB";
   std::string max_bytes = "8GiB";
   double factor = 2;
+  std::string measured;  // a measured curve (nccl-tests' output or a bytes,busbw_GBps CSV): its sizes, beside
+  std::string plot;      // "": no chart; an .svg or .png of busbw against size
 };
 
 // `dtsim collectives`: the nccl-tests table NCCL's cost model predicts for a cluster.

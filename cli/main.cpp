@@ -113,6 +113,7 @@ Examples:
   dtsim collectives --preset gcp_a3_mega --nodes 2 --ops allgather --min-bytes 256 --max-bytes 8GiB
   dtsim collectives --device h100_sxm --nodes 2 --set cluster.intra_node.kind=nvlink4 --set cluster.nic.kind=ib_ndr
   dtsim collectives scenarios/gpt3_175b_megatron.yaml --nodes 1 --ops allreduce --min-bytes 1MiB
+  dtsim collectives --preset aws_p5 --nodes 2 --ops allreduce --measured bench/collectives/published/aws_p5_all_reduce_2n.csv --plot p5.svg
 )"},
     {"keys", R"(
 Examples:
@@ -355,6 +356,10 @@ int parse_and_run(int argc, char** argv) {
   coll_cmd->add_option("--factor", coll.factor, "Size multiplier (nccl-tests -f)")
       ->check(CLI::Range(1.01, 1024.0))
       ->capture_default_str();
+  coll_cmd->add_option("--measured", coll.measured,
+                       "A measured curve of the one collective of --ops: nccl-tests' output as it printed it, or a CSV "
+                       "with bytes and busbw_GBps columns; the table is at its sizes, its busbw and the error beside");
+  coll_cmd->add_option("--plot", coll.plot, "Draw busbw against size (and the measured curve) to this .svg or .png");
 
   bool markdown = false;
   auto* keys_cmd = app.add_subcommand("keys", "List every scenario key with its default and meaning");

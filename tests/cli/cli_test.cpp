@@ -3,6 +3,8 @@
 
 #include <algorithm>
 #include <filesystem>
+#include <fstream>
+#include <map>
 #include <sstream>
 
 #include <nlohmann/json.hpp>
@@ -153,6 +155,64 @@ TEST_CASE("dtsim collectives prints NCCL's predicted nccl-tests table; a bad col
   const auto bad = run_dtsim("collectives --ops allreduse", "coll-bad");
   CHECK(bad.code == 2);
   CHECK(bad.err.find("allreduce") != std::string::npos);
+}
+
+TEST_CASE("dtsim collectives --measured lays a nccl-tests run beside the model at its sizes; --plot draws both") {
+  const std::string dir = temp_dir("coll-measured");
+  const std::string measured = dir + "/all_reduce_perf.txt";
+  std::ofstream(measured) << "#       size         count      type   redop    root     time   algbw   busbw #wrong"
+                             "     time   algbw   busbw #wrong\n"
+                             "     1048576        262144     float     sum      -1    40.00   26.21   45.88      0"
+                             "    40.00   26.21   45.88      0\n"
+                             "   268435456      67108864     float     sum      -1  2500.00  107.37  187.90      0"
+                             "  2500.00  107.37  187.90      0\n";
+  const std::string cluster = "collectives --preset dgx_a100 --nodes 1 --ops allreduce";
+  const auto r = run_dtsim(cluster + " --measured '" + measured + "' --plot '" + dir + "/curve.svg'", "coll-measured");
+  REQUIRE(r.code == 0);
+  // At the measured sizes only, the model's busbw as the plain table gives it, the error against the measured one.
+  const auto plain = run_dtsim(cluster + " --min-bytes 1MiB --max-bytes 256MiB", "coll-measured-plain");
+  REQUIRE(plain.code == 0);
+  std::map<double, double> model;
+  for (std::istringstream in(plain.out); !in.eof();) {
+    std::string line;
+    std::getline(in, line);
+    std::istringstream f(line);
+    std::string kind;
+    double bytes = 0, time = 0, algbw = 0, busbw = 0;
+    if (f >> kind >> bytes >> time >> algbw >> busbw && kind == "allreduce") model[bytes] = busbw;
+  }
+  int rows = 0;
+  for (std::istringstream in(r.out); !in.eof();) {
+    std::string line;
+    std::getline(in, line);
+    std::istringstream f(line);
+    std::string kind, algo, proto, percent;
+    double bytes = 0, time = 0, algbw = 0, busbw = 0, meas = 0, error = 0;
+    if (!(f >> kind >> bytes >> time >> algbw >> busbw >> algo >> proto >> meas >> error >> percent)) continue;
+    INFO(line);
+    REQUIRE(model.count(bytes) == 1);
+    CHECK(busbw == Approx(model[bytes]).margin(0.01));
+    CHECK(meas == (bytes == 1048576 ? 45.88 : 187.90));
+    CHECK(error == Approx(100 * (busbw - meas) / meas).margin(0.1));
+    ++rows;
+  }
+  CHECK(rows == 2);
+  CHECK(r.out.find("# against " + measured + ": mean / largest |error| from 1 MiB") != std::string::npos);
+  const std::string svg = slurp(dir + "/curve.svg");
+  CHECK(svg.find("allreduce: NCCL's model (dtsim)") != std::string::npos);
+  CHECK(svg.find("allreduce: all_reduce_perf.txt") != std::string::npos);
+  // One collective per measured curve; an .svg or a .png.
+  const auto two = run_dtsim("collectives --preset dgx_a100 --ops allreduce,allgather --measured '" + measured + "'",
+                             "coll-measured-two");
+  CHECK(two.code == 2);
+  CHECK(two.err.find("a measured curve is of one collective") != std::string::npos);
+  const auto pdf = run_dtsim(cluster + " --plot '" + dir + "/curve.pdf'", "coll-measured-pdf");
+  CHECK(pdf.code == 2);
+  CHECK(pdf.err.find("name an .svg or a .png file") != std::string::npos);
+  CHECK(pdf.out.empty());  // refused before the table
+  const auto missing = run_dtsim(cluster + " --measured '" + dir + "/none.txt'", "coll-measured-missing");
+  CHECK(missing.code == 2);
+  CHECK(missing.err.find("none.txt: error: cannot read the measured curve") != std::string::npos);
 }
 
 TEST_CASE(

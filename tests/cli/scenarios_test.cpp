@@ -109,13 +109,23 @@ TEST_CASE("every published LLM run of bench/llm runs, and its table regenerates 
 
 TEST_CASE("the published nccl-tests curves of bench/collectives run, and their table regenerates unchanged") {
   // bench/collectives/run: dtsim collectives for each curve of systems.csv; the committed table.md is what it writes
-  // (the date aside).
-  const std::string table = dtsim::test::temp_dir("collectives") + "/table.md";
-  const auto run =
-      dtsim::test::run_shell("cd '" + std::string(DTSIM_SOURCE_DIR) + "' && TABLE='" + table + "' DTSIM='" +
-                                 std::string(DTSIM_BINARY_DIR) + "/bin/dtsim' bench/collectives/run",
-                             "collectives");
+  // (the date aside), and the committed plots of docs/img/collectives/ are what it draws.
+  const std::string dir = dtsim::test::temp_dir("collectives");
+  const std::string table = dir + "/table.md";
+  const auto run = dtsim::test::run_shell("cd '" + std::string(DTSIM_SOURCE_DIR) + "' && TABLE='" + table +
+                                              "' PLOTS='" + dir + "/plots' DTSIM='" + std::string(DTSIM_BINARY_DIR) +
+                                              "/bin/dtsim' bench/collectives/run",
+                                          "collectives");
   REQUIRE(run.code == 0);
+  int plots = 0;
+  for (const auto& entry : std::filesystem::directory_iterator(dir + "/plots")) {
+    const std::string name = entry.path().filename().string();
+    INFO(name);
+    CHECK(dtsim::test::slurp(entry.path().string()) ==
+          dtsim::test::slurp(std::string(DTSIM_SOURCE_DIR) + "/docs/img/collectives/" + name));
+    ++plots;
+  }
+  CHECK(plots == 7);  // one per curve of systems.csv
   const auto without_date = [](std::string text) {
     const std::string before = "`bench/collectives/run` (";
     const size_t at = text.find(before);
