@@ -81,9 +81,10 @@ void write_plot(const std::string& path, const std::vector<Row>& rows, const std
                 const std::string& title, const std::string& measured) {
   plot::Chart chart;
   chart.title = title;
-  chart.x_label = "size (B)";
+  chart.x_label = "size";
   chart.y_label = "bus bandwidth (GB/s)";
   chart.log_x = true;
+  chart.x_bytes = true;
   for (size_t k = 0; k < kinds.size(); ++k) {
     plot::Series model{
         fmt::format("{}: NCCL's model (dtsim)", collective_name(kinds[k])), {}, {}, kColors[k % std::size(kColors)]};

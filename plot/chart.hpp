@@ -29,7 +29,8 @@ struct Guide {
 struct Chart {
   std::string title;
   std::string x_label, y_label;
-  bool log_x = false;  // base 2: ticks at powers of two
+  bool log_x = false;    // base 2: ticks at powers of two
+  bool x_bytes = false;  // x ticks as sizes in binary units (512 B, 32 KiB, 8 GiB)
   bool log_y = false;
   std::vector<Series> series;
   std::vector<Guide> guides;

@@ -1,6 +1,7 @@
 // Laying out a chart: data ranges, "nice" ticks (powers of two on log axes), the plot frame.
 #include <algorithm>
 #include <cmath>
+#include <iterator>
 #include <limits>
 
 #include <fmt/format.h>
@@ -43,6 +44,17 @@ std::string tick_label(double v) {
   return fmt::format("{:.4g}", v);
 }
 
+// A size in bytes in the largest binary unit it is at least one of: 512 B, 32 KiB, 1.5 MiB, 8 GiB.
+std::string bytes_label(double v) {
+  static constexpr const char* kUnits[] = {"B", "KiB", "MiB", "GiB", "TiB", "PiB"};
+  size_t unit = 0;
+  while (unit + 1 < std::size(kUnits) && std::abs(v) >= 1024) {
+    v /= 1024;
+    ++unit;
+  }
+  return fmt::format("{:.4g} {}", v, kUnits[unit]);
+}
+
 Axis make_axis(const Chart& c, bool x_axis) {
   Axis a;
   a.log = x_axis ? c.log_x : c.log_y;
@@ -79,7 +91,7 @@ void draw_chart(const Chart& c, Canvas& canvas) {
   for (double t : x.ticks()) {
     const double px = x.map(t);
     canvas.line(px, top, px, bottom, "#e5e5e5", 1, false);
-    canvas.text(px, bottom + 18, tick_label(t), 'm', 12, false);
+    canvas.text(px, bottom + 18, c.x_bytes ? bytes_label(t) : tick_label(t), 'm', 12, false);
   }
   for (double t : y.ticks()) {
     const double py = y.map(t);

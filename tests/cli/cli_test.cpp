@@ -201,6 +201,8 @@ TEST_CASE("dtsim collectives --measured lays a nccl-tests run beside the model a
   const std::string svg = slurp(dir + "/curve.svg");
   CHECK(svg.find("allreduce: NCCL's model (dtsim)") != std::string::npos);
   CHECK(svg.find("allreduce: all_reduce_perf.txt") != std::string::npos);
+  CHECK(svg.find(">1 MiB<") != std::string::npos);  // sizes on the x axis in binary units
+  CHECK(svg.find(">256 MiB<") != std::string::npos);
   // One collective per measured curve; an .svg or a .png.
   const auto two = run_dtsim("collectives --preset dgx_a100 --ops allreduce,allgather --measured '" + measured + "'",
                              "coll-measured-two");

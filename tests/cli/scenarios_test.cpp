@@ -125,7 +125,7 @@ TEST_CASE("the published nccl-tests curves of bench/collectives run, and their t
           dtsim::test::slurp(std::string(DTSIM_SOURCE_DIR) + "/docs/img/collectives/" + name));
     ++plots;
   }
-  CHECK(plots == 7);  // one per curve of systems.csv
+  CHECK(plots == 10);  // one per curve of systems.csv
   const auto without_date = [](std::string text) {
     const std::string before = "`bench/collectives/run` (";
     const size_t at = text.find(before);
