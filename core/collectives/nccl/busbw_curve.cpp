@@ -74,17 +74,18 @@ std::vector<BusbwPoint> parse_busbw_curve(const std::string& text, const std::st
     for (std::string l; std::getline(in, l);) lines.push_back(l);
   }
   std::vector<BusbwPoint> points;
-  // A CSV: its first line that is neither empty nor a comment names the columns.
+  // A CSV: its first line that is neither empty nor a comment names the columns, `bytes` among them.
   size_t first = 0;
   while (first < lines.size() && (trim(lines[first]).empty() || trim(lines[first])[0] == '#')) ++first;
-  if (first < lines.size() && lines[first].find(',') != std::string::npos) {
-    const std::vector<std::string> header = split(trim(lines[first]), ',');
-    int bytes_col = -1, busbw_col = -1;
-    for (size_t i = 0; i < header.size(); ++i) {
-      if (header[i] == "bytes") bytes_col = static_cast<int>(i);
-      if (header[i] == "busbw_GBps") busbw_col = static_cast<int>(i);
-    }
-    if (bytes_col < 0 || busbw_col < 0) {
+  std::vector<std::string> header;
+  if (first < lines.size()) header = split(trim(lines[first]), ',');
+  int bytes_col = -1, busbw_col = -1;
+  for (size_t i = 0; i < header.size(); ++i) {
+    if (header[i] == "bytes") bytes_col = static_cast<int>(i);
+    if (header[i] == "busbw_GBps") busbw_col = static_cast<int>(i);
+  }
+  if (header.size() > 1 && bytes_col >= 0) {
+    if (busbw_col < 0) {
       throw InputError({path, static_cast<int>(first) + 1, 0},
                        "a CSV curve needs the columns bytes and busbw_GBps in its header (or give nccl-tests' own "
                        "output)");
@@ -102,9 +103,13 @@ std::vector<BusbwPoint> parse_busbw_curve(const std::string& text, const std::st
                 f[static_cast<size_t>(busbw_col)], "column busbw_GBps");
     }
   } else {
-    // nccl-tests: size count type redop [root] time algbw busbw #wrong time algbw busbw #wrong.
+    // nccl-tests: size count type redop [root] time algbw busbw #wrong time algbw busbw #wrong, each line perhaps
+    // after the `N:` of the task that printed it (srun -l, mpirun --tag-output's `[1,0]<stdout>:` are not numbers).
     for (size_t i = 0; i < lines.size(); ++i) {
-      const std::vector<std::string> f = split(lines[i], ' ');
+      std::vector<std::string> f = split(lines[i], ' ');
+      if (!f.empty() && f[0].size() > 1 && f[0].back() == ':' && all_digits(f[0].substr(0, f[0].size() - 1))) {
+        f.erase(f.begin());
+      }
       if (f.empty() || !all_digits(f[0])) continue;
       if (f.size() < 8) {
         throw InputError({path, static_cast<int>(i) + 1, 0},

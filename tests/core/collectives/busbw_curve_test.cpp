@@ -50,6 +50,15 @@ gpu59:28307:28307 [0] NCCL INFO Bootstrap : Using eth0
   REQUIRE(q.size() == 2);
   CHECK(q[1].bytes == 134217728);
   CHECK(q[1].busbw == Approx(145.94e9));
+  // Under srun -l every line starts with its task's number; NCCL's log lines (commas and all) are not rows.
+  const std::string tagged = R"(0: node1:93:93 [0] NCCL INFO Channel 00/32 : 0 1 2 3, via NVLS
+0:      8388608       2097152     float     sum      -1    337.8   24.83   46.56      0    295.6   28.38   53.21      0
+)";
+  const std::vector<BusbwPoint> s = parse_busbw_curve(tagged, "m.txt");
+  REQUIRE(s.size() == 1);
+  CHECK(s[0].busbw == Approx(46.56e9));
+  const std::string log_first = "node1:93:93 [0] NCCL INFO comm 0x1, rank 0, nranks 16\n" + recent;
+  CHECK(parse_busbw_curve(log_first, "m.txt").size() == 2);
 }
 
 TEST_CASE("a CSV curve: the bytes and busbw_GBps columns, wherever they are") {
