@@ -7,6 +7,7 @@
 #include <chrono>
 #include <ctime>
 #include <fstream>
+#include <map>
 #include <ostream>
 #include <thread>
 
@@ -168,6 +169,22 @@ CalibrationProfile fit_profile(const MachineInfo& machine, Measurements m) {
   return p;
 }
 
+std::string measured_busbw_key(const CalibrationProfile& p) {
+  if (p.machine.hosts != 1) return "";
+  std::map<double, std::vector<double>> by_size;
+  for (const CollectiveSample& c : p.collectives) {
+    if (c.kind == "allreduce" && c.ranks > 1 && c.busbw > 0) by_size[c.bytes].push_back(c.busbw);
+  }
+  std::string key;
+  for (auto& [bytes, busbw] : by_size) {
+    std::sort(busbw.begin(), busbw.end());
+    const size_t n = busbw.size();
+    const double median = n % 2 == 1 ? busbw[n / 2] : (busbw[n / 2 - 1] + busbw[n / 2]) / 2;
+    key += fmt::format("{}{:.0f}B:{:.4g}GB/s", key.empty() ? "" : ",", bytes, median / 1e9);
+  }
+  return key;
+}
+
 void print_profile(std::ostream& out, const CalibrationProfile& p) {
   const MachineInfo& m = p.machine;
   out << fmt::format("calibration of {} ({}, {} cores{}), backend {}, {} ranks on {} host(s), {}{}\n", m.hostname,
@@ -219,6 +236,12 @@ void print_profile(std::ostream& out, const CalibrationProfile& p) {
                          c.ranks, c.bytes, c.seconds * 1e6, c.algbw / 1e9, c.busbw / 1e9, c.predicted * 1e6,
                          c.seconds > 0 ? 100 * (c.predicted - c.seconds) / c.seconds : 0.0);
     }
+  }
+  const std::string busbw = measured_busbw_key(p);
+  if (!busbw.empty()) {
+    out << "\nthe AllReduce bus bandwidth measured here, as a scenario key (for a cluster described without this "
+           "profile; it overrides NCCL's model there):\n"
+        << "  cluster.intra_node.collective_busbw: " << busbw << "\n";
   }
 }
 

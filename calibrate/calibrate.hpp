@@ -50,7 +50,14 @@ MachineInfo this_machine(const std::string& backend, int ranks, int hosts, bool 
 // collectives are single-rank, and the profile's links stay the scenario's.
 int calibrate(const CalibrateOptions& o, real::HostComm& world, std::ostream& out);
 
-// The profile's tables (links, compute, memory, compression, collectives), as calibrate prints them.
+// The profile's tables (links, compute, memory, compression, collectives), as calibrate prints them, and the
+// measured AllReduce curve as a scenario key (measured_busbw_key).
 void print_profile(std::ostream& out, const CalibrationProfile& p);
+
+// The AllReduce bus bandwidth the profile measured over the ranks of one host, as a
+// cluster.intra_node.collective_busbw value ("1048576B:36.2GB/s,...": each size once, by size, its median where
+// passes repeat it), for a scenario that describes the cluster without the profile (a measured curve overrides
+// NCCL's model there: docs/engines.md); "" where the profile measured none (several hosts, or one rank).
+std::string measured_busbw_key(const CalibrationProfile& p);
 
 }  // namespace dtsim::calib

@@ -6,11 +6,14 @@
 
 #include <cmath>
 #include <map>
+#include <set>
 
 #include <yaml-cpp/yaml.h>
 
+#include "calibrate/calibrate.hpp"
 #include "core/calibration/calibration.hpp"
 #include "core/calibration/profile_reader.hpp"
+#include "core/scenario/loader.hpp"
 #include "tests/support/mpirun.hpp"
 
 using namespace dtsim;
@@ -29,6 +32,20 @@ TEST_CASE("calibrate --quick on 2 ranks, then validate a 2-rank ring job with th
   CHECK(p->link(kSameHost)->samples.size() >= 5);
   CHECK(p->compute.at("fp32").samples.size() >= 5);
   CHECK(!p->collectives.empty());
+  // The measured AllReduce curve, printed as a scenario key (busbw_key_test holds its form): it loads, a point per
+  // size the AllReduces were measured at.
+  const std::string key_line = "  cluster.intra_node.collective_busbw: ";
+  const size_t at = cal.out.find(key_line);
+  REQUIRE(at != std::string::npos);
+  const std::string key = cal.out.substr(at + key_line.size(), cal.out.find('\n', at) - at - key_line.size());
+  std::set<double> sizes;
+  for (const CollectiveSample& c : p->collectives) {
+    if (c.kind == "allreduce") sizes.insert(c.bytes);
+  }
+  const Scenario pasted =
+      load_scenario_text("model: {name: resnet50}\ncluster: {device: cpu_socket, devices_per_node: 2}\n", "x.yaml",
+                         {"cluster.intra_node.collective_busbw=" + key});
+  CHECK(pasted.cluster.intra_busbw.size() == sizes.size());
   // Contention: five lists of 5 rounds (--quick), every time positive, the fit's rates from their
   // medians (what they are on this machine is noise; that they are measured and read back is not).
   REQUIRE(p->contention);
