@@ -1,7 +1,9 @@
 // A collective replayed as its algorithm's phases of flows between the group's members, over
 // mailboxes: each member sends its flows of a phase and receives its own, then the next phase.
 // At flow fidelity a phase stands for several rounds merged into one message per pair; the
-// other rounds' latencies are slept. The phases of each (group, kind, bytes) are built once.
+// other rounds' latencies are slept. NCCL's AllReduce, ReduceScatter and AllGather (strategy.allreduce.algorithm:
+// nccl) are one phase of ring flows at either fidelity (CostModel::nccl_replay). The phases of each (group, kind,
+// bytes) are built once.
 #pragma once
 
 #include <simgrid/s4u.hpp>
