@@ -189,9 +189,9 @@ int collectives_command(const CollectivesOptions& o) {
       "# graphs: ring {} channels x {:.1f}/{:.1f} GB/s, tree {} x {:.1f}/{:.1f}, nvls {} x {:.1f}/{:.1f}\n",
       g.ring.channels, g.ring.bw_intra, g.ring.bw_inter, g.tree.channels, g.tree.bw_intra, g.tree.bw_inter,
       g.nvls.channels, g.nvls.bw_intra, g.nvls.bw_inter);
-  std::cout << fmt::format("{:>15} {:>13} {:>12} {:>11} {:>11}  {:<10} {:<8}{}\n", "collective", "size (B)",
-                           "time (us)", "algbw GB/s", "busbw GB/s", "algorithm", "protocol",
-                           measured.empty() ? "" : "  measured GB/s    error");
+  std::cout << fmt::format("{:>15} {:>13} {:>12} {:>11} {:>11}  {:<10} {}\n", "collective", "size (B)", "time (us)",
+                           "algbw GB/s", "busbw GB/s", "algorithm",
+                           measured.empty() ? "protocol" : "protocol  measured GB/s    error");
   for (const Row& r : rows) {
     const double algbw = r.choice.seconds > 0 ? r.bytes / r.choice.seconds / 1e9 : 0.0;
     const bool p2p = r.kind == CollectiveKind::AllToAll;
@@ -201,10 +201,11 @@ int collectives_command(const CollectivesOptions& o) {
                    ? fmt::format("  {:>13.2f} {:>+7.1f} %", *r.measured, 100 * (r.busbw - *r.measured) / *r.measured)
                    : fmt::format("  {:>13.2f}       -", *r.measured);
     }
-    std::cout << fmt::format("{:>15} {:>13.0f} {:>12.2f} {:>11.2f} {:>11.2f}  {:<10} {:<8}{}\n",
-                             collective_name(r.kind), r.bytes, r.choice.seconds * 1e6, algbw, r.busbw,
+    const std::string_view proto = p2p ? "Simple" : nccl::proto_name(r.choice.proto);
+    std::cout << fmt::format("{:>15} {:>13.0f} {:>12.2f} {:>11.2f} {:>11.2f}  {:<10} {}{}\n", collective_name(r.kind),
+                             r.bytes, r.choice.seconds * 1e6, algbw, r.busbw,
                              p2p ? "p2p" : nccl::algo_name(r.choice.algo),
-                             p2p ? "Simple" : nccl::proto_name(r.choice.proto), beside);
+                             beside.empty() ? fmt::format("{}", proto) : fmt::format("{:<8}", proto), beside);
   }
   constexpr double kMiB = 1 << 20;
   if (!measured.empty()) {
