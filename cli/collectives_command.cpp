@@ -60,6 +60,7 @@ struct Row {
   CollectiveKind kind = CollectiveKind::AllReduce;
   double bytes = 0;
   nccl::Choice choice;
+  double algbw = 0;                // GB/s
   double busbw = 0;                // GB/s
   std::optional<double> measured;  // GB/s, with --measured
 };
@@ -153,9 +154,9 @@ int collectives_command(const CollectivesOptions& o) {
 
   std::vector<Row> rows;
   const auto add = [&](CollectiveKind kind, double bytes, std::optional<double> meas) {
-    Row r{kind, bytes, tuning.choose(kind, bytes), 0, meas};
-    const double algbw = r.choice.seconds > 0 ? bytes / r.choice.seconds / 1e9 : 0.0;
-    r.busbw = algbw * bus_factor(kind, comm.ranks);
+    Row r{kind, bytes, tuning.choose(kind, bytes), 0, 0, meas};
+    r.algbw = r.choice.seconds > 0 ? bytes / r.choice.seconds / 1e9 : 0.0;
+    r.busbw = r.algbw * bus_factor(kind, comm.ranks);
     rows.push_back(r);
   };
   for (CollectiveKind kind : kinds) {
@@ -193,7 +194,6 @@ int collectives_command(const CollectivesOptions& o) {
                            "algbw GB/s", "busbw GB/s", "algorithm",
                            measured.empty() ? "protocol" : "protocol  measured GB/s    error");
   for (const Row& r : rows) {
-    const double algbw = r.choice.seconds > 0 ? r.bytes / r.choice.seconds / 1e9 : 0.0;
     const bool p2p = r.kind == CollectiveKind::AllToAll;
     std::string beside;
     if (r.measured) {
@@ -203,7 +203,7 @@ int collectives_command(const CollectivesOptions& o) {
     }
     const std::string_view proto = p2p ? "Simple" : nccl::proto_name(r.choice.proto);
     std::cout << fmt::format("{:>15} {:>13.0f} {:>12.2f} {:>11.2f} {:>11.2f}  {:<10} {}{}\n", collective_name(r.kind),
-                             r.bytes, r.choice.seconds * 1e6, algbw, r.busbw,
+                             r.bytes, r.choice.seconds * 1e6, r.algbw, r.busbw,
                              p2p ? "p2p" : nccl::algo_name(r.choice.algo),
                              beside.empty() ? fmt::format("{}", proto) : fmt::format("{:<8}", proto), beside);
   }
