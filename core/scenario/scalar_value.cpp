@@ -37,6 +37,16 @@ std::optional<Meaningful> meaningful(Quantity q) {
   return std::nullopt;
 }
 
+// The largest count a list element may hold: an int holds it, and no cluster or model comes near.
+constexpr double kMaxListCount = 1e9;
+
+// One whole number of a list (dimensions, indices, node counts); throws InputError past kMaxListCount.
+int list_count(const std::string& part) {
+  const double v = parse_quantity(part, Quantity::Count);
+  if (v > kMaxListCount) throw InputError(fmt::format("{} is above {:.0f}", part, kMaxListCount));
+  return static_cast<int>(v);
+}
+
 }  // namespace
 
 double ScalarValue::quantity(Quantity q) const {
@@ -83,14 +93,15 @@ std::vector<int> ScalarValue::dims() const {
   while (start <= text_.size()) {
     const size_t x = text_.find('x', start);
     const std::string part = text_.substr(start, x == std::string::npos ? std::string::npos : x - start);
-    double v = 0;
+    int v = 0;
     try {
-      v = parse_quantity(part, Quantity::Count);
+      v = list_count(part);
     } catch (const InputError&) {
-      fail(fmt::format("'{}' is not a list of dimensions (use e.g. 4x4x2)", text_));
+      fail(fmt::format("'{}' is not a list of dimensions (use whole numbers up to {:.0f}, e.g. 4x4x2)", text_,
+                       kMaxListCount));
     }
     if (v < 1) fail(fmt::format("'{}' has a dimension below 1 (use e.g. 4x4x2)", text_));
-    out.push_back(static_cast<int>(v));
+    out.push_back(v);
     if (x == std::string::npos) break;
     start = x + 1;
   }
@@ -104,9 +115,10 @@ std::vector<int> ScalarValue::indices() const {
     const size_t comma = text_.find(',', start);
     const std::string part = text_.substr(start, comma == std::string::npos ? std::string::npos : comma - start);
     try {
-      out.push_back(static_cast<int>(parse_quantity(part, Quantity::Count)));
+      out.push_back(list_count(part));
     } catch (const InputError&) {
-      fail(fmt::format("'{}' is not a list of indices (use e.g. 0,5,7)", text_));
+      fail(fmt::format("'{}' is not a list of indices (use whole numbers up to {:.0f}, e.g. 0,5,7)", text_,
+                       kMaxListCount));
     }
     if (comma == std::string::npos) break;
     start = comma + 1;
@@ -136,7 +148,7 @@ std::vector<std::pair<std::string, int>> ScalarValue::device_counts() const {
     int count = 0;
     try {
       if (colon == std::string::npos) throw InputError("no count");
-      count = static_cast<int>(parse_quantity(part.substr(colon + 1), Quantity::Count));
+      count = list_count(part.substr(colon + 1));
     } catch (const InputError&) {
       fail(fmt::format("'{}' is not a device mix (use device:nodes pairs, e.g. a100_40gb:2,v100_16gb:2)", text_));
     }

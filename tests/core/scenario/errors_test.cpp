@@ -134,3 +134,18 @@ TEST_CASE("nccl as the collective algorithm needs GPUs") {
         "one (use ring, double_binary_tree, halving_doubling, hierarchical or direct)");
   CHECK(dtsim::load_scenario_text(cpus, "x.yaml").job().strategy.algorithm == "nccl");
 }
+
+TEST_CASE("lists of whole numbers refuse values past 1e9 instead of overflowing an int") {
+  const std::string at = std::string(kGood) + "  ";
+  CHECK(error_of(at + "nic_profile_nodes: 0,1e12\n") ==
+        "x.yaml:8:22: error: cluster.nic_profile_nodes: '0,1e12' is not a list of indices (use whole numbers up to "
+        "1000000000, e.g. 0,5,7)");
+  CHECK(error_of(at + "topology:\n    dims: 2x1e10\n") ==
+        "x.yaml:9:11: error: cluster.topology.dims: '2x1e10' is not a list of dimensions (use whole numbers up to "
+        "1000000000, e.g. 4x4x2)");
+  CHECK(error_of(at + "device_mix: a100_40gb:1e12\n") ==
+        "x.yaml:8:15: error: cluster.device_mix: 'a100_40gb:1e12' is not a device mix (use device:nodes pairs, e.g. "
+        "a100_40gb:2,v100_16gb:2)");
+  CHECK(dtsim::load_scenario_text(at + "nic_profile_nodes: 0,1\n", "x.yaml").cluster.nic_profile_nodes ==
+        std::vector<int>{0, 1});
+}
