@@ -61,6 +61,30 @@ int nvls_tree_chunk(const NvlsTuning& t, double bytes, int pipes) {
   return chunk;
 }
 
+int nvls_chunk(const NvlsTuning& t, double bytes, int pipes) {
+  int chunk = t.chunk;
+  const double ops = pipes;
+  if (bytes < 64 * ops * chunk && chunk > 65536) chunk = 65536;
+  if (bytes < 8 * ops * chunk && chunk > 32768) chunk = 32768;
+  if (bytes < 2 * ops * chunk && chunk > 16384) chunk = 16384;
+  return chunk;
+}
+
+CallTime nvls_one_node_allreduce(const NodeTopology& node, const Communicator& comm, double bytes, int nvls_heads,
+                                 const NvlsOneNodeFit& fit) {
+  const NvlsTuning t = nvls_tuning(node, comm);
+  const int ops = t.channels * std::max(1, nvls_heads);
+  const double chunk = nvls_chunk(t, bytes, ops);
+  const double n = comm.ranks;
+  const double bw = fit.link_efficiency * node.nvlinks * node.nvlink_bw * 1e9 * n / (n + 1);
+  const double per_chunk = chunk * ops / bw + fit.chunk_seconds;
+  constexpr double kStages = 3;  // scatter, reduce, gather
+  CallTime c;
+  c.latency_seconds = fit.launch_seconds + (kStages - 1) * per_chunk;
+  c.seconds = c.latency_seconds + bytes / (ops * chunk) * per_chunk;
+  return c;
+}
+
 double pipeline_fill(const NodeTopology& node, const Communicator& comm, CollectiveKind kind, Algo a, Proto p,
                      double bytes, double bw, int nvls_heads) {
   if (bw <= 0 || p != Proto::Simple) return 0.0;

@@ -16,7 +16,19 @@
 // CTAs, ncclNvlsTuning in src/transport/nvls.cc) x NVLS heads (the NVLS graph's channels); chunk: the smaller of
 // NCCL_NVLS_CHUNKSIZE and the NVLS Tree ceiling, halved toward 32 KiB while the buffer is under 32, 16, 4 and 1
 // times concurrentOps (= pipes) x chunk. Not modelled (NCCL's own correction stands, or the pattern fills
-// nothing): rings, trees, NVLS in one node (one stage), LL and LL128, PAT.
+// nothing): rings, trees, LL and LL128, PAT.
+//
+// NVLS AllReduce in one node is timed as its kernel runs it, in place of NCCL's estimate (whose NVLS bandwidth
+// is 17 % under what Hopper sustains and which has no term for the chunk size): src/device/all_reduce.h gives each
+// of the nvlsChannels CTAs scatter, reduce and gather warps, three stages every chunk crosses, for each of the
+// `heads` NVLS heads: ops = channels x heads concurrent pipes, each moving S / ops bytes in chunks of k, the
+// NVLS chunk calcCollChunking picks (NCCL_NVLS_CHUNKSIZE, 128 KiB, halved to 64, 32 and 16 KiB while S is under
+// 64, 8 and 2 times ops x chunk). A chunk costs its bytes at the pipe's share of B plus a fixed tau:
+//   t = L + (S / (ops k) + 2) x (k ops / B + tau),   B = eta x nvlinks x nvlink_bw x n / (n + 1),
+// B the algorithm bandwidth the GPU's NVLinks carry when each rank sends and receives S (n + 1) / n through the
+// switch (its share reduced, then multicast). L, eta and tau are dtsim's, fitted by
+// bench/collectives/fit_nvls_one_node.py on one measured curve (Azure ND H100 v5,
+// bench/collectives/published/azure_nd_h100_v5_all_reduce_1n.csv) and shown on the others in docs/VALIDATION.md.
 #pragma once
 
 #include "core/collectives/collective.hpp"
@@ -34,6 +46,24 @@ NvlsTuning nvls_tuning(const NodeTopology& node, const Communicator& comm);
 
 // calcCollChunking's chunk for an NVLS Tree AllReduce of `bytes` over `pipes` concurrent operations.
 int nvls_tree_chunk(const NvlsTuning& t, double bytes, int pipes);
+// calcCollChunking's chunk for an NVLS AllReduce of `bytes` in one node over `pipes` concurrent operations.
+int nvls_chunk(const NvlsTuning& t, double bytes, int pipes);
+
+// A call's time as dtsim predicts it: seconds, and the part of them that does not grow with the bytes.
+struct CallTime {
+  double seconds = 0;
+  double latency_seconds = 0;
+};
+// dtsim's fitted constants of the NVLS AllReduce in one node (above), one place.
+struct NvlsOneNodeFit {
+  double launch_seconds;   // L
+  double link_efficiency;  // eta
+  double chunk_seconds;    // tau
+};
+inline constexpr NvlsOneNodeFit kNvlsOneNodeFit{10.2e-6, 0.912, 4.71e-6};
+// NVLS AllReduce of `bytes` in one node as its kernel runs it (above); `nvls_heads`: the NVLS graph's channels.
+CallTime nvls_one_node_allreduce(const NodeTopology& node, const Communicator& comm, double bytes, int nvls_heads,
+                                 const NvlsOneNodeFit& fit = kNvlsOneNodeFit);
 
 // The fill in seconds of `kind` of `bytes` run as (a, p), whose NCCL algorithm bandwidth is `bw` (GB/s); 0 where
 // dtsim adds none (see above). `nvls_heads`: the NVLS graph's channels.

@@ -156,7 +156,7 @@ void Tuning::fill(CollectiveKind kind) {
 Choice Tuning::priced(CollectiveKind kind, Algo a, Proto p, double bytes) const {
   double bw = bandwidth(kind, a, p);
   double lat = latency(kind, a, p);
-  if (bw <= 0) return Choice{a, p, -1.0, 0.0};
+  if (bw <= 0) return Choice{a, p, -1.0, 0.0, 0.0, -1.0};
   const int log_size = log2_floor(std::floor(bytes / 64));
   const bool ar = kind == CollectiveKind::AllReduce;
   if (a == Algo::Tree && ar && log_size >= 0 && log_size < 23)
@@ -166,20 +166,29 @@ Choice Tuning::priced(CollectiveKind kind, Algo a, Proto p, double bytes) const 
   if (a == Algo::Ring && p == Proto::Simple && comm_.nodes > 1 && ar &&
       bytes / (static_cast<double>(comm_channels_) * comm_.ranks) >= 64)
     lat *= node_.compute_capability < 80 ? kRingPlateauPreAmpere : kRingPlateau;
-  return Choice{a, p, (lat + bytes / (1000 * bw)) * 1e-6, lat * 1e-6};
+  const double seconds = (lat + bytes / (1000 * bw)) * 1e-6;
+  return Choice{a, p, seconds, lat * 1e-6, 0.0, seconds};
 }
 
 Choice Tuning::choose(CollectiveKind kind, double bytes) const {
   if (comm_.ranks <= 1) return Choice{};
   if (kind == CollectiveKind::AllToAll) {
-    return Choice{Algo::Ring, Proto::Simple, alltoall_time(bytes), alltoall_latency()};
+    const double seconds = alltoall_time(bytes);
+    return Choice{Algo::Ring, Proto::Simple, seconds, alltoall_latency(), 0.0, seconds};
   }
-  Choice best{Algo::Ring, Proto::Simple, std::numeric_limits<double>::max(), 0.0};
+  Choice best{Algo::Ring, Proto::Simple, std::numeric_limits<double>::max(),
+              0.0,        0.0,           std::numeric_limits<double>::max()};
   for (Algo a : kAllAlgos) {
     for (Proto p : kAllProtos) {
       const Choice c = priced(kind, a, p, bytes);
       if (c.seconds >= 0 && c.seconds < best.seconds) best = c;
     }
+  }
+  if (best.algo == Algo::Nvls && comm_.nodes == 1 && kind == CollectiveKind::AllReduce) {
+    const CallTime run = nvls_one_node_allreduce(node_, comm_, bytes, graphs_.nvls.channels);
+    best.seconds = run.seconds;
+    best.latency_seconds = run.latency_seconds;
+    return best;
   }
   best.fill_seconds = pipeline_fill(node_, comm_, kind, best.algo, best.proto, bytes,
                                     bandwidth(kind, best.algo, best.proto), graphs_.nvls.channels);

@@ -4,6 +4,9 @@
 #include <catch2/catch.hpp>
 
 #include <cmath>
+#include <fstream>
+#include <regex>
+#include <sstream>
 
 #include "core/base/error.hpp"
 #include "core/collectives/nccl/nccl_cluster.hpp"
@@ -103,7 +106,7 @@ TEST_CASE("nccl: the choice is the least time of the pairs NCCL prices (NCCL's e
         for (int a = 0; a < nccl::kAlgos; ++a) {
           for (int p = 0; p < nccl::kProtos; ++p) {
             const double other = t.time(kind, static_cast<Algo>(a), static_cast<Proto>(p), bytes);
-            if (other >= 0) CHECK(c.seconds - c.fill_seconds <= other);
+            if (other >= 0) CHECK(c.nccl_seconds <= other);
           }
         }
       }
@@ -149,6 +152,50 @@ TEST_CASE("nccl: the NVLS Tree pipeline's fill by hand: calcCollChunking's chunk
   CHECK(big.choose(CollectiveKind::AllReduce, 4 * GiB).fill_seconds == Approx(2 * 524288.0 * 128 / bw));
 }
 
+TEST_CASE("nccl: NVLS AllReduce in one node by hand: three stages of chunks over 16 CTAs x 8 heads") {
+  const nccl::Tuning t(dgx_h100(), {8, 1});
+  const nccl::NvlsTuning nt = nccl::nvls_tuning(dgx_h100(), {8, 1});
+  REQUIRE(nt.channels == 16);
+  REQUIRE(t.graphs().nvls.channels == 8);
+  // calcCollChunking: 128 KiB from 64 x 128 x 128 KiB = 1 GiB, 64 KiB from 8 x 128 x 64 KiB = 64 MiB, 32 KiB from
+  // 2 x 128 x 32 KiB = 8 MiB, 16 KiB below.
+  const auto& fit = nccl::kNvlsOneNodeFit;
+  const double bw = fit.link_efficiency * 18 * 20.6e9 * 8 / 9;
+  for (const auto& [bytes, chunk] : {std::pair{4.0 * 1048576, 16384.0},
+                                     {8.0 * 1048576, 32768.0},
+                                     {63.0 * 1048576, 32768.0},
+                                     {64.0 * 1048576, 65536.0},
+                                     {512.0 * 1048576, 65536.0},
+                                     {GiB, 131072.0},
+                                     {8 * GiB, 131072.0}}) {
+    CHECK(nccl::nvls_chunk(nt, bytes, 128) == static_cast<int>(chunk));
+    const nccl::Choice c = t.choose(CollectiveKind::AllReduce, bytes);
+    REQUIRE(c.algo == Algo::Nvls);
+    const double per_chunk = chunk * 128 / bw + fit.chunk_seconds;
+    CHECK(c.latency_seconds == Approx(fit.launch_seconds + 2 * per_chunk));
+    CHECK(c.seconds == Approx(fit.launch_seconds + (bytes / (128 * chunk) + 2) * per_chunk));
+    CHECK(c.nccl_seconds == Approx(t.time(CollectiveKind::AllReduce, Algo::Nvls, Proto::Simple, bytes)));
+    CHECK(c.fill_seconds == 0);
+  }
+  // The constants are what bench/collectives/nvls_fit.py fitted (it writes them to nvls_fit.md).
+  std::ifstream in(std::string(DTSIM_SOURCE_DIR) + "/bench/collectives/nvls_fit.md");
+  std::stringstream md;
+  md << in.rdbuf();
+  std::smatch m;
+  const std::string text = md.str();
+  REQUIRE(std::regex_search(
+      text, m, std::regex(R"(\| azure_nd_h100_v5_all_reduce_1n\.csv \| ([0-9.]+) \| ([0-9.]+) \| ([0-9.]+) \|)")));
+  CHECK(fit.launch_seconds == Approx(std::stod(m[1]) * 1e-6));
+  CHECK(fit.link_efficiency == Approx(std::stod(m[2])));
+  CHECK(fit.chunk_seconds == Approx(std::stod(m[3]) * 1e-6));
+  // The chunk's doubling at 1 GiB raises the bus bandwidth, as the Hopper curves of docs/VALIDATION.md show.
+  const auto busbw = [&](double bytes) { return bytes / t.choose(CollectiveKind::AllReduce, bytes).seconds; };
+  CHECK(busbw(GiB) > 1.04 * busbw(GiB - 1048576));
+  // Past the fill, the bandwidth tends to B, the chunk's fixed cost aside.
+  const double big = 64 * GiB;
+  CHECK(busbw(big) == Approx(1 / (1 / bw + fit.chunk_seconds / (128 * 131072.0))).epsilon(0.001));
+}
+
 TEST_CASE("nccl: a network stack's declared latency and protocols, as NCCL takes them") {
   nccl::NodeTopology efa = dgx_h100();
   efa.stack.declared_latency = 75;
@@ -167,12 +214,14 @@ TEST_CASE("nccl: a network stack's declared latency and protocols, as NCCL takes
 
 TEST_CASE("nccl: more NIC or NVLink bandwidth is never slower") {
   for (CollectiveKind kind : {CollectiveKind::AllReduce, CollectiveKind::AllGather, CollectiveKind::AllToAll}) {
-    for (double bytes = 4096; bytes <= 4 * GiB; bytes *= 8) {
+    for (double bytes = 4096; bytes <= 4 * GiB; bytes *= 2) {
       nccl::NodeTopology slow = dgx_h100();
       slow.nic_bw = 25.0;
       slow.nvlinks = 12;
-      CHECK(nccl::Tuning(dgx_h100(), {32, 4}).choose(kind, bytes).seconds <=
-            nccl::Tuning(slow, {32, 4}).choose(kind, bytes).seconds);
+      for (const nccl::Communicator comm : {nccl::Communicator{32, 4}, nccl::Communicator{8, 1}}) {
+        CHECK(nccl::Tuning(dgx_h100(), comm).choose(kind, bytes).seconds <=
+              nccl::Tuning(slow, comm).choose(kind, bytes).seconds);
+      }
     }
   }
 }
