@@ -26,9 +26,9 @@
 // 64, 8 and 2 times ops x chunk). A chunk costs its bytes at the pipe's share of B plus a fixed tau:
 //   t = L + (S / (ops k) + 2) x (k ops / B + tau),   B = eta x nvlinks x nvlink_bw x n / (n + 1),
 // B the algorithm bandwidth the GPU's NVLinks carry when each rank sends and receives S (n + 1) / n through the
-// switch (its share reduced, then multicast). L, eta and tau are dtsim's, fitted by
-// bench/collectives/fit_nvls_one_node.py on one measured curve (Azure ND H100 v5,
-// bench/collectives/published/azure_nd_h100_v5_all_reduce_1n.csv) and shown on the others in docs/VALIDATION.md.
+// switch (its share reduced, then multicast). L, eta and tau are dtsim's, fitted by bench/collectives/nvls_fit.py
+// on one measured curve (Azure ND H100 v5, bench/collectives/published/azure_nd_h100_v5_all_reduce_1n.csv) and
+// shown on another (ND H200 v5) in bench/collectives/nvls_fit.md and docs/VALIDATION.md.
 #pragma once
 
 #include "core/collectives/collective.hpp"
