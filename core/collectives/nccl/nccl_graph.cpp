@@ -35,6 +35,23 @@ Graph duplicated(Graph g, int cc) {
   return g;
 }
 
+// Pass 2 of the search for trees (search.cc: "increase bwIntra for trees"): from the ring's speed, bw_intra climbs
+// the speed list, one speed at a time, while it is below twice bw_inter and the node's links carry the channels at
+// the next speed: no path above P (`links`), channels x speed within T g / (g - 1) (a tree need not come back to
+// its first GPU, so NCCL counts T x ndev / (ndev - 1) for it).
+Graph raised_tree(Graph tree, SpeedArray speeds, double links, int g) {
+  if (tree.channels == 0) return tree;
+  const double total = g > 1 ? links * g / (g - 1) : links;
+  int i = 0;
+  while (i < speeds.count - 1 && speeds.speeds[i] > tree.bw_inter + 1e-6) ++i;
+  while (i > 0 && tree.bw_intra < 2 * tree.bw_inter - 1e-6) {
+    const double next = speeds.speeds[--i];
+    if (next > links + 1e-6 || next * tree.channels > total + 1e-6) break;
+    tree.bw_intra = next;
+  }
+  return tree;
+}
+
 }  // namespace
 
 Graphs search_graphs(const NodeTopology& node, const Communicator& comm) {
@@ -63,7 +80,7 @@ Graphs search_graphs(const NodeTopology& node, const Communicator& comm) {
     }
   }
   out.ring = duplicated(ring, node.compute_capability);
-  out.tree = out.ring;
+  out.tree = raised_tree(out.ring, comm.nodes == 1 ? intra_speeds(arch) : inter_speeds(arch), links, g);
   if (arch >= Arch::Hopper && out.nvlink) {
     const int channels = std::min(kMaxNvlsChannels, g);
     const double total = links * g / (g - 1);

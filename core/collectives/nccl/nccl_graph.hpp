@@ -15,7 +15,10 @@
 //       channels, and g - 1 of a node's g GPUs send each channel over NVLink, so at most floor(T g / (s (g - 1))).
 //   Duplication (ncclTopoDupChannels): a ring or tree of speed s >= 25 is split into twice the channels at half the
 //       speed (at most 32), except on Hopper and later when s < 50 and there are more than 4 channels.
-//   Tree: the ring's channels and speed (NCCL searches trees for the ring's channel count).
+//   Tree: the ring's channels and speed (NCCL searches trees for the ring's channel count); then, as NCCL's second
+//       pass raises bwIntra for trees, bw_intra climbs the speed list while it is below 2 x bw_inter and each next
+//       speed s' keeps s' <= P and channels x s' <= T g / (g - 1). It counts where NCCL prices a tree by bw_intra:
+//       in one node and across two (2 x 8 A100 behind 4 x 100 Gb/s NICs: 4 channels of 12 GB/s across, 24 inside).
 //   NVLS (Hopper and later, NVSwitch, 2 GPUs or more on the node): one channel per local GPU (at most 32); in one
 //       node s is the first intra speed with g x s <= T g / (g - 1) (non-ring patterns get T x ndev / (ndev - 1));
 //       across nodes the first inter speed within N, with min(g, nics x floor(N / s)) channels. Never duplicated.

@@ -81,6 +81,32 @@ TEST_CASE("nccl: DGX H100, two nodes: 8 ring channels of 48 GB/s and NVLS Tree A
         Approx((lat * 1.4 + GiB / (1000 * bw)) * 1e-6));
 }
 
+TEST_CASE("nccl: the tree's second pass raises bw_intra toward twice bw_inter, as far as NVLink carries it") {
+  // 8 A100 behind 4 x 100 Gb/s NICs (AWS p4de): N = min(PCIe 24, NIC 12.5): speed 12, 4 channels. The tree climbs
+  // Ampere's inter speeds 15, 18, 20, 24 (4 x 24 = 96 within 240 x 8 / 7) and stops at 24 = 2 x 12.
+  const nccl::NodeTopology p4de{80, 12, 20.0, 24.0, 4, 12.5, nccl::Cpu::Intel, {}};
+  const nccl::Tuning two(p4de, {16, 2});
+  CHECK(two.graphs().ring.channels == 4);
+  CHECK(two.graphs().ring.bw_intra == Approx(12.0));
+  CHECK(two.graphs().tree.channels == 4);
+  CHECK(two.graphs().tree.bw_inter == Approx(12.0));
+  CHECK(two.graphs().tree.bw_intra == Approx(24.0));
+  // On two nodes NCCL prices the tree by bw_intra: min(4 x 24 x 0.92, 4 x Ampere's 2-node tree cap 23.6) x 1/2.
+  CHECK(two.bandwidth(CollectiveKind::AllReduce, Algo::Tree, Proto::Simple) == Approx(4 * 24 * 0.92 / 2));
+  // So the tree wins the large sizes, its algorithm bandwidth 44 GB/s above the ring's 4 x 12 x 16 / 30 = 25.6 (on
+  // two nodes a tree moves S across each node's NICs, a ring 2 (n - 1) / n x S).
+  CHECK(two.choose(CollectiveKind::AllReduce, 2 * GiB).algo == Algo::Tree);
+  // Beyond two nodes NCCL prices it by bw_inter: the raise changes nothing there.
+  CHECK(nccl::Tuning(p4de, {32, 4}).bandwidth(CollectiveKind::AllReduce, Algo::Tree, Proto::Simple) ==
+        Approx(4 * 12 * 0.92 / 2));
+  // DGX A100 (N = 24, 8 channels): 28 and 30 fit (8 x 30 = 240 <= 274), 48 would not (384): the tree stops at 30.
+  CHECK(nccl::Tuning(dgx_a100(), {16, 2}).graphs().tree.bw_intra == Approx(30.0));
+  // DGX H100: 48 is Hopper's top inter speed, nothing above it to climb to.
+  CHECK(nccl::Tuning(dgx_h100(), {16, 2}).graphs().tree.bw_intra == Approx(48.0));
+  // One DGX A100: the ring's 12 channels of 20; 30 would need 360 > 274: no raise.
+  CHECK(nccl::Tuning(dgx_a100(), {8, 1}).graphs().tree.bw_intra == Approx(20.0));
+}
+
 TEST_CASE("nccl: a PCIe node: one channel of 20 GB/s, no LL128") {
   const nccl::Tuning t(nccl::NodeTopology{80, 0, 0, 24.0, 1, 12.5, nccl::Cpu::Intel, {}}, {4, 1});
   CHECK_FALSE(t.graphs().nvlink);
