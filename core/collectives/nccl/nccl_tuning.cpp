@@ -190,6 +190,12 @@ Choice Tuning::choose(CollectiveKind kind, double bytes) const {
     best.latency_seconds = run.latency_seconds;
     return best;
   }
+  if (best.algo == Algo::Ring && comm_.nodes == 1 && graphs_.nvlink) {
+    const double extra = ring_step_extra_seconds(arch_, kind, best.proto, comm_.ranks);
+    best.seconds += extra;
+    best.latency_seconds += extra;
+    return best;
+  }
   best.fill_seconds = pipeline_fill(node_, comm_, kind, best.algo, best.proto, bytes,
                                     bandwidth(kind, best.algo, best.proto), graphs_.nvls.channels);
   best.seconds += best.fill_seconds;

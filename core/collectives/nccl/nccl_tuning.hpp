@@ -19,13 +19,14 @@
 #include "core/collectives/collective.hpp"
 #include "core/collectives/nccl/nccl_graph.hpp"
 #include "core/collectives/nccl/nccl_pipeline.hpp"
+#include "core/collectives/nccl/nccl_ring_step.hpp"
 
 namespace dtsim::nccl {
 
 struct Choice {
   Algo algo = Algo::Ring;
   Proto proto = Proto::Simple;
-  double seconds = 0;          // dtsim's time for the call: nccl_seconds + fill_seconds, or nccl_pipeline.hpp's
+  double seconds = 0;          // dtsim's time: nccl_seconds + fill_seconds (or the measured terms of choose)
   double latency_seconds = 0;  // the part of `seconds` that does not grow in proportion to the bytes (with the fill)
   double fill_seconds = 0;     // the chunk pipeline's fill NCCL's estimate leaves out (nccl_pipeline.hpp)
   double nccl_seconds = 0;     // NCCL's own estimate of the pair: what it picks by
@@ -43,8 +44,8 @@ class Tuning {
   double time(CollectiveKind kind, Algo a, Proto p, double bytes) const { return priced(kind, a, p, bytes).seconds; }
   // The pair NCCL picks (the least time, ties to the lower algorithm, then protocol, as its loops go) and its
   // time: NCCL's estimate plus the pipeline fill NCCL does not pick by, or, for NVLS AllReduce in one node, the
-  // kernel's chunk pipeline (nccl_pipeline.hpp); one rank: Ring/Simple in no time. AllToAll: Ring/Simple with
-  // alltoall_time.
+  // kernel's chunk pipeline (nccl_pipeline.hpp), or, for a ring in one NVLink node, its steps as measured
+  // (nccl_ring_step.hpp); one rank: Ring/Simple in no time. AllToAll: Ring/Simple with alltoall_time.
   Choice choose(CollectiveKind kind, double bytes) const;
   // AllToAll of S = `bytes` per rank (S / ranks to each rank), as NCCL's grouped send/receive runs it: each rank's
   // bytes to other nodes leave through its node's NICs (PXN lets every GPU reach every rail), nics x nic_bw shared

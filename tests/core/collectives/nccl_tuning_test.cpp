@@ -28,6 +28,9 @@ nccl::NodeTopology dgx_h100() { return {90, 18, 20.6, 48.0, 8, 50.0, nccl::Cpu::
 
 constexpr double GiB = 1024.0 * 1024 * 1024;
 
+// NCCL's ring NVLink per-hop latency for a protocol (graph.h's hwLat), us.
+double hw_latency_of(Proto p) { return nccl::kHwLatency[0][static_cast<size_t>(Algo::Ring)][static_cast<size_t>(p)]; }
+
 }  // namespace
 
 TEST_CASE("nccl: DGX A100, one node: 12 ring channels of 20 GB/s, ring Simple AllReduce by hand") {
@@ -220,6 +223,54 @@ TEST_CASE("nccl: NVLS AllReduce in one node by hand: three stages of chunks over
   // Past the fill, the bandwidth tends to B, the chunk's fixed cost aside.
   const double big = 64 * GiB;
   CHECK(busbw(big) == Approx(1 / (1 / bw + fit.chunk_seconds / (128 * 131072.0))).epsilon(0.001));
+}
+
+TEST_CASE("nccl: a ring's steps in one node as measured: k x NCCL's NVLink hop for LL and Simple, not LL128") {
+  const nccl::Tuning a100(dgx_a100(), {8, 1});
+  // Ring Simple at 1 GiB: 14 steps, each 3.4 us in NCCL's table, 4.44 times that as measured on A100.
+  const nccl::Choice big = a100.choose(CollectiveKind::AllReduce, GiB);
+  REQUIRE(big.algo == Algo::Ring);
+  REQUIRE(big.proto == Proto::Simple);
+  const double nccl_big = a100.time(CollectiveKind::AllReduce, Algo::Ring, Proto::Simple, GiB);
+  CHECK(big.nccl_seconds == Approx(nccl_big));
+  CHECK(big.seconds == Approx(nccl_big + 14 * 3.44 * 3.4e-6));
+  CHECK(big.latency_seconds == Approx((8.4 + 14 * 4.44 * 3.4) * 1e-6));
+  // Ring LL at 1 KiB: 14 steps of 0.6 us, 4.44 times; AllGather: 7 steps.
+  const nccl::Choice small = a100.choose(CollectiveKind::AllReduce, 1024);
+  REQUIRE(small.proto == Proto::LL);
+  CHECK(small.seconds ==
+        Approx(a100.time(CollectiveKind::AllReduce, Algo::Ring, Proto::LL, 1024) + 14 * 3.44 * 0.6e-6));
+  const nccl::Choice gather = a100.choose(CollectiveKind::AllGather, 1024);
+  REQUIRE(gather.algo == Algo::Ring);
+  CHECK(gather.seconds - gather.nccl_seconds == Approx(7 * 3.44 * hw_latency_of(gather.proto) * 1e-6));
+  // LL128 keeps NCCL's figure; so do rings across nodes and Hopper's NVLS.
+  for (double bytes = 1024; bytes <= 8 * GiB; bytes *= 2) {
+    const nccl::Choice c = a100.choose(CollectiveKind::AllReduce, bytes);
+    if (c.proto == Proto::LL128) CHECK(c.seconds == Approx(c.nccl_seconds));
+  }
+  const nccl::Choice across = nccl::Tuning(dgx_a100(), {16, 2}).choose(CollectiveKind::AllReduce, 1024);
+  CHECK(across.seconds == Approx(across.nccl_seconds + across.fill_seconds));
+  // Hopper: 2.52.
+  const nccl::Tuning h100(dgx_h100(), {8, 1});
+  const nccl::Choice h = h100.choose(CollectiveKind::AllReduce, 1024);
+  REQUIRE(h.algo == Algo::Ring);
+  REQUIRE(h.proto == Proto::LL);
+  CHECK(h.seconds == Approx(h.nccl_seconds + 14 * 1.52 * 0.6e-6));
+  // The factors are what bench/collectives/ring_step_fit.py fitted (it writes them to ring_step_fit.md).
+  std::ifstream in(std::string(DTSIM_SOURCE_DIR) + "/bench/collectives/ring_step_fit.md");
+  std::stringstream md;
+  md << in.rdbuf();
+  const std::string text = md.str();
+  int rows = 0;
+  for (const auto& [name, arch] : {std::pair{"ampere", nccl::Arch::Ampere}, {"hopper", nccl::Arch::Hopper}}) {
+    std::smatch m;
+    REQUIRE(std::regex_search(text, m, std::regex(std::string(R"(\| )") + name + R"( \| ([0-9.]+) \|)")));
+    CHECK(nccl::ring_step_factor(arch) == Approx(std::stod(m[1])));
+    ++rows;
+  }
+  CHECK(rows == 2);
+  CHECK(nccl::ring_step_factor(nccl::Arch::Volta) == 1.0);
+  CHECK(nccl::ring_step_factor(nccl::Arch::Blackwell) == 1.0);
 }
 
 TEST_CASE("nccl: a network stack's declared latency and protocols, as NCCL takes them") {

@@ -77,7 +77,9 @@ TEST_CASE("tune's best is the exhaustive SimGrid search's best on a small space"
   request.limits = small_limits();
   request.limits.rank_orders = true;
   request.top = 3;
-  request.screen = 8;
+  // The closed form screens 16 of the 1,024 layouts for the analytical engine: near-ties (within 3 %) rank
+  // differently on SimGrid, whose flows share the 100 Gb/s NIC.
+  request.screen = 16;
   request.jobs = 2;
   const tune::TuneResult r = tune::tune(s, request);
   CHECK(r.layouts == static_cast<long>(layouts.size()));
