@@ -18,6 +18,9 @@ import os
 import sys
 
 here = os.path.dirname(os.path.abspath(__file__))
+sys.path.insert(0, os.path.dirname(here))
+from fit_output import write_or_check  # noqa: E402
+
 OUT = os.path.join(here, "nvls_fit.md")
 FIT_ON = "azure_nd_h100_v5_all_reduce_1n.csv"
 SHOWN_ON = ["azure_nd_h200_v5_all_reduce_1n.csv"]
@@ -126,14 +129,7 @@ def main():
         w("")
         w(f"Mean / largest error: {sum(errs) / len(errs) * 100:.1f} / {max(errs) * 100:.1f} %.")
     text_out = "\n".join(out) + "\n"
-    if "--check" in sys.argv:
-        same = os.path.exists(OUT) and open(OUT).read() == text_out
-        print("nvls_fit: bench/collectives/nvls_fit.md is " + ("up to date" if same else "out of date"))
-        return 0 if same else 1
-    with open(OUT, "w") as f:
-        f.write(text_out)
-    print(f"nvls_fit: wrote {OUT}")
-    return 0
+    return write_or_check(OUT, text_out, "nvls_fit")
 
 
 if __name__ == "__main__":

@@ -24,6 +24,9 @@ import os
 import sys
 
 here = os.path.dirname(os.path.abspath(__file__))
+sys.path.insert(0, os.path.dirname(here))
+from fit_output import write_or_check  # noqa: E402
+
 OUT = os.path.join(here, "ring_step_fit.md")
 RANKS = 8
 STEPS = 2 * (RANKS - 1)
@@ -126,14 +129,7 @@ def main():
         w(f"Mean / largest error: {sum(errs) / len(errs) * 100:.1f} / {max(errs) * 100:.1f} % (NCCL's estimate: "
           f"{sum(nccl_errs) / len(nccl_errs) * 100:.1f} / {max(nccl_errs) * 100:.1f} %).")
     text_out = "\n".join(out) + "\n"
-    if "--check" in sys.argv:
-        same = os.path.exists(OUT) and open(OUT).read() == text_out
-        print("ring_step_fit: bench/collectives/ring_step_fit.md is " + ("up to date" if same else "out of date"))
-        return 0 if same else 1
-    with open(OUT, "w") as f:
-        f.write(text_out)
-    print(f"ring_step_fit: wrote {OUT}")
-    return 0
+    return write_or_check(OUT, text_out, "ring_step_fit")
 
 
 if __name__ == "__main__":

@@ -27,6 +27,9 @@ import re
 import sys
 
 here = os.path.dirname(os.path.abspath(__file__))
+sys.path.insert(0, os.path.dirname(here))
+from fit_output import write_or_check  # noqa: E402
+
 root = os.path.dirname(os.path.dirname(here))
 SOURCE = os.path.join(root, "bench", "llm", "sources", "flash_attention.md")
 H200 = os.path.join(root, "bench", "validation", "h200_kernel_suite_2026-11-28.json")
@@ -177,14 +180,7 @@ def main():
     table("Check: one H200, PyTorch 2.11's FlashAttention-2 and cuDNN 9.19 (the H100's figures; measured 2026-11-28)",
           cells)
     text_out = "\n".join(out) + "\n"
-    if "--check" in sys.argv:
-        same = os.path.exists(OUT) and open(OUT).read() == text_out
-        print("attention_fit: bench/kernels/attention.md is " + ("up to date" if same else "out of date"))
-        return 0 if same else 1
-    with open(OUT, "w") as f:
-        f.write(text_out)
-    print(f"attention_fit: wrote {OUT}")
-    return 0
+    return write_or_check(OUT, text_out, "attention_fit")
 
 
 if __name__ == "__main__":

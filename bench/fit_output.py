@@ -1,0 +1,20 @@
+# What bench/'s fit scripts share (bench/kernels/attention_fit.py, bench/collectives/nvls_fit.py,
+# bench/collectives/ring_step_fit.py): each writes one results file, or with --check says whether that file is what
+# it would write (a ctest runs the check). Standard library only.
+import os
+import sys
+
+ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+
+
+def write_or_check(path, text, script):
+    """Writes `text` to `path`, or under --check compares them; returns the exit status."""
+    rel = os.path.relpath(path, ROOT)
+    if "--check" in sys.argv:
+        same = os.path.exists(path) and open(path).read() == text
+        print(f"{script}: {rel} is " + ("up to date" if same else "out of date"))
+        return 0 if same else 1
+    with open(path, "w") as f:
+        f.write(text)
+    print(f"{script}: wrote {rel}")
+    return 0
