@@ -191,13 +191,8 @@ int collectives_command(const CollectivesOptions& o) {
       g.ring.channels, g.ring.bw_intra, g.ring.bw_inter, g.tree.channels, g.tree.bw_intra, g.tree.bw_inter,
       g.nvls.channels, g.nvls.bw_intra, g.nvls.bw_inter);
   // The time is NCCL's estimate for the pair it picks, with what that estimate leaves out (docs/collectives.md).
-  if (comm.nodes == 1 && node.nvlinks > 0 && comm.ranks > 1) {
-    const double k = nccl::ring_step_factor(nccl::arch_of(node.compute_capability));
-    std::cout << fmt::format(
-        "# time: NCCL's estimate, a ring's LL and Simple steps at {:.2f} x its per-hop latency{}\n", k,
-        g.nvls.channels > 0 ? ", NVLS AllReduce by its kernel's chunks" : "");
-  } else if (comm.nodes > 1 && g.nvls.channels > 0 && nccl::arch_of(node.compute_capability) < nccl::Arch::Blackwell) {
-    std::cout << "# time: NCCL's estimate, with the NVLS tree's pipeline fill\n";
+  if (const std::string terms = tuning.measured_terms(); !terms.empty()) {
+    std::cout << "# time: NCCL's estimate, with " << terms << "\n";
   }
   std::cout << fmt::format("{:>15} {:>13} {:>12} {:>11} {:>11}  {:<10} {}\n", "collective", "size (B)", "time (us)",
                            "algbw GB/s", "busbw GB/s", "algorithm",

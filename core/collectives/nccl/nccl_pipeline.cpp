@@ -85,12 +85,16 @@ CallTime nvls_one_node_allreduce(const NodeTopology& node, const Communicator& c
   return c;
 }
 
+bool nvls_tree_filled(const NodeTopology& node, const Communicator& comm) {
+  // NCCL corrects NVLS Tree itself on Blackwell with x86 hosts (nccl_tuning.cpp, priced).
+  return comm.nodes >= 2 && (arch_of(node.compute_capability) < Arch::Blackwell || node.cpu == Cpu::Arm);
+}
+
 double pipeline_fill(const NodeTopology& node, const Communicator& comm, CollectiveKind kind, Algo a, Proto p,
                      double bytes, double bw, int nvls_heads) {
   if (bw <= 0 || p != Proto::Simple) return 0.0;
-  if (a != Algo::NvlsTree || kind != CollectiveKind::AllReduce || comm.nodes < 2 || nvls_heads < 1) return 0.0;
-  // NCCL corrects NVLS Tree itself on Blackwell with x86 hosts (nccl_tuning.cpp, priced).
-  if (arch_of(node.compute_capability) >= Arch::Blackwell && node.cpu != Cpu::Arm) return 0.0;
+  if (a != Algo::NvlsTree || kind != CollectiveKind::AllReduce || nvls_heads < 1) return 0.0;
+  if (!nvls_tree_filled(node, comm)) return 0.0;
   const NvlsTuning t = nvls_tuning(node, comm);
   const int pipes = t.channels * nvls_heads;
   const int chunk = nvls_tree_chunk(t, bytes, pipes);

@@ -65,6 +65,10 @@ inline constexpr NvlsOneNodeFit kNvlsOneNodeFit{10.2e-6, 0.912, 4.71e-6};
 CallTime nvls_one_node_allreduce(const NodeTopology& node, const Communicator& comm, double bytes, int nvls_heads,
                                  const NvlsOneNodeFit& fit = kNvlsOneNodeFit);
 
+// Whether dtsim adds the NVLS Tree fill on this communicator: across nodes, where NCCL does not correct it itself
+// (before Blackwell, or with Arm hosts).
+bool nvls_tree_filled(const NodeTopology& node, const Communicator& comm);
+
 // The fill in seconds of `kind` of `bytes` run as (a, p), whose NCCL algorithm bandwidth is `bw` (GB/s); 0 where
 // dtsim adds none (see above). `nvls_heads`: the NVLS graph's channels.
 double pipeline_fill(const NodeTopology& node, const Communicator& comm, CollectiveKind kind, Algo a, Proto p,

@@ -5,6 +5,8 @@
 #include <cmath>
 #include <limits>
 
+#include <fmt/format.h>
+
 namespace dtsim::nccl {
 
 namespace {
@@ -184,13 +186,13 @@ Choice Tuning::choose(CollectiveKind kind, double bytes) const {
       if (c.seconds >= 0 && c.seconds < best.seconds) best = c;
     }
   }
-  if (best.algo == Algo::Nvls && comm_.nodes == 1 && kind == CollectiveKind::AllReduce) {
+  if (best.algo == Algo::Nvls && nvls_in_one_node() && kind == CollectiveKind::AllReduce) {
     const CallTime run = nvls_one_node_allreduce(node_, comm_, bytes, graphs_.nvls.channels);
     best.seconds = run.seconds;
     best.latency_seconds = run.latency_seconds;
     return best;
   }
-  if (best.algo == Algo::Ring && comm_.nodes == 1 && graphs_.nvlink) {
+  if (best.algo == Algo::Ring && ring_steps_measured()) {
     const double extra = ring_step_extra_seconds(arch_, kind, best.proto, comm_.ranks);
     best.seconds += extra;
     best.latency_seconds += extra;
@@ -201,6 +203,17 @@ Choice Tuning::choose(CollectiveKind kind, double bytes) const {
   best.seconds += best.fill_seconds;
   best.latency_seconds += best.fill_seconds;
   return best;
+}
+
+std::string Tuning::measured_terms() const {
+  if (comm_.ranks <= 1) return "";
+  std::string out;
+  if (ring_steps_measured()) {
+    out = fmt::format("a ring's LL and Simple steps at {:.2f} x its per-hop latency", ring_step_factor(arch_));
+  }
+  if (nvls_in_one_node()) out += std::string(out.empty() ? "" : ", ") + "NVLS AllReduce by its kernel's chunks";
+  if (graphs_.nvls.channels > 0 && nvls_tree_filled(node_, comm_)) out += "the NVLS tree's pipeline fill";
+  return out;
 }
 
 double Tuning::alltoall_latency() const {

@@ -15,6 +15,7 @@
 #pragma once
 
 #include <array>
+#include <string>
 
 #include "core/collectives/collective.hpp"
 #include "core/collectives/nccl/nccl_graph.hpp"
@@ -47,6 +48,9 @@ class Tuning {
   // kernel's chunk pipeline (nccl_pipeline.hpp), or, for a ring in one NVLink node, its steps as measured
   // (nccl_ring_step.hpp); one rank: Ring/Simple in no time. AllToAll: Ring/Simple with alltoall_time.
   Choice choose(CollectiveKind kind, double bytes) const;
+  // What choose adds to NCCL's estimate on this communicator, in words ("" where nothing): `dtsim collectives`
+  // prints it above its table.
+  std::string measured_terms() const;
   // AllToAll of S = `bytes` per rank (S / ranks to each rank), as NCCL's grouped send/receive runs it: each rank's
   // bytes to other nodes leave through its node's NICs (PXN lets every GPU reach every rail), nics x nic_bw shared
   // by the node's ranks, while its bytes to its own node's ranks cross NVLink (or PCIe) at the GPU's link rate
@@ -64,6 +68,9 @@ class Tuning {
   void fill(CollectiveKind kind);
   // ncclTopoGetAlgoTime with its latency part; seconds < 0 where the pair is not used.
   Choice priced(CollectiveKind kind, Algo a, Proto p, double bytes) const;
+  // Where choose replaces or extends NCCL's estimate by a measured term (nccl_pipeline.hpp, nccl_ring_step.hpp).
+  bool nvls_in_one_node() const { return comm_.nodes == 1 && graphs_.nvls.channels > 0; }
+  bool ring_steps_measured() const { return comm_.nodes == 1 && graphs_.nvlink; }
 
   NodeTopology node_;
   Communicator comm_;

@@ -269,6 +269,12 @@ TEST_CASE("nccl: a ring's steps in one node as measured: k x NCCL's NVLink hop f
     ++rows;
   }
   CHECK(rows == 2);
+  // What `dtsim collectives` says the time carries follows the same conditions as choose.
+  CHECK(a100.measured_terms() == "a ring's LL and Simple steps at 4.44 x its per-hop latency");
+  CHECK(h100.measured_terms() ==
+        "a ring's LL and Simple steps at 2.52 x its per-hop latency, NVLS AllReduce by its kernel's chunks");
+  CHECK(nccl::Tuning(dgx_h100(), {16, 2}).measured_terms() == "the NVLS tree's pipeline fill");
+  CHECK(nccl::Tuning(dgx_a100(), {16, 2}).measured_terms().empty());
   CHECK(nccl::ring_step_factor(nccl::Arch::Volta) == 1.0);
   CHECK(nccl::ring_step_factor(nccl::Arch::Blackwell) == 1.0);
 }
