@@ -1,6 +1,7 @@
 #!/usr/bin/env python3
-# A ring's step inside one node (core/collectives/nccl/nccl_ring_step.hpp): how many times NCCL's own per-hop
-# figure a step takes on the published one-node curves, fitted on some sizes and shown on others. Writes
+# A ring's step inside one node (core/collectives/nccl/nccl_nvlink_step.hpp): how many times NCCL's own per-hop
+# figure a step takes on the published one-node curves, fitted on some sizes and shown on others; dtsim applies the
+# factor to every NVLink step of a ring or tree, in one node and across nodes (docs/collectives.md). Writes
 # bench/collectives/ring_step_fit.md (or, with --check, says whether that file is what this script writes).
 # Standard library only.
 #
@@ -15,8 +16,8 @@
 #   Hopper: fitted on Azure ND H100 v5's sizes up to 32 KiB (ring LL: base 6.6 us, hw 0.6 us, bw = Hopper's
 #     one-node LL ceiling 141 GB/s x 8 / 14; from 64 KiB the curve runs flat, as NCCL's switch to NVLS would);
 #     shown on Azure ND H200 v5's sizes up to 512 KiB.
-# LL128 keeps NCCL's figure: on the A100 curve its sizes (2 to 16 MiB) fall short of NCCL's LL128 bandwidth, not of
-# its latency (the error grows with the size), which a step factor cannot mend.
+# LL128 is fitted on no curve: its rows in docs/VALIDATION.md (the A100's one-node 4 to 16 MiB, the two-node tree and
+# ring LL128 sizes) show the factor on it.
 # The fit: least squares on log time, golden-section search over k in [1, 10].
 import csv
 import math
@@ -100,9 +101,9 @@ def main():
     w("# A ring's step inside one node: the fit and its checks")
     w("")
     w("Written by `bench/collectives/ring_step_fit.py` (the model and the method at its top; "
-      "core/collectives/nccl/nccl_ring_step.cpp holds the factors, tests/core/collectives/nccl_tuning_test.cpp "
-      "holds them to this file). dtsim prices each step of a ring in one node at k x NCCL's NVLink per-hop "
-      "latency, for LL and Simple; bus bandwidth in GB/s as nccl-tests reports it; error = (model - published) / "
+      "core/collectives/nccl/nccl_nvlink_step.cpp holds the factors, tests/core/collectives/nccl_tuning_test.cpp "
+      "holds them to this file). dtsim prices each NVLink step of a ring or tree at k x NCCL's NVLink per-hop "
+      "latency, fitted here on one-node rings; bus bandwidth in GB/s as nccl-tests reports it; error = (model - published) / "
       "published; `NCCL` is NCCL's own estimate (k = 1).")
     w("")
     w("| architecture | k | fitted on |")

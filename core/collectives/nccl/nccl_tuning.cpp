@@ -129,12 +129,7 @@ void Tuning::fill(CollectiveKind kind) {
           if (kind == CollectiveKind::Broadcast || kind == CollectiveKind::Reduce) {
             lat += kHwLatency[hw][ix(a)][ix(p)];  // the ring's channels are the same on every node
           } else {
-            double overhead = 0;
-            if (nodes > 1) {
-              overhead = node_.cpu == Cpu::Amd ? kNetOverheadAmd : kNetOverheadIntel;
-              if (p == Proto::Simple) overhead *= 3;
-            }
-            intra_lat = std::max(intra_lat, overhead);
+            intra_lat = std::max(intra_lat, ring_step_floor(p));
             const int inter_steps = nodes == 1 ? 0 : ar ? 2 * (nodes - 1) : nodes - 1;
             lat += (steps - inter_steps) * intra_lat + inter_steps * inter_lat;
           }
@@ -192,11 +187,11 @@ Choice Tuning::choose(CollectiveKind kind, double bytes) const {
     best.latency_seconds = run.latency_seconds;
     return best;
   }
-  if (best.algo == Algo::Ring && ring_steps_measured()) {
-    const double extra = ring_step_extra_seconds(arch_, kind, best.proto, comm_.ranks);
+  if (nvlink_steps_measured()) {
+    const double floor = best.algo == Algo::Ring ? ring_step_floor(best.proto) : 0.0;
+    const double extra = nvlink_step_extra_seconds(arch_, kind, best.algo, best.proto, comm_, floor);
     best.seconds += extra;
     best.latency_seconds += extra;
-    return best;
   }
   best.fill_seconds = pipeline_fill(node_, comm_, kind, best.algo, best.proto, bytes,
                                     bandwidth(kind, best.algo, best.proto), graphs_.nvls.channels);
@@ -205,14 +200,21 @@ Choice Tuning::choose(CollectiveKind kind, double bytes) const {
   return best;
 }
 
+double Tuning::ring_step_floor(Proto p) const {
+  if (comm_.nodes <= 1) return 0.0;
+  const double overhead = node_.cpu == Cpu::Amd ? kNetOverheadAmd : kNetOverheadIntel;
+  return p == Proto::Simple ? 3 * overhead : overhead;
+}
+
 std::string Tuning::measured_terms() const {
   if (comm_.ranks <= 1) return "";
   std::string out;
-  if (ring_steps_measured()) {
-    out = fmt::format("a ring's LL and Simple steps at {:.2f} x its per-hop latency", ring_step_factor(arch_));
+  if (nvlink_steps_measured()) {
+    out = fmt::format("rings' and trees' NVLink steps at {:.2f} x NCCL's per-hop latency", nvlink_step_factor(arch_));
   }
   if (nvls_in_one_node()) out += std::string(out.empty() ? "" : ", ") + "NVLS AllReduce by its kernel's chunks";
-  if (graphs_.nvls.channels > 0 && nvls_tree_filled(node_, comm_)) out += "the NVLS tree's pipeline fill";
+  if (graphs_.nvls.channels > 0 && nvls_tree_filled(node_, comm_))
+    out += std::string(out.empty() ? "" : ", ") + "the NVLS tree's pipeline fill";
   return out;
 }
 

@@ -19,8 +19,8 @@
 
 #include "core/collectives/collective.hpp"
 #include "core/collectives/nccl/nccl_graph.hpp"
+#include "core/collectives/nccl/nccl_nvlink_step.hpp"
 #include "core/collectives/nccl/nccl_pipeline.hpp"
-#include "core/collectives/nccl/nccl_ring_step.hpp"
 
 namespace dtsim::nccl {
 
@@ -45,8 +45,8 @@ class Tuning {
   double time(CollectiveKind kind, Algo a, Proto p, double bytes) const { return priced(kind, a, p, bytes).seconds; }
   // The pair NCCL picks (the least time, ties to the lower algorithm, then protocol, as its loops go) and its
   // time: NCCL's estimate plus the pipeline fill NCCL does not pick by, or, for NVLS AllReduce in one node, the
-  // kernel's chunk pipeline (nccl_pipeline.hpp), or, for a ring in one NVLink node, its steps as measured
-  // (nccl_ring_step.hpp); one rank: Ring/Simple in no time. AllToAll: Ring/Simple with alltoall_time.
+  // kernel's chunk pipeline (nccl_pipeline.hpp); a ring's or tree's NVLink steps as measured (nccl_nvlink_step.hpp);
+  // one rank: Ring/Simple in no time. AllToAll: Ring/Simple with alltoall_time.
   Choice choose(CollectiveKind kind, double bytes) const;
   // What choose adds to NCCL's estimate on this communicator, in words ("" where nothing): `dtsim collectives`
   // prints it above its table.
@@ -68,9 +68,11 @@ class Tuning {
   void fill(CollectiveKind kind);
   // ncclTopoGetAlgoTime with its latency part; seconds < 0 where the pair is not used.
   Choice priced(CollectiveKind kind, Algo a, Proto p, double bytes) const;
-  // Where choose replaces or extends NCCL's estimate by a measured term (nccl_pipeline.hpp, nccl_ring_step.hpp).
+  // Where choose replaces or extends NCCL's estimate by a measured term (nccl_pipeline.hpp, nccl_nvlink_step.hpp).
   bool nvls_in_one_node() const { return comm_.nodes == 1 && graphs_.nvls.channels > 0; }
-  bool ring_steps_measured() const { return comm_.nodes == 1 && graphs_.nvlink; }
+  bool nvlink_steps_measured() const { return graphs_.nvlink && nvlink_step_factor(arch_) != 1.0; }
+  // getNetOverhead: the least NCCL counts a ring's step at across nodes (us; 0 in one node), three times for Simple.
+  double ring_step_floor(Proto p) const;
 
   NodeTopology node_;
   Communicator comm_;

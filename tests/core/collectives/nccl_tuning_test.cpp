@@ -225,7 +225,7 @@ TEST_CASE("nccl: NVLS AllReduce in one node by hand: three stages of chunks over
   CHECK(busbw(big) == Approx(1 / (1 / bw + fit.chunk_seconds / (128 * 131072.0))).epsilon(0.001));
 }
 
-TEST_CASE("nccl: a ring's steps in one node as measured: k x NCCL's NVLink hop for LL and Simple, not LL128") {
+TEST_CASE("nccl: rings' and trees' NVLink steps as measured: k x NCCL's NVLink hop, in one node and across") {
   const nccl::Tuning a100(dgx_a100(), {8, 1});
   // Ring Simple at 1 GiB: 14 steps, each 3.4 us in NCCL's table, 4.44 times that as measured on A100.
   const nccl::Choice big = a100.choose(CollectiveKind::AllReduce, GiB);
@@ -243,19 +243,48 @@ TEST_CASE("nccl: a ring's steps in one node as measured: k x NCCL's NVLink hop f
   const nccl::Choice gather = a100.choose(CollectiveKind::AllGather, 1024);
   REQUIRE(gather.algo == Algo::Ring);
   CHECK(gather.seconds - gather.nccl_seconds == Approx(7 * 3.44 * hw_latency_of(gather.proto) * 1e-6));
-  // LL128 keeps NCCL's figure; so do rings across nodes and Hopper's NVLS.
+  // LL128 alike: 14 steps of 1.9 us, 4.44 times.
+  int ll128 = 0;
   for (double bytes = 1024; bytes <= 8 * GiB; bytes *= 2) {
     const nccl::Choice c = a100.choose(CollectiveKind::AllReduce, bytes);
-    if (c.proto == Proto::LL128) CHECK(c.seconds == Approx(c.nccl_seconds));
+    if (c.proto != Proto::LL128) continue;
+    CHECK(c.seconds == Approx(c.nccl_seconds + 14 * 3.44 * 1.9e-6));
+    ++ll128;
   }
-  const nccl::Choice across = nccl::Tuning(dgx_a100(), {16, 2}).choose(CollectiveKind::AllReduce, 1024);
-  CHECK(across.seconds == Approx(across.nccl_seconds + across.fill_seconds));
-  // Hopper: 2.52.
+  CHECK(ll128 > 0);
+  // Across nodes (2 DGX A100, AMD hosts): a ring's 30 steps less the 2 that cross nodes, each at the larger of k x
+  // hop and NCCL's network post overhead (2 us on AMD; 6 for Simple) less NCCL's own larger of the two.
+  const nccl::Tuning two(dgx_a100(), {16, 2});
+  const nccl::Choice ring = two.choose(CollectiveKind::AllReduce, 16 * 1048576.0);
+  REQUIRE(ring.algo == Algo::Ring);
+  REQUIRE(ring.proto == Proto::LL128);
+  CHECK(ring.seconds == Approx(ring.nccl_seconds + 28 * (4.44 * 1.9 - 2.0) * 1e-6));
+  const nccl::Choice ring_ll = two.choose(CollectiveKind::AllGather, 65536);
+  REQUIRE(ring_ll.algo == Algo::Ring);
+  REQUIRE(ring_ll.proto == Proto::LL);
+  CHECK(ring_ll.seconds == Approx(ring_ll.nccl_seconds + 14 * (4.44 * 0.6 - 2.0) * 1e-6));
+  // A tree AllReduce: the chain up and down each node, 2 x 7 steps of the tree's hop (LL128: 1.25 us).
+  const nccl::Choice tree = two.choose(CollectiveKind::AllReduce, 1048576);
+  REQUIRE(tree.algo == Algo::Tree);
+  REQUIRE(tree.proto == Proto::LL128);
+  CHECK(tree.seconds == Approx(tree.nccl_seconds + 14 * 3.44 * 1.25e-6));
+  // One GPU per node has no NVLink step; a PCIe node none measured.
+  const nccl::Choice alone = nccl::Tuning(dgx_a100(), {2, 2}).choose(CollectiveKind::AllReduce, 1048576);
+  CHECK(alone.seconds == Approx(alone.nccl_seconds + alone.fill_seconds));
+  nccl::NodeTopology pcie = dgx_a100();
+  pcie.nvlinks = 0;
+  const nccl::Choice on_pcie = nccl::Tuning(pcie, {8, 1}).choose(CollectiveKind::AllReduce, 1048576);
+  CHECK(on_pcie.seconds == Approx(on_pcie.nccl_seconds + on_pcie.fill_seconds));
+  // Hopper: 2.52; two DGX H100 run a tree AllReduce of 1 MiB with LL128.
   const nccl::Tuning h100(dgx_h100(), {8, 1});
   const nccl::Choice h = h100.choose(CollectiveKind::AllReduce, 1024);
   REQUIRE(h.algo == Algo::Ring);
   REQUIRE(h.proto == Proto::LL);
   CHECK(h.seconds == Approx(h.nccl_seconds + 14 * 1.52 * 0.6e-6));
+  const nccl::Choice h_tree = nccl::Tuning(dgx_h100(), {16, 2}).choose(CollectiveKind::AllReduce, 1048576);
+  REQUIRE(h_tree.algo == Algo::Tree);
+  REQUIRE(h_tree.proto == Proto::LL128);
+  CHECK(h_tree.seconds == Approx(h_tree.nccl_seconds + 14 * 1.52 * 1.25e-6));
   // The factors are what bench/collectives/ring_step_fit.py fitted (it writes them to ring_step_fit.md).
   std::ifstream in(std::string(DTSIM_SOURCE_DIR) + "/bench/collectives/ring_step_fit.md");
   std::stringstream md;
@@ -265,18 +294,21 @@ TEST_CASE("nccl: a ring's steps in one node as measured: k x NCCL's NVLink hop f
   for (const auto& [name, arch] : {std::pair{"ampere", nccl::Arch::Ampere}, {"hopper", nccl::Arch::Hopper}}) {
     std::smatch m;
     REQUIRE(std::regex_search(text, m, std::regex(std::string(R"(\| )") + name + R"( \| ([0-9.]+) \|)")));
-    CHECK(nccl::ring_step_factor(arch) == Approx(std::stod(m[1])));
+    CHECK(nccl::nvlink_step_factor(arch) == Approx(std::stod(m[1])));
     ++rows;
   }
   CHECK(rows == 2);
   // What `dtsim collectives` says the time carries follows the same conditions as choose.
-  CHECK(a100.measured_terms() == "a ring's LL and Simple steps at 4.44 x its per-hop latency");
+  CHECK(a100.measured_terms() == "rings' and trees' NVLink steps at 4.44 x NCCL's per-hop latency");
   CHECK(h100.measured_terms() ==
-        "a ring's LL and Simple steps at 2.52 x its per-hop latency, NVLS AllReduce by its kernel's chunks");
-  CHECK(nccl::Tuning(dgx_h100(), {16, 2}).measured_terms() == "the NVLS tree's pipeline fill");
-  CHECK(nccl::Tuning(dgx_a100(), {16, 2}).measured_terms().empty());
-  CHECK(nccl::ring_step_factor(nccl::Arch::Volta) == 1.0);
-  CHECK(nccl::ring_step_factor(nccl::Arch::Blackwell) == 1.0);
+        "rings' and trees' NVLink steps at 2.52 x NCCL's per-hop latency, NVLS AllReduce by its kernel's chunks");
+  CHECK(nccl::Tuning(dgx_h100(), {16, 2}).measured_terms() ==
+        "rings' and trees' NVLink steps at 2.52 x NCCL's per-hop latency, the NVLS tree's pipeline fill");
+  CHECK(nccl::Tuning(dgx_a100(), {16, 2}).measured_terms() ==
+        "rings' and trees' NVLink steps at 4.44 x NCCL's per-hop latency");
+  CHECK(nccl::Tuning(pcie, {16, 2}).measured_terms().empty());
+  CHECK(nccl::nvlink_step_factor(nccl::Arch::Volta) == 1.0);
+  CHECK(nccl::nvlink_step_factor(nccl::Arch::Blackwell) == 1.0);
 }
 
 TEST_CASE("nccl: a network stack's declared latency and protocols, as NCCL takes them") {
