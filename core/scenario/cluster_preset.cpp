@@ -48,6 +48,23 @@ constexpr PresetSetting kDgxH200[] = {
     {"cluster.cpu", "intel", "the same: dual Intel Xeon Platinum 8480C, 112 cores in all"},
 };
 
+// Meta's Grand Teton nodes of the 24K-GPU RoCE cluster Llama 3 405B was trained on: an HGX H100 baseboard whose GPUs
+// reach each other over RoCE, one 400 Gb/s NIC per GPU.
+constexpr PresetSetting kHgxH100Roce[] = {
+    {"cluster.device", "h100_sxm",
+     "A. Grattafiori et al., The Llama 3 Herd of Models (arXiv 2407.21783, 2024), 3.3.1: H100 GPUs at 700 W TDP with "
+     "80 GB HBM3 on Meta's Grand Teton AI server platform"},
+    {"cluster.devices_per_node", "8", "the same section: each server is equipped with eight GPUs and two CPUs"},
+    {"cluster.intra_node.kind", "nvlink4",
+     "the same section: within a server the eight GPUs are connected via NVLink (Grand Teton's HGX H100 baseboard: "
+     "NVLink 4 through NVSwitch)"},
+    {"cluster.nic.kind", "roce_400",
+     "the same section: Llama 3 405B used a RoCE fabric (Arista 7800 and Minipack2 OCP rack switches) with 400 Gbps "
+     "interconnects between GPUs"},
+    {"cluster.nic.count", "8", "the same: one 400 Gbps NIC per GPU"},
+    {"cluster.cpu", "intel", "OCP Grand Teton specification: a dual-socket Intel Xeon Sapphire Rapids host"},
+};
+
 constexpr PresetSetting kAwsP4de[] = {
     {"cluster.device", "a100_80gb", "aws.amazon.com/ec2/instance-types/p4/: p4de.24xlarge, 8 NVIDIA A100 80GB GPUs"},
     {"cluster.devices_per_node", "8", "the same page: 8 GPUs"},
@@ -116,6 +133,8 @@ constexpr std::optional<ClusterPresetTraits> entry(ClusterPreset p) {
     case P::DgxA100: return ClusterPresetTraits{p, "dgx_a100", "NVIDIA DGX A100 (640 GB)", kDgxA100};
     case P::DgxH100: return ClusterPresetTraits{p, "dgx_h100", "NVIDIA DGX H100", kDgxH100};
     case P::DgxH200: return ClusterPresetTraits{p, "dgx_h200", "NVIDIA DGX H200", kDgxH200};
+    case P::HgxH100Roce:
+      return ClusterPresetTraits{p, "hgx_h100_roce", "HGX H100 over 400 Gb/s RoCE (Meta Grand Teton)", kHgxH100Roce};
     case P::AwsP4de: return ClusterPresetTraits{p, "aws_p4de", "AWS EC2 p4de.24xlarge", kAwsP4de};
     case P::AwsP5: return ClusterPresetTraits{p, "aws_p5", "AWS EC2 p5.48xlarge", kAwsP5};
     case P::GcpA3High: return ClusterPresetTraits{p, "gcp_a3_high", "Google Cloud a3-highgpu-8g", kGcpA3High};

@@ -16,7 +16,18 @@
 
 namespace dtsim {
 
-enum class ClusterPreset { None, DgxA100, DgxH100, DgxH200, AwsP4de, AwsP5, GcpA3High, GcpA3Mega, AzureNdH100V5 };
+enum class ClusterPreset {
+  None,
+  DgxA100,
+  DgxH100,
+  DgxH200,
+  HgxH100Roce,
+  AwsP4de,
+  AwsP5,
+  GcpA3High,
+  GcpA3Mega,
+  AzureNdH100V5
+};
 
 struct ClusterPresetTraits {
   ClusterPreset preset = ClusterPreset::None;

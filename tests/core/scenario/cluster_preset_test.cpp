@@ -61,7 +61,7 @@ std::string error_of(const std::vector<std::string>& overrides, const std::strin
 
 TEST_CASE("the cluster presets' table lists every preset once, in the enum's order, each key with a source") {
   const auto presets = cluster_presets();
-  REQUIRE(presets.size() == 9);
+  REQUIRE(presets.size() == 10);
   std::set<std::string_view> names;
   for (size_t i = 0; i < presets.size(); ++i) {
     const ClusterPresetTraits& p = presets[i];
@@ -177,6 +177,10 @@ TEST_CASE("a cluster preset sets what the scenario leaves unset, exactly as the 
   const ClusterSpec p5 = bare({"cluster.preset=aws_p5"}).cluster;
   CHECK(p5.nics * p5.nic.rate == Approx(400e9));  // 3,200 Gbps of EFA
   CHECK(bare({"cluster.preset=dgx_h200"}).cluster.device.name == "h200");
+  const ClusterSpec roce = bare({"cluster.preset=hgx_h100_roce"}).cluster;
+  CHECK(roce.nic_kind == NicKind::Roce400);
+  CHECK(roce.nics * roce.nic.rate == Approx(400e9));  // 8 x 400 Gb/s, one per GPU
+  CHECK(roce.host_cpu == HostCpu::Intel);
 }
 
 TEST_CASE("a key the scenario or --set gives wins over its cluster preset, wherever it is written") {
