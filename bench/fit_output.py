@@ -1,6 +1,6 @@
-# What bench/'s fit scripts share (bench/kernels/attention_fit.py, bench/collectives/nvls_fit.py,
-# bench/collectives/ring_step_fit.py): each writes one results file, or with --check says whether that file is what
-# it would write (a ctest runs the check). Standard library only.
+# What bench/'s fit and data scripts share (bench/kernels/attention_fit.py, bench/collectives/nvls_fit.py,
+# bench/collectives/ring_step_fit.py, bench/collectives/xla_curves.py): each writes its results files, or with --check
+# says whether each is what it would write (a ctest runs the check). Standard library only.
 import os
 import sys
 
