@@ -48,6 +48,18 @@ constexpr PresetSetting kDgxH200[] = {
     {"cluster.cpu", "intel", "the same: dual Intel Xeon Platinum 8480C, 112 cores in all"},
 };
 
+constexpr PresetSetting kDgxB200[] = {
+    {"cluster.device", "b200",
+     "NVIDIA DGX B200 data sheet (2024): 8x NVIDIA Blackwell GPUs, 1,440 GB of GPU memory in all"},
+    {"cluster.devices_per_node", "8", "the same data sheet: 8 GPUs"},
+    {"cluster.intra_node.kind", "nvlink5",
+     "the same: fifth-generation NVLink through 2 NVLink Switch chips, 14.4 TB/s aggregate (1.8 TB/s per GPU)"},
+    {"cluster.nic.kind", "ib_ndr",
+     "the same: 4 OSFP ports serving 8 single-port ConnectX-7 VPI, up to 400 Gb/s InfiniBand or Ethernet"},
+    {"cluster.nic.count", "8", "the same: 8 compute NICs, one per GPU"},
+    {"cluster.cpu", "intel", "the same: 2 Intel Xeon Platinum 8570, 112 cores in all"},
+};
+
 // Meta's Grand Teton nodes of the 24K-GPU RoCE cluster Llama 3 405B was trained on: an HGX H100 baseboard whose GPUs
 // reach each other over RoCE, one 400 Gb/s NIC per GPU.
 constexpr PresetSetting kHgxH100Roce[] = {
@@ -133,6 +145,7 @@ constexpr std::optional<ClusterPresetTraits> entry(ClusterPreset p) {
     case P::DgxA100: return ClusterPresetTraits{p, "dgx_a100", "NVIDIA DGX A100 (640 GB)", kDgxA100};
     case P::DgxH100: return ClusterPresetTraits{p, "dgx_h100", "NVIDIA DGX H100", kDgxH100};
     case P::DgxH200: return ClusterPresetTraits{p, "dgx_h200", "NVIDIA DGX H200", kDgxH200};
+    case P::DgxB200: return ClusterPresetTraits{p, "dgx_b200", "NVIDIA DGX B200", kDgxB200};
     case P::HgxH100Roce:
       return ClusterPresetTraits{p, "hgx_h100_roce", "HGX H100 over 400 Gb/s RoCE (Meta Grand Teton)", kHgxH100Roce};
     case P::AwsP4de: return ClusterPresetTraits{p, "aws_p4de", "AWS EC2 p4de.24xlarge", kAwsP4de};

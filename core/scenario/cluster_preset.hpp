@@ -21,6 +21,7 @@ enum class ClusterPreset {
   DgxA100,
   DgxH100,
   DgxH200,
+  DgxB200,
   HgxH100Roce,
   AwsP4de,
   AwsP5,

@@ -61,7 +61,7 @@ std::string error_of(const std::vector<std::string>& overrides, const std::strin
 
 TEST_CASE("the cluster presets' table lists every preset once, in the enum's order, each key with a source") {
   const auto presets = cluster_presets();
-  REQUIRE(presets.size() == 10);
+  REQUIRE(presets.size() == 11);
   std::set<std::string_view> names;
   for (size_t i = 0; i < presets.size(); ++i) {
     const ClusterPresetTraits& p = presets[i];
@@ -177,6 +177,9 @@ TEST_CASE("a cluster preset sets what the scenario leaves unset, exactly as the 
   const ClusterSpec p5 = bare({"cluster.preset=aws_p5"}).cluster;
   CHECK(p5.nics * p5.nic.rate == Approx(400e9));  // 3,200 Gbps of EFA
   CHECK(bare({"cluster.preset=dgx_h200"}).cluster.device.name == "h200");
+  const ClusterSpec b200 = bare({"cluster.preset=dgx_b200"}).cluster;
+  CHECK(b200.device.name == "b200");
+  CHECK(b200.intra.rate == Approx(900e9));  // NVLink 5: 1.8 TB/s both ways
   const ClusterSpec roce = bare({"cluster.preset=hgx_h100_roce"}).cluster;
   CHECK(roce.nic_kind == NicKind::Roce400);
   CHECK(roce.nics * roce.nic.rate == Approx(400e9));  // 8 x 400 Gb/s, one per GPU
