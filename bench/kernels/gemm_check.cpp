@@ -1,0 +1,71 @@
+// dtsim's GEMM cost (core/zoo/kernel.hpp: tile and wave quantization of the zoo's best-shape fraction) at each
+// shape of a measured matmul table: bench/kernels/gemm_run reads its output into bench/kernels/gemm.md.
+//
+//   bench_gemm_check bench/kernels/published/xla_matmul_perf_table.csv
+//
+// prints `gpu_key,device,dtype,b,m,n,k,measured_us,predicted_us` for each row whose GPU is in the zoo (sm_90: the
+// h100_sxm, sm_100: the b200) and whose dtype dtsim prices: bf16 x bf16 -> bf16 as bf16, f32 x f32 -> f32 as tf32
+// (XLA's f32 dots run on the tensor cores: bench/kernels/published/SOURCES.md). The prediction is a forward GEMM
+// of the batched shape, with its operands and result (b (m k + k n + m n) elements) as its memory traffic, as a
+// transformer plan costs one (core/parallel/transformer_ops.cpp).
+#include <cstdio>
+#include <fstream>
+#include <map>
+#include <sstream>
+#include <string>
+#include <vector>
+
+#include "core/base/dtype.hpp"
+#include "core/zoo/device.hpp"
+#include "core/zoo/kernel.hpp"
+
+namespace {
+
+struct Priced {
+  dtsim::Dtype dtype;
+  double bytes_per_element;
+};
+
+std::vector<std::string> split(const std::string& line) {
+  std::vector<std::string> out;
+  std::stringstream in(line);
+  for (std::string field; std::getline(in, field, ',');) out.push_back(field);
+  return out;
+}
+
+}  // namespace
+
+int main(int argc, char** argv) {
+  if (argc != 2) {
+    std::fprintf(stderr, "usage: bench_gemm_check TABLE.csv (gpu_key,b,m,n,k,dtype,flops_per_s)\n");
+    return 2;
+  }
+  std::ifstream in(argv[1]);
+  if (!in) {
+    std::fprintf(stderr, "bench_gemm_check: cannot read %s\n", argv[1]);
+    return 2;
+  }
+  const std::map<std::string, std::string> devices = {{"sm_90", "h100_sxm"}, {"sm_100", "b200"}};
+  const std::map<std::string, Priced> dtypes = {{"bf16xbf16->bf16", {dtsim::Dtype::Bf16, 2}},
+                                                {"f32xf32->f32", {dtsim::Dtype::Tf32, 4}}};
+  std::string line;
+  std::getline(in, line);  // header
+  std::printf("gpu_key,device,dtype,b,m,n,k,measured_us,predicted_us\n");
+  while (std::getline(in, line)) {
+    const std::vector<std::string> f = split(line);
+    if (f.size() != 7) continue;
+    const auto dev = devices.find(f[0]);
+    const auto dt = dtypes.find(f[5]);
+    if (dev == devices.end() || dt == dtypes.end()) continue;
+    const dtsim::DeviceSpec device = dtsim::load_device(dev->second);
+    const double b = std::stod(f[1]), m = std::stod(f[2]), n = std::stod(f[3]), k = std::stod(f[4]);
+    const double flops = 2 * b * m * n * k;
+    const double measured = flops / std::stod(f[6]);
+    const double bytes = b * (m * k + k * n + m * n) * dt->second.bytes_per_element;
+    const double predicted = dtsim::kernel_time(device, device.efficiency, dt->second.dtype, dtsim::KernelClass::Gemm,
+                                                flops, bytes, dtsim::GemmShape{m, n, k, b, false});
+    std::printf("%s,%s,%s,%s,%s,%s,%s,%.3f,%.3f\n", f[0].c_str(), dev->second.c_str(), f[5].c_str(), f[1].c_str(),
+                f[2].c_str(), f[3].c_str(), f[4].c_str(), measured * 1e6, predicted * 1e6);
+  }
+  return 0;
+}
