@@ -3,16 +3,20 @@
 //
 //   bench_gemm_check bench/kernels/published/xla_matmul_perf_table.csv
 //
-// prints `gpu_key,device,dtype,b,m,n,k,measured_us,predicted_us` for each row whose GPU is in the zoo (sm_90: the
-// h100_sxm, sm_100: the b200) and whose dtype dtsim prices: bf16 x bf16 -> bf16 as bf16, f32 x f32 -> f32 as tf32
-// (XLA's f32 dots run on the tensor cores: bench/kernels/published/SOURCES.md). The prediction is a forward GEMM
+// prints `gpu_key,device,dtype,b,m,n,k,measured_us,predicted_us,fixed_us` for each row whose GPU is in the zoo and
+// whose dtype dtsim prices: bf16 x bf16 -> bf16 as bf16, f32 x f32 -> f32 as tf32 (XLA's f32 dots run on the tensor
+// cores: bench/kernels/published/SOURCES.md). sm_90 (an H100 or an H200: XLA does not record which) is the h100_sxm for
+// bf16 and the h200 for tf32, the zoo's Hopper with a TF32 GEMM figure (the same SMs, clocks and TF32 peak); sm_100 is
+// the b200. The prediction is a forward GEMM
 // of the batched shape, with its operands and result (b (m k + k n + m n) elements) as its memory traffic, as a
-// transformer plan costs one (core/parallel/transformer_ops.cpp).
+// transformer plan costs one (core/parallel/transformer_ops.cpp); fixed_us is the part of it that is the kernel's fixed
+// time (kGemmKernelSeconds where the device has kernel figures for the dtype, else 0), which gemm_run fits.
 #include <cstdio>
 #include <fstream>
 #include <map>
 #include <sstream>
 #include <string>
+#include <utility>
 #include <vector>
 
 #include "core/base/dtype.hpp"
@@ -45,16 +49,21 @@ int main(int argc, char** argv) {
     std::fprintf(stderr, "bench_gemm_check: cannot read %s\n", argv[1]);
     return 2;
   }
-  const std::map<std::string, std::string> devices = {{"sm_90", "h100_sxm"}, {"sm_100", "b200"}};
+  // (GPU key, dtype) -> the zoo's device.
+  const std::map<std::pair<std::string, std::string>, std::string> devices = {
+      {{"sm_90", "bf16xbf16->bf16"}, "h100_sxm"},
+      {{"sm_90", "f32xf32->f32"}, "h200"},
+      {{"sm_100", "bf16xbf16->bf16"}, "b200"},
+      {{"sm_100", "f32xf32->f32"}, "b200"}};
   const std::map<std::string, Priced> dtypes = {{"bf16xbf16->bf16", {dtsim::Dtype::Bf16, 2}},
                                                 {"f32xf32->f32", {dtsim::Dtype::Tf32, 4}}};
   std::string line;
   std::getline(in, line);  // header
-  std::printf("gpu_key,device,dtype,b,m,n,k,measured_us,predicted_us\n");
+  std::printf("gpu_key,device,dtype,b,m,n,k,measured_us,predicted_us,fixed_us\n");
   while (std::getline(in, line)) {
     const std::vector<std::string> f = split(line);
     if (f.size() != 7) continue;
-    const auto dev = devices.find(f[0]);
+    const auto dev = devices.find({f[0], f[5]});
     const auto dt = dtypes.find(f[5]);
     if (dev == devices.end() || dt == dtypes.end()) continue;
     const dtsim::DeviceSpec device = dtsim::load_device(dev->second);
@@ -64,8 +73,10 @@ int main(int argc, char** argv) {
     const double bytes = b * (m * k + k * n + m * n) * dt->second.bytes_per_element;
     const double predicted = dtsim::kernel_time(device, device.efficiency, dt->second.dtype, dtsim::KernelClass::Gemm,
                                                 flops, bytes, dtsim::GemmShape{m, n, k, b, false});
-    std::printf("%s,%s,%s,%s,%s,%s,%s,%.3f,%.3f\n", f[0].c_str(), dev->second.c_str(), f[5].c_str(), f[1].c_str(),
-                f[2].c_str(), f[3].c_str(), f[4].c_str(), measured * 1e6, predicted * 1e6);
+    const bool figures = device.kernels.present() && device.kernels.gemm_at(dt->second.dtype) > 0;
+    const double fixed = figures ? dtsim::kGemmKernelSeconds : 0.0;
+    std::printf("%s,%s,%s,%s,%s,%s,%s,%.3f,%.3f,%.3f\n", f[0].c_str(), dev->second.c_str(), f[5].c_str(), f[1].c_str(),
+                f[2].c_str(), f[3].c_str(), f[4].c_str(), measured * 1e6, predicted * 1e6, fixed * 1e6);
   }
   return 0;
 }

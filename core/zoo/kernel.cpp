@@ -33,21 +33,22 @@ double tiled_fraction(const KernelProfile& p, const GemmShape& s, double tm, dou
   return s.m * s.n * s.batch / (slots * tm * tn);
 }
 
-// One product: its quantized FLOPs at `fraction` of peak, or its bytes at the memory rate.
+// One product: its quantized FLOPs at `fraction` of peak, or its bytes at the memory rate, after the kernel's fixed
+// time (GEMMs; `fixed` 0 for convolutions: kernel.hpp).
 double product_time(const KernelProfile& p, double rate, double bandwidth, const GemmShape& s, double flops,
-                    double mem_bytes) {
-  return std::max(flops / gemm_quantization(p, s) / rate, mem_bytes / bandwidth);
+                    double mem_bytes, double fixed) {
+  return fixed + std::max(flops / gemm_quantization(p, s) / rate, mem_bytes / bandwidth);
 }
 
 // A GEMM or an implicit-GEMM convolution at `rate` FLOP/s; backward: its input- and weight-gradient
 // products (M x K over N, K x N over M), half the work each.
 double gemm_like_time(const KernelProfile& p, double rate, double bandwidth, const GemmShape& shape, double flops,
-                      double mem_bytes) {
-  if (!shape.backward) return product_time(p, rate, bandwidth, shape, flops, mem_bytes);
+                      double mem_bytes, double fixed) {
+  if (!shape.backward) return product_time(p, rate, bandwidth, shape, flops, mem_bytes, fixed);
   const GemmShape input{shape.m, shape.k, shape.n, shape.batch, false};
   const GemmShape weight{shape.k, shape.n, shape.m, shape.batch, false};
-  return product_time(p, rate, bandwidth, input, flops / 2, mem_bytes / 2) +
-         product_time(p, rate, bandwidth, weight, flops / 2, mem_bytes / 2);
+  return product_time(p, rate, bandwidth, input, flops / 2, mem_bytes / 2, fixed) +
+         product_time(p, rate, bandwidth, weight, flops / 2, mem_bytes / 2, fixed);
 }
 
 }  // namespace
@@ -105,7 +106,8 @@ double kernel_time(const DeviceSpec& device, double efficiency, Dtype dtype, Ker
   const double bandwidth = device.mem_bandwidth * p.memory;
   switch (cls) {
     case KernelClass::Gemm:
-    case KernelClass::Conv: return gemm_like_time(p, peak * fraction, bandwidth, shape, flops, mem_bytes);
+      return gemm_like_time(p, peak * fraction, bandwidth, shape, flops, mem_bytes, kGemmKernelSeconds);
+    case KernelClass::Conv: return gemm_like_time(p, peak * fraction, bandwidth, shape, flops, mem_bytes, 0.0);
     case KernelClass::Attention: {
       const double figure = shape.backward ? figures.backward : figures.forward;
       const double factor =

@@ -14,7 +14,9 @@
 //              gradient M x K over N, weight gradient K x N over M), each costed so.
 //              When the output has fewer tiles than the device has SMs, the reduction is split over
 //              them (split-K, as cuBLAS and cuDNN do for weight gradients): only the tile padding
-//              counts, not the idle SMs.
+//              counts, not the idle SMs. Each product also takes a fixed kGemmKernelSeconds, what a
+//              GEMM kernel costs beside its FLOPs and bytes (its launch on the device, prologue, first
+//              tiles' loads and epilogue; XLA's measured matmuls take at least 4.9 us at 256^3).
 //   conv       a convolution as the implicit GEMM cuDNN runs (NVIDIA, Convolutional Layers User's
 //              Guide, section 2: forward M = N P Q output pixels, N = K output channels, K = C R S),
 //              costed as a GEMM of that shape at peak x `conv` (`gemm` where the zoo has no
@@ -98,6 +100,11 @@ struct KernelProfile {
 };
 
 struct DeviceSpec;
+
+// A GEMM kernel's fixed time, seconds, on every device with kernel figures: fitted by bench/kernels/gemm_run on XLA's
+// measured bf16 matmuls of an H100-class GPU (375 shapes, bench/kernels/published/xla_matmul_perf_table.csv) and
+// shown on its f32 (TF32) ones (bench/kernels/gemm.md; tests/core/zoo/kernel_test.cpp holds it to that file).
+inline constexpr double kGemmKernelSeconds = 5.4e-6;
 
 // Seconds one kernel takes on the device (rules above); `efficiency` is the layer fraction, `attention` the job's
 // fused attention backend.

@@ -3,6 +3,11 @@
 // two products, memory-bound kernels at the achieved bandwidth, and layers as before.
 #include <catch2/catch.hpp>
 
+#include <fstream>
+#include <regex>
+#include <sstream>
+#include <string>
+
 #include "core/zoo/device.hpp"
 #include "core/zoo/kernel.hpp"
 #include "tests/support/hybrid_job.hpp"
@@ -14,9 +19,12 @@ using dtsim::KernelClass;
 
 namespace {
 
+constexpr double kFixed = dtsim::kGemmKernelSeconds;
+
+// A GEMM's tile-and-wave time: its kernel time less each product's fixed time (kernel.hpp).
 double gemm_time(const dtsim::DeviceSpec& d, GemmShape s) {
   const double flops = 2 * s.m * s.n * s.k * s.batch * (s.backward ? 2 : 1);
-  return kernel_time(d, d.efficiency, Dtype::Bf16, KernelClass::Gemm, flops, 0, s);
+  return kernel_time(d, d.efficiency, Dtype::Bf16, KernelClass::Gemm, flops, 0, s) - (s.backward ? 2 : 1) * kFixed;
 }
 
 }  // namespace
@@ -70,7 +78,7 @@ TEST_CASE("memory-bound kernels stream at the achieved bandwidth; layers keep th
   CHECK(kernel_time(a100, 0.5, Dtype::Fp16, KernelClass::Norm, 19.5e12, 1) == Approx(1.0));
   // A GEMM never beats its operands' traffic.
   CHECK(kernel_time(a100, 0.5, Dtype::Fp16, KernelClass::Gemm, 1, bytes, GemmShape{1, 1, 1}) ==
-        Approx(bytes / (2039e9 * 0.88)));
+        Approx(kFixed + bytes / (2039e9 * 0.88)));
   // Fused attention without its shape at its pass's figure (with one: tests/core/zoo/attention_test.cpp).
   CHECK(kernel_time(a100, 0.5, Dtype::Fp16, KernelClass::Attention, 312e12, 0) == Approx(1 / 0.722));
   GemmShape backward{};
@@ -94,8 +102,10 @@ TEST_CASE("GEMM figures are per dtype; a dtype without one, and attention withou
   const dtsim::DeviceSpec a100 = dtsim::load_device("a100_80gb");
   const GemmShape best{6912, 16384, 2048};  // whole waves of whole tiles
   const double flops = 2.0 * 6912 * 16384 * 2048;
-  CHECK(flops / kernel_time(a100, 0.5, Dtype::Tf32, KernelClass::Gemm, flops, 0, best) == Approx(156e12 * 0.86));
-  CHECK(flops / kernel_time(a100, 0.5, Dtype::Fp32, KernelClass::Gemm, flops, 0, best) == Approx(19.5e12 * 0.97));
+  CHECK(flops / (kernel_time(a100, 0.5, Dtype::Tf32, KernelClass::Gemm, flops, 0, best) - kFixed) ==
+        Approx(156e12 * 0.86));
+  CHECK(flops / (kernel_time(a100, 0.5, Dtype::Fp32, KernelClass::Gemm, flops, 0, best) - kFixed) ==
+        Approx(19.5e12 * 0.97));
   const dtsim::DeviceSpec v100 = dtsim::load_device("v100");
   REQUIRE(v100.kernels.present());
   CHECK(v100.kernels.sms == 80);
@@ -103,9 +113,9 @@ TEST_CASE("GEMM figures are per dtype; a dtype without one, and attention withou
   const GemmShape square{8192, 8192, 8192};
   CHECK(dtsim::gemm_quantization(v100.kernels, square) == Approx(2048.0 / 2080));
   const double sq = 2.0 * 8192 * 8192 * 8192;
-  CHECK(sq / kernel_time(v100, 0.45, Dtype::Fp16, KernelClass::Gemm, sq, 0, square) ==
+  CHECK(sq / (kernel_time(v100, 0.45, Dtype::Fp16, KernelClass::Gemm, sq, 0, square) - kFixed) ==
         Approx(125e12 * 0.78 * 2048 / 2080));
-  CHECK(sq / kernel_time(v100, 0.45, Dtype::Fp32, KernelClass::Gemm, sq, 0, square) ==
+  CHECK(sq / (kernel_time(v100, 0.45, Dtype::Fp32, KernelClass::Gemm, sq, 0, square) - kFixed) ==
         Approx(15.7e12 * 0.92 * 2048 / 2080));
   // No bf16 figure on V100 (no such mode): the layer rule at the fp32 peak it falls back to.
   CHECK(kernel_time(v100, 0.45, Dtype::Bf16, KernelClass::Gemm, 15.7e12, 0, square) == Approx(1 / 0.45));
@@ -137,9 +147,9 @@ TEST_CASE("a convolution costs its implicit GEMM: data and weight gradients back
   const double q = m * 64 / (30 * 108 * 256.0 * 128);
   CHECK(dtsim::gemm_quantization(a100.kernels, fwd) == Approx(q));
   CHECK(kernel_time(a100, 0.5, Dtype::Fp16, KernelClass::Conv, flops, 0, fwd) == Approx(flops / q / (312e12 * 0.859)));
-  // No convolution figure in the zoo: the GEMM's.
-  CHECK(kernel_time(a100, 0.5, Dtype::Fp16, KernelClass::Conv, flops, 1e6, fwd) ==
-        kernel_time(a100, 0.5, Dtype::Fp16, KernelClass::Gemm, flops, 1e6, fwd));
+  // No convolution figure in the zoo: the GEMM's (without a GEMM kernel's fixed time: measured on matmuls only).
+  CHECK(kernel_time(a100, 0.5, Dtype::Fp16, KernelClass::Conv, flops, 1e6, fwd) + kFixed ==
+        Approx(kernel_time(a100, 0.5, Dtype::Fp16, KernelClass::Gemm, flops, 1e6, fwd)));
   // Backward: data gradient M x K over N (3136 x 5 = 15680 tiles of 256 x 128 in 146 waves) and weight
   // gradient 576 x 64 over M (3 tiles on 108 SMs: the reduction split over them, 576 x 64 of 3 x 256 x 128 useful).
   GemmShape bwd = fwd;
@@ -206,4 +216,31 @@ TEST_CASE("the device zoo's contention figures are the SMs NCCL leaves the compu
   }
   CHECK(dtsim::load_device("a100_80gb").compute_under_comm < 1);
   CHECK(dtsim::load_device("h100_sxm").compute_under_comm < 1);
+}
+
+TEST_CASE("a GEMM kernel's fixed time: each product on a device with kernel figures, held to its fit") {
+  // The value bench/kernels/gemm_run fitted on XLA's H100-class bf16 matmuls (it writes it to gemm.md).
+  std::ifstream in(std::string(DTSIM_SOURCE_DIR) + "/bench/kernels/gemm.md");
+  std::stringstream md;
+  md << in.rdbuf();
+  std::smatch m;
+  const std::string text = md.str();
+  REQUIRE(std::regex_search(text, m, std::regex(R"(\| sm_90 bf16xbf16->bf16 \| ([0-9.]+) \|)")));
+  CHECK(kFixed == Approx(std::stod(m[1]) * 1e-6));
+  // XLA's smallest bf16 matmul (256^3) took 4.99 us on that GPU; the FLOPs alone would take 0.13 us.
+  const dtsim::DeviceSpec h100 = dtsim::load_device("h100_sxm");
+  const double small = kernel_time(h100, h100.efficiency, Dtype::Bf16, KernelClass::Gemm, 2.0 * 256 * 256 * 256,
+                                   6.0 * 256 * 256, GemmShape{256, 256, 256});
+  CHECK(small > kFixed);
+  CHECK(small < kFixed + 0.2e-6);
+  // A backward GEMM is two kernels: two fixed times.
+  const double backward = kernel_time(h100, h100.efficiency, Dtype::Bf16, KernelClass::Gemm, 4.0 * 256 * 256 * 256,
+                                      6.0 * 256 * 256, GemmShape{256, 256, 256, 1, true});
+  CHECK(backward > 2 * kFixed);
+  CHECK(backward < 2 * kFixed + 0.4e-6);
+  // A device without kernel figures runs its GEMMs as layers: no fixed time.
+  const dtsim::DeviceSpec b200 = dtsim::load_device("b200");
+  REQUIRE_FALSE(b200.kernels.present());
+  CHECK(kernel_time(b200, b200.efficiency, Dtype::Bf16, KernelClass::Gemm, 2.25e15, 0, GemmShape{256, 256, 256}) ==
+        Approx(1 / b200.efficiency));
 }
