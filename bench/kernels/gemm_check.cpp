@@ -7,7 +7,7 @@
 // whose dtype dtsim prices: bf16 x bf16 -> bf16 as bf16, f32 x f32 -> f32 as tf32 (XLA's f32 dots run on the tensor
 // cores: bench/kernels/published/SOURCES.md). sm_90 (an H100 or an H200: XLA does not record which) is the h100_sxm for
 // bf16 and the h200 for tf32, the zoo's Hopper with a TF32 GEMM figure (the same SMs, clocks and TF32 peak); sm_100 is
-// the b200. The prediction is a forward GEMM
+// the b200; h200_torch (the H200 suite's rows, which gemm_run adds) the h200. The prediction is a forward GEMM
 // of the batched shape, with its operands and result (b (m k + k n + m n) elements) as its memory traffic, as a
 // transformer plan costs one (core/parallel/transformer_ops.cpp); fixed_us is the part of it that is the kernel's fixed
 // time (kGemmKernelSeconds where the device has kernel figures for the dtype, else 0), which gemm_run fits.
@@ -54,7 +54,8 @@ int main(int argc, char** argv) {
       {{"sm_90", "bf16xbf16->bf16"}, "h100_sxm"},
       {{"sm_90", "f32xf32->f32"}, "h200"},
       {{"sm_100", "bf16xbf16->bf16"}, "b200"},
-      {{"sm_100", "f32xf32->f32"}, "b200"}};
+      {{"sm_100", "f32xf32->f32"}, "b200"},
+      {{"h200_torch", "bf16xbf16->bf16"}, "h200"}};
   const std::map<std::string, Priced> dtypes = {{"bf16xbf16->bf16", {dtsim::Dtype::Bf16, 2}},
                                                 {"f32xf32->f32", {dtsim::Dtype::Tf32, 4}}};
   std::string line;

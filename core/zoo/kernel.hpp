@@ -103,7 +103,8 @@ struct DeviceSpec;
 
 // A GEMM kernel's fixed time, seconds, on every device with kernel figures: fitted by bench/kernels/gemm_run on XLA's
 // measured bf16 matmuls of an H100-class GPU (375 shapes, bench/kernels/published/xla_matmul_perf_table.csv) and
-// shown on its f32 (TF32) ones (bench/kernels/gemm.md; tests/core/zoo/kernel_test.cpp holds it to that file).
+// shown on its f32 (TF32) ones and on the transformer GEMMs PyTorch ran on an H200 (bench/kernels/gemm.md;
+// tests/core/zoo/kernel_test.cpp holds it to that file).
 inline constexpr double kGemmKernelSeconds = 5.4e-6;
 
 // Seconds one kernel takes on the device (rules above); `efficiency` is the layer fraction, `attention` the job's
