@@ -74,8 +74,7 @@ int main(int argc, char** argv) {
     const double bytes = b * (m * k + k * n + m * n) * dt->second.bytes_per_element;
     const double predicted = dtsim::kernel_time(device, device.efficiency, dt->second.dtype, dtsim::KernelClass::Gemm,
                                                 flops, bytes, dtsim::GemmShape{m, n, k, b, false});
-    const bool figures = device.kernels.present() && device.kernels.gemm_at(dt->second.dtype) > 0;
-    const double fixed = figures ? dtsim::kGemmKernelSeconds : 0.0;
+    const double fixed = dtsim::gemm_fixed_seconds(device, dt->second.dtype);
     std::printf("%s,%s,%s,%s,%s,%s,%s,%.3f,%.3f,%.3f\n", f[0].c_str(), dev->second.c_str(), f[5].c_str(), f[1].c_str(),
                 f[2].c_str(), f[3].c_str(), f[4].c_str(), measured * 1e6, predicted * 1e6, fixed * 1e6);
   }

@@ -92,6 +92,10 @@ double gemm_quantization(const KernelProfile& p, const GemmShape& s) {
   return std::max(tiled_fraction(p, s, p.tile_m, p.tile_n), tiled_fraction(p, s, p.tile_n, p.tile_m));
 }
 
+double gemm_fixed_seconds(const DeviceSpec& device, Dtype dtype) {
+  return device.kernels.present() && device.kernels.gemm_at(dtype) > 0 ? kGemmKernelSeconds : 0.0;
+}
+
 double kernel_time(const DeviceSpec& device, double efficiency, Dtype dtype, KernelClass cls, double flops,
                    double mem_bytes, const GemmShape& shape, AttentionBackend attention) {
   const KernelProfile& p = device.kernels;
@@ -106,7 +110,7 @@ double kernel_time(const DeviceSpec& device, double efficiency, Dtype dtype, Ker
   const double bandwidth = device.mem_bandwidth * p.memory;
   switch (cls) {
     case KernelClass::Gemm:
-      return gemm_like_time(p, peak * fraction, bandwidth, shape, flops, mem_bytes, kGemmKernelSeconds);
+      return gemm_like_time(p, peak * fraction, bandwidth, shape, flops, mem_bytes, gemm_fixed_seconds(device, dtype));
     case KernelClass::Conv: return gemm_like_time(p, peak * fraction, bandwidth, shape, flops, mem_bytes, 0.0);
     case KernelClass::Attention: {
       const double figure = shape.backward ? figures.backward : figures.forward;

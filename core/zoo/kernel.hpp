@@ -107,6 +107,10 @@ struct DeviceSpec;
 // tests/core/zoo/kernel_test.cpp holds it to that file).
 inline constexpr double kGemmKernelSeconds = 5.4e-6;
 
+// The fixed time one GEMM product of `dtype` takes on `device`: kGemmKernelSeconds where the zoo has the device's
+// kernel figures for the dtype, 0 where its GEMMs run as layers.
+double gemm_fixed_seconds(const DeviceSpec& device, Dtype dtype);
+
 // Seconds one kernel takes on the device (rules above); `efficiency` is the layer fraction, `attention` the job's
 // fused attention backend.
 double kernel_time(const DeviceSpec& device, double efficiency, Dtype dtype, KernelClass cls, double flops,

@@ -4,8 +4,11 @@
 #include <algorithm>
 #include <cmath>
 #include <limits>
+#include <string>
+#include <vector>
 
 #include <fmt/format.h>
+#include <fmt/ranges.h>
 
 namespace dtsim::nccl {
 
@@ -208,14 +211,14 @@ double Tuning::ring_step_floor(Proto p) const {
 
 std::string Tuning::measured_terms() const {
   if (comm_.ranks <= 1) return "";
-  std::string out;
+  std::vector<std::string> terms;
   if (nvlink_steps_measured()) {
-    out = fmt::format("rings' and trees' NVLink steps at {:.2f} x NCCL's per-hop latency", nvlink_step_factor(arch_));
+    terms.push_back(
+        fmt::format("rings' and trees' NVLink steps at {:.2f} x NCCL's per-hop latency", nvlink_step_factor(arch_)));
   }
-  if (nvls_in_one_node()) out += std::string(out.empty() ? "" : ", ") + "NVLS AllReduce by its kernel's chunks";
-  if (graphs_.nvls.channels > 0 && nvls_tree_filled(node_, comm_))
-    out += std::string(out.empty() ? "" : ", ") + "the NVLS tree's pipeline fill";
-  return out;
+  if (nvls_in_one_node()) terms.emplace_back("NVLS AllReduce by its kernel's chunks");
+  if (graphs_.nvls.channels > 0 && nvls_tree_filled(node_, comm_)) terms.emplace_back("the NVLS tree's pipeline fill");
+  return fmt::format("{}", fmt::join(terms, ", "));
 }
 
 double Tuning::alltoall_latency() const {
