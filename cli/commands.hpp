@@ -57,6 +57,16 @@ struct CollectivesOptions {
 // `dtsim collectives`: the nccl-tests table NCCL's cost model predicts for a cluster.
 int collectives_command(const CollectivesOptions& o);
 
+struct KernelsOptions {
+  std::string scenario;
+  std::vector<std::string> sets;
+  int rank = -1;  // -1: the first worker of the first job
+  int top = 0;    // 0: every row in program order; else the `top` rows that take the most time, largest first
+};
+
+// `dtsim kernels`: one rank's kernels and collectives in one iteration, where the step's time goes.
+int kernels_command(const KernelsOptions& o);
+
 struct ExportChakraOptions {
   std::string scenario;
   std::vector<std::string> sets;

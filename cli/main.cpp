@@ -26,6 +26,7 @@ Examples:
   dtsim compare runs/a runs/b
   dtsim checkpoint scenarios/failures_checkpointing.yaml
   dtsim tune scenarios/gpt3_175b_megatron.yaml --devices 1024
+  dtsim kernels scenarios/gpt3_175b_megatron.yaml --top 15
   dtsim models list          dtsim models show resnet50
   dtsim devices              dtsim keys
   mpirun -np 2 --oversubscribe dtsim calibrate --backend cpu --out profile.yaml
@@ -114,6 +115,12 @@ Examples:
   dtsim collectives --device h100_sxm --nodes 2 --set cluster.intra_node.kind=nvlink4 --set cluster.nic.kind=ib_ndr
   dtsim collectives scenarios/gpt3_175b_megatron.yaml --nodes 1 --ops allreduce --min-bytes 1MiB
   dtsim collectives --preset aws_p5 --nodes 2 --ops allreduce --measured bench/collectives/published/aws_p5_all_reduce_2n.csv --plot p5.svg
+)"},
+    {"kernels", R"(
+Examples:
+  dtsim kernels scenarios/gpt3_175b_megatron.yaml --top 15
+  dtsim kernels scenarios/llama3_70b_fsdp.yaml
+  dtsim kernels scenarios/quickstart.yaml --set cluster.device=h100_sxm
 )"},
     {"keys", R"(
 Examples:
@@ -361,6 +368,15 @@ int parse_and_run(int argc, char** argv) {
                        "with bytes and busbw_GBps columns; the table is at its sizes, its busbw and the error beside");
   coll_cmd->add_option("--plot", coll.plot, "Draw busbw against size (and the measured curve) to this .svg or .png");
 
+  cli::KernelsOptions kern;
+  auto* kern_cmd = app.add_subcommand(
+      "kernels", "Print one rank's kernels in one iteration: class, shape, waves, bound, time and share of the step");
+  kern_cmd->add_option("scenario", kern.scenario, "Scenario file")->required();
+  kern_cmd->add_option("--set", kern.sets, "Override a scenario key: key.path=value (repeatable)");
+  kern_cmd->add_option("--rank", kern.rank, "The rank (default: the first worker)")->check(CLI::NonNegativeNumber);
+  kern_cmd->add_option("--top", kern.top, "Only the N rows that take the most time, largest first")
+      ->check(CLI::PositiveNumber);
+
   bool markdown = false;
   auto* keys_cmd = app.add_subcommand("keys", "List every scenario key with its default and meaning");
   keys_cmd->add_flag("--markdown", markdown, "Print docs/scenarios.md");
@@ -381,6 +397,7 @@ int parse_and_run(int argc, char** argv) {
   if (*devices_cmd) return cli::devices_command();
   if (*keys_cmd) return cli::keys_command(markdown);
   if (*coll_cmd) return cli::collectives_command(coll);
+  if (*kern_cmd) return cli::kernels_command(kern);
   if (*export_cmd) return cli::export_chakra_command(exp);
   if (*import_cmd) return cli::import_chakra_command(imp);
   if (*ckpt_cmd) return cli::checkpoint_command(ckpt);

@@ -25,31 +25,58 @@ constexpr ClassName kClassNames[] = {
     {KernelClass::LayoutCopy, "layout_copy"},
 };
 
-// Useful fraction of the time an M x N output (times batch) takes in tiles of tm x tn: waves of one
-// tile per SM, or, with fewer tiles than SMs, the reduction split over the SMs (tile padding only).
-double tiled_fraction(const KernelProfile& p, const GemmShape& s, double tm, double tn) {
+// How an M x N output (times batch) runs in tiles of tm x tn: the useful fraction of the time (waves of one tile per
+// SM, or, with fewer tiles than SMs, the reduction split over the SMs: tile padding only) and its tiles over the SMs.
+struct Tiling {
+  double fraction = 1;
+  double waves = 0;
+};
+Tiling tiling(const KernelProfile& p, const GemmShape& s, double tm, double tn) {
   const double tiles = std::ceil(s.m / tm) * std::ceil(s.n / tn) * s.batch;
   const double slots = tiles < p.sms ? tiles : std::ceil(tiles / p.sms) * p.sms;
-  return s.m * s.n * s.batch / (slots * tm * tn);
+  return {s.m * s.n * s.batch / (slots * tm * tn), tiles / p.sms};
 }
 
-// One product: its quantized FLOPs at `fraction` of peak, or its bytes at the memory rate, after the kernel's fixed
-// time (GEMMs; `fixed` 0 for convolutions: kernel.hpp).
-double product_time(const KernelProfile& p, double rate, double bandwidth, const GemmShape& s, double flops,
-                    double mem_bytes, double fixed) {
-  return fixed + std::max(flops / gemm_quantization(p, s) / rate, mem_bytes / bandwidth);
+// The better of the tile and its transpose (none: 1, no waves).
+Tiling best_tiling(const KernelProfile& p, const GemmShape& s) {
+  if (!s.known() || p.sms <= 0) return {};
+  const Tiling a = tiling(p, s, p.tile_m, p.tile_n);
+  const Tiling b = tiling(p, s, p.tile_n, p.tile_m);
+  return a.fraction >= b.fraction ? a : b;
+}
+
+// One product: its quantized FLOPs at `rate`, or its bytes at the memory rate, after the kernel's fixed time
+// (GEMMs; `fixed` 0 for convolutions: kernel.hpp), added to `cost`.
+void add_product(KernelCost& cost, const KernelProfile& p, double rate, double bandwidth, const GemmShape& s,
+                 double flops, double mem_bytes, double fixed) {
+  const Tiling t = best_tiling(p, s);
+  const double compute = flops / t.fraction / rate;
+  const double memory = mem_bytes / bandwidth;
+  cost.compute += compute;
+  cost.memory += memory;
+  cost.fixed += fixed;
+  cost.waves += t.waves;
+  cost.seconds += fixed + std::max(compute, memory);
 }
 
 // A GEMM or an implicit-GEMM convolution at `rate` FLOP/s; backward: its input- and weight-gradient
 // products (M x K over N, K x N over M), half the work each.
-double gemm_like_time(const KernelProfile& p, double rate, double bandwidth, const GemmShape& shape, double flops,
-                      double mem_bytes, double fixed) {
-  if (!shape.backward) return product_time(p, rate, bandwidth, shape, flops, mem_bytes, fixed);
+KernelCost gemm_like_cost(const KernelProfile& p, double rate, double bandwidth, const GemmShape& shape, double flops,
+                          double mem_bytes, double fixed) {
+  KernelCost cost;
+  if (!shape.backward) {
+    add_product(cost, p, rate, bandwidth, shape, flops, mem_bytes, fixed);
+    return cost;
+  }
   const GemmShape input{shape.m, shape.k, shape.n, shape.batch, false};
   const GemmShape weight{shape.k, shape.n, shape.m, shape.batch, false};
-  return product_time(p, rate, bandwidth, input, flops / 2, mem_bytes / 2, fixed) +
-         product_time(p, rate, bandwidth, weight, flops / 2, mem_bytes / 2, fixed);
+  add_product(cost, p, rate, bandwidth, input, flops / 2, mem_bytes / 2, fixed);
+  add_product(cost, p, rate, bandwidth, weight, flops / 2, mem_bytes / 2, fixed);
+  return cost;
 }
+
+// A kernel bound by the slower of its FLOPs and its bytes.
+KernelCost roofline(double compute, double memory) { return {compute, memory, 0, std::max(compute, memory), 0}; }
 
 }  // namespace
 
@@ -87,17 +114,28 @@ AttentionFigures KernelProfile::attention_for(AttentionBackend b) const {
   return own.present() ? own : attention[static_cast<size_t>(AttentionBackend::Flash2)];
 }
 
-double gemm_quantization(const KernelProfile& p, const GemmShape& s) {
-  if (!s.known() || p.sms <= 0) return 1.0;
-  return std::max(tiled_fraction(p, s, p.tile_m, p.tile_n), tiled_fraction(p, s, p.tile_n, p.tile_m));
+double gemm_quantization(const KernelProfile& p, const GemmShape& s) { return best_tiling(p, s).fraction; }
+
+KernelBound KernelCost::bound() const {
+  if (fixed > compute && fixed > memory) return KernelBound::Fixed;
+  return compute >= memory ? KernelBound::Compute : KernelBound::Memory;
+}
+
+std::string_view kernel_bound_name(KernelBound b) {
+  switch (b) {
+    case KernelBound::Compute: return "compute";
+    case KernelBound::Memory: return "memory";
+    case KernelBound::Fixed: return "fixed";
+  }
+  return "compute";
 }
 
 double gemm_fixed_seconds(const DeviceSpec& device, Dtype dtype) {
   return device.kernels.present() && device.kernels.gemm_at(dtype) > 0 ? kGemmKernelSeconds : 0.0;
 }
 
-double kernel_time(const DeviceSpec& device, double efficiency, Dtype dtype, KernelClass cls, double flops,
-                   double mem_bytes, const GemmShape& shape, AttentionBackend attention) {
+KernelCost kernel_cost(const DeviceSpec& device, double efficiency, Dtype dtype, KernelClass cls, double flops,
+                       double mem_bytes, const GemmShape& shape, AttentionBackend attention) {
   const KernelProfile& p = device.kernels;
   const double peak = device.peak(dtype);
   const double fraction = cls == KernelClass::Conv ? p.conv_at(dtype) : p.gemm_at(dtype);
@@ -105,23 +143,28 @@ double kernel_time(const DeviceSpec& device, double efficiency, Dtype dtype, Ker
   const AttentionFigures figures = p.attention_for(attention);
   const bool unknown = (gemm_like && fraction <= 0) || (cls == KernelClass::Attention && !figures.present());
   if (cls == KernelClass::Layer || !p.present() || unknown) {
-    return std::max(flops / (peak * efficiency), mem_bytes / device.mem_bandwidth);
+    return roofline(flops / (peak * efficiency), mem_bytes / device.mem_bandwidth);
   }
   const double bandwidth = device.mem_bandwidth * p.memory;
   switch (cls) {
     case KernelClass::Gemm:
-      return gemm_like_time(p, peak * fraction, bandwidth, shape, flops, mem_bytes, gemm_fixed_seconds(device, dtype));
-    case KernelClass::Conv: return gemm_like_time(p, peak * fraction, bandwidth, shape, flops, mem_bytes, 0.0);
+      return gemm_like_cost(p, peak * fraction, bandwidth, shape, flops, mem_bytes, gemm_fixed_seconds(device, dtype));
+    case KernelClass::Conv: return gemm_like_cost(p, peak * fraction, bandwidth, shape, flops, mem_bytes, 0.0);
     case KernelClass::Attention: {
       const double figure = shape.backward ? figures.backward : figures.forward;
       const double factor =
           shape.known() ? attention_shape_factor(attention, shape.backward, shape.k, shape.n, shape.causal) : 1.0;
-      return std::max(flops / (peak * figure * factor), mem_bytes / bandwidth);
+      return roofline(flops / (peak * figure * factor), mem_bytes / bandwidth);
     }
     case KernelClass::LayoutCopy:
-      return mem_bytes / (device.mem_bandwidth * (p.layout_copy > 0 ? p.layout_copy : p.memory));
-    default: return std::max(flops / device.peak(Dtype::Fp32), mem_bytes / bandwidth);
+      return roofline(0, mem_bytes / (device.mem_bandwidth * (p.layout_copy > 0 ? p.layout_copy : p.memory)));
+    default: return roofline(flops / device.peak(Dtype::Fp32), mem_bytes / bandwidth);
   }
+}
+
+double kernel_time(const DeviceSpec& device, double efficiency, Dtype dtype, KernelClass cls, double flops,
+                   double mem_bytes, const GemmShape& shape, AttentionBackend attention) {
+  return kernel_cost(device, efficiency, dtype, cls, flops, mem_bytes, shape, attention).seconds;
 }
 
 }  // namespace dtsim

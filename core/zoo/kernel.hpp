@@ -111,8 +111,28 @@ inline constexpr double kGemmKernelSeconds = 5.4e-6;
 // kernel figures for the dtype, 0 where its GEMMs run as layers.
 double gemm_fixed_seconds(const DeviceSpec& device, Dtype dtype);
 
-// Seconds one kernel takes on the device (rules above); `efficiency` is the layer fraction, `attention` the job's
-// fused attention backend.
+// What bounds a kernel's time: its FLOPs, its bytes, or (small GEMMs) the kernel's fixed time.
+enum class KernelBound { Compute, Memory, Fixed };
+std::string_view kernel_bound_name(KernelBound b);  // compute, memory, fixed
+
+// A kernel's time and its terms (rules above). A backward GEMM sums its two products' terms, so `seconds` (each
+// product's fixed + max(compute, memory), added) can exceed fixed + max(compute, memory) of the sums.
+struct KernelCost {
+  double compute = 0;  // its FLOPs at the rate its class reaches (GEMMs: after tile and wave quantization)
+  double memory = 0;   // its bytes at the bandwidth its class reaches
+  double fixed = 0;    // a GEMM's fixed time (kGemmKernelSeconds a product)
+  double seconds = 0;  // what it takes (kernel_time)
+  double waves = 0;    // GEMMs and convolutions: output tiles over the SMs, summed over the products; 0: not tiled
+  KernelBound bound() const;  // the largest of the three terms (compute where compute and memory tie)
+};
+
+// The kernel's time and terms on the device; `efficiency` is the layer fraction, `attention` the job's fused
+// attention backend.
+KernelCost kernel_cost(const DeviceSpec& device, double efficiency, Dtype dtype, KernelClass cls, double flops,
+                       double mem_bytes, const GemmShape& shape = {},
+                       AttentionBackend attention = AttentionBackend::Flash2);
+
+// Seconds one kernel takes on the device: kernel_cost(...).seconds.
 double kernel_time(const DeviceSpec& device, double efficiency, Dtype dtype, KernelClass cls, double flops,
                    double mem_bytes, const GemmShape& shape = {},
                    AttentionBackend attention = AttentionBackend::Flash2);

@@ -72,8 +72,9 @@ TEST_CASE("usage errors exit with 2 / --help and --version with 0") {
 }
 
 TEST_CASE("each subcommand's --help shows examples of that subcommand, on files that exist") {
-  for (const std::string cmd : {"run", "check", "sweep", "merge", "compare", "models", "devices", "checkpoint", "tune",
-                                "calibrate", "validate", "keys", "export-chakra", "import-chakra", "collectives"}) {
+  for (const std::string cmd :
+       {"run", "check", "sweep", "merge", "compare", "models", "devices", "checkpoint", "tune", "calibrate", "validate",
+        "keys", "export-chakra", "import-chakra", "collectives", "kernels"}) {
     const auto help = run_dtsim(cmd + " --help", "help-" + cmd);
     INFO(cmd);
     CHECK(help.code == 0);

@@ -244,3 +244,38 @@ TEST_CASE("a GEMM kernel's fixed time: each product on a device with kernel figu
   CHECK(kernel_time(b200, b200.efficiency, Dtype::Bf16, KernelClass::Gemm, 2.25e15, 0, GemmShape{256, 256, 256}) ==
         Approx(1 / b200.efficiency));
 }
+
+TEST_CASE("a kernel's terms: waves are its tiles over the SMs, and its bound the largest term") {
+  const dtsim::DeviceSpec a100 = dtsim::load_device("a100_80gb");
+  const auto cost = [&](KernelClass cls, double flops, double bytes, GemmShape s) {
+    return dtsim::kernel_cost(a100, a100.efficiency, Dtype::Bf16, cls, flops, bytes, s);
+  };
+  // 109 tiles of 256 x 128 over 108 SMs: 1.0093 waves, compute-bound, its time what kernel_time gives.
+  const GemmShape one_more{256.0 * 109, 128, 4096};
+  const double flops = 2 * one_more.m * one_more.n * one_more.k;
+  const dtsim::KernelCost big = cost(KernelClass::Gemm, flops, 0, one_more);
+  CHECK(big.waves == Approx(109.0 / 108));
+  CHECK(big.bound() == dtsim::KernelBound::Compute);
+  CHECK(big.fixed == kFixed);
+  CHECK(big.seconds == Approx(kFixed + big.compute));
+  CHECK(big.seconds == kernel_time(a100, a100.efficiency, Dtype::Bf16, KernelClass::Gemm, flops, 0, one_more));
+  // A backward GEMM sums its two products' terms (input gradient M x K over N, weight gradient K x N over M).
+  GemmShape back = one_more;
+  back.backward = true;
+  const dtsim::KernelCost b = cost(KernelClass::Gemm, 2 * flops, 0, back);
+  const GemmShape input{one_more.m, one_more.k, one_more.n};
+  const GemmShape weight{one_more.k, one_more.n, one_more.m};
+  CHECK(b.waves ==
+        Approx(cost(KernelClass::Gemm, flops, 0, input).waves + cost(KernelClass::Gemm, flops, 0, weight).waves));
+  CHECK(b.fixed == 2 * kFixed);
+  // A 64^3 GEMM is its fixed time: 0.5 MFLOP at 268 TFLOP/s is 2 ns, its 24 KiB 12 ns.
+  const dtsim::KernelCost tiny = cost(KernelClass::Gemm, 2.0 * 64 * 64 * 64, 3 * 64 * 64 * 2.0, GemmShape{64, 64, 64});
+  CHECK(tiny.bound() == dtsim::KernelBound::Fixed);
+  CHECK(tiny.waves == Approx(1.0 / 108));
+  // A LayerNorm is its bytes: memory-bound, no waves, no fixed time.
+  const dtsim::KernelCost norm = cost(KernelClass::Norm, 8.0 * (1 << 24), 4.0 * (1 << 24), {});
+  CHECK(norm.bound() == dtsim::KernelBound::Memory);
+  CHECK(norm.waves == 0);
+  CHECK(norm.fixed == 0);
+  CHECK(norm.seconds == Approx(4.0 * (1 << 24) / (a100.mem_bandwidth * a100.kernels.memory)));
+}
