@@ -102,14 +102,24 @@ presets); amp_bf16 (FSDP mixed
 precision DEFAULT: fp32 gradients reduced) as autocast with fp32 gradients, bf16 (PURE) as pure bf16; amp_fp8 as
 amp_bf16 with fp8: delayed (Composer's amp_fp8 runs Transformer Engine's fp8_autocast with its DelayedScaling
 recipe: mosaicml/composer @ fe7964f composer/core/precision.py L78-89; the benchmark script builds the linear layers
-from Transformer Engine, fc_type te: bench/llm/sources/mpt.md)."""
+from Transformer Engine, fc_type te: bench/llm/sources/mpt.md).
+The attention kernel, from the script that made each table (bench/llm/sources/mpt.md, Attention): llm-foundry's
+attn_impl: triton (FlashAttention in Triton, framework.attention_backend: flash_triton), submit_benchmarks.py's default
+at 300cc5c58 and b2a43a147, for every table but the large-scale H100 one, whose sweep.py (5e85bd62d) ran 1b, 3b, 7b
+and 70b with attn_impl: flash (FlashAttention-2, flash2) and 13b and 30b with triton."""
 
 MPT_DEVICES = {"a100_40gb": ("a100_40gb", "a100", "200Gbps"), "a100_80gb": ("a100_80gb", "a100", "200Gbps"),
                "h100_80gb": ("h100_sxm", "h100", "400Gbps")}
 
 
+# The large-scale table's models that sweep.py (mosaicml/llm-foundry @ 5e85bd62d) ran with --attn_impl flash.
+MPT_LARGE_SCALE_FLASH = {"1b", "3b", "7b", "70b"}
+
+
 def mpt(row):
     device, platform, nic = MPT_DEVICES[row["gpu"]]
+    large_scale = row["table_heading"].startswith("H100 80GB BF16 (Large Scale")
+    attention = "flash2" if large_scale and row["model"] in MPT_LARGE_SCALE_FLASH else "flash_triton"
     gpus, seq = whole(row["gpus"]), whole(row["seq_len"])
     shape = dict(layers=whole(row["n_layers"]), hidden=whole(row["d_model"]), heads=whole(row["n_heads"]),
                  ffn=whole(row["ffn_hidden"]))
@@ -131,6 +141,7 @@ def mpt(row):
         "framework:",
         "  preset: fsdp",
         f"  mixed_precision: {'pure' if pure else 'autocast'}",
+        f"  attention_backend: {attention}",
     ])
     name = f"mpt_{row['model']}_{row['gpu']}_{gpus}g_s{seq}_mb{micro}_{row['precision']}"
     published = f"{row['tokens_per_s_per_gpu']} tokens/s/GPU ({gbs} x {seq} tokens a step: {step:.4g} s)"

@@ -80,9 +80,10 @@ void add_framework_keys(std::vector<ScenarioKey>& k) {
       "Which library's fused attention kernel runs when model.transformer.flash_attention is true; no effect "
       "without it. flash2: FlashAttention-2 (Dao-AILab/flash-attention 2.x, PyTorch's scaled_dot_product_attention "
       "flash backend). cudnn: cuDNN's fused flash attention (Transformer Engine's FusedAttention, which it prefers "
-      "on Hopper; PyTorch's cuDNN backend). Each runs at the device's figure for it and the kernel's pass, times "
-      "a factor of its head dimension, sequence length and causal mask fitted on published H100 measurements "
-      "(core/zoo/attention.hpp; docs/engines.md, Framework overheads); a device with no cudnn figure runs flash2's.",
+      "on Hopper; PyTorch's cuDNN backend). flash_triton: FlashAttention written in Triton (flash_attn_triton.py, "
+      "llm-foundry's attn_impl: triton until 2024). Each runs at the device's figure for it and the kernel's pass, "
+      "times a factor of its head dimension, sequence length and causal mask fitted on published measurements "
+      "(core/zoo/attention.hpp; docs/engines.md, Framework overheads); a device with no figure for it runs flash2's.",
       &FrameworkSpec::attention_backend);
   add_choice<OptimizerKernels>(
       k, "framework.optimizer_kernels",

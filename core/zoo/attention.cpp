@@ -11,7 +11,7 @@ namespace {
 // Figure 5, backward on its Figure 6 (J. Shah et al., arXiv 2407.08608v2: H100 SXM5, FlashAttention 2.5.8 and cuDNN
 // 9.1.1, head dimensions 64 and 128; bench/llm/sources/flash_attention.md sections 4 and 5), the causal backward on
 // FlashAttention-2's own H100 forward + backward figure (Dao-AILab/flash-attention @ 0251105,
-// assets/flash2_h100_fwd_bwd_benchmark.png; section 3).
+// assets/flash2_h100_fwd_bwd_benchmark.png; section 3); FlashAttention in Triton on A100 (below).
 constexpr std::array<AttentionBackendTraits, kAttentionBackendCount> kBackends{{
     {AttentionBackend::Flash2,
      "flash2",
@@ -27,6 +27,18 @@ constexpr std::array<AttentionBackendTraits, kAttentionBackendCount> kBackends{{
      "cuDNN's fused attention (Transformer Engine's FusedAttention, which it prefers on Hopper: "
      "NVIDIA/TransformerEngine @ a0b36d0, transformer_engine/pytorch/attention/dot_product_attention/utils.py, "
      "get_attention_backend); its causal backward takes FlashAttention-2's constants (no published figure gives it)"},
+    // The FA2 paper (T. Dao, arXiv 2307.08691) gives this kernel forward and backward together only (Figure 4: A100
+    // 80GB SXM4, 24 cells; bench/llm/sources/flash_attention.md section 2) and says FlashAttention-2 is "around
+    // 1.3-1.5x faster than FlashAttention in Triton in the forward pass" (section 4.1): its forward is
+    // FlashAttention-2's at 1 / 1.4 of the speed, its backward fitted on those cells (5.8 % mean error).
+    {AttentionBackend::FlashTriton,
+     "flash_triton",
+     "FlashAttention in Triton",
+     {18, 0.7, 0.937, 3.0},
+     {0, 0.6, 0.803, 1.6},
+     "Dao-AILab/flash-attention's flash_attn/flash_attn_triton.py (Triton 2.0), which mosaicml/llm-foundry copied as "
+     "llmfoundry/models/layers/flash_attn_triton.py and ran as attn_impl: triton (submit_benchmarks.py's default "
+     "until 7f0fdae66, 2024-03-26)"},
 }};
 
 constexpr bool in_enum_order() {

@@ -9,7 +9,8 @@
 //                 n key tiles of 128;  causal x n / (n + k) with the causal mask: the diagonal tiles computed whole
 //                 and masked, and the query tiles' unequal lengths
 // with d0, c, causal and k per backend and pass, fitted on published H100 measurements by
-// bench/kernels/attention_fit.py and shown there on A100 and H200 (bench/kernels/attention.md).
+// bench/kernels/attention_fit.py and shown there on A100 and H200 (bench/kernels/attention.md); FlashAttention in
+// Triton's on the A100 figure its only published measurement gives.
 // To add a backend: its enum value, its row in kBackends (attention.cpp) with its constants and sources, its
 // figures in devices.yaml, and its fit in bench/kernels/attention_fit.py; tests/core/zoo/attention_test.cpp holds
 // the table to attention.md.
@@ -23,9 +24,10 @@ namespace dtsim {
 
 // Which library's fused attention kernel a job runs (framework.attention_backend). Flash2: FlashAttention-2
 // (Dao-AILab/flash-attention 2.x, and PyTorch's scaled_dot_product_attention's flash backend). Cudnn: cuDNN's
-// fused flash attention (Transformer Engine's FusedAttention, PyTorch's cuDNN backend).
-enum class AttentionBackend { Flash2, Cudnn };
-inline constexpr int kAttentionBackendCount = 2;
+// fused flash attention (Transformer Engine's FusedAttention, PyTorch's cuDNN backend). FlashTriton: FlashAttention
+// written in Triton (Dao's flash_attn_triton.py, which llm-foundry ran as attn_impl: triton until 2024).
+enum class AttentionBackend { Flash2, Cudnn, FlashTriton };
+inline constexpr int kAttentionBackendCount = 3;
 
 // One pass's shape constants (the header's formula).
 struct AttentionShape {
