@@ -1,4 +1,5 @@
 // `dtsim models`, `dtsim devices` and `dtsim keys`: what the zoo and the scenario language hold.
+#include <algorithm>
 #include <iostream>
 
 #include <fmt/format.h>
@@ -48,8 +49,10 @@ int models_command(const std::string& action, const std::string& name) {
 }
 
 int devices_command() {
-  std::cout << fmt::format("{:<11} {:>12} {:>12} {:>12} {:>12} {:>12} {:>9} {:>6} {:>14} {:>6}  {}\n", "device", "fp32",
-                           "tf32", "fp16", "bf16", "memory bw", "memory", "eff.", "gemm/attn/mem", "comm",
+  size_t width = 6;
+  for (const auto& n : device_names()) width = std::max(width, n.size());
+  std::cout << fmt::format("{:<{}} {:>12} {:>12} {:>12} {:>12} {:>12} {:>9} {:>6} {:>14} {:>6}  {}\n", "device", width,
+                           "fp32", "tf32", "fp16", "bf16", "memory bw", "memory", "eff.", "gemm/attn/mem", "comm",
                            "description");
   for (const auto& n : device_names()) {
     const DeviceSpec d = load_device(n);
@@ -58,7 +61,7 @@ int devices_command() {
     const std::string kernels = k.present() ? fmt::format("{:.2f}/{:.2f}/{:.2f}", k.gemm_at(Dtype::Fp16),
                                                           k.attention_for(AttentionBackend::Flash2).forward, k.memory)
                                             : std::string("-");
-    std::cout << fmt::format("{:<11} {:>12} {:>12} {:>12} {:>12} {:>12} {:>9} {:>6.2f} {:>14} {:>6.2f}  {}\n", n,
+    std::cout << fmt::format("{:<{}} {:>12} {:>12} {:>12} {:>12} {:>12} {:>9} {:>6.2f} {:>14} {:>6.2f}  {}\n", n, width,
                              peak(d.peak_fp32), peak(d.peak_tf32), peak(d.peak_fp16), peak(d.peak_bf16),
                              format_rate(d.mem_bandwidth), format_bytes(d.mem_capacity), d.efficiency, kernels,
                              d.compute_under_comm, d.description);

@@ -155,7 +155,8 @@ rank), global batch where printed, activation checkpointing mode, precision, tor
 Assumed for every torchtitan row: Llama 3's shapes (Meta's model cards: RMSNorm, SwiGLU, rotary, grouped-query
 attention, vocab 128256, untied embeddings, no biases); sequence length 8192 where not printed (the train configs'
 default); 8 GPUs a node with NVLink at the platform's line rate and 8 NICs of 400 Gb/s (H100) or 200 Gb/s (A100);
-the H100 rows' 500 W parts as dtsim's h100_sxm (their clocks under that power cap are not published); FSDP2 as ZeRO-3;
+the H100 rows' parts as dtsim's h100_sxm_hbm2e (the sources: 96 GB of HBM2e at 2.4 TB/s, a 500 W limit; the SXM's
+peaks, as their clocks under that limit are not published); FSDP2 as ZeRO-3;
 selective checkpointing (per layer or per op) as selective recompute; bf16 with the torchtitan preset (FSDP2's
 default mixed precision: bf16 compute, gradients reduced in fp32; fused AdamW: docs/engines.md, Framework presets);
 flash attention (SDPA); float8 and float8
@@ -164,7 +165,7 @@ pytorch/torchtitan @ 4d88a8a torchtitan/config_manager.py L524-527 and @ 9dec370
 L552-568, and torchtitan/float8.py L87 "only dynamic tensor scaling (the default) is supported"); FSDP2's float8
 all-gathers not modelled (bf16 all-gathers)."""
 
-TORCHTITAN_DEVICES = {"A100": ("a100_80gb", "a100", "200Gbps"), "H100": ("h100_sxm", "h100", "400Gbps")}
+TORCHTITAN_DEVICES = {"A100": ("a100_80gb", "a100", "200Gbps"), "H100": ("h100_sxm_hbm2e", "h100", "400Gbps")}
 
 
 def torchtitan(row):

@@ -81,7 +81,7 @@ TEST_CASE("unknown devices / choices and algorithms") {
   CHECK(error_of("model:\n  name: resnet50\ncluster:\n  device: a100\n") ==
         "x.yaml:4:11: error: cluster.device: unknown device 'a100' (valid: a100_40gb, a100_80gb, b200, cpu_socket, "
         "h100_sxm, "
-        "h200, p100, v100) (did you mean 'a100_40gb'?)");
+        "h100_sxm_hbm2e, h200, p100, v100) (did you mean 'a100_40gb'?)");
   CHECK(error_of(std::string(kGood) + "strategy:\n  kind: allreduse\n") ==
         "x.yaml:9:9: error: strategy.kind: 'allreduse' is not valid (valid: allreduce, parameter_server, hybrid) (did "
         "you mean 'allreduce'?)");
