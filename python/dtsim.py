@@ -28,8 +28,8 @@ __version__ = _dtsim.__version__
 ScenarioError = _dtsim.ScenarioError
 
 __all__ = [
-    "Scenario", "ScenarioError", "Record", "Result", "Table", "Tuning", "load", "run", "sweep", "tune", "models",
-    "devices", "keys",
+    "Scenario", "ScenarioError", "Record", "Result", "Table", "Tuning", "load", "run", "sweep", "tune", "kernels",
+    "models", "devices", "keys",
 ]
 
 
@@ -361,6 +361,16 @@ def tune(scenario: Scenario | str | os.PathLike | Mapping[str, Any], top: int = 
 def models() -> List[Dict[str, Any]]:
     """The model zoo (`dtsim models list`): name, parameters, gflop_per_sample_fwd, input, layers, source."""
     return _dtsim.models()
+
+
+def kernels(scenario: Scenario | str | os.PathLike | Mapping[str, Any], rank: Optional[int] = None) -> Dict[str, Any]:
+    """One rank's kernels and collectives in one iteration, as `dtsim kernels` prints them: scenario, device, rank,
+    stage, step_seconds (the analytical engine's mean iteration) and rows, one dict per kernel (name, kind, stream,
+    phase, calls, seconds, total_seconds, share_of_step, flops, bytes, shape (m, n, k, batch) or None, causal, waves,
+    compute_seconds, memory_seconds, fixed_seconds, bound); pandas.DataFrame(k["rows"]) makes a table of them.
+    rank: None for the first worker."""
+    r = -1 if rank is None else _whole("kernels", "rank", rank, 0, 1 << 30, "dtsim kernels --rank")
+    return _dtsim.kernels(_scenario(scenario)._source, r)
 
 
 def devices() -> List[Dict[str, Any]]:

@@ -18,6 +18,7 @@
 #include "python/error_key.hpp"
 #include "python/run.hpp"
 #include "python/to_python.hpp"
+#include "sim/kernel_table.hpp"
 #include "sim/sweep/sweep_plan.hpp"
 #include "sim/sweep/sweep_results.hpp"
 #include "sim/tune/tuner.hpp"
@@ -270,6 +271,52 @@ pb::list devices() {
   return out;
 }
 
+// One rank's kernels and collectives in one iteration (sim/kernel_table.hpp), the rows `dtsim kernels` prints.
+pb::dict kernels(const Source& src, int rank) {
+  sim::KernelTable t;
+  try {
+    pb::gil_scoped_release release;
+    t = sim::kernel_table(load_scenario_text(src.text, src.origin, src.sets), rank);
+  } catch (const InputError& e) {
+    raise_scenario_error(e, src.text, src.origin);
+  }
+  const auto maybe = [](bool present, double v) {
+    return present ? pb::object(pb::float_(v)) : pb::object(pb::none());
+  };
+  pb::list rows;
+  for (const sim::KernelRow& r : t.rows) {
+    pb::dict d;
+    d["name"] = r.name;
+    d["kind"] = r.kind;
+    d["stream"] = r.stream == Stream::Compute ? "compute" : r.stream == Stream::Comm ? "comm" : "posted";
+    d["phase"] = std::string(phase_name(r.phase));
+    d["calls"] = r.calls;
+    d["seconds"] = r.seconds;
+    d["total_seconds"] = r.total();
+    d["share_of_step"] = t.step_seconds > 0 ? r.total() / t.step_seconds : 0.0;
+    d["flops"] = r.flops;
+    d["bytes"] = r.bytes;
+    d["shape"] = r.shape.known() ? pb::object(pb::make_tuple(r.shape.m, r.shape.n, r.shape.k, r.shape.batch))
+                                 : pb::object(pb::none());
+    d["causal"] = r.shape.causal;
+    const bool m = r.model.has_value();
+    d["waves"] = maybe(m && r.model->waves > 0, m ? r.model->waves : 0);
+    d["compute_seconds"] = maybe(m, m ? r.model->compute : 0);
+    d["memory_seconds"] = maybe(m, m ? r.model->memory : 0);
+    d["fixed_seconds"] = maybe(m, m ? r.model->fixed : 0);
+    d["bound"] = r.bound;
+    rows.append(d);
+  }
+  pb::dict out;
+  out["scenario"] = t.scenario;
+  out["device"] = t.device;
+  out["rank"] = t.rank;
+  out["stage"] = t.stage >= 0 ? pb::object(pb::int_(t.stage)) : pb::object(pb::none());
+  out["step_seconds"] = t.step_seconds;
+  out["rows"] = rows;
+  return out;
+}
+
 pb::list keys() {
   pb::list out;
   for (const auto& k : scenario_keys()) {
@@ -311,6 +358,8 @@ PYBIND11_MODULE(_dtsim, m) {
         pb::arg("scaling") = "weak", "Runs a sweep's points: {'points': [...], 'scaling': ...}.");
   m.def("tune", &tune, pb::arg("source"), pb::arg("top") = 5, pb::arg("screen") = 0, pb::arg("jobs") = 1,
         pb::arg("objective") = "time", "dtsim tune's search: {'ranked': [...], 'layouts': ..., ...}.");
+  m.def("kernels", &kernels, pb::arg("source"), pb::arg("rank") = -1,
+        "One rank's kernels and collectives in one iteration, as `dtsim kernels` prints them.");
   m.def("models", &models, "The model zoo, one dict per model.");
   m.def("devices", &devices, "The device zoo, one dict per device.");
   m.def("keys", &keys, "The scenario keys, one dict per key.");

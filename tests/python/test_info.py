@@ -1,8 +1,11 @@
-# dtsim.models(), devices() and keys(): the tables `dtsim models list`, `dtsim devices` and `dtsim keys` print.
+# dtsim.models(), devices(), keys() and kernels(): the tables `dtsim models list`, `dtsim devices`, `dtsim keys` and
+# `dtsim kernels` print.
 import subprocess
 
+import pytest
+
 import dtsim
-from conftest import DTSIM
+from conftest import DTSIM, ROOT
 
 
 def cli(*args):
@@ -28,3 +31,18 @@ def test_keys_are_the_cli_list():
     assert [k["path"] for k in keys] == [line.split()[0] for line in cli("keys")]
     nodes = next(k for k in keys if k["path"] == "cluster.nodes")
     assert nodes["doc"] and nodes["type"]
+
+
+def test_kernels_are_the_cli_table():
+    k = dtsim.kernels(ROOT / "scenarios/hybrid_gpt_1gpu.yaml")
+    assert (k["device"], k["rank"], k["stage"]) == ("h200", 0, 0)
+    # One GPU, nothing to communicate: the rows' costs fill the step, as `dtsim kernels` says.
+    assert sum(r["total_seconds"] for r in k["rows"]) == pytest.approx(k["step_seconds"], rel=1e-6)
+    lines = cli("kernels", str(ROOT / "scenarios/hybrid_gpt_1gpu.yaml"))[2:]
+    names = [line.split("  ")[0] for line in lines[:lines.index("")]]
+    assert [r["name"] for r in k["rows"]] == names
+    qkv = next(r for r in k["rows"] if r["name"] == "fwd L* qkv")
+    assert qkv["shape"] == (4096, 6144, 2048, 1) and qkv["calls"] == 96 and qkv["bound"] == "compute"
+    assert qkv["waves"] == pytest.approx(16 * 48 / 132)  # tiles of 256 x 128 over the H200's 132 SMs
+    with pytest.raises(dtsim.ScenarioError, match="--rank 3"):
+        dtsim.kernels(ROOT / "scenarios/hybrid_gpt_1gpu.yaml", rank=3)
