@@ -99,7 +99,7 @@ KernelRow first_row(const cost::CostModel& cost, const Plan& plan, const RankPro
     const std::optional<cost::CostModel::ComputeContext> ctx = cost.compute_context(r);
     if (c->composite >= 0) {
       row.bound = "composite";
-    } else if (!ctx || cost.codec_time(r, *c)) {
+    } else if (!ctx) {
       row.bound = "profile";
     } else {
       row.model =

@@ -73,7 +73,8 @@ CostModel::CostModel(const ClusterSpec& cluster, const Plan& plan) : cluster_(cl
 }
 
 std::optional<double> CostModel::codec_time(const RankProgram& rank, const ComputeOp& op) const {
-  if (op.codec == CodecStage::None || rank.job < 0 || rank.job >= static_cast<int>(codec_kernels_.size())) {
+  if (!cluster_.calibration || op.codec == CodecStage::None || rank.job < 0 ||
+      rank.job >= static_cast<int>(codec_kernels_.size())) {
     return std::nullopt;
   }
   const std::optional<double> t = cluster_.calibration->codec_time(codec_kernels_[rank.job], op.codec, op.kernel_bytes,

@@ -65,7 +65,8 @@ class CostModel {
   const CompositeTiming& composite_timing(int composite) const;
   std::vector<CompositeTiming> composite_timings() const;  // one per Plan::composites entry
   // A compress or decompress op timed by the profile's kernel curve (CalibrationProfile::codec_time)
-  // times the job's compression.cost_scale; nullopt for other ops and unmeasured kernels.
+  // times the job's compression.cost_scale; nullopt without cluster.calibration, for other ops and for unmeasured
+  // kernels.
   std::optional<double> codec_time(const RankProgram& rank, const ComputeOp& op) const;
   double update_time(const RankProgram& rank, const UpdateOp& op) const;
   // Work a rank does around a collective outside the transfers: its job's framework.collective_launch,

@@ -4,6 +4,7 @@
 #include <catch2/catch.hpp>
 
 #include <algorithm>
+#include <filesystem>
 #include <regex>
 #include <sstream>
 #include <string>
@@ -116,4 +117,33 @@ TEST_CASE("dtsim kernels shows a pipeline stage's own rows, and refuses a rank w
   CHECK(last.out.find("head output layer") != std::string::npos);
   CHECK(last.out.find("\nembedding ") == std::string::npos);
   for (const auto* out : {&first.out, &last.out}) CHECK(out->find("fwd L* allgather (8 ranks)") != std::string::npos);
+}
+
+TEST_CASE("dtsim kernels runs every scenario of scenarios/, its rows within the step's compute stream") {
+  // Compression's codec kernels, parameter servers, two jobs, stragglers, torus and fat-tree clusters: each prints its
+  // table, and the compute stream's rows never add up to more than the step.
+  for (const auto& entry : std::filesystem::directory_iterator(std::string(DTSIM_SOURCE_DIR) + "/scenarios")) {
+    if (entry.path().extension() != ".yaml") continue;
+    const std::string name = entry.path().stem().string();
+    INFO(name);
+    const auto r = run_dtsim("kernels scenarios/" + name + ".yaml", "kernels-all-" + name);
+    REQUIRE(r.code == 0);
+    std::smatch busy;
+    REQUIRE(std::regex_search(r.out, busy,
+                              std::regex(R"(compute stream busy ([0-9.]+) (\w+) of the ([0-9.]+) (\w+) step)")));
+    CHECK(seconds(busy[1], busy[2]) <= seconds(busy[3], busy[4]) * 1.005);
+  }
+}
+
+TEST_CASE("dtsim kernels under a calibration profile: its curves cost the kernels, which say so") {
+  const auto r = run_dtsim(
+      "kernels scenarios/quickstart.yaml --set cluster.calibration=tests/calibrate/data/profile.yaml", "kernels-prof");
+  REQUIRE(r.code == 0);
+  int convs = 0;
+  for (const Row& x : rows(r.out)) {
+    if (x.line.find(" conv ") == std::string::npos) continue;
+    ++convs;
+    CHECK(x.line.find(" profile ") != std::string::npos);
+  }
+  CHECK(convs > 50);
 }
