@@ -58,7 +58,10 @@ std::string strategy_text(const Scenario& s, const JobSpec& job) {
         "hybrid (t {} x p {} x d {}{}; {}, {} micro-batches of {}; sequence parallel {}, recompute {}, "
         "ZeRO {}; {})",
         h.tensor, h.pipeline, h.data, extras, schedule, h.micro_batches(), h.micro_batch,
-        h.sequence_parallel ? "on" : "off", recompute_name(h.recompute), h.zero, st.algorithm);
+        h.sequence_parallel ? "on" : "off",
+        h.recompute_every > 1 ? fmt::format("{} in 1 block of {}", recompute_name(h.recompute), h.recompute_every)
+                              : std::string(recompute_name(h.recompute)),
+        h.zero, st.algorithm);
   }
   return fmt::format("parameter server ({} shards, {}, overlap {})", st.ps_shards,
                      s.cluster.server_placement == ServerPlacement::Dedicated ? "dedicated hosts" : "colocated",

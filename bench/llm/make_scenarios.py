@@ -70,7 +70,7 @@ def cluster_lines(device, gpus, per_node, nvlink, nic_count, nic_rate):
 
 
 def strategy_lines(tensor=1, pipeline=1, context=1, data=1, zero=0, micro_batch=1, global_batch=1, recompute="none",
-                   sequence_parallel=False, schedule=None, virtual_stages=1):
+                   sequence_parallel=False, schedule=None, virtual_stages=1, recompute_every=1):
     lines = ["strategy:", "  kind: hybrid", f"  tensor: {tensor}"]
     if pipeline > 1:
         pipe = f"  pipeline: {{stages: {pipeline}"
@@ -83,6 +83,8 @@ def strategy_lines(tensor=1, pipeline=1, context=1, data=1, zero=0, micro_batch=
         lines.append(f"  context: {context}")
     lines += [f"  data: {data}", f"  zero: {zero}", f"  micro_batch: {micro_batch}", f"  global_batch: {global_batch}",
               f"  recompute: {recompute}"]
+    if recompute_every > 1:
+        lines.append(f"  recompute_every: {recompute_every}")
     if sequence_parallel:
         lines.append("  sequence_parallel: true")
     return "\n".join(lines)
@@ -157,8 +159,13 @@ attention, vocab 128256, untied embeddings, no biases); sequence length 8192 whe
 default); 8 GPUs a node with NVLink at the platform's line rate and 8 NICs of 400 Gb/s (H100) or 200 Gb/s (A100);
 the H100 rows' parts as dtsim's h100_sxm_hbm2e (the sources: 96 GB of HBM2e at 2.4 TB/s, a 500 W limit; the SXM's
 peaks, as their clocks under that limit are not published); FSDP2 as ZeRO-3;
-selective checkpointing (per layer or per op) as selective recompute; bf16 with the torchtitan preset (FSDP2's
-default mixed precision: bf16 compute, gradients reduced in fp32; fused AdamW: docs/engines.md, Framework presets);
+selective op checkpointing (the 2024-12 tables' "selective": the 8B train config's selective_ac_option 'op',
+train_configs/llama3_8b.toml @ 9dec370) as selective_op, torchtitan's per-op policy; selective layer checkpointing as
+full recompute of every second block (selective_ac_option's default 2, torchtitan/config_manager.py @ 4d88a8a
+L492-494); bf16 with the torchtitan preset (FSDP2's default mixed precision: bf16 compute, gradients reduced in fp32;
+fused AdamW; RMSNorm, rotary, SwiGLU and the loss op by op as PyTorch eager runs them: docs/engines.md, Framework
+presets), and with torch.compile the blocks compiled (framework.pointwise_kernels: compiled_blocks, torchtitan's
+apply_compile: each TransformerBlock, not the final norm and the loss);
 flash attention (SDPA); float8 and float8
 tensorwise as fp8: current (torchao's Float8Linear with dynamic per-tensor scaling, torchtitan's default:
 pytorch/torchtitan @ 4d88a8a torchtitan/config_manager.py L524-527 and @ 9dec370, the 2024-12 benchmarks' commit,
@@ -190,8 +197,17 @@ def torchtitan(row):
     gbs = whole(row["global_batch"]) if row["global_batch"] else local * fsdp
     if pp > 1:
         raise Skip("pipeline rows: the micro-batch size of the pipeline schedule is not stated")
-    recompute = "full" if row["recompute"].startswith("full") else "selective" if "selective" in row["recompute"] \
-        else "none"
+    every = 1
+    if row["recompute"].startswith("full"):
+        recompute = "full"
+    elif row["recompute"] == "selective layer":
+        recompute, every = "full", 2
+    elif row["recompute"].startswith("selective"):
+        recompute = "selective_op"
+    else:
+        recompute = "none"
+    notes = row["notes"]
+    compiled = "compile" if any(m in notes for m in ("compile=yes", "torch.compile;", "+ torch.compile")) else "eager"
     step = gbs * seq / (number(row["tokens_per_s_per_gpu"]) * gpus)
     body = "\n".join([
         "model:",
@@ -203,12 +219,11 @@ def torchtitan(row):
         "  optimizer: adam",
         cluster_lines(device, gpus, 8, NVLINK[platform], 8, nic),
         strategy_lines(tensor=tp, context=cp, data=fsdp, zero=3, micro_batch=local, global_batch=gbs,
-                       recompute=recompute, sequence_parallel=tp > 1),
+                       recompute=recompute, sequence_parallel=tp > 1, recompute_every=every),
         "framework:",
         "  preset: torchtitan",
+        *(["  pointwise_kernels: compiled_blocks"] if compiled == "compile" else []),
     ])
-    notes = row["notes"]
-    compiled = "compile" if any(m in notes for m in ("compile=yes", "torch.compile;", "+ torch.compile")) else "eager"
     async_tp = "_async_tp" if notes.startswith("async TP") or "AsyncTP" in notes or "Async TP" in notes else ""
     checkpointing = re.sub(r"[^a-z]+", "_", row["recompute"].lower()).strip("_") or "none"
     name = f"torchtitan_llama3_{size.lower()}_{device}_{gpus}g_tp{tp}_cp{cp}_mb{local}_{checkpointing}_{compiled}{async_tp}"
@@ -225,7 +240,7 @@ experiment says) layers, hidden and heads, TP, PP, DP, micro-batch, global batch
 per iteration (read at iteration 2 or later, as the file says).
 Assumed for every BLOOM row: sequence 2048 and vocab 250880 (the production run's); BLOOM's shape (LayerNorm,
 GeLU MLP of 4 x hidden, tied embeddings, biases, ALiBi positions as rotary: neither has parameters, and dtsim has no
-ALiBi); bf16 where not given; the megatron_deepspeed preset (DeepSpeed's bf16 optimizer: fp32 gradients reduced
+ALiBi; dtsim's rotary pass over the queries and keys, which ALiBi does not run, is 0.3 % of a step); bf16 where not given; the megatron_deepspeed preset (DeepSpeed's bf16 optimizer: fp32 gradients reduced
 after the pipeline's flush, apex FusedAdam: docs/engines.md, Framework presets); ZeRO-1 where not given (the file's runs use it); full activation checkpointing (the production run's, and
 the file's TFLOPs formula assumes it); the 1F1B schedule (Megatron-DeepSpeed's); Omni-Path as 4 NICs of 100 Gb/s."""
 

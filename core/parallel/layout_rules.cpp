@@ -79,6 +79,17 @@ std::optional<LayoutProblem> layout_problem(const TransformerSpec& m, const Hybr
         "an MoE model with tensor parallelism routes each rank's sequence-parallel tokens (set it to true, as "
         "Megatron-LM requires)"};
   }
+  if (h.recompute_every > 1 && h.recompute == Recompute::None) {
+    return LayoutProblem{"strategy.recompute_every",
+                         fmt::format("{} picks which blocks recompute, and strategy.recompute is none (valid: 1, "
+                                     "or strategy.recompute selective, full or selective_op)",
+                                     h.recompute_every)};
+  }
+  if (h.recompute == Recompute::SelectiveOp && m.experts > 0) {
+    return LayoutProblem{"strategy.recompute",
+                         "selective_op counts a dense block's matmuls (torchtitan's policy) and the model has experts "
+                         "(valid: none, selective, full)"};
+  }
   const int per_step = h.micro_batch * r.data;
   if (h.global_batch > 0 && h.global_batch % per_step != 0) {
     return LayoutProblem{

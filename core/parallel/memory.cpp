@@ -32,7 +32,9 @@
 // GPT (f = 4h, B = 2, unfused, dropout, c = 1) with SP: attention 2 + 2 + 6 + 2 + 1, MLP 2 + 2 + 8 + 8 + 1, together
 // 34 s b h / t (the paper's 11 + 19 + 4 for the norms), and 5 a s^2 b / t of scores: s b h / t (34 + 5 a s / h);
 // without SP the r = 1 terms are 10 s b h: s b h (10 + 24 / t + 5 a s / (h t)). Selective recompute drops the scores
-// (the core attention is recomputed); full recompute keeps only the layer input B T h / r. Masks are 1 byte (PyTorch
+// (the core attention is recomputed); full recompute keeps only the layer input B T h / r; selective_op what
+// torchtitan's policy keeps (op_policy_bytes); with strategy.recompute_every n only every n-th layer of a stage
+// recomputes, the others keep everything (per layer, the stage's average). Masks are 1 byte (PyTorch
 // bools) and the log-sum-exp and router probabilities fp32 in any dtype, so fp32 compute doubles the rest only. Context
 // parallel: every per-token term has s / c; the unfused scores are a (s / c) x s per head (local queries against every
 // key). MoE: the second LayerNorm's output feeds the router (its fp32 probabilities 4 T E / r are kept), the dispatched
@@ -78,6 +80,7 @@ struct Shape {
   bool sp;
   PipelineSchedule schedule;
   Recompute recompute;
+  double recompute_share;  // of the stage's layers (strategy.recompute_every)
   double B, weight_bytes, grad_bytes, optimizer_bytes, bucket_bytes;
   double T;  // tokens of one micro-batch on one rank: (s / c) b
   TransformerSpec spec;
@@ -153,6 +156,7 @@ Shape shape_of(const MemoryInputs& in) {
   x.sp = ly.sequence_parallel;
   x.schedule = ly.schedule;
   x.recompute = ly.recompute;
+  x.recompute_share = ly.recompute_share(md.layers / ly.pipeline);
   x.B = dtype_bytes(in.dtype);
   const bool mixed = x.B < 4;
   const bool autocast = mixed && in.autocast;
@@ -208,11 +212,24 @@ double score_bytes(const Shape& x) {
   return x.dropout ? (2 * x.B + 1) * scores : x.B * scores;
 }
 
+// torchtitan's per-op policy (transformer_ops.hpp, Recompute) keeps the block's input and the outputs of q, v, w1 and
+// (gated) w2, of the attention kernel with its log-sum-exp, and of the sequence-parallel reduce-scatters; w2's is the
+// rank's whole T h partial sum before its reduce-scatter.
+double op_policy_bytes(const Shape& x) {
+  const double r = replicated(x);
+  double kept = x.B * x.T * x.h / r + x.B * x.T * (x.h + x.hk) / x.t + x.B * x.T * x.f / x.t;
+  if (x.flash) kept += x.B * x.T * x.h / x.t + 4 * x.a * x.T / x.t;
+  if (x.gated) kept += x.B * x.T * x.h;
+  if (x.sp) kept += 2 * x.B * x.T * x.h / x.t;
+  return kept;
+}
+
 double layer_bytes(const Shape& x, Recompute mode) {
   const double r = replicated(x);
   const double mask = x.dropout ? 1 : 0;
   const double hidden = x.B * x.T * x.h / r;  // one B T h tensor of a replicated region
   if (mode == Recompute::Full) return hidden;
+  if (mode == Recompute::SelectiveOp) return op_policy_bytes(x);
   const double qkv = x.B * x.T * (x.flash ? x.h + 2 * x.hk : 3 * x.h) / x.t;
   double attention = 2 * hidden + qkv + x.B * x.T * x.h / x.t + mask * x.T * x.h / r;
   if (mode == Recompute::None) attention += score_bytes(x);
@@ -228,12 +245,13 @@ double layer_bytes(const Shape& x, Recompute mode) {
 
 // The one layer recomputed during backward, beyond what is stored for it.
 double recompute_working_set(const Shape& x) {
-  switch (x.recompute) {
-    case Recompute::None: return 0;
-    case Recompute::Selective: return layer_bytes(x, Recompute::None) - layer_bytes(x, Recompute::Selective);
-    case Recompute::Full: return layer_bytes(x, Recompute::None) - layer_bytes(x, Recompute::Full);
-  }
-  return 0;
+  if (x.recompute == Recompute::None || x.recompute_share <= 0) return 0;
+  return layer_bytes(x, Recompute::None) - layer_bytes(x, x.recompute);
+}
+
+// A layer's stored activations, averaged over the stage's layers when only every n-th recomputes.
+double stored_bytes(const Shape& x) {
+  return x.recompute_share * layer_bytes(x, x.recompute) + (1 - x.recompute_share) * layer_bytes(x, Recompute::None);
 }
 
 // Chunk-micro-batches the stage holds at its peak: its schedule's own order (schedule.hpp), so
@@ -260,12 +278,12 @@ double communication_bytes(const Shape& x, const StageParams& sp) {
 
 double layer_activation_bytes(const MemoryInputs& in) {
   const Shape x = shape_of(in);
-  return layer_bytes(x, x.recompute);
+  return stored_bytes(x);
 }
 
 std::vector<StageMemory> stage_memory(const MemoryInputs& in) {
   const Shape x = shape_of(in);
-  const double stored = layer_bytes(x, x.recompute);
+  const double stored = stored_bytes(x);
   const double r = replicated(x);
   const double mask = x.dropout ? 1 : 0;
   const double layers_per_chunk = x.L / (x.p * x.v);

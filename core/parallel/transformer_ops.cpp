@@ -1,6 +1,8 @@
 // The kernel steps of a transformer on one rank of a hybrid layout (rules in transformer_ops.hpp).
 #include "core/parallel/transformer_ops.hpp"
 
+#include "core/parallel/pointwise.hpp"
+
 #include <algorithm>
 
 namespace dtsim {
@@ -14,7 +16,10 @@ struct Dims {
   bool autocast;
   double tokens;     // T = b s / c: the rank's tokens of a micro-batch (its sequence shard)
   double sp_tokens;  // tokens the rank's norms and dropout touch: T / t with sequence parallel
-  bool sp, flash, eager, causal, moe, rms, bias;
+  bool sp, flash, eager, causal, moe, rms, bias, rotary, gated;
+  bool eager_blocks;     // the blocks' RMSNorms, rotary and SwiGLU op by op (pointwise.hpp)
+  bool eager_head;       // the final RMSNorm op by op
+  bool fp32_loss;        // the loss on logits cast to fp32 as PyTorch runs it (autocast, eager heads)
   bool tp_overlap;       // the block's sequence-parallel collectives beside their GEMMs (TP communication overlap)
   Fp8Scaling fp8;        // the linear layers' GEMMs in fp8 (None: in the model's dtype)
   double micro_batches;  // per optimizer step: fp8 weight casts are spread over them
@@ -52,6 +57,11 @@ Dims dims_of(const TransformerSpec& m, const ShardShape& sh) {
   d.moe = m.experts > 0;
   d.rms = m.rms_norm;
   d.bias = m.bias;
+  d.rotary = m.rotary;
+  d.gated = m.gated_mlp;
+  d.eager_blocks = sh.pointwise == PointwiseKernels::Eager;
+  d.eager_head = sh.pointwise != PointwiseKernels::Fused;
+  d.fp32_loss = d.autocast || d.eager_head;
   d.fp8 = sh.dtype_bytes < 4 ? sh.fp8 : Fp8Scaling::None;
   d.micro_batches = std::max(1, sh.micro_batches);
   return d;
@@ -168,11 +178,34 @@ KernelStep backward_of(const KernelStep& fwd) {
 
 // A LayerNorm or RMSNorm: forward reads x and writes y. Backward is two kernels (PyTorch's layer_norm_backward and
 // apex's FusedLayerNorm alike): the input gradient reads x and dy and writes dx, the weight (and bias) gradient
-// reads x and dy again to reduce over the tokens: five passes, not twice the forward's two.
-KernelStep norm(const Dims& d, std::string name) {
+// reads x and dy again to reduce over the tokens: five passes, not twice the forward's two. An eager RMSNorm runs
+// op by op (pointwise.hpp).
+KernelStep norm(const Dims& d, std::string name, bool eager) {
   const double elements = d.sp_tokens * d.h;
-  KernelStep k = compute(std::move(name), KernelClass::Norm, (d.rms ? 4 : 5) * elements, 2 * elements * d.rb);
-  k.backward_bytes = 5 * elements * d.rb;
+  const PointwiseTraffic t = norm_traffic(eager && d.rms, d.rb);
+  KernelStep k = compute(std::move(name), KernelClass::Norm, (d.rms ? 4 : 5) * elements, t.forward * elements);
+  k.backward_bytes = t.backward * elements;
+  return k;
+}
+
+// Rotary embedding of the rank's queries and keys (pointwise.hpp): a handful of FLOPs an element.
+KernelStep rotary(const Dims& d) {
+  const double elements = d.tokens * (d.h + d.kv_dim) / d.t;
+  const PointwiseTraffic t = rotary_traffic(d.eager_blocks, d.db);
+  KernelStep k = compute("rotary", KernelClass::Elementwise, 3 * elements, t.forward * elements);
+  k.backward_bytes = t.backward * elements;
+  return k;
+}
+
+// The MLP's activation over `tokens`: GELU reads f and writes f, SwiGLU (pointwise.hpp) reads 2f and writes f fused.
+KernelStep activation(const Dims& d, std::string name, double tokens) {
+  const double outputs = tokens * d.f / d.t;
+  KernelStep k = compute(std::move(name), KernelClass::Elementwise, 8 * outputs, 2 * outputs * d.db);
+  if (d.gated) {
+    const PointwiseTraffic t = swiglu_traffic(d.eager_blocks, d.db);
+    k.mem_bytes = t.forward * outputs;
+    k.backward_bytes = t.backward * outputs;
+  }
   return k;
 }
 
@@ -325,18 +358,19 @@ std::vector<KernelStep> block_forward(const TransformerSpec& m, const ShardShape
   const Dims d = dims_of(m, sh);
   const double act = d.tokens * d.h * d.db;  // the block's T x h activation, as a collective's S
   std::vector<KernelStep> out;
-  out.push_back(norm(d, "ln1"));
+  out.push_back(norm(d, "ln1", d.eager_blocks));
   if (d.sp) block_collective(out, d, CollectiveKind::AllGather, act);
   const double bias = d.bias ? 1 : 0;
   linear(out, d, "qkv", d.tokens, d.h, d.qkv_out / d.t, (d.h + bias) * d.qkv_out / d.t, d.tokens * d.qkv_out / d.t,
          true, true);
+  if (d.rotary) out.push_back(rotary(d));
   if (d.c > 1)
     out.push_back(collective("kv all-gather", CollectiveKind::AllGather, GroupKind::Context, kv_gather_bytes(d)));
   for (KernelStep& k : attention_core(d)) out.push_back(std::move(k));
   linear(out, d, "proj", d.tokens, d.h / d.t, d.h, d.h * d.h / d.t + bias * d.h, d.sp_tokens * d.h, false, true);
   block_collective(out, d, d.sp ? CollectiveKind::ReduceScatter : CollectiveKind::AllReduce, act);
   out.push_back(dropout_residual(d, "attn dropout+residual"));
-  out.push_back(norm(d, "ln2"));
+  out.push_back(norm(d, "ln2", d.eager_blocks));
   if (d.moe) {
     // Tokens are routed from the rank's sequence-parallel share (sequence parallel is required with t > 1).
     const double routed = d.sp_tokens * d.top_k * d.capacity;
@@ -358,8 +392,7 @@ std::vector<KernelStep> block_forward(const TransformerSpec& m, const ShardShape
     const double local_experts = d.experts / d.e;
     linear(out, d, "expert fc1", gathered / local_experts, d.h, d.f_in / d.t,
            local_experts * (d.h + bias) * d.f_in / d.t, gathered * d.f_in / d.t, false, true, local_experts);
-    out.push_back(compute("expert activation", KernelClass::Elementwise, 8 * gathered * d.f / d.t,
-                          (d.f_in + d.f) / d.t * gathered * d.db));
+    out.push_back(activation(d, "expert activation", gathered));
     linear(out, d, "expert fc2", gathered / local_experts, d.f / d.t, d.h,
            local_experts * (d.f * d.h / d.t + bias * d.h), gathered * d.h, false, true, local_experts);
     if (d.t > 1) {
@@ -373,8 +406,7 @@ std::vector<KernelStep> block_forward(const TransformerSpec& m, const ShardShape
     if (d.sp) block_collective(out, d, CollectiveKind::AllGather, act);
     linear(out, d, "fc1", d.tokens, d.h, d.f_in / d.t, (d.h + bias) * d.f_in / d.t, d.tokens * d.f_in / d.t, true,
            true);
-    out.push_back(compute("activation", KernelClass::Elementwise, 8 * d.tokens * d.f / d.t,
-                          (d.f_in + d.f) / d.t * d.tokens * d.db));
+    out.push_back(activation(d, "activation", d.tokens));
     linear(out, d, "fc2", d.tokens, d.f / d.t, d.h, d.f * d.h / d.t + bias * d.h, d.sp_tokens * d.h, false, true);
     block_collective(out, d, d.sp ? CollectiveKind::ReduceScatter : CollectiveKind::AllReduce, act);
   }
@@ -425,12 +457,52 @@ std::vector<KernelStep> block_backward(const TransformerSpec& m, const ShardShap
   return out;
 }
 
+namespace {
+
+// The share of forward step `k` that torchtitan's per-op policy runs again (transformer_ops.hpp, Recompute). Its
+// matmuls run q k v o w1 w3 w2 (without the gate: q k v o w1 w2) and the even-numbered ones run again: of dtsim's
+// qkv the k columns, proj (o), of a gated fc1 the up half (w3), a plain fc2 (w2).
+double op_policy_share(const Dims& d, const KernelStep& k) {
+  if (k.collective) return k.kind == CollectiveKind::ReduceScatter ? 0 : 1;
+  if (k.cls == KernelClass::Attention) return 0;                // scaled_dot_product_attention's output is kept
+  const std::string gemm = k.name.substr(0, k.name.find(' '));  // a linear layer's name, or its cast's first word
+  if (gemm == "qkv") return d.kv_dim / d.qkv_out;
+  if (gemm == "fc1") return d.gated ? 0.5 : 0;
+  if (gemm == "fc2") return d.gated ? 0 : 1;
+  return 1;  // proj, the unfused attention core's batched products, the memory-bound ops
+}
+
+}  // namespace
+
 std::vector<KernelStep> attention_core_recompute(const TransformerSpec& m, const ShardShape& sh) {
   const Dims d = dims_of(m, sh);
   if (d.flash) return {};
   std::vector<KernelStep> core = attention_core(d);
   for (KernelStep& k : core) k.name += " recompute";
   return core;
+}
+
+std::vector<KernelStep> block_recompute(const TransformerSpec& m, const ShardShape& sh, Recompute mode) {
+  switch (mode) {
+    case Recompute::None: return {};
+    case Recompute::Selective: return attention_core_recompute(m, sh);
+    case Recompute::Full: return block_forward(m, sh);
+    case Recompute::SelectiveOp: break;
+  }
+  const Dims d = dims_of(m, sh);
+  std::vector<KernelStep> out;
+  for (KernelStep k : block_forward(m, sh)) {
+    const double share = op_policy_share(d, k);
+    if (share <= 0) continue;
+    if (!k.collective && k.cls == KernelClass::Gemm && share < 1) {  // the recomputed columns of a fused GEMM
+      k.flops *= share;
+      k.mem_bytes *= share;
+      k.gemm.n *= share;
+    }
+    k.name += " recompute";
+    out.push_back(std::move(k));
+  }
+  return out;
 }
 
 std::vector<KernelStep> embedding_forward(const TransformerSpec& m, const ShardShape& sh) {
@@ -463,16 +535,17 @@ std::vector<KernelStep> head_forward(const TransformerSpec& m, const ShardShape&
   const double act = d.tokens * d.h * d.db;
   const double logits = d.tokens * d.vocab / d.t;
   std::vector<KernelStep> out;
-  out.push_back(norm(d, "final norm"));
+  out.push_back(norm(d, "final norm", d.eager_head));
   if (!m.lm_head) return out;  // a task head of negligible size
   if (d.sp) tensor_collective(out, d, CollectiveKind::AllGather, act);
   append(out, gemm_casts(d, "output layer", d.tokens * d.h, d.vocab * d.h / d.t));
   out.push_back(gemm("output layer", d.tokens, d.h, d.vocab / d.t, d.db));
   // Vocab-parallel cross-entropy (Megatron): local max, sum of exponentials and target logit, each
-  // all-reduced over the tensor group; the softmax is kept in fp32 for the backward (autocast: the
-  // logits cast to fp32 first).
-  if (d.autocast) out.push_back(cast("logits cast", logits, d));
-  out.push_back(compute("cross-entropy", KernelClass::Softmax, 5 * logits, logits * (d.rb + 4)));
+  // all-reduced over the tensor group; the softmax is kept in fp32 for the backward. PyTorch's on fp32 logits
+  // (autocast, an eager head) casts them first (pointwise.hpp).
+  if (d.fp32_loss && d.db < 4) out.push_back(cast("logits cast", logits, d));
+  const PointwiseTraffic loss = cross_entropy_traffic(d.fp32_loss, d.db);
+  out.push_back(compute("cross-entropy", KernelClass::Softmax, 5 * logits, logits * loss.forward));
   for (const char* what : {"logits max", "exp sum", "target logit"}) {
     if (d.t > 1) out.push_back(collective(what, CollectiveKind::AllReduce, GroupKind::Tensor, d.tokens * 4));
   }
@@ -485,13 +558,14 @@ std::vector<KernelStep> head_backward(const TransformerSpec& m, const ShardShape
   const double logits = d.tokens * d.vocab / d.t;
   std::vector<KernelStep> out;
   if (m.lm_head) {
-    out.push_back(compute("cross-entropy bwd", KernelClass::Elementwise, logits, logits * (4 + d.rb)));
-    if (d.autocast) append_backward(out, {cast("logits cast", logits, d)});
+    const PointwiseTraffic loss = cross_entropy_traffic(d.fp32_loss, d.db);
+    out.push_back(compute("cross-entropy bwd", KernelClass::Elementwise, logits, logits * loss.backward));
+    if (d.fp32_loss && d.db < 4) append_backward(out, {cast("logits cast", logits, d)});
     append_backward(out, {gemm("output layer", d.tokens, d.h, d.vocab / d.t, d.db)});
     append_backward(out, gemm_casts(d, "output layer", d.tokens * d.h, d.vocab * d.h / d.t));
     tensor_collective(out, d, d.sp ? CollectiveKind::ReduceScatter : CollectiveKind::AllReduce, act);
   }
-  append_backward(out, {norm(d, "final norm")});
+  append_backward(out, {norm(d, "final norm", d.eager_head)});
   return out;
 }
 

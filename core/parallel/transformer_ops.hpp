@@ -60,6 +60,17 @@
 // so these layers have no autocast casts of their own. Not counted: TE fusing the norm's cast into the norm
 // (LayerNormLinear writes fp8 directly, one read of T h fewer), the amax history's update, a few kernels a step.
 //
+// Recompute (block_recompute; strategy.recompute): selective runs the separate-kernel attention core again (Megatron's
+// selective recompute; nothing with flash attention), full the block's forward. selective_op is torchtitan's per-op
+// policy (pytorch/torchtitan @ 9dec370, torchtitan/parallelisms/parallelize_llama.py L213-276; the same at v0.1.0):
+// under torch.utils.checkpoint's selective contexts it keeps the outputs of aten.mm, scaled_dot_product_attention and
+// the tensor-parallel reduce-scatters, except every second mm the block runs (its count of them, forward and recompute
+// apart), and runs everything else again. torchtitan's Llama runs its matmuls as q, k, v, o, w1, w3, w2 (FeedForward:
+// w2(silu(w1(x)) * w3(x))), so k, o and w3 run again (a plain MLP's q k v o w1 w2: k, o and w2), with the norms, the
+// rotary embedding, the activation and the all-gathers; dtsim's fused qkv runs its k columns (kv_dim of qkv_out) and
+// a gated fc1 its up half again. A linear layer's casts run again whole with any part of it. Models with experts are
+// refused (the policy counts a dense block's matmuls).
+//
 // TP communication overlap (ShardShape::tp_comm_overlap; framework.tp_comm_overlap), as Transformer Engine's
 // userbuffers run Megatron-Core's tp_comm_overlap (TE transformer_engine/pytorch/module/base.py, initialize_ub: each
 // linear layer's all-gather before it or reduce-scatter after it split into t chunks that travel while the GEMM
@@ -89,6 +100,7 @@
 #include "core/collectives/collective.hpp"
 #include "core/parallel/hybrid.hpp"
 #include "core/parallel/layout.hpp"
+#include "core/parallel/pointwise.hpp"
 #include "core/zoo/kernel.hpp"
 #include "core/zoo/transformer.hpp"
 
@@ -137,6 +149,7 @@ struct ShardShape {
   bool eager_attention = false;       // separate-kernel attention as eager PyTorch runs it: see above
   Fp8Scaling fp8 = Fp8Scaling::None;  // the linear layers' GEMMs in fp8 (16-bit dtype_bytes only): see above
   bool tp_comm_overlap = false;       // the block's sequence-parallel collectives beside their GEMMs: see above
+  PointwiseKernels pointwise = PointwiseKernels::Fused;  // norms, rotary, SwiGLU, loss: fused or eager (pointwise.hpp)
 };
 ShardShape shard_shape(const HybridSpec& layout, double dtype_bytes);
 
@@ -146,6 +159,9 @@ std::vector<KernelStep> block_backward(const TransformerSpec& m, const ShardShap
 // What selective recompute runs again before a block's backward: the attention core (nothing with
 // flash attention, which recomputes it within its backward anyway).
 std::vector<KernelStep> attention_core_recompute(const TransformerSpec& m, const ShardShape& sh);
+// What a block runs again before its backward under `mode`: nothing, the attention core, its whole forward, or under
+// torchtitan's per-op policy its forward less what the policy keeps (Recompute above).
+std::vector<KernelStep> block_recompute(const TransformerSpec& m, const ShardShape& sh, Recompute mode);
 // The first stage's embedding (vocab-parallel lookup, its all-reduce or reduce-scatter) and the last
 // stage's final norm, output layer and vocab-parallel cross-entropy.
 std::vector<KernelStep> embedding_forward(const TransformerSpec& m, const ShardShape& sh);

@@ -51,9 +51,7 @@ class HybridCompiler {
         blocks_per_stage_(model_.layers / stages_),
         block_forward_(block_forward(model_, shape_)),
         block_backward_(block_backward(model_, shape_)),
-        recompute_(spec_.recompute == Recompute::Full        ? block_forward_
-                   : spec_.recompute == Recompute::Selective ? attention_core_recompute(model_, shape_)
-                                                             : std::vector<KernelStep>{}),
+        recompute_(block_recompute(model_, shape_, spec_.recompute)),
         embedding_forward_(embedding_forward(model_, shape_)),
         embedding_backward_(embedding_backward(model_, shape_)),
         head_forward_(head_forward(model_, shape_)),
@@ -331,20 +329,23 @@ class HybridCompiler {
       last = receive(mb, g, true);
     }
     const int begin = first_block(step.chunk);
-    // Recompute first (selective recompute of flash attention has nothing to run), then the backward.
-    Runs runs;
+    // Recompute first (flash's selective has nothing to run; recompute_every: each n-th block), then the backward.
+    Runs runs, alone{{&block_backward_, Phase::Backward}};
     if (!recompute_.empty()) runs.emplace_back(&recompute_, Phase::Recompute);
     runs.emplace_back(&block_backward_, Phase::Backward);
+    const auto recomputes = [&](int b) {
+      return recompute_.empty() || spec_.recomputes_block(step.chunk * blocks_per_stage_ + b - begin);
+    };
     // The chunk's last micro-batch hands each block's gradients to its bucket as that block ends.
-    if (!last_micro_batch && chunk_as_one(runs, "bwd")) {
+    if (!last_micro_batch && spec_.recompute_every == 1 && chunk_as_one(runs, "bwd")) {
       last = emit_block(repeated(runs), "bwd", chunk_kind("bwd"),
                         fmt::format("L{}-L{}", begin + blocks_per_stage_ - 1, begin), mb, last, {})
                  .second;
     } else {
       for (int b = begin + blocks_per_stage_ - 1; b >= begin; --b) {
         int first = 0;
-        std::tie(first, last) =
-            emit_block(runs, "bwd", "bwd", fmt::format("L{}", b), mb, last, zero3_gather(b, mb, true, -1));
+        std::tie(first, last) = emit_block(recomputes(b) ? runs : alone, "bwd", recomputes(b) ? "bwd" : "bwd alone",
+                                           fmt::format("L{}", b), mb, last, zero3_gather(b, mb, true, -1));
         // The next block's gather: with its backward begun (pre), or ended (post, ahead of its reduce-scatter).
         const bool post = job_.framework.backward_prefetch == BackwardPrefetch::Post;
         if (b > begin) zero3_gather(b - 1, mb, true, post ? last : first);

@@ -26,6 +26,7 @@ ShardShape job_shard_shape(const JobSpec& job, const HybridSpec& layout) {
   sh.micro_batches = layout.micro_batches();
   sh.fp8 = job.model.fp8;
   sh.tp_comm_overlap = job.framework.tp_comm_overlap;
+  sh.pointwise = job.framework.pointwise_kernels;
   return sh;
 }
 

@@ -49,6 +49,7 @@ RowKernels row_kernels(const JobSpec& job) {
   sh.autocast = job.framework.mixed_precision == MixedPrecision::Autocast;  // one micro-batch: nothing summed
   sh.eager_attention = job.framework.attention_kernels == AttentionKernels::Eager;
   sh.fp8 = job.model.fp8;
+  sh.pointwise = job.framework.pointwise_kernels;
   const double batch = job.model.batch_per_worker;
   const std::vector<Layer>& rows = job.workload.layers;
   RowKernels out;

@@ -2,6 +2,7 @@
 // framework.* keys; docs/engines.md, Framework overheads).
 #pragma once
 
+#include "core/parallel/pointwise.hpp"
 #include "core/zoo/attention.hpp"
 
 namespace dtsim {
@@ -55,6 +56,7 @@ struct FrameworkSpec {
   MixedPrecision mixed_precision = MixedPrecision::Pure;
   AttentionKernels attention_kernels = AttentionKernels::Fused;
   AttentionBackend attention_backend = AttentionBackend::Flash2;  // which fused kernel flash attention runs
+  PointwiseKernels pointwise_kernels = PointwiseKernels::Fused;   // norms, rotary, SwiGLU, loss (pointwise.hpp)
   OptimizerKernels optimizer_kernels = OptimizerKernels::Fused;
   BackwardPrefetch backward_prefetch = BackwardPrefetch::Pre;
   // Transformer Engine's userbuffers overlap of the sequence-parallel all-gathers and reduce-scatters with their

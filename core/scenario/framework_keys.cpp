@@ -85,6 +85,19 @@ void add_framework_keys(std::vector<ScenarioKey>& k) {
       "times a factor of its head dimension, sequence length and causal mask fitted on published measurements "
       "(core/zoo/attention.hpp; docs/engines.md, Framework overheads); a device with no figure for it runs flash2's.",
       &FrameworkSpec::attention_backend);
+  add_choice<PointwiseKernels>(
+      k, "framework.pointwise_kernels",
+      {{"fused", PointwiseKernels::Fused},
+       {"eager", PointwiseKernels::Eager},
+       {"compiled_blocks", PointwiseKernels::CompiledBlocks}},
+      "How a transformer's RMSNorms, rotary embedding, SwiGLU and fp32 loss run (core/parallel/pointwise.hpp; "
+      "docs/engines.md, Pointwise kernels). fused: one kernel each (Megatron-Core, Transformer Engine, apex). "
+      "eager: op by op as PyTorch eager runs the module's code, each op reading its inputs and writing its output "
+      "(torchtitan's Llama without torch.compile: an RMSNorm 36 bytes an element forward and 92 backward in bf16, "
+      "against 4 and 10 fused), and the loss on logits cast to fp32. compiled_blocks: torch.compile on each "
+      "transformer block (torchtitan's apply_compile): the blocks' fused, the final norm and the loss eager. "
+      "LayerNorm and GELU are one kernel either way.",
+      &FrameworkSpec::pointwise_kernels);
   add_choice<OptimizerKernels>(
       k, "framework.optimizer_kernels",
       {{"fused", OptimizerKernels::Fused},

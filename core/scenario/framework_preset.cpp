@@ -76,6 +76,11 @@ constexpr PresetSetting kTorchtitan[] = {
     {"framework.mixed_precision", "pure",
      "parallelize.py L339: MixedPrecisionPolicy(param_dtype=bf16): the blocks compute on gathered bf16 parameters, "
      "no per-GEMM casts"},
+    {"framework.pointwise_kernels", "eager",
+     "torchtitan/models/llama3/model/model.py L276-277, L351: torch.nn.RMSNorm (PyTorch's composite rms_norm, op by "
+     "op), L90-91 rotary through view_as_complex on x.float(), L237 w2(F.silu(w1(x)) * w3(x)); "
+     "components/loss.py L20-21: cross_entropy on pred.float(); config_manager.py L235: compile=False "
+     "(with it, infra/parallelize.py L301-310 compiles each TransformerBlock: compiled_blocks)"},
 };
 
 // PyTorch FSDP1 as MosaicML's Composer (v0.22.0) runs it for llm-foundry (v0.8.0).

@@ -89,14 +89,21 @@ void add_hybrid_keys(std::vector<ScenarioKey>& k) {
           "Hybrid: sequences per iteration; a multiple of micro_batch x d, the quotient being the micro-batches each "
           "pipeline runs (gradient accumulation). 0 means micro_batch x d.",
           [](J& j, const V& v) { j.strategy.hybrid.global_batch = v.count(0); });
-  add_job("strategy.recompute", "one of: none, selective, full", "none",
-          "Hybrid: activation recomputation: none, selective (the attention core again before backward) or full (each "
-          "block's forward again).",
+  add_job("strategy.recompute", "one of: none, selective, full, selective_op", "none",
+          "Hybrid: activation recomputation: none, selective (the attention core again before backward, Megatron's), "
+          "full (each block's forward again) or selective_op (torchtitan's per-op policy: of the block's matmuls in "
+          "the order they run, q k v o w1 w3 w2, every second one again, k, o and w3, with the memory-bound ops; the "
+          "other matmuls', attention's and the reduce-scatters' outputs kept; docs/parallelism.md, Recompute).",
           [](J& j, const V& v) {
             std::vector<std::pair<std::string, Recompute>> choices;
             for (Recompute r : kRecomputes) choices.emplace_back(recompute_name(r), r);
             j.strategy.hybrid.recompute = v.choice(choices);
           });
+  add_job("strategy.recompute_every", "count", "1",
+          "Hybrid: only every n-th block of a rank recomputes as strategy.recompute says, the others keep their "
+          "activations (torchtitan's activation_checkpoint.selective_ac_option n with full checkpointing of those "
+          "blocks: strategy.recompute full).",
+          [](J& j, const V& v) { j.strategy.hybrid.recompute_every = v.count(1); });
   add_job("strategy.zero", "count", "0",
           "Hybrid: ZeRO stage over the data-parallel group: 0 none, 1 optimizer state sharded, 2 and gradients, 3 and "
           "parameters (FSDP, gathered a block ahead).",

@@ -151,9 +151,9 @@ const LayoutCoster::StepTimes& LayoutCoster::steps(const HybridSpec& layout) {
   const JobSpec& job = scenario_.jobs[job_];
   // Autocast's weight gradients are summed over the micro-batches: its steps depend on their number too.
   const int summed = job.framework.mixed_precision == MixedPrecision::Autocast ? layout.micro_batches() : 0;
-  const auto key =
-      std::make_tuple(layout.tensor, layout.context, layout.expert, layout.pipeline, layout.micro_batch,
-                      layout.sequence_parallel, static_cast<int>(layout.recompute), summed, layout.rank_order);
+  const auto key = std::make_tuple(layout.tensor, layout.context, layout.expert, layout.pipeline, layout.micro_batch,
+                                   layout.sequence_parallel, static_cast<int>(layout.recompute), layout.recompute_every,
+                                   summed, layout.rank_order);
   auto found = steps_.find(key);
   if (found != steps_.end()) return *found->second;
   const Probe& p = probe(layout);
@@ -162,9 +162,7 @@ const LayoutCoster::StepTimes& LayoutCoster::steps(const HybridSpec& layout) {
   const CollectiveAlgorithm& algo = *algorithm_;
   const std::vector<KernelStep> fwd = block_forward(m, sh);
   const std::vector<KernelStep> bwd = block_backward(m, sh);
-  const std::vector<KernelStep> recompute = layout.recompute == Recompute::Full        ? fwd
-                                            : layout.recompute == Recompute::Selective ? attention_core_recompute(m, sh)
-                                                                                       : std::vector<KernelStep>{};
+  const std::vector<KernelStep> recompute = block_recompute(m, sh, layout.recompute);
   const double message_bytes = stage_message_bytes(m, sh);
   auto out = std::make_unique<StepTimes>();
   for (int s = 0; s < layout.pipeline; ++s) {
@@ -174,7 +172,11 @@ const LayoutCoster::StepTimes& LayoutCoster::steps(const HybridSpec& layout) {
       return time_steps(*p.cost, p.plan, rank, groups, algo, job.model.dtype, k);
     };
     StepTimes::Stage st;
-    const Timed f = timed(fwd), b = timed(bwd), r = timed(recompute);
+    const Timed f = timed(fwd), b = timed(bwd);
+    Timed r = timed(recompute);  // on the share of the rank's blocks that recompute
+    const double share = layout.recompute_share(m.layers / layout.pipeline);
+    r.total *= share;
+    r.collectives *= share;
     st.block_fwd = f.total;
     st.block_bwd = b.total + r.total;
     st.block_tensor = f.collectives + b.collectives + r.collectives;

@@ -67,7 +67,7 @@ class LayoutCoster {
   const CollectiveAlgorithm* algorithm_ = nullptr;  // the job's strategy.algorithm
   std::map<std::tuple<int, int, int, int, std::string>, std::unique_ptr<Probe>> probes_;  // (t, c, e, p, order)
   std::tuple<int, int, int> probed_shape_{0, 0, 0};                                       // probes_' (t, c, p)
-  std::map<std::tuple<int, int, int, int, int, bool, int, int, std::string>, std::unique_ptr<StepTimes>> steps_;
+  std::map<std::tuple<int, int, int, int, int, bool, int, int, int, std::string>, std::unique_ptr<StepTimes>> steps_;
 };
 
 }  // namespace dtsim::tune

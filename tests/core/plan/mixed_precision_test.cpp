@@ -109,10 +109,11 @@ TEST_CASE("autocast's output layer: the fp32 input and weights cast, the logits 
   CHECK(totals(head_forward(m, shape(true, 4))).bytes - totals(head_forward(m, shape(false, 4))).bytes ==
         Approx(cast + norm + loss));
   // Backward: the casts once (the weight gradient also summed into .grad, 3 of 4 micro-batches), the norm's five
-  // passes,
-  // the loss's gradient written in fp32.
+  // passes, and PyTorch's loss gradient on fp32 logits: nll_loss's zero-filled gradient and log_softmax's, 16 bytes a
+  // logit against the fused kernel's 4 + B (core/parallel/pointwise.hpp).
+  const double loss_backward = T * V * (16 - (4 + B));
   CHECK(totals(head_backward(m, shape(true, 4))).bytes - totals(head_backward(m, shape(false, 4))).bytes ==
-        Approx(cast + 12 * V * h * 0.75 + 2.5 * norm + loss));
+        Approx(cast + 12 * V * h * 0.75 + 2.5 * norm + loss_backward));
 }
 
 TEST_CASE("autocast keeps fp32 weights and their 16-bit copies, and no master copy in the optimizer",
