@@ -135,7 +135,7 @@ double gemm_fixed_seconds(const DeviceSpec& device, Dtype dtype) {
 }
 
 KernelCost kernel_cost(const DeviceSpec& device, double efficiency, Dtype dtype, KernelClass cls, double flops,
-                       double mem_bytes, const GemmShape& shape, AttentionBackend attention) {
+                       double mem_bytes, const GemmShape& shape, AttentionBackend attention, PowerState power) {
   const KernelProfile& p = device.kernels;
   const double peak = device.peak(dtype);
   const double fraction = cls == KernelClass::Conv ? p.conv_at(dtype) : p.gemm_at(dtype);
@@ -148,7 +148,8 @@ KernelCost kernel_cost(const DeviceSpec& device, double efficiency, Dtype dtype,
   const double bandwidth = device.mem_bandwidth * p.memory;
   switch (cls) {
     case KernelClass::Gemm:
-      return gemm_like_cost(p, peak * fraction, bandwidth, shape, flops, mem_bytes, gemm_fixed_seconds(device, dtype));
+      return gemm_like_cost(p, peak * fraction * (power == PowerState::Held ? p.held_at(dtype) : 1.0), bandwidth, shape,
+                            flops, mem_bytes, gemm_fixed_seconds(device, dtype));
     case KernelClass::Conv: return gemm_like_cost(p, peak * fraction, bandwidth, shape, flops, mem_bytes, 0.0);
     case KernelClass::Attention: {
       const double figure = shape.backward ? figures.backward : figures.forward;
@@ -163,8 +164,8 @@ KernelCost kernel_cost(const DeviceSpec& device, double efficiency, Dtype dtype,
 }
 
 double kernel_time(const DeviceSpec& device, double efficiency, Dtype dtype, KernelClass cls, double flops,
-                   double mem_bytes, const GemmShape& shape, AttentionBackend attention) {
-  return kernel_cost(device, efficiency, dtype, cls, flops, mem_bytes, shape, attention).seconds;
+                   double mem_bytes, const GemmShape& shape, AttentionBackend attention, PowerState power) {
+  return kernel_cost(device, efficiency, dtype, cls, flops, mem_bytes, shape, attention, power).seconds;
 }
 
 }  // namespace dtsim

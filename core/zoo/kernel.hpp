@@ -17,6 +17,12 @@
 //              counts, not the idle SMs. Each product also takes a fixed kGemmKernelSeconds, what a
 //              GEMM kernel costs beside its FLOPs and bytes (its launch on the device, prologue, first
 //              tiles' loads and epilogue; XLA's measured matmuls take at least 4.9 us at 256^3).
+//              Power (PowerState): `gemm` is the rate of a product between other kernels, the clock at its boost.
+//              In a training step the GEMMs follow each other and hold the board at its power limit, the clock
+//              lower: there (Held, the default) a GEMM runs at peak x `gemm` x `gemm_held`, the held factor of its
+//              dtype (1 where the zoo has none), measured on an H200 as products back to back over products between
+//              adds (bench/kernels/power_held.md: bf16 0.903, fp8 0.951). Burst is a GEMM timed alone, as a
+//              microbenchmark times it (bench/kernels/gemm_run prices XLA's autotuner timings so).
 //   conv       a convolution as the implicit GEMM cuDNN runs (NVIDIA, Convolutional Layers User's
 //              Guide, section 2: forward M = N P Q output pixels, N = K output channels, K = C R S),
 //              costed as a GEMM of that shape at peak x `conv` (`gemm` where the zoo has no
@@ -87,6 +93,7 @@ struct KernelProfile {
   // large, wave-aligned GEMM reaches, and a convolution (0: the GEMM's).
   std::array<double, kDtypeCount> gemm{};
   std::array<double, kDtypeCount> conv{};
+  std::array<double, kDtypeCount> gemm_held{};  // what `gemm` keeps at the power limit (0: no figure, 1)
   std::array<AttentionFigures, kAttentionBackendCount> attention{};  // by AttentionBackend
   double memory = 1;       // fraction of the memory bandwidth streaming kernels reach
   double layout_copy = 0;  // fraction of it a copy of a permuted view reaches (0: `memory`)
@@ -94,6 +101,9 @@ struct KernelProfile {
   bool present() const;
   double gemm_at(Dtype d) const { return gemm[static_cast<size_t>(d)]; }
   double conv_at(Dtype d) const;
+  double held_at(Dtype d) const {
+    return gemm_held[static_cast<size_t>(d)] > 0 ? gemm_held[static_cast<size_t>(d)] : 1;
+  }
   // The backend's figures, or flash2's where the device has none for it (none at all: not present()).
   AttentionFigures attention_for(AttentionBackend b) const;
   bool operator==(const KernelProfile&) const = default;
@@ -111,6 +121,10 @@ inline constexpr double kGemmKernelSeconds = 5.4e-6;
 // kernel figures for the dtype, 0 where its GEMMs run as layers.
 double gemm_fixed_seconds(const DeviceSpec& device, Dtype dtype);
 
+// Whether a GEMM runs with the board at its power limit (Held: in a training step) or alone at its boost clock
+// (Burst: a microbenchmark's kernel); see Power above.
+enum class PowerState { Held, Burst };
+
 // What bounds a kernel's time: its FLOPs, its bytes, or (small GEMMs) the kernel's fixed time.
 enum class KernelBound { Compute, Memory, Fixed };
 std::string_view kernel_bound_name(KernelBound b);  // compute, memory, fixed
@@ -127,15 +141,15 @@ struct KernelCost {
 };
 
 // The kernel's time and terms on the device; `efficiency` is the layer fraction, `attention` the job's fused
-// attention backend.
+// attention backend, `power` whether a GEMM is held at the power limit.
 KernelCost kernel_cost(const DeviceSpec& device, double efficiency, Dtype dtype, KernelClass cls, double flops,
                        double mem_bytes, const GemmShape& shape = {},
-                       AttentionBackend attention = AttentionBackend::Flash2);
+                       AttentionBackend attention = AttentionBackend::Flash2, PowerState power = PowerState::Held);
 
 // Seconds one kernel takes on the device: kernel_cost(...).seconds.
 double kernel_time(const DeviceSpec& device, double efficiency, Dtype dtype, KernelClass cls, double flops,
-                   double mem_bytes, const GemmShape& shape = {},
-                   AttentionBackend attention = AttentionBackend::Flash2);
+                   double mem_bytes, const GemmShape& shape = {}, AttentionBackend attention = AttentionBackend::Flash2,
+                   PowerState power = PowerState::Held);
 
 // The fraction of a GEMM's time that does useful work after tile and wave quantization (1 for a
 // shape of whole waves of whole tiles).

@@ -279,3 +279,37 @@ TEST_CASE("a kernel's terms: waves are its tiles over the SMs, and its bound the
   CHECK(norm.fixed == 0);
   CHECK(norm.seconds == Approx(4.0 * (1 << 24) / (a100.mem_bandwidth * a100.kernels.memory)));
 }
+
+TEST_CASE("held at the power limit a GEMM keeps the measured share of its rate; the zoo holds power_held.md's") {
+  // bench/kernels/power_held.py: products back to back over products between adds on an H200.
+  std::ifstream in(std::string(DTSIM_SOURCE_DIR) + "/bench/kernels/power_held.md");
+  std::stringstream md;
+  md << in.rdbuf();
+  const std::string text = md.str();
+  std::smatch bf16, fp8;
+  REQUIRE(std::regex_search(text, bf16, std::regex(R"(\n\| bf16 \| ([0-9.]+) \|\n)")));
+  REQUIRE(std::regex_search(text, fp8, std::regex(R"(\n\| fp8 \| ([0-9.]+) \|\n)")));
+  for (const char* name : {"h100_sxm", "h100_sxm_hbm2e", "h200"}) {
+    INFO(name);
+    const dtsim::DeviceSpec d = dtsim::load_device(name);
+    CHECK(d.kernels.held_at(Dtype::Bf16) == Approx(std::stod(bf16[1])));
+    CHECK(d.kernels.held_at(Dtype::Fp16) == Approx(std::stod(bf16[1])));
+    CHECK(d.kernels.held_at(Dtype::Fp8) == Approx(std::stod(fp8[1])));
+    // A large, compute-bound GEMM takes 1 / held as long held as alone; its fixed time does not change.
+    const GemmShape big{8192, 8192, 8192};
+    const double flops = 2.0 * 8192 * 8192 * 8192;
+    const auto time = [&](dtsim::PowerState p) {
+      return kernel_time(d, d.efficiency, Dtype::Bf16, KernelClass::Gemm, flops, 0, big,
+                         dtsim::AttentionBackend::Flash2, p) -
+             kFixed;
+    };
+    CHECK(time(dtsim::PowerState::Held) == Approx(time(dtsim::PowerState::Burst) / std::stod(bf16[1])));
+  }
+  // No measurement for the A100: held or not, the same.
+  const dtsim::DeviceSpec a100 = dtsim::load_device("a100_80gb");
+  CHECK(a100.kernels.held_at(Dtype::Bf16) == 1);
+  CHECK(gemm_time(a100, GemmShape{6912, 16384, 2048}) ==
+        Approx(kernel_time(a100, a100.efficiency, Dtype::Bf16, KernelClass::Gemm, 2.0 * 6912 * 16384 * 2048, 0,
+                           GemmShape{6912, 16384, 2048}, dtsim::AttentionBackend::Flash2, dtsim::PowerState::Burst) -
+               kFixed));
+}
