@@ -24,11 +24,13 @@
 // SwiGLU, silu(x1) * x3, per element of its output (f of them; the fused kernel reads 2f and writes f): fused 3B
 //   forward, 6B backward; eager silu (2B) then the product (3B) forward, 5B; backward the product's two gradients
 //   (3B each) and silu's (3B), 9B.
-// The loss on fp32 logits (torch.nn.functional.cross_entropy as PyTorch runs it on logits cast to fp32: autocast,
-//   torchtitan's pred.float()): the cast is its own kernel (B + 4 forward and backward); log_softmax reads and writes
+// The loss on fp32 logits (torch.nn.functional.cross_entropy as PyTorch runs it on logits cast to fp32: under
+//   torch.autocast, which lists cross_entropy among its fp32 ops, or torchtitan's pred.float()): the cast is its own
+//   kernel (B + 4 forward and backward); log_softmax reads and writes
 //   4 + 4 forward; backward nll_loss's gradient written as a zero-filled fp32 tensor (4) and log_softmax's (its
-//   gradient and output read, its input's gradient written: 12), 16. Fused (Megatron's vocab-parallel cross-entropy):
-//   B + 4 forward (the logits read, the fp32 softmax kept), 4 + B backward.
+//   gradient and output read, its input's gradient written: 12), 16. Fused (Megatron's vocab-parallel cross-entropy,
+//   flash-attn's xentropy kernel that llm-foundry's MPT runs): B + 4 forward (the logits read, the fp32 softmax kept),
+//   4 + B backward, on the logits as the output layer wrote them, under autocast too.
 // LayerNorm is one native kernel eager or not (torch.nn.functional.layer_norm), GELU too: fused either way.
 //
 // Adding a composite: its function below, its paragraph here, its closed form in

@@ -19,7 +19,7 @@ struct Dims {
   bool sp, flash, eager, causal, moe, rms, bias, rotary, gated;
   bool eager_blocks;     // the blocks' RMSNorms, rotary and SwiGLU op by op (pointwise.hpp)
   bool eager_head;       // the final RMSNorm op by op
-  bool fp32_loss;        // the loss on logits cast to fp32 as PyTorch runs it (autocast, eager heads)
+  bool fp32_loss;        // the loss as PyTorch's cross_entropy on logits cast to fp32 (eager heads)
   bool tp_overlap;       // the block's sequence-parallel collectives beside their GEMMs (TP communication overlap)
   Fp8Scaling fp8;        // the linear layers' GEMMs in fp8 (None: in the model's dtype)
   double micro_batches;  // per optimizer step: fp8 weight casts are spread over them
@@ -61,7 +61,7 @@ Dims dims_of(const TransformerSpec& m, const ShardShape& sh) {
   d.gated = m.gated_mlp;
   d.eager_blocks = sh.pointwise == PointwiseKernels::Eager;
   d.eager_head = sh.pointwise != PointwiseKernels::Fused;
-  d.fp32_loss = d.autocast || d.eager_head;
+  d.fp32_loss = d.eager_head;
   d.fp8 = sh.dtype_bytes < 4 ? sh.fp8 : Fp8Scaling::None;
   d.micro_batches = std::max(1, sh.micro_batches);
   return d;
@@ -542,7 +542,7 @@ std::vector<KernelStep> head_forward(const TransformerSpec& m, const ShardShape&
   out.push_back(gemm("output layer", d.tokens, d.h, d.vocab / d.t, d.db));
   // Vocab-parallel cross-entropy (Megatron): local max, sum of exponentials and target logit, each
   // all-reduced over the tensor group; the softmax is kept in fp32 for the backward. PyTorch's on fp32 logits
-  // (autocast, an eager head) casts them first (pointwise.hpp).
+  // (an eager head: torch.autocast runs cross_entropy in fp32, torchtitan casts them) casts them first (pointwise.hpp).
   if (d.fp32_loss && d.db < 4) out.push_back(cast("logits cast", logits, d));
   const PointwiseTraffic loss = cross_entropy_traffic(d.fp32_loss, d.db);
   out.push_back(compute("cross-entropy", KernelClass::Softmax, 5 * logits, logits * loss.forward));

@@ -27,15 +27,15 @@
 // T / t sequence-parallel share).
 //
 // Autocast (PyTorch's torch.autocast over fp32 parameters, 16-bit compute; ShardShape::autocast): the
-// residual stream, the norms, softmax and the loss run in fp32 ("CUDA Ops that can autocast to float32":
-// layer_norm, softmax, cross_entropy; a 16-bit GEMM output added to the fp32 residual promotes to fp32),
-// and every GEMM casts what is not 16-bit: its weights each forward (4 + B bytes a parameter, B the 16-bit
-// size) and its fp32 input (qkv, fc1, the router, the output layer: 4 + B bytes an element; unfused
-// attention's fp32 probabilities before AV, and its 16-bit scores cast up for the fp32 softmax). A cast's
-// backward casts the gradient back (the same traffic, not twice); a weight cast's backward casts the
-// weight gradient to fp32 (B + 4 bytes a parameter) and, on every micro-batch after the first, adds it to
-// .grad (12 bytes: spread evenly over the micro-batches, (m - 1) / m of it on each). Collectives keep B
-// bytes an element (autocast with tensor parallelism is not what frameworks run).
+// residual stream, the norms and softmax run in fp32 (the loss too when it is PyTorch's: pointwise.hpp) ("CUDA Ops that
+// can autocast to float32": layer_norm, softmax, cross_entropy; a 16-bit GEMM output added to the fp32 residual
+// promotes to fp32), and every GEMM casts what is not 16-bit: its weights each forward (4 + B bytes a parameter, B the
+// 16-bit size) and its fp32 input (qkv, fc1, the router, the output layer: 4 + B bytes an element; unfused attention's
+// fp32 probabilities before AV, and its 16-bit scores cast up for the fp32 softmax). A cast's backward casts the
+// gradient back (the same traffic, not twice); a weight cast's backward casts the weight gradient to fp32 (B + 4 bytes
+// a parameter) and, on every micro-batch after the first, adds it to .grad (12 bytes: spread evenly over the
+// micro-batches, (m - 1) / m of it on each). Collectives keep B bytes an element (autocast with tensor parallelism is
+// not what frameworks run).
 //
 // Eager attention (ShardShape::eager_attention, separate kernels only; framework.attention_kernels): as
 // BERT's reference PyTorch code runs it (NVIDIA DeepLearningExamples modeling.py, BertSelfAttention):

@@ -97,6 +97,10 @@ constexpr PresetSetting kFsdp[] = {
     {"framework.attention_backend", "flash2",
      "llm-foundry's attn_impl: flash, the flash-attn 2 package (2.4.2 in its benchmarking script: "
      "bench/llm/sources/mpt.md)"},
+    {"framework.pointwise_kernels", "fused",
+     "llm-foundry's MPT: LayerNorm and GELU one kernel each, and its loss flash-attn's fused cross-entropy on the "
+     "logits as they are (loss_fn fused_crossentropy by default: llmfoundry/models/mpt/modeling_mpt.py L724-730 @ "
+     "b2a43a147; mosaic_gpt.py L510-515 @ 300cc5c58)"},
     {"framework.backward_prefetch", "post",
      "composer/trainer/dist_strategy.py L152: backward_prefetch='BACKWARD_POST' (PyTorch's own default is "
      "BACKWARD_PRE); no llm-foundry yaml sets it"},
@@ -112,6 +116,9 @@ constexpr PresetSetting kPytorchDdp[] = {
     {"framework.optimizer_kernels", "foreach",
      "torch/optim/optimizer.py, _default_to_fused_or_foreach: foreach on CUDA tensors by default since PyTorch 2.0"},
     {"framework.mixed_precision", "autocast", "PyTorch's AMP recipe: torch.autocast over fp32 parameters"},
+    {"framework.pointwise_kernels", "eager",
+     "eager PyTorch modules (no torch.compile in the DDP recipe): RMSNorm, rotary and SwiGLU as their ops, and "
+     "torch.nn.CrossEntropyLoss, which torch.autocast runs in fp32 (torch/amp: cross_entropy among its float32 ops)"},
 };
 
 constexpr std::optional<PresetTraits> entry(FrameworkPreset p) {

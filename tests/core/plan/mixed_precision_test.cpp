@@ -99,21 +99,28 @@ TEST_CASE("autocast leaves collectives alone, and fp32 jobs and the pure default
   }
 }
 
-TEST_CASE("autocast's output layer: the fp32 input and weights cast, the logits cast up for the fp32 loss",
+TEST_CASE("autocast's output layer: the fp32 input and weights cast; PyTorch's loss on the logits cast up",
           "[mixed_precision]") {
   const TransformerSpec m = gpt_block();
   const double B = 2, h = 1024, T = 4.0 * 512, V = 32000;
-  const double cast = T * h * (4 + B) + V * h * (4 + B) + T * V * (4 + B);
+  const double cast = T * h * (4 + B) + V * h * (4 + B);
   const double norm = 2 * T * h * (4 - B);  // the final norm in fp32
-  const double loss = T * V * (4 - B);      // the cross-entropy reads fp32 logits
+  // A fused loss kernel (MPT's) reads the 16-bit logits as a pure model's does.
   CHECK(totals(head_forward(m, shape(true, 4))).bytes - totals(head_forward(m, shape(false, 4))).bytes ==
-        Approx(cast + norm + loss));
+        Approx(cast + norm));
   // Backward: the casts once (the weight gradient also summed into .grad, 3 of 4 micro-batches), the norm's five
-  // passes, and PyTorch's loss gradient on fp32 logits: nll_loss's zero-filled gradient and log_softmax's, 16 bytes a
-  // logit against the fused kernel's 4 + B (core/parallel/pointwise.hpp).
-  const double loss_backward = T * V * (16 - (4 + B));
+  // passes.
   CHECK(totals(head_backward(m, shape(true, 4))).bytes - totals(head_backward(m, shape(false, 4))).bytes ==
-        Approx(cast + 12 * V * h * 0.75 + 2.5 * norm + loss_backward));
+        Approx(cast + 12 * V * h * 0.75 + 2.5 * norm));
+  // PyTorch's cross_entropy (framework.pointwise_kernels eager; autocast runs it in fp32): the logits cast up (4 + B a
+  // logit), log_softmax on fp32 (8 against the fused 4 + B); backward the cast back and nll_loss's and
+  // log_softmax's gradients (16 against 4 + B; core/parallel/pointwise.hpp).
+  ShardShape eager = shape(true, 4);
+  eager.pointwise = PointwiseKernels::Eager;
+  CHECK(totals(head_forward(m, eager)).bytes - totals(head_forward(m, shape(true, 4))).bytes ==
+        Approx(T * V * (4 + B) + T * V * (8 - (4 + B))));
+  CHECK(totals(head_backward(m, eager)).bytes - totals(head_backward(m, shape(true, 4))).bytes ==
+        Approx(T * V * (4 + B) + T * V * (16 - (4 + B))));
 }
 
 TEST_CASE("autocast keeps fp32 weights and their 16-bit copies, and no master copy in the optimizer",
