@@ -6,29 +6,14 @@
 #include "core/parallel/pointwise.hpp"
 #include "core/parallel/transformer_ops.hpp"
 #include "tests/support/kernel_totals.hpp"
+#include "tests/support/llama_spec.hpp"
 
 using namespace dtsim;
 constexpr auto totals = dtsim::test::kernel_totals;
 
 namespace {
 
-// Llama 3 8B's block shape on fewer tokens: RMSNorm, SwiGLU, rotary, grouped-query attention.
-TransformerSpec llama() {
-  TransformerSpec m;
-  m.layers = 2;
-  m.hidden = 4096;
-  m.heads = 32;
-  m.kv_heads = 8;
-  m.ffn = 14336;
-  m.seq_len = 1024;
-  m.vocab = 128256;
-  m.rms_norm = true;
-  m.gated_mlp = true;
-  m.rotary = true;
-  m.bias = false;
-  m.flash_attention = true;
-  return m;
-}
+TransformerSpec llama() { return dtsim::test::llama_block(); }
 
 ShardShape shape(PointwiseKernels k, int tensor = 1) {
   ShardShape sh{tensor, 1, 1, false, 2, 2};

@@ -12,28 +12,14 @@
 #include "core/plan/compiler.hpp"
 #include "tests/support/hybrid_job.hpp"
 #include "tests/support/kernel_totals.hpp"
+#include "tests/support/llama_spec.hpp"
 
 using namespace dtsim;
 constexpr auto totals = dtsim::test::kernel_totals;
 
 namespace {
 
-TransformerSpec llama(bool gated) {
-  TransformerSpec m;
-  m.layers = 8;
-  m.hidden = 4096;
-  m.heads = 32;
-  m.kv_heads = 8;
-  m.ffn = 14336;
-  m.seq_len = 1024;
-  m.vocab = 128256;
-  m.rms_norm = true;
-  m.gated_mlp = gated;
-  m.rotary = true;
-  m.bias = false;
-  m.flash_attention = true;
-  return m;
-}
+TransformerSpec llama(bool gated) { return dtsim::test::llama_block(8, gated); }
 
 double gemm_flops(const std::vector<KernelStep>& steps) {
   double flops = 0;
