@@ -68,22 +68,34 @@ void PortShare::allocate() {
         p.capacity = profile->factor_at(since_);
         next_ = std::min(next_, profile->next_change(since_));  // the shares change with the factor
       }
-      p.weight += active_[i].flow.cost[k];
       p.flows.push_back(static_cast<int>(i));
       ++p.unfrozen;
     }
   }
-  using Entry = std::tuple<double, long, const cost::Port*>;  // (fill rate, version, port)
+  // Each port's flows by id, their weight summed in that order: the same rates whatever order the flows came in.
+  for (auto& [port, p] : ports) {
+    std::sort(p.flows.begin(), p.flows.end(), [this](int a, int b) { return active_[a].flow.id < active_[b].flow.id; });
+    for (size_t j = 0; j < p.flows.size(); ++j) {
+      if (j > 0 && p.flows[j] == p.flows[j - 1]) continue;  // a flow whose two ports are this one: listed twice
+      const PortFlow& f = active_[p.flows[j]].flow;
+      for (int k = 0; k < 2; ++k) {
+        if (f.ports[k] == port) p.weight += f.cost[k];
+      }
+    }
+  }
+  // (fill rate, version, port): ties go to the lower port, not to where the map's nodes happen to lie in memory (which
+  // made the freezing order, and so the rates' last bits, differ from one process to another).
+  using Entry = std::tuple<double, long, cost::Port>;
   std::priority_queue<Entry, std::vector<Entry>, std::greater<>> heap;
   auto fill_rate = [](const PortState& p) {
     return p.weight > 0 ? std::max(0.0, p.capacity) / p.weight : std::numeric_limits<double>::infinity();
   };
-  for (auto& [port, p] : ports) heap.emplace(fill_rate(p), p.version, &port);
+  for (auto& [port, p] : ports) heap.emplace(fill_rate(p), p.version, port);
   std::vector<char> frozen(active_.size(), 0);
   while (!heap.empty()) {
     const auto [r, version, port] = heap.top();
     heap.pop();
-    PortState& p = ports[*port];
+    PortState& p = ports[port];
     if (version != p.version || p.unfrozen == 0) continue;
     for (int i : p.flows) {
       if (frozen[i]) continue;
@@ -97,8 +109,8 @@ void PortShare::allocate() {
         q.weight -= a.flow.cost[k];
         if (--q.unfrozen == 0) {
           q.weight = 0;
-        } else if (&it->first != port) {
-          heap.emplace(fill_rate(q), ++q.version, &it->first);
+        } else if (it->first != port) {
+          heap.emplace(fill_rate(q), ++q.version, it->first);
         }
       }
     }

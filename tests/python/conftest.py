@@ -19,20 +19,6 @@ def without_wall_time(value):
     return value
 
 
-def to_digits(value, digits=12):
-    """`value` with each float rounded to `digits` significant digits. An in-process run of
-    scenarios/ps_vs_allreduce.yaml (its six jobs on the analytical engine) sometimes differs from the CLI's in the
-    last bit of a few waits and iteration times (0.1155388787049148 against ...478): seen in one process from one
-    run to the next, not under valgrind, not root-caused yet; the comparison keeps 12 digits."""
-    if isinstance(value, dict):
-        return {k: to_digits(v, digits) for k, v in value.items()}
-    if isinstance(value, list):
-        return [to_digits(v, digits) for v in value]
-    if isinstance(value, float) and value != 0 and value == value and abs(value) != float("inf"):
-        return float(f"{value:.{digits}g}")
-    return value
-
-
 @pytest.fixture
 def cli_metrics(tmp_path):
     """metrics.json of `dtsim run SCENARIO --engine E --set ... --json [--no-trace]`, as Python objects."""
