@@ -186,6 +186,7 @@ std::vector<std::string> layout_overrides(const HybridSpec& h) {
       fmt::format("strategy.micro_batch={}", h.micro_batch),
       fmt::format("strategy.global_batch={}", h.global_batch),
       fmt::format("strategy.recompute={}", recompute_name(h.recompute)),
+      fmt::format("strategy.recompute_every={}", h.recompute_every),
       fmt::format("strategy.zero={}", h.zero),
       fmt::format("strategy.rank_order={}", h.rank_order),
   };

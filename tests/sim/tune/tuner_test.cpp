@@ -143,7 +143,10 @@ TEST_CASE("a layout's overrides load as the layout itself", "[tune]") {
   int checked = 0;
   for_each_layout(s.job().model.transformer, limits, [&](const HybridSpec& h) {
     if (checked++ % 5 != 0) return;
-    const Scenario loaded = small_gpt(tune::layout_overrides(h));
+    // On top of a scenario that recomputes only every second block: the overrides set that too.
+    std::vector<std::string> sets{"strategy.recompute=full", "strategy.recompute_every=2"};
+    for (const std::string& o : tune::layout_overrides(h)) sets.push_back(o);
+    const Scenario loaded = small_gpt(sets);
     const HybridSpec& l = loaded.job().strategy.hybrid;
     CHECK(l.tensor == h.tensor);
     CHECK(l.pipeline == h.pipeline);
@@ -153,6 +156,7 @@ TEST_CASE("a layout's overrides load as the layout itself", "[tune]") {
     CHECK(l.schedule == h.schedule);
     CHECK(l.virtual_stages == h.virtual_stages);
     CHECK(l.recompute == h.recompute);
+    CHECK(l.recompute_every == h.recompute_every);
     CHECK(l.zero == h.zero);
     CHECK(l.sequence_parallel == h.sequence_parallel);
   });
