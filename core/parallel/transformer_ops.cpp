@@ -457,52 +457,12 @@ std::vector<KernelStep> block_backward(const TransformerSpec& m, const ShardShap
   return out;
 }
 
-namespace {
-
-// The share of forward step `k` that torchtitan's per-op policy runs again (transformer_ops.hpp, Recompute). Its
-// matmuls run q k v o w1 w3 w2 (without the gate: q k v o w1 w2) and the even-numbered ones run again: of dtsim's
-// qkv the k columns, proj (o), of a gated fc1 the up half (w3), a plain fc2 (w2).
-double op_policy_share(const Dims& d, const KernelStep& k) {
-  if (k.collective) return k.kind == CollectiveKind::ReduceScatter ? 0 : 1;
-  if (k.cls == KernelClass::Attention) return 0;                // scaled_dot_product_attention's output is kept
-  const std::string gemm = k.name.substr(0, k.name.find(' '));  // a linear layer's name, or its cast's first word
-  if (gemm == "qkv") return d.kv_dim / d.qkv_out;
-  if (gemm == "fc1") return d.gated ? 0.5 : 0;
-  if (gemm == "fc2") return d.gated ? 0 : 1;
-  return 1;  // proj, the unfused attention core's batched products, the memory-bound ops
-}
-
-}  // namespace
-
 std::vector<KernelStep> attention_core_recompute(const TransformerSpec& m, const ShardShape& sh) {
   const Dims d = dims_of(m, sh);
   if (d.flash) return {};
   std::vector<KernelStep> core = attention_core(d);
   for (KernelStep& k : core) k.name += " recompute";
   return core;
-}
-
-std::vector<KernelStep> block_recompute(const TransformerSpec& m, const ShardShape& sh, Recompute mode) {
-  switch (mode) {
-    case Recompute::None: return {};
-    case Recompute::Selective: return attention_core_recompute(m, sh);
-    case Recompute::Full: return block_forward(m, sh);
-    case Recompute::SelectiveOp: break;
-  }
-  const Dims d = dims_of(m, sh);
-  std::vector<KernelStep> out;
-  for (KernelStep k : block_forward(m, sh)) {
-    const double share = op_policy_share(d, k);
-    if (share <= 0) continue;
-    if (!k.collective && k.cls == KernelClass::Gemm && share < 1) {  // the recomputed columns of a fused GEMM
-      k.flops *= share;
-      k.mem_bytes *= share;
-      k.gemm.n *= share;
-    }
-    k.name += " recompute";
-    out.push_back(std::move(k));
-  }
-  return out;
 }
 
 std::vector<KernelStep> embedding_forward(const TransformerSpec& m, const ShardShape& sh) {

@@ -159,9 +159,6 @@ std::vector<KernelStep> block_backward(const TransformerSpec& m, const ShardShap
 // What selective recompute runs again before a block's backward: the attention core (nothing with
 // flash attention, which recomputes it within its backward anyway).
 std::vector<KernelStep> attention_core_recompute(const TransformerSpec& m, const ShardShape& sh);
-// What a block runs again before its backward under `mode`: nothing, the attention core, its whole forward, or under
-// torchtitan's per-op policy its forward less what the policy keeps (Recompute above).
-std::vector<KernelStep> block_recompute(const TransformerSpec& m, const ShardShape& sh, Recompute mode);
 // The first stage's embedding (vocab-parallel lookup, its all-reduce or reduce-scatter) and the last
 // stage's final norm, output layer and vocab-parallel cross-entropy.
 std::vector<KernelStep> embedding_forward(const TransformerSpec& m, const ShardShape& sh);

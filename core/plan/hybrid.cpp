@@ -20,6 +20,7 @@
 
 #include <fmt/format.h>
 
+#include "core/parallel/recompute_ops.hpp"
 #include "core/parallel/schedule.hpp"
 #include "core/parallel/transformer_ops.hpp"
 #include "core/plan/beside_pairs.hpp"

@@ -6,6 +6,7 @@
 
 #include "core/base/error.hpp"
 #include "core/parallel/layout.hpp"
+#include "core/parallel/recompute_ops.hpp"
 #include "core/parallel/transformer_ops.hpp"
 #include "core/plan/compiler.hpp"
 #include "core/plan/hybrid.hpp"

@@ -8,6 +8,7 @@
 
 #include "core/parallel/layout_rules.hpp"
 #include "core/parallel/memory.hpp"
+#include "core/parallel/recompute_ops.hpp"
 #include "core/parallel/transformer_ops.hpp"
 #include "core/plan/compiler.hpp"
 #include "tests/support/hybrid_job.hpp"
