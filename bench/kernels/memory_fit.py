@@ -149,7 +149,7 @@ def main():
     f = min(grid, key=lambda g: statistics.mean(statistics.median(ln_errors(d, g)) for d in FIT))
     w("## LayerNorm as two reads and a write, the second read from L2 while the rows in flight fit")
     w("")
-    w(f"The model of this file's header: each row read twice and written once, the second read missing L2 when the rows")
+    w("The model of this file's header: each row read twice and written once, the second read missing L2 when the rows")
     w(f"in flight (SMs x blocks resident per SM x row bytes) exceed f of it; f = {f:.2f} fitted on V100 and A100 40GB.")
     w("Its error beside the rule dtsim has now (one read and one write at the add's rate), per GPU on the shapes above:")
     w("")
