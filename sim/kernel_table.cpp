@@ -9,6 +9,7 @@
 #include "core/base/error.hpp"
 #include "core/collectives/nccl/nccl_constants.hpp"
 #include "core/plan/compiler.hpp"
+#include "core/zoo/reread.hpp"
 #include "sim/cost/cost_model.hpp"
 #include "sim/run_scenario.hpp"
 
@@ -102,8 +103,8 @@ KernelRow first_row(const cost::CostModel& cost, const Plan& plan, const RankPro
     } else if (!ctx) {
       row.bound = "profile";
     } else {
-      row.model =
-          kernel_cost(ctx->device, ctx->efficiency, c->dtype, c->cls, c->flops, c->mem_bytes, c->gemm, ctx->attention);
+      row.model = kernel_cost(ctx->device, ctx->efficiency, c->dtype, c->cls, c->flops,
+                              c->mem_bytes + reread_memory_bytes(ctx->device, c->reread), c->gemm, ctx->attention);
       row.bound = row.seconds > row.model->seconds ? "launch" : std::string(kernel_bound_name(row.model->bound()));
     }
   } else if (const auto* x = std::get_if<CollectiveOp>(&op.body)) {

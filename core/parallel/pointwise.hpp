@@ -44,6 +44,13 @@ namespace dtsim {
 // the final norm and the loss outside them eager.
 enum class PointwiseKernels { Fused, Eager, CompiledBlocks };
 
+// How a fused LayerNorm or RMSNorm reads its rows (framework.norm_kernel). OnePass: each row once, held in registers
+// (Transformer Engine's tuned kernels, torch.compile's persistent reductions). TwoPass: a first pass for the
+// statistics and a second to normalise (PyTorch's native kernel, apex's and Megatron-DeepSpeed's FusedLayerNorm);
+// backward, the input gradient's two passes over the output gradient and the input. The second pass comes from L2
+// while the rows in flight fit there (core/zoo/reread.hpp). An eager RMSNorm runs op by op either way.
+enum class NormKernel { OnePass, TwoPass };
+
 // Bytes of memory traffic per element, forward and backward.
 struct PointwiseTraffic {
   double forward = 0;

@@ -21,6 +21,7 @@ struct Dims {
   bool eager_head;       // the final RMSNorm op by op
   bool fp32_loss;        // the loss as PyTorch's cross_entropy on logits cast to fp32 (eager heads)
   bool tp_overlap;       // the block's sequence-parallel collectives beside their GEMMs (TP communication overlap)
+  bool two_pass_norm;    // a fused norm reads its rows twice (pointwise.hpp, NormKernel)
   Fp8Scaling fp8;        // the linear layers' GEMMs in fp8 (None: in the model's dtype)
   double micro_batches;  // per optimizer step: fp8 weight casts are spread over them
 };
@@ -62,6 +63,7 @@ Dims dims_of(const TransformerSpec& m, const ShardShape& sh) {
   d.eager_blocks = sh.pointwise == PointwiseKernels::Eager;
   d.eager_head = sh.pointwise != PointwiseKernels::Fused;
   d.fp32_loss = d.eager_head;
+  d.two_pass_norm = sh.norm_kernel == NormKernel::TwoPass;
   d.fp8 = sh.dtype_bytes < 4 ? sh.fp8 : Fp8Scaling::None;
   d.micro_batches = std::max(1, sh.micro_batches);
   return d;
@@ -173,18 +175,25 @@ KernelStep backward_of(const KernelStep& fwd) {
   k.flops *= 2;
   k.mem_bytes = fwd.backward_bytes >= 0 ? fwd.backward_bytes : 2 * fwd.mem_bytes;
   k.gemm.backward = true;
+  k.reread = fwd.backward_reread;
   return k;
 }
 
 // A LayerNorm or RMSNorm: forward reads x and writes y. Backward is two kernels (PyTorch's layer_norm_backward and
 // apex's FusedLayerNorm alike): the input gradient reads x and dy and writes dx, the weight (and bias) gradient
 // reads x and dy again to reduce over the tokens: five passes, not twice the forward's two. An eager RMSNorm runs
-// op by op (pointwise.hpp).
+// op by op (pointwise.hpp). A two-pass kernel (NormKernel) reads each row of x again forward, and of x and dy again
+// for the input gradient, from L2 or memory as the device decides (core/zoo/reread.hpp).
 KernelStep norm(const Dims& d, std::string name, bool eager) {
   const double elements = d.sp_tokens * d.h;
-  const PointwiseTraffic t = norm_traffic(eager && d.rms, d.rb);
+  const bool op_by_op = eager && d.rms;
+  const PointwiseTraffic t = norm_traffic(op_by_op, d.rb);
   KernelStep k = compute(std::move(name), KernelClass::Norm, (d.rms ? 4 : 5) * elements, t.forward * elements);
   k.backward_bytes = t.backward * elements;
+  if (d.two_pass_norm && !op_by_op) {
+    k.reread = Reread{d.h * d.rb, elements * d.rb};
+    k.backward_reread = Reread{2 * d.h * d.rb, 2 * elements * d.rb};
+  }
   return k;
 }
 

@@ -102,6 +102,7 @@
 #include "core/parallel/layout.hpp"
 #include "core/parallel/pointwise.hpp"
 #include "core/zoo/kernel.hpp"
+#include "core/zoo/reread.hpp"
 #include "core/zoo/transformer.hpp"
 
 namespace dtsim {
@@ -122,6 +123,9 @@ struct KernelStep {
   std::optional<Dtype> dtype;
   // Memory traffic of its backward when it is not twice the forward's (autocast's casts); < 0: twice.
   double backward_bytes = -1;
+  // A two-pass norm's second read of its rows, forward and backward (core/zoo/reread.hpp); none otherwise.
+  Reread reread{};
+  Reread backward_reread{};
   // A GEMM with a bias: the output-gradient elements its backward sums into the bias gradient (a reduction kernel of
   // its own, as PyTorch's grad_output.sum(0): one read of them); 0: no bias.
   double bias_outputs = 0;
@@ -150,6 +154,7 @@ struct ShardShape {
   Fp8Scaling fp8 = Fp8Scaling::None;  // the linear layers' GEMMs in fp8 (16-bit dtype_bytes only): see above
   bool tp_comm_overlap = false;       // the block's sequence-parallel collectives beside their GEMMs: see above
   PointwiseKernels pointwise = PointwiseKernels::Fused;  // norms, rotary, SwiGLU, loss: fused or eager (pointwise.hpp)
+  NormKernel norm_kernel = NormKernel::OnePass;          // a fused norm's passes over its rows (pointwise.hpp)
 };
 ShardShape shard_shape(const HybridSpec& layout, double dtype_bytes);
 

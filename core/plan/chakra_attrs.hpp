@@ -37,6 +37,7 @@ inline constexpr std::string_view kDtype = "dtsim.dtype";                     //
 inline constexpr std::string_view kKernelClass = "dtsim.kernel_class";        // "gemm", ...
 inline constexpr std::string_view kGemm = "dtsim.gemm";                       // m, n, k, batch, backward, causal
 inline constexpr std::string_view kHost = "dtsim.host";                       // seconds of host work
+inline constexpr std::string_view kReread = "dtsim.reread";                   // row bytes, bytes read again
 inline constexpr std::string_view kUpdateParams = "dtsim.update_params";      // an optimizer step's parameters
 inline constexpr std::string_view kUpdateLaunches = "dtsim.update_launches";  // the kernels issuing it
 inline constexpr std::string_view kAlgorithm = "dtsim.algorithm";             // a collective's algorithm

@@ -46,6 +46,9 @@ void add_compute(EtNode& n, const ComputeOp& c) {
         EtAttr{std::string(a::kGemm), std::vector<double>{c.gemm.m, c.gemm.n, c.gemm.k, c.gemm.batch,
                                                           c.gemm.backward ? 1.0 : 0.0, c.gemm.causal ? 1.0 : 0.0}});
   }
+  if (c.reread.on()) {
+    n.attrs.push_back(EtAttr{std::string(a::kReread), std::vector<double>{c.reread.row_bytes, c.reread.bytes}});
+  }
   if (c.host > 0) n.attrs.push_back(real(a::kHost, c.host));
 }
 

@@ -204,6 +204,11 @@ class Importer {
         c.gemm = GemmShape{(*v)[0], (*v)[1], (*v)[2], (*v)[3], (*v)[4] != 0, v->size() == 6 && (*v)[5] != 0};
       }
     }
+    if (const EtValue* rr = at.value(NodeKey::Reread)) {
+      if (const auto* v = std::get_if<std::vector<double>>(rr); v != nullptr && v->size() == 2) {
+        c.reread = Reread{(*v)[0], (*v)[1]};
+      }
+    }
     if (by_duration) {
       c.host = static_cast<double>(n.duration_micros) * 1e-6;
     } else {

@@ -11,9 +11,9 @@ namespace {
 namespace a = chakra_attr;
 
 constexpr std::array<std::string_view, kNodeKeys> kNames{
-    a::kNumOps,      a::kTensorSize, a::kCommType, a::kCommSize,     a::kCommSrc,        a::kCommDst,  a::kCommTag,
-    a::kPgName,      a::kStream,     a::kPhase,    a::kLayer,        a::kMicroBatch,     a::kPeriod,   a::kDtype,
-    a::kKernelClass, a::kGemm,       a::kHost,     a::kUpdateParams, a::kUpdateLaunches, a::kAlgorithm};
+    a::kNumOps,      a::kTensorSize, a::kCommType, a::kCommSize,     a::kCommSrc,        a::kCommDst,   a::kCommTag,
+    a::kPgName,      a::kStream,     a::kPhase,    a::kLayer,        a::kMicroBatch,     a::kPeriod,    a::kDtype,
+    a::kKernelClass, a::kGemm,       a::kHost,     a::kUpdateParams, a::kUpdateLaunches, a::kAlgorithm, a::kReread};
 
 }  // namespace
 

@@ -32,8 +32,9 @@ enum class NodeKey {
   UpdateParams,
   UpdateLaunches,
   Algorithm,
+  Reread,
 };
-inline constexpr int kNodeKeys = static_cast<int>(NodeKey::Algorithm) + 1;
+inline constexpr int kNodeKeys = static_cast<int>(NodeKey::Reread) + 1;
 
 std::string_view node_key_name(NodeKey k);  // the attribute's name in a trace (core/plan/chakra_attrs.hpp)
 

@@ -26,6 +26,7 @@
 #include "core/plan/beside_pairs.hpp"
 #include "core/plan/gradient_buckets.hpp"
 #include "core/plan/hybrid_groups.hpp"
+#include "core/plan/transformer_pass.hpp"
 #include "core/plan/worker.hpp"
 
 namespace dtsim {
@@ -121,10 +122,7 @@ class HybridCompiler {
       op.body = collective_op(k.kind, k.bytes, g);
     } else {
       op.phase = phase;
-      ComputeOp c{k.flops, k.mem_bytes, k.dtype.value_or(job_.model.dtype)};
-      c.cls = k.cls;
-      c.gemm = k.gemm;
-      op.body = c;
+      op.body = kernel_op(k, job_.model.dtype);
     }
     return op;
   }

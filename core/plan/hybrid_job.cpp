@@ -27,6 +27,7 @@ ShardShape job_shard_shape(const JobSpec& job, const HybridSpec& layout) {
   sh.fp8 = job.model.fp8;
   sh.tp_comm_overlap = job.framework.tp_comm_overlap;
   sh.pointwise = job.framework.pointwise_kernels;
+  sh.norm_kernel = job.framework.norm_kernel;
   return sh;
 }
 

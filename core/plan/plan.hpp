@@ -15,6 +15,7 @@
 #include "core/parallel/memory.hpp"
 #include "core/scenario/framework.hpp"
 #include "core/zoo/kernel.hpp"
+#include "core/zoo/reread.hpp"
 
 namespace dtsim {
 
@@ -43,6 +44,7 @@ struct ComputeOp {
   // kernels say their class, and its GEMMs their shape.
   KernelClass cls = KernelClass::Layer;
   GemmShape gemm{};
+  Reread reread{};  // a two-pass row kernel's second read (core/zoo/reread.hpp): the cost model adds what misses L2
   // A Composite standing for its parts (Plan::composites), or -1. Its flops and mem_bytes are the parts' sums.
   int composite = -1;
   // Host work the op stands for (framework.iteration_overhead): it lasts at least this many seconds.

@@ -50,6 +50,7 @@ RowKernels row_kernels(const JobSpec& job) {
   sh.eager_attention = job.framework.attention_kernels == AttentionKernels::Eager;
   sh.fp8 = job.model.fp8;
   sh.pointwise = job.framework.pointwise_kernels;
+  sh.norm_kernel = job.framework.norm_kernel;
   const double batch = job.model.batch_per_worker;
   const std::vector<Layer>& rows = job.workload.layers;
   RowKernels out;
@@ -89,9 +90,7 @@ int append_row(RankProgram& r, const JobSpec& job, int layer, const Steps& steps
   const std::string& row = job.workload.layers[static_cast<size_t>(layer)].name;
   for (const KernelStep& k : steps) {
     if (k.collective) throw RuntimeError(fmt::format("data-parallel transformer row '{}' has a collective", row));
-    ComputeOp c{k.flops, k.mem_bytes, k.dtype.value_or(job.model.dtype)};
-    c.cls = k.cls;
-    c.gemm = k.gemm;
+    const ComputeOp c = kernel_op(k, job.model.dtype);
     Op op = new_op(r, fmt::format("{} {} {}", phase == Phase::Forward ? "fwd" : "bwd", row, k.name), Stream::Compute,
                    phase, prev >= 0 ? std::vector<int>{prev} : std::vector<int>{}, c);
     op.layer = layer;
@@ -102,6 +101,14 @@ int append_row(RankProgram& r, const JobSpec& job, int layer, const Steps& steps
 }
 
 }  // namespace
+
+ComputeOp kernel_op(const KernelStep& k, Dtype model_dtype) {
+  ComputeOp c{k.flops, k.mem_bytes, k.dtype.value_or(model_dtype)};
+  c.cls = k.cls;
+  c.gemm = k.gemm;
+  c.reread = k.reread;
+  return c;
+}
 
 PassOps add_transformer_pass(RankProgram& r, const JobSpec& job) {
   const RowKernels kernels = row_kernels(job);

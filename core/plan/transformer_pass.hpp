@@ -7,9 +7,13 @@
 // a row's gradients are ready when its last backward kernel ends.
 #pragma once
 
+#include "core/parallel/transformer_ops.hpp"
 #include "core/plan/worker.hpp"
 
 namespace dtsim {
+
+// A compute kernel's op: its FLOPs, bytes, class, GEMM shape and second read, in its own dtype or `model_dtype`.
+ComputeOp kernel_op(const KernelStep& k, Dtype model_dtype);
 
 // Appends forward (embed .. lm_head) then backward (lm_head .. embed) kernel ops for one worker of a
 // job whose model has a transformer shape (ModelSpec::is_transformer).

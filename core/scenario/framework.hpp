@@ -57,6 +57,7 @@ struct FrameworkSpec {
   AttentionKernels attention_kernels = AttentionKernels::Fused;
   AttentionBackend attention_backend = AttentionBackend::Flash2;  // which fused kernel flash attention runs
   PointwiseKernels pointwise_kernels = PointwiseKernels::Fused;   // norms, rotary, SwiGLU, loss (pointwise.hpp)
+  NormKernel norm_kernel = NormKernel::OnePass;                   // a fused norm's passes over its rows (pointwise.hpp)
   OptimizerKernels optimizer_kernels = OptimizerKernels::Fused;
   BackwardPrefetch backward_prefetch = BackwardPrefetch::Pre;
   // Transformer Engine's userbuffers overlap of the sequence-parallel all-gathers and reduce-scatters with their

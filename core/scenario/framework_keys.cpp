@@ -98,6 +98,14 @@ void add_framework_keys(std::vector<ScenarioKey>& k) {
       "transformer block (torchtitan's apply_compile): the blocks' fused, the final norm and the loss eager. "
       "LayerNorm and GELU are one kernel either way.",
       &FrameworkSpec::pointwise_kernels);
+  add_choice<NormKernel>(
+      k, "framework.norm_kernel", {{"one_pass", NormKernel::OnePass}, {"two_pass", NormKernel::TwoPass}},
+      "How a fused LayerNorm or RMSNorm reads its rows (core/parallel/pointwise.hpp; docs/engines.md, Norm kernels). "
+      "one_pass: once, the row held in registers (Transformer Engine's tuned kernels, torch.compile). two_pass: once "
+      "for the mean and variance and again to normalise, and its backward twice over the gradient and the input "
+      "(PyTorch's native LayerNorm, apex's and Megatron-DeepSpeed's FusedLayerNorm): the second read comes from L2 "
+      "while the rows in flight fit in it, else from memory (core/zoo/reread.hpp). No effect on an eager RMSNorm.",
+      &FrameworkSpec::norm_kernel);
   add_choice<OptimizerKernels>(
       k, "framework.optimizer_kernels",
       {{"fused", OptimizerKernels::Fused},

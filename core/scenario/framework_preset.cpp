@@ -44,6 +44,10 @@ constexpr PresetSetting kMegatronDeepSpeed[] = {
     {"framework.mixed_precision", "pure", "bf16_optimizer.py: bf16 model parameters, fp32 master partitions"},
     {"framework.attention_kernels", "fused",
      "megatron/model/fused_softmax.py: FusedScaleMaskSoftmax (megatron/arguments.py L541-551: on by default)"},
+    {"framework.norm_kernel", "two_pass",
+     "megatron/model/fused_layer_norm.py L69-76: MixedFusedLayerNorm, apex's kernel copied into "
+     "megatron/fused_kernels/layer_norm_cuda_kernel.cu: cuApplyLayerNorm L291-333 reads a row for its mean and "
+     "variance (cuWelfordMuSigma2) and again to normalise it, in blocks of 32 x 4 threads (L670)"},
 };
 
 // NVIDIA NeMo 2.0 (v2.0.0) recipes, on Megatron-Core.
@@ -101,6 +105,11 @@ constexpr PresetSetting kFsdp[] = {
      "llm-foundry's MPT: LayerNorm and GELU one kernel each, and its loss flash-attn's fused cross-entropy on the "
      "logits as they are (loss_fn fused_crossentropy by default: llmfoundry/models/mpt/modeling_mpt.py L724-730 @ "
      "b2a43a147; mosaic_gpt.py L510-515 @ 300cc5c58)"},
+    {"framework.norm_kernel", "two_pass",
+     "llm-foundry's MPT: norm_type low_precision_layernorm by default (llmfoundry/models/mpt/configuration_mpt.py L64 "
+     "@ 57cdd2a), LPLayerNorm calling torch.nn.functional.layer_norm (llmfoundry/models/layers/norm.py L33-62): "
+     "PyTorch's native kernel (aten/src/ATen/native/cuda/layer_norm_kernel.cu, vectorized_layer_norm_kernel: the "
+     "statistics, then the row read again)"},
     {"framework.backward_prefetch", "post",
      "composer/trainer/dist_strategy.py L152: backward_prefetch='BACKWARD_POST' (PyTorch's own default is "
      "BACKWARD_PRE); no llm-foundry yaml sets it"},
@@ -119,6 +128,10 @@ constexpr PresetSetting kPytorchDdp[] = {
     {"framework.pointwise_kernels", "eager",
      "eager PyTorch modules (no torch.compile in the DDP recipe): RMSNorm, rotary and SwiGLU as their ops, and "
      "torch.nn.CrossEntropyLoss, which torch.autocast runs in fp32 (torch/amp: cross_entropy among its float32 ops)"},
+    {"framework.norm_kernel", "two_pass",
+     "torch.nn.LayerNorm's native kernel (aten/src/ATen/native/cuda/layer_norm_kernel.cu: vectorized_layer_norm_kernel "
+     "computes a row's statistics, then reads it again to normalise; layer_norm_grad_input_kernel reads dY and X "
+     "twice), a block of 128 threads a row"},
 };
 
 constexpr std::optional<PresetTraits> entry(FrameworkPreset p) {

@@ -104,6 +104,7 @@ DeviceSpec parse_device(std::string_view name) {
                                                       entry.second["backward"].as<double>()};
     }
     d.kernels.memory = k["memory"].as<double>();
+    d.kernels.l2 = optional_quantity(k, "l2", Quantity::Bytes);
     d.kernels.layout_copy = k["layout_copy"] ? k["layout_copy"].as<double>() : 0.0;
     d.kernels.source = k["source"].as<std::string>();
   }

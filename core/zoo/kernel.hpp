@@ -33,7 +33,9 @@
 //              sequence length, causal mask: core/zoo/attention.hpp); a backend the device has no figure for runs
 //              at flash2's.
 //   softmax, elementwise, norm, embedding: memory-bound kernels: bytes at memory bandwidth x
-//              `memory`, or their FLOPs at the fp32 (non-tensor) peak if that is slower.
+//              `memory`, or their FLOPs at the fp32 (non-tensor) peak if that is slower. A two-pass row kernel
+//              (PyTorch's and apex's LayerNorm) adds the bytes of its second read that miss L2 (reread.hpp); the cost
+//              model adds them to the op's bytes.
 //   layout_copy  a copy of a tensor into another layout (PyTorch's copy of a permuted, non-contiguous view,
 //              as torch.matmul makes of attention heads): bytes at memory bandwidth x `layout_copy`,
 //              `memory` where the zoo has no figure.
@@ -96,6 +98,7 @@ struct KernelProfile {
   std::array<double, kDtypeCount> gemm_held{};  // what `gemm` keeps at the power limit (0: no figure, 1)
   std::array<AttentionFigures, kAttentionBackendCount> attention{};  // by AttentionBackend
   double memory = 1;       // fraction of the memory bandwidth streaming kernels reach
+  double l2 = 0;           // bytes of L2 cache (0: no figure): where a two-pass kernel's second read hits (reread.hpp)
   double layout_copy = 0;  // fraction of it a copy of a permuted view reaches (0: `memory`)
   std::string source;
   bool present() const;

@@ -11,6 +11,7 @@
 #include "core/calibration/calibration.hpp"
 #include "core/collectives/nccl/nccl_cluster.hpp"
 #include "core/compression/compressor.hpp"
+#include "core/zoo/reread.hpp"
 
 namespace dtsim::cost {
 
@@ -120,7 +121,9 @@ double CostModel::device_time(const RankProgram& rank, const ComputeOp& op) cons
     return rank.role == Role::Server ? cluster_.calibration->streaming_op_time(op.dtype, op.flops, op.mem_bytes)
                                      : cluster_.calibration->compute_time(op.dtype, op.flops, op.mem_bytes);
   }
-  return kernel_time(device_of(rank), efficiency_of(rank), op.dtype, op.cls, op.flops, op.mem_bytes, op.gemm,
+  const DeviceSpec& device = device_of(rank);
+  return kernel_time(device, efficiency_of(rank), op.dtype, op.cls, op.flops,
+                     op.mem_bytes + reread_memory_bytes(device, op.reread), op.gemm,
                      framework_of(rank).attention_backend);
 }
 

@@ -70,6 +70,7 @@ Timed time_steps(const cost::CostModel& cost, const Plan& plan, const RankProgra
       ComputeOp c{k.flops, k.mem_bytes, dtype};
       c.cls = k.cls;
       c.gemm = k.gemm;
+      c.reread = k.reread;
       t.total += cost.compute_time(rank, c);
     }
   }

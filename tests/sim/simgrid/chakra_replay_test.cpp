@@ -156,6 +156,21 @@ cluster:
   nic: {rate: 200Gbps, latency: 5us}
 run: {iterations: 3, warmup: 1}
 )");
+  // Two-pass LayerNorms on rows that miss L2: their second read travels in the trace (dtsim.reread).
+  round_trip("hybrid_two_pass", R"(model:
+  name: transformer
+  transformer: {layers: 2, hidden: 8192, heads: 64, seq_len: 512, vocab: 32000}
+  dtype: bf16
+  optimizer: adam
+strategy: {kind: hybrid, tensor: 2, pipeline: 2, micro_batch: 1, global_batch: 4}
+framework: {norm_kernel: two_pass}
+cluster:
+  nodes: 2
+  devices_per_node: 2
+  device: a100_80gb
+  nic: {rate: 200Gbps, latency: 5us}
+run: {iterations: 3, warmup: 1}
+)");
 }
 
 }  // namespace dtsim::test
