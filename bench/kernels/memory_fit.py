@@ -193,7 +193,8 @@ def main():
     w("On the seven fp32 GPUs the second read is the missing term. On the H200 it halves the fp32 error, but the bf16")
     w("rows stay slower than three passes: at half the bytes an element the kernel does the same fp32 work (Welford's")
     w("running mean and variance, a division an element, and the conversions), which probably bounds it there; no")
-    w("measurement here separates the two. dtsim does not use this model yet: its norm kernels carry no row length.")
+    w("measurement here separates the two. dtsim prices two-pass norms so (`framework.norm_kernel: two_pass`,")
+    w("core/zoo/reread.hpp, with this f).")
     text = "\n".join(out) + "\n"
     return write_or_check(OUT, text, "memory_fit")
 
