@@ -175,6 +175,7 @@ KernelStep backward_of(const KernelStep& fwd) {
   k.flops *= 2;
   k.mem_bytes = fwd.backward_bytes >= 0 ? fwd.backward_bytes : 2 * fwd.mem_bytes;
   k.gemm.backward = true;
+  k.gemm.split_accumulate = fwd.dtype == Dtype::Fp8;  // Transformer Engine's and torchao's gradients (kernel.hpp)
   k.reread = fwd.backward_reread;
   return k;
 }

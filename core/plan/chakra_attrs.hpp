@@ -28,16 +28,16 @@ inline constexpr std::string_view kIgnoredMetadata[] = {"schema", "pid", "time",
 inline constexpr std::string_view kPgRanks = "pg_ranks.";
 
 // dtsim's node attributes.
-inline constexpr std::string_view kStream = "dtsim.stream";                   // Stream as a number
-inline constexpr std::string_view kPhase = "dtsim.phase";                     // Phase as a number
-inline constexpr std::string_view kLayer = "dtsim.layer";                     // Op::layer
-inline constexpr std::string_view kMicroBatch = "dtsim.micro_batch";          // Op::micro_batch
-inline constexpr std::string_view kPeriod = "dtsim.period";                   // Op::period
-inline constexpr std::string_view kDtype = "dtsim.dtype";                     // "fp32", ...
-inline constexpr std::string_view kKernelClass = "dtsim.kernel_class";        // "gemm", ...
-inline constexpr std::string_view kGemm = "dtsim.gemm";                       // m, n, k, batch, backward, causal
-inline constexpr std::string_view kHost = "dtsim.host";                       // seconds of host work
-inline constexpr std::string_view kReread = "dtsim.reread";                   // row bytes, bytes read again
+inline constexpr std::string_view kStream = "dtsim.stream";             // Stream as a number
+inline constexpr std::string_view kPhase = "dtsim.phase";               // Phase as a number
+inline constexpr std::string_view kLayer = "dtsim.layer";               // Op::layer
+inline constexpr std::string_view kMicroBatch = "dtsim.micro_batch";    // Op::micro_batch
+inline constexpr std::string_view kPeriod = "dtsim.period";             // Op::period
+inline constexpr std::string_view kDtype = "dtsim.dtype";               // "fp32", ...
+inline constexpr std::string_view kKernelClass = "dtsim.kernel_class";  // "gemm", ...
+inline constexpr std::string_view kGemm = "dtsim.gemm";      // m, n, k, batch, backward, causal, split_accumulate
+inline constexpr std::string_view kHost = "dtsim.host";      // seconds of host work
+inline constexpr std::string_view kReread = "dtsim.reread";  // row bytes, bytes read again
 inline constexpr std::string_view kUpdateParams = "dtsim.update_params";      // an optimizer step's parameters
 inline constexpr std::string_view kUpdateLaunches = "dtsim.update_launches";  // the kernels issuing it
 inline constexpr std::string_view kAlgorithm = "dtsim.algorithm";             // a collective's algorithm

@@ -43,8 +43,9 @@ void add_compute(EtNode& n, const ComputeOp& c) {
   n.attrs.push_back(text(a::kKernelClass, kernel_class_name(c.cls)));
   if (c.gemm.known()) {
     n.attrs.push_back(
-        EtAttr{std::string(a::kGemm), std::vector<double>{c.gemm.m, c.gemm.n, c.gemm.k, c.gemm.batch,
-                                                          c.gemm.backward ? 1.0 : 0.0, c.gemm.causal ? 1.0 : 0.0}});
+        EtAttr{std::string(a::kGemm),
+               std::vector<double>{c.gemm.m, c.gemm.n, c.gemm.k, c.gemm.batch, c.gemm.backward ? 1.0 : 0.0,
+                                   c.gemm.causal ? 1.0 : 0.0, c.gemm.split_accumulate ? 1.0 : 0.0}});
   }
   if (c.reread.on()) {
     n.attrs.push_back(EtAttr{std::string(a::kReread), std::vector<double>{c.reread.row_bytes, c.reread.bytes}});

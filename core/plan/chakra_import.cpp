@@ -199,9 +199,16 @@ class Importer {
     c.dtype = dtype;
     if (const auto cls = at.text(NodeKey::KernelClass)) c.cls = parse_kernel_class(*cls).value_or(KernelClass::Layer);
     if (const EtValue* g = at.value(NodeKey::Gemm)) {
-      // m, n, k, batch, backward, and (since attention kernels carry their shape) causal
-      if (const auto* v = std::get_if<std::vector<double>>(g); v != nullptr && (v->size() == 5 || v->size() == 6)) {
-        c.gemm = GemmShape{(*v)[0], (*v)[1], (*v)[2], (*v)[3], (*v)[4] != 0, v->size() == 6 && (*v)[5] != 0};
+      // m, n, k, batch, backward, and (since attention kernels carry their shape) causal, and (since fp8 gradients
+      // split their accumulator) split_accumulate
+      if (const auto* v = std::get_if<std::vector<double>>(g); v != nullptr && v->size() >= 5 && v->size() <= 7) {
+        c.gemm = GemmShape{(*v)[0],
+                           (*v)[1],
+                           (*v)[2],
+                           (*v)[3],
+                           (*v)[4] != 0,
+                           v->size() >= 6 && (*v)[5] != 0,
+                           v->size() == 7 && (*v)[6] != 0};
       }
     }
     if (const EtValue* rr = at.value(NodeKey::Reread)) {

@@ -95,6 +95,7 @@ DeviceSpec parse_device(std::string_view name) {
     d.kernels.gemm = per_dtype(k["gemm"]);
     d.kernels.conv = per_dtype(k["conv"]);
     d.kernels.gemm_held = per_dtype(k["gemm_held"]);
+    d.kernels.fp8_split = k["fp8_split"] ? k["fp8_split"].as<double>() : 0.0;
     // attention: {backend: {forward: f, backward: b}, ...} (core/zoo/attention.hpp)
     for (const auto& entry : k["attention"]) {
       const std::string backend = entry.first.as<std::string>();

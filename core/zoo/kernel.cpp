@@ -138,7 +138,8 @@ KernelCost kernel_cost(const DeviceSpec& device, double efficiency, Dtype dtype,
                        double mem_bytes, const GemmShape& shape, AttentionBackend attention, PowerState power) {
   const KernelProfile& p = device.kernels;
   const double peak = device.peak(dtype);
-  const double fraction = cls == KernelClass::Conv ? p.conv_at(dtype) : p.gemm_at(dtype);
+  const bool split = cls == KernelClass::Gemm && dtype == Dtype::Fp8 && shape.split_accumulate && p.fp8_split > 0;
+  const double fraction = cls == KernelClass::Conv ? p.conv_at(dtype) : split ? p.fp8_split : p.gemm_at(dtype);
   const bool gemm_like = cls == KernelClass::Gemm || cls == KernelClass::Conv;
   const AttentionFigures figures = p.attention_for(attention);
   const bool unknown = (gemm_like && fraction <= 0) || (cls == KernelClass::Attention && !figures.present());

@@ -23,6 +23,12 @@
 //              dtype (1 where the zoo has none), measured on an H200 as products back to back over products between
 //              adds (bench/kernels/power_held.md: bf16 0.903, fp8 0.951). Burst is a GEMM timed alone, as a
 //              microbenchmark times it (bench/kernels/gemm_run prices XLA's autotuner timings so).
+//   FP8 accumulation: cuBLASLt runs an fp8 GEMM with fast accumulation (partial sums kept in the tensor cores' own
+//              precision) or a split accumulator (promoted to fp32 as it goes: slower). Transformer Engine takes the
+//              fast one forward and the split one for the input and weight gradients (transformer_engine/pytorch/
+//              module/base.py: _2X_ACC_FPROP = False, _2X_ACC_DGRAD = True, _2X_ACC_WGRAD = True), as torchao's
+//              Float8Linear does; a GemmShape's split_accumulate runs at `fp8_split` instead of `gemm`'s fp8, fitted by
+//              bench/kernels/gemm_run on the H200's torch._scaled_mm GEMMs (split by default) timed back to back.
 //   conv       a convolution as the implicit GEMM cuDNN runs (NVIDIA, Convolutional Layers User's
 //              Guide, section 2: forward M = N P Q output pixels, N = K output channels, K = C R S),
 //              costed as a GEMM of that shape at peak x `conv` (`gemm` where the zoo has no
@@ -74,6 +80,9 @@ struct GemmShape {
   double batch = 1;
   bool backward = false;  // the input- and weight-gradient products of this forward GEMM
   bool causal = false;
+  // An fp8 GEMM that promotes its partial sums to fp32 as it goes (cuBLASLt's split accumulator, FP8 accumulation
+  // above): Transformer Engine's and torchao's input- and weight-gradient GEMMs, torch._scaled_mm by default.
+  bool split_accumulate = false;
   bool known() const { return m > 0 && n > 0 && k > 0; }
 };
 
@@ -96,6 +105,7 @@ struct KernelProfile {
   std::array<double, kDtypeCount> gemm{};
   std::array<double, kDtypeCount> conv{};
   std::array<double, kDtypeCount> gemm_held{};  // what `gemm` keeps at the power limit (0: no figure, 1)
+  double fp8_split = 0;  // `gemm` for an fp8 GEMM with a split accumulator (FP8 accumulation above; 0: fp8's)
   std::array<AttentionFigures, kAttentionBackendCount> attention{};  // by AttentionBackend
   double memory = 1;       // fraction of the memory bandwidth streaming kernels reach
   double l2 = 0;           // bytes of L2 cache (0: no figure): where a two-pass kernel's second read hits (reread.hpp)

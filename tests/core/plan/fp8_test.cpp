@@ -75,6 +75,7 @@ TEST_CASE("fp8 runs a block's four linear GEMMs on 1-byte operands and adds one 
     if (k.cls == KernelClass::Attention) CHECK_FALSE(k.dtype.has_value());
   }
   CHECK(fp8_gemms == 4);
+  for (const KernelStep& k : fp8_fwd) CHECK_FALSE(k.gemm.split_accumulate);  // forward: fast accumulation
   const double casts = inputs * (B + 2) + W / mb * (B + 2);
   CHECK(bytes_named(fp8_fwd, " fp8 cast") == Approx(casts));
   CHECK(totals(fp8_fwd).bytes - totals(bf16_fwd).bytes == Approx(casts - operand_saving));
@@ -89,6 +90,14 @@ TEST_CASE("fp8 runs a block's four linear GEMMs on 1-byte operands and adds one 
   CHECK(bytes_named(fp8_bwd, " fp8 cast bwd") == Approx(outputs * (B + 2)));
   CHECK(totals(fp8_bwd).bytes - totals(bf16_bwd).bytes == Approx(outputs * (B + 2) - 2 * operand_saving));
   CHECK(totals(fp8_bwd).flops == Approx(totals(bf16_bwd).flops));
+  // The gradients' fp8 GEMMs split their accumulator (Transformer Engine's _2X_ACC_DGRAD and _2X_ACC_WGRAD), no other.
+  int split = 0;
+  for (const KernelStep& k : fp8_bwd) {
+    CHECK(k.gemm.split_accumulate == (k.dtype == Dtype::Fp8));
+    split += k.gemm.split_accumulate ? 1 : 0;
+  }
+  CHECK(split == 4);
+  for (const KernelStep& k : bf16_bwd) CHECK_FALSE(k.gemm.split_accumulate);
 
   // Current scaling: one more read of every tensor cast, for its amax.
   const auto cur_fwd = block_forward(m, shape(Fp8Scaling::Current, mb));

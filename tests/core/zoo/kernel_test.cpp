@@ -313,3 +313,33 @@ TEST_CASE("held at the power limit a GEMM keeps the measured share of its rate; 
                            GemmShape{6912, 16384, 2048}, dtsim::AttentionBackend::Flash2, dtsim::PowerState::Burst) -
                kFixed));
 }
+
+TEST_CASE(
+    "an fp8 GEMM that splits its accumulator runs at fp8_split, fitted in gemm.md; gradients split, forward not") {
+  // bench/kernels/gemm_run: the H200 suite's torch._scaled_mm GEMMs (split by default).
+  std::ifstream in(std::string(DTSIM_SOURCE_DIR) + "/bench/kernels/gemm.md");
+  std::stringstream md;
+  md << in.rdbuf();
+  const std::string text = md.str();
+  std::smatch fit;
+  REQUIRE(std::regex_search(text, fit, std::regex(R"(fp8_split = ([0-9.]+) \(the zoo's)")));
+  const GemmShape fast{8192, 8192, 8192};
+  GemmShape split = fast;
+  split.split_accumulate = true;
+  const double flops = 2.0 * 8192 * 8192 * 8192;
+  for (const char* name : {"h100_sxm", "h100_sxm_hbm2e", "h200"}) {
+    INFO(name);
+    const dtsim::DeviceSpec d = dtsim::load_device(name);
+    CHECK(d.kernels.fp8_split == Approx(std::stod(fit[1])));
+    // A compute-bound product: its FLOPs take gemm / fp8_split times as long split as fast.
+    const auto time = [&](const GemmShape& s, Dtype t) {
+      return kernel_time(d, d.efficiency, t, KernelClass::Gemm, flops, 0, s) - kFixed;
+    };
+    CHECK(time(split, Dtype::Fp8) ==
+          Approx(time(fast, Dtype::Fp8) * d.kernels.gemm_at(Dtype::Fp8) / d.kernels.fp8_split));
+    CHECK(time(split, Dtype::Bf16) == Approx(time(fast, Dtype::Bf16)));  // only fp8 has the two accumulators
+  }
+  // A GPU without the figure runs a split fp8 GEMM at its fp8 figure (none in the zoo has fp8 and no fp8_split).
+  const dtsim::DeviceSpec a100 = dtsim::load_device("a100_80gb");
+  CHECK(a100.kernels.fp8_split == 0);
+}
