@@ -1,7 +1,7 @@
 // The memory-bound composites of a transformer that PyTorch has no single kernel for, and their memory traffic
 // either way they run: as one fused kernel (Megatron-Core's and Transformer Engine's fused kernels, apex's, or what
 // torch.compile's Inductor makes of them), or op by op as PyTorch eager runs the module's code, each op reading its
-// inputs and writing its output once (framework.pointwise_kernels; docs/engines.md, Pointwise kernels).
+// inputs and writing its output once (framework.pointwise_kernels; docs/engines.md, Framework overheads).
 //
 // Bytes per element of the composite's output, with B the activations' bytes (2 in bf16) and the eager op lists
 // read from torchtitan's Llama (pytorch/torchtitan @ 9dec370, torchtitan/models/norms.py RMSNorm,

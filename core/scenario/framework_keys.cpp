@@ -91,7 +91,7 @@ void add_framework_keys(std::vector<ScenarioKey>& k) {
        {"eager", PointwiseKernels::Eager},
        {"compiled_blocks", PointwiseKernels::CompiledBlocks}},
       "How a transformer's RMSNorms, rotary embedding, SwiGLU and fp32 loss run (core/parallel/pointwise.hpp; "
-      "docs/engines.md, Pointwise kernels). fused: one kernel each (Megatron-Core, Transformer Engine, apex). "
+      "docs/engines.md, Framework overheads). fused: one kernel each (Megatron-Core, Transformer Engine, apex). "
       "eager: op by op as PyTorch eager runs the module's code, each op reading its inputs and writing its output "
       "(torchtitan's Llama without torch.compile: an RMSNorm 36 bytes an element forward and 92 backward in bf16, "
       "against 4 and 10 fused), and the loss on logits cast to fp32. compiled_blocks: torch.compile on each "
@@ -100,7 +100,8 @@ void add_framework_keys(std::vector<ScenarioKey>& k) {
       &FrameworkSpec::pointwise_kernels);
   add_choice<NormKernel>(
       k, "framework.norm_kernel", {{"one_pass", NormKernel::OnePass}, {"two_pass", NormKernel::TwoPass}},
-      "How a fused LayerNorm or RMSNorm reads its rows (core/parallel/pointwise.hpp; docs/engines.md, Norm kernels). "
+      "How a fused LayerNorm or RMSNorm reads its rows (core/parallel/pointwise.hpp; docs/engines.md, Framework "
+      "overheads). "
       "one_pass: once, the row held in registers (Transformer Engine's tuned kernels, torch.compile). two_pass: once "
       "for the mean and variance and again to normalise, and its backward twice over the gradient and the input "
       "(PyTorch's native LayerNorm, apex's and Megatron-DeepSpeed's FusedLayerNorm): the second read comes from L2 "

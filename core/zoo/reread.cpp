@@ -17,7 +17,7 @@ int rows_resident_per_sm(int cc) {
   } else if (cc == 86 || cc == 87) {
     threads = 1536;
     blocks = 16;
-  } else if (cc == 89 || (cc >= 120 && cc < 130)) {
+  } else if (cc == 89) {
     threads = 1536;
     blocks = 24;
   }

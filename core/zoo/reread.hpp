@@ -31,7 +31,8 @@ inline constexpr double kL2RowShare = 0.15;
 
 // Rows of 128-thread blocks resident on one SM at compute capability `cc` x 10: min(threads per SM / 128, blocks per
 // SM) from the CUDA C++ Programming Guide's table 'Technical Specifications per Compute Capability' (2,048 threads and
-// 32 blocks from 6.0 on, but 1,024 and 16 at 7.5, 1,536 and 16 at 8.6 and 8.7, 1,536 and 24 at 8.9 and 12.x).
+// 32 blocks at 6.x, 7.0, 8.0, 9.0 and 10.0, but 1,024 and 16 at 7.5, 1,536 and 16 at 8.6 and 8.7, 1,536 and 24 at
+// 8.9); other capabilities take 2,048 and 32.
 int rows_resident_per_sm(int cc);
 
 // The bytes of the re-read that come from memory on `device`; 0 where the zoo has no L2 or SM count for it.

@@ -339,7 +339,7 @@ TEST_CASE(
           Approx(time(fast, Dtype::Fp8) * d.kernels.gemm_at(Dtype::Fp8) / d.kernels.fp8_split));
     CHECK(time(split, Dtype::Bf16) == Approx(time(fast, Dtype::Bf16)));  // only fp8 has the two accumulators
   }
-  // A GPU without the figure runs a split fp8 GEMM at its fp8 figure (none in the zoo has fp8 and no fp8_split).
+  // The A100 has no fp8 tensor cores, and so no figure.
   const dtsim::DeviceSpec a100 = dtsim::load_device("a100_80gb");
   CHECK(a100.kernels.fp8_split == 0);
 }
