@@ -163,14 +163,14 @@ def main():
 
     out = []
     w = out.append
-    w("# Fused attention kernels: the shape model and its checks")
+    w("## Fused attention kernels: the shape model and its checks")
     w("")
     w("Written by `bench/kernels/attention_fit.py` (its header says how); the constants below are core/zoo/attention.cpp's")
     w("and core/zoo/data/devices.yaml's, held to this file by tests/core/zoo/attention_test.cpp. TFLOP/s count FLOPs as")
     w("FlashAttention's benchmark does (4 B S^2 H D, halved when causal; backward 2.5 x forward).")
     w("")
-    w("## Fitted on H100 (the FA3 paper's Figures 5 and 6, FlashAttention-2's own H100 figure for the causal backward),")
-    w("## flash_triton on A100 (the FA2 paper's forward + backward figure)")
+    w("### Fitted on H100 (the FA3 paper's Figures 5 and 6, FlashAttention-2's own H100 figure for the causal backward),")
+    w("### flash_triton on A100 (the FA2 paper's forward + backward figure)")
     w("")
     w("| backend | pass | figure (H100) | causal | d0 | c | k |")
     w("|---|---|---:|---:|---:|---:|---:|")
@@ -191,7 +191,7 @@ def main():
     w("")
 
     def table(title, cells):
-        w(f"## {title}")
+        w(f"### {title}")
         w("")
         w("| cell | measured | model | error | flat figure | error |")
         w("|---|---:|---:|---:|---:|---:|")

@@ -91,13 +91,13 @@ def main():
     share = {op: round(statistics.median(fits[(d, op)][1] / fits[(d, "add")][1] for d in FIT), 2) for op in CLASSES}
     out = []
     w = out.append
-    w("# Memory-bound kernels by class: fitted on two GPUs, checked on five")
+    w("## Memory-bound kernels by class: fitted on two GPUs, checked on five")
     w("")
     w("Written by `bench/kernels/memory_fit.py` (its header says how) from NeuSight's measured fp32 kernels")
     w("(bench/kernels/published/neusight_memory_kernels.csv: PyTorch 2.1, CUDA 12.1). dtsim does not use these shares yet:")
     w("its norm and softmax kernels stream at the device's `memory` figure, what `add` reaches (issue #46).")
     w("")
-    w("## Streaming rate per GPU and op (shapes of at least 256 MB, rows of at least 768), as a fraction of the data sheet's bandwidth")
+    w("### Streaming rate per GPU and op (shapes of at least 256 MB, rows of at least 768), as a fraction of the data sheet's bandwidth")
     w("")
     devices = sorted(BW, key=lambda d: (d not in FIT, d))
     ops = ["add", "relu", "gelu", "ln", "softmax"]
@@ -108,14 +108,14 @@ def main():
         w(f"| {d}{' (fit)' if d in FIT else ''} | {BW[d]} GB/s | " + " | ".join(cells) +
           f" | {fits[(d, 'add')][0] * 1e6:.1f} us |")
     w("")
-    w("## The classes' shares of the streaming rate (the median over the fit's GPUs of class rate / add rate)")
+    w("### The classes' shares of the streaming rate (the median over the fit's GPUs of class rate / add rate)")
     w("")
     w("| class | op | share |")
     w("|---|---|---:|")
     for op, name in CLASSES.items():
         w(f"| {name} | {op} | {share[op]:.2f} |")
     w("")
-    w("## Check: each shape of at least 256 MB and 768 columns, its kernel time against bytes / (its GPU's add rate x the share)")
+    w("### Check: each shape of at least 256 MB and 768 columns, its kernel time against bytes / (its GPU's add rate x the share)")
     w("")
     w("| class | GPU | shapes | with the share: median error | 90th percentile | dtsim now (add's rate): median | 90th |")
     w("|---|---|---:|---:|---:|---:|---:|")
@@ -147,7 +147,7 @@ def main():
                       for b, t, cols in shapes[(d, "ln")] if b >= MIN_BYTES and cols >= MIN_COLUMNS)
     grid = [round(0.05 * i, 2) for i in range(1, 21)]
     f = min(grid, key=lambda g: statistics.mean(statistics.median(ln_errors(d, g)) for d in FIT))
-    w("## LayerNorm as two reads and a write, the second read from L2 while the rows in flight fit")
+    w("### LayerNorm as two reads and a write, the second read from L2 while the rows in flight fit")
     w("")
     w("The model of this file's header: each row read twice and written once, the second read missing L2 when the rows")
     w(f"in flight (SMs x blocks resident per SM x row bytes) exceed f of it; f = {f:.2f} fitted on V100 and A100 40GB.")
