@@ -10,6 +10,7 @@
 #include "core/parallel/transformer_ops.hpp"
 #include "core/plan/compiler.hpp"
 #include "core/plan/hybrid.hpp"
+#include "core/plan/transformer_pass.hpp"
 #include "sim/cost/cores.hpp"
 #include "sim/cost/cost_model.hpp"
 
@@ -67,11 +68,7 @@ Timed time_steps(const cost::CostModel& cost, const Plan& plan, const RankProgra
       t.total += s;
       t.collectives += s;
     } else {
-      ComputeOp c{k.flops, k.mem_bytes, dtype};
-      c.cls = k.cls;
-      c.gemm = k.gemm;
-      c.reread = k.reread;
-      t.total += cost.compute_time(rank, c);
+      t.total += cost.compute_time(rank, kernel_op(k, dtype));
     }
   }
   return t;
