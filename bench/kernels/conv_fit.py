@@ -1,0 +1,258 @@
+#!/usr/bin/env python3
+# Convolutions by kind: how fast cuDNN runs each kind of convolution against the implicit GEMM dtsim costs it as,
+# fitted on one GPU and checked on four others (issue #46). Writes bench/kernels/conv.md (or, with --check, says
+# whether that file is what this script writes). Standard library only.
+#
+# Data: DeepBench's training convolutions and GEMMs (bench/kernels/published/deepbench_conv.csv and
+# deepbench_gemm.csv, SOURCES.md there; 94 shapes per GPU and precision, forward, data gradient and weight gradient
+# timed apart) on V100 (cuDNN 7.6, DGX-1), T4 (cuDNN 7.6) and the Pascal P100, GTX 1080 Ti and Titan Xp (cuDNN 6).
+#
+# dtsim's rule (core/zoo/kernel.hpp, conv): a convolution pass is the implicit GEMM cuDNN names (forward M = N P Q,
+# N = K, K = C R S; data gradient M x K over N; weight gradient K x N over M), its FLOPs (2 N K P Q C R S) at
+# peak x the device's GEMM figure after tile and wave quantization (256 x 128 tiles, one per SM a wave). Here each
+# GPU's GEMM figure is measured the same way on its own DeepBench GEMMs (the best whole-wave fraction of peak among
+# products of at least 100 GFLOP): the ratio of a convolution's rule time to its measured time is then how much
+# faster (> 1) or slower (< 1) cuDNN runs that convolution than cuBLAS runs a GEMM of its shape.
+#
+# Kinds: stem (at most 4 input channels: cuDNN pads them), pointwise (1 x 1, stride 1), pointwise strided,
+# spatial (a larger filter, stride 1: fp32 can run Winograd or FFT, which do fewer multiplies than the GEMM's FLOPs),
+# spatial strided. Maths: fp32 on CUDA cores, and fp16 on tensor cores (DeepBench's "FP16 ip, Mixed math" sheets of
+# V100 and T4; the P100's "pseudo FP16" sheet has no tensor cores and is left out). The fit: per math, kind and pass,
+# the median ratio over the V100's kernels whose rule time is at least MIN_SECONDS (below it a kernel's launch and
+# tail, not its rate, decide its time). The check: each kernel of the other GPUs above the same floor, its time
+# against rule time / ratio, beside the rule alone (dtsim now: ratio 1).
+import csv
+import os
+import statistics
+import sys
+
+here = os.path.dirname(os.path.abspath(__file__))
+sys.path.insert(0, os.path.dirname(here))
+from fit_output import write_or_check  # noqa: E402
+
+CONV = os.path.join(here, "published", "deepbench_conv.csv")
+GEMM = os.path.join(here, "published", "deepbench_gemm.csv")
+OUT = os.path.join(here, "conv.md")
+# Per GPU (the workbooks' Specs sheet names): SMs, fp32 and fp16 tensor-core peaks (FLOP/s; None: no tensor cores),
+# from NVIDIA's data sheets and architecture white papers: Tesla V100 SXM2 (DGX-1) 80 SMs, 15.7 / 125 TFLOPS;
+# T4 40 SMs, 8.1 / 65; Tesla P100 PCIe 56 SMs, 9.3 fp32; GTX 1080 Ti 28 SMs, 11.3; Titan Xp 30 SMs, 12.1.
+GPU = {"NVIDIA V100": (80, 15.7e12, 125e12), "NVIDIA T4": (40, 8.1e12, 65e12),
+       "NVIDIA Tesla P100": (56, 9.3e12, None), "NVIDIA GTX 1080 Ti": (28, 11.3e12, None),
+       "NVIDIA GTX TitanXp": (30, 12.1e12, None)}
+FIT = "NVIDIA V100"
+TILE = (256, 128)
+MIN_SECONDS = 50e-6
+MIN_GEMM_FLOPS = 100e9
+KINDS = ["stem", "pointwise", "pointwise_strided", "spatial", "spatial_strided"]
+PASSES = ["fwd", "dgrad", "wgrad"]
+MATHS = {"fp32": "fp32 (CUDA cores)", "fp16": "fp16 (tensor cores)"}
+
+
+def quantization(sms, m, n):
+    """dtsim's tile and wave quantization (core/zoo/kernel.cpp, tiling): the useful fraction of the slots."""
+    def one(tm, tn):
+        tiles = -(-m // tm) * -(-n // tn)
+        slots = tiles if tiles < sms else -(-tiles // sms) * sms
+        return m * n / (slots * tm * tn)
+    return max(one(*TILE), one(*reversed(TILE)))
+
+
+def peak(gpu, math):
+    sms, fp32, fp16 = GPU[gpu]
+    return fp32 if math == "fp32" else fp16
+
+
+def gemm_figures():
+    """Each GPU's GEMM figure per math: the best whole-wave fraction of peak of its DeepBench GEMMs."""
+    best = {}
+    for r in csv.DictReader(open(GEMM)):
+        gpu, math = r["gpu"], r["precision"]
+        if gpu not in GPU or peak(gpu, math) is None:
+            continue
+        m, n, k = int(r["M"]), int(r["N"]), int(r["K"])
+        if 2 * m * n * k < MIN_GEMM_FLOPS:
+            continue
+        fraction = 2 * m * n * k / (float(r["ms"]) * 1e-3) / peak(gpu, math) / quantization(GPU[gpu][0], m, n)
+        best[(gpu, math)] = max(best.get((gpu, math), 0.0), fraction)
+    return best
+
+
+def kind(c, r, s, stride):
+    if c <= 4:
+        return "stem"
+    if r * s == 1:
+        return "pointwise" if stride == 1 else "pointwise_strided"
+    return "spatial" if stride == 1 else "spatial_strided"
+
+
+def kernels(figures):
+    """Every timed pass: (gpu, math, kind, pass, batch, rule seconds, measured seconds)."""
+    out = []
+    for r in csv.DictReader(open(CONV)):
+        gpu, math = r["gpu"], r["precision"]
+        if gpu not in GPU or peak(gpu, math) is None:
+            continue
+        n, c, k, r_, s, p, q = (int(r[x]) for x in ("N", "C", "K", "R", "S", "P", "Q"))
+        flops = 2 * n * k * p * q * c * r_ * s
+        shapes = {"fwd": (n * p * q, k), "dgrad": (n * p * q, c * r_ * s), "wgrad": (c * r_ * s, k)}
+        for ps in PASSES:
+            if not r[ps + "_ms"]:
+                continue
+            rule = flops / (peak(gpu, math) * figures[(gpu, math)] * quantization(GPU[gpu][0], *shapes[ps]))
+            out.append((gpu, math, kind(c, r_, s, int(r["stride_w"])), ps, n, rule, float(r[ps + "_ms"]) * 1e-3))
+    return out
+
+
+def resnet50_convs():
+    """torchvision ResNet-50 v1.5's convolutions at 224 x 224: (C, input side, K, filter side, stride, output side)."""
+    convs = [(3, 224, 64, 7, 2, 112)]
+    c, side = 64, 56
+    for blocks, width, stride in [(3, 64, 1), (4, 128, 2), (6, 256, 2), (3, 512, 2)]:
+        for b in range(blocks):
+            s = stride if b == 0 else 1
+            convs += [(c, side, width, 1, 1, side), (width, side, width, 3, s, side // s)]
+            if b == 0:
+                convs.append((c, side, width * 4, 1, s, side // s))
+            side //= s
+            convs.append((width, side, width * 4, 1, 1, side))
+            c = width * 4
+    return convs
+
+
+def resnet50_seconds(gpu, math, figure, batch, ratio):
+    """ResNet-50's convolution passes at `batch` per kind: under the rule, each divided by its kind's ratio (none:
+    1)."""
+    total = {}
+    for c, side, k, f, s, out_side in resnet50_convs():
+        flops = 2 * batch * k * out_side * out_side * c * f * f
+        shapes = {"fwd": (batch * out_side ** 2, k), "dgrad": (batch * out_side ** 2, c * f * f),
+                  "wgrad": (c * f * f, k)}
+        for ps in PASSES:
+            if c <= 4 and ps == "dgrad":
+                continue
+            rule = flops / (peak(gpu, math) * figure * quantization(GPU[gpu][0], *shapes[ps]))
+            kd = kind(c, f, f, s)
+            total[kd] = total.get(kd, 0.0) + rule / ratio.get((math, kd, ps), (1.0,))[0]
+    return total
+
+
+def p90(values):
+    values = sorted(values)
+    return values[min(len(values) - 1, int(0.9 * len(values)))]
+
+
+def main():
+    figures = gemm_figures()
+    every = kernels(figures)
+    rows = [x[:4] + x[5:] for x in every if x[5] >= MIN_SECONDS]
+    ratio = {}
+    for math in MATHS:
+        for kd in KINDS:
+            for ps in PASSES:
+                fit = [rule / t for g, m, k, p, rule, t in rows if g == FIT and m == math and k == kd and p == ps]
+                if fit:
+                    ratio[(math, kd, ps)] = (round(statistics.median(fit), 2), len(fit))
+    out = []
+    w = out.append
+    w("## Convolutions by kind: fitted on V100, checked on four other GPUs")
+    w("")
+    w("Written by `bench/kernels/conv_fit.py` (its header says how) from DeepBench's training convolutions and GEMMs")
+    w("(bench/kernels/published/deepbench_conv.csv and deepbench_gemm.csv: V100 and T4 with cuDNN 7.6, P100, GTX 1080")
+    w("Ti and Titan Xp with cuDNN 6). The ratio is a convolution pass's time under dtsim's rule (its implicit GEMM at the")
+    w("GPU's GEMM figure) over its measured time: above 1, cuDNN beats the GEMM (Winograd and FFT do fewer multiplies);")
+    w(f"below, it trails it. Only kernels whose rule time is at least {MIN_SECONDS * 1e6:.0f} us. dtsim does not use")
+    w("these ratios: its convolutions run at the GEMM's rule (the zoo's `conv` figure where a device has one), and")
+    w("the section after the tables says why.")
+    w("")
+    w("### Each GPU's GEMM figure (the best whole-wave fraction of peak of its DeepBench GEMMs of at least 100 GFLOP)")
+    w("")
+    w("| GPU | fp32 | fp16 (tensor cores) |")
+    w("|---|---:|---:|")
+    for gpu in GPU:
+        cells = [f"{figures[(gpu, m)]:.3f}" if (gpu, m) in figures else "-" for m in MATHS]
+        w(f"| {gpu}{' (fit)' if gpu == FIT else ''} | " + " | ".join(cells) + " |")
+    w("")
+    w("### The ratios fitted on V100 (median over its kernels; count in brackets)")
+    w("")
+    w("| math | kind | forward | data gradient | weight gradient |")
+    w("|---|---|---:|---:|---:|")
+    for math, name in MATHS.items():
+        for kd in KINDS:
+            cells = [f"{ratio[(math, kd, ps)][0]:.2f} ({ratio[(math, kd, ps)][1]})" if (math, kd, ps) in ratio else "-"
+                     for ps in PASSES]
+            if any(cell != "-" for cell in cells):
+                w(f"| {name} | {kd} | " + " | ".join(cells) + " |")
+    w("")
+    w("### Check: the other GPUs' kernels, time against rule time / V100's ratio, beside the rule alone")
+    w("")
+    w("| math | GPU | kernels | by kind: median error | 90th percentile | the rule alone: median error | 90th |"
+      " median ratio per kind (fwd, dgrad, wgrad) |")
+    w("|---|---|---:|---:|---:|---:|---:|---|")
+    for math, name in MATHS.items():
+        for gpu in GPU:
+            mine = [x for x in rows if x[0] == gpu and x[1] == math and (math, x[2], x[3]) in ratio]
+            if not mine:
+                continue
+            kinded = [abs(rule / ratio[(math, kd, ps)][0] / t - 1) for g, m, kd, ps, rule, t in mine]
+            alone = [abs(rule / t - 1) for g, m, kd, ps, rule, t in mine]
+            per = []
+            for kd in KINDS:
+                cells = []
+                for ps in PASSES:
+                    v = [rule / t for g, m, k, p, rule, t in mine if k == kd and p == ps]
+                    cells.append(f"{statistics.median(v):.2f}" if v else "-")
+                if any(cell != "-" for cell in cells):
+                    per.append(f"{kd} {'/'.join(cells)}")
+            w(f"| {name} | {gpu}{' (fit)' if gpu == FIT else ''} | {len(mine)} |"
+              f" {100 * statistics.median(kinded):.1f} % | {100 * p90(kinded):.1f} % |"
+              f" {100 * statistics.median(alone):.1f} % | {100 * p90(alone):.1f} % | {'; '.join(per)} |")
+    w("")
+    w("### Why dtsim does not take these ratios: they rise with the batch, and DeepBench's is small")
+    w("")
+    w("DeepBench times its vision convolutions at batches of 8 and 16 (its speech ones at 4 to 32); training runs them at")
+    w("64 to 256. Over the V100's and T4's pointwise and spatial kernels of every size (no floor), the median ratio at")
+    w("batch 8 and at batch 16:")
+    w("")
+    w("| GPU | math | kind | forward 8 / 16 | data gradient 8 / 16 | weight gradient 8 / 16 |")
+    w("|---|---|---|---:|---:|---:|")
+    for gpu in (FIT, "NVIDIA T4"):
+        for math, name in MATHS.items():
+            for kd in ("pointwise", "spatial"):
+                cells = []
+                for ps in PASSES:
+                    pair = []
+                    for batch in (8, 16):
+                        v = [rule / t for g, m, k, p, n, rule, t in every if g == gpu and m == math and k == kd and
+                             p == ps and n == batch]
+                        pair.append(f"{statistics.median(v):.2f}" if v else "-")
+                    cells.append(" / ".join(pair))
+                w(f"| {gpu} | {name} | {kd} | " + " | ".join(cells) + " |")
+    w("")
+    w("Every ratio grows from batch 8 to 16, on both GPUs: the longer reductions and the more tiles per SM of a larger")
+    w("batch run closer to the GEMM's rate. So the ratios above, fitted at DeepBench's batches, are lower bounds for a")
+    w("training batch, and by how much is not in the data. Taken as they are, on the V100's GEMM figure, ResNet-50's")
+    w("convolution passes (fwd, dgrad and wgrad, bench/published's batches) would change so:")
+    w("")
+    w("| math | batch | kind | under the rule | by kind | change |")
+    w("|---|---:|---|---:|---:|---:|")
+    for math, batch in (("fp32", 112), ("fp16", 256)):
+        rule = resnet50_seconds(FIT, math, figures[(FIT, math)], batch, {})
+        kinded = resnet50_seconds(FIT, math, figures[(FIT, math)], batch, ratio)
+        for kd in KINDS + ["all"]:
+            a = sum(rule.values()) if kd == "all" else rule.get(kd, 0.0)
+            b = sum(kinded.values()) if kd == "all" else kinded.get(kd, 0.0)
+            if a > 0:
+                w(f"| {MATHS[math]} | {batch} | {kd} | {a * 1e3:.1f} ms | {b * 1e3:.1f} ms | {100 * (b / a - 1):+.1f} % |")
+    w("")
+    w("bench/published's V100 fp32 rows are already too slow (docs/VALIDATION.md), and the fp16 stem's ratio is that of")
+    w("a 3-channel layer padded to the tensor cores' width at batch 8 and 16; of the fp16 pointwise kinds only two V100")
+    w("weight gradients pass the floor (the rest keep the rule). What the ratios do show carries across GPUs: each kind")
+    w("sits on the same side of the GEMM on all five, two cuDNN generations apart (fp32 spatial convolutions faster")
+    w("than their GEMM: Winograd; weight gradients of pointwise ones near half of it), and by kind the median error on")
+    w("the GPUs left out is about half the rule's (the check table). Taking them needs the same kinds timed at a")
+    w("training batch (scripts/torch_probe.py times ResNet-50's convolutions one by one when a GPU is lent).")
+    return "\n".join(out) + "\n"
+
+
+if __name__ == "__main__":
+    sys.exit(write_or_check(OUT, main(), "conv_fit.py"))
