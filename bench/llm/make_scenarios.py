@@ -501,8 +501,9 @@ Assumed for every MLPerf row: NeMo's GPT defaults for what custom.yaml leaves (b
 embeddings) and vocab 50257, the benchmark reference's (bench/llm/sources/shapes.md); NVLink at its line rate; fp8:
 delayed for FP8; the distributed optimizer as ZeRO-1; the interleaved schedule (VP > 1 in every row); TE's fused
 attention as flash attention; the nemo preset for the rest (gradient reduction overlapped with the backward; the
-configs' bf16 reduction above wins: docs/engines.md, Framework presets). Fp8 parameters and CUDA graphs, which the
-configs turn on, are left to dtsim's defaults."""
+configs' bf16 reduction above wins: docs/engines.md, Framework presets), whose framework.fp8_param_gather is the
+configs' FP8_PARAMS=True (config_common.sh L74: the distributed optimizer gathers the fp8 weights in one byte). CUDA
+graphs, which the large configs turn on (LAYER_CUDA_GRAPH=1), are left to dtsim's defaults."""
 
 
 def mlperf_gpt3(row):

@@ -557,6 +557,15 @@ BlockParams block_params(const TransformerSpec& m, const ShardShape& sh) {
   return p;
 }
 
+BlockParams block_linear_weights(const TransformerSpec& m, const ShardShape& sh) {
+  const Dims d = dims_of(m, sh);
+  const double mlp = (d.h * d.f_in + d.f * d.h) / d.t;
+  BlockParams p;
+  p.dense = (d.h * d.qkv_out + d.h * d.h) / d.t + (d.moe ? 0 : mlp);
+  p.expert = d.moe ? d.experts / d.e * mlp : 0;
+  return p;
+}
+
 double embedding_params(const TransformerSpec& m, const ShardShape& sh) {
   const Dims d = dims_of(m, sh);
   const double positions = m.rotary ? 0 : (m.positions > 0 ? m.positions : m.seq_len) * d.h;

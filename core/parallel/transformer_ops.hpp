@@ -177,6 +177,9 @@ struct BlockParams {
   double expert = 0;
 };
 BlockParams block_params(const TransformerSpec& m, const ShardShape& sh);
+// Of those, the linear layers' weights (qkv, the projection, fc1 and fc2, and each expert's): what Transformer Engine
+// runs in fp8, and stores in fp8 with fp8 parameters (framework.fp8_param_gather); the norms, biases and router not.
+BlockParams block_linear_weights(const TransformerSpec& m, const ShardShape& sh);
 double embedding_params(const TransformerSpec& m, const ShardShape& sh);  // word (+ learned positions), over t
 // The final norm and the output layer's weights over t (untied, or the last stage's copy of tied embeddings).
 double head_params(const TransformerSpec& m, const ShardShape& sh);

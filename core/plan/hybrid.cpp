@@ -59,6 +59,7 @@ class HybridCompiler {
         head_forward_(head_forward(model_, shape_)),
         head_backward_(head_backward(model_, shape_)),
         block_params_(block_params(model_, shape_)),
+        linear_weights_(block_linear_weights(model_, shape_)),
         buckets_(hybrid_bucket_bytes(job, spec_), job.strategy.overlap) {
     groups_ = add_hybrid_groups(plan_, layout_, workers_, model_.tied_embeddings && stages_ > 1);
   }
@@ -407,8 +408,9 @@ class HybridCompiler {
     const BlockParams& p = block_params_;
     std::vector<int> deps;
     if (after >= 0) deps.push_back(after);
-    Op op = comm_op(*rank_, fmt::format("zero3 gather L{} {} mb{}", block, backward ? "bwd" : "fwd", mb), Stream::Comm,
-                    deps, collective_op(CollectiveKind::AllGather, p.dense * dtype_bytes(job_.model.dtype), g));
+    Op op = comm_op(
+        *rank_, fmt::format("zero3 gather L{} {} mb{}", block, backward ? "bwd" : "fwd", mb), Stream::Comm, deps,
+        collective_op(CollectiveKind::AllGather, param_gather_bytes(job_, p.dense, linear_weights_.dense), g));
     op.micro_batch = mb;
     const int id = add(std::move(op));
     if (after >= 0) prefetched_[key] = id;
@@ -493,10 +495,17 @@ class HybridCompiler {
     }
     Op update = new_op(*rank_, "optimizer step", Stream::Compute, Phase::Optimizer, update_deps, work.step);
     const int stepped = add(std::move(update));
-    // ZeRO 1 and 2: each rank updated its shard; the new parameters are gathered back.
+    // ZeRO 1 and 2: each rank updated its shard; the new parameters are gathered back, a bucket at the share of
+    // linear-layer weights its kind's parameters hold on this rank (param_gather_bytes): none in the embedding and
+    // head, the only dense parameters ZeRO-3's buckets hold (it gathers the blocks' itself).
+    const double held = chunks_ * blocks_per_stage_, blocks = spec_.zero >= 3 ? 0 : held;
+    const double ends = local_params() - held * (block_params_.dense + block_params_.expert);
+    const double dense_fp8 = blocks * linear_weights_.dense / std::max(blocks * block_params_.dense + ends, 1.0);
     for (const auto& [kind, params] : gathers_) {
+      const double fp8 =
+          params * (kind == GroupKind::ExpertData ? linear_weights_.expert / block_params_.expert : dense_fp8);
       add(comm_op(*rank_, fmt::format("{} params all-gather", group_kind_name(kind)), Stream::Comm, {stepped},
-                  collective_op(CollectiveKind::AllGather, params * dtype_bytes(job_.model.dtype), group_of(kind))));
+                  collective_op(CollectiveKind::AllGather, param_gather_bytes(job_, params, fp8), group_of(kind))));
     }
     reductions_.clear();
     gathers_.clear();
@@ -540,7 +549,8 @@ class HybridCompiler {
   std::vector<KernelStep> head_forward_;
   std::vector<KernelStep> head_backward_;
   BlockParams block_params_;
-  HybridGroups groups_;  // the job's communicators (hybrid_groups.hpp)
+  BlockParams linear_weights_;  // of those, the linear layers' (block_linear_weights)
+  HybridGroups groups_;         // the job's communicators (hybrid_groups.hpp)
 
   // The rank being compiled.
   RankProgram* rank_ = nullptr;
@@ -556,22 +566,6 @@ class HybridCompiler {
 };
 
 }  // namespace
-
-const CollectiveAlgorithm& hybrid_algorithm(const CollectiveAlgorithm& preferred, CollectiveKind kind,
-                                            const GroupShape& shape) {
-  if (preferred.supports(kind, shape)) return preferred;
-  for (const char* fallback : {"ring", "direct"}) {
-    const CollectiveAlgorithm& a = find_algorithm(fallback);
-    if (a.supports(kind, shape)) return a;
-  }
-  throw RuntimeError(
-      fmt::format("plan: no collective algorithm runs {} over {} ranks", collective_name(kind), shape.size));
-}
-
-bool represents_stage(const HybridLayout& layout, int local) {
-  const Coords c = layout.coords(local);
-  return c[Dim::Tensor] == 0 && c[Dim::Context] == 0 && c[Dim::Expert] == 0 && c[Dim::Data] == 0;
-}
 
 void compile_hybrid(const Scenario& s, const JobSpec& job, int job_index, Plan& plan, bool representatives,
                     PlanDetail detail) {

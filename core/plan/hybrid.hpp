@@ -11,6 +11,7 @@
 
 #include "core/parallel/transformer_ops.hpp"
 #include "core/plan/compiler.hpp"
+#include "core/plan/hybrid_groups.hpp"
 #include "core/plan/hybrid_job.hpp"
 #include "core/plan/hybrid_work.hpp"
 #include "core/plan/plan.hpp"
@@ -23,13 +24,5 @@ namespace dtsim {
 // finely the work is split into ops (compiler.hpp).
 void compile_hybrid(const Scenario& s, const JobSpec& job, int job_index, Plan& plan, bool representatives = false,
                     PlanDetail detail = PlanDetail::Kernels);
-
-// The algorithm a hybrid job's collective of `kind` runs over `shape`: strategy.algorithm where it
-// supports them, else ring, else direct.
-const CollectiveAlgorithm& hybrid_algorithm(const CollectiveAlgorithm& preferred, CollectiveKind kind,
-                                            const GroupShape& shape);
-
-// Whether job-local rank `local` represents its stage (its tensor, context, expert and data coordinates are 0).
-bool represents_stage(const HybridLayout& layout, int local);
 
 }  // namespace dtsim

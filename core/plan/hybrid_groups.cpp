@@ -4,6 +4,10 @@
 #include <algorithm>
 #include <map>
 
+#include <fmt/format.h>
+
+#include "core/base/error.hpp"
+
 namespace dtsim {
 namespace {
 
@@ -79,6 +83,22 @@ HybridGroups add_hybrid_groups(Plan& plan, const HybridLayout& layout, const std
     count_siblings(plan, first);
   }
   return out;
+}
+
+const CollectiveAlgorithm& hybrid_algorithm(const CollectiveAlgorithm& preferred, CollectiveKind kind,
+                                            const GroupShape& shape) {
+  if (preferred.supports(kind, shape)) return preferred;
+  for (const char* fallback : {"ring", "direct"}) {
+    const CollectiveAlgorithm& a = find_algorithm(fallback);
+    if (a.supports(kind, shape)) return a;
+  }
+  throw RuntimeError(
+      fmt::format("plan: no collective algorithm runs {} over {} ranks", collective_name(kind), shape.size));
+}
+
+bool represents_stage(const HybridLayout& layout, int local) {
+  const Coords c = layout.coords(local);
+  return c[Dim::Tensor] == 0 && c[Dim::Context] == 0 && c[Dim::Expert] == 0 && c[Dim::Data] == 0;
 }
 
 }  // namespace dtsim

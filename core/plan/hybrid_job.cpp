@@ -37,6 +37,12 @@ bool tp_comm_overlap_applies(const JobSpec& job) {
          h.sequence_parallel;
 }
 
+double param_gather_bytes(const JobSpec& job, double params, double fp8) {
+  const double bytes = dtype_bytes(job.model.dtype);
+  if (job.model.fp8 == Fp8Scaling::None || !job.framework.fp8_param_gather) return params * bytes;
+  return fp8 * dtype_bytes(Dtype::Fp8) + (params - fp8) * bytes;
+}
+
 std::vector<StageMemory> job_memory(const Scenario& s, const JobSpec& job) {
   return layout_memory(job, job_layout(s, job));
 }

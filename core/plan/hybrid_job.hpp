@@ -28,6 +28,11 @@ ShardShape job_shard_shape(const JobSpec& job, const HybridSpec& layout);
 // with tensor > 1 and sequence parallelism (a tensor group across nodes still runs them alone).
 bool tp_comm_overlap_applies(const JobSpec& job);
 
+// The bytes an all-gather of `params` parameters carries (ZeRO's gathers), `fp8` of them linear-layer weights
+// (block_linear_weights): those in one byte when the job keeps its parameters in fp8 (framework.fp8_param_gather
+// with model.fp8: Transformer Engine's fp8 weights, gathered as they are stored), the rest in the model's dtype.
+double param_gather_bytes(const JobSpec& job, double params, double fp8);
+
 // The bytes each pipeline stage's ranks need at their peak (core/parallel/memory.hpp), stage 0 first.
 std::vector<StageMemory> job_memory(const Scenario& s, const JobSpec& job);
 // The same for the job's model and precision under another layout (`data` resolved).

@@ -63,6 +63,9 @@ struct FrameworkSpec {
   // Transformer Engine's userbuffers overlap of the sequence-parallel all-gathers and reduce-scatters with their
   // GEMMs (Megatron-Core's tp_comm_overlap; core/parallel/transformer_ops.hpp, TP communication overlap).
   bool tp_comm_overlap = false;
+  // With model.fp8: the linear layers' weights kept in fp8 (Transformer Engine's fp8_model_init; NeMo's fp8_params,
+  // Megatron-Core's fp8_param_gather), so ZeRO's parameter all-gathers carry them in one byte (param_gather_bytes).
+  bool fp8_param_gather = false;
   FrameworkPreset preset = FrameworkPreset::None;
 };
 

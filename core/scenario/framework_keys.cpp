@@ -137,6 +137,13 @@ void add_framework_keys(std::vector<ScenarioKey>& k) {
       "docs/engines.md, Framework overheads). Takes effect with tensor > 1, sequence parallelism and the tensor group "
       "within a node; otherwise none, as NeMo's callback disables it.",
       KeyScope::Job, nullptr, [](J& j, const V& v) { j.framework.tp_comm_overlap = v.boolean(); }});
+  k.push_back(ScenarioKey{
+      "framework.fp8_param_gather", "bool", "false", false,
+      "With model.fp8: the linear layers' weights are kept in fp8 (Transformer Engine's fp8_model_init: NeMo's "
+      "fp8_params, Megatron-Core's fp8_param_gather), so the distributed optimizer's parameter all-gathers (ZeRO 1 "
+      "and 2, after the step) and ZeRO-3's per-block gathers carry them in one byte; the embeddings, norms, biases "
+      "and router stay in model.dtype. Without model.fp8: no effect.",
+      KeyScope::Job, nullptr, [](J& j, const V& v) { j.framework.fp8_param_gather = v.boolean(); }});
   add_choice<FrameworkPreset>(
       k, "framework.preset", choices_from(framework_presets(), &PresetTraits::preset),
       "A training framework's defaults for the keys this scenario leaves unset (docs/engines.md, Framework presets): "

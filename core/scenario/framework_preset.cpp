@@ -68,6 +68,14 @@ constexpr PresetSetting kNemo[] = {
      "userbuffers cfg); the callback turns it "
      "off with TP < 2 or without sequence parallelism (nemo/lightning/pytorch/callbacks/megatron_comm_overlap.py @ "
      "03ec896, _apply_model_comm_overlap_cfgs), as the key does"},
+    {"framework.fp8_param_gather", "true",
+     "recipes/precision/mixed_precision.py L46-54: bf16_with_fp8_mixed() sets fp8_params=True, which the plugin "
+     "passes on as Megatron-Core's fp8_param_gather=True (nemo/lightning/pytorch/plugins/mixed_precision.py "
+     "L89-125); Megatron-Bridge's fp8 recipes set fp8_param_gather=True too (src/megatron/bridge/training/"
+     "mixed_precision.py @ 0509780: bf16_with_fp8_delayed_scaling_mixed, bf16_with_fp8_current_scaling_mixed), and "
+     "NVIDIA's MLPerf v4.0 GPT-3 FP8_PARAMS=True (config_common.sh), whose MegatronDistributedFusedAdam gathers "
+     "fp8 parameters as bytes (nemo/core/optim/distributed_adam.py: param_sync_dtype=torch.uint8); no effect "
+     "without model.fp8"},
 };
 
 // pytorch/torchtitan v0.1.0: FSDP2 (fully_shard) with its default mixed precision.

@@ -214,8 +214,8 @@ LayoutCost LayoutCoster::cost(const HybridSpec& layout) {
   const int blocks = m.layers / stages;  // per chunk
   const int mb = layout.micro_batches();
   const double grad = dtype_bytes(job.model.grad_dtype);
-  const double weight = dtype_bytes(job.model.dtype);
   const BlockParams bp = block_params(m, sh);
+  const BlockParams lw = block_linear_weights(m, sh);  // fp8 in ZeRO's gathers under framework.fp8_param_gather
   const double embedding = embedding_params(m, sh);
   const double head = output_params(m, sh, stages);
   const double bucket_bytes = hybrid_bucket_bytes(job, layout);
@@ -241,13 +241,21 @@ LayoutCost LayoutCoster::cost(const HybridSpec& layout) {
     // reduced as they fill; the rest after the backward.
     double reduce_s = 0, last_s = 0, gather_s = 0;
     const CollectiveKind reduction = layout.zero >= 1 ? CollectiveKind::ReduceScatter : CollectiveKind::AllReduce;
-    const auto flush = [&](double& open, int g) {
+    // A bucket's parameters hold the stage's share of linear-layer weights of their kind (param_gather_bytes).
+    // (ZeRO-3's buckets hold the embedding and head alone: it gathers the blocks' parameters itself.)
+    const double bucketed = zero3 ? 0 : v * blocks;
+    double dense = bucketed * bp.dense;
+    for (int c = 0; c < v; ++c) dense += (c * pp + s == 0 ? embedding : 0) + (c * pp + s == stages - 1 ? head : 0);
+    const double dense_fp8 = bucketed * lw.dense / std::max(dense, 1.0);
+    const double expert_fp8 = bp.expert > 0 ? lw.expert / bp.expert : 0;
+    const auto flush = [&](double& open, int g, double fp8) {
       if (open <= 0) return;
       const double r = collective_s(*p.cost, p.plan, algo, g, reduction, open);
       reduce_s += r;
       last_s = r;
       if (layout.zero >= 1)
-        gather_s += collective_s(*p.cost, p.plan, algo, g, CollectiveKind::AllGather, open / grad * weight);
+        gather_s += collective_s(*p.cost, p.plan, algo, g, CollectiveKind::AllGather,
+                                 param_gather_bytes(job, open / grad, open / grad * fp8));
       open = 0;
     };
     for (int c = 0; c < v; ++c) {
@@ -259,24 +267,25 @@ LayoutCost LayoutCoster::cost(const HybridSpec& layout) {
       tensor += blocks * t.block_tensor;
       params += blocks * (bp.dense + bp.expert) + (first ? embedding : 0) + (last ? head : 0);
       double dense_open = 0, expert_open = 0;
-      const auto add = [&](double& open, double bytes, int group) {
+      const auto add = [&](double& open, double bytes, int group, double fp8) {
         if (group < 0 || bytes <= 0) return;
         open += bytes;
-        if (open >= bucket_bytes) flush(open, group);
+        if (open >= bucket_bytes) flush(open, group, fp8);
       };
-      if (last) add(dense_open, head * grad, data);
+      if (last) add(dense_open, head * grad, data, dense_fp8);
       for (int b = 0; b < blocks; ++b) {
-        if (!zero3) add(dense_open, bp.dense * grad, data);
-        add(expert_open, bp.expert * grad, expert_data);
+        if (!zero3) add(dense_open, bp.dense * grad, data, dense_fp8);
+        add(expert_open, bp.expert * grad, expert_data, expert_fp8);
       }
-      if (first) add(dense_open, embedding * grad, data);
-      flush(dense_open, data);
-      flush(expert_open, expert_data);
+      if (first) add(dense_open, embedding * grad, data, dense_fp8);
+      flush(dense_open, data, dense_fp8);
+      flush(expert_open, expert_data, expert_fp8);
     }
     double per_micro_batch = fwd + bwd;
     if (zero3 && data >= 0) {
       // ZeRO-3: every block's parameters gathered twice and its gradients reduce-scattered, beside the compute.
-      const double gather = collective_s(*p.cost, p.plan, algo, data, CollectiveKind::AllGather, bp.dense * weight);
+      const double gather = collective_s(*p.cost, p.plan, algo, data, CollectiveKind::AllGather,
+                                         param_gather_bytes(job, bp.dense, lw.dense));
       const double scatter = collective_s(*p.cost, p.plan, algo, data, CollectiveKind::ReduceScatter, bp.dense * grad);
       const double z = v * blocks * (2 * gather + scatter);
       // Only the kernels slow down beside it (the tensor-parallel collectives keep their pace: cost::composite_kept).
