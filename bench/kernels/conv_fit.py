@@ -5,13 +5,16 @@
 #
 # Data: DeepBench's training convolutions and GEMMs (bench/kernels/published/deepbench_conv.csv and
 # deepbench_gemm.csv, SOURCES.md there; 94 shapes per GPU and precision, forward, data gradient and weight gradient
-# timed apart) on V100 (cuDNN 7.6, DGX-1), T4 (cuDNN 7.6) and the Pascal P100, GTX 1080 Ti and Titan Xp (cuDNN 6).
+# timed apart) on V100 (cuDNN 7.6, DGX-1), T4 (cuDNN 7.6) and the Pascal P100, GTX 1080 Ti and Titan Xp (cuDNN 6);
+# and NeuSight's fp32 3 x 3 forward convolutions at batches 1 to 64 with its fp32 linear layers (neusight_conv.csv,
+# neusight_linear.csv: A100 80GB, V100, T4, P100 and P4 PCIe boards, PyTorch 2.1 and cuDNN 8.9), where the same ratio
+# is shown by batch.
 #
 # dtsim's rule (core/zoo/kernel.hpp, conv): a convolution pass is the implicit GEMM cuDNN names (forward M = N P Q,
 # N = K, K = C R S; data gradient M x K over N; weight gradient K x N over M), its FLOPs (2 N K P Q C R S) at
 # peak x the device's GEMM figure after tile and wave quantization (256 x 128 tiles, one per SM a wave). Here each
 # GPU's GEMM figure is measured the same way on its own DeepBench GEMMs (the best whole-wave fraction of peak among
-# products of at least 100 GFLOP): the ratio of a convolution's rule time to its measured time is then how much
+# products of at least 100 GFLOP that fill at least 95 % of their waves): the ratio of a convolution's rule time to its measured time is then how much
 # faster (> 1) or slower (< 1) cuDNN runs that convolution than cuBLAS runs a GEMM of its shape.
 #
 # Kinds: stem (at most 4 input channels: cuDNN pads them), pointwise (1 x 1, stride 1), pointwise strided,
@@ -43,6 +46,17 @@ FIT = "NVIDIA V100"
 TILE = (256, 128)
 MIN_SECONDS = 50e-6
 MIN_GEMM_FLOPS = 100e9
+MIN_WAVE_FILL = 0.95
+NEUSIGHT_CONV = os.path.join(here, "published", "neusight_conv.csv")
+NEUSIGHT_LINEAR = os.path.join(here, "published", "neusight_linear.csv")
+# NeuSight's GPUs (PCIe boards): SMs and fp32 peak, FLOP/s, from NVIDIA's data sheets and architecture white papers
+# (A100 PCIe 108 SMs, 19.5 TFLOPS; V100 PCIe 80, 14; T4 40, 8.1; P100 PCIe 56, 9.3; P4 20, 5.5), and the GPU whose
+# linear layers give each its GEMM figure: NeuSight timed no A100 80GB linear layers, so the A100 40GB PCIe's (the
+# same GA100 with 108 SMs at the same clocks; 250 W to the 80GB board's 300 W).
+NEUSIGHT = {"NVIDIA A100 80GB PCIe": (108, 19.5e12, "NVIDIA A100-PCIE-40GB"),
+            "Tesla V100-PCIE-32GB": (80, 14e12, "Tesla V100-PCIE-32GB"), "Tesla T4": (40, 8.1e12, "Tesla T4"),
+            "Tesla P100-PCIE-16GB": (56, 9.3e12, "Tesla P100-PCIE-16GB"), "Tesla P4": (20, 5.5e12, "Tesla P4")}
+BATCHES = [(1, 4), (5, 12), (13, 24), (25, 48), (49, 64)]
 KINDS = ["stem", "pointwise", "pointwise_strided", "spatial", "spatial_strided"]
 PASSES = ["fwd", "dgrad", "wgrad"]
 MATHS = {"fp32": "fp32 (CUDA cores)", "fp16": "fp16 (tensor cores)"}
@@ -70,11 +84,19 @@ def gemm_figures():
         if gpu not in GPU or peak(gpu, math) is None:
             continue
         m, n, k = int(r["M"]), int(r["N"]), int(r["K"])
-        if 2 * m * n * k < MIN_GEMM_FLOPS:
-            continue
-        fraction = 2 * m * n * k / (float(r["ms"]) * 1e-3) / peak(gpu, math) / quantization(GPU[gpu][0], m, n)
-        best[(gpu, math)] = max(best.get((gpu, math), 0.0), fraction)
+        fraction = whole_wave_fraction(GPU[gpu][0], m, n, k, float(r["ms"]) * 1e-3, peak(gpu, math))
+        if fraction:
+            best[(gpu, math)] = max(best.get((gpu, math), 0.0), fraction)
     return best
+
+
+def whole_wave_fraction(sms, m, n, k, seconds, peak_flops):
+    """A product's fraction of peak per whole wave, if it is at least MIN_GEMM_FLOPS and fills at least
+    MIN_WAVE_FILL of its waves (else None): the products a GPU's GEMM figure is the best of."""
+    q = quantization(sms, m, n)
+    if 2 * m * n * k < MIN_GEMM_FLOPS or q < MIN_WAVE_FILL:
+        return None
+    return 2 * m * n * k / seconds / peak_flops / q
 
 
 def kind(c, r, s, stride):
@@ -136,6 +158,47 @@ def resnet50_seconds(gpu, math, figure, batch, ratio):
     return total
 
 
+def neusight_figures():
+    """Each NeuSight GPU's fp32 GEMM figure, by the same rule as gemm_figures()."""
+    best = {}
+    sms_of = {linear_gpu: sms for sms, _, linear_gpu in NEUSIGHT.values()}
+    peak_of = {linear_gpu: peak_flops for _, peak_flops, linear_gpu in NEUSIGHT.values()}
+    for r in csv.DictReader(open(NEUSIGHT_LINEAR)):
+        gpu = r["device"]
+        if gpu not in sms_of:
+            continue
+        b, m, n, k = (int(r[x]) for x in ("B", "M", "N", "K"))
+        fraction = whole_wave_fraction(sms_of[gpu], b * m, k, n, float(r["latency_ms"]) * 1e-3, peak_of[gpu])
+        if fraction:
+            best[gpu] = max(best.get(gpu, 0.0), fraction)
+    return best
+
+
+def neusight_ratios(figures):
+    """Per NeuSight GPU, the forward convolutions' ratios (rule time over measured time, rule time at least
+    MIN_SECONDS): by batch range, and of batch 25 and up."""
+    out = {gpu: {"by_batch": [[] for _ in BATCHES], "big": []} for gpu in NEUSIGHT}
+    for r in csv.DictReader(open(NEUSIGHT_CONV)):
+        gpu = r["device"]
+        if gpu not in NEUSIGHT or r["kernel"] != "3" or r["stride"] != "1":
+            continue
+        sms, peak_flops, linear_gpu = NEUSIGHT[gpu]
+        n, c, k, side, pad = (int(r[x]) for x in ("batch", "in_channels", "out_channels", "input_side", "padding"))
+        o = side + 2 * pad - 3 + 1
+        if o <= 0:
+            continue
+        rule = 2 * n * k * o * o * c * 9 / (peak_flops * figures[linear_gpu] * quantization(sms, n * o * o, k))
+        if rule < MIN_SECONDS:
+            continue
+        ratio = rule / (float(r["latency_ms"]) * 1e-3)
+        for i, (a, b) in enumerate(BATCHES):
+            if a <= n <= b:
+                out[gpu]["by_batch"][i].append(ratio)
+        if n >= 25:
+            out[gpu]["big"].append(ratio)
+    return out
+
+
 def p90(values):
     values = sorted(values)
     return values[min(len(values) - 1, int(0.9 * len(values)))]
@@ -164,7 +227,8 @@ def main():
     w("these ratios: its convolutions run at the GEMM's rule (the zoo's `conv` figure where a device has one), and")
     w("the section after the tables says why.")
     w("")
-    w("### Each GPU's GEMM figure (the best whole-wave fraction of peak of its DeepBench GEMMs of at least 100 GFLOP)")
+    w("### Each GPU's GEMM figure (the best whole-wave fraction of peak of its DeepBench GEMMs of at least 100 GFLOP")
+    w("that fill at least 95 % of their waves)")
     w("")
     w("| GPU | fp32 | fp16 (tensor cores) |")
     w("|---|---:|---:|")
@@ -207,6 +271,27 @@ def main():
               f" {100 * statistics.median(kinded):.1f} % | {100 * p90(kinded):.1f} % |"
               f" {100 * statistics.median(alone):.1f} % | {100 * p90(alone):.1f} % | {'; '.join(per)} |")
     w("")
+    w("### The same ratio on NeuSight's fp32 3 x 3 convolutions, by batch, on five GPUs")
+    w("")
+    w("NeuSight's forward fp32 convolutions (bench/kernels/published/neusight_conv.csv: 3 x 3, stride 1, random")
+    w("channels and sizes, batches 1 to 64; PyTorch 2.1, cuDNN 8.9, TF32 off), each GPU's GEMM figure from its own fp32")
+    w("linear layers by the rule above (neusight_linear.csv). The median ratio per batch range, over kernels whose rule")
+    w("time is at least the floor (each time holds the call's dispatch, a few microseconds), and the V100 DeepBench fit")
+    w("for this kind and pass against the rows of batch 25 and up:")
+    w("")
+    fit = ratio.get(("fp32", "spatial", "fwd"), (1.0, 0))[0]
+    w("| GPU | GEMM figure | " + " | ".join(f"batch {a}-{b}" for a, b in BATCHES) +
+      f" | batch 25-64: median error with {fit:.2f} | with the rule alone |")
+    w("|---|---:|" + "---:|" * len(BATCHES) + "---:|---:|")
+    ns_figures = neusight_figures()
+    for gpu, ratios in neusight_ratios(ns_figures).items():
+        cells = [f"{statistics.median(v):.2f} ({len(v)})" if v else "-" for v in ratios["by_batch"]]
+        big = ratios["big"]
+        kinded = statistics.median(abs(r / fit - 1) for r in big) if big else float("nan")
+        alone = statistics.median(abs(r - 1) for r in big) if big else float("nan")
+        w(f"| {gpu} | {ns_figures[NEUSIGHT[gpu][2]]:.3f} | " + " | ".join(cells) +
+          f" | {100 * kinded:.1f} % | {100 * alone:.1f} % |")
+    w("")
     w("### Why dtsim does not take these ratios: they rise with the batch, and DeepBench's is small")
     w("")
     w("DeepBench times its vision convolutions at batches of 8 and 16 (its speech ones at 4 to 32); training runs them at")
@@ -229,8 +314,9 @@ def main():
                 w(f"| {gpu} | {name} | {kd} | " + " | ".join(cells) + " |")
     w("")
     w("Every ratio grows from batch 8 to 16, on both GPUs: the longer reductions and the more tiles per SM of a larger")
-    w("batch run closer to the GEMM's rate. So the ratios above, fitted at DeepBench's batches, are lower bounds for a")
-    w("training batch, and by how much is not in the data. Taken as they are, on the V100's GEMM figure, ResNet-50's")
+    w("batch run closer to the GEMM's rate, and NeuSight's 3 x 3 convolutions (the table above) keep rising to batch 64")
+    w("on all five of its GPUs, the A100 among them. So the ratios above, fitted at DeepBench's batches, are lower")
+    w("bounds for a training batch, and by how much is not in the data. Taken as they are, on the V100's GEMM figure, ResNet-50's")
     w("convolution passes (fwd, dgrad and wgrad, bench/published's batches) would change so:")
     w("")
     w("| math | batch | kind | under the rule | by kind | change |")
@@ -246,11 +332,11 @@ def main():
     w("")
     w("bench/published's V100 fp32 rows are already too slow (docs/VALIDATION.md), and the fp16 stem's ratio is that of")
     w("a 3-channel layer padded to the tensor cores' width at batch 8 and 16; of the fp16 pointwise kinds only two V100")
-    w("weight gradients pass the floor (the rest keep the rule). What the ratios do show carries across GPUs: each kind")
-    w("sits on the same side of the GEMM on all five, two cuDNN generations apart (fp32 spatial convolutions faster")
-    w("than their GEMM: Winograd; weight gradients of pointwise ones near half of it), and by kind the median error on")
-    w("the GPUs left out is about half the rule's (the check table). Taking them needs the same kinds timed at a")
-    w("training batch (scripts/torch_probe.py times ResNet-50's convolutions one by one when a GPU is lent).")
+    w("weight gradients pass the floor (the rest keep the rule). What the ratios do show carries across GPUs, two cuDNN")
+    w("generations apart: fp32 spatial convolutions beat their GEMM in every pass on all five (Winograd), pointwise weight")
+    w("gradients run near half of it on all five, and by kind the median error on the GPUs left out is about half the")
+    w("rule's (the check table). Taking them needs the same kinds timed at a training batch (scripts/torch_probe.py")
+    w("times ResNet-50's convolutions one by one when a GPU is lent).")
     return "\n".join(out) + "\n"
 
 
