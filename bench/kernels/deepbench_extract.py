@@ -5,7 +5,6 @@
 #   bench/kernels/deepbench_extract.py PATH_TO_DEEPBENCH
 # An .xlsx is a zip of XML sheets; Python's standard library reads it. Values are copied as the sheets hold them
 # (milliseconds); rows a pass has no time for ("N/A*": a first layer's data gradient) keep an empty cell.
-import csv
 import os
 import re
 import sys
@@ -13,6 +12,9 @@ import xml.etree.ElementTree as ET
 import zipfile
 
 here = os.path.dirname(os.path.abspath(__file__))
+sys.path.insert(0, os.path.dirname(here))
+from fit_output import write_csv  # noqa: E402
+
 OUT = os.path.join(here, "published")
 NS = {"m": "http://schemas.openxmlformats.org/spreadsheetml/2006/main"}
 REL = "{http://schemas.openxmlformats.org/officeDocument/2006/relationships}id"
@@ -94,16 +96,11 @@ def main(root):
                 gemm_rows.append([gpu, sheet, precision(sheet), r.get("B", "")] +
                                  [int(float(r[c])) for c in "CDE"] + [r.get("F", ""), r.get("G", ""),
                                                                       number(r.get("I")), cuda])
-    with open(os.path.join(OUT, "deepbench_conv.csv"), "w", newline="") as f:
-        w = csv.writer(f, lineterminator="\n")
-        w.writerow(["gpu", "sheet", "precision", "app", "W", "H", "C", "N", "K", "S", "R", "pad_w", "pad_h",
-                    "stride_w", "stride_h", "P", "Q", "fwd_ms", "dgrad_ms", "wgrad_ms", "fwd_algorithm", "cuda",
-                    "cudnn"])
-        w.writerows(conv_rows)
-    with open(os.path.join(OUT, "deepbench_gemm.csv"), "w", newline="") as f:
-        w = csv.writer(f, lineterminator="\n")
-        w.writerow(["gpu", "sheet", "precision", "app", "M", "N", "K", "a_transpose", "b_transpose", "ms", "cuda"])
-        w.writerows(gemm_rows)
+    write_csv(os.path.join(OUT, "deepbench_conv.csv"),
+              ["gpu", "sheet", "precision", "app", "W", "H", "C", "N", "K", "S", "R", "pad_w", "pad_h", "stride_w",
+               "stride_h", "P", "Q", "fwd_ms", "dgrad_ms", "wgrad_ms", "fwd_algorithm", "cuda", "cudnn"], conv_rows)
+    write_csv(os.path.join(OUT, "deepbench_gemm.csv"),
+              ["gpu", "sheet", "precision", "app", "M", "N", "K", "a_transpose", "b_transpose", "ms", "cuda"], gemm_rows)
     print(f"deepbench_extract.py: {len(conv_rows)} convolutions, {len(gemm_rows)} GEMMs")
     return 0
 

@@ -12,6 +12,9 @@ import os
 import sys
 
 here = os.path.dirname(os.path.abspath(__file__))
+sys.path.insert(0, os.path.dirname(here))
+from fit_output import write_csv  # noqa: E402
+
 OUT = os.path.join(here, "published")
 COLLECT = os.path.join("scripts", "asplos", "data", "dataset", "train", "collect")
 MIN_LINEAR_FLOPS = 100e9
@@ -27,15 +30,10 @@ def main(root):
              r["Stride"], r["Padding"], r["Latency"]] for r in rows(root, "conv")]
     linear = [[r["Device"], r["B"], r["M"], r["N"], r["K"], r["Latency"]] for r in rows(root, "linear")
               if 2 * int(r["B"]) * int(r["M"]) * int(r["N"]) * int(r["K"]) >= MIN_LINEAR_FLOPS]
-    with open(os.path.join(OUT, "neusight_conv.csv"), "w", newline="") as f:
-        w = csv.writer(f, lineterminator="\n")
-        w.writerow(["device", "batch", "in_channels", "out_channels", "kernel", "input_side", "stride", "padding",
-                    "latency_ms"])
-        w.writerows(conv)
-    with open(os.path.join(OUT, "neusight_linear.csv"), "w", newline="") as f:
-        w = csv.writer(f, lineterminator="\n")
-        w.writerow(["device", "B", "M", "N", "K", "latency_ms"])
-        w.writerows(linear)
+    write_csv(os.path.join(OUT, "neusight_conv.csv"),
+              ["device", "batch", "in_channels", "out_channels", "kernel", "input_side", "stride", "padding",
+               "latency_ms"], conv)
+    write_csv(os.path.join(OUT, "neusight_linear.csv"), ["device", "B", "M", "N", "K", "latency_ms"], linear)
     print(f"neusight_extract.py: {len(conv)} convolutions, {len(linear)} linear layers")
     return 0
 
