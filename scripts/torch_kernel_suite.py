@@ -4,8 +4,8 @@
 # scales, as Transformer Engine's delayed scaling runs them), and scaled-dot-product attention by
 # backend (FlashAttention-2 as PyTorch vendors it, cuDNN's fused attention), head dimension, causal
 # mask and sequence length, forward and backward, on FlashAttention's own benchmark protocol (16k
-# tokens, hidden 2048). For issue #46's tile-and-wave model per kernel class: a measurement of a GPU
-# that the fit can be shown on. Run there with its python3, which holds PyTorch:
+# tokens, hidden 2048); and ResNet-50's convolutions by kind and pass at training batches (conv_suite). For
+# issue #46's tile-and-wave model per kernel class: a measurement of a GPU that the fit can be shown on. Run there with its python3, which holds PyTorch:
 #   python3 scripts/torch_kernel_suite.py OUT.json
 # Each row holds the shape, the FLOPs counted as its source counts them (a GEMM 2MNK; attention
 # FlashAttention's benchmark_flash_attention.py: 4 B S^2 H D, halved when causal, backward 2.5 x
@@ -24,7 +24,7 @@ out_path = sys.argv[1] if len(sys.argv) > 1 else "torch_kernels.json"
 res = {"torch": torch.__version__, "cuda": torch.version.cuda, "cudnn": torch.backends.cudnn.version(),
        "device": torch.cuda.get_device_name(0),
        "sm_count": torch.cuda.get_device_properties(0).multi_processor_count,
-       "gemm_bf16": [], "gemm_fp8": [], "attention": [], "errors": []}
+       "gemm_bf16": [], "gemm_fp8": [], "attention": [], "conv": [], "errors": []}
 
 
 def save():
@@ -124,7 +124,56 @@ def attention_suite():
     torch.cuda.empty_cache()
 
 
-for name, suite in (("attention", attention_suite), ("gemm_bf16", gemm_suite), ("gemm_fp8", fp8_suite)):
+# ResNet-50's convolutions (torchvision v1.5 at 224 x 224; C in, K out, filter, stride, input side), every kind
+# bench/kernels/conv.md names: the stem, pointwise, pointwise strided (the projection shortcuts), spatial (3 x 3,
+# stride 1) and spatial strided (v1.5's 3 x 3 of stride 2). conv.md fits the ratio of each kind and pass to its implicit
+# GEMM on DeepBench's batches of 8 and 16 and shows it rising with the batch: these rows time the same kinds at
+# training batches, each pass alone (cuDNN's forward, data gradient and weight gradient through
+# aten.convolution_backward with one output each), fp16 channels-last (tensor cores) and fp32 with TF32 off.
+RESNET50_CONVS = [("stem", 3, 64, 7, 2, 224), ("pointwise", 64, 64, 1, 1, 56), ("spatial", 64, 64, 3, 1, 56),
+                  ("pointwise", 64, 256, 1, 1, 56), ("pointwise_strided", 256, 512, 1, 2, 56),
+                  ("spatial_strided", 128, 128, 3, 2, 56), ("pointwise", 512, 128, 1, 1, 28),
+                  ("spatial", 128, 128, 3, 1, 28), ("pointwise_strided", 512, 1024, 1, 2, 28),
+                  ("spatial_strided", 256, 256, 3, 2, 28), ("spatial", 256, 256, 3, 1, 14),
+                  ("pointwise", 1024, 256, 1, 1, 14), ("pointwise_strided", 1024, 2048, 1, 2, 14),
+                  ("spatial_strided", 512, 512, 3, 2, 14), ("spatial", 512, 512, 3, 1, 7),
+                  ("pointwise", 2048, 512, 1, 1, 7)]
+
+
+def conv_suite():
+    torch.backends.cudnn.benchmark = True
+    torch.backends.cudnn.allow_tf32 = False
+    for math, dtype, layout in (("fp16", torch.float16, torch.channels_last),
+                                ("fp32", torch.float32, torch.contiguous_format)):
+        for batch in (64, 256):
+            for kind, c, k, f, stride, side in RESNET50_CONVS:
+                try:
+                    pad = f // 2
+                    x = torch.randn(batch, c, side, side, device=dev, dtype=dtype).to(memory_format=layout)
+                    w = torch.randn(k, c, f, f, device=dev, dtype=dtype).to(memory_format=layout)
+                    y = F.conv2d(x, w, stride=stride, padding=pad)
+                    dy = torch.randn_like(y)
+                    args = (dy, x, w, None, [stride, stride], [pad, pad], [1, 1], False, [0, 0], 1)
+                    passes = {"fwd": lambda: F.conv2d(x, w, stride=stride, padding=pad),
+                              "dgrad": lambda: torch.ops.aten.convolution_backward(*args, [True, False, False]),
+                              "wgrad": lambda: torch.ops.aten.convolution_backward(*args, [False, True, False])}
+                    out_side = y.shape[-1]
+                    flops = 2 * batch * k * out_side * out_side * c * f * f
+                    for p, fn in passes.items():
+                        t = timed(fn)
+                        res["conv"].append({"math": math, "kind": kind, "batch": batch, "c": c, "k": k, "filter": f,
+                                            "stride": stride, "side": side, "out_side": out_side, "pass": p,
+                                            "flops": flops, "seconds": t, "tflops": flops / t / 1e12})
+                    del x, w, y, dy
+                except Exception as ex:  # a shape that does not fit or run: say so and go on
+                    res["errors"].append(f"conv {math} {kind} c{c} k{k} b{batch}: {ex}"[:300])
+            print(f"conv {math} batch {batch}: {len(res['conv'])} rows", flush=True)
+            save()
+    torch.cuda.empty_cache()
+
+
+for name, suite in (("attention", attention_suite), ("gemm_bf16", gemm_suite), ("gemm_fp8", fp8_suite),
+                    ("conv", conv_suite)):
     t0 = time.perf_counter()
     try:
         suite()

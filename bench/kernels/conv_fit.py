@@ -335,8 +335,9 @@ def main():
     w("weight gradients pass the floor (the rest keep the rule). What the ratios do show carries across GPUs, two cuDNN")
     w("generations apart: fp32 spatial convolutions beat their GEMM in every pass on all five (Winograd), pointwise weight")
     w("gradients run near half of it on all five, and by kind the median error on the GPUs left out is about half the")
-    w("rule's (the check table). Taking them needs the same kinds timed at a training batch (scripts/torch_probe.py")
-    w("times ResNet-50's convolutions one by one when a GPU is lent).")
+    w("rule's (the check table). Taking them needs the same kinds timed at a training batch: scripts/torch_kernel_suite.py")
+    w("(conv_suite) times ResNet-50's convolutions of every kind, each pass alone, at batches 64 and 256 when a GPU is")
+    w("lent.")
     return "\n".join(out) + "\n"
 
 
