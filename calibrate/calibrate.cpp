@@ -124,7 +124,7 @@ MachineInfo this_machine(const std::string& backend, int ranks, int hosts, bool 
   return m;
 }
 
-CalibrationProfile fit_profile(const MachineInfo& machine, Measurements m) {
+CalibrationProfile fit_profile(const MachineInfo& machine, Measurements m, const FitCeilings& ceilings) {
   CalibrationProfile p;
   p.machine = machine;
   p.memory_roofline = false;  // neither backend replays memory traffic: ops run their FLOPs as GEMMs
@@ -147,14 +147,15 @@ CalibrationProfile fit_profile(const MachineInfo& machine, Measurements m) {
   p.exchange = std::move(m.exchange);
   for (auto& [dtype, samples] : m.gemm) p.compute[dtype] = fit_curve(std::move(samples), PiecewiseOptions{3, 3});
   p.memory["sgd_step"] = fit_curve(std::move(m.memory), PiecewiseOptions{3, 3});
-  p.memory_bandwidth = 1.0 / p.memory["sgd_step"].fit.segments.back().per_unit;
   if (m.collective_buffer.size() >= 3) {
     p.memory[kCollectiveBuffer] = fit_curve(std::move(m.collective_buffer), PiecewiseOptions{3, 3});
   }
   if (m.push_buffer.size() >= 3) p.memory[kPushBuffer] = fit_curve(std::move(m.push_buffer), PiecewiseOptions{3, 3});
-  for (auto& [kernel, samples] : m.compression) {
-    p.compression[kernel] = fit_curve(std::move(samples), PiecewiseOptions{1, 2});
-  }
+  // Up to 3 segments, as memory: top-k's selection grows faster than its size (20 us at 64 KiB, 188 ms
+  // at 64 MiB here), and one line through it missed its samples by 69 % rms.
+  for (auto& [kernel, samples] : m.compression) p.compression[kernel] = fit_curve(std::move(samples), {3, 2});
+  check_fits(p, ceilings);
+  p.memory_bandwidth = 1.0 / p.memory.at("sgd_step").fit.segments.back().per_unit;
   const FittedCurve* same = p.link(kSameHost);
   for (CollectiveSample& c : m.collectives) {
     if (same) {
@@ -222,9 +223,12 @@ void print_profile(std::ostream& out, const CalibrationProfile& p) {
     }
   }
   for (const auto& [kernel, c] : p.compression) {
-    const Segment& s = c.fit.segments.front();
-    out << fmt::format("compression {:<18} {:8.2f} us + {:.3f} GB/s of gradient (residuals rms {:.1f} %)\n", kernel,
-                       s.fixed * 1e6, 1e-9 / s.per_unit, 100 * c.residuals.rms_relative);
+    out << fmt::format("compression {:<18}", kernel);
+    for (const Segment& s : c.fit.segments) {
+      out << fmt::format("{} {:.2f} us + {:.3f} GB/s of gradient", s.min_x > 0 ? fmt::format(", from {:.0f} B:", s.min_x) : "",
+                         s.fixed * 1e6, 1e-9 / s.per_unit);
+    }
+    out << fmt::format(" (residuals rms {:.1f} %)\n", 100 * c.residuals.rms_relative);
   }
   if (p.contention) print_contention(out, *p.contention);
   if (!p.collectives.empty()) {
@@ -236,6 +240,10 @@ void print_profile(std::ostream& out, const CalibrationProfile& p) {
                          c.ranks, c.bytes, c.seconds * 1e6, c.algbw / 1e9, c.busbw / 1e9, c.predicted * 1e6,
                          c.seconds > 0 ? 100 * (c.predicted - c.seconds) / c.seconds : 0.0);
     }
+  }
+  if (!p.fit_checks.empty()) {
+    out << "\nfit checks (calibrate/fit_checks.hpp: refused curves are left out of the profile, marked ones kept)\n";
+    for (const FitCheck& c : p.fit_checks) out << fit_check_line(c) << "\n";
   }
   const std::string busbw = measured_busbw_key(p);
   if (!busbw.empty()) {
@@ -317,7 +325,9 @@ int calibrate(const CalibrateOptions& o, real::HostComm& world, std::ostream& ou
   if (!first) return 0;
   MachineInfo machine = this_machine(o.backend, world.size(), hosts, o.quick);
   machine.device = suite->device();
-  CalibrationProfile p = fit_profile(machine, std::move(m));
+  FitCeilings ceilings;
+  if (!cuda) ceilings.compute_peak["fp32"] = cpu_compute_peak(machine.cores / std::max(1, world.size() / hosts));
+  CalibrationProfile p = fit_profile(machine, std::move(m), ceilings);
   say("fitted");
   print_profile(out, p);
   write_file_atomic(o.out, profile_yaml(p));

@@ -8,6 +8,7 @@
 #include <string>
 #include <vector>
 
+#include "calibrate/fit_checks.hpp"
 #include "core/calibration/calibration.hpp"
 #include "real/host_comm.hpp"
 
@@ -31,10 +32,11 @@ struct Measurements {
   std::optional<ContentionSample> contention;
 };
 
-// Fits every quantity (links: up to 3 segments by message size; compute: up to 3 by op size, per
-// dtype; compression: 1 segment) and predicts each measured collective with the fitted same_host
-// link. The same for both backends.
-CalibrationProfile fit_profile(const MachineInfo& machine, Measurements m);
+// Fits every quantity (links: up to 4 segments by message size; compute, memory and compression:
+// up to 3 by size, per dtype or kernel), checks every fit (check_fits: refused curves are left out,
+// each verdict kept in p.fit_checks) and predicts each measured collective with the fitted
+// same_host link. The same for both backends.
+CalibrationProfile fit_profile(const MachineInfo& machine, Measurements m, const FitCeilings& ceilings = {});
 
 // The contention measurement's table: each of the five medians with its spread over rounds, the
 // fitted rates, and B (both together) as each model predicts it from G and C alone (both_at_once).
@@ -50,8 +52,8 @@ MachineInfo this_machine(const std::string& backend, int ranks, int hosts, bool 
 // collectives are single-rank, and the profile's links stay the scenario's.
 int calibrate(const CalibrateOptions& o, real::HostComm& world, std::ostream& out);
 
-// The profile's tables (links, compute, memory, compression, collectives), as calibrate prints them, and the
-// measured AllReduce curve as a scenario key (measured_busbw_key).
+// The profile's tables (links, compute, memory, compression, collectives), as calibrate prints them, the
+// verdict of each fit (a line per curve) and the measured AllReduce curve as a scenario key (measured_busbw_key).
 void print_profile(std::ostream& out, const CalibrationProfile& p);
 
 // The AllReduce bus bandwidth the profile measured over the ranks of one host, as a

@@ -349,6 +349,23 @@ std::vector<std::string> validation_caveats(const ValidationReport& r, const Clu
   return out;
 }
 
+std::vector<std::string> profile_cautions(const CalibrationProfile& p) {
+  if (p.fit_checks.empty()) {
+    return {fmt::format("{} was written before dtsim calibrate checked its fits: calibrate again to know whether "
+                        "each fitted curve is within its bounds",
+                        p.path)};
+  }
+  std::vector<std::string> out;
+  for (const FitCheck& c : p.fit_checks) {
+    if (c.verdict == FitVerdict::Ok) continue;
+    out.push_back(fmt::format("the profile's {} curve {} is {}: {}{}", c.group, c.name, fit_verdict_name(c.verdict),
+                              c.reason,
+                              c.verdict == FitVerdict::Refused ? " (left out: the model's cost stands in for it)"
+                                                               : " (predictions through it carry that misfit)"));
+  }
+  return out;
+}
+
 void print_report(std::ostream& out, const ValidationReport& r) {
   out << fmt::format(
       "validation of {} on {} ranks: {} backend (measured) against {} engine with {} (predicted); "
@@ -387,7 +404,11 @@ int validate(const ValidateOptions& o, std::ostream& out) {
     throw InputError(fmt::format("--backend: '{}' is not a backend (valid: cpu, cuda)", o.backend));
   }
   if (o.calibration.empty()) throw InputError("--calibration: a profile from dtsim calibrate is required");
-  load_calibration_profile(o.calibration, o.backend);  // refuses a missing, malformed or other-backend profile first
+  // Refuses a missing, malformed or other-backend profile first; says what its fit checks found.
+  const std::vector<std::string> profile_notes = profile_cautions(*load_calibration_profile(o.calibration, o.backend));
+  if (!o.json) {
+    for (const std::string& c : profile_notes) out << "caution: " << c << "\n";
+  }
   std::vector<std::string> sets = o.sets;
   sets.push_back("cluster.calibration=" + fs::absolute(o.calibration).string());
   if (!o.engine.empty()) sets.push_back("run.engine=" + o.engine);
@@ -443,7 +464,8 @@ int validate(const ValidateOptions& o, std::ostream& out) {
   r.engine = std::string(engine_name(s.run.engine));
   r.ranks = ranks;
   r.compute_scale = scale;
-  r.caveats = validation_caveats(r, s.cluster, plan);
+  r.caveats = profile_notes;
+  for (std::string& c : validation_caveats(r, s.cluster, plan)) r.caveats.push_back(std::move(c));
   r.iteration_without_contention = without_contention;
   const nlohmann::json j = report_json(r);
   write_file_atomic((dir / "validation.json").string(), j.dump(2) + "\n");

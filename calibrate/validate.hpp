@@ -61,7 +61,8 @@ struct ValidationReport {
   double iteration_without_contention = 0;
   // Its error against the measured iteration time, in % (0 when either is missing).
   double without_contention_error_pct() const;
-  // What limits how far this comparison can be trusted (validation_caveats), one sentence each.
+  // What limits how far this comparison can be trusted (profile_cautions, then validation_caveats),
+  // one sentence each.
   std::vector<std::string> caveats;
 };
 
@@ -71,6 +72,11 @@ struct ValidationReport {
 // ranks than cores with a profile measured with another rank count on one host (the engines then
 // give each rank a core of its own). `cluster` holds the profile (cluster.calibration).
 std::vector<std::string> validation_caveats(const ValidationReport& r, const ClusterSpec& cluster, const Plan& plan);
+
+// What the profile's own fit checks found, one sentence per curve marked or refused (calibrate's
+// verdicts: calibrate/fit_checks.hpp), or that the profile predates them; validate prints these
+// before it runs anything.
+std::vector<std::string> profile_cautions(const CalibrationProfile& p);
 
 // One report from the reports of several real runs against the same prediction: every row's
 // measured value is the median over the runs (a row missing from a run is left out of it), and

@@ -97,6 +97,22 @@ ContentionFit CalibrationProfile::contention_rates() const {
   return contention ? fit_contention(*contention) : ContentionFit{};
 }
 
+std::string_view fit_verdict_name(FitVerdict v) {
+  switch (v) {
+    case FitVerdict::Ok: return "ok";
+    case FitVerdict::Marked: return "marked";
+    case FitVerdict::Refused: return "refused";
+  }
+  return "?";
+}
+
+std::optional<FitVerdict> parse_fit_verdict(std::string_view name) {
+  for (FitVerdict v : {FitVerdict::Ok, FitVerdict::Marked, FitVerdict::Refused}) {
+    if (fit_verdict_name(v) == name) return v;
+  }
+  return std::nullopt;
+}
+
 double both_none(double g, double c) { return std::max(g, c); }
 
 double both_serial(double g, double c) { return g + c; }

@@ -145,6 +145,22 @@ inline constexpr const char* kSameHostP2p = "same_host_p2p";
 inline constexpr const char* kCollectiveBuffer = "collective_buffer";
 inline constexpr const char* kPushBuffer = "push_buffer";
 
+// What `dtsim calibrate` concluded of one fitted curve before writing it (calibrate/fit_checks.hpp
+// holds the bounds): kept as it is; kept but marked (its residuals are past the bound, so
+// predictions through it carry that error); or refused (a rate no measurement supports or past a
+// physical ceiling: the curve is left out, and the model's cost stays where it would have applied).
+enum class FitVerdict { Ok, Marked, Refused };
+std::string_view fit_verdict_name(FitVerdict v);  // "ok", "marked", "refused"
+// The verdict of the name; nullopt for another word.
+std::optional<FitVerdict> parse_fit_verdict(std::string_view name);
+
+struct FitCheck {
+  std::string group;  // links, compute, memory, compression (the profile's section)
+  std::string name;   // the curve: same_host, fp32, sgd_step, int8_decompress, ...
+  FitVerdict verdict = FitVerdict::Ok;
+  std::string reason;  // one line: the rate, its bound and the residuals
+};
+
 struct CalibrationProfile {
   std::string path;  // where it was loaded from
   MachineInfo machine;
@@ -166,6 +182,8 @@ struct CalibrationProfile {
   std::map<std::string, std::vector<Sample>> exchange;
   // Compute and communication at once on each rank's device (ranks >= 2; absent before).
   std::optional<ContentionSample> contention;
+  // One verdict per fitted curve, refused ones included (absent in profiles from before the checks).
+  std::vector<FitCheck> fit_checks;
 
   const FittedCurve* link(const std::string& link_class) const;
   // The rates fitted to `contention` (fit_contention), or 1, 1 without it.
@@ -199,7 +217,8 @@ struct CalibrationProfile {
 // kernels (core/compression/method.cpp; PowerSGD has none: its steps are GEMMs, on the compute curve).
 std::vector<std::string_view> compression_kernels();
 // The name of a kernel's measured decompress curve in fitted.compression: "<kernel>_decompress"
-// (one worker's payload decoded by Codec::decompress, x = the gradient's bytes).
+// (one worker's payload decoded, x = the gradient's bytes: by Codec::decompress for a method
+// dtsim-real runs in AllReduce jobs, by Codec::decode, a server's, for one it pushes only).
 inline std::string decompress_kernel(std::string_view kernel) { return std::string(kernel) + "_decompress"; }
 
 }  // namespace dtsim

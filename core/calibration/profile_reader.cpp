@@ -213,6 +213,25 @@ void read_contention(const Reader& rd, const YAML::Node& meas, CalibrationProfil
   p.contention = std::move(s);
 }
 
+// fit_checks: one {group, name, verdict, reason} per fitted curve (absent before the checks).
+void read_fit_checks(const Reader& rd, const YAML::Node& root, std::vector<FitCheck>& out) {
+  const YAML::Node list = root["fit_checks"];
+  if (!list) return;
+  if (!list.IsSequence()) rd.fail(list, "fit_checks", "must be a list of {group, name, verdict, reason}");
+  for (size_t i = 0; i < list.size(); ++i) {
+    const std::string k = fmt::format("fit_checks.{}", i);
+    const YAML::Node c = list[i];
+    if (!c.IsMap()) rd.fail(c, k, "must be a mapping {group, name, verdict, reason}");
+    FitCheck check{rd.text(c, "group", k + ".group"), rd.text(c, "name", k + ".name"), FitVerdict::Ok,
+                   rd.text(c, "reason", k + ".reason")};
+    const std::string verdict = rd.text(c, "verdict", k + ".verdict");
+    const std::optional<FitVerdict> v = parse_fit_verdict(verdict);
+    if (!v) rd.fail(c["verdict"], k + ".verdict", fmt::format("'{}' is not a verdict (valid: ok, marked, refused)", verdict));
+    check.verdict = *v;
+    out.push_back(std::move(check));
+  }
+}
+
 }  // namespace
 
 std::shared_ptr<const CalibrationProfile> load_calibration_profile(const std::string& path,
@@ -272,6 +291,7 @@ std::shared_ptr<const CalibrationProfile> load_calibration_profile(const std::st
     }
     p->memory_bandwidth = rd.number(fitted, "memory_bandwidth_Bps", "fitted.memory_bandwidth_Bps", 0, false);
     if (fitted["memory_roofline"]) p->memory_roofline = fitted["memory_roofline"].as<std::string>() == "true";
+    read_fit_checks(rd, root, p->fit_checks);
     const YAML::Node meas = root["measurements"];
     read_collectives(rd, meas, p->collectives);
     if (meas) read_contention(rd, meas, *p);

@@ -92,6 +92,16 @@ std::string profile_yaml(const CalibrationProfile& p) {
   }
   e << YAML::EndMap;
 
+  if (!p.fit_checks.empty()) {
+    e << YAML::Key << "fit_checks" << YAML::Value << YAML::BeginSeq;
+    for (const FitCheck& c : p.fit_checks) {
+      e << YAML::Flow << YAML::BeginMap << YAML::Key << "group" << YAML::Value << c.group << YAML::Key << "name"
+        << YAML::Value << c.name << YAML::Key << "verdict" << YAML::Value << std::string(fit_verdict_name(c.verdict))
+        << YAML::Key << "reason" << YAML::Value << c.reason << YAML::EndMap;
+    }
+    e << YAML::EndSeq;
+  }
+
   e << YAML::Key << "residuals" << YAML::Value << YAML::BeginMap;
   write_residuals(e, "links", p.links);
   write_residuals(e, "compute", p.compute);

@@ -71,7 +71,26 @@ TEST_CASE("calibrate --quick on 2 ranks, then validate a 2-rank ring job with th
     const FittedCurve& curve = p->compression.at(kernel);
     CHECK(curve.samples.size() >= 3);
     CHECK(curve.fit.time(4 << 20) > curve.fit.time(64 << 10));
+    // Its decoding as dtsim-real runs it (a worker's decompress, or a server's decode for the
+    // methods pushed only): work that grows with the gradient. int8's and qsgd's were a call that
+    // did nothing, fitted at 1e21 GB/s, until the server's decode was timed.
+    const auto decode = p->compression.find(decompress_kernel(kernel));
+    if (decode != p->compression.end()) CHECK(decode->second.fit.time(4 << 20) > decode->second.fit.time(64 << 10));
   }
+  // Every fitted curve has its verdict, and none of those refused is in the profile.
+  const std::map<std::string, const std::map<std::string, FittedCurve>*> groups{
+      {"links", &p->links}, {"compute", &p->compute}, {"memory", &p->memory}, {"compression", &p->compression}};
+  size_t curves = 0;
+  for (const auto& [group, fitted] : groups) curves += fitted->size();
+  size_t kept = 0;
+  for (const FitCheck& check : p->fit_checks) {
+    INFO(check.group << " " << check.name << ": " << check.reason);
+    REQUIRE(groups.count(check.group));
+    CHECK(groups.at(check.group)->count(check.name) == (check.verdict == FitVerdict::Refused ? 0u : 1u));
+    kept += check.verdict == FitVerdict::Refused ? 0 : 1;
+  }
+  CHECK(kept == curves);
+  CHECK_THAT(cal.out, Catch::Contains("fit checks ("));
 
   const auto val =
       test::run_dtsim("validate tests/calibrate/data/tiny_validate.yaml --backend cpu --calibration '" + profile +

@@ -1,0 +1,178 @@
+// The checks of calibrate/fit_checks.hpp.
+#include "calibrate/fit_checks.hpp"
+
+#include <algorithm>
+#include <fstream>
+#include <functional>
+#include <optional>
+
+#include <fmt/format.h>
+
+#include "core/base/error.hpp"
+
+namespace dtsim::calib {
+namespace {
+
+// A last segment at or below this per-unit time is flat (fit.cpp clamps a non-growing one to 1e-18).
+constexpr double kFlat = 1e-17;
+
+struct Ceiling {
+  double rate = 0;
+  std::string what;  // where it comes from
+};
+
+// The best x / t any sample reached; 0 without samples.
+double best_rate(const std::vector<Sample>& samples) {
+  double best = 0;
+  for (const Sample& s : samples) {
+    if (s.seconds > 0 && s.x > 0) best = std::max(best, s.x / s.seconds);
+  }
+  return best;
+}
+
+std::string rate_text(const std::string& group, double rate) {
+  return group == "compute" ? fmt::format("{:.4g} GFLOP/s", rate / 1e9) : fmt::format("{:.4g} GB/s", rate / 1e9);
+}
+
+FitCheck check_curve(const std::string& group, const std::string& name, const FittedCurve& c,
+                     const std::optional<Ceiling>& ceiling, const std::string& no_ceiling) {
+  FitCheck out{group, name, FitVerdict::Ok, ""};
+  const Segment& last = c.fit.segments.back();
+  if (last.per_unit <= kFlat) {
+    out.verdict = FitVerdict::Refused;
+    out.reason = fmt::format("time does not grow with size from {:.4g} on: an infinite rate (the benchmark did no work)",
+                             last.min_x);
+    return out;
+  }
+  const double rate = 1.0 / last.per_unit;
+  const double best = best_rate(c.samples);
+  const std::string unit = group == "compute" ? "FLOPs" : "bytes";
+  if (best > 0 && rate > kSupport * best) {
+    out.verdict = FitVerdict::Refused;
+    out.reason = fmt::format("{} fitted, more than {:g} x the best any sample reached ({})", rate_text(group, rate),
+                             kSupport, rate_text(group, best));
+    return out;
+  }
+  std::string bound = no_ceiling;
+  if (ceiling) {
+    const double over = std::max(rate, best);
+    if (over > ceiling->rate) {
+      out.verdict = FitVerdict::Refused;
+      out.reason = fmt::format("{} {}, past the ceiling of {} ({})", rate_text(group, over),
+                               rate > best ? "fitted" : "measured", rate_text(group, ceiling->rate), ceiling->what);
+      return out;
+    }
+    bound = fmt::format("ceiling {} ({})", rate_text(group, ceiling->rate), ceiling->what);
+  }
+  const double rms = c.residuals.rms_relative;
+  if (rms > kResidualBound) out.verdict = FitVerdict::Marked;
+  out.reason = fmt::format("{} from {:.4g} {} ({}); residuals rms {:.1f} %{}", rate_text(group, rate), last.min_x,
+                           unit, bound, 100 * rms,
+                           rms > kResidualBound ? fmt::format(", past the {:.0f} % bound", 100 * kResidualBound) : "");
+  return out;
+}
+
+bool same_samples(const std::vector<Sample>& a, const std::vector<Sample>& b) {
+  return a.size() == b.size() && std::equal(a.begin(), a.end(), b.begin(), [](const Sample& l, const Sample& r) {
+           return l.x == r.x && l.seconds == r.seconds;
+         });
+}
+
+// Checks every curve of one group; refused ones leave `curves`.
+void check_group(const std::string& group, std::map<std::string, FittedCurve>& curves,
+                 const std::function<std::optional<Ceiling>(const std::string&)>& ceiling_of,
+                 const std::string& no_ceiling, std::vector<FitCheck>& out) {
+  for (auto it = curves.begin(); it != curves.end();) {
+    out.push_back(check_curve(group, it->first, it->second, ceiling_of(it->first), no_ceiling));
+    it = out.back().verdict == FitVerdict::Refused ? curves.erase(it) : std::next(it);
+  }
+}
+
+[[noreturn]] void cannot_write(const FitCheck& c) {
+  throw RuntimeError(fmt::format("calibrate: the {} curve {} is refused ({}); no profile written: measure again on a "
+                                 "quieter machine",
+                                 c.group, c.name, c.reason));
+}
+
+}  // namespace
+
+double cpu_compute_peak(int cores_per_rank) {
+  std::ifstream in("/proc/cpuinfo");
+  std::string line;
+  double mhz = 0;
+  int flops_per_cycle = 16;
+  while (std::getline(in, line)) {
+    const auto colon = line.find(':');
+    if (colon == std::string::npos) continue;
+    if (line.rfind("cpu MHz", 0) == 0) {
+      try {
+        mhz = std::max(mhz, std::stod(line.substr(colon + 1)));
+      } catch (const std::exception&) {
+      }
+    } else if (line.rfind("flags", 0) == 0) {
+      const std::string flags = line.substr(colon) + " ";
+      if (flags.find(" avx512f ") != std::string::npos) {
+        flops_per_cycle = 64;
+      } else if (flags.find(" fma ") != std::string::npos && flags.find(" avx2 ") != std::string::npos) {
+        flops_per_cycle = std::max(flops_per_cycle, 32);
+      }
+    }
+  }
+  return std::max(1, cores_per_rank) * mhz * 1e6 * 1.5 * flops_per_cycle;
+}
+
+const std::vector<FitCheck>& check_fits(CalibrationProfile& p, const FitCeilings& ceilings) {
+  std::vector<FitCheck> checks;
+  const auto none = [](const std::string&) { return std::optional<Ceiling>{}; };
+
+  check_group("memory", p.memory, none, "no ceiling: the memory curves are the streaming rate", checks);
+  double stream = 0;
+  for (const auto& [name, c] : p.memory) stream = std::max(stream, best_rate(c.samples));
+  const std::optional<Ceiling> streaming =
+      stream > 0 ? std::optional<Ceiling>{Ceiling{kStreamSlack * stream,
+                                                  fmt::format("{:g} x the fastest streaming loop measured", kStreamSlack)}}
+                 : std::nullopt;
+
+  check_group(
+      "compute", p.compute,
+      [&](const std::string& dtype) {
+        const auto it = ceilings.compute_peak.find(dtype);
+        return it != ceilings.compute_peak.end() && it->second > 0
+                   ? std::optional<Ceiling>{Ceiling{it->second, "the rank's peak"}}
+                   : std::nullopt;
+      },
+      "no ceiling: this device's peak is not known here", checks);
+
+  const auto exchange = p.exchange.find(kSameHost);
+  check_group(
+      "links", p.links,
+      [&](const std::string& cls) -> std::optional<Ceiling> {
+        if (cls == kSameHost && exchange != p.exchange.end() && !same_samples(p.links.at(cls).samples, exchange->second)) {
+          const double best = best_rate(exchange->second);
+          if (best > 0) {
+            return Ceiling{kRoundSlack * best, fmt::format("{:g} x the exchanges' best on this host", kRoundSlack)};
+          }
+        }
+        if ((cls == kSameHostP2p || cls == kSameHost) && p.machine.backend == "cpu") return streaming;
+        return std::nullopt;
+      },
+      "no ceiling: the network's rate is not read here", checks);
+
+  check_group(
+      "compression", p.compression, [&](const std::string&) { return streaming; },
+      "no ceiling: no streaming loop measured", checks);
+
+  for (const FitCheck& c : checks) {
+    if (c.verdict != FitVerdict::Refused) continue;
+    if ((c.group == "compute" && c.name == "fp32") || (c.group == "memory" && c.name == "sgd_step")) cannot_write(c);
+    if (c.group == "links" && p.links.empty() && p.machine.ranks > 1) cannot_write(c);
+  }
+  p.fit_checks = std::move(checks);
+  return p.fit_checks;
+}
+
+std::string fit_check_line(const FitCheck& c) {
+  return fmt::format("  {:<8} {:<12} {:<20} {}", fit_verdict_name(c.verdict), c.group, c.name, c.reason);
+}
+
+}  // namespace dtsim::calib

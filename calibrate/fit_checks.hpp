@@ -1,0 +1,58 @@
+// Every fitted curve of a profile checked before `dtsim calibrate` writes it (issue #47: no fitted
+// parameter outside its physical bounds, none written silently). Each curve's last segment (the
+// largest sizes: the rate the engines extrapolate with) is checked, in this order:
+//   1. growth: its time grows with x. A flat one claims an infinite rate: the benchmark did no
+//      work (int8's decompress timed a method whose decompress is a server's decode: 1e21 GB/s).
+//   2. support: its rate is at most kSupport times the best rate the curve's own samples reached
+//      (x / t). A fit may see past its samples' fixed costs, not claim a rate none came near.
+//   3. a ceiling where the machine gives one:
+//      - compute: the rank's peak (FitCeilings::compute_peak; cpu_compute_peak() on cpu);
+//      - compression kernels, which each touch their whole gradient: kStreamSlack times the
+//        fastest streaming loop measured (the memory curves' best x / t: caches give a few times
+//        that, not orders of magnitude);
+//      - the same_host link fitted to ring rounds: kRoundSlack times the best rate of the two-way
+//        exchanges on the same host (a round is such an exchange and a reduction);
+//      - same_host_p2p: kStreamSlack times the streaming rate (a message between two processes of
+//        a host is copied through memory);
+//      - cross_host links and the memory curves themselves: none known here (the NICs' rate is not
+//        read), so 1 and 2 only; the reason says so.
+// A curve failing one is refused: removed from the profile, its verdict kept (the model's cost
+// stays where it would have applied). A curve passing all three with residuals past
+// kResidualBound (rms) is marked: kept, as the best measured, with its misfit stated.
+#pragma once
+
+#include <map>
+#include <string>
+#include <vector>
+
+#include "core/calibration/calibration.hpp"
+
+namespace dtsim::calib {
+
+inline constexpr double kSupport = 2.0;
+inline constexpr double kStreamSlack = 8.0;
+inline constexpr double kRoundSlack = 1.5;
+// Twice the 10 % a validated prediction is held to (docs/calibration.md): a curve that misses its
+// own samples by more cannot carry a prediction to that bound.
+inline constexpr double kResidualBound = 0.20;
+
+struct FitCeilings {
+  // FLOP/s one rank can reach per dtype, where known (cpu: cpu_compute_peak(); cuda: none yet).
+  std::map<std::string, double> compute_peak;
+};
+
+// One rank's fp32 peak on this cpu: cores per rank x the fastest clock /proc/cpuinfo lists x 1.5 (a
+// boost clock above the listed one) x the FLOPs per cycle of its widest fused multiply-add (two
+// units: 64 with avx512f, 32 with fma and avx2, 16 otherwise); 0 when /proc/cpuinfo gives no clock.
+double cpu_compute_peak(int cores_per_rank);
+
+// Checks every fitted curve of `p` (links, compute, memory, compression), removes the refused ones,
+// sets p.fit_checks and returns them. Throws RuntimeError, naming the reason, when the fp32 compute
+// curve or the sgd_step memory curve is refused, or every link of a profile of 2 or more ranks:
+// a profile without them could not be read.
+const std::vector<FitCheck>& check_fits(CalibrationProfile& p, const FitCeilings& ceilings);
+
+// One line per check, as calibrate prints them: verdict, group and name, reason.
+std::string fit_check_line(const FitCheck& c);
+
+}  // namespace dtsim::calib
