@@ -1,4 +1,5 @@
-// Running the microbenchmarks, fitting the profile and printing it.
+// Fitting the profile to what the microbenchmarks measured, checking and printing it (the run itself:
+// calibrate_run.cpp).
 #include "calibrate/calibrate.hpp"
 
 #include <unistd.h>
@@ -13,7 +14,6 @@
 
 #include <fmt/format.h>
 
-#include "calibrate/bench_suite.hpp"
 #include "calibrate/bench_util.hpp"
 #include "calibrate/fit.hpp"
 #include "core/base/atomic_file.hpp"
@@ -23,35 +23,6 @@
 
 namespace dtsim::calib {
 namespace {
-
-// Passes over every size: a burst of load from another process hits one pass of a size, and the
-// median over passes leaves it out (one long pass turned a 4 MB AllReduce into 4.3 ms here).
-constexpr int kPasses = 3;
-
-// Per size, the median over passes (every pass measures the same sizes in the same order).
-std::vector<Sample> median_of_passes(const std::vector<std::vector<Sample>>& passes) {
-  std::vector<Sample> out = passes.front();
-  for (size_t i = 0; i < out.size(); ++i) {
-    std::vector<double> t;
-    for (const auto& p : passes) t.push_back(p.at(i).seconds);
-    out[i].seconds = median(t);
-  }
-  return out;
-}
-
-std::vector<CollectiveSample> median_of_passes(const std::vector<std::vector<CollectiveSample>>& passes) {
-  std::vector<CollectiveSample> out = passes.front();
-  for (size_t i = 0; i < out.size(); ++i) {
-    std::vector<double> t;
-    for (const auto& p : passes) t.push_back(p.at(i).seconds);
-    CollectiveSample& c = out[i];
-    const double factor = c.busbw / c.algbw;
-    c.seconds = median(t);
-    c.algbw = c.bytes / c.seconds;
-    c.busbw = c.algbw * factor;
-  }
-  return out;
-}
 
 std::string cpu_model() {
   std::ifstream in("/proc/cpuinfo");
@@ -188,9 +159,17 @@ std::string measured_busbw_key(const CalibrationProfile& p) {
 
 void print_profile(std::ostream& out, const CalibrationProfile& p) {
   const MachineInfo& m = p.machine;
-  out << fmt::format("calibration of {} ({}, {} cores{}), backend {}, {} ranks on {} host(s), {}{}\n", m.hostname,
-                     m.cpu_model, m.cores, m.device.empty() ? "" : ", rank 0 on " + m.device, m.backend, m.ranks,
-                     m.hosts, m.when, m.quick ? " (quick)" : "");
+  if (m.from_trace.empty()) {
+    out << fmt::format("calibration of {} ({}, {} cores{}), backend {}, {} ranks on {} host(s), {}{}\n", m.hostname,
+                       m.cpu_model, m.cores, m.device.empty() ? "" : ", rank 0 on " + m.device, m.backend, m.ranks,
+                       m.hosts, m.when, m.quick ? " (quick)" : "");
+  } else {
+    out << fmt::format("calibration fitted to {} ({}), backend {}, {}\n", m.from_trace,
+                       !m.device.empty()     ? m.device
+                       : m.backend == "cuda" ? "a GPU the trace does not name"
+                                             : "CPU ops",
+                       m.backend, m.when);
+  }
   for (const auto& [cls, c] : p.links) {
     out << fmt::format("\nlink {} ({} sizes: {}; residuals rms {:.1f} %, max {:.1f} %)\n", cls, c.residuals.points,
                        cls == kSameHostP2p ? "two-way exchanges, for point-to-point transfers"
@@ -201,11 +180,12 @@ void print_profile(std::ostream& out, const CalibrationProfile& p) {
       out << fmt::format("  {:>14.0f} {:>14.2f} {:>16.3f}\n", s.min_x, s.fixed * 1e6, 1e-9 / s.per_unit);
     }
   }
+  const bool traced = !p.machine.from_trace.empty();
   for (const auto& [dtype, c] : p.compute) {
-    out << fmt::format(
-        "\ncompute {} (GEMMs as dtsim-real cuts them, all ranks at once; residuals rms {:.1f} %, max "
-        "{:.1f} %)\n",
-        dtype, 100 * c.residuals.rms_relative, 100 * c.residuals.max_relative);
+    out << fmt::format("\ncompute {} ({}, {} sizes; residuals rms {:.1f} %, max {:.1f} %)\n", dtype,
+                       traced ? "the traces' GEMMs, the median time per FLOP count"
+                              : "GEMMs as dtsim-real cuts them, all ranks at once",
+                       c.residuals.points, 100 * c.residuals.rms_relative, 100 * c.residuals.max_relative);
     out << fmt::format("  {:>14} {:>14} {:>16}\n", "from FLOPs", "overhead (us)", "rate (GFLOP/s)");
     for (const Segment& s : c.fit.segments) {
       out << fmt::format("  {:>14.3g} {:>14.2f} {:>16.3f}\n", s.min_x, s.fixed * 1e6, 1e-9 / s.per_unit);
@@ -215,8 +195,9 @@ void print_profile(std::ostream& out, const CalibrationProfile& p) {
     out << "\n";
   }
   for (const auto& [kernel, c] : p.memory) {
-    out << fmt::format("\nmemory {} (all ranks at once; residuals rms {:.1f} %, max {:.1f} %)\n", kernel,
-                       100 * c.residuals.rms_relative, 100 * c.residuals.max_relative);
+    out << fmt::format("\nmemory {} ({}, {} sizes; residuals rms {:.1f} %, max {:.1f} %)\n", kernel,
+                       traced ? "the traces' memory-bound ops, the median time per byte count" : "all ranks at once",
+                       c.residuals.points, 100 * c.residuals.rms_relative, 100 * c.residuals.max_relative);
     out << fmt::format("  {:>14} {:>14} {:>16}\n", "from bytes", "overhead (us)", "rate (GB/s)");
     for (const Segment& s : c.fit.segments) {
       out << fmt::format("  {:>14.0f} {:>14.2f} {:>16.3f}\n", s.min_x, s.fixed * 1e6, 1e-9 / s.per_unit);
@@ -225,8 +206,8 @@ void print_profile(std::ostream& out, const CalibrationProfile& p) {
   for (const auto& [kernel, c] : p.compression) {
     out << fmt::format("compression {:<18}", kernel);
     for (const Segment& s : c.fit.segments) {
-      out << fmt::format("{} {:.2f} us + {:.3f} GB/s of gradient", s.min_x > 0 ? fmt::format(", from {:.0f} B:", s.min_x) : "",
-                         s.fixed * 1e6, 1e-9 / s.per_unit);
+      out << fmt::format("{} {:.2f} us + {:.3f} GB/s of gradient",
+                         s.min_x > 0 ? fmt::format(", from {:.0f} B:", s.min_x) : "", s.fixed * 1e6, 1e-9 / s.per_unit);
     }
     out << fmt::format(" (residuals rms {:.1f} %)\n", 100 * c.residuals.rms_relative);
   }
@@ -251,88 +232,6 @@ void print_profile(std::ostream& out, const CalibrationProfile& p) {
            "profile; it overrides NCCL's model there):\n"
         << "  cluster.intra_node.collective_busbw: " << busbw << "\n";
   }
-}
-
-int calibrate(const CalibrateOptions& o, real::HostComm& world, std::ostream& out) {
-  if (o.backend != "cpu" && o.backend != "cuda")
-    throw InputError(fmt::format("--backend: '{}' is not a backend (valid: cpu, cuda)", o.backend));
-  const bool cuda = o.backend == "cuda";
-  if (!cuda && world.mpi() == MPI_COMM_NULL) throw RuntimeError("dtsim calibrate --backend cpu runs under MPI only");
-  // cuda: a device per rank first (exit 3 without one, whatever the rank count).
-  const std::unique_ptr<BenchSuite> suite = cuda ? make_cuda_bench(world) : make_cpu_bench(world.mpi());
-  if (!cuda && world.size() < 2) {
-    throw InputError(fmt::format(
-        "dtsim calibrate needs at least 2 ranks to measure links: run it under mpirun, e.g. mpirun -np 2 {}dtsim "
-        "calibrate --backend {} --out profile.yaml",
-        o.backend == "cpu" ? "--oversubscribe " : "", o.backend));
-  }
-  const BenchOptions bench{o.quick, o.quick ? 0.002 : 0.02, o.quick ? 50 : 500};
-  const auto t0 = std::chrono::steady_clock::now();
-  const bool first = world.rank() == 0;
-  const auto say = [&](const std::string& what) {
-    if (first)
-      out << fmt::format("[{:6.1f} s] {}\n",
-                         std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count(), what)
-          << std::flush;
-  };
-  Measurements m;
-  const int hosts = world.hosts();
-  if (!suite->device().empty()) say(fmt::format("{} backend, rank 0 on {}", o.backend, suite->device()));
-  if (world.size() == 1) {
-    say("one GPU: no link to measure, and the collectives are single-rank (NCCL on one device); the profile's "
-        "links stay the scenario's. Calibrate on a node of several GPUs for links");
-  } else {
-    say(fmt::format("exchanges per link class ({}{})", world.started(),
-                    world.mpi() == MPI_COMM_NULL ? ", threads of one process" : ""));
-  }
-  m.exchange = suite->exchange(bench);
-  BenchOptions pass = bench;
-  pass.min_seconds /= kPasses;
-  pass.max_repeats = std::max(3, bench.max_repeats / kPasses);
-  std::vector<std::map<std::string, std::vector<Sample>>> gemm;
-  std::vector<std::vector<Sample>> memory, buffer, push;
-  std::vector<std::vector<CollectiveSample>> collectives;
-  for (int i = 0; i < kPasses; ++i) {
-    say(fmt::format("pass {} of {}: GEMMs on every rank at once", i + 1, kPasses));
-    gemm.push_back(suite->gemm(pass));
-    say("memory (SGD step)");
-    memory.push_back(suite->memory(pass));
-    say("collective buffers (fill and check)");
-    buffer.push_back(suite->collective_buffer(pass));
-    say("push buffers (fill)");
-    push.push_back(suite->push_buffer(pass));
-    if (world.size() > 1) {  // one rank: NCCL returns at once (1.3 us at every size on an H200), nothing to fit
-      say(o.backend == "cuda" ? "NCCL AllReduce, ReduceScatter, AllGather"
-                              : "ring AllReduce, ReduceScatter, AllGather");
-      collectives.push_back(suite->collectives(pass));
-    }
-  }
-  for (const auto& [dtype, samples] : gemm.front()) {
-    std::vector<std::vector<Sample>> passes;
-    for (const auto& g : gemm) passes.push_back(g.at(dtype));
-    m.gemm[dtype] = median_of_passes(passes);
-  }
-  m.memory = median_of_passes(memory);
-  m.collective_buffer = median_of_passes(buffer);
-  m.push_buffer = median_of_passes(push);
-  if (first && !collectives.empty()) m.collectives = median_of_passes(collectives);
-  if (world.size() > 1) {
-    say("contention: a GEMM op and an AllReduce alone, each beside the other, and together");
-    m.contention = suite->contention(bench);
-  }
-  say("compression kernels");
-  m.compression = suite->compression(bench);
-  if (!first) return 0;
-  MachineInfo machine = this_machine(o.backend, world.size(), hosts, o.quick);
-  machine.device = suite->device();
-  FitCeilings ceilings;
-  if (!cuda) ceilings.compute_peak["fp32"] = cpu_compute_peak(machine.cores / std::max(1, world.size() / hosts));
-  CalibrationProfile p = fit_profile(machine, std::move(m), ceilings);
-  say("fitted");
-  print_profile(out, p);
-  write_file_atomic(o.out, profile_yaml(p));
-  out << fmt::format("\nwrote {}\n", o.out);
-  return 0;
 }
 
 }  // namespace dtsim::calib

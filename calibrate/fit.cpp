@@ -94,10 +94,20 @@ PiecewiseLinear fit_piecewise(std::vector<Sample> samples, const PiecewiseOption
       }
     }
   }
+  // A count whose last segment does not grow (a noisy point or two among the largest sizes) is not
+  // chosen while one whose last segment grows exists: the engines extrapolate from the last segment,
+  // and a flat one is an infinite rate (calibrate/fit_checks.hpp refuses it).
+  const auto last_grows = [&](int k) {
+    const int i = from[k][n];
+    return i >= 0 && fit_segment(all.subspan(i, n - i), 0).per_unit > kMinPerUnit;
+  };
+  bool any_grows = false;
+  for (int k = 1; k <= most; ++k) any_grows = any_grows || (std::isfinite(best[k][n]) && last_grows(k));
   int chosen = 1;
   double best_bic = inf;
   for (int k = 1; k <= most; ++k) {
     if (!std::isfinite(best[k][n])) continue;
+    if (any_grows && !last_grows(k)) continue;
     const double bic = n * std::log(best[k][n] / n + 1e-12) + 3.0 * k * std::log(n);
     if (bic < best_bic - 1e-9) {
       best_bic = bic;

@@ -23,8 +23,8 @@ struct PiecewiseOptions {
 // The piecewise fit over samples (any order): for each number of segments up to max_segments,
 // the breaks minimising the relative squared error (dynamic programming over the sorted samples);
 // then the count with the lowest BIC (n ln(RSS/n) + 3k ln n), so that noise does not buy extra
-// segments. A break lies at the geometric mean of the samples either side of it. Throws
-// InputError for fewer than 2 samples or a non-positive time.
+// segments, among the counts whose last segment grows with x when there are such. A break lies at the geometric mean of
+// the samples either side of it. Throws InputError for fewer than 2 samples or a non-positive time.
 PiecewiseLinear fit_piecewise(std::vector<Sample> samples, const PiecewiseOptions& options = {});
 
 // Relative residuals (fit - measured) / measured over the samples.

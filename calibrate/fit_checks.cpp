@@ -40,8 +40,8 @@ FitCheck check_curve(const std::string& group, const std::string& name, const Fi
   const Segment& last = c.fit.segments.back();
   if (last.per_unit <= kFlat) {
     out.verdict = FitVerdict::Refused;
-    out.reason = fmt::format("time does not grow with size from {:.4g} on: an infinite rate (the benchmark did no work)",
-                             last.min_x);
+    out.reason = fmt::format(
+        "time does not grow with size from {:.4g} on: an infinite rate (the benchmark did no work)", last.min_x);
     return out;
   }
   const double rate = 1.0 / last.per_unit;
@@ -65,10 +65,12 @@ FitCheck check_curve(const std::string& group, const std::string& name, const Fi
     bound = fmt::format("ceiling {} ({})", rate_text(group, ceiling->rate), ceiling->what);
   }
   const double rms = c.residuals.rms_relative;
-  if (rms > kResidualBound) out.verdict = FitVerdict::Marked;
-  out.reason = fmt::format("{} from {:.4g} {} ({}); residuals rms {:.1f} %{}", rate_text(group, rate), last.min_x,
-                           unit, bound, 100 * rms,
-                           rms > kResidualBound ? fmt::format(", past the {:.0f} % bound", 100 * kResidualBound) : "");
+  const bool few = c.residuals.points < kMinSizes;
+  if (rms > kResidualBound || few) out.verdict = FitVerdict::Marked;
+  out.reason =
+      fmt::format("{} from {:.4g} {} ({}); residuals rms {:.1f} %{}{}", rate_text(group, rate), last.min_x, unit, bound,
+                  100 * rms, rms > kResidualBound ? fmt::format(", past the {:.0f} % bound", 100 * kResidualBound) : "",
+                  few ? fmt::format(", over {} sizes only (fewer than {})", c.residuals.points, kMinSizes) : "");
   return out;
 }
 
@@ -89,9 +91,10 @@ void check_group(const std::string& group, std::map<std::string, FittedCurve>& c
 }
 
 [[noreturn]] void cannot_write(const FitCheck& c) {
-  throw RuntimeError(fmt::format("calibrate: the {} curve {} is refused ({}); no profile written: measure again on a "
-                                 "quieter machine",
-                                 c.group, c.name, c.reason));
+  throw RuntimeError(
+      fmt::format("calibrate: the {} curve {} is refused ({}); no profile written: measure again on a "
+                  "quieter machine",
+                  c.group, c.name, c.reason));
 }
 
 }  // namespace
@@ -121,7 +124,7 @@ double cpu_compute_peak(int cores_per_rank) {
   return std::max(1, cores_per_rank) * mhz * 1e6 * 1.5 * flops_per_cycle;
 }
 
-const std::vector<FitCheck>& check_fits(CalibrationProfile& p, const FitCeilings& ceilings) {
+const std::vector<FitCheck>& check_fits(CalibrationProfile& p, const FitCeilings& ceilings, bool measured) {
   std::vector<FitCheck> checks;
   const auto none = [](const std::string&) { return std::optional<Ceiling>{}; };
 
@@ -129,8 +132,8 @@ const std::vector<FitCheck>& check_fits(CalibrationProfile& p, const FitCeilings
   double stream = 0;
   for (const auto& [name, c] : p.memory) stream = std::max(stream, best_rate(c.samples));
   const std::optional<Ceiling> streaming =
-      stream > 0 ? std::optional<Ceiling>{Ceiling{kStreamSlack * stream,
-                                                  fmt::format("{:g} x the fastest streaming loop measured", kStreamSlack)}}
+      stream > 0 ? std::optional<Ceiling>{Ceiling{
+                       kStreamSlack * stream, fmt::format("{:g} x the fastest streaming loop measured", kStreamSlack)}}
                  : std::nullopt;
 
   check_group(
@@ -147,7 +150,8 @@ const std::vector<FitCheck>& check_fits(CalibrationProfile& p, const FitCeilings
   check_group(
       "links", p.links,
       [&](const std::string& cls) -> std::optional<Ceiling> {
-        if (cls == kSameHost && exchange != p.exchange.end() && !same_samples(p.links.at(cls).samples, exchange->second)) {
+        if (cls == kSameHost && exchange != p.exchange.end() &&
+            !same_samples(p.links.at(cls).samples, exchange->second)) {
           const double best = best_rate(exchange->second);
           if (best > 0) {
             return Ceiling{kRoundSlack * best, fmt::format("{:g} x the exchanges' best on this host", kRoundSlack)};
@@ -158,12 +162,26 @@ const std::vector<FitCheck>& check_fits(CalibrationProfile& p, const FitCeilings
       },
       "no ceiling: the network's rate is not read here", checks);
 
+  // A same_host link refused from ring rounds (noise on a busy machine: rounds that did not grow with
+  // size) falls back to the two-way exchanges on the host, as a profile of several hosts fits it:
+  // same_host_p2p is that fit.
+  const auto p2p = p.links.find(kSameHostP2p);
+  if (!p.links.count(kSameHost) && p2p != p.links.end()) {
+    const FitCheck& via = *std::find_if(checks.begin(), checks.end(),
+                                        [](const FitCheck& c) { return c.group == "links" && c.name == kSameHostP2p; });
+    for (FitCheck& c : checks) {
+      if (c.group == "links" && c.name == kSameHost) c.reason += "; fitted to the two-way exchanges instead (below)";
+    }
+    checks.push_back(FitCheck{"links", kSameHost, via.verdict, "from the two-way exchanges: " + via.reason});
+    p.links[kSameHost] = p2p->second;
+  }
+
   check_group(
       "compression", p.compression, [&](const std::string&) { return streaming; },
       "no ceiling: no streaming loop measured", checks);
 
   for (const FitCheck& c : checks) {
-    if (c.verdict != FitVerdict::Refused) continue;
+    if (c.verdict != FitVerdict::Refused || !measured) continue;
     if ((c.group == "compute" && c.name == "fp32") || (c.group == "memory" && c.name == "sgd_step")) cannot_write(c);
     if (c.group == "links" && p.links.empty() && p.machine.ranks > 1) cannot_write(c);
   }

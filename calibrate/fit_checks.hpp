@@ -17,8 +17,11 @@
 //      - cross_host links and the memory curves themselves: none known here (the NICs' rate is not
 //        read), so 1 and 2 only; the reason says so.
 // A curve failing one is refused: removed from the profile, its verdict kept (the model's cost
-// stays where it would have applied). A curve passing all three with residuals past
-// kResidualBound (rms) is marked: kept, as the best measured, with its misfit stated.
+// stays where it would have applied; a same_host link refused from ring rounds is fitted to the
+// host's two-way exchanges instead, with a verdict of its own after the refusal). A curve passing all three with
+// residuals past kResidualBound (rms), or fitted to fewer than kMinSizes sizes (a trace's few GEMM shapes: a line
+// through 2 points has no residual to show), is marked: kept, as the best measured, with its
+// misfit or its thinness stated.
 #pragma once
 
 #include <map>
@@ -35,6 +38,7 @@ inline constexpr double kRoundSlack = 1.5;
 // Twice the 10 % a validated prediction is held to (docs/calibration.md): a curve that misses its
 // own samples by more cannot carry a prediction to that bound.
 inline constexpr double kResidualBound = 0.20;
+inline constexpr int kMinSizes = 3;
 
 struct FitCeilings {
   // FLOP/s one rank can reach per dtype, where known (cpu: cpu_compute_peak(); cuda: none yet).
@@ -47,10 +51,11 @@ struct FitCeilings {
 double cpu_compute_peak(int cores_per_rank);
 
 // Checks every fitted curve of `p` (links, compute, memory, compression), removes the refused ones,
-// sets p.fit_checks and returns them. Throws RuntimeError, naming the reason, when the fp32 compute
-// curve or the sgd_step memory curve is refused, or every link of a profile of 2 or more ranks:
-// a profile without them could not be read.
-const std::vector<FitCheck>& check_fits(CalibrationProfile& p, const FitCeilings& ceilings);
+// sets p.fit_checks and returns them. With `measured` (a profile of calibrate's benchmarks, which
+// measure all of them), throws RuntimeError, naming the reason, when the fp32 compute curve or the
+// sgd_step memory curve is refused, or every link of a profile of 2 or more ranks: a profile without
+// them could not be read. A profile fitted to traces needs only some compute curve (its caller checks).
+const std::vector<FitCheck>& check_fits(CalibrationProfile& p, const FitCeilings& ceilings, bool measured = true);
 
 // One line per check, as calibrate prints them: verdict, group and name, reason.
 std::string fit_check_line(const FitCheck& c);

@@ -173,13 +173,12 @@ std::vector<ValidationRow> median_rows(const std::vector<const std::vector<Valid
   return out;
 }
 
-// The scaled Plan simulated on the scenario's engine into `recorder`; its metrics.json.
-nlohmann::json simulate(const Scenario& s, const Plan& plan, Recorder& recorder) {
+}  // namespace
+
+nlohmann::json simulated_metrics(const Scenario& s, const Plan& plan, Recorder& recorder) {
   const RunInfo info = sim::make_executor(s)->run(plan, recorder);
   return run_metrics_json(compute_job_metrics(plan, recorder.records(), info));
 }
-
-}  // namespace
 
 double ValidationReport::without_contention_error_pct() const {
   const double m = metrics.empty() ? 0.0 : metrics.front().measured;
@@ -319,7 +318,8 @@ nlohmann::json report_json(const ValidationReport& r) {
           {"without_contention",
            {{"iteration_time_s", r.iteration_without_contention}, {"error_pct", r.without_contention_error_pct()}}},
           {"max_abs_error_pct", r.max_abs_error_pct},
-          {"caveats", r.caveats}};
+          {"caveats", r.caveats},
+          {"profile_cautions", r.profile_cautions}};
 }
 
 std::vector<std::string> validation_caveats(const ValidationReport& r, const ClusterSpec& cluster, const Plan& plan) {
@@ -350,12 +350,22 @@ std::vector<std::string> validation_caveats(const ValidationReport& r, const Clu
 }
 
 std::vector<std::string> profile_cautions(const CalibrationProfile& p) {
-  if (p.fit_checks.empty()) {
-    return {fmt::format("{} was written before dtsim calibrate checked its fits: calibrate again to know whether "
-                        "each fitted curve is within its bounds",
-                        p.path)};
-  }
   std::vector<std::string> out;
+  if (p.self_check && !p.self_check->passed()) {
+    const SelfCheck& c = *p.self_check;
+    out.push_back(
+        fmt::format("the profile's self-check failed: calibrate ran its job ({}) for real in {:.4g} ms and "
+                    "predicted {:.4g} ms with the profile ({:+.1f} %, past {:g} %): this profile mispredicts "
+                    "the machine it was measured on; calibrate again",
+                    c.job, c.measured_s * 1e3, c.predicted_s * 1e3, c.error_pct(), kSelfCheckBoundPct));
+  }
+  if (p.fit_checks.empty()) {
+    out.push_back(
+        fmt::format("{} was written before dtsim calibrate checked its fits: calibrate again to know "
+                    "whether each fitted curve is within its bounds",
+                    p.path));
+    return out;
+  }
   for (const FitCheck& c : p.fit_checks) {
     if (c.verdict == FitVerdict::Ok) continue;
     out.push_back(fmt::format("the profile's {} curve {} is {}: {}{}", c.group, c.name, fit_verdict_name(c.verdict),
@@ -432,7 +442,7 @@ int validate(const ValidateOptions& o, std::ostream& out) {
 
   // Predicted: the same scaled Plan, simulated with the profile.
   Recorder recorder;
-  const nlohmann::json sim_metrics = simulate(s, plan, recorder);
+  const nlohmann::json sim_metrics = simulated_metrics(s, plan, recorder);
   const std::string sim_trace = trace_json(plan, recorder.records(), s.cluster.nodes);
   write_file_atomic((dir / "sim" / "metrics.json").string(), sim_metrics.dump(2) + "\n");
   write_file_atomic((dir / "sim" / "trace.json").string(), sim_trace);
@@ -447,7 +457,7 @@ int validate(const ValidateOptions& o, std::ostream& out) {
     Plan p_off = compile_plan(s_off);
     real::scale_plan(p_off, scale, 1.0);
     Recorder rec_off;
-    without_contention = simulate(s_off, p_off, rec_off).at("iteration_time_s").at("mean").get<double>();
+    without_contention = simulated_metrics(s_off, p_off, rec_off).at("iteration_time_s").at("mean").get<double>();
   }
   const nlohmann::json sim_trace_json = nlohmann::json::parse(sim_trace);
   std::vector<ValidationReport> runs;
@@ -464,8 +474,8 @@ int validate(const ValidateOptions& o, std::ostream& out) {
   r.engine = std::string(engine_name(s.run.engine));
   r.ranks = ranks;
   r.compute_scale = scale;
-  r.caveats = profile_notes;
-  for (std::string& c : validation_caveats(r, s.cluster, plan)) r.caveats.push_back(std::move(c));
+  r.caveats = validation_caveats(r, s.cluster, plan);
+  r.profile_cautions = profile_notes;
   r.iteration_without_contention = without_contention;
   const nlohmann::json j = report_json(r);
   write_file_atomic((dir / "validation.json").string(), j.dump(2) + "\n");

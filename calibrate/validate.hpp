@@ -11,6 +11,8 @@
 
 #include "core/cluster/cluster.hpp"
 #include "core/plan/plan.hpp"
+#include "core/run/observer.hpp"
+#include "core/scenario/scenario.hpp"
 
 namespace dtsim::calib {
 
@@ -61,9 +63,10 @@ struct ValidationReport {
   double iteration_without_contention = 0;
   // Its error against the measured iteration time, in % (0 when either is missing).
   double without_contention_error_pct() const;
-  // What limits how far this comparison can be trusted (profile_cautions, then validation_caveats),
-  // one sentence each.
+  // What limits how far this comparison can be trusted (validation_caveats), one sentence each.
   std::vector<std::string> caveats;
+  // What the profile's own checks found (profile_cautions), printed before the runs.
+  std::vector<std::string> profile_cautions;
 };
 
 // What a user should weigh the errors against, one sentence each: the real runs' spread of
@@ -73,9 +76,13 @@ struct ValidationReport {
 // give each rank a core of its own). `cluster` holds the profile (cluster.calibration).
 std::vector<std::string> validation_caveats(const ValidationReport& r, const ClusterSpec& cluster, const Plan& plan);
 
-// What the profile's own fit checks found, one sentence per curve marked or refused (calibrate's
-// verdicts: calibrate/fit_checks.hpp), or that the profile predates them; validate prints these
-// before it runs anything.
+// The Plan (scaled as the real run was) simulated on the scenario's engine into `recorder`; its
+// metrics.json (validate's prediction; calibrate's self-check).
+nlohmann::json simulated_metrics(const Scenario& s, const Plan& plan, Recorder& recorder);
+
+// What the profile's own checks found, one sentence each: a failed self-check
+// (calibrate/self_check.hpp), each curve marked or refused (calibrate/fit_checks.hpp), or that the
+// profile predates the fit checks; validate prints these before it runs anything.
 std::vector<std::string> profile_cautions(const CalibrationProfile& p);
 
 // One report from the reports of several real runs against the same prediction: every row's

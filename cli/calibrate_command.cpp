@@ -11,6 +11,7 @@
 
 #ifdef DTSIM_WITH_CALIBRATE
 #include "calibrate/calibrate.hpp"
+#include "calibrate/from_trace.hpp"
 #include "calibrate/validate.hpp"
 #include "real/executor.hpp"
 #include "real/launch.hpp"
@@ -42,6 +43,12 @@ int calibrate_threads(const CalibrateCliOptions& o) {
 }  // namespace
 
 int calibrate_command(const CalibrateCliOptions& o, int& argc, char**& argv) {
+  if (!o.from_trace.empty()) {
+    if (o.gpus != 0 || o.quick)
+      throw InputError("--from-trace fits traces: --gpus and --quick measure, and do not go with it");
+    return calib::calibrate_from_trace(calib::FromTraceOptions{o.from_trace, o.out, o.device}, std::cout);
+  }
+  if (!o.device.empty()) throw InputError("--device: only with --from-trace (measuring finds its device itself)");
   const bool launched = real::launched_by_mpi();
   if (o.backend == "cuda" && !launched) return calibrate_threads(o);
   if (o.gpus != 0) {

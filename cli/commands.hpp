@@ -125,7 +125,9 @@ struct CalibrateCliOptions {
   std::string backend = "cpu";
   std::string out = "profile.yaml";
   bool quick = false;
-  int gpus = 0;  // --backend cuda without mpirun: GPUs to drive (0: all visible)
+  int gpus = 0;                         // --backend cuda without mpirun: GPUs to drive (0: all visible)
+  std::vector<std::string> from_trace;  // fit to these torch.profiler traces instead of measuring
+  std::string device;                   // --from-trace: the zoo device whose peaks bound the fits
 };
 
 // `dtsim calibrate`: under mpirun (or with --backend cpu) initialises MPI from argc/argv; with

@@ -92,6 +92,7 @@ Examples:
   mpirun -np 2 --oversubscribe dtsim calibrate --backend cpu --quick --out quick.yaml
   dtsim calibrate --backend cuda --out gpu.yaml          (no mpirun: every GPU of this node, a thread each)
   dtsim calibrate --backend cuda --gpus 2 --quick --out gpu.yaml
+  dtsim calibrate --from-trace step.pt.trace.json.gz --out traced.yaml   (a torch.profiler trace of your model)
 )"},
     {"validate", R"(
 Examples:
@@ -295,6 +296,12 @@ int parse_and_run(int argc, char** argv) {
   calib_cmd->add_option("--gpus", calib.gpus,
                         "--backend cuda without mpirun: measure this many GPUs of this node, a thread each (default: "
                         "all visible)");
+  calib_cmd->add_option("--from-trace", calib.from_trace,
+                        "Fit to these torch.profiler Chrome traces (.json or .json.gz, record_shapes=True) instead of "
+                        "measuring: no mpirun, no benchmark (repeatable)");
+  calib_cmd->add_option("--device", calib.device,
+                        "--from-trace: the zoo device the traces ran on, whose peaks bound the fits (default: the one "
+                        "the trace names)");
 
   cli::ValidateCliOptions val;
   auto* val_cmd = app.add_subcommand(

@@ -26,7 +26,10 @@ const FittedCurve* CalibrationProfile::link(const std::string& link_class) const
 const FittedCurve& CalibrationProfile::compute_curve(Dtype d) const {
   const auto it = compute.find(std::string(dtype_name(d)));
   if (it != compute.end()) return it->second;
-  return compute.at("fp32");  // the loader requires fp32
+  const auto fp32 = compute.find("fp32");
+  if (fp32 != compute.end()) return fp32->second;
+  if (compute.empty()) throw RuntimeError("a calibration profile without a compute curve was evaluated");
+  return compute.begin()->second;  // the loader requires one
 }
 
 double CalibrationProfile::compute_time(Dtype d, double flops, double mem_bytes) const {

@@ -128,6 +128,8 @@ struct MachineInfo {
   int hosts = 0;
   std::string dtsim_version;
   bool quick = false;  // measured with --quick (fewer sizes and repeats)
+  // The traces the profile was fitted to (`dtsim calibrate --from-trace`), "" when measured here.
+  std::string from_trace;
 };
 
 // Link classes: "same_host" (ranks on one host: the node's intra links) and "cross_host"
@@ -161,6 +163,19 @@ struct FitCheck {
   std::string reason;  // one line: the rate, its bound and the residuals
 };
 
+// calibrate's check of itself (calibrate/self_check.hpp): a small job of the calibrated ranks run
+// for real and simulated with the profile, its iteration time both ways.
+inline constexpr double kSelfCheckBoundPct = 10;  // the bound on a validated prediction
+struct SelfCheck {
+  std::string job;         // what ran, one line
+  double measured_s = 0;   // the real run's mean iteration time
+  double predicted_s = 0;  // the analytical engine's, with the profile
+  double error_pct() const { return measured_s > 0 ? 100.0 * (predicted_s - measured_s) / measured_s : 0.0; }
+  bool passed() const {
+    return measured_s > 0 && error_pct() <= kSelfCheckBoundPct && error_pct() >= -kSelfCheckBoundPct;
+  }
+};
+
 struct CalibrationProfile {
   std::string path;  // where it was loaded from
   MachineInfo machine;
@@ -184,11 +199,14 @@ struct CalibrationProfile {
   std::optional<ContentionSample> contention;
   // One verdict per fitted curve, refused ones included (absent in profiles from before the checks).
   std::vector<FitCheck> fit_checks;
+  // calibrate --backend cpu's self-check; absent where it did not run (cuda, traces, uneven hosts, before).
+  std::optional<SelfCheck> self_check;
 
   const FittedCurve* link(const std::string& link_class) const;
   // The rates fitted to `contention` (fit_contention), or 1, 1 without it.
   ContentionFit contention_rates() const;
-  // The compute curve for a dtype, falling back to fp32 (the cpu backend runs every dtype in fp32).
+  // The compute curve for a dtype, falling back to fp32 (the cpu backend runs every dtype in fp32),
+  // then to the first curve (a profile fitted to a trace of bf16 GEMMs may hold no fp32 one).
   const FittedCurve& compute_curve(Dtype d) const;
   // Seconds for an op of `flops` FLOPs and `mem_bytes` of memory traffic: the fitted curve,
   // or with memory_roofline the memory side when it is slower; 0 for an empty op.

@@ -134,6 +134,7 @@ void read_machine(const Reader& rd, const YAML::Node& root, MachineInfo& m) {
   m.hosts = rd.count(n, "hosts", "machine.hosts", 0, true);
   if (n["dtsim_version"]) m.dtsim_version = n["dtsim_version"].as<std::string>();
   if (n["quick"]) m.quick = n["quick"].as<std::string>() == "true";
+  if (n["from_trace"]) m.from_trace = rd.text(n, "from_trace", "machine.from_trace");
 }
 
 // Fitted curves by name under `fitted.<what>`, their residuals under `residuals.<what>` and
@@ -226,7 +227,8 @@ void read_fit_checks(const Reader& rd, const YAML::Node& root, std::vector<FitCh
                    rd.text(c, "reason", k + ".reason")};
     const std::string verdict = rd.text(c, "verdict", k + ".verdict");
     const std::optional<FitVerdict> v = parse_fit_verdict(verdict);
-    if (!v) rd.fail(c["verdict"], k + ".verdict", fmt::format("'{}' is not a verdict (valid: ok, marked, refused)", verdict));
+    if (!v)
+      rd.fail(c["verdict"], k + ".verdict", fmt::format("'{}' is not a verdict (valid: ok, marked, refused)", verdict));
     check.verdict = *v;
     out.push_back(std::move(check));
   }
@@ -275,7 +277,9 @@ std::shared_ptr<const CalibrationProfile> load_calibration_profile(const std::st
     }
     read_curves(rd, root, "compute", "gemm", "min_flops", "overhead_s", "rate_flops", {"fp32", "tf32", "fp16", "bf16"},
                 p->compute);
-    if (!p->compute.count("fp32")) rd.fail(root["fitted"]["compute"], "fitted.compute", "needs an fp32 curve");
+    if (p->compute.empty()) {
+      rd.fail(root["fitted"]["compute"], "fitted.compute", "needs a compute curve (fp32, tf32, fp16 or bf16)");
+    }
     const YAML::Node fitted = root["fitted"];
     if (fitted["compression"]) {
       std::set<std::string> kernels;
@@ -292,6 +296,12 @@ std::shared_ptr<const CalibrationProfile> load_calibration_profile(const std::st
     p->memory_bandwidth = rd.number(fitted, "memory_bandwidth_Bps", "fitted.memory_bandwidth_Bps", 0, false);
     if (fitted["memory_roofline"]) p->memory_roofline = fitted["memory_roofline"].as<std::string>() == "true";
     read_fit_checks(rd, root, p->fit_checks);
+    if (const YAML::Node c = root["self_check"]) {  // the verdict and error are for people: derived again here
+      if (!c.IsMap()) rd.fail(c, "self_check", "must be a mapping {job, measured_s, predicted_s}");
+      p->self_check =
+          SelfCheck{rd.text(c, "job", "self_check.job"), rd.number(c, "measured_s", "self_check.measured_s", 0, true),
+                    rd.number(c, "predicted_s", "self_check.predicted_s", 0, true)};
+    }
     const YAML::Node meas = root["measurements"];
     read_collectives(rd, meas, p->collectives);
     if (meas) read_contention(rd, meas, *p);

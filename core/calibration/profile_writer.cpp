@@ -69,7 +69,9 @@ std::string profile_yaml(const CalibrationProfile& p) {
   if (!m.device.empty()) e << YAML::Key << "device" << YAML::Value << m.device;
   e << YAML::Key << "when" << YAML::Value << m.when << YAML::Key << "ranks" << YAML::Value << m.ranks;
   e << YAML::Key << "hosts" << YAML::Value << m.hosts << YAML::Key << "dtsim_version" << YAML::Value << m.dtsim_version;
-  e << YAML::Key << "quick" << YAML::Value << (m.quick ? "true" : "false") << YAML::EndMap;
+  e << YAML::Key << "quick" << YAML::Value << (m.quick ? "true" : "false");
+  if (!m.from_trace.empty()) e << YAML::Key << "from_trace" << YAML::Value << m.from_trace;
+  e << YAML::EndMap;
 
   e << YAML::Key << "fitted" << YAML::Value << YAML::BeginMap;
   write_fits(e, "links", p.links, "min_bytes", "latency_s", "bandwidth_Bps");
@@ -100,6 +102,14 @@ std::string profile_yaml(const CalibrationProfile& p) {
         << YAML::Key << "reason" << YAML::Value << c.reason << YAML::EndMap;
     }
     e << YAML::EndSeq;
+  }
+
+  if (p.self_check) {
+    const SelfCheck& c = *p.self_check;
+    e << YAML::Key << "self_check" << YAML::Value << YAML::BeginMap << YAML::Key << "job" << YAML::Value << c.job
+      << YAML::Key << "measured_s" << YAML::Value << c.measured_s << YAML::Key << "predicted_s" << YAML::Value
+      << c.predicted_s << YAML::Key << "error_pct" << YAML::Value << c.error_pct() << YAML::Key << "verdict"
+      << YAML::Value << (c.passed() ? "passed" : "failed") << YAML::EndMap;
   }
 
   e << YAML::Key << "residuals" << YAML::Value << YAML::BeginMap;

@@ -3,6 +3,7 @@
 // ceilings, a noisy curve; refused curves leave the profile, every verdict is written and read back.
 #include <catch2/catch.hpp>
 
+#include <algorithm>
 #include <fstream>
 
 #include "calibrate/calibrate.hpp"
@@ -25,7 +26,8 @@ calib::Measurements clean() {
   for (double s = 8; s <= 1 << 24; s *= 4) m.exchange[kSameHost].push_back(Sample{s, 2e-6 + s / 10e9});
   for (double s = 1024; s <= 1 << 26; s *= 2) {
     const double round = 3e-6 + s / 2 / 5e9;  // a round of S / 2 bytes, 2 of them on 2 ranks
-    m.collectives.push_back(CollectiveSample{"allreduce", "ring", 2, s, 2 * round, s / (2 * round), s / (2 * round), 0});
+    m.collectives.push_back(
+        CollectiveSample{"allreduce", "ring", 2, s, 2 * round, s / (2 * round), s / (2 * round), 0});
   }
   for (double f = 1e4; f <= 1e9; f *= 10) m.gemm["fp32"].push_back(Sample{f, 1e-6 + f / 50e9});
   for (double b = 1 << 17; b <= 1 << 28; b *= 4) {
@@ -113,8 +115,17 @@ TEST_CASE("rates past the machine's ceilings are refused", "[fit_checks]") {
     for (CollectiveSample& c : m.collectives) c.seconds /= 4;  // rounds at 20 GB/s, exchanges at 10
     const CalibrationProfile p = fit(std::move(m));
     CHECK(check_of(p, "links", kSameHost).verdict == FitVerdict::Refused);
-    CHECK(p.link(kSameHost) == nullptr);
-    CHECK(p.link(kSameHostP2p) != nullptr);
+    CHECK_THAT(check_of(p, "links", kSameHost).reason,
+               Catch::EndsWith("fitted to the two-way exchanges instead (below)"));
+    // The link falls back to the exchanges (same_host_p2p's fit), with its own verdict last.
+    REQUIRE(p.link(kSameHost) != nullptr);
+    REQUIRE(p.link(kSameHostP2p) != nullptr);
+    CHECK(p.link(kSameHost)->fit.segments.back().per_unit == p.link(kSameHostP2p)->fit.segments.back().per_unit);
+    const auto last = std::find_if(p.fit_checks.rbegin(), p.fit_checks.rend(),
+                                   [](const FitCheck& c) { return c.group == "links" && c.name == kSameHost; });
+    REQUIRE(last != p.fit_checks.rend());
+    CHECK(last->verdict == FitVerdict::Ok);
+    CHECK_THAT(last->reason, Catch::StartsWith("from the two-way exchanges: "));
   }
   SECTION("GEMMs past the rank's peak leave no profile to write") {
     try {
@@ -132,7 +143,8 @@ TEST_CASE("a noisy curve is marked and kept, and every verdict survives the file
   calib::Measurements m = clean();
   // top-k's selection: one line through times that alternate 1x and 3x misses them by more than 20 %.
   int i = 0;
-  for (double b = 1 << 16; b <= 1 << 26; b *= 2) m.compression["topk"].push_back(Sample{b, (i++ % 2 ? 3 : 1) * b / 1e9});
+  for (double b = 1 << 16; b <= 1 << 26; b *= 2)
+    m.compression["topk"].push_back(Sample{b, (i++ % 2 ? 3 : 1) * b / 1e9});
   CalibrationProfile p = fit(std::move(m));
   const FitCheck& c = check_of(p, "compression", "topk");
   CHECK(c.verdict == FitVerdict::Marked);
@@ -159,8 +171,7 @@ TEST_CASE("this cpu's peak bounds what its GEMMs reached", "[fit_checks]") {
   CHECK(calib::cpu_compute_peak(0) == Approx(peak));
 }
 
-TEST_CASE("validate names the profile's marked and refused curves, or that it predates the checks",
-          "[fit_checks]") {
+TEST_CASE("validate names the profile's marked and refused curves, or that it predates the checks", "[fit_checks]") {
   calib::Measurements m = clean();
   for (double b = 1 << 16; b <= 1 << 26; b *= 4) m.compression["int8_decompress"].push_back(Sample{b, 3e-8});
   const std::vector<std::string> cautions = calib::profile_cautions(fit(std::move(m)));
@@ -170,9 +181,31 @@ TEST_CASE("validate names the profile's marked and refused curves, or that it pr
   CHECK_THAT(cautions[0], Catch::EndsWith("(left out: the model's cost stands in for it)"));
   CHECK(calib::profile_cautions(fit(clean())).empty());
 
-  const auto old = load_calibration_profile(std::string(DTSIM_SOURCE_DIR) + "/tests/calibrate/data/profile.yaml", "cpu");
+  const auto old =
+      load_calibration_profile(std::string(DTSIM_SOURCE_DIR) + "/tests/calibrate/data/profile.yaml", "cpu");
   REQUIRE(old->fit_checks.empty());
   const std::vector<std::string> before = calib::profile_cautions(*old);
   REQUIRE(before.size() == 1);
   CHECK_THAT(before[0], Catch::Contains("was written before dtsim calibrate checked its fits"));
+}
+
+TEST_CASE("a failed self-check is kept in the profile and named first by validate", "[fit_checks]") {
+  CalibrationProfile p = fit(clean());
+  p.self_check = SelfCheck{"a job", 10e-3, 13e-3};  // predicted 30 % slow
+  CHECK(p.self_check->error_pct() == Approx(30));
+  CHECK(!p.self_check->passed());
+  CHECK(SelfCheck{"a job", 10e-3, 10.9e-3}.passed());
+  CHECK(!SelfCheck{"a job", 10e-3, 8.9e-3}.passed());
+
+  const std::string path = test::temp_dir("self-check") + "/profile.yaml";
+  std::ofstream(path) << profile_yaml(p);
+  const auto q = load_calibration_profile(path, "cpu");
+  REQUIRE(q->self_check);
+  CHECK(q->self_check->job == "a job");
+  CHECK(q->self_check->predicted_s == Approx(13e-3));
+  const std::vector<std::string> cautions = calib::profile_cautions(*q);
+  REQUIRE(!cautions.empty());
+  CHECK_THAT(cautions.front(),
+             Catch::StartsWith("the profile's self-check failed: calibrate ran its job (a job) for "
+                               "real in 10 ms and predicted 13 ms with the profile (+30.0 %, past 10 %)"));
 }

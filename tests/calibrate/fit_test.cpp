@@ -117,3 +117,14 @@ TEST_CASE("fits refuse too few or non-positive samples", "[fit]") {
   CHECK_THROWS_AS(fit_piecewise({Sample{1, 1e-6}}), InputError);
   CHECK_THROWS_AS(fit_piecewise({Sample{1, 1e-6}, Sample{2, 0}}), InputError);
 }
+
+TEST_CASE("a segment count whose last segment is flat is passed over for one that grows", "[fit]") {
+  // t = 1 us + x / 1 GB/s, but the three largest sizes took as long as the one before them (noise on a
+  // busy machine): two segments would fit them exactly with a flat last one, an infinite rate.
+  std::vector<Sample> s;
+  for (double x = 1024; x <= (1 << 20); x *= 4) s.push_back(Sample{x, 1e-6 + x / 1e9});
+  const double plateau = s.back().seconds;
+  for (double x = 1 << 21; x <= (1 << 23); x *= 2) s.push_back(Sample{x, plateau});
+  const PiecewiseLinear f = calib::fit_piecewise(s, calib::PiecewiseOptions{3, 3});
+  CHECK(f.segments.back().per_unit > 1e-15);
+}

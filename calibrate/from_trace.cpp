@@ -1,0 +1,198 @@
+// `dtsim calibrate --from-trace` (from_trace.hpp).
+#include "calibrate/from_trace.hpp"
+
+#include <algorithm>
+#include <cctype>
+#include <filesystem>
+#include <map>
+#include <ostream>
+
+#include <fmt/format.h>
+
+#include "calibrate/calibrate.hpp"
+#include "calibrate/fit.hpp"
+#include "calibrate/fit_checks.hpp"
+#include "core/base/atomic_file.hpp"
+#include "core/base/dtype.hpp"
+#include "core/base/error.hpp"
+#include "core/base/median.hpp"
+#include "core/calibration/profile_writer.hpp"
+#include "core/zoo/device.hpp"
+
+namespace dtsim::calib {
+namespace {
+
+std::string upper(std::string s) {
+  std::transform(s.begin(), s.end(), s.begin(), [](unsigned char c) { return c == '-' ? ' ' : std::toupper(c); });
+  return s;
+}
+
+// One sample per distinct x: the median time of the units at it (a trace repeats each shape once
+// per step and layer; the median keeps one slow repeat from moving the fit).
+std::vector<Sample> per_size(const std::map<double, std::vector<double>>& times) {
+  std::vector<Sample> out;
+  for (const auto& [x, t] : times) out.push_back(Sample{x, median(t)});
+  return out;
+}
+
+}  // namespace
+
+std::string zoo_device_of(const std::string& cuda_name) {
+  const std::string name = upper(cuda_name);
+  std::string found;
+  for (const std::string& key : device_names()) {
+    const DeviceSpec d = load_device(key);
+    const std::string desc = upper(d.description);
+    // The model: the description's word after "NVIDIA" and "TESLA" (P100, V100, A100, H100, ...).
+    std::string model;
+    for (size_t at = 0; at < desc.size();) {
+      const size_t end = std::min(desc.find(' ', at), desc.size());
+      const std::string word = desc.substr(at, end - at);
+      if (!word.empty() && word != "NVIDIA" && word != "TESLA") {
+        model = word;
+        break;
+      }
+      at = end + 1;
+    }
+    if (model.empty() || name.find(model) == std::string::npos) continue;
+    // Its memory ("80GB") in the name too: this one; else the first of the model.
+    bool memory = false;
+    for (size_t at = desc.find("GB"); at != std::string::npos && !memory; at = desc.find("GB", at + 2)) {
+      size_t from = at;
+      while (from > 0 && std::isdigit(static_cast<unsigned char>(desc[from - 1]))) --from;
+      memory = from < at && name.find(desc.substr(from, at + 2 - from)) != std::string::npos;
+    }
+    if (memory) return key;
+    if (found.empty()) found = key;
+  }
+  return found;
+}
+
+std::vector<ClassShare> class_shares(const std::vector<TorchTrace>& traces) {
+  std::vector<ClassShare> out;
+  for (const TraceClassTraits& t : trace_classes()) out.push_back(ClassShare{t.cls, 0, 0});
+  for (const TorchTrace& trace : traces) {
+    for (const TraceWork& w : trace.work) {
+      ClassShare& s = out.at(static_cast<size_t>(w.cls));
+      ++s.units;
+      s.seconds += w.seconds;
+    }
+  }
+  return out;
+}
+
+CalibrationProfile profile_from_traces(const std::vector<TorchTrace>& traces, const std::string& device) {
+  if (traces.empty()) throw InputError("--from-trace: name at least one trace");
+  const TorchTrace& first = traces.front();
+  for (const TorchTrace& t : traces) {
+    if (t.gpu != first.gpu || t.device != first.device) {
+      throw RuntimeError(fmt::format("--from-trace: {} ran on {} and {} on {}: one profile describes one device",
+                                     first.path, first.gpu ? first.device : "cpu", t.path, t.gpu ? t.device : "cpu"));
+    }
+  }
+  std::map<std::string, std::map<double, std::vector<double>>> gemm;
+  std::map<double, std::vector<double>> memory;
+  for (const TorchTrace& t : traces) {
+    for (const TraceWork& w : t.work) {
+      if (w.seconds <= 0) continue;
+      if (w.cls == TraceClass::Gemm && w.flops > 0 && !w.dtype.empty()) gemm[w.dtype][w.flops].push_back(w.seconds);
+      if (w.cls == TraceClass::MemoryBound && w.bytes > 0) memory[w.bytes].push_back(w.seconds);
+    }
+  }
+  if (gemm.empty()) {
+    throw RuntimeError(
+        "--from-trace: no GEMM with its shapes in the trace: profile with torch.profiler.profile(record_shapes=True)");
+  }
+  CalibrationProfile p;
+  std::string names;
+  for (const TorchTrace& t : traces)
+    names += (names.empty() ? "" : ", ") + std::filesystem::path(t.path).filename().string();
+  MachineInfo m = this_machine(first.gpu ? "cuda" : "cpu", 1, 1, false);
+  m.hostname = "trace";
+  m.cpu_model = "unknown (fitted to traces)";
+  m.cores = 1;
+  m.device = first.device;
+  m.from_trace = names;
+  p.machine = m;
+  p.memory_roofline = false;
+  for (const auto& [dtype, times] : gemm) {
+    std::vector<Sample> s = per_size(times);
+    if (s.size() >= 2) p.compute[dtype] = fit_curve(std::move(s), PiecewiseOptions{3, 3});
+  }
+  if (p.compute.empty()) {
+    throw RuntimeError(
+        "--from-trace: the trace's GEMMs have fewer than 2 distinct sizes in every dtype: no rate to fit");
+  }
+  if (memory.size() >= 2) p.memory["sgd_step"] = fit_curve(per_size(memory), PiecewiseOptions{3, 3});
+
+  FitCeilings ceilings;
+  if (!device.empty()) {
+    const DeviceSpec d = load_device(device);
+    for (const auto& [dtype, curve] : p.compute) ceilings.compute_peak[dtype] = d.peak(parse_dtype(dtype));
+  }
+  check_fits(p, ceilings, false);
+  if (p.compute.empty()) throw RuntimeError("--from-trace: every GEMM curve was refused (above); no profile written");
+  const auto sgd = p.memory.find("sgd_step");
+  p.memory_bandwidth = sgd != p.memory.end() ? 1.0 / sgd->second.fit.segments.back().per_unit : 0.0;
+  return p;
+}
+
+int calibrate_from_trace(const FromTraceOptions& o, std::ostream& out) {
+  std::vector<TorchTrace> traces;
+  for (const std::string& path : o.traces) traces.push_back(read_torch_trace(path));
+  std::string device = o.device;
+  if (device.empty() && traces.front().gpu) device = zoo_device_of(traces.front().device);
+  if (!device.empty()) load_device(device);  // a bad --device: InputError naming the valid ones
+  const CalibrationProfile p = profile_from_traces(traces, device);
+
+  double busy = 0;
+  for (const TorchTrace& t : traces) {
+    busy += t.busy_seconds;
+    out << fmt::format("{}: {}, {} units of work, {:.3f} ms busy{}\n", t.path,
+                       t.gpu ? "GPU kernels on " + (t.device.empty() ? std::string("an unnamed device") : t.device)
+                             : std::string("CPU ops"),
+                       t.work.size(), t.busy_seconds * 1e3,
+                       t.world_size > 1 ? fmt::format(" (rank of {})", t.world_size) : "");
+  }
+  out << fmt::format("peaks bounding the fits: {}\n\n",
+                     device.empty() ? std::string("none (no zoo device named: --device)") : "the zoo's " + device);
+  out << fmt::format("  {:<14} {:>8} {:>12} {:>8}  {}\n", "class", "units", "time (ms)", "share", "in the profile");
+  double classified = 0;
+  for (const ClassShare& s : class_shares(traces)) {
+    if (s.cls != TraceClass::Unclassified) classified += s.seconds;
+    const char* use = s.cls == TraceClass::Gemm          ? "compute.<dtype>"
+                      : s.cls == TraceClass::MemoryBound ? "memory.sgd_step"
+                                                         : "reported only";
+    out << fmt::format("  {:<14} {:>8} {:>12.3f} {:>7.1f}%  {}\n", trace_class_traits(s.cls).name, s.units,
+                       s.seconds * 1e3, busy > 0 ? 100 * s.seconds / busy : 0.0, use);
+  }
+  out << fmt::format("  {:<14} {:>8} {:>12.3f} {:>7.1f}%  time no unit of a class covers\n", "outside them", "",
+                     std::max(0.0, busy - classified) * 1e3,
+                     busy > 0 ? 100 * std::max(0.0, busy - classified) / busy : 0.0);
+
+  std::map<std::string, std::pair<int, double>> unclassified;
+  for (const TorchTrace& t : traces) {
+    for (const TraceWork& w : t.work) {
+      if (w.cls != TraceClass::Unclassified) continue;
+      auto& [n, s] = unclassified[w.name.substr(0, 100)];
+      ++n;
+      s += w.seconds;
+    }
+  }
+  if (!unclassified.empty()) {
+    std::vector<std::pair<std::string, std::pair<int, double>>> rows(unclassified.begin(), unclassified.end());
+    std::sort(rows.begin(), rows.end(), [](const auto& l, const auto& r) { return l.second.second > r.second.second; });
+    out << fmt::format("\nnot classified ({} names; the 10 that held the most time):\n", rows.size());
+    for (size_t i = 0; i < rows.size() && i < 10; ++i) {
+      out << fmt::format("  {:>8} x {:>10.3f} ms  {}\n", rows[i].second.first, rows[i].second.second * 1e3,
+                         rows[i].first);
+    }
+  }
+  out << "\n";
+  print_profile(out, p);
+  write_file_atomic(o.out, profile_yaml(p));
+  out << fmt::format("\nwrote {}\n", o.out);
+  return 0;
+}
+
+}  // namespace dtsim::calib

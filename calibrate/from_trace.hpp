@@ -1,0 +1,48 @@
+// `dtsim calibrate --from-trace TRACE [--from-trace TRACE ...]`: a profile fitted to the work in
+// PyTorch profiler traces of the user's own model (a few steps on one GPU or one node, as Lumos and
+// vTrain calibrate), with no microbenchmark run: read each trace (torch_trace.hpp), sort its work
+// into classes (trace_classes.hpp), fit the GEMMs' rate per dtype and the memory-bound ops' rate,
+// check every fit (fit_checks.hpp, against the zoo device the trace names), print what was found
+// and what could not be classified, and write the profile.
+#pragma once
+
+#include <iosfwd>
+#include <string>
+#include <vector>
+
+#include "calibrate/torch_trace.hpp"
+#include "core/calibration/calibration.hpp"
+
+namespace dtsim::calib {
+
+struct FromTraceOptions {
+  std::vector<std::string> traces;
+  std::string out = "profile.yaml";
+  std::string device;  // a zoo device whose peaks bound the fits; "" = the one the trace names, if any
+};
+
+// One class's share of the traces: units, their summed time and its share of the busy time.
+struct ClassShare {
+  TraceClass cls = TraceClass::Unclassified;
+  int units = 0;
+  double seconds = 0;
+};
+
+// The zoo device a CUDA device name matches ("NVIDIA A100-SXM4-80GB" -> a100_80gb): the zoo entries
+// whose model (A100, H100, ...) the name holds, the one whose memory size it also holds first; "" for none.
+std::string zoo_device_of(const std::string& cuda_name);
+
+// The profile the traces give: compute.<dtype> from GEMM units with FLOPs (one sample per distinct
+// FLOP count: the median time of its units), memory.sgd_step from memory-bound units with bytes (the
+// same per distinct byte count), checked with check_fits against `device`'s peaks. Throws
+// RuntimeError when no GEMM had shapes (record_shapes=True) or when the traces disagree on
+// their device.
+CalibrationProfile profile_from_traces(const std::vector<TorchTrace>& traces, const std::string& device);
+
+// Units and time per class over the traces, in the classes' order, Unclassified last.
+std::vector<ClassShare> class_shares(const std::vector<TorchTrace>& traces);
+
+// Reads, fits, prints the report and writes the profile (whole or not at all). Returns 0.
+int calibrate_from_trace(const FromTraceOptions& o, std::ostream& out);
+
+}  // namespace dtsim::calib

@@ -1,0 +1,322 @@
+// Reading torch.profiler's Chrome traces (torch_trace.hpp).
+#include "calibrate/torch_trace.hpp"
+
+#include <zlib.h>
+
+#include <algorithm>
+#include <filesystem>
+#include <map>
+#include <string_view>
+#include <tuple>
+
+#include <fmt/format.h>
+#include <nlohmann/json.hpp>
+
+#include "core/base/error.hpp"
+
+namespace dtsim::calib {
+namespace {
+
+using Json = nlohmann::json;
+
+// The file's bytes, inflated when it is gzip (zlib reads plain files through as they are).
+std::string slurp(const std::string& path) {
+  if (!std::filesystem::is_regular_file(path)) {
+    throw InputError(SourceLocation{path, 0, 0}, "--from-trace: no such file (a trace torch.profiler exported)");
+  }
+  gzFile f = gzopen(path.c_str(), "rb");
+  if (!f) throw InputError(SourceLocation{path, 0, 0}, "--from-trace: cannot be opened");
+  std::string text;
+  char buf[1 << 16];
+  int n = 0;
+  while ((n = gzread(f, buf, sizeof(buf))) > 0) text.append(buf, static_cast<size_t>(n));
+  const bool failed = n < 0;
+  gzclose(f);
+  if (failed) throw InputError(SourceLocation{path, 0, 0}, "--from-trace: a damaged gzip file");
+  return text;
+}
+
+std::string dtype_of(const std::string& type) {
+  if (type == "float") return "fp32";
+  if (type == "c10::Half") return "fp16";
+  if (type == "c10::BFloat16") return "bf16";
+  return "";
+}
+
+double element_bytes(const std::string& type) {
+  if (type == "double" || type == "long int" || type == "long") return 8;
+  if (type == "float" || type == "int") return 4;
+  if (type == "c10::Half" || type == "c10::BFloat16" || type == "short int") return 2;
+  if (type == "bool" || type == "unsigned char" || type == "signed char") return 1;
+  return 0;
+}
+
+// An op's "Input Dims" (lists of sizes; a scalar or a list of tensors gives []) and "Input type".
+struct OpArgs {
+  std::vector<std::vector<double>> dims;
+  std::vector<std::string> types;
+};
+
+OpArgs op_args(const Json& e) {
+  OpArgs a;
+  const auto args = e.find("args");
+  if (args == e.end() || !args->is_object()) return a;
+  if (const auto d = args->find("Input Dims"); d != args->end() && d->is_array()) {
+    for (const Json& in : *d) {
+      std::vector<double> sizes;
+      if (in.is_array()) {
+        for (const Json& s : in) {
+          if (s.is_number()) sizes.push_back(s.get<double>());
+        }
+      }
+      a.dims.push_back(std::move(sizes));
+    }
+  }
+  if (const auto t = args->find("Input type"); t != args->end() && t->is_array()) {
+    for (const Json& s : *t) a.types.push_back(s.is_string() ? s.get<std::string>() : "");
+  }
+  return a;
+}
+
+double numel(const std::vector<double>& d) {
+  if (d.empty()) return 0;
+  double n = 1;
+  for (double s : d) n *= s;
+  return n;
+}
+
+// The bytes a memory-bound ATen op (one the MemoryBound class lists) reads and writes, from its
+// dims: aten::fill_ and aten::zero_ write their tensor; another in-place op (a name ending in _)
+// reads every input and writes its first (a += b: read a and b, write a); the others read every
+// input and write an output as large as the largest. 0 for an op the class does not list: a
+// kernel that matched by name under another op (an autograd node, a library's op) has dims that
+// do not describe its traffic.
+double memory_bytes(std::string_view op, const OpArgs& a) {
+  if (classify_op(op) != TraceClass::MemoryBound) return 0;
+  std::vector<double> bytes;
+  for (size_t i = 0; i < a.dims.size() && i < a.types.size(); ++i)
+    bytes.push_back(numel(a.dims[i]) * element_bytes(a.types[i]));
+  if (bytes.empty()) return 0;
+  if (op == "aten::fill_" || op == "aten::zero_") return bytes.front();
+  double sum = 0;
+  for (double b : bytes) sum += b;
+  if (op.back() == '_') return sum + bytes.front();
+  return sum + *std::max_element(bytes.begin(), bytes.end());
+}
+
+// The dtype of a GEMM's first matrix operand: Input type 0 for mm and bmm, 1 for addmm and baddbmm.
+std::string gemm_dtype(std::string_view op, const OpArgs& a) {
+  const size_t at = op == "aten::addmm" || op == "aten::baddbmm" ? 1 : 0;
+  return at < a.types.size() ? dtype_of(a.types[at]) : "";
+}
+
+// A kernel that runs fp32 operands on tensor cores, so as TF32: CUTLASS's s1688 and s16816 tensor-op
+// kernels, cuBLAS's and cuDNN's *tf32* ones. An op of fp32 GEMMs with one such kernel is a TF32 GEMM.
+bool tensor_core_fp32(const std::string& kernel) {
+  std::string lower = kernel;
+  std::transform(lower.begin(), lower.end(), lower.begin(), [](unsigned char ch) { return std::tolower(ch); });
+  return lower.find("tf32") != std::string::npos || lower.find("s1688") != std::string::npos ||
+         lower.find("s16816") != std::string::npos;
+}
+
+double number(const Json& e, const char* key) {
+  const auto it = e.find(key);
+  return it != e.end() && it->is_number() ? it->get<double>() : 0.0;
+}
+
+// The thread an event ran on: pid and tid as Kineto writes them (numbers or strings).
+std::string thread_of(const Json& e) {
+  const auto str = [&](const char* k) {
+    const auto it = e.find(k);
+    return it == e.end() ? std::string() : it->is_string() ? it->get<std::string>() : it->dump();
+  };
+  return str("pid") + "/" + str("tid");
+}
+
+struct Span {
+  double start = 0, end = 0;
+  int event = 0;    // index into the events
+  bool op = false;  // a cpu_op (else a cuda_runtime launch)
+  int parent = -1;  // the innermost cpu_op around it (index into the events)
+};
+
+// Per thread, each span's innermost enclosing cpu_op, by a stack sweep over spans sorted by start
+// (an op before a launch that starts with it, a longer op before a shorter one).
+void nest(std::vector<Span>& spans) {
+  std::sort(spans.begin(), spans.end(), [](const Span& l, const Span& r) {
+    return std::tie(l.start, r.end, r.op) < std::tie(r.start, l.end, l.op);
+  });
+  std::vector<const Span*> open;
+  for (Span& s : spans) {
+    while (!open.empty() && open.back()->end < s.end) open.pop_back();
+    if (!open.empty()) s.parent = open.back()->event;
+    if (s.op) open.push_back(&s);
+  }
+}
+
+}  // namespace
+
+double gemm_flops(std::string_view op, const std::vector<std::vector<double>>& dims) {
+  const auto two = [&](size_t a, size_t b) -> double {  // [M, K] x [K, N], or batched [B, M, K] x [B, K, N]
+    if (dims.size() <= b) return 0;
+    const auto& x = dims[a];
+    const auto& y = dims[b];
+    if (x.size() == 2 && y.size() == 2 && x[1] == y[0]) return 2 * x[0] * x[1] * y[1];
+    if (x.size() == 3 && y.size() == 3 && x[0] == y[0] && x[2] == y[1]) return 2 * x[0] * x[1] * x[2] * y[2];
+    return 0;
+  };
+  if (op == "aten::mm" || op == "aten::bmm") return two(0, 1);
+  if (op == "aten::addmm" || op == "aten::baddbmm") return two(1, 2);
+  return 0;
+}
+
+TorchTrace read_torch_trace(const std::string& path) {
+  const std::string text = slurp(path);
+  Json root;
+  try {
+    root = Json::parse(text);
+  } catch (const Json::parse_error& e) {
+    throw InputError(SourceLocation{path, 0, 0}, fmt::format("--from-trace: not JSON ({})", e.what()));
+  }
+  const Json* events = root.is_array() ? &root : nullptr;
+  if (root.is_object() && root.contains("traceEvents") && root["traceEvents"].is_array()) events = &root["traceEvents"];
+  if (!events) {
+    throw InputError(SourceLocation{path, 0, 0},
+                     "--from-trace: not a Chrome trace (valid: {\"traceEvents\": [...]} or a list of events, as "
+                     "torch.profiler's export_chrome_trace writes)");
+  }
+  TorchTrace t;
+  t.path = path;
+  if (root.is_object()) {
+    if (const auto d = root.find("deviceProperties");
+        d != root.end() && d->is_array() && !d->empty() && (*d)[0].is_object() && (*d)[0].contains("name")) {
+      t.device = (*d)[0]["name"].is_string() ? (*d)[0]["name"].get<std::string>() : "";
+    }
+    if (const auto d = root.find("distributedInfo"); d != root.end() && d->is_object()) {
+      t.world_size = std::max(1, static_cast<int>(number(*d, "world_size")));
+    }
+  }
+
+  // Kineto marks ops "cpu_op"; PyTorch's exporter without Kineto writes no category: every complete
+  // event of a trace without GPU kernels is then an op.
+  const auto cat = [](const Json& e) {
+    const auto it = e.find("cat");
+    return it != e.end() && it->is_string() ? it->get<std::string>() : std::string();
+  };
+  const auto complete = [](const Json& e) {
+    const auto ph = e.find("ph");
+    return e.is_object() && ph != e.end() && ph->is_string() && ph->get<std::string>() == "X" && e.contains("name") &&
+           e["name"].is_string();
+  };
+  for (const Json& e : *events) {
+    if (complete(e) && cat(e) == "kernel") t.gpu = true;
+  }
+  std::map<std::string, std::vector<Span>> threads;
+  std::map<double, int> launches;  // correlation id -> its cuda_runtime event
+  for (int i = 0; i < static_cast<int>(events->size()); ++i) {
+    const Json& e = (*events)[static_cast<size_t>(i)];
+    if (!complete(e)) continue;
+    const std::string c = cat(e);
+    const bool op = c == "cpu_op" || c == "user_annotation" || (!t.gpu && c.empty());
+    const bool launch = c == "cuda_runtime" || c == "cuda_driver";
+    if (!op && !launch) continue;
+    const double ts = number(e, "ts"), dur = number(e, "dur");
+    threads[thread_of(e)].push_back(Span{ts, ts + dur, i, op, -1});
+    if (launch && e.contains("args") && e["args"].is_object()) launches[number(e["args"], "correlation")] = i;
+  }
+  std::map<int, int> parent;  // event -> innermost enclosing cpu_op
+  for (auto& [thread, spans] : threads) {
+    nest(spans);
+    for (const Span& s : spans) parent[s.event] = s.parent;
+    if (!t.gpu) {  // busy time: the union of the thread's op spans
+      double covered_to = -1e300;
+      for (const Span& s : spans) {
+        if (!s.op) continue;
+        const double from = std::max(s.start, covered_to);
+        if (s.end > from) t.busy_seconds += (s.end - from) * 1e-6;
+        covered_to = std::max(covered_to, s.end);
+      }
+    }
+  }
+  const auto name_of = [&](int i) { return (*events)[static_cast<size_t>(i)]["name"].get<std::string>(); };
+
+  if (!t.gpu) {
+    // Each op of a class that no op of a class encloses; and each op without ops inside it that no op
+    // of a class encloses, as unclassified (its time is its own).
+    std::map<int, bool> has_child;
+    for (const auto& [event, p] : parent) {
+      if (p >= 0) has_child[p] = true;
+    }
+    for (const auto& [thread, spans] : threads) {
+      for (const Span& s : spans) {
+        if (!s.op) continue;
+        const std::string name = name_of(s.event);
+        const TraceClass cls = classify_op(name);
+        bool inside = false;
+        for (int p = parent[s.event]; p >= 0 && !inside; p = parent[p]) {
+          inside = classify_op(name_of(p)) != TraceClass::Unclassified;
+        }
+        if (inside || (cls == TraceClass::Unclassified && has_child[s.event])) continue;
+        const OpArgs a = op_args((*events)[static_cast<size_t>(s.event)]);
+        TraceWork w{name, name, cls, "", 0, 0, (s.end - s.start) * 1e-6};
+        if (cls == TraceClass::Gemm) {
+          w.flops = gemm_flops(name, a.dims);
+          w.dtype = gemm_dtype(name, a);
+          if (w.dtype.empty() && a.types.empty()) w.dtype = "fp32";  // no types recorded: the CPU runs fp32
+        } else if (cls == TraceClass::MemoryBound) {
+          w.bytes = memory_bytes(name, a);
+        }
+        t.work.push_back(std::move(w));
+      }
+    }
+  } else {
+    std::map<std::pair<int, TraceClass>, size_t> unit_of;  // (launching op, class) -> its unit in t.work
+    for (const Json& e : *events) {
+      if (!complete(e)) continue;
+      const std::string c = cat(e);
+      const double seconds = number(e, "dur") * 1e-6;
+      if (c == "gpu_memcpy" || c == "gpu_memset") {
+        t.busy_seconds += seconds;
+        t.work.push_back(TraceWork{e["name"].get<std::string>(), "", TraceClass::Copy, "", 0, 0, seconds});
+        continue;
+      }
+      if (c != "kernel") continue;
+      t.busy_seconds += seconds;
+      int op = -1;
+      if (e.contains("args") && e["args"].is_object()) {
+        const auto l = launches.find(number(e["args"], "correlation"));
+        if (l != launches.end()) op = parent[l->second];
+      }
+      const std::string kernel = e["name"].get<std::string>();
+      const std::string op_name = op >= 0 ? name_of(op) : "";
+      const TraceClass cls = classify_kernel(kernel, op_name);
+      const OpArgs a = op >= 0 ? op_args((*events)[static_cast<size_t>(op)]) : OpArgs{};
+      if (op >= 0) {  // an op's kernels of one class are one unit: its FLOPs or bytes over their time
+        const auto [unit, fresh] = unit_of.try_emplace({op, cls}, t.work.size());
+        if (!fresh) {
+          TraceWork& w = t.work[unit->second];
+          w.seconds += seconds;
+          if (w.dtype == "fp32" && tensor_core_fp32(kernel)) w.dtype = "tf32";  // after a bias kernel, say
+          continue;
+        }
+      }
+      TraceWork w{kernel, op_name, cls, "", 0, 0, seconds};
+      if (cls == TraceClass::Gemm) {
+        w.flops = gemm_flops(op_name, a.dims);
+        w.dtype = gemm_dtype(op_name, a);
+        if (w.dtype == "fp32" && tensor_core_fp32(kernel)) w.dtype = "tf32";
+      } else if (cls == TraceClass::MemoryBound) {
+        w.bytes = memory_bytes(op_name, a);
+      }
+      t.work.push_back(std::move(w));
+    }
+  }
+  if (t.busy_seconds <= 0) {
+    throw InputError(SourceLocation{path, 0, 0},
+                     "--from-trace: no GPU kernel and no CPU op with a duration: export the trace from a "
+                     "torch.profiler run of a few training steps");
+  }
+  return t;
+}
+
+}  // namespace dtsim::calib

@@ -1,0 +1,50 @@
+// Reading the Chrome trace that torch.profiler exports (Kineto's JSON: {"traceEvents": [...]} or a
+// bare list; .json or .json.gz) into units of work `dtsim calibrate --from-trace` can fit:
+//   - a trace with GPU kernels (cat "kernel"): each kernel, tied to the ATen op that launched it
+//     (its correlation id names a cuda_runtime launch; the innermost cpu_op around that launch on
+//     the same thread is the op). An op's kernels of one class are one unit (a split-K GEMM and its
+//     reduction; a reduction's two passes): the op's FLOPs or bytes against their summed time.
+//     gpu_memcpy and gpu_memset events are copies;
+//   - a trace without them (a CPU run): each ATen op of a class (trace_classes.hpp) that no op of
+//     a class encloses, timed by its own duration.
+// FLOPs and bytes come from the op's "Input Dims" and "Input type" (torch.profiler's
+// record_shapes=True); without them a unit has none and is reported, not fitted.
+#pragma once
+
+#include <string>
+#include <vector>
+
+#include "calibrate/trace_classes.hpp"
+
+namespace dtsim::calib {
+
+struct TraceWork {
+  std::string name;  // the kernel's name, or the op's on a CPU trace
+  std::string op;    // the ATen op that launched it ("" when none was found)
+  TraceClass cls = TraceClass::Unclassified;
+  std::string dtype;  // fp32, tf32 (fp32 operands on a tensor-core kernel), fp16, bf16; "" when unknown
+  double flops = 0;   // gemm: 2 M N K (times the batch) from the op's dims; 0 when unknown
+  double bytes = 0;   // memory-bound: what the op reads and writes (memory_bytes in torch_trace.cpp); 0 when unknown
+  double seconds = 0;
+};
+
+struct TorchTrace {
+  std::string path;
+  std::string device;  // deviceProperties[0].name, "" when the trace names none
+  bool gpu = false;    // it holds GPU kernels
+  int world_size = 1;  // distributedInfo.world_size, 1 without it
+  std::vector<TraceWork> work;
+  // GPU: the kernels', copies' and sets' summed time; CPU: each thread's busy time (the union of its
+  // ops' spans) summed over threads. The share of it the units do not cover is the unclassified time.
+  double busy_seconds = 0;
+};
+
+// Throws InputError naming the file (and what was wrong) for a missing, unreadable or non-trace
+// file; a trace with no events of either kind is one too.
+TorchTrace read_torch_trace(const std::string& path);
+
+// GEMM FLOPs of an ATen op from its input dims (aten::mm, addmm, bmm, baddbmm); 0 for another op or
+// dims that do not fit it.
+double gemm_flops(std::string_view op, const std::vector<std::vector<double>>& dims);
+
+}  // namespace dtsim::calib

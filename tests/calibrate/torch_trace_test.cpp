@@ -1,0 +1,183 @@
+// `dtsim calibrate --from-trace`: the trace classes' table held to the code, the GEMM FLOPs of ATen
+// ops' dims, a real A100 training trace (tests/calibrate/data/README.md) read with its invariants
+// (every kernel in one unit, no GEMM faster than the device's peak), a CPU trace made here by
+// PyTorch whose GEMM FLOPs the closed form gives, and the command's profile and refusals.
+#include <catch2/catch.hpp>
+
+#include <nlohmann/json.hpp>
+
+#include <filesystem>
+#include <fstream>
+#include <set>
+
+#include "calibrate/fit_checks.hpp"
+#include "calibrate/from_trace.hpp"
+#include "calibrate/torch_trace.hpp"
+#include "calibrate/trace_classes.hpp"
+#include "core/base/error.hpp"
+#include "core/calibration/profile_reader.hpp"
+#include "core/zoo/device.hpp"
+#include "tests/support/run_process.hpp"
+
+using namespace dtsim;
+using namespace dtsim::calib;
+
+namespace {
+
+const std::string kA100Trace = std::string(DTSIM_SOURCE_DIR) + "/tests/calibrate/data/hta_a100_rank0.json.gz";
+
+}  // namespace
+
+TEST_CASE("the trace classes' table: in the enum's order, every op listed once", "[trace]") {
+  std::set<std::string_view> ops;
+  for (size_t i = 0; i < trace_classes().size(); ++i) {
+    const TraceClassTraits& t = trace_classes()[i];
+    CHECK(static_cast<size_t>(t.cls) == i);
+    CHECK(&trace_class_traits(t.cls) == &t);
+    for (std::string_view op : t.ops) {
+      INFO(op);
+      CHECK(ops.insert(op).second);
+      CHECK(classify_op(op) == t.cls);
+      CHECK(classify_kernel("a kernel no pattern names", op) == t.cls);  // a kernel falls back to its op
+    }
+  }
+  CHECK(trace_classes().back().cls == TraceClass::Unclassified);
+  CHECK(classify_op("aten::linear") == TraceClass::Unclassified);  // wrappers: their mm or addmm is the unit
+}
+
+TEST_CASE("kernel names as the libraries spell them", "[trace]") {
+  CHECK(classify_kernel("ncclKernel_AllReduce_RING_LL_Sum_float(ncclDevComm*, unsigned long, ncclWork*)", "") ==
+        TraceClass::Collective);
+  CHECK(classify_kernel("ncclDevKernel_SendRecv(ncclDevKernelArgsStorage<4096ul>)", "aten::mm") ==
+        TraceClass::Collective);
+  // cuDNN's implicit-GEMM convolutions are convolutions, though their names hold "gemm".
+  CHECK(classify_kernel("sm80_xmma_fprop_implicit_gemm_indexed_tf32f32_tf32f32_f32_nhwckrsc_nchw", "") ==
+        TraceClass::Convolution);
+  CHECK(classify_kernel("void cutlass::Kernel<cutlass_80_tensorop_s1688gemm_256x64_16x4_tn_align1>", "") ==
+        TraceClass::Gemm);
+  CHECK(classify_kernel("ampere_sgemm_128x64_nn", "") == TraceClass::Gemm);
+  CHECK(classify_kernel("flash_fwd_kernel<Flash_fwd_kernel_traits<128, 128, 64, 4>>", "") == TraceClass::Attention);
+  CHECK(classify_kernel("void multi_tensor_apply_kernel<TensorListMetadata<4>, AdamFunctor<float>>", "") ==
+        TraceClass::Optimizer);
+  CHECK(classify_kernel("void cuComputeGradInput<float, float, float>", "aten::native_layer_norm_backward") ==
+        TraceClass::Norm);
+  CHECK(classify_kernel("void at::native::vectorized_elementwise_kernel<4, at::native::FillFunctor<float>>", "") ==
+        TraceClass::MemoryBound);
+  // FBGEMM's embedding kernels are no GEMMs; under aten::mm a kernel of theirs would take the op's class.
+  CHECK(classify_kernel("void fbgemm_gpu::permute_2D_lengths_kernel<int>(int, int, int const*)", "") ==
+        TraceClass::Unclassified);
+  CHECK(classify_kernel("triton__0d1d2d3d", "") == TraceClass::Unclassified);
+}
+
+TEST_CASE("GEMM FLOPs from an op's input dims", "[trace]") {
+  CHECK(gemm_flops("aten::mm", {{64, 512}, {512, 1024}}) == 2.0 * 64 * 512 * 1024);
+  CHECK(gemm_flops("aten::addmm", {{1024}, {64, 512}, {512, 1024}, {}, {}}) == 2.0 * 64 * 512 * 1024);
+  CHECK(gemm_flops("aten::bmm", {{8, 128, 64}, {8, 64, 256}}) == 2.0 * 8 * 128 * 64 * 256);
+  CHECK(gemm_flops("aten::baddbmm", {{8, 128, 256}, {8, 128, 64}, {8, 64, 256}, {}, {}}) == 2.0 * 8 * 128 * 64 * 256);
+  CHECK(gemm_flops("aten::mm", {{64, 512}, {256, 1024}}) == 0);  // inner sizes differ
+  CHECK(gemm_flops("aten::mm", {{64, 512}}) == 0);
+  CHECK(gemm_flops("aten::add", {{64, 512}, {64, 512}}) == 0);
+}
+
+TEST_CASE("a real A100 training trace: each kernel in one unit, no GEMM past the device's peak", "[trace]") {
+  const TorchTrace t = read_torch_trace(kA100Trace);
+  CHECK(t.gpu);
+  CHECK(t.device == "NVIDIA A100-SXM4-80GB");
+  CHECK(t.world_size == 16);
+  CHECK(zoo_device_of(t.device) == "a100_80gb");
+  CHECK(zoo_device_of("NVIDIA H100 80GB HBM3") == "h100_sxm");
+  CHECK(zoo_device_of("Tesla V100-SXM2-32GB") == "v100");
+  CHECK(zoo_device_of("AMD Instinct MI250X") == "");
+
+  // Units partition the kernels, copies and sets: their times add up to the busy time.
+  double sum = 0;
+  for (const TraceWork& w : t.work) sum += w.seconds;
+  CHECK(sum == Approx(t.busy_seconds).epsilon(1e-9));
+  // The GEMMs the trace's ops give shapes for: every one below the A100's peak for its dtype (a
+  // kernel tied to the wrong op, or a TF32 kernel read as fp32, shows up as a rate past it).
+  const DeviceSpec a100 = load_device("a100_80gb");
+  int sized = 0;
+  for (const TraceWork& w : t.work) {
+    if (w.cls == TraceClass::Collective) CHECK_THAT(w.name, Catch::Contains("nccl", Catch::CaseSensitive::No));
+    if (w.cls != TraceClass::Gemm || w.flops <= 0) continue;
+    ++sized;
+    INFO(w.op << " " << w.name << " " << w.dtype << " " << w.flops << " FLOPs in " << w.seconds << " s");
+    REQUIRE(!w.dtype.empty());
+    CHECK(w.flops / w.seconds <= a100.peak(parse_dtype(w.dtype)));
+  }
+  // 15 aten::mm (5 of them two kernels: split-K and its reduction) and 10 aten::addmm, counted apart
+  // by a script over the same file; the trace's other GEMMs ran inside compiled graphs, without dims.
+  CHECK(sized == 25);
+  // NCCL kernels hold 42 % of this rank's GPU time.
+  const std::vector<ClassShare> shares = class_shares({t});
+  CHECK(shares.at(static_cast<size_t>(TraceClass::Collective)).seconds / t.busy_seconds == Approx(0.423).margin(0.001));
+}
+
+TEST_CASE("dtsim calibrate --from-trace writes a profile fitted to the trace, or refuses in one line", "[trace]") {
+  const std::string dir = test::temp_dir("from-trace");
+  const auto r =
+      test::run_dtsim("calibrate --from-trace '" + kA100Trace + "' --out '" + dir + "/p.yaml'", "from-trace");
+  INFO(r.out << r.err);
+  REQUIRE(r.code == 0);
+  CHECK_THAT(r.out, Catch::Contains("peaks bounding the fits: the zoo's a100_80gb"));
+  CHECK_THAT(r.out, Catch::Contains("not classified ("));
+  CHECK_THAT(r.out, Catch::Contains("fit checks ("));
+  const auto p = load_calibration_profile(dir + "/p.yaml", "cuda");
+  CHECK(p->machine.from_trace == "hta_a100_rank0.json.gz");
+  CHECK(p->machine.device == "NVIDIA A100-SXM4-80GB");
+  REQUIRE(p->compute.count("tf32"));
+  CHECK(!p->fit_checks.empty());
+  // Its rate is under the A100's TF32 peak, and the scenario that names it runs.
+  CHECK(1.0 / p->compute.at("tf32").fit.segments.back().per_unit < load_device("a100_80gb").peak_tf32);
+
+  const auto missing =
+      test::run_dtsim("calibrate --from-trace '" + dir + "/none.json' --out '" + dir + "/q.yaml'", "missing");
+  CHECK(missing.code == 2);
+  CHECK_THAT(missing.err, Catch::Contains("none.json: error: --from-trace: no such file"));
+  std::ofstream(dir + "/not_a_trace.json") << "{\"hello\": 1}";
+  const auto wrong =
+      test::run_dtsim("calibrate --from-trace '" + dir + "/not_a_trace.json' --out '" + dir + "/q.yaml'", "wrong");
+  CHECK(wrong.code == 2);
+  CHECK_THAT(wrong.err, Catch::Contains("--from-trace: not a Chrome trace"));
+  const auto device = test::run_dtsim(
+      "calibrate --from-trace '" + kA100Trace + "' --device a100_81gb --out '" + dir + "/q.yaml'", "device");
+  CHECK(device.code == 2);
+  CHECK_THAT(device.err, Catch::Contains("a100_81gb"));
+  CHECK(!std::filesystem::exists(dir + "/q.yaml"));
+}
+
+#ifdef DTSIM_TORCH_PYTHON
+TEST_CASE("a CPU trace made here by PyTorch: the GEMM FLOPs of its steps are the closed form's", "[trace][torch]") {
+  const std::string dir = test::temp_dir("torch-cpu-trace");
+  const auto made =
+      test::run_shell(std::string(DTSIM_TORCH_PYTHON) + " scripts/torch_cpu_trace.py '" + dir + "/cpu.json'", "torch");
+  INFO(made.out << made.err);
+  REQUIRE(made.code == 0);
+  const nlohmann::json said = nlohmann::json::parse(made.out);
+  const TorchTrace t = read_torch_trace(dir + "/cpu.json");
+  CHECK(!t.gpu);
+  double flops = 0, units = 0;
+  for (const TraceWork& w : t.work) {
+    if (w.cls != TraceClass::Gemm) continue;
+    ++units;
+    CHECK(w.flops > 0);
+    CHECK(w.dtype == "fp32");
+    flops += w.flops;
+  }
+  // 3 Linear layers, 3 steps: forward and weight gradient each, input gradient for the last 2.
+  CHECK(units == 3 * (3 + 3 + 2));
+  CHECK(flops == Approx(said.at("gemm_flops").get<double>()));
+  // Units are ops of a class and leaf ops outside them: never more than the threads' busy time.
+  double sum = 0;
+  for (const TraceWork& w : t.work) sum += w.seconds;
+  CHECK(sum <= t.busy_seconds * (1 + 1e-9));
+
+  const auto r = test::run_dtsim("calibrate --from-trace '" + dir + "/cpu.json' --out '" + dir + "/p.yaml'", "cpu");
+  INFO(r.out << r.err);
+  REQUIRE(r.code == 0);
+  const auto p = load_calibration_profile(dir + "/p.yaml", "cpu");
+  REQUIRE(p->compute.count("fp32"));
+  // One thread of this CPU: under its peak.
+  CHECK(1.0 / p->compute.at("fp32").fit.segments.back().per_unit < cpu_compute_peak(1));
+}
+#endif
