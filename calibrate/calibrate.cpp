@@ -182,10 +182,10 @@ void print_profile(std::ostream& out, const CalibrationProfile& p) {
   }
   const bool traced = !p.machine.from_trace.empty();
   for (const auto& [dtype, c] : p.compute) {
-    out << fmt::format("\ncompute {} ({}, {} sizes; residuals rms {:.1f} %, max {:.1f} %)\n", dtype,
-                       traced ? "the traces' GEMMs, the median time per FLOP count"
-                              : "GEMMs as dtsim-real cuts them, all ranks at once",
-                       c.residuals.points, 100 * c.residuals.rms_relative, 100 * c.residuals.max_relative);
+    out << fmt::format(
+        "\ncompute {} ({}, {} sizes; residuals rms {:.1f} %, max {:.1f} %)\n", dtype,
+        traced ? "the traces' GEMMs, the mean time per FLOP count" : "GEMMs as dtsim-real cuts them, all ranks at once",
+        c.residuals.points, 100 * c.residuals.rms_relative, 100 * c.residuals.max_relative);
     out << fmt::format("  {:>14} {:>14} {:>16}\n", "from FLOPs", "overhead (us)", "rate (GFLOP/s)");
     for (const Segment& s : c.fit.segments) {
       out << fmt::format("  {:>14.3g} {:>14.2f} {:>16.3f}\n", s.min_x, s.fixed * 1e6, 1e-9 / s.per_unit);
@@ -196,7 +196,7 @@ void print_profile(std::ostream& out, const CalibrationProfile& p) {
   }
   for (const auto& [kernel, c] : p.memory) {
     out << fmt::format("\nmemory {} ({}, {} sizes; residuals rms {:.1f} %, max {:.1f} %)\n", kernel,
-                       traced ? "the traces' memory-bound ops, the median time per byte count" : "all ranks at once",
+                       traced ? "the traces' memory-bound ops, the mean time per byte count" : "all ranks at once",
                        c.residuals.points, 100 * c.residuals.rms_relative, 100 * c.residuals.max_relative);
     out << fmt::format("  {:>14} {:>14} {:>16}\n", "from bytes", "overhead (us)", "rate (GB/s)");
     for (const Segment& s : c.fit.segments) {

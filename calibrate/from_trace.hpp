@@ -33,8 +33,9 @@ struct ClassShare {
 std::string zoo_device_of(const std::string& cuda_name);
 
 // The profile the traces give: compute.<dtype> from GEMM units with FLOPs (one sample per distinct
-// FLOP count: the median time of its units), memory.sgd_step from memory-bound units with bytes (the
-// same per distinct byte count), checked with check_fits against `device`'s peaks. Throws
+// FLOP count: the mean time of its units), memory.sgd_step from memory-bound units with bytes (the
+// same per distinct byte count) and with it memory_roofline (an op costs at least its traffic on that
+// curve, as the traced memory-bound kernels did), checked with check_fits against `device`'s peaks. Throws
 // RuntimeError when no GEMM had shapes (record_shapes=True) or when the traces disagree on
 // their device.
 CalibrationProfile profile_from_traces(const std::vector<TorchTrace>& traces, const std::string& device);

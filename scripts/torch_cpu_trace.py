@@ -30,6 +30,36 @@ import torch.nn as nn
 from torch.profiler import ProfilerActivity, profile
 
 
+def mlp(widths):
+    """Linear layers of the widths, GELU between them, LayerNorm before the last."""
+    layers = []
+    for i in range(len(widths) - 1):
+        if i == len(widths) - 2 and i > 0:
+            layers.append(nn.LayerNorm(widths[i]))
+        layers.append(nn.Linear(widths[i], widths[i + 1]))
+        if i < len(widths) - 2:
+            layers.append(nn.GELU())
+    return nn.Sequential(*layers)
+
+
+def kineto_trace(prof, maker):
+    """The profiler's events as Kineto's exporter writes them (see the module's docstring)."""
+    events = []
+    for e in prof.events():
+        shapes = [list(s) for s in (e.input_shapes or [])]
+        events.append({
+            "ph": "X", "cat": "cpu_op", "name": e.name, "pid": 0, "tid": int(e.thread),
+            "ts": e.time_range.start, "dur": e.time_range.end - e.time_range.start,
+            "args": {"Input Dims": shapes, "Input type": ["float" if s else "Scalar" for s in shapes]},
+        })
+    return {"schemaVersion": 1, "traceEvents": events, "trace_maker": f"{maker}, torch {torch.__version__}"}
+
+
+def gemm_flops(widths, batch):
+    """One step's GEMM FLOPs: forward and weight gradient of every layer, input gradient of all but the first."""
+    return sum(2.0 * batch * widths[i] * widths[i + 1] * (3 if i > 0 else 2) for i in range(len(widths) - 1))
+
+
 def main():
     ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     ap.add_argument("out")
@@ -40,14 +70,7 @@ def main():
     widths = [int(w) for w in a.widths.split(",")]
     torch.manual_seed(0)
     torch.set_num_threads(1)
-    layers = []
-    for i in range(len(widths) - 1):
-        if i == len(widths) - 2 and i > 0:
-            layers.append(nn.LayerNorm(widths[i]))
-        layers.append(nn.Linear(widths[i], widths[i + 1]))
-        if i < len(widths) - 2:
-            layers.append(nn.GELU())
-    model = nn.Sequential(*layers)
+    model = mlp(widths)
     opt = torch.optim.Adam(model.parameters(), lr=1e-3)
     x = torch.randn(a.batch, widths[0])
     y = torch.randn(a.batch, widths[-1])
@@ -66,23 +89,10 @@ def main():
             step()
             prof.step()
 
-    events = []
-    for e in prof.events():
-        shapes = [list(s) for s in (e.input_shapes or [])]
-        events.append({
-            "ph": "X", "cat": "cpu_op", "name": e.name, "pid": 0, "tid": int(e.thread),
-            "ts": e.time_range.start, "dur": e.time_range.end - e.time_range.start,
-            "args": {"Input Dims": shapes, "Input type": ["float" if s else "Scalar" for s in shapes]},
-        })
     with open(a.out, "w") as f:
-        json.dump({"schemaVersion": 1, "traceEvents": events,
-                   "trace_maker": f"scripts/torch_cpu_trace.py, torch {torch.__version__}"}, f)
-    flops = 0.0
-    for i in range(len(widths) - 1):
-        per = 2.0 * a.batch * widths[i] * widths[i + 1]
-        flops += per * (3 if i > 0 else 2)
+        json.dump(kineto_trace(prof, "scripts/torch_cpu_trace.py"), f)
     json.dump({"trace": a.out, "steps": a.steps, "batch": a.batch, "widths": widths,
-               "gemm_flops": flops * a.steps}, sys.stdout)
+               "gemm_flops": gemm_flops(widths, a.batch) * a.steps}, sys.stdout)
     print()
 
 

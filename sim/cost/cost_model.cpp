@@ -324,13 +324,14 @@ std::optional<CostModel::NcclReplay> CostModel::nccl_replay(const CollectiveOp& 
 AlphaBeta CostModel::op_alpha_beta(const CollectiveOp& op) const {
   const CommGroup& group = plan_.groups[op.group];
   AlphaBeta ab = group_alpha_beta(group, *op.algorithm, op.kind);
+  if (busbw_applies()) ab.bw_intra = cluster_.intra_rate_for(op.bytes);  // the measured bus bandwidth at this size
   // The message a round sends: one chunk of the buffer (S / n for ring-like schedules).
-  if (cluster_.calibration) {
-    apply_calibration(ab, op.bytes / std::max(1, static_cast<int>(group.ranks.size())));
-  } else {
-    ab.bw_intra = cluster_.intra_rate_for(op.bytes);  // the measured bus bandwidth at this size, if given
-  }
+  if (cluster_.calibration) apply_calibration(ab, op.bytes / std::max(1, static_cast<int>(group.ranks.size())));
   return ab;
+}
+
+bool CostModel::busbw_applies() const {
+  return !cluster_.intra_busbw.empty() && (!cluster_.calibration || !cluster_.calibration->link(kSameHost));
 }
 
 double CostModel::collective_inter_bandwidth_time(const CollectiveOp& op) const {

@@ -104,9 +104,13 @@ class CostModel {
   double collective_inter_bandwidth_time(const CollectiveOp& op) const;
   // The alpha-beta parameters the collective sees over its group (documented in docs/engines.md).
   AlphaBeta group_alpha_beta(const CommGroup& group, const CollectiveAlgorithm& algo, CollectiveKind kind) const;
-  // group_alpha_beta for this collective's buffer: with a calibration its fitted link segments, else
-  // with cluster.intra_node.collective_busbw the intra-node bandwidth measured at its size.
+  // group_alpha_beta for this collective's buffer: with cluster.intra_node.collective_busbw the
+  // intra-node bandwidth measured at its size (busbw_applies), and a calibration's fitted segments.
   AlphaBeta op_alpha_beta(const CollectiveOp& op) const;
+  // Whether collectives inside a node take cluster.intra_node.collective_busbw, in both engines: it is
+  // given, and no calibration profile fitted this host's link (a profile's same_host link wins; one
+  // without it, a single GPU's or one fitted to traces, leaves the measured curve in force).
+  bool busbw_applies() const;
   // `bytes` picks the segment of a calibrated link (cluster.calibration); unused otherwise.
   TransferPath path(const Placement& src, const Placement& dst, double bytes = 0) const;
 

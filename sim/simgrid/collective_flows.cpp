@@ -82,7 +82,7 @@ const CollectiveFlows::Phases& CollectiveFlows::phases(const CollectiveOp& c) {
   }
   // cluster.intra_node.collective_busbw: a flow inside a node crosses the intra link at the bandwidth
   // collectives of this size reach, as more bytes at the link's rate (the closed form's intra term).
-  if (!cluster_.intra_busbw.empty() && cluster_.calibration == nullptr) {
+  if (costs_.busbw_applies()) {
     const double stretch = cluster_.intra.rate / cluster_.intra_rate_for(c.bytes);
     for (FlowPhase& phase : rp->phases) {
       for (auto& f : phase.flows) {

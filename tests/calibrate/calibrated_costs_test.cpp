@@ -148,3 +148,34 @@ TEST_CASE("point-to-point transfers on one host take the same_host_p2p link when
   CHECK(costs.collective_time(CollectiveOp{CollectiveKind::AllReduce, 400e3, 0, &ring, 0}) ==
         Approx(2 * link_time(200e3)));
 }
+
+TEST_CASE("a measured bus bandwidth curve holds where the profile has no link of this host", "[calibrated]") {
+  // The hand-made profile as one rank's (a single GPU's, or one fitted to traces): no links at all.
+  const std::string linkless = edited_profile(
+      "linkless", {{"  ranks: 2", "  ranks: 1"},
+                   {"  links:\n    same_host:\n      - {min_bytes: 0, latency_s: 2e-6, bandwidth_Bps: 1e9}\n      - "
+                    "{min_bytes: 65536, latency_s: 10e-6, bandwidth_Bps: 4e9}\n",
+                    "  links: {}\n"}});
+  const std::string busbw = "cluster.intra_node.collective_busbw=64KiB:2GB/s,16MiB:2GB/s";
+  const CollectiveAlgorithm& ring = find_algorithm("ring");
+  const CollectiveOp op{CollectiveKind::AllReduce, 4e6, 0, &ring, 0};
+  {
+    const Scenario s = load_scenario(kScenario, {"cluster.calibration=" + linkless, busbw});
+    const Plan plan = compile_plan(s);
+    const cost::CostModel costs(s.cluster, plan);
+    CHECK(costs.busbw_applies());
+    CHECK(costs.op_alpha_beta(op).bw_intra == Approx(2e9));
+  }
+  {  // The profile's same_host link wins over the curve: 4 GB/s at 2 MB rounds.
+    const Scenario s = load_scenario(kScenario, {busbw});
+    const Plan plan = compile_plan(s);
+    const cost::CostModel costs(s.cluster, plan);
+    CHECK(!costs.busbw_applies());
+    CHECK(costs.op_alpha_beta(op).bw_intra == Approx(4e9));
+  }
+  // Both engines take the curve alike.
+  const std::string sets = "--set cluster.calibration=" + linkless + " --set " + busbw;
+  const double analytical = iteration_time("analytical", sets, "linkless-a");
+  const double simgrid = iteration_time("simgrid", sets, "linkless-s");
+  CHECK(simgrid == Approx(analytical).epsilon(0.01));
+}

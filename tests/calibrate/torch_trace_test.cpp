@@ -181,3 +181,45 @@ TEST_CASE("a CPU trace made here by PyTorch: the GEMM FLOPs of its steps are the
   CHECK(1.0 / p->compute.at("fp32").fit.segments.back().per_unit < cpu_compute_peak(1));
 }
 #endif
+
+#ifdef DTSIM_TORCH_PYTHON
+TEST_CASE("PyTorch DDP over gloo here: the run's trace calibrates dtsim, whose scenario of it runs on both engines",
+          "[trace][torch]") {
+  const std::string dir = test::temp_dir("torch-ddp");
+  const auto made = test::run_shell(std::string(DTSIM_TORCH_PYTHON) + " scripts/torch_ddp_validate.py '" + dir +
+                                        "' --steps 3 --batch 16 --widths 64,128,32",
+                                    "ddp");
+  INFO(made.out << made.err);
+  REQUIRE(made.code == 0);
+  const nlohmann::json m = nlohmann::json::parse(test::slurp(dir + "/measured.json"));
+  REQUIRE(m.at("step_s_per_rank").size() == 2);
+  CHECK(m.at("step_s").get<double>() > 0);
+  // gloo's AllReduce: 10 sizes from 64 KiB, every time positive and the largest slower than the smallest.
+  const auto& curve = m.at("allreduce");
+  REQUIRE(curve.size() == 10);
+  CHECK(curve.back()[1].get<double>() > curve.front()[1].get<double>());
+  // The trace holds the 3 profiled steps' GEMMs: forward and weight gradient of both layers, input
+  // gradient of the second.
+  const TorchTrace t = read_torch_trace(dir + "/trace.json");
+  double flops = 0;
+  for (const TraceWork& w : t.work) flops += w.cls == TraceClass::Gemm ? w.flops : 0;
+  CHECK(flops == Approx(3 * (2.0 * 16 * 64 * 128 * 2 + 2.0 * 16 * 128 * 32 * 3)));
+
+  const auto cal =
+      test::run_dtsim("calibrate --from-trace '" + dir + "/trace.json' --out '" + dir + "/traced.yaml'", "ddp-cal");
+  INFO(cal.out << cal.err);
+  REQUIRE(cal.code == 0);
+  double iteration[2] = {0, 0};
+  for (int e = 0; e < 2; ++e) {
+    const char* engine = e == 0 ? "analytical" : "simgrid";
+    const auto r = test::run_dtsim("run '" + dir + "/scenario.yaml' --json --no-trace --engine " + engine + " --out '" +
+                                       dir + "/sim-" + engine + "' --set cluster.calibration='" + dir + "/traced.yaml'",
+                                   std::string("ddp-") + engine);
+    INFO(r.out << r.err);
+    REQUIRE(r.code == 0);
+    iteration[e] = nlohmann::json::parse(r.out).at("iteration_time_s").at("mean").get<double>();
+  }
+  CHECK(iteration[0] > 0);
+  CHECK(iteration[1] == Approx(iteration[0]).epsilon(0.01));
+}
+#endif
