@@ -3,6 +3,7 @@
 
 #include <algorithm>
 #include <cctype>
+#include <cmath>
 #include <filesystem>
 #include <map>
 #include <ostream>
@@ -100,9 +101,10 @@ CalibrationProfile profile_from_traces(const std::vector<TorchTrace>& traces, co
   std::map<double, std::vector<double>> memory;
   for (const TorchTrace& t : traces) {
     for (const TraceWork& w : t.work) {
-      if (w.seconds <= 0) continue;
-      if (w.cls == TraceClass::Gemm && w.flops > 0 && !w.dtype.empty()) gemm[w.dtype][w.flops].push_back(w.seconds);
-      if (w.cls == TraceClass::MemoryBound && w.bytes > 0) memory[w.bytes].push_back(w.seconds);
+      if (!(w.seconds > 0) || !std::isfinite(w.seconds)) continue;  // a span without a duration says nothing
+      const bool flops = w.flops > 0 && std::isfinite(w.flops), bytes = w.bytes > 0 && std::isfinite(w.bytes);
+      if (w.cls == TraceClass::Gemm && flops && !w.dtype.empty()) gemm[w.dtype][w.flops].push_back(w.seconds);
+      if (w.cls == TraceClass::MemoryBound && bytes) memory[w.bytes].push_back(w.seconds);
     }
   }
   if (gemm.empty()) {
@@ -136,7 +138,13 @@ CalibrationProfile profile_from_traces(const std::vector<TorchTrace>& traces, co
     for (const auto& [dtype, curve] : p.compute) ceilings.compute_peak[dtype] = d.peak(parse_dtype(dtype));
   }
   check_fits(p, ceilings, false);
-  if (p.compute.empty()) throw RuntimeError("--from-trace: every GEMM curve was refused (above); no profile written");
+  if (p.compute.empty()) {
+    std::string why;
+    for (const FitCheck& c : p.fit_checks) {
+      if (c.group == "compute") why += fmt::format("{}{}: {}", why.empty() ? "" : "; ", c.name, c.reason);
+    }
+    throw RuntimeError(fmt::format("--from-trace: every GEMM curve was refused ({}); no profile written", why));
+  }
   const auto sgd = p.memory.find("sgd_step");
   p.memory_bandwidth = sgd != p.memory.end() ? 1.0 / sgd->second.fit.segments.back().per_unit : 0.0;
   // The traced ops were the framework's own kernels, memory-bound ones among them: a scenario's op is

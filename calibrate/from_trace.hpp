@@ -10,8 +10,8 @@
 #include <string>
 #include <vector>
 
-#include "calibrate/torch_trace.hpp"
 #include "core/calibration/calibration.hpp"
+#include "core/calibration/torch_trace.hpp"
 
 namespace dtsim::calib {
 

@@ -12,10 +12,10 @@
 
 #include "calibrate/fit_checks.hpp"
 #include "calibrate/from_trace.hpp"
-#include "calibrate/torch_trace.hpp"
-#include "calibrate/trace_classes.hpp"
 #include "core/base/error.hpp"
 #include "core/calibration/profile_reader.hpp"
+#include "core/calibration/torch_trace.hpp"
+#include "core/calibration/trace_classes.hpp"
 #include "core/zoo/device.hpp"
 #include "tests/support/run_process.hpp"
 

@@ -1,7 +1,7 @@
 // The trace classes' table. Kernel names as cuBLAS, CUTLASS, cuDNN, NCCL, FlashAttention, apex and
 // ATen's own kernels spell them (seen in PyTorch profiles of A100, V100 and H100 training runs);
 // ATen op names as PyTorch 1.13 to 2.x record them.
-#include "calibrate/trace_classes.hpp"
+#include "core/calibration/trace_classes.hpp"
 
 #include <algorithm>
 #include <array>
@@ -9,7 +9,7 @@
 #include <optional>
 #include <string>
 
-namespace dtsim::calib {
+namespace dtsim {
 namespace {
 
 using V = std::string_view;
@@ -155,4 +155,4 @@ TraceClass classify_kernel(std::string_view kernel, std::string_view op) {
   return classify_op(op);
 }
 
-}  // namespace dtsim::calib
+}  // namespace dtsim

@@ -13,7 +13,7 @@
 #include <span>
 #include <string_view>
 
-namespace dtsim::calib {
+namespace dtsim {
 
 // In the order a kernel's name is tried: a collective's name before all, a convolution's (cuDNN's
 // implicit-GEMM kernels hold "gemm") before a GEMM's, copies before the memory-bound catch-alls.
@@ -39,4 +39,4 @@ TraceClass classify_kernel(std::string_view kernel, std::string_view op);
 // A CPU op of a trace without GPU kernels: the class listing it, else Unclassified.
 TraceClass classify_op(std::string_view op);
 
-}  // namespace dtsim::calib
+}  // namespace dtsim

@@ -12,11 +12,12 @@
 #pragma once
 
 #include <string>
+#include <string_view>
 #include <vector>
 
-#include "calibrate/trace_classes.hpp"
+#include "core/calibration/trace_classes.hpp"
 
-namespace dtsim::calib {
+namespace dtsim {
 
 struct TraceWork {
   std::string name;  // the kernel's name, or the op's on a CPU trace
@@ -42,9 +43,11 @@ struct TorchTrace {
 // Throws InputError naming the file (and what was wrong) for a missing, unreadable or non-trace
 // file; a trace with no events of either kind is one too.
 TorchTrace read_torch_trace(const std::string& path);
+// The same from the trace's text; `path` names it in errors and in TorchTrace::path.
+TorchTrace parse_torch_trace(std::string_view text, const std::string& path);
 
 // GEMM FLOPs of an ATen op from its input dims (aten::mm, addmm, bmm, baddbmm); 0 for another op or
 // dims that do not fit it.
 double gemm_flops(std::string_view op, const std::vector<std::vector<double>>& dims);
 
-}  // namespace dtsim::calib
+}  // namespace dtsim

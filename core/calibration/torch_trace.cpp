@@ -1,11 +1,15 @@
 // Reading torch.profiler's Chrome traces (torch_trace.hpp).
-#include "calibrate/torch_trace.hpp"
+#include "core/calibration/torch_trace.hpp"
 
+#if DTSIM_WITH_ZLIB
 #include <zlib.h>
+#endif
 
 #include <algorithm>
 #include <filesystem>
+#include <fstream>
 #include <map>
+#include <sstream>
 #include <string_view>
 #include <tuple>
 
@@ -14,7 +18,7 @@
 
 #include "core/base/error.hpp"
 
-namespace dtsim::calib {
+namespace dtsim {
 namespace {
 
 using Json = nlohmann::json;
@@ -24,6 +28,7 @@ std::string slurp(const std::string& path) {
   if (!std::filesystem::is_regular_file(path)) {
     throw InputError(SourceLocation{path, 0, 0}, "--from-trace: no such file (a trace torch.profiler exported)");
   }
+#if DTSIM_WITH_ZLIB
   gzFile f = gzopen(path.c_str(), "rb");
   if (!f) throw InputError(SourceLocation{path, 0, 0}, "--from-trace: cannot be opened");
   std::string text;
@@ -34,6 +39,17 @@ std::string slurp(const std::string& path) {
   gzclose(f);
   if (failed) throw InputError(SourceLocation{path, 0, 0}, "--from-trace: a damaged gzip file");
   return text;
+#else
+  std::ifstream in(path, std::ios::binary);
+  std::ostringstream text;
+  text << in.rdbuf();
+  if (text.str().rfind("\x1f\x8b", 0) == 0) {
+    throw InputError(SourceLocation{path, 0, 0},
+                     "--from-trace: a gzip file, and this dtsim was built without zlib (apt-get install zlib1g-dev, "
+                     "rebuild; or gunzip it)");
+  }
+  return text.str();
+#endif
 }
 
 std::string dtype_of(const std::string& type) {
@@ -170,8 +186,9 @@ double gemm_flops(std::string_view op, const std::vector<std::vector<double>>& d
   return 0;
 }
 
-TorchTrace read_torch_trace(const std::string& path) {
-  const std::string text = slurp(path);
+TorchTrace read_torch_trace(const std::string& path) { return parse_torch_trace(slurp(path), path); }
+
+TorchTrace parse_torch_trace(std::string_view text, const std::string& path) {
   Json root;
   try {
     root = Json::parse(text);
@@ -319,4 +336,4 @@ TorchTrace read_torch_trace(const std::string& path) {
   return t;
 }
 
-}  // namespace dtsim::calib
+}  // namespace dtsim
