@@ -45,9 +45,11 @@ struct FitCeilings {
   std::map<std::string, double> compute_peak;
 };
 
-// One rank's fp32 peak on this cpu: cores per rank x the fastest clock /proc/cpuinfo lists x 1.5 (a
-// boost clock above the listed one) x the FLOPs per cycle of its widest fused multiply-add (two
-// units: 64 with avx512f, 32 with fma and avx2, 16 otherwise); 0 when /proc/cpuinfo gives no clock.
+// One rank's fp32 peak on this cpu: cores per rank x its clock x the FLOPs per cycle of its widest
+// fused multiply-add (two units: 64 with avx512f, 32 with fma and avx2, 16 otherwise). The clock: the
+// larger of 1.5 x the fastest /proc/cpuinfo lists (a boost above it) and 1.25 x cpufreq's
+// cpuinfo_max_freq where the kernel has it (/proc/cpuinfo then lists the clock of the moment, low
+// at idle). 0 when neither gives a clock.
 double cpu_compute_peak(int cores_per_rank);
 
 // Checks every fitted curve of `p` (links, compute, memory, compression), removes the refused ones,
