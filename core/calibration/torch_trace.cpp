@@ -6,6 +6,7 @@
 #endif
 
 #include <algorithm>
+#include <cmath>
 #include <filesystem>
 #include <fstream>
 #include <map>
@@ -82,7 +83,7 @@ OpArgs op_args(const Json& e) {
       std::vector<double> sizes;
       if (in.is_array()) {
         for (const Json& s : in) {
-          if (s.is_number()) sizes.push_back(s.get<double>());
+          if (s.is_number() && std::isfinite(s.get<double>())) sizes.push_back(s.get<double>());
         }
       }
       a.dims.push_back(std::move(sizes));
@@ -135,9 +136,12 @@ bool tensor_core_fp32(const std::string& kernel) {
          lower.find("s16816") != std::string::npos;
 }
 
+// A key's number; 0 for another type, a missing key or a number past a double's range (which JSON
+// reads as infinite), so that no span sorts or sums as a NaN.
 double number(const Json& e, const char* key) {
   const auto it = e.find(key);
-  return it != e.end() && it->is_number() ? it->get<double>() : 0.0;
+  const double v = it != e.end() && it->is_number() ? it->get<double>() : 0.0;
+  return std::isfinite(v) ? v : 0.0;
 }
 
 // The thread an event ran on: pid and tid as Kineto writes them (numbers or strings).
@@ -192,8 +196,8 @@ TorchTrace parse_torch_trace(std::string_view text, const std::string& path) {
   Json root;
   try {
     root = Json::parse(text);
-  } catch (const Json::parse_error& e) {
-    throw InputError(SourceLocation{path, 0, 0}, fmt::format("--from-trace: not JSON ({})", e.what()));
+  } catch (const Json::exception& e) {  // a parse error, or a number past a double's range
+    throw InputError(SourceLocation{path, 0, 0}, fmt::format("--from-trace: not JSON that can be read ({})", e.what()));
   }
   const Json* events = root.is_array() ? &root : nullptr;
   if (root.is_object() && root.contains("traceEvents") && root["traceEvents"].is_array()) events = &root["traceEvents"];
@@ -210,7 +214,8 @@ TorchTrace parse_torch_trace(std::string_view text, const std::string& path) {
       t.device = (*d)[0]["name"].is_string() ? (*d)[0]["name"].get<std::string>() : "";
     }
     if (const auto d = root.find("distributedInfo"); d != root.end() && d->is_object()) {
-      t.world_size = std::max(1, static_cast<int>(number(*d, "world_size")));
+      // Clamped before the cast: a number past an int's range is a mistake, not undefined behaviour.
+      t.world_size = static_cast<int>(std::clamp(number(*d, "world_size"), 1.0, 1e9));
     }
   }
 
@@ -270,7 +275,7 @@ TorchTrace parse_torch_trace(std::string_view text, const std::string& path) {
         const std::string name = name_of(s.event);
         const TraceClass cls = classify_op(name);
         bool inside = false;
-        for (int p = parent[s.event]; p >= 0 && !inside; p = parent[p]) {
+        for (int p = parent.at(s.event); p >= 0 && !inside; p = parent.at(p)) {
           inside = classify_op(name_of(p)) != TraceClass::Unclassified;
         }
         if (inside || (cls == TraceClass::Unclassified && has_child[s.event])) continue;
