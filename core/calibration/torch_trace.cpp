@@ -269,15 +269,16 @@ TorchTrace parse_torch_trace(std::string_view text, const std::string& path) {
     for (const auto& [event, p] : parent) {
       if (p >= 0) has_child[p] = true;
     }
+    // Whether an op or one around it is of a class, in one pass: nest() sorted each thread's spans by
+    // start, so an op's parent comes before it (a walk up every chain was quadratic in the depth).
+    std::map<int, bool> covered;
     for (const auto& [thread, spans] : threads) {
       for (const Span& s : spans) {
         if (!s.op) continue;
         const std::string name = name_of(s.event);
         const TraceClass cls = classify_op(name);
-        bool inside = false;
-        for (int p = parent.at(s.event); p >= 0 && !inside; p = parent.at(p)) {
-          inside = classify_op(name_of(p)) != TraceClass::Unclassified;
-        }
+        const bool inside = s.parent >= 0 && covered[s.parent];
+        covered[s.event] = inside || cls != TraceClass::Unclassified;
         if (inside || (cls == TraceClass::Unclassified && has_child[s.event])) continue;
         const OpArgs a = op_args((*events)[static_cast<size_t>(s.event)]);
         TraceWork w{name, name, cls, "", 0, 0, (s.end - s.start) * 1e-6};
