@@ -127,15 +127,6 @@ std::string gemm_dtype(std::string_view op, const OpArgs& a) {
   return at < a.types.size() ? dtype_of(a.types[at]) : "";
 }
 
-// A kernel that runs fp32 operands on tensor cores, so as TF32: CUTLASS's s1688 and s16816 tensor-op
-// kernels, cuBLAS's and cuDNN's *tf32* ones. An op of fp32 GEMMs with one such kernel is a TF32 GEMM.
-bool tensor_core_fp32(const std::string& kernel) {
-  std::string lower = kernel;
-  std::transform(lower.begin(), lower.end(), lower.begin(), [](unsigned char ch) { return std::tolower(ch); });
-  return lower.find("tf32") != std::string::npos || lower.find("s1688") != std::string::npos ||
-         lower.find("s16816") != std::string::npos;
-}
-
 // A key's number; 0 for another type, a missing key or a number past a double's range (which JSON
 // reads as infinite), so that no span sorts or sums as a NaN.
 double number(const Json& e, const char* key) {
@@ -319,7 +310,7 @@ TorchTrace parse_torch_trace(std::string_view text, const std::string& path) {
         if (!fresh) {
           TraceWork& w = t.work[unit->second];
           w.seconds += seconds;
-          if (w.dtype == "fp32" && tensor_core_fp32(kernel)) w.dtype = "tf32";  // after a bias kernel, say
+          if (w.dtype == "fp32" && tf32_kernel(kernel)) w.dtype = "tf32";  // after a bias kernel, say
           continue;
         }
       }
@@ -327,7 +318,7 @@ TorchTrace parse_torch_trace(std::string_view text, const std::string& path) {
       if (cls == TraceClass::Gemm) {
         w.flops = gemm_flops(op_name, a.dims);
         w.dtype = gemm_dtype(op_name, a);
-        if (w.dtype == "fp32" && tensor_core_fp32(kernel)) w.dtype = "tf32";
+        if (w.dtype == "fp32" && tf32_kernel(kernel)) w.dtype = "tf32";
       } else if (cls == TraceClass::MemoryBound) {
         w.bytes = memory_bytes(op_name, a);
       }

@@ -126,6 +126,12 @@ constexpr std::array<TraceClassTraits, count_classes()> kTable = [] {
   return t;
 }();
 
+std::string lower_case(std::string_view s) {
+  std::string out(s);
+  std::transform(out.begin(), out.end(), out.begin(), [](unsigned char ch) { return std::tolower(ch); });
+  return out;
+}
+
 bool listed(std::span<const V> names, V name) { return std::find(names.begin(), names.end(), name) != names.end(); }
 
 }  // namespace
@@ -142,8 +148,7 @@ TraceClass classify_op(std::string_view op) {
 }
 
 TraceClass classify_kernel(std::string_view kernel, std::string_view op) {
-  std::string lower(kernel);
-  std::transform(lower.begin(), lower.end(), lower.begin(), [](unsigned char ch) { return std::tolower(ch); });
+  std::string lower = lower_case(kernel);
   // FBGEMM (Meta's embedding and quantization kernels) names no GEMM: struck out before matching.
   for (size_t at = lower.find("fbgemm"); at != std::string::npos; at = lower.find("fbgemm", at))
     lower.replace(at, 6, "");
@@ -153,6 +158,12 @@ TraceClass classify_kernel(std::string_view kernel, std::string_view op) {
     }
   }
   return classify_op(op);
+}
+
+bool tf32_kernel(std::string_view kernel) {
+  const std::string lower = lower_case(kernel);
+  return lower.find("tf32") != std::string::npos || lower.find("s1688") != std::string::npos ||
+         lower.find("s16816") != std::string::npos;
 }
 
 }  // namespace dtsim

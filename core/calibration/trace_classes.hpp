@@ -38,5 +38,8 @@ const TraceClassTraits& trace_class_traits(TraceClass c);
 TraceClass classify_kernel(std::string_view kernel, std::string_view op);
 // A CPU op of a trace without GPU kernels: the class listing it, else Unclassified.
 TraceClass classify_op(std::string_view op);
+// A kernel that runs fp32 operands on tensor cores, so as TF32: CUTLASS's s1688 and s16816 tensor-op
+// kernels, cuBLAS's and cuDNN's *tf32* ones. An op of fp32 GEMMs with one such kernel is a TF32 GEMM.
+bool tf32_kernel(std::string_view kernel);
 
 }  // namespace dtsim

@@ -67,6 +67,10 @@ TEST_CASE("kernel names as the libraries spell them", "[trace]") {
   CHECK(classify_kernel("void fbgemm_gpu::permute_2D_lengths_kernel<int>(int, int, int const*)", "") ==
         TraceClass::Unclassified);
   CHECK(classify_kernel("triton__0d1d2d3d", "") == TraceClass::Unclassified);
+  // fp32 operands on tensor cores are TF32; a SIMT sgemm is fp32.
+  CHECK(tf32_kernel("void cutlass::Kernel<cutlass_80_tensorop_s1688gemm_256x64_16x4_tn_align1>"));
+  CHECK(tf32_kernel("sm80_xmma_gemm_tf32f32_tf32f32_f32_nn_n_tilesize128x128x16"));
+  CHECK(!tf32_kernel("ampere_sgemm_128x64_nn"));
 }
 
 TEST_CASE("GEMM FLOPs from an op's input dims", "[trace]") {
