@@ -33,6 +33,9 @@ class BenchSuite {
   // Filling a worker's push buffer (x = bytes pushed), every rank at once; none where the backend's
   // pushes need no such work on the host (the engines then add none).
   virtual std::vector<Sample> push_buffer(const BenchOptions&) { return {}; }
+  // The SGD step, the collective buffers and one host's ring rounds with each rank's data in the
+  // last-level cache of `llc_bytes` (bench_in_cache); none where the backend's models never fit it.
+  virtual InCacheSamples in_cache(const BenchOptions&, double /*llc_bytes*/) { return {}; }
   // Two-way exchanges between rank 0 and a partner per link class (x = bytes each way).
   virtual std::map<std::string, std::vector<Sample>> exchange(const BenchOptions& o) = 0;
   // AllReduce, ReduceScatter and AllGather over all ranks, like nccl-tests.

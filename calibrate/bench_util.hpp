@@ -8,6 +8,9 @@
 
 #include <algorithm>
 #include <cmath>
+#include <cstdlib>
+#include <fstream>
+#include <iterator>
 #include <map>
 #include <string>
 #include <vector>
@@ -26,6 +29,41 @@ inline std::vector<double> geometric(double from, double to, double factor) {
 }
 
 using dtsim::median;  // core/base/median.hpp
+
+// Bytes of this host's caches as the kernel lists cpu0's (/sys/devices/system/cpu/cpu0/cache): the
+// data or unified cache of each level, by level; empty where it lists none.
+inline std::map<int, double> cache_levels() {
+  std::map<int, double> out;
+  for (int i = 0; i < 8; ++i) {
+    const std::string dir = "/sys/devices/system/cpu/cpu0/cache/index" + std::to_string(i) + "/";
+    std::ifstream level_file(dir + "level"), type_file(dir + "type"), size_file(dir + "size");
+    int level = 0;
+    std::string type, size;
+    if (!(level_file >> level) || !(type_file >> type) || !(size_file >> size) || type == "Instruction") continue;
+    double bytes = std::atof(size.c_str());
+    if (size.ends_with("K")) bytes *= 1024;
+    if (size.ends_with("M")) bytes *= 1024 * 1024;
+    if (bytes > 0) out[level] = bytes;
+  }
+  return out;
+}
+
+// Bytes of this host's last-level cache: the highest level cache_levels() lists, else the L3
+// sysconf reports, else 0. The kernel first: on this VM glibc's sysconf(_SC_LEVEL3_CACHE_SIZE) said
+// 384 MiB where the kernel and lscpu say 32 MiB, shared by both cores.
+inline double last_level_cache_bytes() {
+  const std::map<int, double> levels = cache_levels();
+  const double best = levels.empty() ? 0.0 : levels.rbegin()->second;
+  if (best > 0) return best;
+  const long l3 = sysconf(_SC_LEVEL3_CACHE_SIZE);
+  return l3 > 0 ? static_cast<double>(l3) : 0.0;
+}
+
+// Bytes of the cache level below the last (a core's own L2), 0 when unknown.
+inline double private_cache_bytes() {
+  const std::map<int, double> levels = cache_levels();
+  return levels.size() >= 2 ? std::next(levels.rbegin())->second : 0.0;
+}
 
 inline int comm_rank(MPI_Comm comm) {
   int r = 0;

@@ -92,6 +92,7 @@ MachineInfo this_machine(const std::string& backend, int ranks, int hosts, bool 
   m.hosts = hosts;
   m.dtsim_version = DTSIM_VERSION;
   m.quick = quick;
+  if (backend == "cpu") m.llc_bytes = last_level_cache_bytes();
   return m;
 }
 
@@ -122,6 +123,13 @@ CalibrationProfile fit_profile(const MachineInfo& machine, Measurements m, const
     p.memory[kCollectiveBuffer] = fit_curve(std::move(m.collective_buffer), PiecewiseOptions{3, 3});
   }
   if (m.push_buffer.size() >= 3) p.memory[kPushBuffer] = fit_curve(std::move(m.push_buffer), PiecewiseOptions{3, 3});
+  // The same with the data in cache (bench_in_cache), for plans whose model state fits it.
+  if (m.in_cache.sgd_step.size() >= 3) {
+    p.memory[in_cache_curve("sgd_step")] = fit_curve(std::move(m.in_cache.sgd_step), PiecewiseOptions{3, 3});
+  }
+  if (machine.hosts == 1 && m.in_cache.rounds.size() >= 3) {
+    p.links[in_cache_curve(kSameHost)] = fit_curve(std::move(m.in_cache.rounds), PiecewiseOptions{4, 3});
+  }
   // Up to 3 segments, as memory: top-k's selection grows faster than its size (20 us at 64 KiB, 188 ms
   // at 64 MiB here), and one line through it missed its samples by 69 % rms.
   for (auto& [kernel, samples] : m.compression) p.compression[kernel] = fit_curve(std::move(samples), {3, 2});
@@ -173,7 +181,9 @@ void print_profile(std::ostream& out, const CalibrationProfile& p) {
   for (const auto& [cls, c] : p.links) {
     out << fmt::format("\nlink {} ({} sizes: {}; residuals rms {:.1f} %, max {:.1f} %)\n", cls, c.residuals.points,
                        cls == kSameHostP2p ? "two-way exchanges, for point-to-point transfers"
-                                           : "rounds of ring AllReduces on one host, else two-way exchanges",
+                       : cls == in_cache_curve(kSameHost)
+                           ? "rounds of ring AllReduces on buffers left in cache"
+                           : "rounds of ring AllReduces on one host, else two-way exchanges",
                        100 * c.residuals.rms_relative, 100 * c.residuals.max_relative);
     out << fmt::format("  {:>14} {:>14} {:>16}\n", "from bytes", "latency (us)", "bandwidth (GB/s)");
     for (const Segment& s : c.fit.segments) {

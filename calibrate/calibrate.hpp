@@ -9,6 +9,7 @@
 #include <vector>
 
 #include "calibrate/fit_checks.hpp"
+#include "calibrate/microbench.hpp"
 #include "core/calibration/calibration.hpp"
 #include "real/host_comm.hpp"
 
@@ -27,6 +28,7 @@ struct Measurements {
   std::vector<Sample> memory;
   std::vector<Sample> collective_buffer;  // dtsim-real's fill and check around a collective
   std::vector<Sample> push_buffer;        // dtsim-real's fill before a worker's push
+  InCacheSamples in_cache;                // the same with the data in the last-level cache (cpu)
   std::map<std::string, std::vector<Sample>> compression;
   std::vector<CollectiveSample> collectives;
   std::optional<ContentionSample> contention;
@@ -42,7 +44,8 @@ CalibrationProfile fit_profile(const MachineInfo& machine, Measurements m, const
 // fitted rates, and B (both together) as each model predicts it from G and C alone (both_at_once).
 void print_contention(std::ostream& out, const ContentionSample& s);
 
-// This machine as MachineInfo (hostname, /proc/cpuinfo's model name, cores, the time now in UTC).
+// This machine as MachineInfo (hostname, /proc/cpuinfo's model name, cores, the time now in UTC;
+// on cpu calibrate/bench_util.hpp's last_level_cache_bytes()).
 MachineInfo this_machine(const std::string& backend, int ranks, int hosts, bool quick);
 
 // Runs on every rank (MPI processes; or, for cuda, the threads of one process, one per GPU); rank 0

@@ -86,7 +86,10 @@ int calibrate(const CalibrateOptions& o, real::HostComm& world, std::ostream& ou
   pass.min_seconds /= kPasses;
   pass.max_repeats = std::max(3, bench.max_repeats / kPasses);
   std::vector<std::map<std::string, std::vector<Sample>>> gemm;
-  std::vector<std::vector<Sample>> memory, buffer, push;
+  std::vector<std::vector<Sample>> memory, buffer, push, sgd_in_cache, rounds_in_cache;
+  // The smallest over ranks, so that every rank measures the same sizes.
+  double llc_bytes = cuda ? 0.0 : last_level_cache_bytes();
+  if (!cuda) MPI_Allreduce(MPI_IN_PLACE, &llc_bytes, 1, MPI_DOUBLE, MPI_MIN, world.mpi());
   std::vector<std::vector<CollectiveSample>> collectives;
   for (int i = 0; i < kPasses; ++i) {
     say(fmt::format("pass {} of {}: GEMMs on every rank at once", i + 1, kPasses));
@@ -97,6 +100,12 @@ int calibrate(const CalibrateOptions& o, real::HostComm& world, std::ostream& ou
     buffer.push_back(suite->collective_buffer(pass));
     say("push buffers (fill)");
     push.push_back(suite->push_buffer(pass));
+    if (llc_bytes > 0) {
+      say("the SGD step and ring AllReduces with the data in cache");
+      InCacheSamples c = suite->in_cache(pass, llc_bytes);
+      sgd_in_cache.push_back(std::move(c.sgd_step));
+      rounds_in_cache.push_back(std::move(c.rounds));
+    }
     if (world.size() > 1) {  // one rank: NCCL returns at once (1.3 us at every size on an H200), nothing to fit
       say(o.backend == "cuda" ? "NCCL AllReduce, ReduceScatter, AllGather"
                               : "ring AllReduce, ReduceScatter, AllGather");
@@ -111,6 +120,9 @@ int calibrate(const CalibrateOptions& o, real::HostComm& world, std::ostream& ou
   m.memory = median_of_passes(memory);
   m.collective_buffer = median_of_passes(buffer);
   m.push_buffer = median_of_passes(push);
+  if (!sgd_in_cache.empty()) {
+    m.in_cache = InCacheSamples{median_of_passes(sgd_in_cache), median_of_passes(rounds_in_cache)};
+  }
   if (first && !collectives.empty()) m.collectives = median_of_passes(collectives);
   if (world.size() > 1) {
     say("contention: a GEMM op and an AllReduce alone, each beside the other, and together");
@@ -123,6 +135,7 @@ int calibrate(const CalibrateOptions& o, real::HostComm& world, std::ostream& ou
   std::byte written{0};
   if (first) {
     MachineInfo machine = this_machine(o.backend, world.size(), hosts, o.quick);
+    machine.llc_bytes = llc_bytes;
     machine.device = suite->device();
     FitCeilings ceilings;
     if (!cuda) ceilings.compute_peak["fp32"] = cpu_compute_peak(machine.cores / std::max(1, world.size() / hosts));

@@ -15,6 +15,9 @@ class CpuBench : public BenchSuite {
   std::vector<Sample> memory(const BenchOptions& o) override { return bench_memory(o, comm_); }
   std::vector<Sample> collective_buffer(const BenchOptions& o) override { return bench_collective_buffer(o, comm_); }
   std::vector<Sample> push_buffer(const BenchOptions& o) override { return bench_push_buffer(o, comm_); }
+  InCacheSamples in_cache(const BenchOptions& o, double llc_bytes) override {
+    return bench_in_cache(o, comm_, llc_bytes);
+  }
   std::map<std::string, std::vector<Sample>> exchange(const BenchOptions& o) override {
     return bench_exchange(o, comm_);
   }

@@ -73,8 +73,21 @@ int ranks_on_my_host(MPI_Comm comm) {
 // step measured hot, back to back, was 1.7x faster than the same step in a run here).
 void evict_caches() {
   static std::vector<float> junk = [] {
-    const long l3 = sysconf(_SC_LEVEL3_CACHE_SIZE);
-    const size_t bytes = l3 > 0 ? 2 * static_cast<size_t>(l3) : size_t{64} << 20;
+    const double llc = last_level_cache_bytes();
+    const size_t bytes = llc > 0 ? 2 * static_cast<size_t>(llc) : size_t{64} << 20;
+    return std::vector<float>(bytes / sizeof(float), 1.0f);
+  }();
+  for (float& v : junk) v += 1.0f;
+}
+
+// Streams through a buffer twice a core's own cache (L2; 2 MiB if unknown), so that what a benchmark
+// reads next comes from the last-level cache: a run whose model fits there finds its gradients and
+// weights in it, but not in the L2, which the GEMMs between two uses went through (back to back on one
+// buffer, a 1 MB AllReduce ran mostly from the L2: 90 us predicted against 100 to 115 us in runs).
+void evict_private_caches() {
+  static std::vector<float> junk = [] {
+    const double l2 = private_cache_bytes();
+    const size_t bytes = l2 > 0 ? 2 * static_cast<size_t>(l2) : size_t{2} << 20;
     return std::vector<float>(bytes / sizeof(float), 1.0f);
   }();
   for (float& v : junk) v += 1.0f;
@@ -118,9 +131,14 @@ std::vector<Sample> bench_gemm(const BenchOptions& o, MPI_Comm comm) {
   return out;
 }
 
-std::vector<Sample> bench_memory(const BenchOptions& o, MPI_Comm comm) {
+namespace {
+
+// dtsim-real's SGD step over arrays of `bytes` / 12 elements of each size, every rank at once.
+// `swept`: the caches swept before each repeat (a run whose model outgrows them); else only a
+// core's own cache (the arrays stay in the last level, as a model that fits it stays in a run).
+std::vector<Sample> sgd_steps(const BenchOptions& o, MPI_Comm comm, const std::vector<double>& sizes, bool swept) {
   std::vector<Sample> out;
-  for (double bytes : o.quick ? geometric(96 << 10, 24 << 20, 4) : geometric(96 << 10, 384 << 20, 2)) {
+  for (double bytes : sizes) {
     const auto n = static_cast<size_t>(bytes / 12);
     std::vector<float> w(n, 1.0f), g(n, 0.5f);
     const float lr = 1.0f / 16;
@@ -134,12 +152,25 @@ std::vector<Sample> bench_memory(const BenchOptions& o, MPI_Comm comm) {
           // The parameters as a run finds them, a whole iteration after their last step; the
           // gradients as the collective before the step leaves them, just written (ring_4_4MB's
           // 4 MB steps took 0.28 ms in runs, 0.54 ms predicted from both arrays cold).
-          evict_caches();
+          if (swept) {
+            evict_caches();
+          } else {
+            evict_private_caches();
+          }
           std::fill(g.begin(), g.end(), 0.5f);
         });
     out.push_back(Sample{12.0 * static_cast<double>(n), mean_over_ranks(t, comm)});
   }
   return out;
+}
+
+// The last-level cache's share of one rank of `comm` (0 when the OS does not say).
+double cache_share(MPI_Comm comm, double llc_bytes) { return llc_bytes / std::max(1, ranks_on_my_host(comm)); }
+
+}  // namespace
+
+std::vector<Sample> bench_memory(const BenchOptions& o, MPI_Comm comm) {
+  return sgd_steps(o, comm, o.quick ? geometric(96 << 10, 24 << 20, 4) : geometric(96 << 10, 384 << 20, 2), true);
 }
 
 std::vector<Sample> bench_collective_buffer(const BenchOptions& o, MPI_Comm comm) {
@@ -154,12 +185,65 @@ std::vector<Sample> bench_collective_buffer(const BenchOptions& o, MPI_Comm comm
     std::vector<float> buf(static_cast<size_t>(n));
     int salt = 0;
     MPI_Barrier(comm);
-    double t = timed(o, [&] {
-      real::fill_input(CollectiveKind::AllReduce, layout, shape, me, ++salt, 0, buf);
-      const real::CheckResult r = real::check_output(CollectiveKind::AllReduce, layout, shape, me, salt, 0, buf);
-      if (r.checked != n) throw RuntimeError("collective buffer check skipped elements");
-    });
+    // A run fills a bucket of gradients last touched an iteration ago, the GEMMs and the other
+    // buckets since: from memory, not from the caches. Timed hot, back to back, the 4 MB fill and
+    // check took 260 us here, swept 365 to 445 us, and in ring_2_16MB's runs (a 4M-parameter model)
+    // 150 and 185 us (timed inside dtsim-real, 2026-11-30). A model that fits the L3 fills and checks
+    // at this rate too (core/calibration/calibration.hpp: kInCacheSuffix).
+    double t = timed(
+        o,
+        [&] {
+          real::fill_input(CollectiveKind::AllReduce, layout, shape, me, ++salt, 0, buf);
+          const real::CheckResult r = real::check_output(CollectiveKind::AllReduce, layout, shape, me, salt, 0, buf);
+          if (r.checked != n) throw RuntimeError("collective buffer check skipped elements");
+        },
+        evict_caches);
     out.push_back(Sample{static_cast<double>(n) * sizeof(float), mean_over_ranks(t, comm)});
+  }
+  return out;
+}
+
+InCacheSamples bench_in_cache(const BenchOptions& o, MPI_Comm comm, double llc_bytes) {
+  InCacheSamples out;
+  const double share = cache_share(comm, llc_bytes);
+  if (!(share >= (1 << 20))) return out;  // unknown, or too small to hold a model worth the curves
+  const double factor = o.quick ? 4 : 2;
+  out.sgd_step = sgd_steps(o, comm, geometric(96 << 10, share, factor), false);
+  int size = 1;
+  MPI_Comm_size(comm, &size);
+  if (ranks_on_my_host(comm) != size) return out;  // rounds of one host's ring only
+  const int me = comm_rank(comm);
+  const CollectiveAlgorithm& ring = find_algorithm("ring");
+  const GroupShape shape{size, 1, 0};
+  for (double bytes : geometric(1024, share / 2, factor)) {
+    const Schedule schedule = ring.schedule(CollectiveKind::AllReduce, shape, bytes);
+    const auto elements = static_cast<std::int64_t>(bytes / sizeof(float));
+    const real::ChunkLayout layout{elements, schedule.chunks};
+    std::vector<float> buf(static_cast<size_t>(elements), 1.0f);
+    // As bench_collectives runs them (fill, the schedule timed from this rank's entry, check), on one
+    // buffer back to back with only the core's own cache swept between: it stays in the last level,
+    // as a small model's gradients do in a run.
+    const auto once = [&](int salt) {
+      evict_private_caches();
+      real::fill_input(CollectiveKind::AllReduce, layout, shape, me, salt, 0, buf);
+      const double t0 = MPI_Wtime();
+      real::run_schedule(schedule, layout, buf, me, comm);
+      const double dt = MPI_Wtime() - t0;
+      if (real::check_output(CollectiveKind::AllReduce, layout, shape, me, salt, 0, buf).mismatched != 0) {
+        throw RuntimeError("calibration collective: wrong result");
+      }
+      return dt;
+    };
+    int repeats = 0;
+    const double first = once(0);
+    if (me == 0) repeats = std::clamp(static_cast<int>(o.min_seconds / std::max(first, 1e-7)), 5, o.max_repeats);
+    MPI_Bcast(&repeats, 1, MPI_INT, 0, comm);
+    std::vector<double> times;
+    MPI_Barrier(comm);
+    for (int i = 1; i <= repeats; ++i) times.push_back(once(i));
+    double t = median(times);
+    MPI_Allreduce(MPI_IN_PLACE, &t, 1, MPI_DOUBLE, MPI_MAX, comm);
+    out.rounds.push_back(Sample{static_cast<double>(elements) * sizeof(float) / size, t / (2.0 * (size - 1))});
   }
   return out;
 }

@@ -33,10 +33,25 @@ std::vector<Sample> bench_gemm(const BenchOptions& o, MPI_Comm comm);
 std::vector<Sample> bench_memory(const BenchOptions& o, MPI_Comm comm);
 
 // dtsim-real's bookkeeping around a collective (real/values.hpp): filling the input buffer (the
-// backward pass's gradients) and checking the output, every rank at once, on buffers of x bytes;
-// seconds averaged over ranks. The executor runs this on the comm stream between collectives, so
-// it is on a synchronous iteration's critical path. Returned on every rank.
+// backward pass's gradients) and checking the output, every rank at once, on buffers of x bytes
+// swept from the caches before each repeat; seconds averaged over ranks. The executor runs this on the comm stream
+// between collectives, so it is on a synchronous iteration's critical path. Returned on every rank.
 std::vector<Sample> bench_collective_buffer(const BenchOptions& o, MPI_Comm comm);
+
+// The same loops with each rank's data left in the last-level cache, for plans whose model state
+// fits it (sim/cost/cost_model.hpp: data_in_cache), with only a core's own cache (L2) swept before
+// each repeat: the SGD step (g still written before each) and, when every rank shares one host,
+// ring AllReduces on one buffer (their rounds, S / n each way in time / (2 (n - 1)), fit
+// same_host_in_cache). Sizes up to each rank's share of `llc_bytes` (half of it for the AllReduce);
+// nothing when that share is unknown or under 1 MiB. A 1 MB AllReduce of 2 ranks took 96 to 112 us
+// here on one buffer back to back, 89 to 128 us in three calibrations with the L2 swept between (as
+// here), 190 us with the caches swept as bench_collectives does. Returned on every rank (rounds: the
+// slowest rank's median).
+struct InCacheSamples {
+  std::vector<Sample> sgd_step;
+  std::vector<Sample> rounds;
+};
+InCacheSamples bench_in_cache(const BenchOptions& o, MPI_Comm comm, double llc_bytes);
 
 // dtsim-real's bookkeeping before a worker's uncompressed push (real::fill_contributions: this
 // iteration's gradients written into the pushed range), every rank at once, on buffers of x

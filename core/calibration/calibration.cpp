@@ -18,9 +18,31 @@ const Segment& PiecewiseLinear::at(double x) const {
   return *found;
 }
 
-const FittedCurve* CalibrationProfile::link(const std::string& link_class) const {
-  const auto it = links.find(link_class);
-  return it == links.end() ? nullptr : &it->second;
+namespace {
+// The curve `name` of `curves`, or with in_cache its _in_cache version where there is one; null without either.
+const FittedCurve* find_curve(const std::map<std::string, FittedCurve>& curves, const std::string& name,
+                              bool in_cache) {
+  if (in_cache) {
+    const auto cached = curves.find(in_cache_curve(name));
+    if (cached != curves.end()) return &cached->second;
+  }
+  const auto it = curves.find(name);
+  return it == curves.end() ? nullptr : &it->second;
+}
+}  // namespace
+
+const FittedCurve* CalibrationProfile::link(const std::string& link_class, bool in_cache) const {
+  return find_curve(links, link_class, in_cache);
+}
+
+bool CalibrationProfile::has_in_cache_curves() const {
+  if (!(machine.llc_bytes > 0)) return false;
+  for (const auto* curves : {&links, &memory}) {
+    for (const auto& [name, curve] : *curves) {
+      if (name.size() > kInCacheSuffix.size() && name.ends_with(kInCacheSuffix)) return true;
+    }
+  }
+  return false;
 }
 
 const FittedCurve& CalibrationProfile::compute_curve(Dtype d) const {
@@ -32,23 +54,22 @@ const FittedCurve& CalibrationProfile::compute_curve(Dtype d) const {
   return compute.begin()->second;  // the loader requires one
 }
 
-double CalibrationProfile::compute_time(Dtype d, double flops, double mem_bytes) const {
+double CalibrationProfile::compute_time(Dtype d, double flops, double mem_bytes, bool in_cache) const {
   const double busy = flops > 0 ? compute_curve(d).fit.time(flops) : 0.0;
-  return std::max(busy, memory_roofline ? memory_time(mem_bytes) : 0.0);
+  return std::max(busy, memory_roofline ? memory_time(mem_bytes, in_cache) : 0.0);
 }
 
-double CalibrationProfile::memory_time(double mem_bytes) const {
+double CalibrationProfile::memory_time(double mem_bytes, bool in_cache) const {
   if (!(mem_bytes > 0)) return 0.0;
-  const auto it = memory.find("sgd_step");
-  if (it != memory.end()) return it->second.fit.time(mem_bytes);
+  if (const FittedCurve* c = find_curve(memory, "sgd_step", in_cache)) return c->fit.time(mem_bytes);
   return memory_bandwidth > 0 ? mem_bytes / memory_bandwidth : 0.0;
 }
 
 namespace {
 // A memory curve of the profile at `bytes`; 0 when it lacks the curve.
 double optional_curve(const std::map<std::string, FittedCurve>& memory, const char* name, double bytes) {
-  const auto it = memory.find(name);
-  return it != memory.end() && bytes > 0 ? it->second.fit.time(bytes) : 0.0;
+  const FittedCurve* c = find_curve(memory, name, false);
+  return c && bytes > 0 ? c->fit.time(bytes) : 0.0;
 }
 }  // namespace
 
@@ -59,7 +80,7 @@ double CalibrationProfile::collective_buffer_time(double bytes) const {
 double CalibrationProfile::push_buffer_time(double bytes) const { return optional_curve(memory, kPushBuffer, bytes); }
 
 std::optional<double> CalibrationProfile::codec_time(std::string_view kernel, CodecStage stage, double kernel_bytes,
-                                                     double decode_bytes, double feedback_bytes) const {
+                                                     double decode_bytes, double feedback_bytes, bool in_cache) const {
   if (kernel.empty()) return std::nullopt;
   const auto it = compression.find(std::string(kernel));
   if (it == compression.end()) return std::nullopt;
@@ -67,11 +88,11 @@ std::optional<double> CalibrationProfile::codec_time(std::string_view kernel, Co
     const auto decode = compression.find(decompress_kernel(kernel));
     if (decode != compression.end()) return decode->second.fit.time(decode_bytes);
   }
-  return it->second.fit.time(kernel_bytes) + memory_time(feedback_bytes);
+  return it->second.fit.time(kernel_bytes) + memory_time(feedback_bytes, in_cache);
 }
 
-double CalibrationProfile::streaming_op_time(Dtype d, double flops, double mem_bytes) const {
-  return std::max(flops > 0 ? compute_curve(d).fit.time(flops) : 0.0, memory_time(mem_bytes));
+double CalibrationProfile::streaming_op_time(Dtype d, double flops, double mem_bytes, bool in_cache) const {
+  return std::max(flops > 0 ? compute_curve(d).fit.time(flops) : 0.0, memory_time(mem_bytes, in_cache));
 }
 
 std::vector<std::string_view> compression_kernels() {

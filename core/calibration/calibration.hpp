@@ -130,6 +130,9 @@ struct MachineInfo {
   bool quick = false;  // measured with --quick (fewer sizes and repeats)
   // The traces the profile was fitted to (`dtsim calibrate --from-trace`), "" when measured here.
   std::string from_trace;
+  // Bytes of one host's last-level cache, shared by its ranks (cpu: the L3 the OS reports); 0 when
+  // unknown, and on cuda (a GPU's model state never fits its L2): no curve is then taken in cache.
+  double llc_bytes = 0;
 };
 
 // Link classes: "same_host" (ranks on one host: the node's intra links) and "cross_host"
@@ -146,6 +149,18 @@ inline constexpr const char* kSameHostP2p = "same_host_p2p";
 // checking its output (x = the buffer's bytes), which the cpu executor runs on the comm stream.
 inline constexpr const char* kCollectiveBuffer = "collective_buffer";
 inline constexpr const char* kPushBuffer = "push_buffer";
+// The same loops measured with the rank's data in the last-level cache (calibrate --backend cpu):
+// "sgd_step_in_cache" and "same_host_in_cache" (the rounds of ring AllReduces on buffers that stay in
+// the L3 between repeats). A 1 MB AllReduce of 2 ranks took 96 to 112 us here with its buffers in
+// cache and 190 us with the caches swept; in runs of a 1M-parameter model (12 MB of optimizer traffic
+// per rank, both ranks in one 32 MB L3) it took 100 to 140 us, and its 12 MB SGD steps 102 to 160 us
+// (190 at the swept rate); a 4M-parameter model's ran at the swept rates. Both engines take them for
+// a plan whose ranks' optimizer state fits the host's cache (sim/cost/cost_model.hpp: data_in_cache),
+// the curves fitted out of cache otherwise. The fill and check around each collective keep the swept
+// curve: in those runs they took 51 to 57 and 46 us per 1 MB bucket (timed inside dtsim-real), near
+// the swept bench (93 to 133 us both), twice the one in cache (56 us).
+inline constexpr std::string_view kInCacheSuffix = "_in_cache";
+inline std::string in_cache_curve(std::string_view curve) { return std::string(curve) + std::string(kInCacheSuffix); }
 
 // What `dtsim calibrate` concluded of one fitted curve before writing it (calibrate/fit_checks.hpp
 // holds the bounds): kept as it is; kept but marked (its residuals are past the bound, so
@@ -202,7 +217,10 @@ struct CalibrationProfile {
   // calibrate --backend cpu's self-check; absent where it did not run (cuda, traces, uneven hosts, before).
   std::optional<SelfCheck> self_check;
 
-  const FittedCurve* link(const std::string& link_class) const;
+  // The fitted link of the class; with in_cache, its _in_cache curve where the profile has one.
+  const FittedCurve* link(const std::string& link_class, bool in_cache = false) const;
+  // Whether the profile holds any curve measured with the data in cache (and knows the cache's size).
+  bool has_in_cache_curves() const;
   // The rates fitted to `contention` (fit_contention), or 1, 1 without it.
   ContentionFit contention_rates() const;
   // The compute curve for a dtype, falling back to fp32 (the cpu backend runs every dtype in fp32),
@@ -210,13 +228,16 @@ struct CalibrationProfile {
   const FittedCurve& compute_curve(Dtype d) const;
   // Seconds for an op of `flops` FLOPs and `mem_bytes` of memory traffic: the fitted curve,
   // or with memory_roofline the memory side when it is slower; 0 for an empty op.
-  double compute_time(Dtype d, double flops, double mem_bytes) const;
+  // `in_cache` (here and below): the rank's data stays in the last-level cache, so the memory curves'
+  // _in_cache versions apply where the profile has them (kInCacheSuffix).
+  double compute_time(Dtype d, double flops, double mem_bytes, bool in_cache = false) const;
   // Seconds of a streaming loop over `mem_bytes` (the sgd_step curve; memory_bandwidth without it).
-  double memory_time(double mem_bytes) const;
+  double memory_time(double mem_bytes, bool in_cache = false) const;
   // An optimizer update or a server's aggregation: max(compute curve, memory_time), always.
-  double streaming_op_time(Dtype d, double flops, double mem_bytes) const;
+  double streaming_op_time(Dtype d, double flops, double mem_bytes, bool in_cache = false) const;
   // A rank's work outside a collective of `bytes` (filling the input, checking the output): the
-  // collective_buffer curve; 0 without it (profiles from before it was measured).
+  // collective_buffer curve, measured out of cache whatever the plan (kInCacheSuffix); 0 without it
+  // (profiles from before it was measured).
   double collective_buffer_time(double bytes) const;
   // Seconds of the host work before a worker's uncompressed push of `bytes` (filling it): the
   // push_buffer curve; 0 without it (profiles from before it was measured, cuda).
@@ -227,7 +248,7 @@ struct CalibrationProfile {
   // in profiles without it, the compress curve at `kernel_bytes`. nullopt when the profile did not
   // measure the kernel ("" included), so the step keeps the model's cost.
   std::optional<double> codec_time(std::string_view kernel, CodecStage stage, double kernel_bytes, double decode_bytes,
-                                   double feedback_bytes) const;
+                                   double feedback_bytes, bool in_cache = false) const;
 };
 
 // The compression kernels `dtsim calibrate` measures (calibrate/microbench.cpp: each method's compress

@@ -135,6 +135,7 @@ void read_machine(const Reader& rd, const YAML::Node& root, MachineInfo& m) {
   if (n["dtsim_version"]) m.dtsim_version = n["dtsim_version"].as<std::string>();
   if (n["quick"]) m.quick = n["quick"].as<std::string>() == "true";
   if (n["from_trace"]) m.from_trace = rd.text(n, "from_trace", "machine.from_trace");
+  if (n["llc_bytes"]) m.llc_bytes = rd.number(n, "llc_bytes", "machine.llc_bytes", 0, false);
 }
 
 // Fitted curves by name under `fitted.<what>`, their residuals under `residuals.<what>` and
@@ -269,7 +270,7 @@ std::shared_ptr<const CalibrationProfile> load_calibration_profile(const std::st
                           p->machine.backend, expected_backend, expected_backend));
     }
     read_curves(rd, root, "links", "link_rounds", "min_bytes", "latency_s", "bandwidth_Bps",
-                {kSameHost, kCrossHost, kSameHostP2p}, p->links);
+                {kSameHost, kCrossHost, kSameHostP2p, in_cache_curve(kSameHost)}, p->links);
     // One rank (one GPU) measures no link: its profile calibrates compute, memory and kernels, and the
     // scenario's links stay.
     if (p->links.empty() && p->machine.ranks > 1) {
@@ -291,7 +292,7 @@ std::shared_ptr<const CalibrationProfile> load_calibration_profile(const std::st
     }
     if (fitted["memory"]) {
       read_curves(rd, root, "memory", "memory", "min_bytes", "fixed_s", "rate_Bps",
-                  {"sgd_step", kCollectiveBuffer, kPushBuffer}, p->memory);
+                  {"sgd_step", kCollectiveBuffer, kPushBuffer, in_cache_curve("sgd_step")}, p->memory);
     }
     p->memory_bandwidth = rd.number(fitted, "memory_bandwidth_Bps", "fitted.memory_bandwidth_Bps", 0, false);
     if (fitted["memory_roofline"]) p->memory_roofline = fitted["memory_roofline"].as<std::string>() == "true";

@@ -71,6 +71,7 @@ std::string profile_yaml(const CalibrationProfile& p) {
   e << YAML::Key << "hosts" << YAML::Value << m.hosts << YAML::Key << "dtsim_version" << YAML::Value << m.dtsim_version;
   e << YAML::Key << "quick" << YAML::Value << (m.quick ? "true" : "false");
   if (!m.from_trace.empty()) e << YAML::Key << "from_trace" << YAML::Value << m.from_trace;
+  if (m.llc_bytes > 0) e << YAML::Key << "llc_bytes" << YAML::Value << static_cast<long long>(m.llc_bytes);
   e << YAML::EndMap;
 
   e << YAML::Key << "fitted" << YAML::Value << YAML::BeginMap;

@@ -67,7 +67,20 @@ int leaf_crossing_flows(const CollectiveAlgorithm& algo, CollectiveKind kind, co
   return most;
 }
 
-CostModel::CostModel(const ClusterSpec& cluster, const Plan& plan) : cluster_(cluster), plan_(plan) {
+bool data_in_cache(const ClusterSpec& cluster, const Plan& plan) {
+  if (!cluster.calibration || !cluster.calibration->has_in_cache_curves()) return false;
+  std::map<int, double> by_node;
+  for (const RankProgram& rank : plan.ranks) {
+    for (const Op& op : rank.ops) {
+      if (const auto* u = std::get_if<UpdateOp>(&op.body)) by_node[rank.where.node] += u->mem_bytes;
+    }
+  }
+  const double cache = cluster.calibration->machine.llc_bytes;
+  return std::all_of(by_node.begin(), by_node.end(), [&](const auto& node) { return node.second <= cache; });
+}
+
+CostModel::CostModel(const ClusterSpec& cluster, const Plan& plan)
+    : cluster_(cluster), plan_(plan), in_cache_(data_in_cache(cluster, plan)) {
   for (const JobPlan& job : plan.jobs) {
     codec_kernels_.push_back(method_traits(job.compression.method).calibration_kernel);
   }
@@ -79,7 +92,7 @@ std::optional<double> CostModel::codec_time(const RankProgram& rank, const Compu
     return std::nullopt;
   }
   const std::optional<double> t = cluster_.calibration->codec_time(codec_kernels_[rank.job], op.codec, op.kernel_bytes,
-                                                                   op.decode_bytes, op.feedback_bytes);
+                                                                   op.decode_bytes, op.feedback_bytes, in_cache_);
   if (!t) return std::nullopt;
   return *t * plan_.jobs[rank.job].compression.cost_scale;
 }
@@ -118,8 +131,9 @@ double CostModel::device_time(const RankProgram& rank, const ComputeOp& op) cons
   if (cluster_.calibration) {
     if (const std::optional<double> codec = codec_time(rank, op)) return *codec;
     // A server's compute is its aggregation, a streaming loop over the workers' gradients.
-    return rank.role == Role::Server ? cluster_.calibration->streaming_op_time(op.dtype, op.flops, op.mem_bytes)
-                                     : cluster_.calibration->compute_time(op.dtype, op.flops, op.mem_bytes);
+    return rank.role == Role::Server
+               ? cluster_.calibration->streaming_op_time(op.dtype, op.flops, op.mem_bytes, in_cache_)
+               : cluster_.calibration->compute_time(op.dtype, op.flops, op.mem_bytes, in_cache_);
   }
   const DeviceSpec& device = device_of(rank);
   return kernel_time(device, efficiency_of(rank), op.dtype, op.cls, op.flops,
@@ -193,7 +207,7 @@ std::vector<CompositeTiming> CostModel::composite_timings() const {
 }
 
 double CostModel::update_time(const RankProgram& rank, const UpdateOp& op) const {
-  if (cluster_.calibration) return cluster_.calibration->streaming_op_time(op.dtype, op.flops, op.mem_bytes);
+  if (cluster_.calibration) return cluster_.calibration->streaming_op_time(op.dtype, op.flops, op.mem_bytes, in_cache_);
   // An optimizer step streams the parameters, gradients and states (once fused; op by op unfused): memory-bound
   // kernels, each of which the host issues (framework.kernel_launch apiece, core/plan/optimizer_step.hpp).
   ComputeOp step{op.flops, op.mem_bytes, op.dtype};
@@ -346,7 +360,7 @@ double CostModel::collective_inter_bandwidth_time(const CollectiveOp& op) const 
 
 void CostModel::apply_calibration(AlphaBeta& ab, double message_bytes) const {
   const CalibrationProfile& cal = *cluster_.calibration;
-  if (const FittedCurve* same = cal.link(kSameHost)) {
+  if (const FittedCurve* same = cal.link(kSameHost, in_cache_)) {
     const Segment& s = same->fit.at(message_bytes);
     ab.alpha_intra = s.fixed;
     ab.bw_intra = 1.0 / s.per_unit;

@@ -35,6 +35,14 @@ struct TransferPath {
   double to_bw = 1;    // bytes/s of the receiving port
 };
 
+// Whether the plan's ranks keep their data in the last-level cache of the calibrated hosts, so that the profile's
+// _in_cache curves apply (core/calibration/calibration.hpp: kInCacheSuffix): a cluster.calibration that has them and
+// knows its cache (machine.llc_bytes), and on every node the update ops of its ranks together reading and writing
+// no more than that cache holds (UpdateOp::mem_bytes: the parameters, gradients and optimizer states, the written
+// ones twice; the cpu backend's GEMM operands, a few MB, are left out). One answer for the whole plan, which both
+// engines take: a 1M-parameter model on 2 ranks (12 MB a rank, 24 of a 32 MB L3) in cache, a 4M one out.
+bool data_in_cache(const ClusterSpec& cluster, const Plan& plan);
+
 class CostModel {
  public:
   CostModel(const ClusterSpec& cluster, const Plan& plan);
@@ -133,6 +141,7 @@ class CostModel {
 
   const ClusterSpec& cluster_;
   const Plan& plan_;
+  bool in_cache_ = false;                        // data_in_cache(cluster_, plan_)
   std::vector<std::string_view> codec_kernels_;  // by job: its compressor's calibration kernel ("" when none)
   mutable std::map<std::tuple<const CollectiveAlgorithm*, CollectiveKind, int, int>, std::pair<double, int>>
       traffic_cache_;

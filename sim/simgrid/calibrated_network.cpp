@@ -10,7 +10,8 @@
 // the bandwidth factor to the rate a flow gets, so factors above 1 work too). A route of intra links
 // only is same_host, a route of p2p links only same_host_p2p (point-to-point transfers between ranks
 // of one node, on links of their own: node_zone.cpp), any other cross_host; a class the profile
-// lacks keeps the scenario's figures with factors 1.
+// lacks keeps the scenario's figures with factors 1. A plan whose data stays in cache
+// (cost::data_in_cache) takes same_host's _in_cache curve, as the analytical engine does.
 #include <simgrid/kernel/resource/NetworkModelIntf.hpp>
 #include <simgrid/s4u.hpp>
 
@@ -65,10 +66,10 @@ std::optional<LinkSpec> p2p_link(const ClusterSpec& cluster) {
   return LinkSpec{p2p.bandwidth, p2p.latency};
 }
 
-ClusterSpec calibrated_cluster(const ClusterSpec& cluster) {
+ClusterSpec calibrated_cluster(const ClusterSpec& cluster, bool in_cache) {
   ClusterSpec c = cluster;
   if (!cluster.calibration) return c;
-  const ClassBase same = base_of(cluster.calibration->link(kSameHost));
+  const ClassBase same = base_of(cluster.calibration->link(kSameHost, in_cache));
   const ClassBase cross = base_of(cluster.calibration->link(kCrossHost));
   if (same.curve) c.intra = LinkSpec{same.bandwidth, same.latency};
   if (cross.curve) {
@@ -79,10 +80,11 @@ ClusterSpec calibrated_cluster(const ClusterSpec& cluster) {
   return c;
 }
 
-void install_calibration_factors(simgrid::s4u::NetZone* root, const ClusterSpec& cluster) {
+void install_calibration_factors(simgrid::s4u::NetZone* root, const ClusterSpec& cluster, bool in_cache) {
   if (!cluster.calibration) return;
   const CalibrationProfile& p = *cluster.calibration;
-  const Classes classes{base_of(p.link(kSameHost)), base_of(p.link(kSameHostP2p)), base_of(p.link(kCrossHost))};
+  const Classes classes{base_of(p.link(kSameHost, in_cache)), base_of(p.link(kSameHostP2p)),
+                        base_of(p.link(kCrossHost))};
   auto* model = root->get_network_model();
   model->set_lat_factor_cb([classes, keep = cluster.calibration](double size, const simgrid::s4u::Host*,
                                                                  const simgrid::s4u::Host*,

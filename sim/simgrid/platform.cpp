@@ -12,6 +12,7 @@
 #include <utility>
 
 #include "core/base/error.hpp"
+#include "sim/cost/cost_model.hpp"
 #include "sim/simgrid/contention.hpp"
 #include "sim/simgrid/platform_parts.hpp"
 
@@ -120,7 +121,8 @@ std::vector<std::vector<RankHost>> place_ranks(const ClusterSpec& c, const Plan&
 }  // namespace
 
 Platform build_platform(const ClusterSpec& scenario_cluster, const Plan& plan) {
-  const ClusterSpec cluster = detail::calibrated_cluster(scenario_cluster);
+  const bool in_cache = cost::data_in_cache(scenario_cluster, plan);
+  const ClusterSpec cluster = detail::calibrated_cluster(scenario_cluster, in_cache);
   check_cluster(cluster);
   const int server_nodes = plan.server_nodes;
   require(server_nodes >= 0, fmt::format("the plan has {} server nodes", server_nodes));
@@ -168,7 +170,7 @@ Platform build_platform(const ClusterSpec& scenario_cluster, const Plan& plan) {
   fabric->set_parent(root);
   detail::add_shared_cores(root, cluster, plan, platform);
   root->seal();
-  detail::install_calibration_factors(root, cluster);
+  detail::install_calibration_factors(root, cluster, in_cache);
   share_hosts();
   return platform;
 }

@@ -105,8 +105,9 @@ void attach_servers(NodeFactory& factory, const ClusterSpec& cluster, sg4::NetZo
 
 // cluster.calibration (calibrated_network.cpp): the cluster with the profile's base link figures,
 // and SimGrid's latency and bandwidth factor callbacks that apply its segments by message size.
-ClusterSpec calibrated_cluster(const ClusterSpec& cluster);
-void install_calibration_factors(sg4::NetZone* root, const ClusterSpec& cluster);
+// `in_cache`: the plan's data stays in cache (cost::data_in_cache), so same_host takes its _in_cache curve.
+ClusterSpec calibrated_cluster(const ClusterSpec& cluster, bool in_cache);
+void install_calibration_factors(sg4::NetZone* root, const ClusterSpec& cluster, bool in_cache);
 
 // Ranks sharing cores (shared_cores(), shared_cores.cpp): one host per core in a zone "cores" under
 // `root` (no links: only computation runs there), each rank's compute host and speed. Throws

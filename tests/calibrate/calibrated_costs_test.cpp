@@ -3,6 +3,8 @@
 // per-message-size factors) gives the same iteration times as the analytical engine.
 #include <catch2/catch.hpp>
 
+#include <functional>
+
 #include "core/calibration/calibration.hpp"
 #include "core/calibration/profile_reader.hpp"
 #include "core/plan/compiler.hpp"
@@ -178,4 +180,61 @@ TEST_CASE("a measured bus bandwidth curve holds where the profile has no link of
   const double analytical = iteration_time("analytical", sets, "linkless-a");
   const double simgrid = iteration_time("simgrid", sets, "linkless-s");
   CHECK(simgrid == Approx(analytical).epsilon(0.01));
+}
+
+namespace {
+
+// The test profile measured on a host of `llc` bytes of last-level cache, with a same_host link of 1 us + S / 8 GB/s
+// and an sgd_step of 0.5 us + S / 20 GB/s when the data stays in it (above the update's 30 us of FLOPs).
+std::string profile_with_cache(const std::string& tag, const std::string& llc) {
+  return edited_profile(
+      tag,
+      {{"  quick: false", "  quick: false\n" + llc},
+       {"  compute:\n    fp32:",
+        "    same_host_in_cache:\n      - {min_bytes: 0, latency_s: 1e-6, bandwidth_Bps: 8e9}\n  compute:\n    fp32:"},
+       {"  memory:\n    sgd_step:",
+        "  memory:\n    sgd_step_in_cache:\n      - {min_bytes: 0, fixed_s: 0.5e-6, rate_Bps: 2e10}\n    sgd_step:"}});
+}
+
+}  // namespace
+
+TEST_CASE("a plan whose optimizer state fits the host's cache takes the in-cache curves on both engines",
+          "[calibrated][simgrid]") {
+  // ring2: 1e5 parameters a rank, an SGD step of 1.2 MB a rank, 2.4 MB on the host.
+  const CollectiveAlgorithm& ring = find_algorithm("ring");
+  const CollectiveOp bucket{CollectiveKind::AllReduce, 400e3, 0, &ring, 0};
+  const auto costs_of = [](const std::string& profile, const std::function<void(const cost::CostModel&)>& check) {
+    const Scenario s = load_scenario(kScenario, {"cluster.calibration=" + profile});
+    const Plan plan = compile_plan(s);
+    check(cost::CostModel(s.cluster, plan));
+    return cost::data_in_cache(s.cluster, plan);
+  };
+  const auto update = [](const cost::CostModel& c) {
+    return c.update_time(compile_plan(load_scenario(kScenario)).ranks[0], UpdateOp{1e5, 2e5, 1.2e6, Dtype::Fp32});
+  };
+  SECTION("4 MB of cache holds it: the in-cache link and SGD step") {
+    const std::string profile = profile_with_cache("fits", "  llc_bytes: 4e6");
+    REQUIRE(load_calibration_profile(profile)->machine.llc_bytes == 4e6);
+    CHECK(costs_of(profile, [&](const cost::CostModel& c) {
+      CHECK(c.collective_time(bucket) == Approx(2 * (1e-6 + 200e3 / 8e9)));
+      CHECK(update(c) == Approx(0.5e-6 + 1.2e6 / 2e10));
+    }));
+    const std::string sets = "--set strategy.allreduce.bucket_size=400KB --set cluster.calibration='" + profile + "'";
+    const double analytical = iteration_time("analytical", sets, "cache-a");
+    CHECK(analytical == Approx(kCompute + 2 * (1e-6 + 200e3 / 8e9) + 0.5e-6 + 1.2e6 / 2e10).epsilon(1e-3));
+    CHECK(iteration_time("simgrid", sets, "cache-s") == Approx(analytical).epsilon(0.01));
+  }
+  SECTION("2 MB of cache does not, and a profile that does not know its cache says nothing: the curves out of it") {
+    for (const std::string& llc : {std::string("  llc_bytes: 2e6"), std::string("")}) {
+      const std::string profile = profile_with_cache("outgrown", llc);
+      CHECK_FALSE(costs_of(profile, [&](const cost::CostModel& c) {
+        CHECK(c.collective_time(bucket) == Approx(2 * link_time(200e3)));
+        CHECK(update(c) == Approx(kUpdate));
+      }));
+      const std::string sets = "--set strategy.allreduce.bucket_size=400KB --set cluster.calibration='" + profile + "'";
+      const double analytical = iteration_time("analytical", sets, "nocache-a");
+      CHECK(analytical == Approx(kCompute + 2 * link_time(200e3) + kUpdate).epsilon(1e-3));
+      CHECK(iteration_time("simgrid", sets, "nocache-s") == Approx(analytical).epsilon(0.01));
+    }
+  }
 }

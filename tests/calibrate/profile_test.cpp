@@ -118,7 +118,9 @@ TEST_CASE("bad profiles are refused with file, line, key and what is valid", "[p
   SECTION("an unknown link class") {
     const std::string e =
         refusal(variant("    same_host:\n      - {min_bytes: 0", "    same_hots:\n      - {min_bytes: 0", "class"));
-    CHECK_THAT(e, Catch::Contains("'same_hots' is not known here (valid: cross_host, same_host, same_host_p2p)"));
+    CHECK_THAT(e,
+               Catch::Contains(
+                   "'same_hots' is not known here (valid: cross_host, same_host, same_host_in_cache, same_host_p2p)"));
   }
   SECTION("an unknown compression kernel") {
     const std::string e =

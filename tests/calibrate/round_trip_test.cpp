@@ -4,12 +4,14 @@
 // pipeline and the report's arithmetic, not an accuracy.
 #include <catch2/catch.hpp>
 
+#include <algorithm>
 #include <cmath>
 #include <map>
 #include <set>
 
 #include <yaml-cpp/yaml.h>
 
+#include "calibrate/bench_util.hpp"
 #include "calibrate/calibrate.hpp"
 #include "core/calibration/calibration.hpp"
 #include "core/calibration/profile_reader.hpp"
@@ -32,6 +34,25 @@ TEST_CASE("calibrate --quick on 2 ranks, then validate a 2-rank ring job with th
   CHECK(p->link(kSameHost)->samples.size() >= 5);
   CHECK(p->compute.at("fp32").samples.size() >= 5);
   CHECK(!p->collectives.empty());
+  // The host's last-level cache as the kernel lists it, and the SGD step and ring rounds with the data left in it
+  // (bench_in_cache): measured from 96 KiB and 1 KiB up to a rank's share of it (32 MiB here: 4 and 6 sizes with
+  // --quick), where the kernel lists the cache at all.
+  CHECK(p->machine.llc_bytes == calib::last_level_cache_bytes());
+  // Each is in the profile or refused by its check (a busy CI machine can make a curve that does not grow).
+  if (p->machine.llc_bytes >= 4 << 20) {
+    for (const auto& [group, curves] : {std::pair{"memory", &p->memory}, std::pair{"links", &p->links}}) {
+      const std::string name = in_cache_curve(group == std::string("memory") ? "sgd_step" : kSameHost);
+      const auto check = std::find_if(p->fit_checks.begin(), p->fit_checks.end(),
+                                      [&](const FitCheck& c) { return c.group == group && c.name == name; });
+      INFO(name);
+      REQUIRE(check != p->fit_checks.end());
+      if (check->verdict == FitVerdict::Refused) {
+        CHECK_FALSE(curves->count(name));
+      } else {
+        CHECK(curves->at(name).samples.size() >= 3);
+      }
+    }
+  }
   // The measured AllReduce curve, printed as a scenario key (busbw_key_test holds its form): it loads, a point per
   // size the AllReduces were measured at.
   const std::string key_line = "  cluster.intra_node.collective_busbw: ";
