@@ -104,9 +104,10 @@ inline std::map<std::string, int> link_partners(const std::vector<std::string>& 
   return partner;
 }
 
-// nccl-tests' bus bandwidth factor: 2 (n - 1) / n for AllReduce, (n - 1) / n for ReduceScatter
-// and AllGather (S the whole buffer).
+// nccl-tests' bus bandwidth factor: 2 (n - 1) / n for AllReduce, (n - 1) / n for ReduceScatter,
+// AllGather and AllToAll (S the whole buffer), 1 for Broadcast and Reduce.
 inline double busbw_factor(const std::string& kind, int ranks) {
+  if (kind == "broadcast" || kind == "reduce") return 1.0;
   return (kind == "allreduce" ? 2.0 : 1.0) * (ranks - 1) / ranks;
 }
 

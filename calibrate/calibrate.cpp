@@ -79,6 +79,28 @@ void print_contention(std::ostream& out, const ContentionSample& s) {
   row(fmt::format("compute at {:.2f}, communication at {:.2f}", f.compute_kept, f.comm_kept), b.both_slowed);
 }
 
+void predict_collectives(CalibrationProfile& p) {
+  const FittedCurve* same = p.link(kSameHost);
+  for (CollectiveSample& c : p.collectives) {
+    const GroupShape shape{c.ranks, c.ranks, 0};  // one host: every rank on one node
+    const CollectiveAlgorithm& algo = find_algorithm(c.algorithm);
+    const CollectiveKind kind = parse_collective(c.kind);
+    if (!same || !algo.supports(kind, shape)) continue;
+    const Segment& s = same->fit.at(c.bytes / c.ranks);
+    const AlphaBeta ab{s.fixed, 1.0 / s.per_unit, s.fixed, 1.0 / s.per_unit};
+    c.predicted = algo.closed_form(kind, shape, c.bytes, ab);
+  }
+}
+
+std::vector<Sample> allreduce_rounds(const std::vector<CollectiveSample>& collectives) {
+  std::vector<Sample> rounds;
+  for (const CollectiveSample& c : collectives) {
+    if (c.kind == "allreduce" && c.ranks > 1)
+      rounds.push_back(Sample{c.bytes / c.ranks, c.seconds / (2.0 * (c.ranks - 1))});
+  }
+  return rounds;
+}
+
 MachineInfo this_machine(const std::string& backend, int ranks, int hosts, bool quick) {
   MachineInfo m;
   char name[256] = {};
@@ -100,14 +122,9 @@ CalibrationProfile fit_profile(const MachineInfo& machine, Measurements m, const
   CalibrationProfile p;
   p.machine = machine;
   p.memory_roofline = false;  // neither backend replays memory traffic: ops run their FLOPs as GEMMs
-  // same_host: the rounds of the ring AllReduces when every rank shares a host (a round of S / n
-  // bytes each way takes time / (2 (n - 1))), as dtsim-real's schedules run them; else exchanges.
-  std::vector<Sample> rounds;
-  for (const CollectiveSample& c : m.collectives) {
-    if (machine.hosts == 1 && c.kind == "allreduce" && c.ranks > 1) {
-      rounds.push_back(Sample{c.bytes / c.ranks, c.seconds / (2.0 * (c.ranks - 1))});
-    }
-  }
+  // same_host: the rounds of the ring AllReduces when every rank shares a host, as dtsim-real's
+  // schedules run them; else exchanges.
+  std::vector<Sample> rounds = machine.hosts == 1 ? allreduce_rounds(m.collectives) : std::vector<Sample>{};
   if (rounds.size() >= 3) p.links[kSameHost] = fit_curve(std::move(rounds), PiecewiseOptions{4, 3});
   for (const auto& [cls, samples] : m.exchange) {
     if (!p.links.count(cls)) {
@@ -135,16 +152,8 @@ CalibrationProfile fit_profile(const MachineInfo& machine, Measurements m, const
   for (auto& [kernel, samples] : m.compression) p.compression[kernel] = fit_curve(std::move(samples), {3, 2});
   check_fits(p, ceilings);
   p.memory_bandwidth = 1.0 / p.memory.at("sgd_step").fit.segments.back().per_unit;
-  const FittedCurve* same = p.link(kSameHost);
-  for (CollectiveSample& c : m.collectives) {
-    if (same) {
-      const GroupShape shape{c.ranks, c.ranks, 0};  // one host: every rank on one node
-      const Segment& s = same->fit.at(c.bytes / c.ranks);
-      const AlphaBeta ab{s.fixed, 1.0 / s.per_unit, s.fixed, 1.0 / s.per_unit};
-      c.predicted = find_algorithm(c.algorithm).closed_form(parse_collective(c.kind), shape, c.bytes, ab);
-    }
-  }
   p.collectives = std::move(m.collectives);
+  predict_collectives(p);
   p.contention = std::move(m.contention);
   return p;
 }
@@ -227,9 +236,11 @@ void print_profile(std::ostream& out, const CalibrationProfile& p) {
     out << fmt::format("  {:>14} {:>6} {:>12} {:>12} {:>12} {:>12} {:>14} {:>8}\n", "kind", "ranks", "size (B)",
                        "time (us)", "algbw (GB/s)", "busbw (GB/s)", "predicted (us)", "error");
     for (const CollectiveSample& c : p.collectives) {
-      out << fmt::format("  {:>14} {:>6} {:>12.0f} {:>12.1f} {:>12.3f} {:>12.3f} {:>14.1f} {:>7.1f}%\n", c.kind,
-                         c.ranks, c.bytes, c.seconds * 1e6, c.algbw / 1e9, c.busbw / 1e9, c.predicted * 1e6,
-                         c.seconds > 0 ? 100 * (c.predicted - c.seconds) / c.seconds : 0.0);
+      out << fmt::format("  {:>14} {:>6} {:>12.0f} {:>12.1f} {:>12.3f} {:>12.3f} {}\n", c.kind, c.ranks, c.bytes,
+                         c.seconds * 1e6, c.algbw / 1e9, c.busbw / 1e9,
+                         c.predicted > 0 && c.seconds > 0 ? fmt::format("{:>14.1f} {:>7.1f}%", c.predicted * 1e6,
+                                                                        100 * (c.predicted - c.seconds) / c.seconds)
+                                                          : fmt::format("{:>14} {:>8}", "-", "-"));
     }
   }
   if (!p.fit_checks.empty()) {

@@ -40,6 +40,15 @@ struct Measurements {
 // same_host link. The same for both backends.
 CalibrationProfile fit_profile(const MachineInfo& machine, Measurements m, const FitCeilings& ceilings = {});
 
+// Each collective sample's closed form with the profile's same_host link (`predicted`, on one host: its
+// algorithm over its ranks); left 0 without that link or for a kind the algorithm does not run.
+void predict_collectives(CalibrationProfile& p);
+
+// The rounds of the ring AllReduces among `collectives` (of 2 ranks or more), which fit a link: a
+// round of S / n bytes each way takes time / (2 (n - 1)). For calibrate (one host's ranks) and
+// --from-trace (a node's GPUs).
+std::vector<Sample> allreduce_rounds(const std::vector<CollectiveSample>& collectives);
+
 // The contention measurement's table: each of the five medians with its spread over rounds, the
 // fitted rates, and B (both together) as each model predicts it from G and C alone (both_at_once).
 void print_contention(std::ostream& out, const ContentionSample& s);

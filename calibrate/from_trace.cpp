@@ -10,6 +10,7 @@
 
 #include <fmt/format.h>
 
+#include "calibrate/bench_util.hpp"
 #include "calibrate/calibrate.hpp"
 #include "calibrate/fit.hpp"
 #include "calibrate/fit_checks.hpp"
@@ -99,12 +100,16 @@ CalibrationProfile profile_from_traces(const std::vector<TorchTrace>& traces, co
   }
   std::map<std::string, std::map<double, std::vector<double>>> gemm;
   std::map<double, std::vector<double>> memory;
+  std::map<std::pair<std::string, int>, std::map<double, std::vector<double>>> collectives;  // (kind, ranks) -> S
   for (const TorchTrace& t : traces) {
     for (const TraceWork& w : t.work) {
       if (!(w.seconds > 0) || !std::isfinite(w.seconds)) continue;  // a span without a duration says nothing
       const bool flops = w.flops > 0 && std::isfinite(w.flops), bytes = w.bytes > 0 && std::isfinite(w.bytes);
       if (w.cls == TraceClass::Gemm && flops && !w.dtype.empty()) gemm[w.dtype][w.flops].push_back(w.seconds);
       if (w.cls == TraceClass::MemoryBound && bytes) memory[w.bytes].push_back(w.seconds);
+      if (w.cls == TraceClass::Collective && w.collective && bytes && w.ranks > 1) {
+        collectives[{std::string(collective_name(*w.collective)), w.ranks}][w.bytes].push_back(w.seconds);
+      }
     }
   }
   if (gemm.empty()) {
@@ -131,6 +136,22 @@ CalibrationProfile profile_from_traces(const std::vector<TorchTrace>& traces, co
         "--from-trace: the trace's GEMMs have fewer than 2 distinct sizes in every dtype: no rate to fit");
   }
   if (memory.size() >= 2) p.memory["sgd_step"] = fit_curve(per_size(memory), PiecewiseOptions{3, 3});
+  // The collectives of traces of several ranks: per kind, group and S, the mean time of its units (an NCCL
+  // kernel's, its wait for the slowest peer and its share of the SMs beside compute included, as a step has them),
+  // reported like nccl-tests (as the ring's closed form predicts them: NCCL's choice inside a node).
+  for (const auto& [group, times] : collectives) {
+    const auto& [kind, ranks] = group;
+    for (const Sample& s : per_size(times)) {
+      const double algbw = s.x / s.seconds;
+      p.collectives.push_back(
+          CollectiveSample{kind, "ring", ranks, s.x, s.seconds, algbw, algbw * busbw_factor(kind, ranks), 0});
+    }
+  }
+  // Their AllReduces fit the same_host link as calibrate's do: the traced ranks are taken to share a node (a
+  // trace of one node, as --from-trace is for; across nodes it is the slower path that the rounds measure).
+  if (std::vector<Sample> rounds = allreduce_rounds(p.collectives); rounds.size() >= 3) {
+    p.links[kSameHost] = fit_curve(std::move(rounds), PiecewiseOptions{4, 3});
+  }
 
   FitCeilings ceilings;
   if (!device.empty()) {
@@ -138,6 +159,7 @@ CalibrationProfile profile_from_traces(const std::vector<TorchTrace>& traces, co
     for (const auto& [dtype, curve] : p.compute) ceilings.compute_peak[dtype] = d.peak(parse_dtype(dtype));
   }
   check_fits(p, ceilings, false);
+  predict_collectives(p);  // with the link, where it passed its checks
   if (p.compute.empty()) {
     std::string why;
     for (const FitCheck& c : p.fit_checks) {
@@ -176,9 +198,11 @@ int calibrate_from_trace(const FromTraceOptions& o, std::ostream& out) {
   double classified = 0;
   for (const ClassShare& s : class_shares(traces)) {
     if (s.cls != TraceClass::Unclassified) classified += s.seconds;
-    const char* use = s.cls == TraceClass::Gemm          ? "compute.<dtype>"
-                      : s.cls == TraceClass::MemoryBound ? "memory.sgd_step"
-                                                         : "reported only";
+    const char* use = s.cls == TraceClass::Gemm                                   ? "compute.<dtype>"
+                      : s.cls == TraceClass::MemoryBound                          ? "memory.sgd_step"
+                      : s.cls == TraceClass::Collective && p.link(kSameHost)      ? "links.same_host, collectives"
+                      : s.cls == TraceClass::Collective && !p.collectives.empty() ? "collectives"
+                                                                                  : "reported only";
     out << fmt::format("  {:<14} {:>8} {:>12.3f} {:>7.1f}%  {}\n", trace_class_traits(s.cls).name, s.units,
                        s.seconds * 1e3, busy > 0 ? 100 * s.seconds / busy : 0.0, use);
   }

@@ -1,7 +1,8 @@
 // `dtsim calibrate --from-trace TRACE [--from-trace TRACE ...]`: a profile fitted to the work in
 // PyTorch profiler traces of the user's own model (a few steps on one GPU or one node, as Lumos and
 // vTrain calibrate), with no microbenchmark run: read each trace (torch_trace.hpp), sort its work
-// into classes (trace_classes.hpp), fit the GEMMs' rate per dtype and the memory-bound ops' rate,
+// into classes (trace_classes.hpp), fit the GEMMs' rate per dtype, the memory-bound ops' rate and
+// the collectives' bandwidth,
 // check every fit (fit_checks.hpp, against the zoo device the trace names), print what was found
 // and what could not be classified, and write the profile.
 #pragma once
@@ -35,7 +36,10 @@ std::string zoo_device_of(const std::string& cuda_name);
 // The profile the traces give: compute.<dtype> from GEMM units with FLOPs (one sample per distinct
 // FLOP count: the mean time of its units), memory.sgd_step from memory-bound units with bytes (the
 // same per distinct byte count) and with it memory_roofline (an op costs at least its traffic on that
-// curve, as the traced memory-bound kernels did), checked with check_fits against `device`'s peaks. Throws
+// curve, as the traced memory-bound kernels did), the collectives of traces of several ranks with their kind
+// and size (one CollectiveSample per kind and S: the mean time of its units, busbw over the trace's world size)
+// and, from their AllReduces at 3 sizes or more, the same_host link (allreduce_rounds: the traced ranks taken to
+// share a node), checked with check_fits against `device`'s peaks. Throws
 // RuntimeError when no GEMM had shapes (record_shapes=True) or when the traces disagree on
 // their device.
 CalibrationProfile profile_from_traces(const std::vector<TorchTrace>& traces, const std::string& device);

@@ -6,6 +6,7 @@
 #endif
 
 #include <algorithm>
+#include <array>
 #include <cmath>
 #include <filesystem>
 #include <fstream>
@@ -121,6 +122,22 @@ double memory_bytes(std::string_view op, const OpArgs& a) {
   return sum + *std::max_element(bytes.begin(), bytes.end());
 }
 
+// A collective's S (traced_collective): its first input tensor's bytes, times the ranks for an all-gather.
+double collective_bytes(CollectiveKind kind, const OpArgs& a, int ranks) {
+  if (a.dims.empty() || a.types.empty()) return 0;
+  const double input = numel(a.dims.front()) * element_bytes(a.types.front());
+  return kind == CollectiveKind::AllGather ? input * ranks : input;
+}
+
+// Bytes of an element of an NCCL kernel's "dtype" (c10's ScalarType names); 0 for another.
+double scalar_type_bytes(std::string_view t) {
+  if (t == "Double" || t == "Long") return 8;
+  if (t == "Float" || t == "Int") return 4;
+  if (t == "Half" || t == "BFloat16" || t == "Short") return 2;
+  if (t == "Byte" || t == "Char" || t == "Bool" || t.starts_with("Float8")) return 1;
+  return 0;
+}
+
 // The dtype of a GEMM's first matrix operand: Input type 0 for mm and bmm, 1 for addmm and baddbmm.
 std::string gemm_dtype(std::string_view op, const OpArgs& a) {
   const size_t at = op == "aten::addmm" || op == "aten::baddbmm" ? 1 : 0;
@@ -133,6 +150,26 @@ double number(const Json& e, const char* key) {
   const auto it = e.find(key);
   const double v = it != e.end() && it->is_number() ? it->get<double>() : 0.0;
   return std::isfinite(v) ? v : 0.0;
+}
+
+// An NCCL kernel's collective from its own args, where Kineto wrote them (PyTorch 2.1 and later): the call's kind,
+// its group ("Group size", else the world's) and S (the gathered "Out msg nelems" of an all-gather, else "In msg
+// nelems", times the dtype's bytes). False when the kernel carries no "Collective name".
+bool kernel_collective(const Json& kernel, int world_size, TraceWork& w) {
+  const auto args = kernel.find("args");
+  if (args == kernel.end() || !args->is_object()) return false;
+  const auto name = args->find("Collective name");
+  if (name == args->end() || !name->is_string()) return false;
+  w.collective = collective_call(name->get<std::string>());
+  const double group = number(*args, "Group size");
+  w.ranks = group >= 1 ? static_cast<int>(std::min(group, 1e9)) : world_size;
+  const auto type = args->find("dtype");
+  const double element = type != args->end() && type->is_string() ? scalar_type_bytes(type->get<std::string>()) : 0;
+  if (w.collective) {
+    const bool gathered = *w.collective == CollectiveKind::AllGather;
+    w.bytes = number(*args, gathered ? "Out msg nelems" : "In msg nelems") * element;
+  }
+  return true;
 }
 
 // The thread an event ran on: pid and tid as Kineto writes them (numbers or strings).
@@ -166,6 +203,34 @@ void nest(std::vector<Span>& spans) {
 }
 
 }  // namespace
+
+std::optional<CollectiveKind> traced_collective(std::string_view op) {
+  const size_t colon = op.find(':');
+  if (colon == std::string_view::npos || (op.substr(0, colon) != "nccl" && op.substr(0, colon) != "gloo")) {
+    return std::nullopt;
+  }
+  return collective_call(op.substr(colon + 1));
+}
+
+std::optional<CollectiveKind> collective_call(std::string_view call) {
+  while (!call.empty() && call.front() == '_') call.remove_prefix(1);
+  // Longest names first: "reduce_scatter" before "reduce".
+  constexpr std::array<std::pair<std::string_view, CollectiveKind>, 9> kCalls{{
+      {"all_reduce", CollectiveKind::AllReduce},
+      {"allreduce", CollectiveKind::AllReduce},
+      {"reduce_scatter", CollectiveKind::ReduceScatter},
+      {"all_gather", CollectiveKind::AllGather},
+      {"allgather", CollectiveKind::AllGather},
+      {"all_to_all", CollectiveKind::AllToAll},
+      {"alltoall", CollectiveKind::AllToAll},
+      {"broadcast", CollectiveKind::Broadcast},
+      {"reduce", CollectiveKind::Reduce},
+  }};
+  for (const auto& [name, kind] : kCalls) {
+    if (call.starts_with(name)) return kind;
+  }
+  return std::nullopt;
+}
 
 double gemm_flops(std::string_view op, const std::vector<std::vector<double>>& dims) {
   const auto two = [&](size_t a, size_t b) -> double {  // [M, K] x [K, N], or batched [B, M, K] x [B, K, N]
@@ -279,6 +344,10 @@ TorchTrace parse_torch_trace(std::string_view text, const std::string& path) {
           if (w.dtype.empty() && a.types.empty()) w.dtype = "fp32";  // no types recorded: the CPU runs fp32
         } else if (cls == TraceClass::MemoryBound) {
           w.bytes = memory_bytes(name, a);
+        } else if (cls == TraceClass::Collective) {
+          w.collective = traced_collective(name);
+          w.ranks = t.world_size;
+          if (w.collective) w.bytes = collective_bytes(*w.collective, a, t.world_size);
         }
         t.work.push_back(std::move(w));
       }
@@ -321,6 +390,10 @@ TorchTrace parse_torch_trace(std::string_view text, const std::string& path) {
         if (w.dtype == "fp32" && tf32_kernel(kernel)) w.dtype = "tf32";
       } else if (cls == TraceClass::MemoryBound) {
         w.bytes = memory_bytes(op_name, a);
+      } else if (cls == TraceClass::Collective && !kernel_collective(e, t.world_size, w)) {
+        w.collective = traced_collective(op_name);
+        w.ranks = t.world_size;
+        if (w.collective) w.bytes = collective_bytes(*w.collective, a, t.world_size);
       }
       t.work.push_back(std::move(w));
     }

@@ -8,14 +8,20 @@
 //   - a trace without them (a CPU run): each ATen op of a class (trace_classes.hpp) that no op of
 //     a class encloses, timed by its own duration.
 // FLOPs and bytes come from the op's "Input Dims" and "Input type" (torch.profiler's
-// record_shapes=True); without them a unit has none and is reported, not fitted.
+// record_shapes=True); without them a unit has none and is reported, not fitted. A collective's
+// kind, size and group come from the NCCL kernel's own args where Kineto wrote them ("Collective
+// name", "In msg nelems", "Out msg nelems", "dtype", "Group size": PyTorch 2.1 and later), else from
+// the c10d op around it ("nccl:all_reduce", "gloo:_all_gather_base", with its input tensor's dims,
+// over the whole world: traced_collective).
 #pragma once
 
+#include <optional>
 #include <string>
 #include <string_view>
 #include <vector>
 
 #include "core/calibration/trace_classes.hpp"
+#include "core/collectives/collective.hpp"
 
 namespace dtsim {
 
@@ -25,8 +31,11 @@ struct TraceWork {
   TraceClass cls = TraceClass::Unclassified;
   std::string dtype;  // fp32, tf32 (fp32 operands on a tensor-core kernel), fp16, bf16; "" when unknown
   double flops = 0;   // gemm: 2 M N K (times the batch) from the op's dims; 0 when unknown
-  double bytes = 0;   // memory-bound: what the op reads and writes (memory_bytes in torch_trace.cpp); 0 when unknown
+  double bytes = 0;   // memory-bound: what the op reads and writes (memory_bytes in torch_trace.cpp); a
+                      // collective: S as core/collectives defines it (traced_collective); 0 when unknown
   double seconds = 0;
+  std::optional<CollectiveKind> collective;  // a collective unit's kind; none when unknown
+  int ranks = 0;                             // a collective's group ("Group size", else the world's)
 };
 
 struct TorchTrace {
@@ -45,6 +54,16 @@ struct TorchTrace {
 TorchTrace read_torch_trace(const std::string& path);
 // The same from the trace's text; `path` names it in errors and in TorchTrace::path.
 TorchTrace parse_torch_trace(std::string_view text, const std::string& path);
+
+// A c10d collective's kind from the op PyTorch records it as: the backend ("nccl:", "gloo:"), then the
+// call with its variants' underscores and suffixes ("all_reduce", "_all_gather_base", "reduce_scatter_tensor",
+// "all_to_all", "broadcast", "reduce"); nullopt for another op. Its S is the input tensor's bytes, times the
+// group's ranks for an all-gather (whose input is one rank's shard); the group is taken to be the whole world
+// (distributedInfo.world_size), as the traces before PyTorch 2.1 name no other.
+std::optional<CollectiveKind> traced_collective(std::string_view op);
+// The same for a call's name alone, as NCCL kernels' "Collective name" gives it ("allreduce",
+// "_allgather_base", "reduce_scatter_tensor_coalesced", "all_to_allv"); nullopt for send, recv, barrier, ...
+std::optional<CollectiveKind> collective_call(std::string_view call);
 
 // GEMM FLOPs of an ATen op from its input dims (aten::mm, addmm, bmm, baddbmm); 0 for another op or
 // dims that do not fit it.

@@ -8,8 +8,11 @@
 
 #include <filesystem>
 #include <fstream>
+#include <map>
 #include <set>
+#include <tuple>
 
+#include "calibrate/fit.hpp"
 #include "calibrate/fit_checks.hpp"
 #include "calibrate/from_trace.hpp"
 #include "core/base/error.hpp"
@@ -25,6 +28,7 @@ using namespace dtsim::calib;
 namespace {
 
 const std::string kA100Trace = std::string(DTSIM_SOURCE_DIR) + "/tests/calibrate/data/hta_a100_rank0.json.gz";
+const std::string kNcclTrace = std::string(DTSIM_SOURCE_DIR) + "/tests/calibrate/data/hta_a100_nccl_2ranks.json.gz";
 
 }  // namespace
 
@@ -117,6 +121,85 @@ TEST_CASE("a real A100 training trace: each kernel in one unit, no GEMM past the
   CHECK(shares.at(static_cast<size_t>(TraceClass::Collective)).seconds / t.busy_seconds == Approx(0.423).margin(0.001));
 }
 
+TEST_CASE("a trace's collectives: kind, group and size from the NCCL kernel's args, else from the c10d op", "[trace]") {
+  std::map<std::tuple<std::string, int, double>, int> units;  // (kind, ranks, S) -> units
+  int unknown = 0;  // kernels launched before the profiler started: no op, no args, no kind
+  const auto count = [&](const TorchTrace& t) {
+    units.clear();
+    unknown = 0;
+    for (const TraceWork& w : t.work) {
+      if (w.cls != TraceClass::Collective) continue;
+      if (w.op.empty() && !w.collective) {
+        ++unknown;
+        continue;
+      }
+      REQUIRE(w.collective);
+      ++units[{std::string(collective_name(*w.collective)), w.ranks, w.bytes}];
+    }
+  };
+  SECTION("PyTorch 2.1 and later: the kernel says (2 ranks, NCCL 2.17)") {
+    count(read_torch_trace(kNcclTrace));
+    // Its 21 NCCL kernels, counted apart by a script over the file: AllReduces of 5 sizes and 2 Broadcasts, 3 each
+    // (fp32, and the Broadcast of 53 int64s), S = elements x bytes.
+    const std::map<std::tuple<std::string, int, double>, int> want{
+        {{"allreduce", 2, 2049000.0 * 4}, 3}, {{"allreduce", 2, 2431040.0 * 4}, 3},
+        {{"allreduce", 2, 6563840.0 * 4}, 3}, {{"allreduce", 2, 6637568.0 * 4}, 3},
+        {{"allreduce", 2, 7875584.0 * 4}, 3}, {{"broadcast", 2, 53120.0 * 4}, 3},
+        {{"broadcast", 2, 53.0 * 8}, 3}};
+    CHECK(units == want);
+    CHECK(unknown == 0);
+  }
+  SECTION("before: the nccl: op around the launch, its input's dims, over the world (16 ranks)") {
+    count(read_torch_trace(kA100Trace));
+    CHECK(units.at({"allreduce", 16, 447923396.0 * 4}) > 0);
+    CHECK(units.at({"reduce_scatter", 16, 65536.0 * 384 * 4}) > 0);  // the whole input
+    CHECK(units.at({"allgather", 16, 8192.0 * 384 * 4 * 16}) > 0);   // one rank's shard, gathered
+    int all = 0;
+    for (const auto& [key, n] : units) all += n;
+    CHECK(all == 75);  // every NCCL kernel of the trace but 5 whose launch it missed
+    CHECK(unknown == 5);
+  }
+  CHECK(collective_call("_allgather_base") == CollectiveKind::AllGather);
+  CHECK(collective_call("reduce_scatter_tensor_coalesced") == CollectiveKind::ReduceScatter);
+  CHECK(collective_call("all_to_allv") == CollectiveKind::AllToAll);
+  CHECK(collective_call("reduce") == CollectiveKind::Reduce);
+  CHECK_FALSE(collective_call("send"));
+  CHECK_FALSE(traced_collective("aten::all_reduce"));
+}
+
+TEST_CASE("a trace's AllReduces at 3 sizes fit the same_host link, as calibrate's rounds do", "[trace]") {
+  // 8 ranks of a node: a ring AllReduce of S is 2 (n - 1) rounds of 5 us + (S / n) / 50 GB/s each.
+  const int n = 8;
+  const auto ring = [&](double s) { return 2 * (n - 1) * (5e-6 + s / n / 50e9); };
+  TorchTrace t;
+  t.gpu = true;
+  t.world_size = n;
+  for (double flops : {1e9, 2e9, 4e9})
+    t.work.push_back(TraceWork{"gemm", "aten::mm", TraceClass::Gemm, "bf16", flops, 0, flops / 1e14});
+  for (double s : {8e6, 64e6, 512e6}) {
+    for (int i = 0; i < 2; ++i) {
+      TraceWork w{"ncclKernel_AllReduce", "nccl:all_reduce", TraceClass::Collective, "", 0, s, ring(s)};
+      w.collective = CollectiveKind::AllReduce;
+      w.ranks = n;
+      t.work.push_back(w);
+    }
+  }
+  const CalibrationProfile p = profile_from_traces({t}, "");
+  REQUIRE(p.link(kSameHost));
+  for (double s : {8e6, 64e6, 512e6}) {
+    const Segment& seg = p.link(kSameHost)->fit.at(s / n);
+    CHECK(seg.fixed + s / n * seg.per_unit == Approx(5e-6 + s / n / 50e9).epsilon(1e-6));
+  }
+  REQUIRE(p.collectives.size() == 3);
+  for (const CollectiveSample& c : p.collectives) {
+    CHECK(c.kind == "allreduce");
+    CHECK(c.ranks == n);
+    CHECK(c.seconds == Approx(ring(c.bytes)));
+    CHECK(c.busbw == Approx(c.bytes / ring(c.bytes) * 2 * (n - 1) / n));
+    CHECK(c.predicted == Approx(c.seconds).epsilon(1e-6));  // the ring's closed form on the fitted link
+  }
+}
+
 TEST_CASE("dtsim calibrate --from-trace writes a profile fitted to the trace, or refuses in one line", "[trace]") {
   const std::string dir = test::temp_dir("from-trace");
   const auto r =
@@ -126,6 +209,9 @@ TEST_CASE("dtsim calibrate --from-trace writes a profile fitted to the trace, or
   CHECK_THAT(r.out, Catch::Contains("peaks bounding the fits: the zoo's a100_80gb"));
   CHECK_THAT(r.out, Catch::Contains("not classified ("));
   CHECK_THAT(r.out, Catch::Contains("fit checks ("));
+  // Its collectives like nccl-tests: the 1.79 GB AllReduce over the trace's 16 ranks (2 sizes: no link fitted).
+  CHECK_THAT(r.out, Catch::Contains("collective           80      190.345    42.3%  collectives"));
+  CHECK_THAT(r.out, Catch::Contains("allreduce     16   1791693584"));
   const auto p = load_calibration_profile(dir + "/p.yaml", "cuda");
   CHECK(p->machine.from_trace == "hta_a100_rank0.json.gz");
   CHECK(p->machine.device == "NVIDIA A100-SXM4-80GB");
