@@ -25,41 +25,6 @@ double slowest(double seconds, MPI_Comm comm) {
   return seconds;
 }
 
-// One ring AllReduce of `buf` on `comm`, filled and checked as dtsim-real's comm stream does.
-class Collective {
- public:
-  Collective(double bytes, MPI_Comm comm) : comm_(comm) {
-    const int size = comm_size(comm);
-    shape_ = GroupShape{size, size, 0};
-    const CollectiveAlgorithm& ring = find_algorithm("ring");
-    schedule_ = ring.schedule(CollectiveKind::AllReduce, shape_, bytes);
-    layout_ = real::ChunkLayout{static_cast<std::int64_t>(bytes / sizeof(float)), schedule_.chunks};
-    buf_.assign(static_cast<size_t>(layout_.elements), 0.0f);
-    me_ = comm_rank(comm);
-  }
-  double bytes() const { return static_cast<double>(buf_.size()) * sizeof(float); }
-  // Seconds of the schedule alone (the fill and check around it untimed).
-  double run() {
-    real::fill_input(CollectiveKind::AllReduce, layout_, shape_, me_, ++salt_, 0, buf_);
-    const double t0 = MPI_Wtime();
-    real::run_schedule(schedule_, layout_, buf_, me_, comm_);
-    const double dt = MPI_Wtime() - t0;
-    if (real::check_output(CollectiveKind::AllReduce, layout_, shape_, me_, salt_, 0, buf_).mismatched != 0) {
-      throw RuntimeError("calibration contention: wrong AllReduce result");
-    }
-    return dt;
-  }
-
- private:
-  MPI_Comm comm_;
-  GroupShape shape_;
-  Schedule schedule_;
-  real::ChunkLayout layout_;
-  std::vector<float> buf_;
-  int me_ = 0;
-  int salt_ = 0;
-};
-
 }  // namespace
 
 ContentionSample bench_contention(const BenchOptions& o, MPI_Comm comm) {
@@ -67,7 +32,7 @@ ContentionSample bench_contention(const BenchOptions& o, MPI_Comm comm) {
   MPI_Comm side = MPI_COMM_NULL;
   MPI_Comm_dup(comm, &side);
   // 4 MB: a DDP bucket's order of size, and the validation suite's overlap scenario's.
-  Collective collective(4 << 20, side);
+  RingAllReduce collective(4 << 20, side);
   real::EigenGemms gemms(real::kMaxGemmDim);
   const auto gemm_op = [&](const std::vector<real::GemmShape>& shapes) {
     const double t0 = MPI_Wtime();

@@ -212,40 +212,50 @@ InCacheSamples bench_in_cache(const BenchOptions& o, MPI_Comm comm, double llc_b
   int size = 1;
   MPI_Comm_size(comm, &size);
   if (ranks_on_my_host(comm) != size) return out;  // rounds of one host's ring only
-  const int me = comm_rank(comm);
-  const CollectiveAlgorithm& ring = find_algorithm("ring");
-  const GroupShape shape{size, 1, 0};
   for (double bytes : geometric(1024, share / 2, factor)) {
-    const Schedule schedule = ring.schedule(CollectiveKind::AllReduce, shape, bytes);
-    const auto elements = static_cast<std::int64_t>(bytes / sizeof(float));
-    const real::ChunkLayout layout{elements, schedule.chunks};
-    std::vector<float> buf(static_cast<size_t>(elements), 1.0f);
+    RingAllReduce ring(bytes, comm);
     // As bench_collectives runs them (fill, the schedule timed from this rank's entry, check), on one
     // buffer back to back with only the core's own cache swept between: it stays in the last level,
     // as a small model's gradients do in a run.
-    const auto once = [&](int salt) {
+    const auto once = [&] {
       evict_private_caches();
-      real::fill_input(CollectiveKind::AllReduce, layout, shape, me, salt, 0, buf);
-      const double t0 = MPI_Wtime();
-      real::run_schedule(schedule, layout, buf, me, comm);
-      const double dt = MPI_Wtime() - t0;
-      if (real::check_output(CollectiveKind::AllReduce, layout, shape, me, salt, 0, buf).mismatched != 0) {
-        throw RuntimeError("calibration collective: wrong result");
-      }
-      return dt;
+      return ring.run();
     };
     int repeats = 0;
-    const double first = once(0);
-    if (me == 0) repeats = std::clamp(static_cast<int>(o.min_seconds / std::max(first, 1e-7)), 5, o.max_repeats);
+    const double first = once();
+    if (comm_rank(comm) == 0) {
+      repeats = std::clamp(static_cast<int>(o.min_seconds / std::max(first, 1e-7)), 5, o.max_repeats);
+    }
     MPI_Bcast(&repeats, 1, MPI_INT, 0, comm);
     std::vector<double> times;
     MPI_Barrier(comm);
-    for (int i = 1; i <= repeats; ++i) times.push_back(once(i));
+    for (int i = 0; i < repeats; ++i) times.push_back(once());
     double t = median(times);
     MPI_Allreduce(MPI_IN_PLACE, &t, 1, MPI_DOUBLE, MPI_MAX, comm);
-    out.rounds.push_back(Sample{static_cast<double>(elements) * sizeof(float) / size, t / (2.0 * (size - 1))});
+    out.rounds.push_back(Sample{ring.bytes() / size, t / (2.0 * (size - 1))});
   }
   return out;
+}
+
+RingAllReduce::RingAllReduce(double bytes, MPI_Comm comm) : comm_(comm) {
+  const int size = comm_size(comm);
+  shape_ = GroupShape{size, size, 0};
+  const CollectiveAlgorithm& ring = find_algorithm("ring");
+  schedule_ = ring.schedule(CollectiveKind::AllReduce, shape_, bytes);
+  layout_ = real::ChunkLayout{static_cast<std::int64_t>(bytes / sizeof(float)), schedule_.chunks};
+  buf_.assign(static_cast<size_t>(layout_.elements), 0.0f);
+  me_ = comm_rank(comm);
+}
+
+double RingAllReduce::run() {
+  real::fill_input(CollectiveKind::AllReduce, layout_, shape_, me_, ++salt_, 0, buf_);
+  const double t0 = MPI_Wtime();
+  real::run_schedule(schedule_, layout_, buf_, me_, comm_);
+  const double dt = MPI_Wtime() - t0;
+  if (real::check_output(CollectiveKind::AllReduce, layout_, shape_, me_, salt_, 0, buf_).mismatched != 0) {
+    throw RuntimeError("calibration: a ring AllReduce gave a wrong result");
+  }
+  return dt;
 }
 
 std::vector<Sample> bench_push_buffer(const BenchOptions& o, MPI_Comm comm) {

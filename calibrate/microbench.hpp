@@ -12,8 +12,29 @@
 #include <mpi.h>
 
 #include "core/calibration/calibration.hpp"
+#include "core/collectives/collective.hpp"
+#include "real/values.hpp"
 
 namespace dtsim::calib {
+
+// One ring AllReduce of a buffer of `bytes` on `comm` (core/collectives' schedule, run by
+// real::run_schedule), filled before and checked after as dtsim-real's comm stream does; run() times
+// the schedule alone. Collective over `comm`. Throws RuntimeError on a wrong result.
+class RingAllReduce {
+ public:
+  RingAllReduce(double bytes, MPI_Comm comm);
+  double bytes() const { return static_cast<double>(buf_.size()) * sizeof(float); }
+  double run();
+
+ private:
+  MPI_Comm comm_;
+  GroupShape shape_;
+  Schedule schedule_;
+  real::ChunkLayout layout_;
+  std::vector<float> buf_;
+  int me_ = 0;
+  int salt_ = 0;
+};
 
 struct BenchOptions {
   bool quick = false;          // fewer sizes and shorter repeats (CI)
