@@ -114,7 +114,6 @@ MachineInfo this_machine(const std::string& backend, int ranks, int hosts, bool 
   m.hosts = hosts;
   m.dtsim_version = DTSIM_VERSION;
   m.quick = quick;
-  if (backend == "cpu") m.llc_bytes = last_level_cache_bytes();
   return m;
 }
 

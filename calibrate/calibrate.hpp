@@ -53,8 +53,8 @@ std::vector<Sample> allreduce_rounds(const std::vector<CollectiveSample>& collec
 // fitted rates, and B (both together) as each model predicts it from G and C alone (both_at_once).
 void print_contention(std::ostream& out, const ContentionSample& s);
 
-// This machine as MachineInfo (hostname, /proc/cpuinfo's model name, cores, the time now in UTC;
-// on cpu calibrate/bench_util.hpp's last_level_cache_bytes()).
+// This machine as MachineInfo (hostname, /proc/cpuinfo's model name, cores, the time now in UTC).
+// calibrate() adds the last-level cache its ranks measured with (llc_bytes: the smallest over ranks).
 MachineInfo this_machine(const std::string& backend, int ranks, int hosts, bool quick);
 
 // Runs on every rank (MPI processes; or, for cuda, the threads of one process, one per GPU); rank 0

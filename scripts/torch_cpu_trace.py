@@ -55,6 +55,16 @@ def kineto_trace(prof, maker):
     return {"schemaVersion": 1, "traceEvents": events, "trace_maker": f"{maker}, torch {torch.__version__}"}
 
 
+def training_step(model, opt, x, y):
+    """One step of the MLP on (x, y): mean squared error, backward, the optimizer's step."""
+    def step():
+        opt.zero_grad(set_to_none=True)
+        loss = ((model(x) - y) ** 2).mean()
+        loss.backward()
+        opt.step()
+    return step
+
+
 def gemm_flops(widths, batch):
     """One step's GEMM FLOPs: forward and weight gradient of every layer, input gradient of all but the first."""
     return sum(2.0 * batch * widths[i] * widths[i + 1] * (3 if i > 0 else 2) for i in range(len(widths) - 1))
@@ -75,12 +85,7 @@ def main():
     x = torch.randn(a.batch, widths[0])
     y = torch.randn(a.batch, widths[-1])
     assert all(p.dtype == torch.float32 for p in model.parameters()) and x.dtype == y.dtype == torch.float32
-
-    def step():
-        opt.zero_grad(set_to_none=True)
-        loss = ((model(x) - y) ** 2).mean()
-        loss.backward()
-        opt.step()
+    step = training_step(model, opt, x, y)
 
     for _ in range(3):
         step()

@@ -35,7 +35,7 @@ from torch.nn.parallel import DistributedDataParallel as DDP
 from torch.profiler import ProfilerActivity, profile
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
-from torch_cpu_trace import kineto_trace, mlp  # noqa: E402
+from torch_cpu_trace import kineto_trace, mlp, training_step  # noqa: E402
 
 ALLREDUCE_SIZES = [1 << k for k in range(16, 26, 1)]  # 64 KiB to 32 MiB of fp32
 
@@ -74,12 +74,7 @@ def worker(rank, a, port, results):
     opt = optimizer(a.optimizer, model.parameters())
     x = torch.randn(a.batch, widths[0])
     y = torch.randn(a.batch, widths[-1])
-
-    def step():
-        opt.zero_grad(set_to_none=True)
-        loss = ((model(x) - y) ** 2).mean()
-        loss.backward()
-        opt.step()
+    step = training_step(model, opt, x, y)
 
     for _ in range(5):
         step()
