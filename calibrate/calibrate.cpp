@@ -199,18 +199,24 @@ void print_profile(std::ostream& out, const CalibrationProfile& p) {
     }
   }
   const bool traced = !p.machine.from_trace.empty();
-  for (const auto& [dtype, c] : p.compute) {
-    out << fmt::format(
-        "\ncompute {} ({}, {} sizes; residuals rms {:.1f} %, max {:.1f} %)\n", dtype,
-        traced ? "the traces' GEMMs, the mean time per FLOP count" : "GEMMs as dtsim-real cuts them, all ranks at once",
-        c.residuals.points, 100 * c.residuals.rms_relative, 100 * c.residuals.max_relative);
-    out << fmt::format("  {:>14} {:>14} {:>16}\n", "from FLOPs", "overhead (us)", "rate (GFLOP/s)");
-    for (const Segment& s : c.fit.segments) {
-      out << fmt::format("  {:>14.3g} {:>14.2f} {:>16.3f}\n", s.min_x, s.fixed * 1e6, 1e-9 / s.per_unit);
+  const std::pair<const char*, const std::map<std::string, FittedCurve>*> flop_curves[] = {{"compute", &p.compute},
+                                                                                           {"attention", &p.attention}};
+  for (const auto& [group, curves] : flop_curves) {
+    for (const auto& [dtype, c] : *curves) {
+      const std::string what = std::string_view(group) == "attention"
+                                   ? "the traces' fused attention ops, the mean time per FLOP count"
+                               : traced ? "the traces' GEMMs, the mean time per FLOP count"
+                                        : "GEMMs as dtsim-real cuts them, all ranks at once";
+      out << fmt::format("\n{} {} ({}, {} sizes; residuals rms {:.1f} %, max {:.1f} %)\n", group, dtype, what,
+                         c.residuals.points, 100 * c.residuals.rms_relative, 100 * c.residuals.max_relative);
+      out << fmt::format("  {:>14} {:>14} {:>16}\n", "from FLOPs", "overhead (us)", "rate (GFLOP/s)");
+      for (const Segment& s : c.fit.segments) {
+        out << fmt::format("  {:>14.3g} {:>14.2f} {:>16.3f}\n", s.min_x, s.fixed * 1e6, 1e-9 / s.per_unit);
+      }
+      out << "  efficiency against op size:";
+      for (double f : {1e4, 1e5, 1e6, 1e7, 1e8, 1e9}) out << fmt::format(" {:.0e}: {:.2f}", f, efficiency(c.fit, f));
+      out << "\n";
     }
-    out << "  efficiency against op size:";
-    for (double f : {1e4, 1e5, 1e6, 1e7, 1e8, 1e9}) out << fmt::format(" {:.0e}: {:.2f}", f, efficiency(c.fit, f));
-    out << "\n";
   }
   for (const auto& [kernel, c] : p.memory) {
     out << fmt::format("\nmemory {} ({}, {} sizes; residuals rms {:.1f} %, max {:.1f} %)\n", kernel,

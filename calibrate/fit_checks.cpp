@@ -30,8 +30,11 @@ double best_rate(const std::vector<Sample>& samples) {
   return best;
 }
 
+// Compute and attention curves are in FLOPs; the others in bytes.
+bool in_flops(const std::string& group) { return group == "compute" || group == "attention"; }
+
 std::string rate_text(const std::string& group, double rate) {
-  return group == "compute" ? fmt::format("{:.4g} GFLOP/s", rate / 1e9) : fmt::format("{:.4g} GB/s", rate / 1e9);
+  return in_flops(group) ? fmt::format("{:.4g} GFLOP/s", rate / 1e9) : fmt::format("{:.4g} GB/s", rate / 1e9);
 }
 
 FitCheck check_curve(const std::string& group, const std::string& name, const FittedCurve& c,
@@ -46,7 +49,7 @@ FitCheck check_curve(const std::string& group, const std::string& name, const Fi
   }
   const double rate = 1.0 / last.per_unit;
   const double best = best_rate(c.samples);
-  const std::string unit = group == "compute" ? "FLOPs" : "bytes";
+  const std::string unit = in_flops(group) ? "FLOPs" : "bytes";
   if (best > 0 && rate > kSupport * best) {
     out.verdict = FitVerdict::Refused;
     out.reason = fmt::format("{} fitted, more than {:g} x the best any sample reached ({})", rate_text(group, rate),
@@ -145,15 +148,14 @@ const std::vector<FitCheck>& check_fits(CalibrationProfile& p, const FitCeilings
                        kStreamSlack * stream, fmt::format("{:g} x the fastest streaming loop measured", kStreamSlack)}}
                  : std::nullopt;
 
-  check_group(
-      "compute", p.compute,
-      [&](const std::string& dtype) {
-        const auto it = ceilings.compute_peak.find(dtype);
-        return it != ceilings.compute_peak.end() && it->second > 0
-                   ? std::optional<Ceiling>{Ceiling{it->second, "the rank's peak"}}
-                   : std::nullopt;
-      },
-      "no ceiling: this device's peak is not known here", checks);
+  const auto peak = [&](const std::string& dtype) {
+    const auto it = ceilings.compute_peak.find(dtype);
+    return it != ceilings.compute_peak.end() && it->second > 0
+               ? std::optional<Ceiling>{Ceiling{it->second, "the rank's peak"}}
+               : std::nullopt;
+  };
+  check_group("compute", p.compute, peak, "no ceiling: this device's peak is not known here", checks);
+  check_group("attention", p.attention, peak, "no ceiling: this device's peak is not known here", checks);
 
   const auto exchange = p.exchange.find(kSameHost);
   check_group(

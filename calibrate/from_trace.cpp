@@ -98,7 +98,7 @@ CalibrationProfile profile_from_traces(const std::vector<TorchTrace>& traces, co
                                      first.path, first.gpu ? first.device : "cpu", t.path, t.gpu ? t.device : "cpu"));
     }
   }
-  std::map<std::string, std::map<double, std::vector<double>>> gemm;
+  std::map<std::string, std::map<double, std::vector<double>>> gemm, attention;
   std::map<double, std::vector<double>> memory;
   std::map<std::pair<std::string, int>, std::map<double, std::vector<double>>> collectives;  // (kind, ranks) -> S
   for (const TorchTrace& t : traces) {
@@ -106,6 +106,9 @@ CalibrationProfile profile_from_traces(const std::vector<TorchTrace>& traces, co
       if (!(w.seconds > 0) || !std::isfinite(w.seconds)) continue;  // a span without a duration says nothing
       const bool flops = w.flops > 0 && std::isfinite(w.flops), bytes = w.bytes > 0 && std::isfinite(w.bytes);
       if (w.cls == TraceClass::Gemm && flops && !w.dtype.empty()) gemm[w.dtype][w.flops].push_back(w.seconds);
+      if (w.cls == TraceClass::Attention && flops && !w.dtype.empty()) {
+        attention[w.dtype][w.flops].push_back(w.seconds);
+      }
       if (w.cls == TraceClass::MemoryBound && bytes) memory[w.bytes].push_back(w.seconds);
       if (w.cls == TraceClass::Collective && w.collective && bytes && w.ranks > 1) {
         collectives[{std::string(collective_name(*w.collective)), w.ranks}][w.bytes].push_back(w.seconds);
@@ -135,6 +138,11 @@ CalibrationProfile profile_from_traces(const std::vector<TorchTrace>& traces, co
     throw RuntimeError(
         "--from-trace: the trace's GEMMs have fewer than 2 distinct sizes in every dtype: no rate to fit");
   }
+  // Fused attention per dtype: a trace of one model gives two sizes at least (forward and backward).
+  for (const auto& [dtype, times] : attention) {
+    std::vector<Sample> s = per_size(times);
+    if (s.size() >= 2) p.attention[dtype] = fit_curve(std::move(s), PiecewiseOptions{3, 3});
+  }
   if (memory.size() >= 2) p.memory["sgd_step"] = fit_curve(per_size(memory), PiecewiseOptions{3, 3});
   // The collectives of traces of several ranks: per kind, group and S, the mean time of its units (an NCCL
   // kernel's, its wait for the slowest peer and its share of the SMs beside compute included, as a step has them),
@@ -156,7 +164,9 @@ CalibrationProfile profile_from_traces(const std::vector<TorchTrace>& traces, co
   FitCeilings ceilings;
   if (!device.empty()) {
     const DeviceSpec d = load_device(device);
-    for (const auto& [dtype, curve] : p.compute) ceilings.compute_peak[dtype] = d.peak(parse_dtype(dtype));
+    for (const auto* curves : {&p.compute, &p.attention}) {
+      for (const auto& [dtype, curve] : *curves) ceilings.compute_peak[dtype] = d.peak(parse_dtype(dtype));
+    }
   }
   check_fits(p, ceilings, false);
   predict_collectives(p);  // with the link, where it passed its checks
@@ -199,6 +209,7 @@ int calibrate_from_trace(const FromTraceOptions& o, std::ostream& out) {
   for (const ClassShare& s : class_shares(traces)) {
     if (s.cls != TraceClass::Unclassified) classified += s.seconds;
     const char* use = s.cls == TraceClass::Gemm                                   ? "compute.<dtype>"
+                      : s.cls == TraceClass::Attention && !p.attention.empty()    ? "attention.<dtype>"
                       : s.cls == TraceClass::MemoryBound                          ? "memory.sgd_step"
                       : s.cls == TraceClass::Collective && p.link(kSameHost)      ? "links.same_host, collectives"
                       : s.cls == TraceClass::Collective && !p.collectives.empty() ? "collectives"
@@ -209,6 +220,22 @@ int calibrate_from_trace(const FromTraceOptions& o, std::ostream& out) {
   out << fmt::format("  {:<14} {:>8} {:>12.3f} {:>7.1f}%  time no unit of a class covers\n", "outside them", "",
                      std::max(0.0, busy - classified) * 1e3,
                      busy > 0 ? 100 * std::max(0.0, busy - classified) / busy : 0.0);
+
+  int unsized = 0;  // attention units without FLOPs: no shapes, a variable-length batch, or no is_causal recorded
+  double unsized_s = 0;
+  for (const TorchTrace& t : traces) {
+    for (const TraceWork& w : t.work) {
+      if (w.cls != TraceClass::Attention || w.flops > 0) continue;
+      ++unsized;
+      unsized_s += w.seconds;
+    }
+  }
+  if (unsized > 0) {
+    out << fmt::format(
+        "  {} attention units ({:.3f} ms) fit nothing: their shapes or causality are not in the trace (torch.profiler "
+        "with record_shapes=True records both from PyTorch 2.1 on; a variable-length batch has no fixed shape)\n",
+        unsized, unsized_s * 1e3);
+  }
 
   std::map<std::string, std::pair<int, double>> unclassified;
   for (const TorchTrace& t : traces) {

@@ -59,6 +59,13 @@ double CalibrationProfile::compute_time(Dtype d, double flops, double mem_bytes,
   return std::max(busy, memory_roofline ? memory_time(mem_bytes, in_cache) : 0.0);
 }
 
+double CalibrationProfile::attention_time(Dtype d, double flops, double mem_bytes, bool in_cache) const {
+  const auto it = attention.find(std::string(dtype_name(d)));
+  if (it == attention.end()) return compute_time(d, flops, mem_bytes, in_cache);
+  const double busy = flops > 0 ? it->second.fit.time(flops) : 0.0;
+  return std::max(busy, memory_roofline ? memory_time(mem_bytes, in_cache) : 0.0);
+}
+
 double CalibrationProfile::memory_time(double mem_bytes, bool in_cache) const {
   if (!(mem_bytes > 0)) return 0.0;
   if (const FittedCurve* c = find_curve(memory, "sgd_step", in_cache)) return c->fit.time(mem_bytes);

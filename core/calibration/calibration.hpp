@@ -196,6 +196,11 @@ struct CalibrationProfile {
   MachineInfo machine;
   std::map<std::string, FittedCurve> links;    // by link class
   std::map<std::string, FittedCurve> compute;  // by dtype name; x = FLOPs of one op
+  // Fused attention kernels (FlashAttention, memory-efficient, cuDNN) by dtype, fitted to a trace's
+  // (`dtsim calibrate --from-trace`); x = FLOPs as the plan counts an attention kernel: 4 b s_q s_k h
+  // forward (2 b heads s_q s_k (d_qk + d_v)), half of it causal, and 2.5 times that backward (five
+  // matrix products to the forward's two). Absent: attention runs on the GEMM curve of its dtype.
+  std::map<std::string, FittedCurve> attention;
   // Streaming kernels by name ("sgd_step": w -= lr g over float arrays, 12 bytes per element);
   // x = bytes read and written. Optimizer updates and a server's aggregation are such loops on
   // every backend, so their ops cost max(compute curve(FLOPs), memory curve(mem_bytes)).
@@ -231,6 +236,9 @@ struct CalibrationProfile {
   // `in_cache` (here and below): the rank's data stays in the last-level cache, so the memory curves'
   // _in_cache versions apply where the profile has them (kInCacheSuffix).
   double compute_time(Dtype d, double flops, double mem_bytes, bool in_cache = false) const;
+  // The same for a fused attention kernel: its dtype's attention curve where the profile has one, else
+  // compute_time's.
+  double attention_time(Dtype d, double flops, double mem_bytes, bool in_cache = false) const;
   // Seconds of a streaming loop over `mem_bytes` (the sgd_step curve; memory_bandwidth without it).
   double memory_time(double mem_bytes, bool in_cache = false) const;
   // An optimizer update or a server's aggregation: max(compute curve, memory_time), always.

@@ -276,12 +276,16 @@ std::shared_ptr<const CalibrationProfile> load_calibration_profile(const std::st
     if (p->links.empty() && p->machine.ranks > 1) {
       rd.fail(root["fitted"]["links"], "fitted.links", "needs same_host or cross_host (measured by 2 or more ranks)");
     }
-    read_curves(rd, root, "compute", "gemm", "min_flops", "overhead_s", "rate_flops", {"fp32", "tf32", "fp16", "bf16"},
-                p->compute);
+    // The dtypes a compute or attention curve is fitted for (a trace's GEMMs name tf32 apart from fp32).
+    const std::set<std::string> dtypes{"fp32", "tf32", "fp16", "bf16"};
+    read_curves(rd, root, "compute", "gemm", "min_flops", "overhead_s", "rate_flops", dtypes, p->compute);
     if (p->compute.empty()) {
       rd.fail(root["fitted"]["compute"], "fitted.compute", "needs a compute curve (fp32, tf32, fp16 or bf16)");
     }
     const YAML::Node fitted = root["fitted"];
+    if (fitted["attention"]) {
+      read_curves(rd, root, "attention", "attention", "min_flops", "overhead_s", "rate_flops", dtypes, p->attention);
+    }
     if (fitted["compression"]) {
       std::set<std::string> kernels;
       for (std::string_view k : compression_kernels()) {

@@ -77,6 +77,7 @@ std::string profile_yaml(const CalibrationProfile& p) {
   e << YAML::Key << "fitted" << YAML::Value << YAML::BeginMap;
   write_fits(e, "links", p.links, "min_bytes", "latency_s", "bandwidth_Bps");
   write_fits(e, "compute", p.compute, "min_flops", "overhead_s", "rate_flops");
+  if (!p.attention.empty()) write_fits(e, "attention", p.attention, "min_flops", "overhead_s", "rate_flops");
   if (!p.memory.empty()) write_fits(e, "memory", p.memory, "min_bytes", "fixed_s", "rate_Bps");
   e << YAML::Key << "memory_bandwidth_Bps" << YAML::Value << p.memory_bandwidth;
   e << YAML::Key << "memory_roofline" << YAML::Value << (p.memory_roofline ? "true" : "false");
@@ -116,6 +117,7 @@ std::string profile_yaml(const CalibrationProfile& p) {
   e << YAML::Key << "residuals" << YAML::Value << YAML::BeginMap;
   write_residuals(e, "links", p.links);
   write_residuals(e, "compute", p.compute);
+  if (!p.attention.empty()) write_residuals(e, "attention", p.attention);
   if (!p.memory.empty()) write_residuals(e, "memory", p.memory);
   if (!p.compression.empty()) write_residuals(e, "compression", p.compression);
   e << YAML::EndMap;
@@ -123,6 +125,7 @@ std::string profile_yaml(const CalibrationProfile& p) {
   e << YAML::Key << "measurements" << YAML::Value << YAML::BeginMap;
   write_raw(e, "link_rounds", p.links);
   write_raw(e, "gemm", p.compute);
+  if (!p.attention.empty()) write_raw(e, "attention", p.attention);
   write_raw(e, "memory", p.memory);
   e << YAML::Key << "exchange" << YAML::Value << YAML::BeginMap;
   for (const auto& [cls, samples] : p.exchange) {

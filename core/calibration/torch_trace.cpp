@@ -7,6 +7,7 @@
 
 #include <algorithm>
 #include <array>
+#include <cctype>
 #include <cmath>
 #include <filesystem>
 #include <fstream>
@@ -69,10 +70,12 @@ double element_bytes(const std::string& type) {
   return 0;
 }
 
-// An op's "Input Dims" (lists of sizes; a scalar or a list of tensors gives []) and "Input type".
+// An op's "Input Dims" (lists of sizes; a scalar or a list of tensors gives []), "Input type" and
+// "Concrete Inputs" (a scalar argument's value as text, "" for a tensor; PyTorch 2.1 and later).
 struct OpArgs {
   std::vector<std::vector<double>> dims;
   std::vector<std::string> types;
+  std::vector<std::string> concrete;
 };
 
 OpArgs op_args(const Json& e) {
@@ -92,6 +95,9 @@ OpArgs op_args(const Json& e) {
   }
   if (const auto t = args->find("Input type"); t != args->end() && t->is_array()) {
     for (const Json& s : *t) a.types.push_back(s.is_string() ? s.get<std::string>() : "");
+  }
+  if (const auto c = args->find("Concrete Inputs"); c != args->end() && c->is_array()) {
+    for (const Json& s : *c) a.concrete.push_back(s.is_string() ? s.get<std::string>() : "");
   }
   return a;
 }
@@ -246,6 +252,86 @@ double gemm_flops(std::string_view op, const std::vector<std::vector<double>>& d
   return 0;
 }
 
+namespace {
+
+// A fused attention op's arguments as ATen declares it (native_functions.yaml): where query, key and
+// value are, their layout, and which argument says whether it is causal.
+struct AttentionOp {
+  std::string_view name;
+  bool heads_first;  // [batch, heads, seq, dim] (the sdpa ops); else [batch, seq, heads, dim]
+  bool backward;
+  size_t query;      // key and value follow it
+  size_t causal_at;  // bool is_causal; or, with mask_type, xformers' int custom_mask_type (0: none)
+  bool mask_type;
+};
+
+constexpr std::array<AttentionOp, 13> kAttentionOps{{
+    {"aten::scaled_dot_product_attention", true, false, 0, 5, false},
+    {"aten::_scaled_dot_product_flash_attention", true, false, 0, 4, false},
+    {"aten::_scaled_dot_product_flash_attention_backward", true, true, 1, 11, false},
+    {"aten::_scaled_dot_product_flash_attention_for_cpu", true, false, 0, 4, false},
+    {"aten::_scaled_dot_product_flash_attention_for_cpu_backward", true, true, 1, 7, false},
+    {"aten::_scaled_dot_product_efficient_attention", true, false, 0, 6, false},
+    {"aten::_scaled_dot_product_efficient_attention_backward", true, true, 1, 11, false},
+    {"aten::_scaled_dot_product_cudnn_attention", true, false, 0, 6, false},
+    {"aten::_scaled_dot_product_cudnn_attention_backward", true, true, 1, 14, false},
+    {"aten::_flash_attention_forward", false, false, 0, 8, false},
+    {"aten::_flash_attention_backward", false, true, 1, 11, false},
+    {"aten::_efficient_attention_forward", false, false, 0, 9, true},
+    {"aten::_efficient_attention_backward", false, true, 1, 14, true},
+}};
+
+// Whether the op was causal, from its concrete inputs; nullopt when they do not say (not recorded, or
+// a schema of another PyTorch whose argument there is no bool).
+std::optional<bool> causal(const AttentionOp& op, const std::vector<std::string>& concrete) {
+  if (op.causal_at >= concrete.size()) return std::nullopt;
+  const std::string& v = concrete[op.causal_at];
+  if (op.mask_type) {
+    if (v.empty() || !std::all_of(v.begin(), v.end(), [](unsigned char c) { return std::isdigit(c); }))
+      return std::nullopt;
+    return v != "0";
+  }
+  if (v == "True" || v == "true") return true;
+  if (v == "False" || v == "false") return false;
+  return std::nullopt;
+}
+
+const AttentionOp* attention_op(std::string_view name) {
+  const auto op =
+      std::find_if(kAttentionOps.begin(), kAttentionOps.end(), [&](const AttentionOp& a) { return a.name == name; });
+  return op == kAttentionOps.end() ? nullptr : &*op;
+}
+
+// The dtype of an attention op's query; "" for an op the table does not know or a type not recorded.
+std::string attention_dtype(std::string_view name, const OpArgs& a) {
+  const AttentionOp* op = attention_op(name);
+  return op && op->query < a.types.size() ? dtype_of(a.types[op->query]) : "";
+}
+
+}  // namespace
+
+std::vector<std::string_view> attention_flop_ops() {
+  std::vector<std::string_view> out;
+  for (const AttentionOp& op : kAttentionOps) out.push_back(op.name);
+  return out;
+}
+
+double attention_flops(std::string_view name, const std::vector<std::vector<double>>& dims,
+                       const std::vector<std::string>& concrete) {
+  const AttentionOp* op = attention_op(name);
+  if (!op || dims.size() < op->query + 3) return 0;
+  const std::vector<double>& q = dims[op->query];
+  const std::vector<double>& k = dims[op->query + 1];
+  const std::vector<double>& v = dims[op->query + 2];
+  if (q.size() != 4 || k.size() != 4 || v.size() != 4) return 0;
+  const std::optional<bool> is_causal = causal(*op, concrete);
+  if (!is_causal) return 0;
+  const size_t seq = op->heads_first ? 2 : 1;
+  const double pairs = q[0] * q[1] * q[2] * k[seq] * (*is_causal ? 0.5 : 1.0);  // b heads s_q s_k
+  const double d_qk = q[3], d_v = v[3];
+  return 2 * pairs * (op->backward ? 3 * d_qk + 2 * d_v : d_qk + d_v);
+}
+
 TorchTrace read_torch_trace(const std::string& path) { return parse_torch_trace(slurp(path), path); }
 
 TorchTrace parse_torch_trace(std::string_view text, const std::string& path) {
@@ -342,6 +428,10 @@ TorchTrace parse_torch_trace(std::string_view text, const std::string& path) {
           w.flops = gemm_flops(name, a.dims);
           w.dtype = gemm_dtype(name, a);
           if (w.dtype.empty() && a.types.empty()) w.dtype = "fp32";  // no types recorded: the CPU runs fp32
+        } else if (cls == TraceClass::Attention) {
+          w.flops = attention_flops(name, a.dims, a.concrete);
+          w.dtype = attention_dtype(name, a);
+          if (w.dtype.empty() && a.types.empty()) w.dtype = "fp32";  // no types recorded: the CPU runs fp32
         } else if (cls == TraceClass::MemoryBound) {
           w.bytes = memory_bytes(name, a);
         } else if (cls == TraceClass::Collective) {
@@ -388,6 +478,9 @@ TorchTrace parse_torch_trace(std::string_view text, const std::string& path) {
         w.flops = gemm_flops(op_name, a.dims);
         w.dtype = gemm_dtype(op_name, a);
         if (w.dtype == "fp32" && tf32_kernel(kernel)) w.dtype = "tf32";
+      } else if (cls == TraceClass::Attention) {
+        w.flops = attention_flops(op_name, a.dims, a.concrete);
+        w.dtype = attention_dtype(op_name, a);
       } else if (cls == TraceClass::MemoryBound) {
         w.bytes = memory_bytes(op_name, a);
       } else if (cls == TraceClass::Collective && !kernel_collective(e, t.world_size, w)) {

@@ -69,4 +69,16 @@ std::optional<CollectiveKind> collective_call(std::string_view call);
 // dims that do not fit it.
 double gemm_flops(std::string_view op, const std::vector<std::vector<double>>& dims);
 
+// A fused attention op's FLOPs as the plan counts them (core/parallel/transformer_ops.cpp, the flash
+// kernel): 2 b heads s_q s_k (d_qk + d_v) forward, half of it causal, 2 b heads s_q s_k (3 d_qk + 2 d_v)
+// backward (the scores recomputed, then dV, dP, dQ and dK). From the op's input dims (query, key and
+// value, 4-d, in the op's layout) and its "Concrete Inputs" (is_causal, or xformers' custom_mask_type,
+// as Kineto records scalars from PyTorch 2.1 on). 0 for another op, dims that do not fit it (a
+// variable-length batch's 3-d ones) or a causality the trace does not record: such a unit counts as
+// attention time but fits nothing.
+double attention_flops(std::string_view op, const std::vector<std::vector<double>>& dims,
+                       const std::vector<std::string>& concrete);
+// The ops attention_flops knows (each also listed by the attention trace class).
+std::vector<std::string_view> attention_flop_ops();
+
 }  // namespace dtsim

@@ -28,13 +28,20 @@ constexpr std::array<V, 12> kCollectiveOps{"record_param_comms",
                                            "gloo:all_reduce",
                                            "nccl:all_reduce"};
 constexpr std::array<V, 5> kAttentionKernels{"flash", "fmha", "attention", "attn", "sdpa"};
-constexpr std::array<V, 7> kAttentionOps{"aten::scaled_dot_product_attention",
-                                         "aten::_scaled_dot_product_flash_attention",
-                                         "aten::_scaled_dot_product_efficient_attention",
-                                         "aten::_scaled_dot_product_cudnn_attention",
-                                         "aten::_flash_attention_forward",
-                                         "aten::_flash_attention_backward",
-                                         "aten::_efficient_attention_forward"};
+// The fused attention ops (torch_trace.cpp's attention_flops reads each one's shapes).
+constexpr std::array<V, 13> kAttentionOps{"aten::scaled_dot_product_attention",
+                                          "aten::_scaled_dot_product_flash_attention",
+                                          "aten::_scaled_dot_product_flash_attention_backward",
+                                          "aten::_scaled_dot_product_flash_attention_for_cpu",
+                                          "aten::_scaled_dot_product_flash_attention_for_cpu_backward",
+                                          "aten::_scaled_dot_product_efficient_attention",
+                                          "aten::_scaled_dot_product_efficient_attention_backward",
+                                          "aten::_scaled_dot_product_cudnn_attention",
+                                          "aten::_scaled_dot_product_cudnn_attention_backward",
+                                          "aten::_flash_attention_forward",
+                                          "aten::_flash_attention_backward",
+                                          "aten::_efficient_attention_forward",
+                                          "aten::_efficient_attention_backward"};
 constexpr std::array<V, 6> kConvolutionKernels{"conv", "fprop", "dgrad", "wgrad", "winograd", "implicit_gemm"};
 constexpr std::array<V, 3> kConvolutionOps{"aten::convolution", "aten::convolution_backward", "aten::_convolution"};
 constexpr std::array<V, 5> kGemmKernels{"gemm", "cutlass", "cublas", "matmul", "nvjet"};

@@ -130,10 +130,12 @@ const FrameworkSpec& CostModel::framework_of(const RankProgram& rank) const {
 double CostModel::device_time(const RankProgram& rank, const ComputeOp& op) const {
   if (cluster_.calibration) {
     if (const std::optional<double> codec = codec_time(rank, op)) return *codec;
-    // A server's compute is its aggregation, a streaming loop over the workers' gradients.
-    return rank.role == Role::Server
-               ? cluster_.calibration->streaming_op_time(op.dtype, op.flops, op.mem_bytes, in_cache_)
-               : cluster_.calibration->compute_time(op.dtype, op.flops, op.mem_bytes, in_cache_);
+    // A server's compute is its aggregation, a streaming loop over the workers' gradients; a fused
+    // attention kernel takes the profile's attention curve where a trace gave one.
+    const CalibrationProfile& p = *cluster_.calibration;
+    if (rank.role == Role::Server) return p.streaming_op_time(op.dtype, op.flops, op.mem_bytes, in_cache_);
+    return op.cls == KernelClass::Attention ? p.attention_time(op.dtype, op.flops, op.mem_bytes, in_cache_)
+                                            : p.compute_time(op.dtype, op.flops, op.mem_bytes, in_cache_);
   }
   const DeviceSpec& device = device_of(rank);
   return kernel_time(device, efficiency_of(rank), op.dtype, op.cls, op.flops,

@@ -52,6 +52,50 @@ TEST_CASE("the analytical cost model takes compute and links from the profile", 
   CHECK(large.to_bw == Approx(4e9));
 }
 
+TEST_CASE("a fused attention kernel takes the profile's attention curve of its dtype, else the GEMMs'",
+          "[calibrated]") {
+  const std::string profile = edited_profile(
+      "attention", "  memory:\n    sgd_step:",
+      "  attention:\n    bf16:\n      - {min_flops: 0, overhead_s: 20e-6, rate_flops: 5e9}\n  memory:\n    sgd_step:");
+  const Scenario s = load_scenario(kScenario, {"cluster.calibration=" + profile});
+  const Plan plan = compile_plan(s);
+  const cost::CostModel costs(s.cluster, plan);
+  ComputeOp attention{4e6, 0, Dtype::Bf16};
+  attention.cls = KernelClass::Attention;
+  CHECK(costs.compute_time(plan.ranks[0], attention) == Approx(20e-6 + 4e6 / 5e9));
+  // A GEMM of the same dtype, and attention in a dtype the profile has no attention curve for: the compute curve.
+  CHECK(costs.compute_time(plan.ranks[0], ComputeOp{4e6, 0, Dtype::Bf16}) == Approx(10e-6 + 4e6 / 1e10));
+  attention.dtype = Dtype::Fp16;
+  CHECK(costs.compute_time(plan.ranks[0], attention) == Approx(10e-6 + 4e6 / 1e10));
+  // The curve is read back as written.
+  const auto p = load_calibration_profile(profile);
+  REQUIRE(p->attention.count("bf16"));
+  CHECK(p->attention.at("bf16").fit.time(4e6) == Approx(20e-6 + 4e6 / 5e9));
+}
+
+TEST_CASE("both engines time a GPT's attention kernels by the attention curve, its other kernels as before",
+          "[calibrated][simgrid]") {
+  // The 1.3B GPT on one device: 24 layers, 4 micro-batches of 2 x 2048 tokens, causal flash attention of
+  // F = 4 tokens s h / 2 FLOPs forward and 2.5 F backward. With an attention curve of 20 us + F / 5 GFLOP/s
+  // each of its 96 forward and 96 backward kernels moves from the compute curve (10 us + F / 10 GFLOP/s)
+  // to it, and the step by their sum: every op of one device runs one after the other.
+  const std::string gpt = std::string(DTSIM_SOURCE_DIR) + "/scenarios/hybrid_gpt_1gpu.yaml";
+  const std::string with = edited_profile(
+      "gpt-attention", "  memory:\n    sgd_step:",
+      "  attention:\n    bf16:\n      - {min_flops: 0, overhead_s: 20e-6, rate_flops: 5e9}\n  memory:\n    sgd_step:");
+  const double f = 4 * (2 * 2048.0) * 2048 * 2048 / 2;
+  const auto moved = [](double flops) { return (20e-6 + flops / 5e9) - (10e-6 + flops / 1e10); };
+  const double expected = 96 * (moved(f) + moved(2.5 * f));
+  for (const char* engine : {"analytical", "simgrid"}) {
+    INFO(engine);
+    const double before =
+        test::run_calibrated(gpt, engine, "--set cluster.calibration='" + test::kCalibProfile + "'", "gpt-a").iteration;
+    const double after =
+        test::run_calibrated(gpt, engine, "--set cluster.calibration='" + with + "'", "gpt-b").iteration;
+    CHECK(after - before == Approx(expected).epsilon(1e-6));
+  }
+}
+
 TEST_CASE("SimGrid with a profile agrees with the analytical engine in both link regimes", "[calibrated][simgrid]") {
   // 100 KB buckets: 50 KB messages (first segment); 400 KB: 200 KB messages (second segment).
   for (const char* bucket : {"100KB", "400KB"}) {

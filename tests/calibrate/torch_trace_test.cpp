@@ -6,6 +6,7 @@
 
 #include <nlohmann/json.hpp>
 
+#include <algorithm>
 #include <filesystem>
 #include <fstream>
 #include <map>
@@ -85,6 +86,162 @@ TEST_CASE("GEMM FLOPs from an op's input dims", "[trace]") {
   CHECK(gemm_flops("aten::mm", {{64, 512}, {256, 1024}}) == 0);  // inner sizes differ
   CHECK(gemm_flops("aten::mm", {{64, 512}}) == 0);
   CHECK(gemm_flops("aten::add", {{64, 512}, {64, 512}}) == 0);
+}
+
+TEST_CASE("fused attention FLOPs from an op's dims and causality, as the plan counts them", "[trace]") {
+  // The table is the attention class's op list, no more and no less.
+  const std::vector<std::string_view> known = attention_flop_ops();
+  for (std::string_view op : known) CHECK(classify_op(op) == TraceClass::Attention);
+  for (std::string_view op : trace_class_traits(TraceClass::Attention).ops) {
+    INFO(op);
+    CHECK(std::find(known.begin(), known.end(), op) != known.end());
+  }
+  // b 2, 16 heads, 1024 queries and keys, head dim 64: 2 b heads s_q s_k (d_qk + d_v) forward.
+  const double pairs = 2.0 * 16 * 1024 * 1024;
+  const std::vector<double> bhsd{2, 16, 1024, 64}, bshd{2, 1024, 16, 64};
+  const std::vector<std::string> sdpa_causal{"", "", "", "", "0.", "True", ""};
+  CHECK(attention_flops("aten::scaled_dot_product_attention", {bhsd, bhsd, bhsd, {}, {}, {}, {}}, sdpa_causal) ==
+        2 * pairs * 128 * 0.5);
+  CHECK(attention_flops("aten::_scaled_dot_product_flash_attention", {bhsd, bhsd, bhsd, {}, {}, {}},
+                        {"", "", "", "0.", "False", "False"}) == 2 * pairs * 128);
+  // The layout of FlashAttention's own op: [batch, seq, heads, dim]; a longer key sequence counts.
+  const std::vector<double> keys{2, 4096, 16, 64};
+  CHECK(attention_flops("aten::_flash_attention_forward", {bshd, keys, keys, {}, {}, {}, {}, {}, {}, {}},
+                        {"", "", "", "", "", "1024", "4096", "0.", "False", "False"}) == 2 * pairs * 4 * 128);
+  // Backward: five products of the two: 2.5 times the forward, as transformer_ops.cpp's flash kernel.
+  const std::vector<std::vector<double>> bwd(14, bshd);
+  std::vector<std::string> bwd_inputs(14, "");
+  bwd_inputs[11] = "True";
+  CHECK(attention_flops("aten::_flash_attention_backward", bwd, bwd_inputs) == 2.5 * 2 * pairs * 128 * 0.5);
+  // xformers' kernels: custom_mask_type 0 is none, 1 or 2 causal.
+  std::vector<std::string> mask(12, "");
+  mask[9] = "1";
+  CHECK(attention_flops("aten::_efficient_attention_forward", std::vector<std::vector<double>>(12, bshd), mask) ==
+        2 * pairs * 128 * 0.5);
+  mask[9] = "0";
+  CHECK(attention_flops("aten::_efficient_attention_forward", std::vector<std::vector<double>>(12, bshd), mask) ==
+        2 * pairs * 128);
+  // Nothing said of causality (before PyTorch 2.1, or a schema whose argument there is no bool), a
+  // variable-length batch's 3-d tensors, another op: no FLOPs.
+  CHECK(attention_flops("aten::_scaled_dot_product_flash_attention", {bhsd, bhsd, bhsd}, {}) == 0);
+  CHECK(attention_flops("aten::_scaled_dot_product_flash_attention", {bhsd, bhsd, bhsd, {}, {}},
+                        {"", "", "", "0.", "0."}) == 0);
+  CHECK(attention_flops("aten::_flash_attention_forward", {{2048, 16, 64}, {2048, 16, 64}, {2048, 16, 64}},
+                        {"", "", "", "", "", "1024", "1024", "0.", "True"}) == 0);
+  CHECK(attention_flops("aten::bmm", {bhsd, bhsd, bhsd}, sdpa_causal) == 0);
+}
+
+namespace {
+
+// A Kineto trace of one GPU as PyTorch 2.1 and later write it: per op, a cpu_op with its shapes,
+// types and concrete inputs, the cuda_runtime launch inside it and the kernel it launched.
+struct KinetoWriter {
+  nlohmann::json events = nlohmann::json::array();
+  double ts = 0;
+  int correlation = 0;
+  void op(const std::string& name, const nlohmann::json& dims, const nlohmann::json& types,
+          const nlohmann::json& concrete, const std::string& kernel, double kernel_us) {
+    ++correlation;
+    events.push_back({{"ph", "X"},
+                      {"cat", "cpu_op"},
+                      {"name", name},
+                      {"pid", 1},
+                      {"tid", 1},
+                      {"ts", ts},
+                      {"dur", 20},
+                      {"args", {{"Input Dims", dims}, {"Input type", types}, {"Concrete Inputs", concrete}}}});
+    events.push_back({{"ph", "X"},
+                      {"cat", "cuda_runtime"},
+                      {"name", "cudaLaunchKernel"},
+                      {"pid", 1},
+                      {"tid", 1},
+                      {"ts", ts + 5},
+                      {"dur", 5},
+                      {"args", {{"correlation", correlation}}}});
+    events.push_back({{"ph", "X"},
+                      {"cat", "kernel"},
+                      {"name", kernel},
+                      {"pid", 0},
+                      {"tid", 7},
+                      {"ts", ts + 30},
+                      {"dur", kernel_us},
+                      {"args", {{"correlation", correlation}}}});
+    ts += 100 + kernel_us;
+  }
+  std::string text() const {
+    const nlohmann::json device{{"name", "NVIDIA H100 80GB HBM3"}};
+    return nlohmann::json{{"deviceProperties", nlohmann::json::array({device})}, {"traceEvents", events}}.dump();
+  }
+};
+
+}  // namespace
+
+TEST_CASE("a trace's fused attention fits an attention curve that the cost model takes for attention kernels",
+          "[trace]") {
+  // GEMMs at 250 TFLOP/s; causal FlashAttention forward and backward at 400 TFLOP/s, 10 us on top.
+  KinetoWriter k;
+  // (json::array: a list of two strings would read as a key and its value)
+  const nlohmann::json bf16_mm = nlohmann::json::array({"c10::BFloat16", "c10::BFloat16"});
+  for (double n : {1024.0, 2048.0, 4096.0}) {
+    const double flops = 2 * n * n * n;
+    k.op("aten::mm", {{n, n}, {n, n}}, bf16_mm, nlohmann::json::array({"", ""}), "nvjet_tst_128x256_64x4_2x1_v_bz_TNT",
+         flops / 250e12 * 1e6);
+  }
+  double attention_s = 0;
+  for (double seq : {1024.0, 2048.0}) {
+    const nlohmann::json q{4, seq, 32, 128};  // [batch, seq, heads, dim]
+    const double fwd = 0.5 * 2 * (4 * 32 * seq * seq) * 256;
+    nlohmann::json dims = nlohmann::json::array({q, q, q, {}, {}, {}, {}, {}, {}, {}});
+    nlohmann::json types = nlohmann::json::array({"c10::BFloat16", "c10::BFloat16", "c10::BFloat16"});
+    const std::string s = std::to_string(static_cast<int>(seq));
+    nlohmann::json concrete = nlohmann::json::array({"", "", "", "", "", s, s, "0.", "True", "False"});
+    k.op("aten::_flash_attention_forward", dims, types, concrete, "void pytorch_flash::flash_fwd_kernel<...>",
+         (10e-6 + fwd / 400e12) * 1e6);
+    nlohmann::json bdims = nlohmann::json::array({q, q, q, q, q, {}, {}, {}, {}, {}, {}, {}, {}, {}});
+    nlohmann::json bconcrete = nlohmann::json::array();
+    for (int i = 0; i < 14; ++i) bconcrete.push_back(i == 11 ? "True" : "");
+    k.op("aten::_flash_attention_backward", bdims, types, bconcrete, "void pytorch_flash::flash_bwd_kernel<...>",
+         (10e-6 + 2.5 * fwd / 400e12) * 1e6);
+    attention_s += 20e-6 + 3.5 * fwd / 400e12;
+  }
+  // One more forward whose causality the trace does not say: attention time, no FLOPs.
+  k.op("aten::_flash_attention_forward", {{4, 512, 32, 128}, {4, 512, 32, 128}, {4, 512, 32, 128}},
+       nlohmann::json::array({"c10::BFloat16", "c10::BFloat16", "c10::BFloat16"}), nlohmann::json::array({"", "", ""}),
+       "flash_fwd_kernel", 50);
+
+  const TorchTrace t = parse_torch_trace(k.text(), "attention.json");
+  double traced = 0;
+  int sized = 0;
+  for (const TraceWork& w : t.work) {
+    if (w.cls != TraceClass::Attention) continue;
+    traced += w.seconds;
+    if (w.flops > 0) ++sized;
+    CHECK(w.dtype == "bf16");
+  }
+  CHECK(sized == 4);
+  CHECK(traced == Approx(attention_s + 50e-6));
+
+  const CalibrationProfile p = profile_from_traces({t}, "h100_sxm");
+  REQUIRE(p.attention.count("bf16"));
+  const FittedCurve& a = p.attention.at("bf16");
+  CHECK(a.fit.segments.size() == 1);
+  CHECK(1.0 / a.fit.segments.back().per_unit == Approx(400e12).epsilon(1e-6));
+  CHECK(a.fit.segments.front().fixed == Approx(10e-6).epsilon(1e-6));
+  CHECK(1.0 / p.compute.at("bf16").fit.segments.back().per_unit == Approx(250e12).epsilon(1e-6));
+  // A causal forward of 2048 tokens as the plan has it: the attention curve, not the GEMMs'.
+  const double fwd = 0.5 * 2 * (4 * 32 * 2048.0 * 2048.0) * 256;
+  CHECK(p.attention_time(Dtype::Bf16, fwd, 0) == Approx(10e-6 + fwd / 400e12));
+  CHECK(p.compute_time(Dtype::Bf16, fwd, 0) == Approx(fwd / 250e12).epsilon(1e-3));
+  // No attention curve of that dtype: the GEMMs'.
+  CHECK(p.attention_time(Dtype::Fp16, fwd, 0) == p.compute_time(Dtype::Fp16, fwd, 0));
+  // Past the device's peak it is refused, as a GEMM curve is: 400 TFLOP/s on an A100 (312 in bf16).
+  REQUIRE(load_device("a100_80gb").peak(Dtype::Bf16) < 400e12);
+  const CalibrationProfile slow = profile_from_traces({t}, "a100_80gb");
+  CHECK(slow.compute.count("bf16"));
+  CHECK(slow.attention.empty());
+  CHECK(std::any_of(slow.fit_checks.begin(), slow.fit_checks.end(), [](const FitCheck& c) {
+    return c.group == "attention" && c.name == "bf16" && c.verdict == FitVerdict::Refused;
+  }));
 }
 
 TEST_CASE("a real A100 training trace: each kernel in one unit, no GEMM past the device's peak", "[trace]") {
