@@ -25,6 +25,7 @@
 #include "core/calibration/profile_reader.hpp"
 #include "core/plan/compiler.hpp"
 #include "core/run/metrics.hpp"
+#include "core/run/run_folder.hpp"
 #include "core/run/trace.hpp"
 #include "core/scenario/loader.hpp"
 #include "real/plan_scale.hpp"
@@ -429,7 +430,7 @@ int validate(const ValidateOptions& o, std::ostream& out) {
   const int ranks = static_cast<int>(plan.ranks.size());
 
   const fs::path dir = o.out.empty() ? fs::path("runs") / (s.name + "-validate") : fs::path(o.out);
-  fs::create_directories(dir / "sim");
+  fs::create_directories(dir);
 
   if (o.repeats < 1) throw InputError(fmt::format("--repeats: {} is not a positive count", o.repeats));
   // Measured: dtsim-real on the same scenario and compute scale, o.repeats times (real-1, ...).
@@ -444,8 +445,9 @@ int validate(const ValidateOptions& o, std::ostream& out) {
   Recorder recorder;
   const nlohmann::json sim_metrics = simulated_metrics(s, plan, recorder);
   const std::string sim_trace = trace_json(plan, recorder.records(), s.cluster.nodes);
-  write_file_atomic((dir / "sim" / "metrics.json").string(), sim_metrics.dump(2) + "\n");
-  write_file_atomic((dir / "sim" / "trace.json").string(), sim_trace);
+  const RunFolder sim_folder((dir / "sim").string());  // metrics.json last, as `dtsim run` writes a run
+  sim_folder.write("trace.json", sim_trace);
+  sim_folder.write_metrics(sim_metrics);
 
   // The same without contention, beside it (the whole Plan again with cluster.contention.compute=1);
   // on the analytical engine only (SimGrid runs one simulation per process).

@@ -11,12 +11,11 @@
 #include "cli/commands.hpp"
 #include "cli/convergence_summary.hpp"
 #include "cli/summary.hpp"
-#include "core/base/atomic_file.hpp"
 #include "core/base/units.hpp"
 #include "core/plan/compiler.hpp"
 #include "core/plan/hybrid.hpp"
 #include "core/run/metrics.hpp"
-#include "core/run/trace.hpp"
+#include "core/run/run_folder.hpp"
 #include "core/scenario/loader.hpp"
 #include "core/scenario/warnings.hpp"
 #include "learn/learner.hpp"
@@ -59,25 +58,15 @@ int run_command(const RunOptions& o) {
   const std::vector<learn::ConvergenceResult> convergence = learn::train_jobs(s, plan, run.records, data);
 
   const std::string out = o.out.empty() ? (std::filesystem::path("runs") / s.name).string() : o.out;
-  std::error_code ec;
-  std::filesystem::create_directories(out, ec);
-  if (ec) throw RuntimeError(fmt::format("cannot create output folder {}: {}", out, ec.message()));
-  // metrics.json is written last: it marks a finished run (docs/outputs.md). An earlier run's goes
-  // first, so that it never pairs with this run's other files if this one is killed while writing.
-  std::filesystem::remove(std::filesystem::path(out) / "metrics.json", ec);
+  const RunFolder folder(out);  // metrics.json last: it marks a finished run (docs/outputs.md)
   nlohmann::json metrics = run_metrics_json(jobs);
   for (size_t j = 0; j < convergence.size(); ++j) {
     metrics["jobs"][j]["convergence"] = learn::convergence_json(s, convergence[j]);
     if (j == 0) metrics["convergence"] = metrics["jobs"][j]["convergence"];
   }
-  if (!convergence.empty()) {
-    write_file_atomic((std::filesystem::path(out) / "convergence.csv").string(), learn::convergence_csv(convergence));
-  }
-  if (o.trace) {
-    write_file_atomic((std::filesystem::path(out) / "trace.json").string(),
-                      [&](const ChunkSink& sink) { write_trace_json(sink, plan, run.records, s.cluster.nodes); });
-  }
-  write_file_atomic((std::filesystem::path(out) / "metrics.json").string(), metrics.dump(2) + "\n");
+  if (!convergence.empty()) folder.write("convergence.csv", learn::convergence_csv(convergence));
+  if (o.trace) folder.write_trace(plan, run.records, s.cluster.nodes);
+  folder.write_metrics(metrics);
   if (o.json) {
     std::cout << metrics.dump(2) << "\n";
   } else {

@@ -27,6 +27,7 @@
 #include "plot/chart.hpp"
 #include "sim/sweep/sweep_results.hpp"
 #include "sim/tune/search_folder.hpp"
+#include "sim/tune/tune_json.hpp"
 #include "sim/tune/tuner.hpp"
 
 namespace dtsim::cli {
@@ -56,20 +57,6 @@ void apply_fix(const std::string& text, LayoutLimits& limits) {
   limits.*fixed->field = value;
 }
 
-std::string layout_text(const HybridSpec& h) {
-  std::string s = fmt::format("t{} p{} d{}", h.tensor, h.pipeline, h.data);
-  if (h.context > 1) s += fmt::format(" c{}", h.context);
-  if (h.expert > 1) s += fmt::format(" e{}", h.expert);
-  s += fmt::format(" mb{} {}", h.micro_batch, schedule_name(h.schedule));
-  if (h.schedule == PipelineSchedule::Interleaved) s += fmt::format(" v{}", h.virtual_stages);
-  if (h.recompute != Recompute::None) s += fmt::format(" rc:{}", recompute_name(h.recompute));
-  if (h.zero > 0) s += fmt::format(" zero{}", h.zero);
-  if (h.sequence_parallel) s += " sp";
-  // Where ranks go, when more than one dimension spreads them.
-  if (const std::string order = spread_rank_order(h); order.find('-') != std::string::npos) s += " " + order;
-  return s;
-}
-
 std::string seconds_or_failed(double s, const std::string& error) {
   return !error.empty() ? "failed" : s > 0 ? fmt::format("{:.3f}", s) : "-";
 }
@@ -96,7 +83,7 @@ std::string results_csv(const tune::TuneResult& r) {
     out += fmt::format(
         "{},{},{},{},{},{},{},{},{},{},{},{},{},{:.6g},{:.6g},{:.6g},{:.6g},{:.4f},{:.4f},{:.6g},{:.6g},"
         "{:.6g},{:.6g},{},{:.6g},{},{}\n",
-        ++rank, layout_text(h), h.tensor, h.pipeline, h.data, h.context, h.expert, h.micro_batch,
+        ++rank, tune::layout_text(h), h.tensor, h.pipeline, h.data, h.context, h.expert, h.micro_batch,
         schedule_name(h.schedule), h.virtual_stages, recompute_name(h.recompute), h.zero, h.sequence_parallel,
         c.closed.iteration_s, c.analytical_s, c.simgrid_s, r.throughput(c), r.mfu(c), c.bubble_fraction,
         c.peak_memory_bytes, exposed(c, GroupKind::Tensor), exposed(c, GroupKind::Pipeline),
@@ -104,59 +91,6 @@ std::string results_csv(const tune::TuneResult& r) {
         csv_text(c.simgrid_error));
   }
   return out;
-}
-
-nlohmann::json error_or_null(const std::string& error) {
-  return error.empty() ? nlohmann::json() : nlohmann::json(error);
-}
-
-nlohmann::json tune_json(const tune::TuneResult& r, const TuneOptions& o) {
-  nlohmann::json ranked = nlohmann::json::array();
-  for (const tune::Candidate& c : r.ranked) {
-    nlohmann::json by_kind;
-    for (int k = 0; k < kGroupKinds; ++k) {
-      if (c.exposed_s[static_cast<size_t>(k)] > 0)
-        by_kind[std::string(group_kind_name(static_cast<GroupKind>(k)))] = c.exposed_s[static_cast<size_t>(k)];
-    }
-    ranked.push_back({{"layout", layout_text(c.layout)},
-                      {"set", r.overrides(c)},
-                      {"devices", c.devices},
-                      {"device_seconds_per_sample", r.device_seconds_per_sample(c)},
-                      {"closed_form_s", c.closed.iteration_s},
-                      {"analytical_s", c.analytical_s},
-                      {"simgrid_s", c.simgrid_s},
-                      {"iteration_time_s", c.iteration_s()},
-                      {"throughput_samples_per_s", r.throughput(c)},
-                      {"mfu", r.mfu(c)},
-                      {"bubble_fraction", c.bubble_fraction},
-                      {"peak_memory_bytes", c.peak_memory_bytes},
-                      {"exposed_comm_by_kind_s", by_kind},
-                      {"analytical_error", error_or_null(c.analytical_error)},
-                      {"simgrid_error", error_or_null(c.simgrid_error)}});
-  }
-  return {{"scenario", r.scenario},
-          {"scenario_file", o.scenario},
-          {"set", o.sets},
-          {"objective", std::string(tune::objective_name(r.objective))},
-          {"devices", r.devices},
-          {"device_counts", r.device_counts},
-          {"global_batch", r.global_batch},
-          {"device_memory_bytes", r.device_memory_bytes},
-          {"max_memory_fraction", o.request.max_memory_fraction},
-          {"layouts", r.layouts},
-          {"over_memory", r.over_memory},
-          {"commonest_overflow", r.commonest_overflow},
-          {"closed_form_seconds", r.closed_form_seconds},
-          {"engine_seconds", r.engine_seconds},
-          {"simgrid_top", o.request.top},
-          {"pareto",
-           [&] {
-             nlohmann::json front = nlohmann::json::array();
-             for (const auto& [memory, seconds] : r.pareto)
-               front.push_back({{"peak_memory_bytes", memory}, {"closed_form_s", seconds}});
-             return front;
-           }()},
-          {"ranked", ranked}};
 }
 
 // Iteration time against memory per rank: every layout that fits (closed form), the Pareto front, the layouts the
@@ -344,7 +278,7 @@ int tune_command(TuneOptions o) {
     std::cout << fmt::format(
         "  {:>3} {:<60} {:>9.3f} {:>9} {:>9} {:>10.1f} {:>5.1f}% {:>6.1f}% {:>9} {:>8.3f} {:>8.3f} "
         "{:>8.3f}",
-        i + 1, layout_text(c.layout), c.closed.iteration_s, seconds_or_failed(c.analytical_s, c.analytical_error),
+        i + 1, tune::layout_text(c.layout), c.closed.iteration_s, seconds_or_failed(c.analytical_s, c.analytical_error),
         seconds_or_failed(c.simgrid_s, c.simgrid_error), r.throughput(c), 100 * r.mfu(c), 100 * c.bubble_fraction,
         format_bytes(c.peak_memory_bytes), exposed(c, GroupKind::Tensor), exposed(c, GroupKind::Pipeline),
         exposed(c, GroupKind::Data));
@@ -356,7 +290,8 @@ int tune_command(TuneOptions o) {
     for (const auto& [engine, error] :
          {std::pair{"analytical", &c.analytical_error}, std::pair{"SimGrid", &c.simgrid_error}}) {
       if (!error->empty())
-        std::cout << fmt::format("  #{} {}: the {} run failed: {}\n", i + 1, layout_text(c.layout), engine, *error);
+        std::cout << fmt::format("  #{} {}: the {} run failed: {}\n", i + 1, tune::layout_text(c.layout), engine,
+                                 *error);
     }
   }
   // The user's and the device count's overrides, then the layout's (which replace any of the same key), on the
@@ -381,7 +316,8 @@ int tune_command(TuneOptions o) {
     plots += ", pareto.png";
   }
   write_file_atomic(out + "/results.csv", results_csv(r));
-  write_file_atomic(out + "/tune.json", tune_json(r, o).dump(2) + "\n");  // last: the search is complete
+  write_file_atomic(out + "/tune.json", tune::tune_json(r, o.request, {o.scenario, o.sets}).dump(2) +
+                                            "\n");  // last: the search is complete
   std::cout << fmt::format("wrote {} and results.csv, tune.json in {}\n", plots, out);
   return 0;
 }

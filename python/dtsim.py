@@ -311,14 +311,13 @@ def sweep(scenario: Scenario | str | os.PathLike | Mapping[str, Any], params: Ma
 
 
 class Tuning(Record):
-    """`dtsim tune`'s answer: objective, devices (the most searched), device_counts, global_batch, layouts
-    (valid), over_memory, and `rows`, the layouts that fit, best first: overrides (the --set texts giving job 0
-    the layout, and placement.nodes when it takes fewer devices), devices, device_seconds_per_sample,
-    closed_form_s, analytical_s and
-    simgrid_s (None where that engine did not run it), iteration_time_s, throughput_samples_per_s, mfu,
-    bubble_fraction, peak_memory_bytes, exposed_comm_s (by group kind), analytical_error and simgrid_error (the
-    engine's message where its run of the layout failed, else None: the layout is then ranked on the figures it
-    has)."""
+    """`dtsim tune`'s answer, its tune.json (docs/outputs.md, one schema for both): objective, devices (the most
+    searched), device_counts, global_batch, layouts (valid), over_memory, ... and `rows`, the layouts that fit, best
+    first: layout, set (the --set texts giving job 0 the layout, and placement.nodes when it takes fewer devices),
+    devices, device_seconds_per_sample, closed_form_s, analytical_s and simgrid_s (None where that engine did not run
+    it), iteration_time_s, throughput_samples_per_s, mfu, bubble_fraction, peak_memory_bytes, exposed_comm_by_kind_s
+    (by group kind, those with exposed communication), analytical_error and simgrid_error (the engine's message where
+    its run of the layout failed, else None: the layout is then ranked on the figures it has)."""
 
     @property
     def rows(self) -> List[Dict[str, Any]]:
@@ -332,14 +331,14 @@ class Tuning(Record):
         if not self.rows:
             raise ValueError("Tuning.best(): no layout fits, so there is no best")
         s = _scenario(scenario).copy()
-        for text in self.rows[0]["overrides"]:
+        for text in self.rows[0]["set"]:
             key, value = text.split("=", 1)
             s.set(key, value)
         return s
 
     def to_pandas(self):
-        """The rows as a pandas DataFrame (the overrides joined by spaces)."""
-        return _pandas().DataFrame([dict(r, overrides=" ".join(r["overrides"])) for r in self.rows])
+        """The rows as a pandas DataFrame (each row's --set texts joined by spaces)."""
+        return _pandas().DataFrame([dict(r, set=" ".join(r["set"])) for r in self.rows])
 
     def __repr__(self) -> str:
         return f"<dtsim.Tuning {self.scenario}: {len(self.rows)} of {self.layouts} layouts fit on {self.devices} devices>"

@@ -21,6 +21,7 @@
 #include "sim/kernel_table.hpp"
 #include "sim/sweep/sweep_plan.hpp"
 #include "sim/sweep/sweep_results.hpp"
+#include "sim/tune/tune_json.hpp"
 #include "sim/tune/tuner.hpp"
 
 namespace pb = pybind11;
@@ -183,39 +184,9 @@ pb::object tune(const Source& src, int top, int screen, int jobs, const std::str
     request.jobs = jobs;
     request.objective = chosen->second;
     const tune::TuneResult r = tune::tune(s, request);
-    nlohmann::json ranked = nlohmann::json::array();
-    for (const tune::Candidate& c : r.ranked) {
-      nlohmann::json exposed = nlohmann::json::object();
-      for (int g = 0; g < kGroupKinds; ++g) {
-        exposed[std::string(group_kind_name(static_cast<GroupKind>(g)))] = c.exposed_s[static_cast<size_t>(g)];
-      }
-      const auto seconds = [](double v) { return v > 0 ? nlohmann::json(v) : nlohmann::json(); };
-      ranked.push_back(
-          {{"overrides", r.overrides(c)},
-           {"devices", c.devices},
-           {"device_seconds_per_sample", r.device_seconds_per_sample(c)},
-           {"closed_form_s", c.closed.iteration_s},
-           {"analytical_s", seconds(c.analytical_s)},
-           {"simgrid_s", seconds(c.simgrid_s)},
-           {"iteration_time_s", c.iteration_s()},
-           {"throughput_samples_per_s", r.throughput(c)},
-           {"mfu", r.mfu(c)},
-           {"bubble_fraction", c.bubble_fraction},
-           {"peak_memory_bytes", c.peak_memory_bytes},
-           {"exposed_comm_s", exposed},
-           {"analytical_error", c.analytical_error.empty() ? nlohmann::json() : nlohmann::json(c.analytical_error)},
-           {"simgrid_error", c.simgrid_error.empty() ? nlohmann::json() : nlohmann::json(c.simgrid_error)}});
-    }
-    out = {{"scenario", r.scenario},
-           {"objective", std::string(tune::objective_name(r.objective))},
-           {"device_counts", r.device_counts},
-           {"devices", r.devices},
-           {"global_batch", r.global_batch},
-           {"device_memory_bytes", r.device_memory_bytes},
-           {"layouts", r.layouts},
-           {"over_memory", r.over_memory},
-           {"simgrid", r.simgrid},
-           {"ranked", ranked}};
+    // A scenario read from a file names it, as the command line does; one made in Python ("<dict>") names none.
+    const std::string file = src.origin.starts_with("<") ? "" : src.origin;
+    out = tune::tune_json(r, request, {file, src.sets});
   } catch (const InputError& e) {
     raise_scenario_error(e, src.text, src.origin);
   }

@@ -11,13 +11,12 @@
 #include <fmt/format.h>
 #include <nlohmann/json.hpp>
 
-#include "core/base/atomic_file.hpp"
 #include "core/base/error.hpp"
 #include "core/compression/method.hpp"
 #include "core/plan/compiler.hpp"
 #include "core/plan/hybrid_job.hpp"
 #include "core/run/metrics.hpp"
-#include "core/run/trace.hpp"
+#include "core/run/run_folder.hpp"
 #include "core/scenario/loader.hpp"
 #include "core/scenario/sync_policy.hpp"
 #include "core/scenario/warnings.hpp"
@@ -421,14 +420,9 @@ int launch(const LaunchOptions& given, HostComm& world, const ExecutorFactory& m
                      {"memory", summary.memory},
                      {"staleness", measured_staleness(plan, summary)},
                      {"simulate_with", simulate_command(o, out)}};
-  std::error_code ec;
-  std::filesystem::create_directories(out, ec);
-  if (ec) throw RuntimeError(fmt::format("cannot create output folder {}: {}", out, ec.message()));
-  if (o.trace) {
-    write_file_atomic((std::filesystem::path(out) / "trace.json").string(),
-                      [&](const ChunkSink& sink) { write_trace_json(sink, plan, records, s.cluster.nodes); });
-  }
-  write_file_atomic((std::filesystem::path(out) / "metrics.json").string(), metrics.dump(2) + "\n");
+  const RunFolder folder(out);  // an earlier run's metrics.json goes first; this one's is written last
+  if (o.trace) folder.write_trace(plan, records, s.cluster.nodes);
+  folder.write_metrics(metrics);
   print_result(std::cout, jobs, summary);
   std::cout << fmt::format("wrote {}/metrics.json{}\n", out, o.trace ? fmt::format(" and {}/trace.json", out) : "");
   std::cout << fmt::format("simulate the same scenario: {}\n", simulate_command(o, out));

@@ -70,6 +70,17 @@ const Json& array(const Json& j, const char* key) {
   return v;
 }
 
+// An engine's message for a layout whose run failed: null where none ("" here).
+std::string error_or_none(const Json& j, const std::string& where, const char* key) {
+  if (!j.contains(key) || j[key].is_null()) return "";
+  return text(j, where, key);
+}
+
+// An engine's time of a layout: null (or, before schema_version 1, 0) where that engine did not run it.
+double engine_seconds(const Json& j, const std::string& where, const char* key) {
+  return field(j, where, key).is_null() ? 0.0 : number(j, where, key);
+}
+
 TuneRow parse_row(const Json& r, const std::string& where) {
   if (!r.is_object()) wrong(where.substr(0, where.size() - 1), "an object", r);
   TuneRow row;
@@ -78,8 +89,8 @@ TuneRow parse_row(const Json& r, const std::string& where) {
   row.devices = static_cast<int>(whole(r, where, "devices"));
   row.device_seconds_per_sample = number(r, where, "device_seconds_per_sample");
   row.closed_form_s = number(r, where, "closed_form_s", true);
-  row.analytical_s = number(r, where, "analytical_s");
-  row.simgrid_s = number(r, where, "simgrid_s");
+  row.analytical_s = engine_seconds(r, where, "analytical_s");
+  row.simgrid_s = engine_seconds(r, where, "simgrid_s");
   row.iteration_time_s = number(r, where, "iteration_time_s", true);
   row.throughput_samples_per_s = number(r, where, "throughput_samples_per_s");
   row.mfu = number(r, where, "mfu");
@@ -94,6 +105,8 @@ TuneRow parse_row(const Json& r, const std::string& where) {
       row.exposed_comm_by_kind_s.emplace_back(kind, number(by_kind, w, kind.c_str()));
     }
   }
+  row.analytical_error = error_or_none(r, where, "analytical_error");
+  row.simgrid_error = error_or_none(r, where, "simgrid_error");
   return row;
 }
 
@@ -164,6 +177,11 @@ TuneData parse_tune(const std::string& json_text) {
     throw ParseError("not valid JSON (" + what + ")");
   }
   if (!j.is_object()) wrong("the file", "an object", j);
+  // Files from before the version was written are version 1's fields with 0 for an engine that did not run.
+  if (j.contains("schema_version") && whole(j, "", "schema_version") != kTuneSchemaRead) {
+    throw ParseError("schema_version: " + j["schema_version"].dump() + ", and this viewer reads " +
+                     std::to_string(kTuneSchemaRead) + " (open it with the dtsim that wrote it)");
+  }
   TuneData d;
   d.scenario = text(j, "", "scenario");
   if (j.contains("scenario_file")) d.scenario_file = text(j, "", "scenario_file");
@@ -189,6 +207,10 @@ TuneData parse_tune(const std::string& json_text) {
   if (j.contains("commonest_overflow")) d.commonest_overflow = text(j, "", "commonest_overflow");
   d.closed_form_seconds = optional_number(j, "", "closed_form_seconds");
   d.engine_seconds = optional_number(j, "", "engine_seconds");
+  if (j.contains("simgrid")) {
+    if (!j["simgrid"].is_boolean()) wrong("simgrid", "true or false", j["simgrid"]);
+    d.simgrid = j["simgrid"].get<bool>();
+  }
   const Json& front = array(j, "pareto");
   for (size_t i = 0; i < front.size(); ++i) {
     const std::string where = "pareto[" + std::to_string(i) + "].";

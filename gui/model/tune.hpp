@@ -26,6 +26,7 @@ struct TuneRow {
   double iteration_time_s = 0;                                // the most exact engine's
   double throughput_samples_per_s = 0, mfu = 0, bubble_fraction = 0, peak_memory_bytes = 0;
   std::vector<std::pair<std::string, double>> exposed_comm_by_kind_s;  // per iteration, by group kind
+  std::string analytical_error, simgrid_error;  // the engine's message where its run failed; "" where none
 
   // The time on `e`, when it ran this layout.
   std::optional<double> time_on(TuneEngine e) const;
@@ -46,8 +47,9 @@ struct TuneData {
   long layouts = 0, over_memory = 0;  // valid under the rules; of them, refused by the memory model
   std::string commonest_overflow;
   std::optional<double> closed_form_seconds, engine_seconds;  // the search's wall time
-  std::vector<ParetoPoint> pareto;                            // by memory
-  std::vector<TuneRow> ranked;                                // best first
+  bool simgrid = true;              // whether the SimGrid pass could run (false: a dtsim without SimGrid wrote it)
+  std::vector<ParetoPoint> pareto;  // by memory
+  std::vector<TuneRow> ranked;      // best first
 
   double memory_allowed_bytes() const { return device_memory_bytes * max_memory_fraction; }
   long fitting_layouts() const { return layouts - over_memory; }
@@ -60,6 +62,10 @@ struct TuneData {
   // `dtsim run SCENARIO --set ...` of row `i`.
   std::string run_command(size_t i) const;
 };
+
+// The tune.json schema_version this reader reads: sim/tune/tune_json.hpp's kTuneSchemaVersion, which the viewer
+// cannot include (gui depends on core only; tests/gui/tune_model_test.cpp holds the two equal).
+inline constexpr int kTuneSchemaRead = 1;
 
 // Throws ParseError ("tune.json: ranked[2].mfu: expected a number") on malformed text.
 TuneData parse_tune(const std::string& tune_json_text);

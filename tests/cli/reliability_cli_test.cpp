@@ -97,7 +97,7 @@ TEST_CASE("dtsim tune reports an engine run that fails in its row and finishes t
     const auto& row = tune["ranked"][i];
     CHECK(row["analytical_error"].is_null());
     CHECK(row["analytical_s"].get<double>() > 0);
-    CHECK(row["simgrid_s"].get<double>() == 0);
+    CHECK(row["simgrid_s"].is_null());  // no SimGrid time: its run failed (the best two) or there was none
     CHECK(row["simgrid_error"].is_null() == (i >= 2));  // the best two went to SimGrid and failed there
   }
   CHECK(slurp(out + "/results.csv").find(",\"") != std::string::npos);  // the message, quoted (it holds commas)

@@ -25,7 +25,7 @@ TEST_CASE("dtsim tune prints the best layouts and writes results.csv and tune.js
   const auto& best = tune.at("ranked").at(0);
   CHECK(best.at("simgrid_s").get<double>() > 0);
   CHECK(best.at("iteration_time_s").get<double>() == best.at("simgrid_s").get<double>());
-  CHECK(tune.at("ranked").at(1).at("simgrid_s").get<double>() == 0);  // --top 1
+  CHECK(tune.at("ranked").at(1).at("simgrid_s").is_null());  // --top 1: SimGrid did not run it
   for (const auto& c : tune.at("ranked")) CHECK(c.at("layout").get<std::string>().rfind("t8 ", 0) == 0);
   CHECK(tune.at("layouts").get<long>() > tune.at("over_memory").get<long>());
   CHECK(slurp(out + "/pareto.svg").find("Pareto front") != std::string::npos);
