@@ -423,7 +423,7 @@ TorchTrace parse_torch_trace(std::string_view text, const std::string& path) {
         covered[s.event] = inside || cls != TraceClass::Unclassified;
         if (inside || (cls == TraceClass::Unclassified && has_child[s.event])) continue;
         const OpArgs a = op_args((*events)[static_cast<size_t>(s.event)]);
-        TraceWork w{name, name, cls, "", 0, 0, (s.end - s.start) * 1e-6};
+        TraceWork w{name, name, cls, "", 0, 0, (s.end - s.start) * 1e-6, std::nullopt, 0};
         if (cls == TraceClass::Gemm) {
           w.flops = gemm_flops(name, a.dims);
           w.dtype = gemm_dtype(name, a);
@@ -450,7 +450,7 @@ TorchTrace parse_torch_trace(std::string_view text, const std::string& path) {
       const double seconds = number(e, "dur") * 1e-6;
       if (c == "gpu_memcpy" || c == "gpu_memset") {
         t.busy_seconds += seconds;
-        t.work.push_back(TraceWork{e["name"].get<std::string>(), "", TraceClass::Copy, "", 0, 0, seconds});
+        t.work.push_back(TraceWork{e["name"].get<std::string>(), "", TraceClass::Copy, "", 0, 0, seconds, std::nullopt, 0});
         continue;
       }
       if (c != "kernel") continue;
@@ -473,7 +473,7 @@ TorchTrace parse_torch_trace(std::string_view text, const std::string& path) {
           continue;
         }
       }
-      TraceWork w{kernel, op_name, cls, "", 0, 0, seconds};
+      TraceWork w{kernel, op_name, cls, "", 0, 0, seconds, std::nullopt, 0};
       if (cls == TraceClass::Gemm) {
         w.flops = gemm_flops(op_name, a.dims);
         w.dtype = gemm_dtype(op_name, a);

@@ -372,9 +372,13 @@ class HybridCompiler {
     int last = add(std::move(op));
     if (spec_.tensor > 1 && !shape_.sequence_parallel) {
       const double whole = bytes * spec_.tensor;
-      last = emit(
-          {KernelStep{"gather", true, KernelClass::Gemm, 0, 0, CollectiveKind::AllGather, GroupKind::Tensor, whole}},
-          backward ? "recv grad" : "recv act", Phase::Communication, mb, last);
+      KernelStep gather;
+      gather.name = "gather";
+      gather.collective = true;
+      gather.kind = CollectiveKind::AllGather;
+      gather.group = GroupKind::Tensor;
+      gather.bytes = whole;
+      last = emit({gather}, backward ? "recv grad" : "recv act", Phase::Communication, mb, last);
     }
     return last;
   }
