@@ -1,6 +1,7 @@
 # Shared settings for dtsim's own targets: warnings as the design asks, optional sanitizers, and the link
 # options of the executables the GPU bundle carries.
 function(dtsim_target_defaults target)
+  dtsim_precompiled_headers(${target})
   target_compile_options(${target} PRIVATE -Wall -Wextra -Wpedantic -Wshadow -Wnon-virtual-dtor)
   if(DTSIM_SANITIZE)
     target_compile_options(${target} PRIVATE -fsanitize=address,undefined -fno-omit-frame-pointer
@@ -18,4 +19,15 @@ endfunction()
 function(dtsim_bundle_link target)
   target_link_options(${target} PRIVATE "LINKER:--push-state,--no-as-needed" "${MPI_mpi_LIBRARY}"
                       "LINKER:--pop-state" "LINKER:--as-needed")
+endfunction()
+
+# With DTSIM_PCH, the standard headers and fmt that nearly every file includes are parsed once per target instead of
+# once per file. The sanitizer build of scripts/test leaves it off, so that a file missing one of its own includes
+# still fails to compile there.
+function(dtsim_precompiled_headers target)
+  if(DTSIM_PCH)
+    foreach(h algorithm array cmath functional map memory optional set string string_view vector fmt/format.h)
+      target_precompile_headers(${target} PRIVATE "<${h}>")
+    endforeach()
+  endif()
 endfunction()
