@@ -15,8 +15,10 @@
 #include "calibrate/validate.hpp"
 #include "core/base/error.hpp"
 #include "core/plan/compiler.hpp"
+#include "core/run/metrics.hpp"
 #include "core/scenario/loader.hpp"
 #include "real/launch.hpp"
+#include "sim/run.hpp"
 
 namespace dtsim::calib {
 
@@ -89,9 +91,7 @@ std::optional<SelfCheck> run_self_check(const std::string& profile_path, real::H
   }
   const nlohmann::json measured = nlohmann::json::parse(std::ifstream(dir / "real" / "metrics.json"));
   const Scenario s = load_scenario(scenario, {"cluster.calibration=" + fs::absolute(profile_path).string()});
-  const Plan plan = compile_plan(s);
-  Recorder recorder;
-  const nlohmann::json predicted = simulated_metrics(s, plan, recorder);
+  const nlohmann::json predicted = run_metrics_json(sim::run_plan(s, compile_plan(s)).metrics);
   fs::remove_all(dir);
   SelfCheck c;
   c.job = fmt::format(

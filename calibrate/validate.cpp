@@ -30,7 +30,7 @@
 #include "core/scenario/loader.hpp"
 #include "real/plan_scale.hpp"
 #include "sim/cost/cores.hpp"
-#include "sim/make_executor.hpp"
+#include "sim/run.hpp"
 
 namespace dtsim::calib {
 namespace fs = std::filesystem;
@@ -175,11 +175,6 @@ std::vector<ValidationRow> median_rows(const std::vector<const std::vector<Valid
 }
 
 }  // namespace
-
-nlohmann::json simulated_metrics(const Scenario& s, const Plan& plan, Recorder& recorder) {
-  const RunInfo info = sim::make_executor(s)->run(plan, recorder);
-  return run_metrics_json(compute_job_metrics(plan, recorder.records(), info));
-}
 
 double ValidationReport::without_contention_error_pct() const {
   const double m = metrics.empty() ? 0.0 : metrics.front().measured;
@@ -442,9 +437,10 @@ int validate(const ValidateOptions& o, std::ostream& out) {
   }
 
   // Predicted: the same scaled Plan, simulated with the profile.
-  Recorder recorder;
-  const nlohmann::json sim_metrics = simulated_metrics(s, plan, recorder);
-  const std::string sim_trace = trace_json(plan, recorder.records(), s.cluster.nodes);
+  // The same scaled Plan on the scenario's engine (sim/run.hpp).
+  const sim::RunResult predicted = sim::run_plan(s, plan);
+  const nlohmann::json sim_metrics = run_metrics_json(predicted.metrics);
+  const std::string sim_trace = trace_json(plan, predicted.records, s.cluster.nodes);
   const RunFolder sim_folder((dir / "sim").string());  // metrics.json last, as `dtsim run` writes a run
   sim_folder.write("trace.json", sim_trace);
   sim_folder.write_metrics(sim_metrics);
@@ -458,8 +454,7 @@ int validate(const ValidateOptions& o, std::ostream& out) {
     const Scenario s_off = load_scenario(o.scenario, off);
     Plan p_off = compile_plan(s_off);
     real::scale_plan(p_off, scale, 1.0);
-    Recorder rec_off;
-    without_contention = simulated_metrics(s_off, p_off, rec_off).at("iteration_time_s").at("mean").get<double>();
+    without_contention = sim::run_plan(s_off, std::move(p_off)).metrics.front().iteration_time.mean;
   }
   const nlohmann::json sim_trace_json = nlohmann::json::parse(sim_trace);
   std::vector<ValidationReport> runs;

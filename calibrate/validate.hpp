@@ -76,10 +76,6 @@ struct ValidationReport {
 // give each rank a core of its own). `cluster` holds the profile (cluster.calibration).
 std::vector<std::string> validation_caveats(const ValidationReport& r, const ClusterSpec& cluster, const Plan& plan);
 
-// The Plan (scaled as the real run was) simulated on the scenario's engine into `recorder`; its
-// metrics.json (validate's prediction; calibrate's self-check).
-nlohmann::json simulated_metrics(const Scenario& s, const Plan& plan, Recorder& recorder);
-
 // What the profile's own checks found, one sentence each: a failed self-check
 // (calibrate/self_check.hpp), each curve marked or refused (calibrate/fit_checks.hpp), or that the
 // profile predates the fit checks; validate prints these before it runs anything.

@@ -13,18 +13,12 @@
 #include "core/scenario/loader.hpp"
 #include "sim/analytical/symmetric.hpp"
 #include "sim/faults/evaluate.hpp"
-#include "sim/make_executor.hpp"
+#include "sim/run.hpp"
 
 namespace dtsim::cli {
 namespace {
 
-std::vector<Metrics> engine_metrics(const Scenario& s) {
-  if (s.run.engine == Engine::Analytical) return analytical::run_analytical(s);
-  const Plan plan = sim::compile_for_engine(s, false);
-  Recorder recorder;
-  const RunInfo info = sim::make_executor(s)->run(plan, recorder);
-  return compute_job_metrics(plan, recorder.records(), info);
-}
+std::vector<Metrics> engine_metrics(const Scenario& s) { return sim::run(s, {sim::Records::None, true, {}}).metrics; }
 
 nlohmann::json scan_json(const faults::CheckpointScan& scan) {
   nlohmann::json curve = nlohmann::json::array();

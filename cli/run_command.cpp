@@ -22,7 +22,7 @@
 #include "sim/analytical/symmetric.hpp"
 #include "sim/faults/evaluate.hpp"
 #include "sim/footprint.hpp"
-#include "sim/run_scenario.hpp"
+#include "sim/run.hpp"
 
 namespace dtsim::cli {
 namespace {
@@ -42,15 +42,20 @@ int run_command(const RunOptions& o) {
   std::vector<std::string> sets = o.sets;
   if (!o.engine.empty()) sets.push_back("run.engine=" + o.engine);
   const Scenario s = load_scenario(o.scenario, sets);
-  sim::refuse_if_too_big(s, sim::estimate_footprint(s));
+  // A run that would exhaust memory is refused before anything else is said of it (sim/run.hpp decides how the run
+  // is made, and so what it will hold).
+  const sim::RunRequest request{o.trace ? sim::Records::Kernels : sim::Records::Blocks, true, [](const Plan& p) {
+                                  for (const std::string& w : p.warnings) std::cerr << w << "\n";
+                                }};
+  sim::check_memory(s, request);
   print_warnings(s, true);
   // Read the proxy's data before simulating, so a bad file is reported at once.
   const learn::Split data = s.run.convergence.enabled ? learn::load_split(s) : learn::Split{};
   // A symmetric hybrid job on the analytical engine runs one rank per pipeline stage, everything else every rank
-  // (sim/run_scenario.hpp); the plan's warnings are said before a long run.
-  analytical::StageRun run = sim::run_scenario(s, o.trace, [](const Plan& p) {
-    for (const std::string& w : p.warnings) std::cerr << w << "\n";
-  });
+  // (sim/run.hpp); the plan's warnings are said before a long run. Its memory was checked above.
+  sim::RunRequest checked = request;
+  checked.check_memory = false;
+  sim::RunResult run = sim::run(s, checked);
   const Plan& plan = run.plan;
   std::vector<Metrics>& jobs = run.metrics;
   faults::add_fault_reports(s, jobs);
@@ -60,10 +65,7 @@ int run_command(const RunOptions& o) {
   const std::string out = o.out.empty() ? (std::filesystem::path("runs") / s.name).string() : o.out;
   const RunFolder folder(out);  // metrics.json last: it marks a finished run (docs/outputs.md)
   nlohmann::json metrics = run_metrics_json(jobs);
-  for (size_t j = 0; j < convergence.size(); ++j) {
-    metrics["jobs"][j]["convergence"] = learn::convergence_json(s, convergence[j]);
-    if (j == 0) metrics["convergence"] = metrics["jobs"][j]["convergence"];
-  }
+  learn::attach_convergence(s, convergence, metrics);
   if (!convergence.empty()) folder.write("convergence.csv", learn::convergence_csv(convergence));
   if (o.trace) folder.write_trace(plan, run.records, s.cluster.nodes);
   folder.write_metrics(metrics);

@@ -21,18 +21,6 @@
 namespace dtsim::cli {
 namespace {
 
-// With run.convergence on, each point trains the proxy along its records (in the process that
-// simulated it).
-void add_convergence(const Scenario& s, const Plan& plan, const std::vector<OpRecord>& records,
-                     nlohmann::json& metrics) {
-  if (!s.run.convergence.enabled) return;
-  const auto results = learn::train_jobs(s, plan, records, learn::load_split(s));
-  for (size_t j = 0; j < results.size(); ++j) {
-    metrics["jobs"][j]["convergence"] = learn::convergence_json(s, results[j]);
-  }
-  if (!results.empty()) metrics["convergence"] = metrics["jobs"][0]["convergence"];
-}
-
 std::string point_text(const sweep::SweepPointInfo& p) {
   std::string s;
   for (const auto& [k, v] : p.params) s += fmt::format("{}{}={}", s.empty() ? "" : " ", k, v);
@@ -124,7 +112,7 @@ int sweep_command(const SweepOptions& o) {
   // The Learner needs every op record: only sweeps that train it give up the analytical fast path.
   const bool learns = std::any_of(plan.scenarios.begin(), plan.scenarios.end(),
                                   [](const Scenario& s) { return s.run.convergence.enabled; });
-  const sweep::PointHook hook = learns ? sweep::PointHook(add_convergence) : sweep::PointHook();
+  const sweep::PointHook hook = learns ? sweep::PointHook(learn::add_convergence) : sweep::PointHook();
   try {
     if (mpi) {
       mpi->run(plan.scenarios, pending, o.jobs, on_done, hook);

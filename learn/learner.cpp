@@ -79,6 +79,17 @@ std::vector<ConvergenceResult> train_jobs(const Scenario& s, const Plan& plan, c
   return out;
 }
 
+void attach_convergence(const Scenario& s, const std::vector<ConvergenceResult>& results, nlohmann::json& metrics) {
+  for (size_t j = 0; j < results.size(); ++j) metrics["jobs"][j]["convergence"] = convergence_json(s, results[j]);
+  if (!results.empty()) metrics["convergence"] = metrics["jobs"][0]["convergence"];
+}
+
+void add_convergence(const Scenario& s, const Plan& plan, const std::vector<OpRecord>& records,
+                     nlohmann::json& metrics) {
+  if (!s.run.convergence.enabled) return;
+  attach_convergence(s, train_jobs(s, plan, records, load_split(s)), metrics);
+}
+
 nlohmann::json convergence_json(const Scenario& s, const ConvergenceResult& r) {
   const ConvergenceSpec& c = s.run.convergence;
   nlohmann::json curve = nlohmann::json::array();

@@ -28,6 +28,13 @@ std::vector<ConvergenceResult> train_jobs(const Scenario& s, const Plan& plan, c
 
 // metrics.json's "convergence" section of one job.
 nlohmann::json convergence_json(const Scenario& s, const ConvergenceResult& r);
+// Puts each job's section in metrics.json (jobs[j].convergence, and job 0's at the top as "convergence"): the one
+// writer of the block, for `dtsim run`, sweep points and the Python module.
+void attach_convergence(const Scenario& s, const std::vector<ConvergenceResult>& results, nlohmann::json& metrics);
+// With run.convergence on, trains every job along the run's records (on load_split's data) and attaches the results:
+// a sweep point's hook (sim/sweep/point_runner.hpp), in the process that simulated it. Nothing otherwise.
+void add_convergence(const Scenario& s, const Plan& plan, const std::vector<OpRecord>& records,
+                     nlohmann::json& metrics);
 // convergence.csv: job, updates, time_s, loss, accuracy (one line per evaluation).
 std::string convergence_csv(const std::vector<ConvergenceResult>& results);
 

@@ -134,7 +134,7 @@ pb::object sweep(const Source& src, const std::vector<std::string>& params, int 
       if (s.run.convergence.enabled) learn::load_split(s);
       learns = learns || s.run.convergence.enabled;
     }
-    const sweep::PointHook hook = learns ? sweep::PointHook(add_convergence) : sweep::PointHook();
+    const sweep::PointHook hook = learns ? sweep::PointHook(learn::add_convergence) : sweep::PointHook();
     sweep::PointResults done;
     std::map<size_t, nlohmann::json> by_index;
     sweep::run_points_with(

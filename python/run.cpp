@@ -8,34 +8,27 @@
 #include "core/run/trace.hpp"
 #include "core/scenario/warnings.hpp"
 #include "learn/learner.hpp"
-#include "sim/analytical/symmetric.hpp"
 #include "sim/faults/evaluate.hpp"
-#include "sim/footprint.hpp"
-#include "sim/run_scenario.hpp"
+#include "sim/run.hpp"
 
 namespace dtsim::py {
 
-void add_convergence(const Scenario& s, const Plan& plan, const std::vector<OpRecord>& records,
-                     nlohmann::json& metrics) {
-  if (!s.run.convergence.enabled) return;
-  const std::vector<learn::ConvergenceResult> results = learn::train_jobs(s, plan, records, learn::load_split(s));
-  for (size_t j = 0; j < results.size(); ++j) {
-    metrics["jobs"][j]["convergence"] = learn::convergence_json(s, results[j]);
-    if (j == 0) metrics["convergence"] = metrics["jobs"][j]["convergence"];
-  }
-}
+namespace {
+
+// As `dtsim run` makes it: a symmetric hybrid job on the analytical engine runs one rank per pipeline stage.
+sim::RunRequest request_for(bool trace) { return {trace ? sim::Records::Kernels : sim::Records::Blocks, true, {}}; }
+
+}  // namespace
 
 nlohmann::json run_here(const Scenario& s, bool trace) {
-  sim::refuse_if_too_big(s, sim::estimate_footprint(s));
   nlohmann::json warnings = scenario_warnings(s);
   for (size_t i = 0; i < s.jobs.size(); ++i) {
     if (const auto overflow = memory_overflow(s, i)) warnings.push_back("warning: " + *overflow);
   }
-  // As `dtsim run`: a symmetric hybrid job on the analytical engine runs one rank per pipeline stage.
-  analytical::StageRun run = sim::run_scenario(s, trace);
+  sim::RunResult run = sim::run(s, request_for(trace));  // refused first when it would exhaust memory
   faults::add_fault_reports(s, run.metrics);
   nlohmann::json metrics = run_metrics_json(run.metrics);
-  add_convergence(s, run.plan, run.records, metrics);
+  learn::add_convergence(s, run.plan, run.records, metrics);
   nlohmann::json out{{"metrics", std::move(metrics)}, {"trace", nullptr}, {"warnings", std::move(warnings)}};
   // As text: Python parses it when the events are first read (json.loads is faster than a conversion here).
   if (trace) out["trace"] = trace_json(run.plan, run.records, s.cluster.nodes);
@@ -44,7 +37,7 @@ nlohmann::json run_here(const Scenario& s, bool trace) {
 
 nlohmann::json run_scenario(const Scenario& s, bool trace, const sweep::StopCheck& stop) {
   // What the child would refuse is refused here, as the located InputError it is (dtsim.ScenarioError).
-  sim::refuse_if_too_big(s, sim::estimate_footprint(s));
+  sim::check_memory(s, request_for(trace));
   if (s.run.convergence.enabled) learn::load_split(s);
   nlohmann::json out;
   sweep::run_points_with(

@@ -14,11 +14,6 @@ namespace dtsim::py {
 // process as cli/run_command.cpp computes them (the tests hold the two to the same numbers).
 nlohmann::json run_here(const Scenario& s, bool trace);
 
-// A point's metrics.json with each job's "convergence" section (the proxy trained along its records),
-// as `dtsim run` and `dtsim sweep` add them; nothing when run.convergence is off. A sweep::PointHook.
-void add_convergence(const Scenario& s, const Plan& plan, const std::vector<OpRecord>& records,
-                     nlohmann::json& metrics);
-
 // run_here, in a child process for SimGrid; `stop` is asked while the child runs (it throws to stop it).
 nlohmann::json run_scenario(const Scenario& s, bool trace, const sweep::StopCheck& stop);
 

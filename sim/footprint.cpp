@@ -12,7 +12,7 @@
 #include "core/base/units.hpp"
 #include "core/parallel/hybrid.hpp"
 #include "core/plan/compiler.hpp"
-#include "sim/analytical/symmetric.hpp"
+#include "sim/run.hpp"
 
 namespace dtsim::sim {
 namespace {
@@ -102,8 +102,7 @@ Footprint estimate_footprint(const Scenario& s) {
   const double iterations = static_cast<double>(s.run.iterations) + s.run.warmup;
   const bool represented = has_representatives(s);
   // A symmetric hybrid job on the analytical engine runs its stage representatives only.
-  const bool stage_run = s.run.engine == Engine::Analytical && s.jobs.size() == 1 &&
-                         s.job().strategy.kind == StrategyKind::Hybrid && analytical::is_symmetric(s);
+  const bool stage_run = runs_stage_representatives(s);
   double recorded_ops = 0;
   const double available = available_memory().bytes;  // read once: the machine's memory moves
   // Compiling is what would exhaust memory: refuse on the lower bound first.

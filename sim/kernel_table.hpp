@@ -4,7 +4,7 @@
 //   the plan          core/plan/compiler.hpp   compiled with every kernel an op (PlanDetail::Kernels)
 //   each op's cost    sim/cost/cost_model.hpp  what the engines charge it (the framework's floors, a profile)
 //   a kernel's terms  core/zoo/kernel.hpp      kernel_cost: FLOPs, bytes, fixed time, waves
-//   the step          sim/run_scenario.hpp     the job's mean iteration time on the analytical engine
+//   the step          sim/run.hpp              the job's mean iteration time on the analytical engine
 #pragma once
 
 #include <optional>

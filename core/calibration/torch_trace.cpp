@@ -450,7 +450,8 @@ TorchTrace parse_torch_trace(std::string_view text, const std::string& path) {
       const double seconds = number(e, "dur") * 1e-6;
       if (c == "gpu_memcpy" || c == "gpu_memset") {
         t.busy_seconds += seconds;
-        t.work.push_back(TraceWork{e["name"].get<std::string>(), "", TraceClass::Copy, "", 0, 0, seconds, std::nullopt, 0});
+        t.work.push_back(
+            TraceWork{e["name"].get<std::string>(), "", TraceClass::Copy, "", 0, 0, seconds, std::nullopt, 0});
         continue;
       }
       if (c != "kernel") continue;

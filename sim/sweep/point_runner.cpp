@@ -21,7 +21,7 @@
 #include "sim/analytical/engine.hpp"
 #include "sim/analytical/symmetric.hpp"
 #include "sim/footprint.hpp"
-#include "sim/make_executor.hpp"
+#include "sim/run.hpp"
 
 namespace dtsim::sweep {
 namespace {
@@ -168,19 +168,11 @@ std::optional<std::string> point_failure(const nlohmann::json& result) {
 }
 
 nlohmann::json simulate_point(const Scenario& s, const PointHook& hook) {
-  // A point that would not fit in memory is refused, as `dtsim run` refuses it (sim/footprint.hpp).
-  if (s.run.engine == Engine::Analytical && !hook) {
-    sim::refuse_if_too_big(s, sim::estimate_fast_path_footprint(s));
-    return run_metrics_json(analytical::run_analytical(s));
-  }
-  sim::refuse_if_too_big(s, sim::estimate_footprint(s));
-  const Plan plan = sim::compile_for_engine(s, static_cast<bool>(hook));
-  Recorder recorder;
-  recorder.reserve(static_cast<size_t>(plan.total_ops()) * (plan.iterations + plan.warmup));
-  const std::unique_ptr<Executor> engine = sim::make_executor(s);
-  const RunInfo info = engine->run(plan, recorder);
-  nlohmann::json metrics = run_metrics_json(compute_job_metrics(plan, recorder.records(), info));
-  if (hook) hook(s, plan, recorder.records(), metrics);
+  // Metrics only, on the fast paths where they apply; a hook reads every rank's records. A point that would not fit
+  // in memory is refused, as `dtsim run` refuses it (sim/run.hpp).
+  const sim::RunResult r = sim::run(s, {hook ? sim::Records::EveryRankKernels : sim::Records::None, true, {}});
+  nlohmann::json metrics = run_metrics_json(r.metrics);
+  if (hook) hook(s, r.plan, r.records, metrics);
   return metrics;
 }
 

@@ -335,7 +335,8 @@ TEST_CASE("a trace's AllReduces at 3 sizes fit the same_host link, as calibrate'
     t.work.push_back(TraceWork{"gemm", "aten::mm", TraceClass::Gemm, "bf16", flops, 0, flops / 1e14, std::nullopt, 0});
   for (double s : {8e6, 64e6, 512e6}) {
     for (int i = 0; i < 2; ++i) {
-      TraceWork w{"ncclKernel_AllReduce", "nccl:all_reduce", TraceClass::Collective, "", 0, s, ring(s), std::nullopt, 0};
+      TraceWork w{
+          "ncclKernel_AllReduce", "nccl:all_reduce", TraceClass::Collective, "", 0, s, ring(s), std::nullopt, 0};
       w.collective = CollectiveKind::AllReduce;
       w.ranks = n;
       t.work.push_back(w);

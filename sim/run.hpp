@@ -1,0 +1,65 @@
+// One run of a scenario, decided in one place: the engine (make_executor), the fast path and the plan's shape,
+// the memory check, then the run. Every caller goes through it: `dtsim run`, `checkpoint`, a sweep's points (and
+// so `tune`'s re-simulations), `validate`'s prediction and the Python module.
+//
+// What the caller reads of the run decides the path (RunRequest::records):
+//   Records::None              metrics only. Analytical engine: the symmetric fast path where it applies
+//                              (analytical/symmetric.hpp), else the full engine; SimGrid: the plan compiled for it.
+//   Records::Blocks, Kernels   op records too (a trace, the Learner of `dtsim run`): a symmetric hybrid job on the
+//                              analytical engine runs one rank per pipeline stage (their records, every rank's
+//                              metrics), each block one op or every kernel one; everything else runs every rank
+//                              on the plan compiled for the engine (on SimGrid at flow fidelity a symmetric hybrid
+//                              job's node blocks are folded unless every kernel is read: compile_for_engine).
+//   Records::EveryRankKernels  every rank's records, every kernel an op (a sweep point's hook): no fast path.
+#pragma once
+
+#include <functional>
+#include <vector>
+
+#include "core/plan/plan.hpp"
+#include "core/run/metrics.hpp"
+#include "core/run/observer.hpp"
+#include "core/scenario/scenario.hpp"
+
+namespace dtsim::sim {
+
+enum class Records { None, Blocks, Kernels, EveryRankKernels };
+
+struct RunRequest {
+  Records records = Records::None;
+  // Refuse a run that would exhaust this machine's memory before it starts (sim/footprint.hpp).
+  bool check_memory = true;
+  // Sees the plan before the engine starts (its warnings can be said before a long run); not called on the
+  // Records::None fast path, which compiles no plan.
+  std::function<void(const Plan&)> before_run;
+};
+
+// How a run is made (run_path): the analytical engine's closed form for symmetric jobs (metrics only), one rank per
+// pipeline stage of a symmetric hybrid job on the analytical engine, or every rank on the scenario's engine.
+enum class RunPath { SymmetricFastPath, StageRepresentatives, EveryRank };
+
+struct RunResult {
+  Plan plan;                      // empty where only the analytical engine's metrics were asked (Records::None)
+  std::vector<OpRecord> records;  // the plan's ranks' (empty likewise)
+  std::vector<Metrics> metrics;   // every job's, every rank in them
+};
+
+// Whether a symmetric hybrid job on the analytical engine runs one rank per pipeline stage: the one test for it
+// (the memory estimate reads it too).
+bool runs_stage_representatives(const Scenario& s);
+// The path `run` takes for the scenario and request (run itself asks it only where it has a plan to make: a sweep's
+// metrics-only point goes straight to the analytical engine, which takes its fast path where it applies).
+RunPath run_path(const Scenario& s, const RunRequest& request);
+
+// Refuses (InputError, located) a run of the scenario that would exhaust this machine's memory, estimated for the
+// path the request takes (sim/footprint.hpp): what `run` checks first unless told not to, for callers that must
+// refuse before they say or read anything else.
+void check_memory(const Scenario& s, const RunRequest& request);
+
+// Runs the scenario as the request asks. Throws InputError (located) when the memory check refuses it.
+RunResult run(const Scenario& s, const RunRequest& request);
+
+// Runs a plan the caller compiled and changed (validate's, scaled to the measured machine) on the scenario's engine.
+RunResult run_plan(const Scenario& s, Plan plan);
+
+}  // namespace dtsim::sim
