@@ -78,7 +78,8 @@ int compare_command(const std::vector<std::string>& args) {
   std::string head = fmt::format("{:<24}", "");
   std::string engines = fmt::format("{:<24}", "engine");
   for (const auto& r : runs) {
-    const std::string label = r.label.size() > kWidth ? "..." + r.label.substr(r.label.size() - kWidth + 3) : r.label;
+    std::string label = r.label;  // its last kWidth - 3 characters after "..." when longer
+    if (label.size() > kWidth) label.replace(0, label.size() - kWidth + 3, "...");
     head += fmt::format(" {:>{}}", label, kWidth);
     engines += fmt::format(" {:>{}}", r.metrics.value("engine", "?") + "/" + r.metrics.value("job", "?"), kWidth);
   }
