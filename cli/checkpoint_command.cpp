@@ -1,7 +1,6 @@
 // `dtsim checkpoint`: run the scenario once for the job's iteration time, then scan checkpoint
 // intervals with the Monte Carlo timeline and print the best one, Young/Daly's, and the curve.
 #include <iostream>
-#include <memory>
 
 #include <fmt/format.h>
 #include <nlohmann/json.hpp>
@@ -9,9 +8,7 @@
 #include "cli/commands.hpp"
 #include "core/base/error.hpp"
 #include "core/base/units.hpp"
-#include "core/plan/compiler.hpp"
 #include "core/scenario/loader.hpp"
-#include "sim/analytical/symmetric.hpp"
 #include "sim/faults/evaluate.hpp"
 #include "sim/run.hpp"
 

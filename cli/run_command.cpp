@@ -1,9 +1,9 @@
 // `dtsim run` and `dtsim check`: load a scenario, compile its Plan, run an engine, write results.
-#include <algorithm>
 #include <filesystem>
 #include <iostream>
-#include <map>
-#include <memory>
+#include <string>
+#include <utility>
+#include <vector>
 
 #include <fmt/format.h>
 #include <nlohmann/json.hpp>
@@ -12,14 +12,12 @@
 #include "cli/convergence_summary.hpp"
 #include "cli/summary.hpp"
 #include "core/base/units.hpp"
-#include "core/plan/compiler.hpp"
-#include "core/plan/hybrid.hpp"
+#include "core/plan/hybrid_job.hpp"
 #include "core/run/metrics.hpp"
 #include "core/run/run_folder.hpp"
 #include "core/scenario/loader.hpp"
 #include "core/scenario/warnings.hpp"
 #include "learn/learner.hpp"
-#include "sim/analytical/symmetric.hpp"
 #include "sim/faults/evaluate.hpp"
 #include "sim/footprint.hpp"
 #include "sim/run.hpp"
@@ -47,15 +45,13 @@ int run_command(const RunOptions& o) {
   const sim::RunRequest request{o.trace ? sim::Records::Kernels : sim::Records::Blocks, true, [](const Plan& p) {
                                   for (const std::string& w : p.warnings) std::cerr << w << "\n";
                                 }};
-  sim::check_memory(s, request);
+  sim::PreparedRun prepared = sim::prepare(s, request);
   print_warnings(s, true);
   // Read the proxy's data before simulating, so a bad file is reported at once.
   const learn::Split data = s.run.convergence.enabled ? learn::load_split(s) : learn::Split{};
   // A symmetric hybrid job on the analytical engine runs one rank per pipeline stage, everything else every rank
-  // (sim/run.hpp); the plan's warnings are said before a long run. Its memory was checked above.
-  sim::RunRequest checked = request;
-  checked.check_memory = false;
-  sim::RunResult run = sim::run(s, checked);
+  // (sim/run.hpp); the plan's warnings are said before a long run.
+  sim::RunResult run = sim::run(s, std::move(prepared), request);
   const Plan& plan = run.plan;
   std::vector<Metrics>& jobs = run.metrics;
   faults::add_fault_reports(s, jobs);
@@ -84,9 +80,9 @@ int check_command(const std::string& scenario, const std::vector<std::string>& s
   const Scenario s = load_scenario(scenario, sets);
   print_warnings(s);
   // What `dtsim run` would hold, refused when it would not fit.
-  const sim::Footprint footprint = sim::estimate_footprint(s);
+  Plan plan;  // of the representatives where the strategy has them (sim/footprint.hpp)
+  const sim::Footprint footprint = sim::estimate_footprint(s, &plan);
   sim::refuse_if_too_big(s, footprint);
-  const Plan plan = compile_plan(s, has_representatives(s) ? PlanScope::Representatives : PlanScope::AllRanks);
   for (const std::string& w : plan.warnings) std::cerr << w << "\n";
   if (s.run.convergence.enabled) learn::load_split(s);  // the proxy's data files must read
   for (size_t i = 0; i < s.jobs.size(); ++i) {

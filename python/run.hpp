@@ -10,11 +10,10 @@
 
 namespace dtsim::py {
 
-// {"metrics": metrics.json, "trace": trace.json's text or null, "warnings": [...]}, computed in this
-// process as cli/run_command.cpp computes them (the tests hold the two to the same numbers).
-nlohmann::json run_here(const Scenario& s, bool trace);
-
-// run_here, in a child process for SimGrid; `stop` is asked while the child runs (it throws to stop it).
+// {"metrics": metrics.json, "trace": trace.json's text or null, "warnings": [...]}, computed as
+// cli/run_command.cpp computes them (the tests hold the two to the same numbers): the run is prepared here (its
+// memory checked, its plan compiled once, sim/run.hpp), and run in a child process for SimGrid; `stop` is asked
+// while the child runs (it throws to stop it).
 nlohmann::json run_scenario(const Scenario& s, bool trace, const sweep::StopCheck& stop);
 
 }  // namespace dtsim::py

@@ -3,6 +3,7 @@
 
 #include <algorithm>
 #include <map>
+#include <optional>
 #include <tuple>
 #include <utility>
 
@@ -95,37 +96,44 @@ std::pair<double, std::string> proxy_footprint(const Scenario& s) {
   return {data + batch + models, driver};
 }
 
-}  // namespace
-
-Footprint estimate_footprint(const Scenario& s) {
+// The estimate from ops counted: `planned` held in the plan, `recorded` per iteration in the records.
+Footprint counted(const Scenario& s, double ops_per_iteration, double planned, double recorded, bool lower_bound) {
   Footprint f;
-  const double iterations = static_cast<double>(s.run.iterations) + s.run.warmup;
-  const bool represented = has_representatives(s);
-  // A symmetric hybrid job on the analytical engine runs its stage representatives only.
-  const bool stage_run = runs_stage_representatives(s);
-  double recorded_ops = 0;
-  const double available = available_memory().bytes;  // read once: the machine's memory moves
-  // Compiling is what would exhaust memory: refuse on the lower bound first.
-  std::string micro_key;
-  const double lower = ops_lower_bound(s, &micro_key);
-  if (estimate_bytes(lower, lower * iterations) > available) {
-    f.ops_per_iteration = lower;
-    f.lower_bound = true;
-  } else if (represented) {
-    const Plan plan = compile_plan(s, PlanScope::Representatives);
-    f.ops_per_iteration = represented_ops(plan);
-    recorded_ops = stage_run ? static_cast<double>(plan.total_ops()) : f.ops_per_iteration;
-  } else {
-    f.ops_per_iteration = compile_plan(s).total_ops();
-  }
-  if (recorded_ops == 0) recorded_ops = f.ops_per_iteration;
-  f.records = recorded_ops * iterations;
-  const double planned = stage_run ? recorded_ops : f.ops_per_iteration;
+  f.ops_per_iteration = ops_per_iteration;
+  f.lower_bound = lower_bound;
+  f.records = recorded * (static_cast<double>(s.run.iterations) + s.run.warmup);
   std::tie(f.proxy_bytes, f.proxy_driver) = proxy_footprint(s);
   f.bytes = estimate_bytes(planned, f.records) + f.proxy_bytes;
-  // Fewer iterations help only if one would fit; otherwise the cluster is too big.
-  const double one_iteration = estimate_bytes(planned, recorded_ops);
-  f.driver = one_iteration <= available ? "run.iterations" : !micro_key.empty() ? micro_key : "cluster.nodes";
+  // Fewer iterations help only if one would fit; otherwise the cluster (or a hybrid job's micro-batches) is too big.
+  std::string micro_key;
+  ops_lower_bound(s, &micro_key);
+  f.driver = estimate_bytes(planned, recorded) <= available_memory().bytes ? "run.iterations"
+             : !micro_key.empty()                                          ? micro_key
+                                                                           : "cluster.nodes";
+  return f;
+}
+
+}  // namespace
+
+std::optional<Footprint> footprint_too_big_to_compile(const Scenario& s) {
+  const double lower = ops_lower_bound(s);
+  const double iterations = static_cast<double>(s.run.iterations) + s.run.warmup;
+  if (estimate_bytes(lower, lower * iterations) <= available_memory().bytes) return std::nullopt;
+  return counted(s, lower, lower, lower, true);
+}
+
+Footprint footprint_of(const Scenario& s, const Plan& plan, PlanScope scope, bool only_plan_ranks_run) {
+  const double every_rank = scope == PlanScope::Representatives ? represented_ops(plan) : plan.total_ops();
+  const double run = only_plan_ranks_run ? static_cast<double>(plan.total_ops()) : every_rank;
+  return counted(s, every_rank, run, run, false);
+}
+
+Footprint estimate_footprint(const Scenario& s, Plan* compiled) {
+  if (auto too_big = footprint_too_big_to_compile(s)) return *too_big;
+  const PlanScope scope = has_representatives(s) ? PlanScope::Representatives : PlanScope::AllRanks;
+  Plan plan = compile_plan(s, scope);
+  const Footprint f = footprint_of(s, plan, scope, runs_stage_representatives(s));
+  if (compiled) *compiled = std::move(plan);
   return f;
 }
 

@@ -10,9 +10,11 @@
 // vectors grown by doubling): measured at most 1 GB plus twice the resident bytes.
 #pragma once
 
+#include <optional>
 #include <string>
 
 #include "core/base/available_memory.hpp"
+#include "core/plan/compiler.hpp"
 #include "core/scenario/scenario.hpp"
 
 namespace dtsim::sim {
@@ -27,10 +29,20 @@ struct Footprint {
   std::string proxy_driver;      // the run.convergence key that drives that part most
 };
 
-// The estimate for `dtsim run` of `s`. Compiles one representative
-// rank per class of ranks where the strategy has them (AllReduce and hybrid jobs), else bounds the
-// ops from below by a forward and a backward op per layer per worker before compiling every rank.
-Footprint estimate_footprint(const Scenario& s);
+// The estimate for a run of `s` before its plan is compiled, when even the fewest ops it could have (a forward and
+// a backward op per layer per worker, and per micro-batch of a hybrid job) would not fit: compiling is then what
+// would exhaust memory. Nothing when they would fit.
+std::optional<Footprint> footprint_too_big_to_compile(const Scenario& s);
+
+// The estimate read from the plan a run compiled: every rank's ops (counted from the representatives where `scope`
+// is PlanScope::Representatives), and held and recorded for every rank, or for the plan's ranks only where those
+// are all that run (`only_plan_ranks_run`: a stage run, sim/run.hpp).
+Footprint footprint_of(const Scenario& s, const Plan& plan, PlanScope scope, bool only_plan_ranks_run);
+
+// The estimate for `dtsim check` of `s`: the bound above, else one plan compiled, of the representatives where the
+// strategy has them (AllReduce and hybrid jobs), else of every rank; that plan is left in `compiled` when given
+// (empty when the bound refused).
+Footprint estimate_footprint(const Scenario& s, Plan* compiled = nullptr);
 
 // A sweep point on the analytical fast path (no op records; every rank's metrics in the results).
 Footprint estimate_fast_path_footprint(const Scenario& s);

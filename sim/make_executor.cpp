@@ -15,10 +15,10 @@ std::unique_ptr<Executor> make_executor(const Scenario& s) {
 
 bool simgrid_available() { return true; }
 
-Plan compile_for_engine(const Scenario& s, bool op_records_read) {
+PlanDetail plan_detail_for_engine(const Scenario& s, bool op_records_read) {
   const bool folds = s.run.engine == Engine::SimGrid && s.run.fidelity == Fidelity::Flow && s.run.fuse_compute &&
                      !op_records_read && s.job().strategy.kind == StrategyKind::Hybrid && analytical::is_symmetric(s);
-  return folds ? compile_plan(s, PlanScope::AllRanks, PlanDetail::NodeBlocks) : compile_plan(s);
+  return folds ? PlanDetail::NodeBlocks : PlanDetail::Kernels;
 }
 
 }  // namespace dtsim::sim

@@ -4,7 +4,6 @@
 #include <fmt/format.h>
 
 #include "core/base/error.hpp"
-#include "core/plan/compiler.hpp"
 #include "sim/analytical/engine.hpp"
 #include "sim/make_executor.hpp"
 
@@ -20,6 +19,6 @@ std::unique_ptr<Executor> make_executor(const Scenario& s) {
 bool simgrid_available() { return false; }
 
 // Without SimGrid every plan is the kernels' (make_executor.cpp folds only for SimGrid).
-Plan compile_for_engine(const Scenario& s, bool) { return compile_plan(s); }
+PlanDetail plan_detail_for_engine(const Scenario&, bool) { return PlanDetail::Kernels; }
 
 }  // namespace dtsim::sim

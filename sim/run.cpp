@@ -2,6 +2,7 @@
 #include "sim/run.hpp"
 
 #include <memory>
+#include <utility>
 
 #include "sim/analytical/symmetric.hpp"
 #include "sim/footprint.hpp"
@@ -23,9 +24,8 @@ RunResult run_every_rank(const Scenario& s, Plan plan, const RunRequest& request
   return r;
 }
 
-// The analytical engine asked for metrics only: its fast path where it applies, else its full engine (no plan kept).
-bool analytical_metrics_only(const Scenario& s, const RunRequest& request) {
-  return request.records == Records::None && s.run.engine == Engine::Analytical;
+bool kernels_read(const RunRequest& request) {
+  return request.records == Records::Kernels || request.records == Records::EveryRankKernels;
 }
 
 }  // namespace
@@ -47,25 +47,47 @@ RunPath run_path(const Scenario& s, const RunRequest& request) {
   return RunPath::EveryRank;
 }
 
-void check_memory(const Scenario& s, const RunRequest& request) {
-  refuse_if_too_big(s, analytical_metrics_only(s, request) ? estimate_fast_path_footprint(s) : estimate_footprint(s));
+PreparedRun prepare(const Scenario& s, const RunRequest& request) {
+  PreparedRun p;
+  p.path = run_path(s, request);
+  const bool check = request.check_memory;
+  if (p.path == RunPath::SymmetricFastPath) {  // no records, every rank's metrics
+    if (check) refuse_if_too_big(s, estimate_fast_path_footprint(s));
+    return p;
+  }
+  if (check) {
+    if (const auto too_big = footprint_too_big_to_compile(s)) refuse_if_too_big(s, *too_big);
+  }
+  if (p.path == RunPath::StageRepresentatives) {
+    p.plan = compile_plan(s, PlanScope::Representatives,
+                          request.records == Records::Kernels ? PlanDetail::Kernels : PlanDetail::Blocks);
+    if (check) refuse_if_too_big(s, footprint_of(s, p.plan, PlanScope::Representatives, true));
+    return p;
+  }
+  const PlanDetail detail = plan_detail_for_engine(s, kernels_read(request));
+  if (check && has_representatives(s)) {  // counted a rank per class before every rank is compiled
+    refuse_if_too_big(
+        s, footprint_of(s, compile_plan(s, PlanScope::Representatives, detail), PlanScope::Representatives, false));
+  }
+  p.plan = compile_plan(s, PlanScope::AllRanks, detail);
+  if (check && !has_representatives(s)) refuse_if_too_big(s, footprint_of(s, p.plan, PlanScope::AllRanks, false));
+  return p;
 }
 
-RunResult run(const Scenario& s, const RunRequest& request) {
-  if (request.check_memory) check_memory(s, request);
-  if (analytical_metrics_only(s, request)) {  // the fast path where it applies, else the full analytical engine
-    RunResult r;
-    r.metrics = analytical::run_analytical(s);
-    return r;
+RunResult run(const Scenario& s, PreparedRun prepared, const RunRequest& request) {
+  switch (prepared.path) {
+    case RunPath::SymmetricFastPath: return RunResult{{}, {}, *analytical::run_symmetric(s)};
+    case RunPath::StageRepresentatives: {
+      if (request.before_run) request.before_run(prepared.plan);
+      analytical::StageRun stages = analytical::run_stage_representatives(s, std::move(prepared.plan));
+      return RunResult{std::move(stages.plan), std::move(stages.records), std::move(stages.metrics)};
+    }
+    case RunPath::EveryRank: return run_every_rank(s, std::move(prepared.plan), request);
   }
-  if (run_path(s, request) == RunPath::StageRepresentatives) {
-    analytical::StageRun stages = analytical::run_stage_representatives(
-        s, request.records == Records::Kernels ? PlanDetail::Kernels : PlanDetail::Blocks);
-    return RunResult{std::move(stages.plan), std::move(stages.records), std::move(stages.metrics)};
-  }
-  const bool kernels_read = request.records == Records::Kernels || request.records == Records::EveryRankKernels;
-  return run_every_rank(s, compile_for_engine(s, kernels_read), request);
+  return {};
 }
+
+RunResult run(const Scenario& s, const RunRequest& request) { return run(s, prepare(s, request), request); }
 
 RunResult run_plan(const Scenario& s, Plan plan) { return run_every_rank(s, std::move(plan), RunRequest{}); }
 

@@ -9,7 +9,7 @@
 //                              analytical engine runs one rank per pipeline stage (their records, every rank's
 //                              metrics), each block one op or every kernel one; everything else runs every rank
 //                              on the plan compiled for the engine (on SimGrid at flow fidelity a symmetric hybrid
-//                              job's node blocks are folded unless every kernel is read: compile_for_engine).
+//                              job's node blocks are folded unless every kernel is read: plan_detail_for_engine).
 //   Records::EveryRankKernels  every rank's records, every kernel an op (a sweep point's hook): no fast path.
 #pragma once
 
@@ -30,7 +30,7 @@ struct RunRequest {
   // Refuse a run that would exhaust this machine's memory before it starts (sim/footprint.hpp).
   bool check_memory = true;
   // Sees the plan before the engine starts (its warnings can be said before a long run); not called on the
-  // Records::None fast path, which compiles no plan.
+  // symmetric fast path, which keeps no plan.
   std::function<void(const Plan&)> before_run;
 };
 
@@ -39,7 +39,7 @@ struct RunRequest {
 enum class RunPath { SymmetricFastPath, StageRepresentatives, EveryRank };
 
 struct RunResult {
-  Plan plan;                      // empty where only the analytical engine's metrics were asked (Records::None)
+  Plan plan;                      // empty on the symmetric fast path (RunPath::SymmetricFastPath)
   std::vector<OpRecord> records;  // the plan's ranks' (empty likewise)
   std::vector<Metrics> metrics;   // every job's, every rank in them
 };
@@ -47,16 +47,28 @@ struct RunResult {
 // Whether a symmetric hybrid job on the analytical engine runs one rank per pipeline stage: the one test for it
 // (the memory estimate reads it too).
 bool runs_stage_representatives(const Scenario& s);
-// The path `run` takes for the scenario and request (run itself asks it only where it has a plan to make: a sweep's
-// metrics-only point goes straight to the analytical engine, which takes its fast path where it applies).
+// The path `run` takes for the scenario and request.
 RunPath run_path(const Scenario& s, const RunRequest& request);
 
-// Refuses (InputError, located) a run of the scenario that would exhaust this machine's memory, estimated for the
-// path the request takes (sim/footprint.hpp): what `run` checks first unless told not to, for callers that must
-// refuse before they say or read anything else.
-void check_memory(const Scenario& s, const RunRequest& request);
+// A run made ready: the path it takes and its plan, compiled once, in the detail that path runs (empty on the
+// symmetric fast path, which compiles its own). The memory check reads that plan (sim/footprint.hpp); it first
+// refuses a scenario whose fewest possible ops would not fit, before compiling anything, and where every rank of a
+// job with representatives (AllReduce, hybrid) will run, it counts their plan, a rank per class, before compiling
+// every rank.
+struct PreparedRun {
+  RunPath path = RunPath::EveryRank;
+  Plan plan;
+};
 
-// Runs the scenario as the request asks. Throws InputError (located) when the memory check refuses it.
+// Prepares the run the request asks for: refuses it (InputError, located) when it would exhaust this machine's
+// memory and request.check_memory; for callers that must refuse before they say or read anything else (the CLI's
+// warnings, the Python module's child process), then hand the prepared run to `run`.
+PreparedRun prepare(const Scenario& s, const RunRequest& request);
+
+// Runs a prepared run (request.before_run sees its plan; its memory is not checked again).
+RunResult run(const Scenario& s, PreparedRun prepared, const RunRequest& request);
+
+// prepare, then run. Throws InputError (located) when the memory check refuses it.
 RunResult run(const Scenario& s, const RunRequest& request);
 
 // Runs a plan the caller compiled and changed (validate's, scaled to the measured machine) on the scenario's engine.

@@ -4,6 +4,7 @@
 #include "core/plan/compiler.hpp"
 
 #include <algorithm>
+#include <atomic>
 #include <numeric>
 #include <optional>
 #include <utility>
@@ -181,7 +182,14 @@ bool has_representatives(const Scenario& s) {
   });
 }
 
+namespace {
+std::atomic<long> compilations{0};
+}  // namespace
+
+long plans_compiled() { return compilations.load(); }
+
 Plan compile_plan(const Scenario& s, PlanScope scope, PlanDetail detail) {
+  ++compilations;
   Plan plan;
   plan.name = s.name;
   plan.iterations = s.run.iterations;

@@ -30,6 +30,10 @@ bool has_representatives(const Scenario& s);
 enum class PlanDetail { Kernels, Blocks, NodeBlocks };
 Plan compile_plan(const Scenario& s, PlanScope scope, PlanDetail detail);
 
+// How many plans this process has compiled (every compile_plan call counts once): the tests hold a run
+// (sim/run.hpp) and `dtsim check` to the one compilation they need.
+long plans_compiled();
+
 // Gradient buckets in backward order, as PyTorch DDP forms them: layers are taken from the last
 // to the first, and a bucket closes once it holds at least bucket_bytes. Each bucket lists its
 // layers; the last one listed is the one whose backward finishes it.

@@ -5,6 +5,7 @@
 #include <algorithm>
 #include <chrono>
 #include <map>
+#include <utility>
 
 #include "core/plan/compiler.hpp"
 #include "sim/analytical/engine.hpp"
@@ -61,8 +62,12 @@ bool is_symmetric(const Scenario& s) {
 }
 
 StageRun run_stage_representatives(const Scenario& s, PlanDetail detail) {
+  return run_stage_representatives(s, compile_plan(s, PlanScope::Representatives, detail));
+}
+
+StageRun run_stage_representatives(const Scenario& s, Plan representatives) {
   const auto t_start = std::chrono::steady_clock::now();
-  StageRun run{compile_plan(s, PlanScope::Representatives, detail), {}, {}};
+  StageRun run{std::move(representatives), {}, {}};
   Recorder rec;
   const RunInfo info = AnalyticalExecutor(s.cluster).run(run.plan, rec);
   run.records = rec.records();

@@ -34,6 +34,8 @@ struct StageRun {
 // With PlanDetail::Blocks each block is one op (compiler.hpp): the same metrics, for runs that
 // need no kernel-level trace.
 StageRun run_stage_representatives(const Scenario& s, PlanDetail detail = PlanDetail::Kernels);
+// The same on the plan of representatives compiled by the caller (compile_plan(s, PlanScope::Representatives, ...)).
+StageRun run_stage_representatives(const Scenario& s, Plan representatives);
 
 // The metrics AnalyticalExecutor would give for the scenario, or nothing when the fast path does
 // not apply. RunInfo says engine "analytical", fidelity "closed_form".

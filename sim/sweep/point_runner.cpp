@@ -11,16 +11,11 @@
 #include <csignal>
 #include <cstring>
 #include <map>
-#include <memory>
 #include <optional>
 
 #include <fmt/format.h>
 
-#include "core/plan/compiler.hpp"
 #include "core/run/metrics.hpp"
-#include "sim/analytical/engine.hpp"
-#include "sim/analytical/symmetric.hpp"
-#include "sim/footprint.hpp"
 #include "sim/run.hpp"
 
 namespace dtsim::sweep {

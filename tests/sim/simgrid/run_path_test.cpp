@@ -3,8 +3,10 @@
 #include <catch2/catch.hpp>
 
 #include <string>
+#include <utility>
 #include <vector>
 
+#include "core/plan/compiler.hpp"
 #include "core/scenario/loader.hpp"
 #include "sim/run.hpp"
 
@@ -84,4 +86,53 @@ TEST_CASE("before_run sees the plan the engine is about to run, once") {
   CHECK(calls == 1);
   CHECK(ops == static_cast<size_t>(r.plan.total_ops()));
   CHECK(r.records.size() == ops * 2);  // every op of every rank, each iteration
+}
+
+TEST_CASE("a run compiles its plan once, and its memory check reads that plan") {
+  struct Case {
+    std::string file;
+    std::vector<std::string> sets;
+    Records records;
+    long previews;  // representatives' plans counted before every rank is compiled (the memory check)
+  };
+  const std::vector<Case> cases{
+      // A stage run: the representatives' plan is the one run.
+      {"hybrid_pipeline_cpu.yaml", {"run.engine=analytical"}, Records::Blocks, 0},
+      {"hybrid_pipeline_cpu.yaml", {"run.engine=analytical"}, Records::Kernels, 0},
+      // Every rank of a job with representatives: their plan is counted first.
+      {"hybrid_pipeline_cpu.yaml", {"run.engine=simgrid"}, Records::Blocks, 1},
+      {"quickstart.yaml", {}, Records::Kernels, 1},
+      {"quickstart.yaml",
+       {"run.engine=analytical", "stragglers.slow_workers=1", "stragglers.slow_factor=2"},
+       Records::None,
+       1},
+      // A parameter server has no representatives: its one plan is counted.
+      {"parameter_server.yaml", {}, Records::Blocks, 0},
+  };
+  for (const Case& c : cases) {
+    INFO(c.file << " " << static_cast<int>(c.records));
+    std::vector<std::string> sets = c.sets;
+    sets.insert(sets.end(), {"run.iterations=2", "run.warmup=0"});
+    const Scenario s = load_scenario(kScenarios + "/" + c.file, sets);
+    long before = plans_compiled();
+    sim::PreparedRun checked = sim::prepare(s, asking(c.records));
+    CHECK(plans_compiled() - before == 1 + c.previews);
+    sim::RunRequest unchecked = asking(c.records);
+    unchecked.check_memory = false;
+    before = plans_compiled();
+    const sim::PreparedRun prepared = sim::prepare(s, unchecked);
+    CHECK(plans_compiled() - before == 1);
+    CHECK(prepared.plan.total_ops() == checked.plan.total_ops());
+    if (s.run.engine == Engine::SimGrid) continue;  // SimGrid runs once per process: the count is the plan's
+    // Running the prepared run compiles nothing more.
+    before = plans_compiled();
+    const sim::RunResult r = sim::run(s, std::move(checked), unchecked);
+    CHECK(plans_compiled() == before);
+    CHECK(r.plan.total_ops() == prepared.plan.total_ops());
+  }
+  // The symmetric fast path compiles its own representatives' plan, once.
+  const Scenario ring = load_scenario(kScenarios + "/quickstart.yaml", {"run.engine=analytical"});
+  const long before = plans_compiled();
+  sim::run(ring, asking(Records::None));
+  CHECK(plans_compiled() - before == 1);
 }
