@@ -9,11 +9,11 @@
 #include "core/plan/compiler.hpp"
 #include "core/run/metrics.hpp"
 #include "core/scenario/loader.hpp"
+#include "models/cost/cores.hpp"
+#include "models/cost/cost_model.hpp"
 #include "sim/analytical/engine.hpp"
 #include "sim/analytical/stream_sweep.hpp"
 #include "sim/analytical/symmetric.hpp"
-#include "sim/cost/cores.hpp"
-#include "sim/cost/cost_model.hpp"
 
 namespace {
 

@@ -8,9 +8,9 @@
 #include <string>
 #include <vector>
 
-#include "core/parallel/layout_space.hpp"
 #include "core/plan/hybrid_job.hpp"
 #include "core/scenario/loader.hpp"
+#include "models/parallel/layout_space.hpp"
 #include "sim/analytical/symmetric.hpp"
 #include "sim/tune/layout_cost.hpp"
 #include "sim/tune/tuner.hpp"

@@ -19,7 +19,7 @@
 #include "core/base/atomic_file.hpp"
 #include "core/base/error.hpp"
 #include "core/calibration/profile_writer.hpp"
-#include "core/collectives/collective.hpp"
+#include "models/collectives/collective.hpp"
 
 namespace dtsim::calib {
 namespace {

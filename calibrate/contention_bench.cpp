@@ -10,7 +10,7 @@
 #include "calibrate/bench_util.hpp"
 #include "calibrate/microbench.hpp"
 #include "core/base/error.hpp"
-#include "core/collectives/collective.hpp"
+#include "models/collectives/collective.hpp"
 #include "real/cpu/collectives.hpp"
 #include "real/cpu/eigen_gemms.hpp"
 #include "real/gemm.hpp"

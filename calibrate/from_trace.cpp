@@ -18,7 +18,7 @@
 #include "core/base/dtype.hpp"
 #include "core/base/error.hpp"
 #include "core/calibration/profile_writer.hpp"
-#include "core/zoo/device.hpp"
+#include "models/zoo/device.hpp"
 
 namespace dtsim::calib {
 namespace {

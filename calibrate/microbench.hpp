@@ -1,7 +1,7 @@
 // Microbenchmarks of `dtsim calibrate --backend cpu`, run by every rank of MPI_COMM_WORLD
 // together, through the same code paths dtsim-real's cpu backend uses (so the profile describes
 // what a real run will see): GEMMs cut as real/gemm.hpp cuts ops, point-to-point with
-// MPI_Isend/MPI_Irecv and real::wait_all, collectives with the schedules of core/collectives/
+// MPI_Isend/MPI_Irecv and real::wait_all, collectives with the schedules of models/collectives/
 // executed by real::run_schedule, memory copies, and compression kernels.
 #pragma once
 
@@ -12,12 +12,12 @@
 #include <mpi.h>
 
 #include "core/calibration/calibration.hpp"
-#include "core/collectives/collective.hpp"
+#include "models/collectives/collective.hpp"
 #include "real/values.hpp"
 
 namespace dtsim::calib {
 
-// One ring AllReduce of a buffer of `bytes` on `comm` (core/collectives' schedule, run by
+// One ring AllReduce of a buffer of `bytes` on `comm` (models/collectives' schedule, run by
 // real::run_schedule), filled before and checked after as dtsim-real's comm stream does; run() times
 // the schedule alone. Collective over `comm`. Throws RuntimeError on a wrong result.
 class RingAllReduce {
@@ -60,7 +60,7 @@ std::vector<Sample> bench_memory(const BenchOptions& o, MPI_Comm comm);
 std::vector<Sample> bench_collective_buffer(const BenchOptions& o, MPI_Comm comm);
 
 // The same loops with each rank's data left in the last-level cache, for plans whose model state
-// fits it (sim/cost/cost_model.hpp: data_in_cache), with only a core's own cache (L2) swept before
+// fits it (models/cost/cost_model.hpp: data_in_cache), with only a core's own cache (L2) swept before
 // each repeat: the SGD step (g still written before each) and, when every rank shares one host,
 // ring AllReduces on one buffer (their rounds, S / n each way in time / (2 (n - 1)), fit
 // same_host_in_cache). Sizes up to each rank's share of `llc_bytes` (half of it for the AllReduce);
@@ -89,7 +89,7 @@ std::vector<Sample> bench_push_buffer(const BenchOptions& o, MPI_Comm comm);
 // seconds = the median exchange. Classes without a partner are absent. Returned on rank 0.
 std::map<std::string, std::vector<Sample>> bench_exchange(const BenchOptions& o, MPI_Comm comm);
 
-// Ring AllReduce, ReduceScatter and AllGather over all ranks of `comm` (core/collectives'
+// Ring AllReduce, ReduceScatter and AllGather over all ranks of `comm` (models/collectives'
 // schedules, as dtsim-real runs them), reported like nccl-tests: time (the slowest rank's median),
 // algbw = S / time, busbw. Returned on rank 0.
 std::vector<CollectiveSample> bench_collectives(const BenchOptions& o, MPI_Comm comm);

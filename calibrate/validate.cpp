@@ -28,8 +28,8 @@
 #include "core/run/run_folder.hpp"
 #include "core/run/trace.hpp"
 #include "core/scenario/loader.hpp"
+#include "models/cost/cores.hpp"
 #include "real/plan_scale.hpp"
-#include "sim/cost/cores.hpp"
 #include "sim/run.hpp"
 
 namespace dtsim::calib {

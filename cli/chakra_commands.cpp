@@ -15,7 +15,7 @@
 #include "core/plan/compiler.hpp"
 #include "core/plan/hybrid_job.hpp"
 #include "core/scenario/loader.hpp"
-#include "sim/cost/cost_model.hpp"
+#include "models/cost/cost_model.hpp"
 
 namespace dtsim::cli {
 

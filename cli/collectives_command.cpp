@@ -13,10 +13,10 @@
 #include "core/base/atomic_file.hpp"
 #include "core/base/error.hpp"
 #include "core/base/units.hpp"
-#include "core/collectives/nccl/busbw_curve.hpp"
-#include "core/collectives/nccl/nccl_cluster.hpp"
-#include "core/collectives/nccl/nccl_tuning.hpp"
 #include "core/scenario/loader.hpp"
+#include "models/collectives/nccl/busbw_curve.hpp"
+#include "models/collectives/nccl/nccl_cluster.hpp"
+#include "models/collectives/nccl/nccl_tuning.hpp"
 #include "plot/chart.hpp"
 
 namespace dtsim::cli {

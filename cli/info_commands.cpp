@@ -9,9 +9,9 @@
 #include "core/base/error.hpp"
 #include "core/base/units.hpp"
 #include "core/scenario/schema.hpp"
-#include "core/zoo/device.hpp"
-#include "core/zoo/transformer_fields.hpp"
-#include "core/zoo/workload.hpp"
+#include "models/zoo/device.hpp"
+#include "models/zoo/transformer_fields.hpp"
+#include "models/zoo/workload.hpp"
 
 namespace dtsim::cli {
 
@@ -70,7 +70,7 @@ int devices_command() {
                "reach; gemm/attn/mem: the fp16 GEMM's, fused attention's fractions of peak and the fraction of memory "
                "bandwidth streaming kernels reach (other dtypes and convolutions: devices.yaml; docs/engines.md; "
                "'-': eff. for all); comm: the fraction of its compute rate the device keeps while it communicates "
-               "(docs/engines.md, Contention). Sources: core/zoo/data/devices.yaml\n";
+               "(docs/engines.md, Contention). Sources: models/zoo/data/devices.yaml\n";
   return 0;
 }
 

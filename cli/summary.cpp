@@ -6,9 +6,9 @@
 #include <fmt/format.h>
 
 #include "core/base/units.hpp"
-#include "core/parallel/schedule.hpp"
 #include "core/plan/hybrid.hpp"
 #include "core/scenario/sync_policy.hpp"
+#include "models/parallel/schedule.hpp"
 
 namespace dtsim::cli {
 namespace {

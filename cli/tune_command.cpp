@@ -18,12 +18,12 @@
 #include "core/base/atomic_file.hpp"
 #include "core/base/error.hpp"
 #include "core/base/units.hpp"
-#include "core/parallel/fixed_sizes.hpp"
-#include "core/parallel/layout.hpp"
-#include "core/parallel/layout_space.hpp"
-#include "core/parallel/schedule.hpp"
 #include "core/plan/hybrid_job.hpp"
 #include "core/scenario/loader.hpp"
+#include "models/parallel/fixed_sizes.hpp"
+#include "models/parallel/layout.hpp"
+#include "models/parallel/layout_space.hpp"
+#include "models/parallel/schedule.hpp"
 #include "plot/chart.hpp"
 #include "sim/sweep/sweep_results.hpp"
 #include "sim/tune/search_folder.hpp"
@@ -33,7 +33,7 @@
 namespace dtsim::cli {
 namespace {
 
-// --fix key=value: one of the sizes a search may hold fixed (core/parallel/fixed_sizes.hpp).
+// --fix key=value: one of the sizes a search may hold fixed (models/parallel/fixed_sizes.hpp).
 void apply_fix(const std::string& text, LayoutLimits& limits) {
   const size_t eq = text.find('=');
   const std::string key = text.substr(0, eq);

@@ -1,6 +1,6 @@
 // Model files: a layer table (docs/models.md) and a model defined by its shape.
-#include "core/zoo/model_file.hpp"
 #include "fuzz/fuzz_support.hpp"
+#include "models/zoo/model_file.hpp"
 
 extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
   const std::string_view text = dtsim::fuzz::text_of(data, size);

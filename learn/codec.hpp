@@ -1,6 +1,6 @@
 // Numeric gradient compressors of convergence-aware runs: what a receiver decodes from each
 // worker's compressed tensor, with per-worker error feedback and PowerSGD's warm-started Q. The
-// same methods and keys as the cost model in core/compression/ (compression.*).
+// same methods and keys as the cost model in models/compression/ (compression.*).
 #pragma once
 
 #include <cstdint>
@@ -9,7 +9,7 @@
 
 #include <Eigen/Dense>
 
-#include "core/compression/compressor.hpp"
+#include "models/compression/compressor.hpp"
 
 namespace dtsim::learn {
 

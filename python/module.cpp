@@ -12,9 +12,9 @@
 
 #include "core/scenario/loader.hpp"
 #include "core/scenario/schema.hpp"
-#include "core/zoo/device.hpp"
-#include "core/zoo/workload.hpp"
 #include "learn/learner.hpp"
+#include "models/zoo/device.hpp"
+#include "models/zoo/workload.hpp"
 #include "python/error_key.hpp"
 #include "python/run.hpp"
 #include "python/to_python.hpp"
@@ -225,7 +225,7 @@ pb::list devices() {
     d["memory_bytes"] = dev.mem_capacity;
     d["efficiency"] = dev.efficiency;
     d["gemm_fp16_fraction"] = k.present() ? peak(k.gemm_at(Dtype::Fp16)) : pb::object(pb::none());
-    // FlashAttention-2's forward figure, and every backend's forward and backward figures (core/zoo/attention.hpp).
+    // FlashAttention-2's forward figure, and every backend's forward and backward figures (models/zoo/attention.hpp).
     d["attention_fraction"] =
         k.present() ? peak(k.attention_for(AttentionBackend::Flash2).forward) : pb::object(pb::none());
     pb::dict attention;

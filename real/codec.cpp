@@ -1,4 +1,4 @@
-// The compressors of core/compression/ carried out on real floats (see codec.hpp).
+// The compressors of models/compression/ carried out on real floats (see codec.hpp).
 #include "real/codec.hpp"
 
 #include <algorithm>

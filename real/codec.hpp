@@ -1,5 +1,5 @@
 // Gradient compression applied to real buffers, one gradient unit (DDP bucket or layer) of one
-// worker: the compressors of core/compression/ carried out on floats, with error feedback, and
+// worker: the compressors of models/compression/ carried out on floats, with error feedback, and
 // wire buffers the size the Plan's collectives say (rounded up to whole floats per rank). Pure
 // numerics, no MPI: the executor runs the collectives on wire() between the steps.
 //   fp16, bf16: the values rounded to half precision (round to nearest even), two per float slot,
@@ -14,7 +14,7 @@
 //     ceil(log2(s + 1)) magnitude bits and a sign bit each), decoded one push at a time. Their
 //     packed integers cannot be summed by a float collective, so AllReduce jobs refuse them.
 // Which methods each backend carries out, and where, is the methods' table
-// (core/compression/method.hpp: MethodTraits::cpu and ::cuda).
+// (models/compression/method.hpp: MethodTraits::cpu and ::cuda).
 #pragma once
 
 #include <cstdint>
@@ -23,7 +23,7 @@
 #include <string_view>
 #include <vector>
 
-#include "core/compression/compressor.hpp"
+#include "models/compression/compressor.hpp"
 
 namespace dtsim::real {
 

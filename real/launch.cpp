@@ -12,7 +12,6 @@
 #include <nlohmann/json.hpp>
 
 #include "core/base/error.hpp"
-#include "core/compression/method.hpp"
 #include "core/plan/compiler.hpp"
 #include "core/plan/hybrid_job.hpp"
 #include "core/run/metrics.hpp"
@@ -20,6 +19,7 @@
 #include "core/scenario/loader.hpp"
 #include "core/scenario/sync_policy.hpp"
 #include "core/scenario/warnings.hpp"
+#include "models/compression/method.hpp"
 #include "real/executor.hpp"
 #include "real/hybrid_shrink.hpp"
 #include "real/plan_scale.hpp"
@@ -188,7 +188,7 @@ std::vector<std::string_view> real_methods(RealSupport MethodTraits::*backend, b
 
 // What a backend does not execute yet: the proxy model of convergence runs, the sync policies and
 // compression methods their tables do not give it (core/scenario/sync_policy.cpp and
-// core/compression/method.cpp), speed profiles, dynamic batches, tensor-parallel communication overlap, device
+// models/compression/method.cpp), speed profiles, dynamic batches, tensor-parallel communication overlap, device
 // mixes and NIC profiles (simulator only).
 void check_supported(const Scenario& s, const std::string& backend) {
   if (s.run.convergence.enabled) {
@@ -376,7 +376,7 @@ int launch(const LaunchOptions& given, HostComm& world, const ExecutorFactory& m
     std::cout << fmt::format(
         "dtsim-real {}: {} on {} ranks{}, backend {}, {}\n", DTSIM_VERSION, s.name, world.size(),
         threads ? " (threads of one process, one per GPU)" : "", o.backend,
-        o.mpi_collectives ? "MPI library collectives" : "collective schedules of core/collectives");
+        o.mpi_collectives ? "MPI library collectives" : "collective schedules of models/collectives");
     std::cout << fmt::format("  compute scale {:.6g}{}, comm scale {:.6g}\n", compute_scale,
                              o.compute_scale == "auto"
                                  ? fmt::format(" (auto: at most {} per rank per iteration; --compute-scale 1 runs "

@@ -62,7 +62,7 @@ int main(int argc, char** argv) {
   app.add_option("--out", o.out, "Output folder (default: runs/<scenario name>-real)");
   app.add_option("--set", o.sets, "Override a scenario key: key.path=value (repeatable)");
   app.add_flag("--mpi-collectives", o.mpi_collectives,
-               "Use the MPI library's collectives instead of the schedules of core/collectives");
+               "Use the MPI library's collectives instead of the schedules of models/collectives");
   app.add_option("--compute-scale", o.compute_scale,
                  "Multiply every compute op's FLOPs by this factor, or 'auto' (default): at most 2 GFLOP per rank "
                  "per iteration");

@@ -1,5 +1,5 @@
 // The bytes of a rank's plan buffers alive at each moment, by category, and their high-water mark
-// with what it was made of: the measured side of the memory model (core/parallel/memory.hpp).
+// with what it was made of: the measured side of the memory model (models/parallel/memory.hpp).
 // Every allocation and release of a buffer the plan uses goes through it; any thread may call it.
 #pragma once
 

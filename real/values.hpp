@@ -5,7 +5,7 @@
 #include <cstdint>
 #include <span>
 
-#include "core/collectives/collective.hpp"
+#include "models/collectives/collective.hpp"
 
 namespace dtsim::real {
 

@@ -1,5 +1,5 @@
 #!/usr/bin/env python3
-"""Generates the model zoo, core/zoo/data/models/*.yaml, from the architectures' layer shapes.
+"""Generates the model zoo, models/zoo/data/models/*.yaml, from the architectures' layer shapes.
 
 Python 3 standard library only. Run from anywhere:  scripts/gen_zoo.py
 It checks every parameter total against the published count and refuses to write otherwise.
@@ -40,7 +40,7 @@ import os
 import sys
 
 HERE = os.path.dirname(os.path.abspath(__file__))
-OUT_DIR = os.path.join(HERE, "..", "core", "zoo", "data", "models")
+OUT_DIR = os.path.join(HERE, "..", "models", "zoo", "data", "models")
 
 CNN_RULES = ("one row per training kernel (conv, gemm, norm, elementwise); FLOPs = 2 x conv/linear multiply-adds "
              "plus 1 per pooling window element; BN, ReLU and residual adds count 0 and are costed by their traffic "
@@ -272,7 +272,7 @@ def inception_v3():
 
 
 def transformer(layers, d, seq, vocab, encoder, positions=None, ffn=None, tied=True):
-    """The rows of make_transformer() in core/zoo/transformer.cpp; keep the two in step (a test compares them)."""
+    """The rows of make_transformer() in models/zoo/transformer.cpp; keep the two in step (a test compares them)."""
     positions = positions or seq
     ffn = ffn or 4 * d
     rows = []

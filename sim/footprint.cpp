@@ -11,8 +11,8 @@
 
 #include "core/base/error.hpp"
 #include "core/base/units.hpp"
-#include "core/parallel/hybrid.hpp"
 #include "core/plan/compiler.hpp"
+#include "models/parallel/hybrid.hpp"
 #include "sim/run.hpp"
 
 namespace dtsim::sim {

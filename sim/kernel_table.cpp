@@ -7,10 +7,10 @@
 #include <fmt/format.h>
 
 #include "core/base/error.hpp"
-#include "core/collectives/nccl/nccl_constants.hpp"
 #include "core/plan/compiler.hpp"
-#include "core/zoo/reread.hpp"
-#include "sim/cost/cost_model.hpp"
+#include "models/collectives/nccl/nccl_constants.hpp"
+#include "models/cost/cost_model.hpp"
+#include "models/zoo/reread.hpp"
 #include "sim/run.hpp"
 
 namespace dtsim::sim {

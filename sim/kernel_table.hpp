@@ -2,8 +2,8 @@
 // shape, waves, what bounds it and what it costs, so a user sees where a step's time goes. Ops that are the same
 // work (a transformer's blocks and micro-batches run the same kernels) are one row with their count.
 //   the plan          core/plan/compiler.hpp   compiled with every kernel an op (PlanDetail::Kernels)
-//   each op's cost    sim/cost/cost_model.hpp  what the engines charge it (the framework's floors, a profile)
-//   a kernel's terms  core/zoo/kernel.hpp      kernel_cost: FLOPs, bytes, fixed time, waves
+//   each op's cost    models/cost/cost_model.hpp  what the engines charge it (the framework's floors, a profile)
+//   a kernel's terms  models/zoo/kernel.hpp      kernel_cost: FLOPs, bytes, fixed time, waves
 //   the step          sim/run.hpp              the job's mean iteration time on the analytical engine
 #pragma once
 
@@ -26,7 +26,7 @@ struct KernelRow {
   double flops = 0;                 // per call
   double bytes = 0;                 // per call: memory traffic, or S of a collective, or a message's bytes
   int calls = 0;                    // in one iteration of the rank
-  double seconds = 0;               // per call, as the engines cost it (sim/cost/cost_model.hpp), uncontended
+  double seconds = 0;               // per call, as the engines cost it (models/cost/cost_model.hpp), uncontended
   std::optional<KernelCost> model;  // a compute op the device's figures cost (none with a calibration profile)
   // compute, memory or fixed (KernelCost::bound); launch where the framework's per-kernel floor is longer; profile
   // (a calibration's curve); composite; a collective's algorithm (NCCL's choice as "nccl tree/LL128").

@@ -1,5 +1,5 @@
 #!/usr/bin/env python3
-# NVLS AllReduce in one node (core/collectives/nccl/nccl_pipeline.hpp, nvls_one_node_allreduce): its three
+# NVLS AllReduce in one node (models/collectives/nccl/nccl_pipeline.hpp, nvls_one_node_allreduce): its three
 # constants fitted on one published nccl-tests curve and shown on another it was not fitted to. Writes
 # bench/collectives/nvls_fit.md (or, with --check, says whether that file is what this script writes).
 # Standard library only.
@@ -99,14 +99,14 @@ def main():
         return sum(math.log(model(p, s) / t) ** 2 for s, t in fit_rows)
 
     raw = nelder_mead(cost, [20e-6, 0.9, 4e-6], [5e-6, 0.05, 1e-6])
-    # Three significant digits: what core/collectives/nccl/nccl_pipeline.hpp's kNvlsOneNodeFit holds.
+    # Three significant digits: what models/collectives/nccl/nccl_pipeline.hpp's kNvlsOneNodeFit holds.
     p = [float(f"{v:.3g}") for v in raw]
     out = []
     w = out.append
     w("# NVLS AllReduce in one node: the chunk pipeline's fit and its check")
     w("")
     w("Written by `bench/collectives/nvls_fit.py` (the model and the method at its top; "
-      "core/collectives/nccl/nccl_pipeline.hpp holds the constants, tests/core/collectives/nccl_tuning_test.cpp "
+      "models/collectives/nccl/nccl_pipeline.hpp holds the constants, tests/models/collectives/nccl_tuning_test.cpp "
       "holds them to this file). Bus bandwidth in GB/s as nccl-tests reports it; error = (model - published) / "
       "published.")
     w("")

@@ -1,5 +1,5 @@
 #!/usr/bin/env python3
-# A ring's step inside one node (core/collectives/nccl/nccl_nvlink_step.hpp): how many times NCCL's own per-hop
+# A ring's step inside one node (models/collectives/nccl/nccl_nvlink_step.hpp): how many times NCCL's own per-hop
 # figure a step takes on the published one-node curves, fitted on some sizes and shown on others; dtsim applies the
 # factor to every NVLink step of a ring or tree, in one node and across nodes (docs/collectives.md). Writes
 # bench/collectives/ring_step_fit.md (or, with --check, says whether that file is what this script writes).
@@ -101,7 +101,7 @@ def main():
     w("# A ring's step inside one node: the fit and its checks")
     w("")
     w("Written by `bench/collectives/ring_step_fit.py` (the model and the method at its top; "
-      "core/collectives/nccl/nccl_nvlink_step.cpp holds the factors, tests/core/collectives/nccl_tuning_test.cpp "
+      "models/collectives/nccl/nccl_nvlink_step.cpp holds the factors, tests/models/collectives/nccl_tuning_test.cpp "
       "holds them to this file). dtsim prices each NVLink step of a ring or tree at k x NCCL's NVLink per-hop "
       "latency, fitted here on one-node rings; bus bandwidth in GB/s as nccl-tests reports it; error = (model - published) / "
       "published; `NCCL` is NCCL's own estimate (k = 1).")

@@ -1,5 +1,5 @@
 #!/usr/bin/env python3
-# The fused attention kernels' shape model (core/zoo/attention.hpp), fitted on published H100 measurements and
+# The fused attention kernels' shape model (models/zoo/attention.hpp), fitted on published H100 measurements and
 # shown on GPUs and software it was not fitted to. Writes bench/kernels/attention.md (or, with --check, says
 # whether that file is what this script writes). Standard library only.
 #
@@ -41,7 +41,7 @@ root = os.path.dirname(os.path.dirname(here))
 SOURCE = os.path.join(root, "bench", "llm", "sources", "flash_attention.md")
 H200 = os.path.join(root, "bench", "validation", "h200_kernel_suite_2026-11-28.json")
 OUT = os.path.join(here, "attention.md")
-PEAK = {"h100": 989.4, "a100": 312.0, "h200": 989.4}  # dense fp16/bf16 TFLOP/s (core/zoo/data/devices.yaml)
+PEAK = {"h100": 989.4, "a100": 312.0, "h200": 989.4}  # dense fp16/bf16 TFLOP/s (models/zoo/data/devices.yaml)
 FLAT = {"a100": 0.62, "h100": 0.35, "h200": 0.35}
 
 
@@ -165,8 +165,8 @@ def main():
     w = out.append
     w("## Fused attention kernels: the shape model and its checks")
     w("")
-    w("Written by `bench/kernels/attention_fit.py` (its header says how); the constants below are core/zoo/attention.cpp's")
-    w("and core/zoo/data/devices.yaml's, held to this file by tests/core/zoo/attention_test.cpp. TFLOP/s count FLOPs as")
+    w("Written by `bench/kernels/attention_fit.py` (its header says how); the constants below are models/zoo/attention.cpp's")
+    w("and models/zoo/data/devices.yaml's, held to this file by tests/models/zoo/attention_test.cpp. TFLOP/s count FLOPs as")
     w("FlashAttention's benchmark does (4 B S^2 H D, halved when causal; backward 2.5 x forward).")
     w("")
     w("### Fitted on H100 (the FA3 paper's Figures 5 and 6, FlashAttention-2's own H100 figure for the causal backward),")

@@ -10,7 +10,7 @@
 # neusight_linear.csv: A100 80GB, V100, T4, P100 and P4 PCIe boards, PyTorch 2.1 and cuDNN 8.9), where the same ratio
 # is shown by batch.
 #
-# dtsim's rule (core/zoo/kernel.hpp, conv): a convolution pass is the implicit GEMM cuDNN names (forward M = N P Q,
+# dtsim's rule (models/zoo/kernel.hpp, conv): a convolution pass is the implicit GEMM cuDNN names (forward M = N P Q,
 # N = K, K = C R S; data gradient M x K over N; weight gradient K x N over M), its FLOPs (2 N K P Q C R S) at
 # peak x the device's GEMM figure after tile and wave quantization (256 x 128 tiles, one per SM a wave). Here each
 # GPU's GEMM figure is measured the same way on its own DeepBench GEMMs (the best whole-wave fraction of peak among
@@ -63,7 +63,7 @@ MATHS = {"fp32": "fp32 (CUDA cores)", "fp16": "fp16 (tensor cores)"}
 
 
 def quantization(sms, m, n):
-    """dtsim's tile and wave quantization (core/zoo/kernel.cpp, tiling): the useful fraction of the slots."""
+    """dtsim's tile and wave quantization (models/zoo/kernel.cpp, tiling): the useful fraction of the slots."""
     def one(tm, tn):
         tiles = -(-m // tm) * -(-n // tn)
         slots = tiles if tiles < sms else -(-tiles // sms) * sms

@@ -1,4 +1,4 @@
-// dtsim's GEMM cost (core/zoo/kernel.hpp: tile and wave quantization of the zoo's best-shape fraction) at each
+// dtsim's GEMM cost (models/zoo/kernel.hpp: tile and wave quantization of the zoo's best-shape fraction) at each
 // shape of a measured matmul table: bench/kernels/gemm_run reads its output into bench/kernels/gemm.md.
 //
 //   bench_gemm_check bench/kernels/published/xla_matmul_perf_table.csv
@@ -10,9 +10,9 @@
 // H200: XLA does not record which) is the h100_sxm for bf16 and the h200 for tf32, the zoo's Hopper with a TF32 GEMM
 // figure (the same SMs, clocks and TF32 peak); sm_100 is the b200; h200_torch (the H200 suite's rows, which gemm_run
 // adds) the h200. The prediction is a forward GEMM of the batched shape, with its operands and result (b (m k + k n + m
-// n) elements) as its memory traffic, as a transformer plan costs one (core/parallel/transformer_ops.cpp); fixed_us is
-// the part of it that is the kernel's fixed time (kGemmKernelSeconds where the device has kernel figures for the dtype,
-// else 0), which gemm_run fits.
+// n) elements) as its memory traffic, as a transformer plan costs one (models/parallel/transformer_ops.cpp); fixed_us
+// is the part of it that is the kernel's fixed time (kGemmKernelSeconds where the device has kernel figures for the
+// dtype, else 0), which gemm_run fits.
 #include <cstdio>
 #include <fstream>
 #include <map>
@@ -22,8 +22,8 @@
 #include <vector>
 
 #include "core/base/dtype.hpp"
-#include "core/zoo/device.hpp"
-#include "core/zoo/kernel.hpp"
+#include "models/zoo/device.hpp"
+#include "models/zoo/kernel.hpp"
 
 namespace {
 
@@ -75,7 +75,7 @@ int main(int argc, char** argv) {
     const double bytes = b * (m * k + k * n + m * n) * dt->second.bytes_per_element;
     // XLA's autotuner timed each product alone (at its boost clock); the H200 suite ran them back to back.
     const dtsim::PowerState power = f[0] == "h200_torch" ? dtsim::PowerState::Held : dtsim::PowerState::Burst;
-    // torch._scaled_mm's default (use_fast_accum=False) splits its accumulator (core/zoo/kernel.hpp).
+    // torch._scaled_mm's default (use_fast_accum=False) splits its accumulator (models/zoo/kernel.hpp).
     const bool split = f[0] == "h200_torch" && dt->second.dtype == dtsim::Dtype::Fp8;
     const double predicted =
         dtsim::kernel_time(device, device.efficiency, dt->second.dtype, dtsim::KernelClass::Gemm, flops, bytes,

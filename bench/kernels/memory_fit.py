@@ -8,7 +8,7 @@
 # torch.add (reads 2, writes 1 element), relu and gelu (1 and 1), LayerNorm over the last dimension and softmax over
 # it (1 and 1), each timed by CUDA events around one call, so each time is the op's dispatch plus its kernel.
 # Per GPU and op, on the shapes of at least 256 MB with rows of at least 768 columns: time = a + bytes / rate (least squares), a the dispatch; the
-# rate over the data sheet's bandwidth is what the op streams at. The model (core/zoo/kernel.hpp): a class's
+# rate over the data sheet's bandwidth is what the op streams at. The model (models/zoo/kernel.hpp): a class's
 # kernels run at the device's streaming rate (the zoo's `memory` figure, what `add` reaches) x the class's share,
 # one number a class fitted on V100 and A100 40GB (the median of class rate / add rate over them), checked on the
 # other five: per shape, its kernel time (time - a, add's dispatch on that GPU) against bytes / (that GPU's add rate x
@@ -194,7 +194,7 @@ def main():
     w("rows stay slower than three passes: at half the bytes an element the kernel does the same fp32 work (Welford's")
     w("running mean and variance, a division an element, and the conversions), which probably bounds it there; no")
     w("measurement here separates the two. dtsim prices two-pass norms so (`framework.norm_kernel: two_pass`,")
-    w("core/zoo/reread.hpp, with this f).")
+    w("models/zoo/reread.hpp, with this f).")
     text = "\n".join(out) + "\n"
     return write_or_check(OUT, text, "memory_fit")
 

@@ -11,7 +11,7 @@
 # "back_to_back" (products only, for seconds: 1,440 to 1,725 MHz, 668 to 686 W of the 700 W limit). The held factor of
 # a dtype is the mean over the shapes of back_to_back / interleaved throughput. The zoo's `gemm` figures are
 # interleaved rates (the best matmul a GPU reaches: devices.yaml); `gemm_held` is this factor
-# (core/zoo/kernel.hpp, Power); tests/core/zoo/kernel_test.cpp holds the zoo to the factors below. The earlier
+# (models/zoo/kernel.hpp, Power); tests/models/zoo/kernel_test.cpp holds the zoo to the factors below. The earlier
 # call of that day (h200_gemm_clock_2026-11-28.json) is not used: its interleaved mode timed a device-to-device copy
 # with each product (docs/VALIDATION.md, One H200). MPT training steps on the same GPU drew 680 to 698 W: a
 # transformer's step holds the board at its limit.

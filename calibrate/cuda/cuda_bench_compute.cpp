@@ -6,7 +6,7 @@
 #include "calibrate/bench_util.hpp"
 #include "calibrate/cuda/cuda_bench.hpp"
 #include "core/base/error.hpp"
-#include "core/compression/method.hpp"
+#include "models/compression/method.hpp"
 #include "real/cuda/compress_kernels.hpp"
 #include "real/cuda/cuda_check.hpp"
 #include "real/cuda/cuda_gemm.hpp"

@@ -11,7 +11,7 @@ namespace dtsim {
 enum class Dtype { Fp32, Tf32, Fp16, Bf16, Fp8 };
 inline constexpr size_t kDtypeCount = 5;
 
-// How an fp8 GEMM's operands get their scale (model.fp8; core/parallel/transformer_ops.hpp, FP8). None: no fp8.
+// How an fp8 GEMM's operands get their scale (model.fp8; models/parallel/transformer_ops.hpp, FP8). None: no fp8.
 // Delayed: Transformer Engine's DelayedScaling, the scale taken from the amax history of earlier steps, the amax
 // of this one recorded by the cast kernel itself. Current: the scale from the tensor's own amax, a pass over it
 // before its cast (TE's Float8CurrentScaling, torchao float8's dynamic tensorwise scaling in torchtitan).

@@ -5,7 +5,7 @@
 
 #include "core/base/error.hpp"
 #include "core/base/median.hpp"
-#include "core/compression/compressor.hpp"
+#include "models/compression/compressor.hpp"
 
 namespace dtsim {
 

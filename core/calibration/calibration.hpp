@@ -18,7 +18,7 @@
 
 namespace dtsim {
 
-enum class CodecStage : unsigned char;  // core/compression/compressor.hpp
+enum class CodecStage : unsigned char;  // models/compression/compressor.hpp
 
 // time = fixed + x * per_unit for x in [min_x, next segment's min_x). For links x is bytes,
 // fixed the latency and 1 / per_unit the bandwidth; for compute x is FLOPs, fixed an overhead
@@ -155,7 +155,7 @@ inline constexpr const char* kPushBuffer = "push_buffer";
 // cache and 190 us with the caches swept; in runs of a 1M-parameter model (12 MB of optimizer traffic
 // per rank, both ranks in one 32 MB L3) it took 100 to 140 us, and its 12 MB SGD steps 102 to 160 us
 // (190 at the swept rate); a 4M-parameter model's ran at the swept rates. Both engines take them for
-// a plan whose ranks' optimizer state fits the host's cache (sim/cost/cost_model.hpp: data_in_cache),
+// a plan whose ranks' optimizer state fits the host's cache (models/cost/cost_model.hpp: data_in_cache),
 // the curves fitted out of cache otherwise. The fill and check around each collective keep the swept
 // curve: in those runs they took 51 to 57 and 46 us per 1 MB bucket (timed inside dtsim-real), near
 // the swept bench (93 to 133 us both), twice the one in cache (56 us).
@@ -261,7 +261,7 @@ struct CalibrationProfile {
 
 // The compression kernels `dtsim calibrate` measures (calibrate/microbench.cpp: each method's compress
 // as dtsim-real runs it), which a profile's fitted.compression may hold: the methods' calibration
-// kernels (core/compression/method.cpp; PowerSGD has none: its steps are GEMMs, on the compute curve).
+// kernels (models/compression/method.cpp; PowerSGD has none: its steps are GEMMs, on the compute curve).
 std::vector<std::string_view> compression_kernels();
 // The name of a kernel's measured decompress curve in fitted.compression: "<kernel>_decompress"
 // (one worker's payload decoded, x = the gradient's bytes: by Codec::decompress for a method

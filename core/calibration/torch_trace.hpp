@@ -21,7 +21,7 @@
 #include <vector>
 
 #include "core/calibration/trace_classes.hpp"
-#include "core/collectives/collective.hpp"
+#include "models/collectives/collective.hpp"
 
 namespace dtsim {
 
@@ -32,7 +32,7 @@ struct TraceWork {
   std::string dtype;  // fp32, tf32 (fp32 operands on a tensor-core kernel), fp16, bf16; "" when unknown
   double flops = 0;   // gemm: 2 M N K (times the batch) from the op's dims; 0 when unknown
   double bytes = 0;   // memory-bound: what the op reads and writes (memory_bytes in torch_trace.cpp); a
-                      // collective: S as core/collectives defines it (traced_collective); 0 when unknown
+                      // collective: S as models/collectives defines it (traced_collective); 0 when unknown
   double seconds = 0;
   std::optional<CollectiveKind> collective;  // a collective unit's kind; none when unknown
   int ranks = 0;                             // a collective's group ("Group size", else the world's)
@@ -69,7 +69,7 @@ std::optional<CollectiveKind> collective_call(std::string_view call);
 // dims that do not fit it.
 double gemm_flops(std::string_view op, const std::vector<std::vector<double>>& dims);
 
-// A fused attention op's FLOPs as the plan counts them (core/parallel/transformer_ops.cpp, the flash
+// A fused attention op's FLOPs as the plan counts them (models/parallel/transformer_ops.cpp, the flash
 // kernel): 2 b heads s_q s_k (d_qk + d_v) forward, half of it causal, 2 b heads s_q s_k (3 d_qk + 2 d_v)
 // backward (the scores recomputed, then dV, dP, dQ and dK). From the op's input dims (query, key and
 // value, 4-d, in the op's layout) and its "Concrete Inputs" (is_causal, or xformers' custom_mask_type,

@@ -8,7 +8,7 @@
 
 #include "core/base/profile.hpp"
 #include "core/cluster/link_kinds.hpp"
-#include "core/zoo/device.hpp"
+#include "models/zoo/device.hpp"
 
 namespace dtsim {
 

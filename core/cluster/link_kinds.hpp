@@ -3,7 +3,7 @@
 // or product gives the default of its rate key (cluster.intra_node.rate, cluster.nic.rate: a rate the scenario
 // gives wins), its figure and the data sheet or specification it is read from in the table; `nvlink`, `pcie` and
 // `custom` leave the rate key at its own default (300GB/s, 100Gbps). An explicit NVLink generation also decides the
-// rate of one of its links, from which NCCL's model counts NVLinks per GPU (core/collectives/nccl/nccl_cluster.hpp);
+// rate of one of its links, from which NCCL's model counts NVLinks per GPU (models/collectives/nccl/nccl_cluster.hpp);
 // a PCIe generation, the GPU's PCIe link NCCL sees.
 // Adding a kind: its enumerator below, its row in link_kinds.cpp (a switch with no default: -Wswitch asks for it)
 // and its line in docs/collectives.md, Cluster presets (tests/core/scenario/cluster_preset_test.cpp holds the two
@@ -28,7 +28,7 @@ struct IntraLinkTraits {
   std::string_view source;
 };
 
-// What a NIC's network stack sets in NCCL (core/collectives/nccl/): the latency its network plugin declares and
+// What a NIC's network stack sets in NCCL (models/collectives/nccl/): the latency its network plugin declares and
 // the NCCL_* environment its vendor's plugin or profile exports. The defaults are NCCL's own transports' (IB verbs
 // and sockets declare no latency and set nothing).
 struct NcclStack {

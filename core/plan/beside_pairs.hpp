@@ -1,4 +1,4 @@
-// TP communication overlap in a hybrid plan (core/parallel/transformer_ops.hpp): which neighbouring steps are a
+// TP communication overlap in a hybrid plan (models/parallel/transformer_ops.hpp): which neighbouring steps are a
 // collective and the GEMM it runs beside, and the composite of the two (Composite::beside) a rank's plan runs them as.
 #pragma once
 
@@ -7,8 +7,8 @@
 #include <tuple>
 #include <vector>
 
-#include "core/parallel/transformer_ops.hpp"
 #include "core/plan/plan.hpp"
+#include "models/parallel/transformer_ops.hpp"
 
 namespace dtsim {
 

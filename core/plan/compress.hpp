@@ -1,5 +1,5 @@
 // Gradient exchange with compression: the ops a worker runs to combine one bucket's (or layer's,
-// or shard's) gradient, following the job's compressor (core/compression/).
+// or shard's) gradient, following the job's compressor (models/compression/).
 #pragma once
 
 #include <string>

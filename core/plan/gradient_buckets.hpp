@@ -9,7 +9,7 @@
 #include <string>
 #include <vector>
 
-#include "core/parallel/layout.hpp"
+#include "models/parallel/layout.hpp"
 
 namespace dtsim {
 

@@ -8,7 +8,7 @@
 // a send is posted (non-blocking, as Megatron's batched isend); the data-parallel reduction and
 // ZeRO's gathers run on the comm stream beside the compute. Under TP communication overlap a block's
 // sequence-parallel collective and its GEMM are one composite whose parts run side by side
-// (core/parallel/transformer_ops.hpp; Composite::beside).
+// (models/parallel/transformer_ops.hpp; Composite::beside).
 #include "core/plan/hybrid.hpp"
 
 #include <algorithm>
@@ -20,14 +20,14 @@
 
 #include <fmt/format.h>
 
-#include "core/parallel/recompute_ops.hpp"
-#include "core/parallel/schedule.hpp"
-#include "core/parallel/transformer_ops.hpp"
 #include "core/plan/beside_pairs.hpp"
 #include "core/plan/gradient_buckets.hpp"
 #include "core/plan/hybrid_groups.hpp"
 #include "core/plan/transformer_pass.hpp"
 #include "core/plan/worker.hpp"
+#include "models/parallel/recompute_ops.hpp"
+#include "models/parallel/schedule.hpp"
+#include "models/parallel/transformer_ops.hpp"
 
 namespace dtsim {
 namespace {

@@ -1,5 +1,5 @@
 // Hybrid-parallel plans (strategy.kind: hybrid): a transformer split over tensor, context, expert,
-// data and pipeline parallel ranks (core/parallel/), each rank running its pipeline schedule's
+// data and pipeline parallel ranks (models/parallel/), each rank running its pipeline schedule's
 // forward and backward passes of its micro-batches, then the data-parallel gradient reduction
 // (bucketed and overlapped with the last micro-batch's backward, or sharded by ZeRO) and its
 // optimizer step.
@@ -9,13 +9,13 @@
 #include <string>
 #include <vector>
 
-#include "core/parallel/transformer_ops.hpp"
 #include "core/plan/compiler.hpp"
 #include "core/plan/hybrid_groups.hpp"
 #include "core/plan/hybrid_job.hpp"
 #include "core/plan/hybrid_work.hpp"
 #include "core/plan/plan.hpp"
 #include "core/scenario/scenario.hpp"
+#include "models/parallel/transformer_ops.hpp"
 
 namespace dtsim {
 

@@ -8,8 +8,8 @@
 #include <array>
 #include <vector>
 
-#include "core/parallel/layout.hpp"
 #include "core/plan/plan.hpp"
+#include "models/parallel/layout.hpp"
 
 namespace dtsim {
 

@@ -5,8 +5,8 @@
 
 #include <fmt/format.h>
 
-#include "core/parallel/layout.hpp"
 #include "core/plan/worker.hpp"
+#include "models/parallel/layout.hpp"
 
 namespace dtsim {
 

@@ -6,9 +6,9 @@
 #include <string>
 #include <vector>
 
-#include "core/parallel/memory.hpp"
-#include "core/parallel/transformer_ops.hpp"
 #include "core/scenario/scenario.hpp"
+#include "models/parallel/memory.hpp"
+#include "models/parallel/transformer_ops.hpp"
 
 namespace dtsim {
 
@@ -33,7 +33,7 @@ bool tp_comm_overlap_applies(const JobSpec& job);
 // with model.fp8: Transformer Engine's fp8 weights, gathered as they are stored), the rest in the model's dtype.
 double param_gather_bytes(const JobSpec& job, double params, double fp8);
 
-// The bytes each pipeline stage's ranks need at their peak (core/parallel/memory.hpp), stage 0 first.
+// The bytes each pipeline stage's ranks need at their peak (models/parallel/memory.hpp), stage 0 first.
 std::vector<StageMemory> job_memory(const Scenario& s, const JobSpec& job);
 // The same for the job's model and precision under another layout (`data` resolved).
 std::vector<StageMemory> layout_memory(const JobSpec& job, const HybridSpec& layout);

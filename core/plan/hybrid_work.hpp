@@ -2,9 +2,9 @@
 // (core/plan/hybrid.cpp) and dtsim tune's closed form (sim/tune/layout_cost.cpp).
 #pragma once
 
-#include "core/parallel/transformer_ops.hpp"
 #include "core/plan/plan.hpp"
 #include "core/scenario/scenario.hpp"
+#include "models/parallel/transformer_ops.hpp"
 
 namespace dtsim {
 

@@ -17,7 +17,7 @@
 // multi_tensor_apply.cuh) splits them: at most depth_to_max_tensors[depth] = {110, 64, 48, 36, 30} tensors for
 // 1..5 tensor lists, and at most 320 blocks of 65,536 elements, per launch:
 //     launches(op) = max(ceil(T / max_tensors(depth)), ceil(P / (320 x 65,536))), at least 1,
-// for P parameters in T tensors. The step lasts at least launches x framework.kernel_launch (sim/cost).
+// for P parameters in T tensors. The step lasts at least launches x framework.kernel_launch (models/cost).
 #pragma once
 
 #include "core/plan/plan.hpp"

@@ -9,13 +9,13 @@
 
 #include "core/base/dtype.hpp"
 #include "core/base/profile.hpp"
-#include "core/collectives/collective.hpp"
-#include "core/compression/compressor.hpp"
-#include "core/parallel/layout.hpp"
-#include "core/parallel/memory.hpp"
 #include "core/scenario/framework.hpp"
-#include "core/zoo/kernel.hpp"
-#include "core/zoo/reread.hpp"
+#include "models/collectives/collective.hpp"
+#include "models/compression/compressor.hpp"
+#include "models/parallel/layout.hpp"
+#include "models/parallel/memory.hpp"
+#include "models/zoo/kernel.hpp"
+#include "models/zoo/reread.hpp"
 
 namespace dtsim {
 
@@ -40,11 +40,11 @@ struct ComputeOp {
   double kernel_bytes = 0;
   double decode_bytes = 0;
   double feedback_bytes = 0;
-  // What kind of kernel it is (core/zoo/kernel.hpp): layer-table ops are Layer; a transformer plan's
+  // What kind of kernel it is (models/zoo/kernel.hpp): layer-table ops are Layer; a transformer plan's
   // kernels say their class, and its GEMMs their shape.
   KernelClass cls = KernelClass::Layer;
   GemmShape gemm{};
-  Reread reread{};  // a two-pass row kernel's second read (core/zoo/reread.hpp): the cost model adds what misses L2
+  Reread reread{};  // a two-pass row kernel's second read (models/zoo/reread.hpp): the cost model adds what misses L2
   // A Composite standing for its parts (Plan::composites), or -1. Its flops and mem_bytes are the parts' sums.
   int composite = -1;
   // Host work the op stands for (framework.iteration_overhead): it lasts at least this many seconds.
@@ -54,7 +54,7 @@ struct CollectiveOp {
   CollectiveKind kind = CollectiveKind::AllReduce;
   double bytes = 0;                                // S as collective.hpp defines it
   int group = 0;                                   // index into Plan::groups
-  const CollectiveAlgorithm* algorithm = nullptr;  // from the table in core/collectives/
+  const CollectiveAlgorithm* algorithm = nullptr;  // from the table in models/collectives/
   int seq = 0;  // the n-th collective of this group in an iteration: ranks match on (group, seq)
 };
 struct SendOp {
@@ -120,7 +120,7 @@ struct Op {
 
 // Ops one rank issues back to back on its compute stream, evaluated as one compute op (ComputeOp::composite):
 // a hybrid plan's blocks under PlanDetail::Blocks, and under any detail a tensor-parallel collective with the GEMM
-// it overlaps (TP communication overlap, core/parallel/transformer_ops.hpp). No op outside waits on a part, and in
+// it overlaps (TP communication overlap, models/parallel/transformer_ops.hpp). No op outside waits on a part, and in
 // a symmetric run a part's collective finds its whole group there at once, so the composite lasts the sum of its
 // parts' costs and its parts leave no gap, except where `beside` puts two parts side by side. Metrics take its
 // compute and communication from the parts' costs (CompositeTiming in core/run/composite_timing.hpp). Parts'
@@ -215,7 +215,7 @@ struct JobPlan {
   // Dynamic batch sizing: forward and backward compute of each worker scaled by its share of the
   // global batch (core/plan/batch_balance.hpp); samples_per_iteration is unchanged.
   bool dynamic_batch = false;
-  // Hybrid jobs: the peak bytes a rank of each pipeline stage needs (core/parallel/memory.hpp) and
+  // Hybrid jobs: the peak bytes a rank of each pipeline stage needs (models/parallel/memory.hpp) and
   // what the smallest of the job's devices holds; empty and 0 for other jobs.
   std::vector<StageMemory> memory{};
   double device_memory = 0;

@@ -8,7 +8,7 @@
 #include <fmt/format.h>
 
 #include "core/base/error.hpp"
-#include "core/parallel/transformer_ops.hpp"
+#include "models/parallel/transformer_ops.hpp"
 
 namespace dtsim {
 namespace {

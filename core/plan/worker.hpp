@@ -16,7 +16,7 @@ struct PassOps {
 
 // One layer-table row's forward or backward for `batch` samples: its FLOPs, its memory traffic (the
 // row's traffic columns, or 2 x activations forward and 3 x backward, plus its weights), its kernel
-// class and (implicit) GEMM shape (core/zoo/kernel.hpp).
+// class and (implicit) GEMM shape (models/zoo/kernel.hpp).
 ComputeOp layer_op(const Layer& layer, double batch, Dtype dtype, bool backward);
 
 // Appends the job's framework.iteration_overhead as the first op on the compute stream (nothing when 0):

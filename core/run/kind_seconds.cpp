@@ -7,7 +7,7 @@
 #include <nlohmann/json.hpp>
 
 #include "core/base/error.hpp"
-#include "core/parallel/layout.hpp"
+#include "models/parallel/layout.hpp"
 
 namespace dtsim {
 namespace {

@@ -352,7 +352,7 @@ nlohmann::json causes_json(const WaitCauses& w, bool job) {
   return out;
 }
 
-// Peak bytes per rank of each pipeline stage, by category (core/parallel/memory.hpp).
+// Peak bytes per rank of each pipeline stage, by category (models/parallel/memory.hpp).
 nlohmann::json memory_json(const Metrics& m) {
   nlohmann::json stages = nlohmann::json::array();
   for (const StageMemory& s : m.memory) {

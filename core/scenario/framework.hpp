@@ -2,8 +2,8 @@
 // framework.* keys; docs/engines.md, Framework overheads).
 #pragma once
 
-#include "core/parallel/pointwise.hpp"
-#include "core/zoo/attention.hpp"
+#include "models/parallel/pointwise.hpp"
+#include "models/zoo/attention.hpp"
 
 namespace dtsim {
 
@@ -19,14 +19,14 @@ enum class MemoryFormat { Nhwc, Nchw };
 // keeps an fp32 master copy (Megatron-LM, DeepSpeed, apex amp O2). Autocast: PyTorch's torch.autocast over
 // fp32 parameters: each GEMM casts its fp32 weights and inputs to 16 bits every forward, norms, softmax,
 // the loss and the residual stream stay in fp32, and weight gradients are cast back to fp32 and summed into
-// fp32 .grad (core/parallel/transformer_ops.hpp, Autocast).
+// fp32 .grad (models/parallel/transformer_ops.hpp, Autocast).
 enum class MixedPrecision { Pure, Autocast };
 
 // How attention runs when it is not one fused kernel (model.transformer.flash_attention false). Fused:
 // Megatron-LM's fused scale-mask-softmax kernel between the batched QK^T and AV. Eager: PyTorch modules as
 // BERT's reference code writes them (NVIDIA DeepLearningExamples and Hugging Face modeling_bert.py): the scale
 // and the mask as kernels of their own, and torch.matmul on permuted heads, which copies Q, K, V and the
-// context between the tokens' layout and the heads' (core/parallel/transformer_ops.hpp, Eager attention).
+// context between the tokens' layout and the heads' (models/parallel/transformer_ops.hpp, Eager attention).
 enum class AttentionKernels { Fused, Eager };
 
 // How the optimizer step's kernels run (core/plan/optimizer_step.hpp). Fused: one multi-tensor kernel reads each
@@ -61,7 +61,7 @@ struct FrameworkSpec {
   OptimizerKernels optimizer_kernels = OptimizerKernels::Fused;
   BackwardPrefetch backward_prefetch = BackwardPrefetch::Pre;
   // Transformer Engine's userbuffers overlap of the sequence-parallel all-gathers and reduce-scatters with their
-  // GEMMs (Megatron-Core's tp_comm_overlap; core/parallel/transformer_ops.hpp, TP communication overlap).
+  // GEMMs (Megatron-Core's tp_comm_overlap; models/parallel/transformer_ops.hpp, TP communication overlap).
   bool tp_comm_overlap = false;
   // With model.fp8: the linear layers' weights kept in fp8 (Transformer Engine's fp8_model_init; NeMo's fp8_params,
   // Megatron-Core's fp8_param_gather), so ZeRO's parameter all-gathers carry them in one byte (param_gather_bytes).

@@ -83,14 +83,14 @@ void add_framework_keys(std::vector<ScenarioKey>& k) {
       "on Hopper; PyTorch's cuDNN backend). flash_triton: FlashAttention written in Triton (flash_attn_triton.py, "
       "llm-foundry's attn_impl: triton until 2024). Each runs at the device's figure for it and the kernel's pass, "
       "times a factor of its head dimension, sequence length and causal mask fitted on published measurements "
-      "(core/zoo/attention.hpp; docs/engines.md, Framework overheads); a device with no figure for it runs flash2's.",
+      "(models/zoo/attention.hpp; docs/engines.md, Framework overheads); a device with no figure for it runs flash2's.",
       &FrameworkSpec::attention_backend);
   add_choice<PointwiseKernels>(
       k, "framework.pointwise_kernels",
       {{"fused", PointwiseKernels::Fused},
        {"eager", PointwiseKernels::Eager},
        {"compiled_blocks", PointwiseKernels::CompiledBlocks}},
-      "How a transformer's RMSNorms, rotary embedding, SwiGLU and fp32 loss run (core/parallel/pointwise.hpp; "
+      "How a transformer's RMSNorms, rotary embedding, SwiGLU and fp32 loss run (models/parallel/pointwise.hpp; "
       "docs/engines.md, Framework overheads). fused: one kernel each (Megatron-Core, Transformer Engine, apex). "
       "eager: op by op as PyTorch eager runs the module's code, each op reading its inputs and writing its output "
       "(torchtitan's Llama without torch.compile: an RMSNorm 36 bytes an element forward and 92 backward in bf16, "
@@ -100,12 +100,12 @@ void add_framework_keys(std::vector<ScenarioKey>& k) {
       &FrameworkSpec::pointwise_kernels);
   add_choice<NormKernel>(
       k, "framework.norm_kernel", {{"one_pass", NormKernel::OnePass}, {"two_pass", NormKernel::TwoPass}},
-      "How a fused LayerNorm or RMSNorm reads its rows (core/parallel/pointwise.hpp; docs/engines.md, Framework "
+      "How a fused LayerNorm or RMSNorm reads its rows (models/parallel/pointwise.hpp; docs/engines.md, Framework "
       "overheads). "
       "one_pass: once, the row held in registers (Transformer Engine's tuned kernels, torch.compile). two_pass: once "
       "for the mean and variance and again to normalise, and its backward twice over the gradient and the input "
       "(PyTorch's native LayerNorm, apex's and Megatron-DeepSpeed's FusedLayerNorm): the second read comes from L2 "
-      "while the rows in flight fit in it, else from memory (core/zoo/reread.hpp). No effect on an eager RMSNorm.",
+      "while the rows in flight fit in it, else from memory (models/zoo/reread.hpp). No effect on an eager RMSNorm.",
       &FrameworkSpec::norm_kernel);
   add_choice<OptimizerKernels>(
       k, "framework.optimizer_kernels",
@@ -133,7 +133,7 @@ void add_framework_keys(std::vector<ScenarioKey>& k) {
       "tp_comm_overlap, NeMo's MegatronCommOverlapCallback): each block's sequence-parallel all-gathers and "
       "reduce-scatters run beside the linear layer's GEMM they feed or follow, as TE's defaults run them (all-gathers "
       "by ring exchange in t pieces; reduce-scatters in 4 pieces forward and in bulk backward, holding 16 SMs from "
-      "their GEMM): a pair lasts max(G', C) + min(G', C) / pieces (core/parallel/transformer_ops.hpp; "
+      "their GEMM): a pair lasts max(G', C) + min(G', C) / pieces (models/parallel/transformer_ops.hpp; "
       "docs/engines.md, Framework overheads). Takes effect with tensor > 1, sequence parallelism and the tensor group "
       "within a node; otherwise none, as NeMo's callback disables it.",
       KeyScope::Job, nullptr, [](J& j, const V& v) { j.framework.tp_comm_overlap = v.boolean(); }});

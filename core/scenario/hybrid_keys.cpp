@@ -4,9 +4,9 @@
 #include <fmt/format.h>
 #include <fmt/ranges.h>
 
-#include "core/parallel/layout.hpp"
-#include "core/parallel/layout_rules.hpp"
-#include "core/parallel/schedule.hpp"
+#include "models/parallel/layout.hpp"
+#include "models/parallel/layout_rules.hpp"
+#include "models/parallel/schedule.hpp"
 
 namespace dtsim {
 namespace {

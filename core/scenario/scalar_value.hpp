@@ -9,7 +9,7 @@
 
 #include "core/base/error.hpp"
 #include "core/base/units.hpp"
-#include "core/zoo/device.hpp"
+#include "models/zoo/device.hpp"
 
 namespace dtsim {
 

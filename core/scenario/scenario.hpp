@@ -10,15 +10,15 @@
 #include "core/base/dtype.hpp"
 #include "core/base/error.hpp"
 #include "core/cluster/cluster.hpp"
-#include "core/compression/compressor.hpp"
 #include "core/faults/faults.hpp"
-#include "core/parallel/hybrid.hpp"
-#include "core/parallel/layout_space.hpp"
 #include "core/scenario/cluster_preset.hpp"
 #include "core/scenario/convergence.hpp"
 #include "core/scenario/framework.hpp"
-#include "core/zoo/transformer.hpp"
-#include "core/zoo/workload.hpp"
+#include "models/compression/compressor.hpp"
+#include "models/parallel/hybrid.hpp"
+#include "models/parallel/layout_space.hpp"
+#include "models/zoo/transformer.hpp"
+#include "models/zoo/workload.hpp"
 
 namespace dtsim {
 

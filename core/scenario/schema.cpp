@@ -111,7 +111,7 @@ std::vector<ScenarioKey> build_keys() {
           [](J& j, const V& v) { j.model.grad_dtype = v.choice(kDtypes); });
   add_job("model.fp8", "one of: none, delayed, current", "none",
           "A transformer's linear layers (qkv, proj, fc1, fc2, the experts') run their GEMMs forward and backward in "
-          "fp8 at the device's fp8 peak, with Transformer Engine's casts (core/parallel/transformer_ops.hpp, FP8); "
+          "fp8 at the device's fp8 peak, with Transformer Engine's casts (models/parallel/transformer_ops.hpp, FP8); "
           "attention, the router and the output layer stay in model.dtype. delayed: scales from the amax history "
           "(TE DelayedScaling); current: from each tensor's own amax, one more read of it (TE Float8CurrentScaling, "
           "torchao's dynamic float8). Needs a device with fp8 tensor cores and a 16-bit model.dtype.",

@@ -7,7 +7,7 @@
 
 #include "core/base/overloaded.hpp"
 #include "core/scenario/validate.hpp"
-#include "core/zoo/transformer_fields.hpp"
+#include "models/zoo/transformer_fields.hpp"
 
 namespace dtsim {
 namespace {

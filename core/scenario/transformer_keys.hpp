@@ -1,4 +1,4 @@
-// The `model.transformer.*` job keys: TransformerSpec's fields under the names of core/zoo/transformer_fields.hpp
+// The `model.transformer.*` job keys: TransformerSpec's fields under the names of models/zoo/transformer_fields.hpp
 // (those of a model file's `transformer:` mapping), and how they combine with a model's own shape.
 #pragma once
 

@@ -2,7 +2,7 @@
 // Only `dtsim tune` reads them; its command-line options (--fix, --max-*) override them.
 #include "core/scenario/tune_keys.hpp"
 
-#include "core/parallel/fixed_sizes.hpp"
+#include "models/parallel/fixed_sizes.hpp"
 
 #include <fmt/format.h>
 

@@ -10,12 +10,12 @@
 
 #include "core/calibration/calibration.hpp"
 #include "core/chakra/et_file.hpp"
-#include "core/collectives/collective.hpp"
 #include "core/scenario/framework_preset.hpp"
 #include "core/scenario/hybrid_keys.hpp"
 #include "core/scenario/schema.hpp"
 #include "core/scenario/sync_policy.hpp"
-#include "core/zoo/model_file.hpp"
+#include "models/collectives/collective.hpp"
+#include "models/zoo/model_file.hpp"
 
 namespace dtsim {
 namespace {
@@ -362,7 +362,7 @@ void check_optimizer_kernels(const Scenario& s, size_t index) {
                       key));
 }
 
-// model.fp8 runs a transformer's linear layers in fp8 on top of a 16-bit model (core/parallel/transformer_ops.hpp,
+// model.fp8 runs a transformer's linear layers in fp8 on top of a 16-bit model (models/parallel/transformer_ops.hpp,
 // FP8): it needs the transformer's shape, a 16-bit dtype and fp8 tensor cores on every device the cluster has.
 void check_fp8(const Scenario& s, size_t index) {
   const JobSpec& job = s.jobs[index];

@@ -1,4 +1,4 @@
-// Collectives on real float buffers over MPI: the schedules of core/collectives/ executed
+// Collectives on real float buffers over MPI: the schedules of models/collectives/ executed
 // round by round with MPI_Isend/MPI_Irecv (the same transfers the simulator replays), or the MPI
 // library's own collectives as a peer implementation.
 #pragma once
@@ -7,7 +7,7 @@
 
 #include <span>
 
-#include "core/collectives/collective.hpp"
+#include "models/collectives/collective.hpp"
 #include "real/codec.hpp"
 #include "real/values.hpp"
 

@@ -1,6 +1,6 @@
 // The CPU backend: one MPI process per rank, a thread per stream of the Plan (compute, comm,
 // posted) so compute and communication overlap for real; compute ops as Eigen GEMMs, collectives
-// as the schedules of core/collectives/ over MPI point-to-point, parameter servers that sum
+// as the schedules of models/collectives/ over MPI point-to-point, parameter servers that sum
 // real gradients and apply a real SGD step.
 //
 // Why threads (MPI_THREAD_MULTIPLE) rather than nonblocking calls from one thread: a GEMM of a

@@ -48,7 +48,7 @@ void CudaExecutor::enqueue(int k, const Op& op, cudaStream_t stream) {
       enqueue_compute(c->flops, c->dtype, stream);
     }
   } else if (const auto* u = std::get_if<UpdateOp>(&op.body)) {
-    // The step as the engines cost it (roofline, core/zoo/kernel.cpp): SGD on the rank's parameters and
+    // The step as the engines cost it (roofline, models/zoo/kernel.cpp): SGD on the rank's parameters and
     // gradients, the rest of the planned memory traffic streamed over the optimizer state with the rest of
     // the arithmetic fused into it; GEMMs only for arithmetic the traffic cannot hide.
     const std::int64_t n = binding_.local_elements;

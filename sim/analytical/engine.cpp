@@ -16,10 +16,10 @@
 #include "core/base/error.hpp"
 #include "core/calibration/calibration.hpp"
 #include "core/plan/batch_balance.hpp"
+#include "models/cost/cores.hpp"
+#include "models/cost/cost_model.hpp"
 #include "sim/analytical/op_graph.hpp"
 #include "sim/analytical/port_share.hpp"
-#include "sim/cost/cores.hpp"
-#include "sim/cost/cost_model.hpp"
 
 namespace dtsim::analytical {
 namespace {

@@ -18,7 +18,7 @@
 #include <vector>
 
 #include "core/base/profile.hpp"
-#include "sim/cost/cost_model.hpp"
+#include "models/cost/cost_model.hpp"
 
 namespace dtsim::analytical {
 

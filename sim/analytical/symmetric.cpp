@@ -8,10 +8,10 @@
 #include <utility>
 
 #include "core/plan/compiler.hpp"
+#include "models/cost/cores.hpp"
+#include "models/cost/cost_model.hpp"
 #include "sim/analytical/engine.hpp"
 #include "sim/analytical/stream_sweep.hpp"
-#include "sim/cost/cores.hpp"
-#include "sim/cost/cost_model.hpp"
 
 namespace dtsim::analytical {
 namespace {

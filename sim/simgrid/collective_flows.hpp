@@ -16,7 +16,7 @@
 
 #include "core/plan/plan.hpp"
 #include "core/scenario/scenario.hpp"
-#include "sim/cost/cost_model.hpp"
+#include "models/cost/cost_model.hpp"
 #include "sim/simgrid/executor.hpp"
 #include "sim/simgrid/mailboxes.hpp"
 #include "sim/simgrid/platform.hpp"

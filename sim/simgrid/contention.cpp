@@ -3,8 +3,8 @@
 
 #include <algorithm>
 
-#include "sim/cost/cores.hpp"
-#include "sim/cost/cost_model.hpp"
+#include "models/cost/cores.hpp"
+#include "models/cost/cost_model.hpp"
 
 namespace dtsim::sg {
 

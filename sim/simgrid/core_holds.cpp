@@ -3,7 +3,7 @@
 
 #include <algorithm>
 
-#include "sim/cost/cores.hpp"
+#include "models/cost/cores.hpp"
 
 namespace sg4 = simgrid::s4u;
 

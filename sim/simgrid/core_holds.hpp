@@ -1,4 +1,4 @@
-// comm_holds_cores (sim/cost/cost_model.hpp) on SimGrid: with a cpu-backend profile a
+// comm_holds_cores (models/cost/cost_model.hpp) on SimGrid: with a cpu-backend profile a
 // transfer or collective starts once every party has arrived and none of their cores has compute
 // running or waiting; until it ends, compute waits for those cores. Communication overlaps
 // communication. The same rule as the analytical engine's, which also lets a compute op made

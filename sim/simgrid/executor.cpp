@@ -9,7 +9,7 @@
 #include <fstream>
 
 #include "core/base/error.hpp"
-#include "sim/cost/cost_model.hpp"
+#include "models/cost/cost_model.hpp"
 #include "sim/simgrid/replay.hpp"
 
 namespace dtsim::sg {

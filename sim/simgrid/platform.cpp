@@ -12,7 +12,7 @@
 #include <utility>
 
 #include "core/base/error.hpp"
-#include "sim/cost/cost_model.hpp"
+#include "models/cost/cost_model.hpp"
 #include "sim/simgrid/contention.hpp"
 #include "sim/simgrid/platform_parts.hpp"
 

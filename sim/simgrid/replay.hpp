@@ -19,7 +19,7 @@
 #include "core/plan/batch_balance.hpp"
 #include "core/run/observer.hpp"
 #include "core/scenario/scenario.hpp"
-#include "sim/cost/cost_model.hpp"
+#include "models/cost/cost_model.hpp"
 #include "sim/simgrid/backup_quorums.hpp"
 #include "sim/simgrid/collective_flows.hpp"
 #include "sim/simgrid/contention.hpp"

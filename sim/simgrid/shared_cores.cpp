@@ -1,4 +1,4 @@
-// Ranks beyond the calibrated machine's cores (shared_cores() in sim/cost/cores.hpp: a
+// Ranks beyond the calibrated machine's cores (shared_cores() in models/cost/cores.hpp: a
 // profile measured on one host with as many ranks as the Plan has, more ranks than cores): one
 // SimGrid host per core, on which the ranks of core c (r mod cores = c) run their compute.
 //
@@ -24,7 +24,7 @@
 
 #include "core/base/error.hpp"
 #include "core/calibration/calibration.hpp"
-#include "sim/cost/cores.hpp"
+#include "models/cost/cores.hpp"
 #include "sim/simgrid/platform_parts.hpp"
 
 namespace dtsim::sg::detail {

@@ -5,14 +5,14 @@
 #include <cmath>
 
 #include "core/base/error.hpp"
-#include "core/parallel/layout.hpp"
-#include "core/parallel/recompute_ops.hpp"
-#include "core/parallel/transformer_ops.hpp"
 #include "core/plan/compiler.hpp"
 #include "core/plan/hybrid.hpp"
 #include "core/plan/transformer_pass.hpp"
-#include "sim/cost/cores.hpp"
-#include "sim/cost/cost_model.hpp"
+#include "models/cost/cores.hpp"
+#include "models/cost/cost_model.hpp"
+#include "models/parallel/layout.hpp"
+#include "models/parallel/recompute_ops.hpp"
+#include "models/parallel/transformer_ops.hpp"
 
 namespace dtsim::tune {
 
@@ -90,7 +90,7 @@ const LayoutCoster::Probe& LayoutCoster::probe(const HybridSpec& layout) {
   auto found = probes_.find(key);
   if (found != probes_.end()) return *found->second;
   // A probe holds every rank's placement and groups (O(devices)), and a search meets each (t, c, p) in one run of
-  // layouts (core/parallel/layout_space.cpp's loop order): the probes of another (t, c, p) are let go, so a search
+  // layouts (models/parallel/layout_space.cpp's loop order): the probes of another (t, c, p) are let go, so a search
   // holds those of one shape at a time, not of every shape (issue #51: 72 shapes of a million devices).
   const auto shape = std::make_tuple(layout.tensor, layout.context, layout.pipeline);
   if (shape != probed_shape_) {

@@ -29,10 +29,10 @@
 #include <tuple>
 #include <vector>
 
-#include "core/collectives/collective.hpp"
-#include "core/parallel/hybrid.hpp"
-#include "core/parallel/layout.hpp"
 #include "core/scenario/scenario.hpp"
+#include "models/collectives/collective.hpp"
+#include "models/parallel/hybrid.hpp"
+#include "models/parallel/layout.hpp"
 
 namespace dtsim::tune {
 

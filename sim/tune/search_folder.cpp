@@ -10,7 +10,7 @@
 
 #include "core/base/atomic_file.hpp"
 #include "core/base/error.hpp"
-#include "core/parallel/schedule.hpp"
+#include "models/parallel/schedule.hpp"
 
 namespace dtsim::tune {
 namespace {

@@ -3,8 +3,8 @@
 
 #include <fmt/format.h>
 
-#include "core/parallel/layout_space.hpp"
-#include "core/parallel/schedule.hpp"
+#include "models/parallel/layout_space.hpp"
+#include "models/parallel/schedule.hpp"
 
 namespace dtsim::tune {
 namespace {

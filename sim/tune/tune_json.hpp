@@ -8,7 +8,7 @@
 
 #include <nlohmann/json.hpp>
 
-#include "core/parallel/layout.hpp"
+#include "models/parallel/layout.hpp"
 #include "sim/tune/tuner.hpp"
 
 namespace dtsim::tune {

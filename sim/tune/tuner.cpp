@@ -11,10 +11,10 @@
 #include "core/base/available_memory.hpp"
 #include "core/base/error.hpp"
 #include "core/base/units.hpp"
-#include "core/parallel/layout.hpp"
-#include "core/parallel/schedule.hpp"
-#include "core/parallel/transformer_ops.hpp"
 #include "core/plan/hybrid_job.hpp"
+#include "models/parallel/layout.hpp"
+#include "models/parallel/schedule.hpp"
+#include "models/parallel/transformer_ops.hpp"
 #include "sim/make_executor.hpp"
 #include "sim/sweep/point_runner.hpp"
 

@@ -1,7 +1,7 @@
 // dtsim tune: the best hybrid layouts of a scenario's transformer job on its devices. Three passes,
 // each on fewer layouts and each closer to the truth:
-//   1. every layout the rules allow (core/parallel/layout_space.hpp) that fits in memory (the memory
-//      model, core/parallel/memory.hpp, within --max-memory-fraction of the device), ranked by the
+//   1. every layout the rules allow (models/parallel/layout_space.hpp) that fits in memory (the memory
+//      model, models/parallel/memory.hpp, within --max-memory-fraction of the device), ranked by the
 //      closed form (layout_cost.hpp): thousands per second;
 //   2. the best `screen` of them on the analytical engine (its event-by-event replay of the plan);
 //   3. the best `top` of those on SimGrid (contention on the links can reorder them).
@@ -26,10 +26,10 @@
 
 #include <nlohmann/json.hpp>
 
-#include "core/parallel/hybrid.hpp"
-#include "core/parallel/layout.hpp"
-#include "core/parallel/layout_space.hpp"
 #include "core/scenario/scenario.hpp"
+#include "models/parallel/hybrid.hpp"
+#include "models/parallel/layout.hpp"
+#include "models/parallel/layout_space.hpp"
 #include "sim/tune/layout_cost.hpp"
 
 namespace dtsim::tune {

@@ -9,7 +9,7 @@
 #include "core/calibration/profile_reader.hpp"
 #include "core/plan/compiler.hpp"
 #include "core/scenario/loader.hpp"
-#include "sim/cost/cost_model.hpp"
+#include "models/cost/cost_model.hpp"
 #include "tests/support/calibrated_fixtures.hpp"
 
 using namespace dtsim;

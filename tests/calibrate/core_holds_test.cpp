@@ -1,4 +1,4 @@
-// comm_holds_cores (sim/cost/cost_model.hpp): with a cpu-backend profile, communication is
+// comm_holds_cores (models/cost/cost_model.hpp): with a cpu-backend profile, communication is
 // work of the ranks' cores, so a bucket's AllReduce overlapped with the backward pass waits until
 // the backward pass is done; with a profile whose communication leaves the cores alone (cuda) it
 // runs beside the compute. Closed forms on the hand-made profile, on both engines.

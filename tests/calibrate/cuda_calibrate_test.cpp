@@ -13,7 +13,7 @@
 #include "core/calibration/profile_writer.hpp"
 #include "core/plan/compiler.hpp"
 #include "core/scenario/loader.hpp"
-#include "sim/cost/cost_model.hpp"
+#include "models/cost/cost_model.hpp"
 #include "tests/support/mpirun.hpp"
 
 using namespace dtsim;

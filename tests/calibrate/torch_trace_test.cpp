@@ -20,7 +20,7 @@
 #include "core/calibration/profile_reader.hpp"
 #include "core/calibration/torch_trace.hpp"
 #include "core/calibration/trace_classes.hpp"
-#include "core/zoo/device.hpp"
+#include "models/zoo/device.hpp"
 #include "tests/support/run_process.hpp"
 
 using namespace dtsim;

@@ -1,7 +1,7 @@
 // docs/architecture.md against the tree: every folder its map names exists, every folder of the
-// tree is named (data folders belong to the folder above them), and core/'s subfolders include only
-// those before them in the layer order it states, and each library's files open only the namespace
-// its Layers table gives it.
+// tree is named (data folders belong to the folder above them), and the subfolders of core/ and models/
+// include only those before them in the layer order it states, and each library's files open only the
+// namespace its Layers table gives it.
 #include <catch2/catch.hpp>
 
 #include <filesystem>
@@ -33,19 +33,20 @@ std::set<std::string> mapped_folders() {
   return out;
 }
 
-// The subfolders of core/ in the order of the paragraph "Inside `core/`, each subfolder includes ...".
-std::vector<std::string> core_layers() {
+// The subfolders of core/ and models/ ("core/base", ...) in the order of the paragraph "Inside `core/` and
+// `models/`, each subfolder includes ...".
+std::vector<std::string> layers() {
   std::ifstream in(kRoot / "docs/architecture.md");
   std::stringstream text;
   text << in.rdbuf();
   const std::string doc = text.str();
-  const auto start = doc.find("Inside `core/`, each subfolder includes");
+  const auto start = doc.find("Inside `core/` and `models/`, each subfolder includes");
   if (start == std::string::npos) return {};
   const std::string paragraph = doc.substr(start, doc.find("\n\n", start) - start);
   std::vector<std::string> out;
-  const std::regex name("`([a-z_]+)/`");
+  const std::regex name("`((core|models)/[a-z_]+)/`");
   for (auto it = std::sregex_iterator(paragraph.begin(), paragraph.end(), name); it != std::sregex_iterator(); ++it) {
-    if ((*it)[1] != "core") out.push_back((*it)[1]);
+    out.push_back((*it)[1]);
   }
   return out;
 }
@@ -112,40 +113,47 @@ TEST_CASE("docs/architecture.md's folder map matches the tree") {
   CHECK(walked > 30);
 }
 
-TEST_CASE("every core/ header has a source of its own name or none") {
+TEST_CASE("every header of core/ and models/ has a source of its own name or none") {
   // Strategies (collective algorithms, compressors, pipeline schedules) implement their folder's interface one per
   // file.
-  for (const auto& e : fs::recursive_directory_iterator(kRoot / "core")) {
-    const fs::path p = e.path();
-    if (p.extension() != ".cpp") continue;
-    const std::string folder = p.parent_path().filename().string();
-    if (folder == "collectives" || folder == "compression" || folder == "schedules") continue;
-    INFO(p.string());
-    fs::path header = p;
-    CHECK(fs::exists(header.replace_extension(".hpp")));
+  for (const char* top : {"core", "models"}) {
+    for (const auto& e : fs::recursive_directory_iterator(kRoot / top)) {
+      const fs::path p = e.path();
+      if (p.extension() != ".cpp") continue;
+      const std::string folder = p.parent_path().filename().string();
+      if (folder == "collectives" || folder == "compression" || folder == "schedules") continue;
+      INFO(p.string());
+      fs::path header = p;
+      CHECK(fs::exists(header.replace_extension(".hpp")));
+    }
   }
 }
 
-TEST_CASE("core/'s subfolders include only those before them in the documented layer order") {
-  const std::vector<std::string> layers = core_layers();
-  REQUIRE(layers.size() >= 10);
+TEST_CASE("the subfolders of core/ and models/ include only those before them in the documented layer order") {
+  const std::vector<std::string> order = layers();
+  REQUIRE(order.size() >= 13);
   std::map<std::string, size_t> rank;
-  for (size_t i = 0; i < layers.size(); ++i) rank[layers[i]] = i;
-  const std::regex include("#include \"core/([a-z_]+)/");
-  for (const auto& e : fs::recursive_directory_iterator(kRoot / "core")) {
-    if (!e.is_regular_file() || (e.path().extension() != ".cpp" && e.path().extension() != ".hpp")) continue;
-    const std::string folder = fs::relative(e.path(), kRoot / "core").begin()->string();
-    INFO(e.path().string());
-    REQUIRE(rank.count(folder) == 1);
-    std::ifstream in(e.path());
-    for (std::string line; std::getline(in, line);) {
-      std::smatch m;
-      if (!std::regex_search(line, m, include)) continue;
-      INFO(line);
-      REQUIRE(rank.count(m[1]) == 1);
-      CHECK(rank[m[1]] <= rank[folder]);
+  for (size_t i = 0; i < order.size(); ++i) rank[order[i]] = i;
+  const std::regex include("#include \"((core|models)/[a-z_]+)/");
+  int files = 0;
+  for (const char* top : {"core", "models"}) {
+    for (const auto& e : fs::recursive_directory_iterator(kRoot / top)) {
+      if (!e.is_regular_file() || (e.path().extension() != ".cpp" && e.path().extension() != ".hpp")) continue;
+      const std::string folder = top + ("/" + fs::relative(e.path(), kRoot / top).begin()->string());
+      INFO(e.path().string());
+      REQUIRE(rank.count(folder) == 1);
+      ++files;
+      std::ifstream in(e.path());
+      for (std::string line; std::getline(in, line);) {
+        std::smatch m;
+        if (!std::regex_search(line, m, include)) continue;
+        INFO(line);
+        REQUIRE(rank.count(m[1]) == 1);
+        CHECK(rank[m[1]] <= rank[folder]);
+      }
     }
   }
+  CHECK(files > 150);
 }
 
 TEST_CASE("each library's files open only the namespace docs/architecture.md's Layers table gives it") {

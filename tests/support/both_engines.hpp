@@ -3,7 +3,7 @@
 #pragma once
 
 #include "core/plan/compiler.hpp"
-#include "sim/cost/cost_model.hpp"
+#include "models/cost/cost_model.hpp"
 #include "tests/support/run_analytical.hpp"
 #include "tests/support/simulate.hpp"
 

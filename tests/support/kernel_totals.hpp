@@ -4,7 +4,7 @@
 
 #include <vector>
 
-#include "core/parallel/transformer_ops.hpp"
+#include "models/parallel/transformer_ops.hpp"
 
 namespace dtsim::test {
 

@@ -2,7 +2,7 @@
 // tokens, for the tests that count a Llama block's kernels by hand.
 #pragma once
 
-#include "core/zoo/transformer.hpp"
+#include "models/zoo/transformer.hpp"
 
 namespace dtsim::test {
 

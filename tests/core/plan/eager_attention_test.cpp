@@ -8,7 +8,7 @@
 
 #include <string>
 
-#include "core/parallel/transformer_ops.hpp"
+#include "models/parallel/transformer_ops.hpp"
 #include "tests/support/kernel_totals.hpp"
 
 using namespace dtsim;

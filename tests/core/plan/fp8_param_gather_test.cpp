@@ -7,9 +7,9 @@
 #include <string>
 #include <vector>
 
-#include "core/parallel/transformer_ops.hpp"
 #include "core/plan/compiler.hpp"
 #include "core/plan/hybrid.hpp"
+#include "models/parallel/transformer_ops.hpp"
 #include "tests/support/hybrid_job.hpp"
 
 using namespace dtsim;

@@ -1,4 +1,4 @@
-// model.fp8 against what Transformer Engine runs, counted by hand (core/parallel/transformer_ops.hpp, FP8): the four
+// model.fp8 against what Transformer Engine runs, counted by hand (models/parallel/transformer_ops.hpp, FP8): the four
 // linear layers' GEMMs of a block (qkv, proj, fc1, fc2) read 1-byte operands and write B-byte results at the fp8 peak,
 // with their FLOPs unchanged; each gains one cast kernel, forward its input (T x K) and 1/m of its weights W, each read
 // once (B bytes) and written twice (fp8 and its transpose, 1 byte each), backward its output gradient (T x N) so;
@@ -9,10 +9,10 @@
 #include <string>
 
 #include "core/base/dtype.hpp"
-#include "core/parallel/transformer_ops.hpp"
 #include "core/scenario/loader.hpp"
-#include "core/zoo/device.hpp"
-#include "core/zoo/kernel.hpp"
+#include "models/parallel/transformer_ops.hpp"
+#include "models/zoo/device.hpp"
+#include "models/zoo/kernel.hpp"
 #include "tests/support/hybrid_job.hpp"
 #include "tests/support/kernel_totals.hpp"
 
@@ -132,7 +132,7 @@ TEST_CASE("an fp8 GEMM runs at the H100's fp8 rate the zoo's figure was measured
   const DeviceSpec h100 = load_device("h100_sxm");
   const double n = 8192, flops = 2 * n * n * n;
   const GemmShape shape{n, n, n};
-  // Each less the GEMM kernel's fixed time (core/zoo/kernel.hpp): the rates are the tile-and-wave part's. The
+  // Each less the GEMM kernel's fixed time (models/zoo/kernel.hpp): the rates are the tile-and-wave part's. The
   // microbenchmark timed its product alone (PowerState::Burst).
   const auto time = [&](Dtype d, double bytes, PowerState p) {
     return kernel_time(h100, h100.efficiency, d, KernelClass::Gemm, flops, bytes, shape, AttentionBackend::Flash2, p) -

@@ -8,9 +8,9 @@
 #include <map>
 #include <tuple>
 
-#include "core/parallel/transformer_ops.hpp"
 #include "core/plan/compiler.hpp"
 #include "core/plan/hybrid.hpp"
+#include "models/parallel/transformer_ops.hpp"
 #include "tests/support/hybrid_job.hpp"
 
 using namespace dtsim;

@@ -10,10 +10,10 @@
 #include <string>
 
 #include "core/base/dtype.hpp"
-#include "core/parallel/memory.hpp"
-#include "core/parallel/transformer_ops.hpp"
 #include "core/plan/compiler.hpp"
 #include "core/scenario/loader.hpp"
+#include "models/parallel/memory.hpp"
+#include "models/parallel/transformer_ops.hpp"
 #include "tests/support/hybrid_job.hpp"
 #include "tests/support/kernel_totals.hpp"
 
@@ -114,7 +114,7 @@ TEST_CASE("autocast's output layer: the fp32 input and weights cast; PyTorch's l
         Approx(cast + 12 * V * h * 0.75 + 2.5 * norm));
   // PyTorch's cross_entropy (framework.pointwise_kernels eager; autocast runs it in fp32): the logits cast up (4 + B a
   // logit), log_softmax on fp32 (8 against the fused 4 + B); backward the cast back and nll_loss's and
-  // log_softmax's gradients (16 against 4 + B; core/parallel/pointwise.hpp).
+  // log_softmax's gradients (16 against 4 + B; models/parallel/pointwise.hpp).
   ShardShape eager = shape(true, 4);
   eager.pointwise = PointwiseKernels::Eager;
   CHECK(totals(head_forward(m, eager)).bytes - totals(head_forward(m, shape(true, 4))).bytes ==

@@ -6,11 +6,11 @@
 #include <string>
 #include <vector>
 
-#include "core/parallel/layout_rules.hpp"
-#include "core/parallel/memory.hpp"
-#include "core/parallel/recompute_ops.hpp"
-#include "core/parallel/transformer_ops.hpp"
 #include "core/plan/compiler.hpp"
+#include "models/parallel/layout_rules.hpp"
+#include "models/parallel/memory.hpp"
+#include "models/parallel/recompute_ops.hpp"
+#include "models/parallel/transformer_ops.hpp"
 #include "tests/support/hybrid_job.hpp"
 #include "tests/support/kernel_totals.hpp"
 #include "tests/support/llama_spec.hpp"

@@ -8,8 +8,8 @@
 
 #include "core/base/error.hpp"
 #include "core/scenario/loader.hpp"
-#include "core/zoo/transformer.hpp"
-#include "core/zoo/workload.hpp"
+#include "models/zoo/transformer.hpp"
+#include "models/zoo/workload.hpp"
 #include "tests/support/scenario_error.hpp"
 
 using dtsim::test::error_of;

@@ -1,4 +1,4 @@
-// framework.tp_comm_overlap against its rules (core/parallel/transformer_ops.hpp, TP communication overlap): the
+// framework.tp_comm_overlap against its rules (models/parallel/transformer_ops.hpp, TP communication overlap): the
 // block's four sequence-parallel collectives each way are marked as Transformer Engine's defaults run them (ring
 // exchange all-gathers in t pieces on the copy engines; reduce-scatters holding 16 SMs, pipelined in 4 pieces forward,
 // in bulk backward) and placed next to their GEMM, nothing else changes (the same steps, FLOPs and bytes: only their
@@ -13,9 +13,9 @@
 #include <tuple>
 #include <vector>
 
-#include "core/parallel/transformer_ops.hpp"
 #include "core/plan/compiler.hpp"
-#include "sim/cost/cost_model.hpp"
+#include "models/cost/cost_model.hpp"
+#include "models/parallel/transformer_ops.hpp"
 #include "tests/support/hybrid_job.hpp"
 #include "tests/support/run_analytical.hpp"
 

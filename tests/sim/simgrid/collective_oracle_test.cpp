@@ -5,8 +5,8 @@
 
 #include <algorithm>
 
-#include "core/collectives/nccl/nccl_cluster.hpp"
-#include "sim/cost/cost_model.hpp"
+#include "models/collectives/nccl/nccl_cluster.hpp"
+#include "models/cost/cost_model.hpp"
 #include "tests/support/plan_fixtures.hpp"
 #include "tests/support/simulate.hpp"
 
@@ -75,7 +75,7 @@ void check_algorithm(const std::string& name, int per_node, const std::vector<in
           INFO(name << " " << collective_name(kind) << " N=" << n << " S=" << bytes << " " << fidelity_name(fidelity));
           if (name == "double_binary_tree" && n == 3) {
             // Three ranks leave the two trees unbalanced: the closed form is an upper bound there
-            // (core/collectives/double_binary_tree.cpp); measured 0.76 to 1.0 of it.
+            // (models/collectives/double_binary_tree.cpp); measured 0.76 to 1.0 of it.
             CHECK(took <= expected * 1.01);
           } else {
             CHECK(took == Approx(expected).epsilon(0.01));

@@ -8,7 +8,7 @@
 
 #include "core/plan/compiler.hpp"
 #include "core/scenario/loader.hpp"
-#include "sim/cost/cost_model.hpp"
+#include "models/cost/cost_model.hpp"
 #include "tests/support/both_engines.hpp"
 #include "tests/support/hybrid_job.hpp"
 #include "tests/support/tiny_job.hpp"

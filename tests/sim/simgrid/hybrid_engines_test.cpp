@@ -6,7 +6,7 @@
 #include <fmt/ranges.h>
 
 #include "core/plan/compiler.hpp"
-#include "sim/cost/cost_model.hpp"
+#include "models/cost/cost_model.hpp"
 #include "tests/support/both_engines.hpp"
 #include "tests/support/hybrid_job.hpp"
 #include "tests/support/run_analytical.hpp"

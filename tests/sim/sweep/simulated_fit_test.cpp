@@ -5,7 +5,7 @@
 #include <catch2/catch.hpp>
 
 #include "core/scenario/loader.hpp"
-#include "sim/cost/cost_model.hpp"
+#include "models/cost/cost_model.hpp"
 #include "sim/sweep/scaling_fit.hpp"
 #include "tests/support/run_analytical.hpp"
 #include "tests/support/simulate.hpp"

@@ -6,8 +6,8 @@
 #include <fmt/format.h>
 #include <catch2/catch.hpp>
 
-#include "core/parallel/layout_space.hpp"
 #include "core/scenario/loader.hpp"
+#include "models/parallel/layout_space.hpp"
 #include "sim/analytical/symmetric.hpp"
 #include "sim/tune/layout_cost.hpp"
 

@@ -6,9 +6,9 @@
 #include <fmt/format.h>
 #include <catch2/catch.hpp>
 
-#include "core/parallel/layout_space.hpp"
 #include "core/plan/hybrid_job.hpp"
 #include "core/scenario/loader.hpp"
+#include "models/parallel/layout_space.hpp"
 #include "sim/sweep/point_runner.hpp"
 #include "sim/tune/tuner.hpp"
 
