@@ -117,7 +117,8 @@ void BM_SweepPointMetricsOnly(benchmark::State& state) {
     JobPlan& jp = c.plan.jobs.front();
     const std::vector<int> workers = jp.workers;
     jp.workers = {workers.front()};
-    benchmark::DoNotOptimize(compute_metrics(c.plan, c.records, RunInfo{"analytical", "closed_form", 0}, 0));
+    benchmark::DoNotOptimize(
+        compute_metrics(c.plan, c.records, RunInfo{std::string(engine_name(Engine::Analytical)), "closed_form", 0}, 0));
     jp.workers = workers;
   }
 }

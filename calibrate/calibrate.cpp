@@ -101,7 +101,7 @@ std::vector<Sample> allreduce_rounds(const std::vector<CollectiveSample>& collec
   return rounds;
 }
 
-MachineInfo this_machine(const std::string& backend, int ranks, int hosts, bool quick) {
+MachineInfo this_machine(Backend backend, int ranks, int hosts, bool quick) {
   MachineInfo m;
   char name[256] = {};
   gethostname(name, sizeof(name) - 1);
@@ -177,14 +177,14 @@ void print_profile(std::ostream& out, const CalibrationProfile& p) {
   const MachineInfo& m = p.machine;
   if (m.from_trace.empty()) {
     out << fmt::format("calibration of {} ({}, {} cores{}), backend {}, {} ranks on {} host(s), {}{}\n", m.hostname,
-                       m.cpu_model, m.cores, m.device.empty() ? "" : ", rank 0 on " + m.device, m.backend, m.ranks,
-                       m.hosts, m.when, m.quick ? " (quick)" : "");
+                       m.cpu_model, m.cores, m.device.empty() ? "" : ", rank 0 on " + m.device, backend_name(m.backend),
+                       m.ranks, m.hosts, m.when, m.quick ? " (quick)" : "");
   } else {
     out << fmt::format("calibration fitted to {} ({}), backend {}, {}\n", m.from_trace,
-                       !m.device.empty()     ? m.device
-                       : m.backend == "cuda" ? "a GPU the trace does not name"
-                                             : "CPU ops",
-                       m.backend, m.when);
+                       !m.device.empty()            ? m.device
+                       : m.backend == Backend::Cuda ? "a GPU the trace does not name"
+                                                    : "CPU ops",
+                       backend_name(m.backend), m.when);
   }
   for (const auto& [cls, c] : p.links) {
     out << fmt::format("\nlink {} ({} sizes: {}; residuals rms {:.1f} %, max {:.1f} %)\n", cls, c.residuals.points,

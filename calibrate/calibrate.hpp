@@ -16,7 +16,7 @@
 namespace dtsim::calib {
 
 struct CalibrateOptions {
-  std::string backend = "cpu";  // cpu or cuda (one GPU per rank)
+  Backend backend = Backend::Cpu;  // cpu, or cuda (one GPU per rank)
   std::string out = "profile.yaml";
   bool quick = false;
 };
@@ -55,7 +55,7 @@ void print_contention(std::ostream& out, const ContentionSample& s);
 
 // This machine as MachineInfo (hostname, /proc/cpuinfo's model name, cores, the time now in UTC).
 // calibrate() adds the last-level cache its ranks measured with (llc_bytes: the smallest over ranks).
-MachineInfo this_machine(const std::string& backend, int ranks, int hosts, bool quick);
+MachineInfo this_machine(Backend backend, int ranks, int hosts, bool quick);
 
 // Runs on every rank (MPI processes; or, for cuda, the threads of one process, one per GPU); rank 0
 // prints the tables to `out` and writes the profile. Returns the exit code. Throws InputError for

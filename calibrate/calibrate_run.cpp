@@ -50,9 +50,7 @@ std::vector<CollectiveSample> median_of_passes(const std::vector<std::vector<Col
 }  // namespace
 
 int calibrate(const CalibrateOptions& o, real::HostComm& world, std::ostream& out) {
-  if (o.backend != "cpu" && o.backend != "cuda")
-    throw InputError(fmt::format("--backend: '{}' is not a backend (valid: cpu, cuda)", o.backend));
-  const bool cuda = o.backend == "cuda";
+  const bool cuda = o.backend == Backend::Cuda;
   if (!cuda && world.mpi() == MPI_COMM_NULL) throw RuntimeError("dtsim calibrate --backend cpu runs under MPI only");
   // cuda: a device per rank first (exit 3 without one, whatever the rank count).
   const std::unique_ptr<BenchSuite> suite = cuda ? make_cuda_bench(world) : make_cpu_bench(world.mpi());
@@ -60,7 +58,7 @@ int calibrate(const CalibrateOptions& o, real::HostComm& world, std::ostream& ou
     throw InputError(fmt::format(
         "dtsim calibrate needs at least 2 ranks to measure links: run it under mpirun, e.g. mpirun -np 2 {}dtsim "
         "calibrate --backend {} --out profile.yaml",
-        o.backend == "cpu" ? "--oversubscribe " : "", o.backend));
+        cuda ? "" : "--oversubscribe ", backend_name(o.backend)));
   }
   const BenchOptions bench{o.quick, o.quick ? 0.002 : 0.02, o.quick ? 50 : 500};
   const auto t0 = std::chrono::steady_clock::now();
@@ -73,7 +71,7 @@ int calibrate(const CalibrateOptions& o, real::HostComm& world, std::ostream& ou
   };
   Measurements m;
   const int hosts = world.hosts();
-  if (!suite->device().empty()) say(fmt::format("{} backend, rank 0 on {}", o.backend, suite->device()));
+  if (!suite->device().empty()) say(fmt::format("{} backend, rank 0 on {}", backend_name(o.backend), suite->device()));
   if (world.size() == 1) {
     say("one GPU: no link to measure, and the collectives are single-rank (NCCL on one device); the profile's "
         "links stay the scenario's. Calibrate on a node of several GPUs for links");
@@ -107,8 +105,7 @@ int calibrate(const CalibrateOptions& o, real::HostComm& world, std::ostream& ou
       rounds_in_cache.push_back(std::move(c.rounds));
     }
     if (world.size() > 1) {  // one rank: NCCL returns at once (1.3 us at every size on an H200), nothing to fit
-      say(o.backend == "cuda" ? "NCCL AllReduce, ReduceScatter, AllGather"
-                              : "ring AllReduce, ReduceScatter, AllGather");
+      say(cuda ? "NCCL AllReduce, ReduceScatter, AllGather" : "ring AllReduce, ReduceScatter, AllGather");
       collectives.push_back(suite->collectives(pass));
     }
   }

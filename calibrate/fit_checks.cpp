@@ -169,7 +169,7 @@ const std::vector<FitCheck>& check_fits(CalibrationProfile& p, const FitCeilings
           }
         }
         if ((cls == kSameHostP2p || cls == kSameHost || cls == in_cache_curve(kSameHost)) &&
-            p.machine.backend == "cpu") {
+            p.machine.backend == Backend::Cpu) {
           return streaming;
         }
         return std::nullopt;

@@ -123,7 +123,7 @@ CalibrationProfile profile_from_traces(const std::vector<TorchTrace>& traces, co
   std::string names;
   for (const TorchTrace& t : traces)
     names += (names.empty() ? "" : ", ") + std::filesystem::path(t.path).filename().string();
-  MachineInfo m = this_machine(first.gpu ? "cuda" : "cpu", 1, 1, false);
+  MachineInfo m = this_machine(first.gpu ? Backend::Cuda : Backend::Cpu, 1, 1, false);
   m.hostname = "trace";
   m.cpu_model = "unknown (fitted to traces)";
   m.cores = 1;

@@ -63,7 +63,7 @@ std::optional<SelfCheck> run_self_check(const std::string& profile_path, real::H
   std::ofstream(scenario) << self_check_scenario(ranks, hosts);
   real::LaunchOptions o;
   o.scenario = scenario;
-  o.backend = "cpu";
+  o.backend = Backend::Cpu;
   o.out = (dir / "real").string();
   o.compute_scale = "1";
   o.quiet = true;

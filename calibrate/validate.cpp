@@ -110,13 +110,13 @@ int run_real(const ValidateOptions& o, int ranks, double scale, const fs::path& 
   fs::create_directories(run_dir);
   // "none": no launcher, dtsim-real drives `ranks` GPUs of this node from one process.
   const bool threads = o.mpirun == "none";
-  if (threads && o.backend != "cuda") {
+  if (threads && o.backend != Backend::Cuda) {
     throw InputError("--mpirun none: only --backend cuda runs without a launcher (a thread per GPU of this node)");
   }
   std::string cmd = geteuid() == 0 ? "OMPI_ALLOW_RUN_AS_ROOT=1 OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1 " : "";
   if (!threads) cmd += launcher(o.mpirun, ranks) + " ";
   cmd += fmt::format("{} {} --backend {} --compute-scale {:.17g} --quiet --out {}", quote(real_binary(o)),
-                     quote(o.scenario), o.backend, scale, quote(run_dir.string()));
+                     quote(o.scenario), backend_name(o.backend), scale, quote(run_dir.string()));
   if (threads) cmd += fmt::format(" --gpus {}", ranks);
   for (const std::string& set : o.sets) cmd += " --set " + quote(set);
   const std::string log = (run_dir / "real.log").string();
@@ -303,7 +303,7 @@ nlohmann::json report_json(const ValidationReport& r) {
   };
   return {{"scenario", r.scenario},
           {"profile", r.profile},
-          {"backend", r.backend},
+          {"backend", backend_name(r.backend)},
           {"engine", r.engine},
           {"ranks", r.ranks},
           {"compute_scale", r.compute_scale},
@@ -376,7 +376,7 @@ void print_report(std::ostream& out, const ValidationReport& r) {
   out << fmt::format(
       "validation of {} on {} ranks: {} backend (measured) against {} engine with {} (predicted); "
       "compute scale {:.6g}\n",
-      r.scenario, r.ranks, r.backend, r.engine, r.profile, r.compute_scale);
+      r.scenario, r.ranks, backend_name(r.backend), r.engine, r.profile, r.compute_scale);
   const auto table = [&](const char* title, const std::vector<ValidationRow>& rows) {
     out << fmt::format("\n  {:<38} {:>14} {:>14} {:>9} {:>8}\n", title, "predicted", "measured", "error", "spread");
     for (const ValidationRow& x : rows) {
@@ -406,9 +406,6 @@ void print_report(std::ostream& out, const ValidationReport& r) {
 }
 
 int validate(const ValidateOptions& o, std::ostream& out) {
-  if (o.backend != "cpu" && o.backend != "cuda") {
-    throw InputError(fmt::format("--backend: '{}' is not a backend (valid: cpu, cuda)", o.backend));
-  }
   if (o.calibration.empty()) throw InputError("--calibration: a profile from dtsim calibrate is required");
   // Refuses a missing, malformed or other-backend profile first; says what its fit checks found.
   const std::vector<std::string> profile_notes = profile_cautions(*load_calibration_profile(o.calibration, o.backend));

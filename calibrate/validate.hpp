@@ -20,7 +20,7 @@ struct ValidateOptions {
   std::string scenario;
   std::vector<std::string> sets;
   std::string calibration;  // profile.yaml (required)
-  std::string backend = "cpu";
+  Backend backend = Backend::Cpu;
   std::string engine;  // "" = the scenario's run.engine
   // Launcher prefix: "-np N dtsim-real ..." is appended, or with "{n}" in it (srun -n {n}) the rank
   // count goes there and "dtsim-real ..." is appended; "none" runs dtsim-real --gpus N without a
@@ -47,7 +47,7 @@ struct ValidationRow {
 struct ValidationReport {
   std::string scenario;
   std::string profile;
-  std::string backend;
+  Backend backend = Backend::Cpu;
   std::string engine;
   int ranks = 0;
   double compute_scale = 1;

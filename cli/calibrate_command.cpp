@@ -50,7 +50,7 @@ int calibrate_command(const CalibrateCliOptions& o, int& argc, char**& argv) {
   }
   if (!o.device.empty()) throw InputError("--device: only with --from-trace (measuring finds its device itself)");
   const bool launched = real::launched_by_mpi();
-  if (o.backend == "cuda" && !launched) return calibrate_threads(o);
+  if (o.backend == Backend::Cuda && !launched) return calibrate_threads(o);
   if (o.gpus != 0) {
     throw InputError(fmt::format("--gpus: {}; --gpus is for --backend cuda without mpirun",
                                  launched ? "under mpirun each rank drives one GPU (its index on its host)"

@@ -5,6 +5,7 @@
 #include <string>
 #include <vector>
 
+#include "core/base/executors.hpp"
 #include "sim/sweep/sweep_plan.hpp"
 #include "sim/tune/tuner.hpp"
 
@@ -83,7 +84,7 @@ struct ImportChakraOptions {
   std::string device = "a100_80gb";
   int devices_per_node = 0;  // 0: min(ranks, 8)
   std::string timing = "auto";
-  std::string engine = "analytical";
+  std::string engine = std::string(engine_name(Engine::Analytical));
 };
 
 // `dtsim import-chakra`: a scenario folder replaying a set of Chakra traces (workload.chakra).
@@ -122,7 +123,7 @@ struct TuneOptions {
 int tune_command(TuneOptions o);
 
 struct CalibrateCliOptions {
-  std::string backend = "cpu";
+  Backend backend = Backend::Cpu;
   std::string out = "profile.yaml";
   bool quick = false;
   int gpus = 0;                         // --backend cuda without mpirun: GPUs to drive (0: all visible)
@@ -138,7 +139,7 @@ struct ValidateCliOptions {
   std::string scenario;
   std::vector<std::string> sets;
   std::string calibration;
-  std::string backend = "cpu";
+  Backend backend = Backend::Cpu;
   std::string engine;
   std::string mpirun = "mpirun --oversubscribe";
   std::string compute_scale = "auto";

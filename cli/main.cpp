@@ -154,7 +154,7 @@ int parse_and_run(int argc, char** argv) {
   auto* run_cmd = app.add_subcommand("run", "Run a scenario and write metrics.json and trace.json");
   run_cmd->add_option("scenario", run.scenario, "Scenario file (YAML)")->required();
   run_cmd->add_option("--set", run.sets, "Override a scenario key: key.path=value (repeatable)");
-  run_cmd->add_option("--engine", run.engine, "analytical or simgrid (default: the scenario's run.engine)");
+  run_cmd->add_option("--engine", run.engine, "One of: " + engine_names() + " (default: the scenario's run.engine)");
   run_cmd->add_option("--out", run.out, "Output folder (default: runs/<scenario name>)");
   run_cmd->add_flag("!--no-trace", run.trace, "Do not write trace.json");
   run_cmd->add_flag("--json", run.json, "Print metrics.json instead of the summary table");
@@ -176,7 +176,8 @@ int parse_and_run(int argc, char** argv) {
   sweep_cmd->add_option("--scaling", sweep.scaling, "strong (fixed global batch) or weak (fixed per-worker batch)")
       ->check(CLI::IsMember({"strong", "weak"}))
       ->capture_default_str();
-  sweep_cmd->add_option("--engine", sweep.request.engine, "analytical or simgrid (default: the scenario's run.engine)");
+  sweep_cmd->add_option("--engine", sweep.request.engine,
+                        "One of: " + engine_names() + " (default: the scenario's run.engine)");
   sweep_cmd->add_option("--out", sweep.out, "Output folder (default: runs/<scenario name>-sweep)");
   sweep_cmd->add_option("--jobs,-j", sweep.jobs, "Simulations at once, each in its own process")
       ->check(CLI::Range(1, 4096))
@@ -212,7 +213,7 @@ int parse_and_run(int argc, char** argv) {
       app.add_subcommand("checkpoint", "Suggest the checkpoint interval that maximises goodput under failures");
   ckpt_cmd->add_option("scenario", ckpt.scenario, "Scenario file (YAML) with faults.* keys")->required();
   ckpt_cmd->add_option("--set", ckpt.sets, "Override a scenario key: key.path=value (repeatable)");
-  ckpt_cmd->add_option("--engine", ckpt.engine, "analytical or simgrid (default: the scenario's run.engine)");
+  ckpt_cmd->add_option("--engine", ckpt.engine, "One of: " + engine_names() + " (default: the scenario's run.engine)");
   ckpt_cmd->add_option("--job", ckpt.job, "Which job (from 0)")->capture_default_str();
   ckpt_cmd->add_option("--trials", ckpt.trials, "Monte Carlo trials per interval")
       ->check(CLI::Range(1, 100000))
@@ -288,9 +289,7 @@ int parse_and_run(int argc, char** argv) {
       "calibrate",
       "Measure this machine (under mpirun, or for cuda the node's GPUs: GEMMs, memory, links, collectives) and fit a "
       "profile");
-  calib_cmd->add_option("--backend", calib.backend, "cpu (MPI + Eigen) or cuda")
-      ->check(CLI::IsMember({"cpu", "cuda"}))
-      ->capture_default_str();
+  cli::add_backend_option(calib_cmd, calib.backend, "cpu (MPI + Eigen) or cuda");
   calib_cmd->add_option("--out", calib.out, "Profile to write (YAML)")->capture_default_str();
   calib_cmd->add_flag("--quick", calib.quick, "Fewer sizes and shorter repeats (CI, a few seconds)");
   calib_cmd->add_option("--gpus", calib.gpus,
@@ -308,11 +307,9 @@ int parse_and_run(int argc, char** argv) {
       "validate", "Run a scenario for real (dtsim-real under mpirun) and simulated with a profile; report the errors");
   val_cmd->add_option("scenario", val.scenario, "Scenario file (YAML)")->required();
   val_cmd->add_option("--calibration", val.calibration, "Profile from dtsim calibrate")->required();
-  val_cmd->add_option("--backend", val.backend, "cpu or cuda")
-      ->check(CLI::IsMember({"cpu", "cuda"}))
-      ->capture_default_str();
+  cli::add_backend_option(val_cmd, val.backend, "What measures the run");
   val_cmd->add_option("--set", val.sets, "Override a scenario key: key.path=value (repeatable)");
-  val_cmd->add_option("--engine", val.engine, "analytical or simgrid (default: the scenario's run.engine)");
+  val_cmd->add_option("--engine", val.engine, "One of: " + engine_names() + " (default: the scenario's run.engine)");
   val_cmd
       ->add_option("--mpirun", val.mpirun,
                    "Launcher prefix for the real run: '-np N dtsim-real ...' follows, or N replaces {n} (srun -n {n}); "
@@ -347,8 +344,8 @@ int parse_and_run(int argc, char** argv) {
   import_cmd->add_option("--timing", imp.timing, "workload.chakra_timing: auto, duration or roofline")
       ->check(CLI::IsMember({"auto", "duration", "roofline"}))
       ->capture_default_str();
-  import_cmd->add_option("--engine", imp.engine, "run.engine: analytical or simgrid")
-      ->check(CLI::IsMember({"analytical", "simgrid"}))
+  import_cmd->add_option("--engine", imp.engine, "run.engine: " + engine_names())
+      ->check(CLI::IsMember(cli::engine_name_list()))
       ->capture_default_str();
 
   cli::CollectivesOptions coll;

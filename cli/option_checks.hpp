@@ -2,14 +2,18 @@
 // - a number option refuses NaN and infinities as CLI11 refuses a value out of range, naming the option. CLI11's own
 //   Range and PositiveNumber let NaN through (every comparison with NaN is false), and a NaN option then silently
 //   stood for its default (dtsim tune --max-memory-fraction nan ran);
-// - a usage error is one line, as every bad input is (CLI11 adds a second, "Run with --help ...").
+// - a usage error is one line, as every bad input is (CLI11 adds a second, "Run with --help ...");
+// - an engine or a backend is one of the names of their tables (core/base/executors.hpp), never a list written here.
 #pragma once
 
 #include <cmath>
 #include <cstdlib>
 #include <string>
+#include <vector>
 
 #include <CLI/CLI.hpp>
+
+#include "core/base/executors.hpp"
 
 namespace dtsim::cli {
 
@@ -30,6 +34,25 @@ inline const CLI::Validator& finite_number() {
 inline void one_line_usage_errors(CLI::App& app) {
   app.failure_message(
       [](const CLI::App*, const CLI::Error& e) { return std::string(e.what()) + " (--help lists the options)\n"; });
+}
+
+// --backend into a Backend, one of the backends' names (CLI::IsMember refuses any other, naming the valid ones).
+inline CLI::Option* add_backend_option(CLI::App* app, Backend& backend, const std::string& help) {
+  std::vector<std::string> names;
+  for (const BackendTraits& t : backends()) names.emplace_back(t.name);
+  return app
+      ->add_option_function<std::string>(
+          "--backend", [&backend](const std::string& name) { backend = backend_named(name).value_or(backend); },
+          help + " (one of: " + backend_names() + ")")
+      ->check(CLI::IsMember(names))
+      ->default_str(std::string(backend_name(backend)));
+}
+
+// The engines' names, for an --engine option that must hold one (CLI::IsMember).
+inline std::vector<std::string> engine_name_list() {
+  std::vector<std::string> names;
+  for (const EngineTraits& t : engines()) names.emplace_back(t.name);
+  return names;
 }
 
 }  // namespace dtsim::cli

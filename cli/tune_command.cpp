@@ -288,10 +288,10 @@ int tune_command(TuneOptions o) {
   for (size_t i = 0; i < r.ranked.size(); ++i) {
     const tune::Candidate& c = r.ranked[i];
     for (const auto& [engine, error] :
-         {std::pair{"analytical", &c.analytical_error}, std::pair{"SimGrid", &c.simgrid_error}}) {
+         {std::pair{Engine::Analytical, &c.analytical_error}, std::pair{Engine::SimGrid, &c.simgrid_error}}) {
       if (!error->empty())
-        std::cout << fmt::format("  #{} {}: the {} run failed: {}\n", i + 1, tune::layout_text(c.layout), engine,
-                                 *error);
+        std::cout << fmt::format("  #{} {}: the {} run failed: {}\n", i + 1, tune::layout_text(c.layout),
+                                 engine_title(engine), *error);
     }
   }
   // The user's and the device count's overrides, then the layout's (which replace any of the same key), on the

@@ -89,7 +89,7 @@ pb::dict check(const Source& src) {
   }
   pb::dict d;
   d["name"] = s.name;
-  d["engine"] = s.run.engine == Engine::Analytical ? "analytical" : "simgrid";
+  d["engine"] = engine_name(s.run.engine);
   d["nodes"] = s.cluster.nodes;
   d["workers"] = s.workers();
   d["jobs"] = s.jobs.size();

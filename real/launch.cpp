@@ -190,7 +190,7 @@ std::vector<std::string_view> real_methods(RealSupport MethodTraits::*backend, b
 // compression methods their tables do not give it (core/scenario/sync_policy.cpp and
 // models/compression/method.cpp), speed profiles, dynamic batches, tensor-parallel communication overlap, device
 // mixes and NIC profiles (simulator only).
-void check_supported(const Scenario& s, const std::string& backend) {
+void check_supported(const Scenario& s, Backend backend) {
   if (s.run.convergence.enabled) {
     throw InputError(s.location_of("run.convergence.enabled"),
                      "run.convergence.enabled: dtsim-real does not train the proxy model yet (it runs in the "
@@ -237,7 +237,7 @@ void check_supported(const Scenario& s, const std::string& backend) {
                                    "(userbuffers); set it false to run the layout, or simulate it with dtsim run",
                                    key));
     }
-    if (backend != "cuda") continue;
+    if (backend != Backend::Cuda) continue;
     if (!policy.real_cuda) {
       const std::string key = s.job_key(j, "sync.policy");
       throw InputError(s.location_of(key),
@@ -302,10 +302,14 @@ int gpus_to_drive(int requested) {
   return requested == 0 ? visible : requested;
 }
 
-std::unique_ptr<RealExecutor> make_executor(const std::string& backend, HostComm& comm, const RealOptions& options) {
-  if (backend == "cuda") return make_cuda_executor(comm, options);
-  if (comm.mpi() == MPI_COMM_NULL) throw RuntimeError("the cpu backend runs its ranks as MPI processes only");
-  return make_cpu_executor(comm.rank(), options);
+std::unique_ptr<RealExecutor> make_executor(Backend backend, HostComm& comm, const RealOptions& options) {
+  switch (backend) {
+    case Backend::Cuda: return make_cuda_executor(comm, options);
+    case Backend::Cpu:
+      if (comm.mpi() == MPI_COMM_NULL) throw RuntimeError("the cpu backend runs its ranks as MPI processes only");
+      return make_cpu_executor(comm.rank(), options);
+  }
+  throw RuntimeError("unknown backend");
 }
 
 int launch(const LaunchOptions& given, HostComm& world, const ExecutorFactory& make) {
@@ -354,9 +358,6 @@ int launch(const LaunchOptions& given, HostComm& world, const ExecutorFactory& m
 
   RealOptions options;
   options.mpi_collectives = o.mpi_collectives;
-  if (o.backend != "cpu" && o.backend != "cuda") {
-    throw InputError(fmt::format("--backend: '{}' is not a backend (valid: cpu, cuda)", o.backend));
-  }
   // Every rank learns whether any rank lacks its backend, so all exit with code 3 together.
   std::unique_ptr<RealExecutor> executor;
   std::string unavailable;
@@ -375,7 +376,7 @@ int launch(const LaunchOptions& given, HostComm& world, const ExecutorFactory& m
   if (world.rank() == 0) {
     std::cout << fmt::format(
         "dtsim-real {}: {} on {} ranks{}, backend {}, {}\n", DTSIM_VERSION, s.name, world.size(),
-        threads ? " (threads of one process, one per GPU)" : "", o.backend,
+        threads ? " (threads of one process, one per GPU)" : "", backend_name(o.backend),
         o.mpi_collectives ? "MPI library collectives" : "collective schedules of models/collectives");
     std::cout << fmt::format("  compute scale {:.6g}{}, comm scale {:.6g}\n", compute_scale,
                              o.compute_scale == "auto"
@@ -403,7 +404,7 @@ int launch(const LaunchOptions& given, HostComm& world, const ExecutorFactory& m
   nlohmann::json metrics = run_metrics_json(jobs);
   const RealSummary summary = summarize_reports(plan, reports, mapping);
   metrics["checks"] = summary.checks;
-  metrics["real"] = {{"backend", o.backend},
+  metrics["real"] = {{"backend", backend_name(o.backend)},
                      {"collectives", o.mpi_collectives ? "mpi" : "schedule"},
                      {"compute_scale", compute_scale},
                      {"comm_scale", o.comm_scale},

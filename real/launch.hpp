@@ -17,8 +17,8 @@ namespace dtsim::real {
 
 struct LaunchOptions {
   std::string scenario;
-  std::string backend = "cpu";  // "cpu" or "cuda"
-  std::string out;              // "" = runs/<scenario name>-real
+  Backend backend = Backend::Cpu;
+  std::string out;  // "" = runs/<scenario name>-real
   std::vector<std::string> sets;
   bool mpi_collectives = false;
   std::string compute_scale = "auto";  // a factor, or "auto"
@@ -36,7 +36,7 @@ int gpus_to_drive(int requested);
 // Throws InputError at the key of the first thing the backend ("cpu" or "cuda") does not carry out
 // yet: a sync policy or compression method its table entry does not give the backend, convergence
 // runs, speed profiles, dynamic batches, device mixes, NIC profiles.
-void check_supported(const Scenario& s, const std::string& backend);
+void check_supported(const Scenario& s, Backend backend);
 
 // Throws InputError when the world is not the Plan's ranks, e.g.
 //   scenario needs 8 ranks (8 workers + 0 servers) but mpirun started 4; use mpirun -np 8, or
@@ -53,7 +53,7 @@ std::vector<std::string> shrink_overrides(const LaunchOptions& o, int world);
 
 // The backend's executor of this rank. The cpu backend needs an MPI world (comm.mpi()).
 using ExecutorFactory = std::function<std::unique_ptr<RealExecutor>(HostComm& comm, const RealOptions& options)>;
-std::unique_ptr<RealExecutor> make_executor(const std::string& backend, HostComm& comm, const RealOptions& options);
+std::unique_ptr<RealExecutor> make_executor(Backend backend, HostComm& comm, const RealOptions& options);
 
 // Runs this rank (a process under mpirun, or a thread of the launcher-free mode); returns the exit
 // code (0, or 1 when a correctness check failed). `make` replaces the backend's executor (tests).

@@ -57,8 +57,7 @@ int main(int argc, char** argv) {
   app.set_version_flag("--version", std::string("dtsim-real ") + DTSIM_VERSION);
   real::LaunchOptions o;
   app.add_option("scenario", o.scenario, "Scenario file (YAML)")->required();
-  app.add_option("--backend", o.backend, "cpu (MPI + Eigen) or cuda (NCCL + cuBLAS)")
-      ->check(CLI::IsMember({"cpu", "cuda"}));
+  cli::add_backend_option(&app, o.backend, "cpu (MPI + Eigen) or cuda (NCCL + cuBLAS)");
   app.add_option("--out", o.out, "Output folder (default: runs/<scenario name>-real)");
   app.add_option("--set", o.sets, "Override a scenario key: key.path=value (repeatable)");
   app.add_flag("--mpi-collectives", o.mpi_collectives,
@@ -83,7 +82,7 @@ int main(int argc, char** argv) {
     return code == 0 ? 0 : 2;
   }
   const bool launched = real::launched_by_mpi();
-  if (o.backend == "cuda" && !launched) return run_threads(o);
+  if (o.backend == Backend::Cuda && !launched) return run_threads(o);
   if (app.count("--gpus") > 0) {
     std::cerr << fmt::format("dtsim-real: error: --gpus: {}; --gpus is for --backend cuda without mpirun\n",
                              launched ? "under mpirun each rank drives one GPU (its index on its host)"

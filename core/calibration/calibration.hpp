@@ -15,6 +15,7 @@
 #include <vector>
 
 #include "core/base/dtype.hpp"
+#include "core/base/executors.hpp"
 
 namespace dtsim {
 
@@ -121,10 +122,10 @@ struct MachineInfo {
   std::string hostname;
   std::string cpu_model;
   int cores = 0;
-  std::string backend;  // "cpu" or "cuda"
-  std::string device;   // cuda: rank 0's GPU ("cuda:0 NVIDIA H100 80GB HBM3"); empty on cpu
-  std::string when;     // ISO 8601, UTC
-  int ranks = 0;        // MPI ranks the measurements ran on
+  Backend backend = Backend::Cpu;  // what measured it (core/base/executors.hpp)
+  std::string device;              // cuda: rank 0's GPU ("cuda:0 NVIDIA H100 80GB HBM3"); empty on cpu
+  std::string when;                // ISO 8601, UTC
+  int ranks = 0;                   // MPI ranks the measurements ran on
   int hosts = 0;
   std::string dtsim_version;
   bool quick = false;  // measured with --quick (fewer sizes and repeats)

@@ -124,10 +124,13 @@ void read_machine(const Reader& rd, const YAML::Node& root, MachineInfo& m) {
   m.hostname = rd.text(n, "hostname", "machine.hostname");
   m.cpu_model = rd.text(n, "cpu_model", "machine.cpu_model");
   m.cores = rd.count(n, "cores", "machine.cores", 0, true);
-  m.backend = rd.text(n, "backend", "machine.backend");
-  if (m.backend != "cpu" && m.backend != "cuda") {
-    rd.fail(n["backend"], "machine.backend", fmt::format("'{}' is not a backend (valid: cpu, cuda)", m.backend));
+  const std::string backend = rd.text(n, "backend", "machine.backend");
+  const std::optional<Backend> named = backend_named(backend);
+  if (!named) {
+    rd.fail(n["backend"], "machine.backend",
+            fmt::format("'{}' is not a backend (valid: {})", backend, backend_names()));
   }
+  m.backend = *named;
   if (n["device"]) m.device = rd.text(n, "device", "machine.device");
   m.when = rd.text(n, "when", "machine.when");
   m.ranks = rd.count(n, "ranks", "machine.ranks", 0, true);
@@ -238,7 +241,7 @@ void read_fit_checks(const Reader& rd, const YAML::Node& root, std::vector<FitCh
 }  // namespace
 
 std::shared_ptr<const CalibrationProfile> load_calibration_profile(const std::string& path,
-                                                                   const std::string& expected_backend) {
+                                                                   std::optional<Backend> expected_backend) {
   if (!std::filesystem::is_regular_file(path)) {
     throw InputError(SourceLocation{path, 0, 0},
                      fmt::format("calibration profile '{}' not found (make one with: mpirun -np 2 dtsim calibrate "
@@ -263,11 +266,12 @@ std::shared_ptr<const CalibrationProfile> load_calibration_profile(const std::st
     auto p = std::make_shared<CalibrationProfile>();
     p->path = path;
     read_machine(rd, root, p->machine);
-    if (!expected_backend.empty() && p->machine.backend != expected_backend) {
+    if (expected_backend && p->machine.backend != *expected_backend) {
       rd.fail(root["machine"]["backend"], "machine.backend",
               fmt::format("the profile was measured with backend '{}' but '{}' was asked for (calibrate with: dtsim "
                           "calibrate --backend {})",
-                          p->machine.backend, expected_backend, expected_backend));
+                          backend_name(p->machine.backend), backend_name(*expected_backend),
+                          backend_name(*expected_backend)));
     }
     read_curves(rd, root, "links", "link_rounds", "min_bytes", "latency_s", "bandwidth_Bps",
                 {kSameHost, kCrossHost, kSameHostP2p, in_cache_curve(kSameHost)}, p->links);

@@ -3,6 +3,7 @@
 #pragma once
 
 #include <memory>
+#include <optional>
 #include <string>
 
 #include "core/calibration/calibration.hpp"
@@ -11,8 +12,8 @@ namespace dtsim {
 
 // Loads and checks a profile. Throws InputError with file:line:col, the key and what is valid
 // when the file is missing, is not YAML, lacks a key, holds a bad value, or was measured on
-// another backend than `expected_backend` ("" accepts any).
-std::shared_ptr<const CalibrationProfile> load_calibration_profile(const std::string& path,
-                                                                   const std::string& expected_backend = "");
+// another backend than `expected_backend` (nothing accepts any).
+std::shared_ptr<const CalibrationProfile> load_calibration_profile(
+    const std::string& path, std::optional<Backend> expected_backend = std::nullopt);
 
 }  // namespace dtsim

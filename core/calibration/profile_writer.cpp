@@ -65,7 +65,8 @@ std::string profile_yaml(const CalibrationProfile& p) {
   const MachineInfo& m = p.machine;
   e << YAML::Key << "machine" << YAML::Value << YAML::BeginMap;
   e << YAML::Key << "hostname" << YAML::Value << m.hostname << YAML::Key << "cpu_model" << YAML::Value << m.cpu_model;
-  e << YAML::Key << "cores" << YAML::Value << m.cores << YAML::Key << "backend" << YAML::Value << m.backend;
+  e << YAML::Key << "cores" << YAML::Value << m.cores << YAML::Key << "backend" << YAML::Value
+    << std::string(backend_name(m.backend));
   if (!m.device.empty()) e << YAML::Key << "device" << YAML::Value << m.device;
   e << YAML::Key << "when" << YAML::Value << m.when << YAML::Key << "ranks" << YAML::Value << m.ranks;
   e << YAML::Key << "hosts" << YAML::Value << m.hosts << YAML::Key << "dtsim_version" << YAML::Value << m.dtsim_version;

@@ -9,6 +9,7 @@
 
 #include "core/base/dtype.hpp"
 #include "core/base/error.hpp"
+#include "core/base/executors.hpp"
 #include "core/cluster/cluster.hpp"
 #include "core/faults/faults.hpp"
 #include "core/scenario/cluster_preset.hpp"
@@ -26,7 +27,6 @@ enum class Optimizer { Sgd, Momentum, Adam, Lamb };
 enum class StrategyKind { AllReduce, ParameterServer, Hybrid };
 enum class PsSplit { Even, ByLayer };
 enum class SyncKind { Bsp, Asp, Ssp, LocalSgd, Backup, Gossip };
-enum class Engine { Analytical, SimGrid };
 enum class Fidelity { Flow, Step };
 
 struct ModelSpec {
@@ -175,7 +175,6 @@ struct Scenario {
   SourceLocation location_of(const std::string& key) const;
 };
 
-std::string_view engine_name(Engine e);
 std::string_view fidelity_name(Fidelity f);
 std::string_view strategy_name(StrategyKind k);
 

@@ -6,6 +6,7 @@
 #include <filesystem>
 #include <span>
 
+#include "core/base/executors.hpp"
 #include "core/calibration/calibration.hpp"
 #include "core/calibration/profile_reader.hpp"
 #include "core/scenario/chakra_keys.hpp"
@@ -415,10 +416,12 @@ std::vector<ScenarioKey> build_keys() {
       [](S& s, const V& v) { s.run.iterations = v.count(1); });
   add("run.warmup", "count", "1", "Warm-up iterations, run first and left out of the statistics.",
       [](S& s, const V& v) { s.run.warmup = v.count(0); });
-  add("run.engine", "one of: simgrid, analytical", "simgrid",
+  add("run.engine", "one of: " + engine_names(), std::string(engine_name(Engine::SimGrid)),
       "The executor: discrete events on SimGrid (contention is real), or closed forms (fast, no contention).",
       [](S& s, const V& v) {
-        s.run.engine = v.choice<Engine>({{"analytical", Engine::Analytical}, {"simgrid", Engine::SimGrid}});
+        std::vector<std::pair<std::string, Engine>> named;
+        for (const EngineTraits& e : engines()) named.emplace_back(e.name, e.engine);
+        s.run.engine = v.choice(named);
       });
   add("run.fidelity", "one of: flow, step", "flow",
       "SimGrid detail: one flow per link per collective phase, or every round of the algorithm as a message.",

@@ -456,7 +456,6 @@ SourceLocation Scenario::location_of(const std::string& key) const {
   return it != where.end() ? it->second : SourceLocation{path};
 }
 
-std::string_view engine_name(Engine e) { return e == Engine::Analytical ? "analytical" : "simgrid"; }
 std::string_view fidelity_name(Fidelity f) { return f == Fidelity::Flow ? "flow" : "step"; }
 std::string_view strategy_name(StrategyKind k) {
   switch (k) {

@@ -30,12 +30,13 @@ std::vector<std::pair<int, int>> compute_devices(const ClusterSpec& cluster, con
 
 bool comm_holds_cores(const ClusterSpec& cluster) {
   // cluster.contention.compute: 1 is no contention in every model, the cores' included.
-  return cluster.calibration && cluster.calibration->machine.backend == "cpu" && cluster.compute_under_comm != 1.0;
+  return cluster.calibration && cluster.calibration->machine.backend == Backend::Cpu &&
+         cluster.compute_under_comm != 1.0;
 }
 
 double measured_compute_kept(const ClusterSpec& cluster) {
   const CalibrationProfile* p = cluster.calibration.get();
-  if (!p || !p->contention || p->machine.backend != "cuda" || p->machine.ranks < 2) return 0;
+  if (!p || !p->contention || p->machine.backend != Backend::Cuda || p->machine.ranks < 2) return 0;
   return p->contention_rates().compute_kept;
 }
 

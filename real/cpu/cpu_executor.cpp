@@ -11,6 +11,7 @@
 #include <fmt/format.h>
 
 #include "core/base/error.hpp"
+#include "core/base/executors.hpp"
 #include "real/mpi_world.hpp"
 
 namespace dtsim::real {
@@ -273,7 +274,7 @@ RunInfo CpuExecutor::run(const Plan& plan, Observer& observer) {
   finish_shared();
   for (const auto& r : records_) observer.on_op(r);
   RunInfo info;
-  info.engine = "cpu";
+  info.engine = backend_name(Backend::Cpu);
   info.fidelity = "real";
   info.wall_time_s = std::chrono::duration<double>(std::chrono::steady_clock::now() - wall_start).count();
   return info;

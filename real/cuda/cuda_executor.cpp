@@ -9,6 +9,7 @@
 #include <chrono>
 
 #include "core/base/error.hpp"
+#include "core/base/executors.hpp"
 #include "real/values.hpp"
 
 namespace dtsim::real::cuda {
@@ -196,7 +197,7 @@ RunInfo CudaExecutor::run(const Plan& plan, Observer& observer) {
   }
   cudaEventDestroy(base);
   RunInfo info;
-  info.engine = "cuda";
+  info.engine = backend_name(Backend::Cuda);
   info.fidelity = "real";
   info.wall_time_s = std::chrono::duration<double>(std::chrono::steady_clock::now() - wall_start).count();
   return info;

@@ -594,7 +594,8 @@ RunInfo AnalyticalExecutor::run(const Plan& plan, Observer& observer) {
   const auto t0 = std::chrono::steady_clock::now();
   Scheduler(cluster_, plan, observer).run();
   const double wall = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
-  return RunInfo{"analytical", "closed_form", wall, cost::CostModel(cluster_, plan).composite_timings()};
+  return RunInfo{std::string(engine_name(Engine::Analytical)), "closed_form", wall,
+                 cost::CostModel(cluster_, plan).composite_timings()};
 }
 
 }  // namespace dtsim::analytical

@@ -79,7 +79,9 @@ StageRun run_stage_representatives(const Scenario& s, Plan representatives) {
   }
   jp.workers.clear();
   for (const auto& [stage, r] : representative) jp.workers.push_back(r);
-  Metrics m = compute_metrics(run.plan, run.records, RunInfo{"analytical", "closed_form", 0, info.composites}, 0);
+  Metrics m =
+      compute_metrics(run.plan, run.records,
+                      RunInfo{std::string(engine_name(Engine::Analytical)), "closed_form", 0, info.composites}, 0);
   jp.workers = workers;
   std::map<int, RankMetrics> by_stage;
   for (const RankMetrics& rm : m.ranks) by_stage.emplace(rm.stage, rm);
@@ -129,7 +131,7 @@ std::optional<std::vector<Metrics>> run_symmetric(const Scenario& s) {
   // Metrics of the representative alone, then every worker as a copy of it.
   const std::vector<int> workers = jp.workers;
   jp.workers = {rep.rank};
-  RunInfo info{"analytical", "closed_form", 0};
+  RunInfo info{std::string(engine_name(Engine::Analytical)), "closed_form", 0};
   WireBytes wire(plan);
   Metrics m = compute_metrics(plan, records, info, 0, &wire);
   jp.workers = workers;

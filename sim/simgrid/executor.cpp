@@ -77,7 +77,7 @@ RunInfo SimGridExecutor::run(const Plan& plan, Observer& observer) {
   const double wall = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
   if (!replay.complete())
     throw RuntimeError("simgrid engine: the plan deadlocked (an unmatched collective or send/recv)");
-  return RunInfo{"simgrid", std::string(fidelity_name(options_.fidelity)), wall,
+  return RunInfo{std::string(engine_name(Engine::SimGrid)), std::string(fidelity_name(options_.fidelity)), wall,
                  cost::CostModel(cluster_, plan).composite_timings()};
 }
 

@@ -34,7 +34,7 @@ CalibrationProfile synthetic_cuda_profile() {
   m.memory = {Sample{1 << 20, 2e-6 + (1 << 20) / 2.5e12}, Sample{1 << 26, 2e-6 + (1 << 26) / 2.5e12},
               Sample{1 << 28, 2e-6 + (1 << 28) / 2.5e12}};
   m.compression["fp16"] = {Sample{1 << 16, 4e-6}, Sample{1 << 20, 5e-6}, Sample{1 << 24, 2e-5}};
-  MachineInfo machine = calib::this_machine("cuda", 2, 1, true);
+  MachineInfo machine = calib::this_machine(Backend::Cuda, 2, 1, true);
   machine.device = "cuda:0 Test GPU";
   return calib::fit_profile(machine, m);
 }
@@ -81,7 +81,7 @@ TEST_CASE("dtsim calibrate --backend cuda measures every GPU, or exits 3 with on
   }
   REQUIRE(r.code == 0);
   CHECK_THAT(r.out, Catch::Contains("busbw (GB/s)"));
-  const auto p = load_calibration_profile(profile, "cuda");
+  const auto p = load_calibration_profile(profile, Backend::Cuda);
   CHECK_THAT(p->machine.device, Catch::StartsWith("cuda:0 "));
   for (const char* dtype : {"fp32", "tf32", "fp16", "bf16"}) CHECK(p->compute.count(dtype) == 1);
   CHECK(p->link(kSameHost) != nullptr);
@@ -91,8 +91,8 @@ TEST_CASE("dtsim calibrate --backend cuda measures every GPU, or exits 3 with on
 TEST_CASE("a cuda profile keeps a compute curve per dtype and reads back only as cuda", "[profile][cuda]") {
   const CalibrationProfile p = synthetic_cuda_profile();
   const std::string path = write_profile(p, "profile-cuda");
-  const auto q = load_calibration_profile(path, "cuda");
-  CHECK(q->machine.backend == "cuda");
+  const auto q = load_calibration_profile(path, Backend::Cuda);
+  CHECK(q->machine.backend == Backend::Cuda);
   CHECK(q->machine.device == "cuda:0 Test GPU");
   REQUIRE(q->compute.size() == 4);
   // Each dtype costs its own curve (the fits are exact on these samples).
@@ -102,7 +102,7 @@ TEST_CASE("a cuda profile keeps a compute curve per dtype and reads back only as
   CHECK(q->compute_time(Dtype::Bf16, 1e10, 0) == Approx(5e-6 + 1e10 / 300e12).epsilon(1e-4));
   CHECK(q->memory_bandwidth == Approx(2.5e12).epsilon(1e-4));
   try {
-    load_calibration_profile(path, "cpu");
+    load_calibration_profile(path, Backend::Cpu);
     FAIL("a cuda profile was accepted as a cpu one");
   } catch (const InputError& e) {
     CHECK_THAT(e.what(), Catch::Contains("machine.backend: the profile was measured with backend 'cuda' but 'cpu' "
@@ -115,7 +115,7 @@ TEST_CASE("a cuda profile in cluster.calibration costs a GPU scenario's compute 
   const Scenario s = load_scenario(std::string(DTSIM_SOURCE_DIR) + "/tests/calibrate/data/ring2.yaml",
                                    {"cluster.device=h100_sxm", "cluster.calibration=" + path});
   REQUIRE(s.cluster.calibration);
-  CHECK(s.cluster.calibration->machine.backend == "cuda");
+  CHECK(s.cluster.calibration->machine.backend == Backend::Cuda);
   const Plan plan = compile_plan(s);
   const cost::CostModel costs(s.cluster, plan);
   const RankProgram& rank = plan.ranks[0];
@@ -182,10 +182,10 @@ TEST_CASE("a one-GPU measurement (the probe's) fits and reads back: collectives 
   m.exchange[kSameHost] = {Sample{8, 2e-6}, Sample{1e6, 1.02e-4}, Sample{1e7, 1.002e-3}};
   m.collectives.push_back(CollectiveSample{"allreduce", "ring", 1, 1 << 20, 3e-6, (1 << 20) / 3e-6, 0, 0});
   m.collectives.push_back(CollectiveSample{"allgather", "ring", 1, 1 << 20, 3e-6, (1 << 20) / 3e-6, 0, 0});
-  const CalibrationProfile p = calib::fit_profile(calib::this_machine("cuda", 1, 1, true), m);
+  const CalibrationProfile p = calib::fit_profile(calib::this_machine(Backend::Cuda, 1, 1, true), m);
   REQUIRE(p.collectives.size() == 2);
   CHECK(p.collectives[0].predicted == 0);
-  const auto q = load_calibration_profile(write_profile(p, "profile-cuda-one"), "cuda");
+  const auto q = load_calibration_profile(write_profile(p, "profile-cuda-one"), Backend::Cuda);
   CHECK(q->machine.ranks == 1);
   CHECK(q->compute.size() == 2);
   CHECK(q->collectives.size() == 2);

@@ -44,7 +44,7 @@ calib::Measurements clean() {
 CalibrationProfile fit(calib::Measurements m, double fp32_peak = 200e9) {
   calib::FitCeilings ceilings;
   ceilings.compute_peak["fp32"] = fp32_peak;
-  return calib::fit_profile(calib::this_machine("cpu", 2, 1, true), std::move(m), ceilings);
+  return calib::fit_profile(calib::this_machine(Backend::Cpu, 2, 1, true), std::move(m), ceilings);
 }
 
 const FitCheck& check_of(const CalibrationProfile& p, const std::string& group, const std::string& name) {
@@ -153,7 +153,7 @@ TEST_CASE("a noisy curve is marked and kept, and every verdict survives the file
 
   const std::string path = test::temp_dir("fit-checks") + "/profile.yaml";
   std::ofstream(path) << profile_yaml(p);
-  const auto q = load_calibration_profile(path, "cpu");
+  const auto q = load_calibration_profile(path, Backend::Cpu);
   REQUIRE(q->fit_checks.size() == p.fit_checks.size());
   for (size_t k = 0; k < p.fit_checks.size(); ++k) {
     CHECK(q->fit_checks[k].group == p.fit_checks[k].group);
@@ -182,7 +182,7 @@ TEST_CASE("validate names the profile's marked and refused curves, or that it pr
   CHECK(calib::profile_cautions(fit(clean())).empty());
 
   const auto old =
-      load_calibration_profile(std::string(DTSIM_SOURCE_DIR) + "/tests/calibrate/data/profile.yaml", "cpu");
+      load_calibration_profile(std::string(DTSIM_SOURCE_DIR) + "/tests/calibrate/data/profile.yaml", Backend::Cpu);
   REQUIRE(old->fit_checks.empty());
   const std::vector<std::string> before = calib::profile_cautions(*old);
   REQUIRE(before.size() == 1);
@@ -199,7 +199,7 @@ TEST_CASE("a failed self-check is kept in the profile and named first by validat
 
   const std::string path = test::temp_dir("self-check") + "/profile.yaml";
   std::ofstream(path) << profile_yaml(p);
-  const auto q = load_calibration_profile(path, "cpu");
+  const auto q = load_calibration_profile(path, Backend::Cpu);
   REQUIRE(q->self_check);
   CHECK(q->self_check->job == "a job");
   CHECK(q->self_check->predicted_s == Approx(13e-3));

@@ -29,7 +29,7 @@ std::string variant(const std::string& from, const std::string& to, const std::s
   return path;
 }
 
-std::string refusal(const std::string& path, const std::string& backend = "") {
+std::string refusal(const std::string& path, std::optional<Backend> backend = std::nullopt) {
   try {
     load_calibration_profile(path, backend);
   } catch (const InputError& e) {
@@ -41,9 +41,9 @@ std::string refusal(const std::string& path, const std::string& backend = "") {
 }  // namespace
 
 TEST_CASE("the hand-made profile loads with its segments", "[profile]") {
-  const auto p = load_calibration_profile(kData + "profile.yaml", "cpu");
+  const auto p = load_calibration_profile(kData + "profile.yaml", Backend::Cpu);
   CHECK(p->machine.hostname == "testhost");
-  CHECK(p->machine.backend == "cpu");
+  CHECK(p->machine.backend == Backend::Cpu);
   const FittedCurve* same = p->link(kSameHost);
   REQUIRE(same);
   CHECK(p->link(kCrossHost) == nullptr);
@@ -63,7 +63,7 @@ TEST_CASE("a written profile loads back with the same fits, samples and residual
   m.memory = {Sample{1 << 20, 2e-4}, Sample{1 << 24, 2e-3}};
   m.compression["topk"] = {Sample{1 << 16, 1e-4}, Sample{1 << 20, 1.5e-3}, Sample{1 << 22, 6e-3}};
   m.collectives.push_back(CollectiveSample{"allreduce", "ring", 2, 1 << 20, 1e-3, 1e9, 1e9, 0});
-  const CalibrationProfile p = calib::fit_profile(calib::this_machine("cpu", 2, 1, true), m);
+  const CalibrationProfile p = calib::fit_profile(calib::this_machine(Backend::Cpu, 2, 1, true), m);
   // The collective's prediction: ring closed form 2 (n - 1) (alpha + S / n / beta) at n = 2.
   CHECK(p.collectives[0].predicted == Approx(2 * (3e-6 + (1 << 19) / 2e9)).epsilon(1e-6));
   // The sgd_step line through both samples; its rate is the memory bandwidth reported.
@@ -72,7 +72,7 @@ TEST_CASE("a written profile loads back with the same fits, samples and residual
 
   const std::string path = test::temp_dir("profile-roundtrip") + "/profile.yaml";
   std::ofstream(path) << profile_yaml(p);
-  const auto q = load_calibration_profile(path, "cpu");
+  const auto q = load_calibration_profile(path, Backend::Cpu);
   CHECK(q->machine.hostname == p.machine.hostname);
   CHECK(q->machine.quick);
   const Segment& a = p.links.at(kSameHost).fit.segments[0];
@@ -146,7 +146,7 @@ TEST_CASE("bad profiles are refused with file, line, key and what is valid", "[p
     CHECK_THAT(e, Catch::Contains("format: 'dtsim-calibration/9' is not a known format (valid: dtsim-calibration/1)"));
   }
   SECTION("another backend") {
-    const std::string e = refusal(kData + "profile.yaml", "cuda");
+    const std::string e = refusal(kData + "profile.yaml", Backend::Cuda);
     CHECK_THAT(e, Catch::Contains("profile.yaml:9:12: error: machine.backend: the profile was measured with backend "
                                   "'cpu' but 'cuda' was asked for"));
   }
@@ -194,7 +194,7 @@ TEST_CASE("a profile of one rank (one GPU) has no links; of two or more, links a
   REQUIRE(one_rank != std::string::npos);
   text.replace(one_rank, 10, "  ranks: 1");
   std::ofstream(dir + "/one.yaml") << text;
-  const auto p = load_calibration_profile(dir + "/one.yaml", "");
+  const auto p = load_calibration_profile(dir + "/one.yaml");
   CHECK(p->links.empty());
   CHECK(p->link(kSameHost) == nullptr);
   CHECK(p->compute.count("fp32") == 1);

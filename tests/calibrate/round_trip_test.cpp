@@ -27,7 +27,7 @@ TEST_CASE("calibrate --quick on 2 ranks, then validate a 2-rank ring job with th
   INFO(cal.out << cal.err);
   REQUIRE(cal.code == 0);
   CHECK_THAT(cal.out, Catch::Contains("busbw (GB/s)"));
-  const auto p = load_calibration_profile(profile, "cpu");
+  const auto p = load_calibration_profile(profile, Backend::Cpu);
   CHECK(p->machine.ranks == 2);
   CHECK(p->machine.quick);
   REQUIRE(p->link(kSameHost));

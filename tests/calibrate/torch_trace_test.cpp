@@ -370,7 +370,7 @@ TEST_CASE("dtsim calibrate --from-trace writes a profile fitted to the trace, or
   // Its collectives like nccl-tests: the 1.79 GB AllReduce over the trace's 16 ranks (2 sizes: no link fitted).
   CHECK_THAT(r.out, Catch::Contains("collective           80      190.345    42.3%  collectives"));
   CHECK_THAT(r.out, Catch::Contains("allreduce     16   1791693584"));
-  const auto p = load_calibration_profile(dir + "/p.yaml", "cuda");
+  const auto p = load_calibration_profile(dir + "/p.yaml", Backend::Cuda);
   CHECK(p->machine.from_trace == "hta_a100_rank0.json.gz");
   CHECK(p->machine.device == "NVIDIA A100-SXM4-80GB");
   REQUIRE(p->compute.count("tf32"));
@@ -423,7 +423,7 @@ TEST_CASE("a CPU trace made here by PyTorch: the GEMM FLOPs of its steps are the
   const auto r = test::run_dtsim("calibrate --from-trace '" + dir + "/cpu.json' --out '" + dir + "/p.yaml'", "cpu");
   INFO(r.out << r.err);
   REQUIRE(r.code == 0);
-  const auto p = load_calibration_profile(dir + "/p.yaml", "cpu");
+  const auto p = load_calibration_profile(dir + "/p.yaml", Backend::Cpu);
   REQUIRE(p->compute.count("fp32"));
   // One thread of this CPU: under its peak.
   CHECK(1.0 / p->compute.at("fp32").fit.segments.back().per_unit < cpu_compute_peak(1));

@@ -2,8 +2,8 @@
 // one GPU per rank, or without a launcher a thread per visible GPU; one rank is enough) and checks what they measured:
 // positive times, GEMM throughput growing with op size then holding (no collapse at the largest ops), memory bandwidth
 // growing with size, nccl-tests' busbw formula, the compression kernels by the cpu path's names, and the profile fitted
-// from them read back by load_calibration_profile(path, "cuda"). Prints "<n> checks, <f> failed" on rank 0; exit 0, 1
-// on a failure, 3 without a device (with the reason on one line).
+// from them read back by load_calibration_profile(path, Backend::Cuda). Prints "<n> checks, <f> failed" on rank 0; exit
+// 0, 1 on a failure, 3 without a device (with the reason on one line).
 #include <mpi.h>
 
 #include <algorithm>
@@ -108,8 +108,8 @@ void check_contention(const Measurements& m) {
 
 void check_round_trip(const CalibrationProfile& p, const std::string& path) {
   std::ofstream(path) << profile_yaml(p);
-  const auto q = load_calibration_profile(path, "cuda");
-  expect(q->machine.backend == "cuda" && q->machine.device == p.machine.device, "profile: backend and device");
+  const auto q = load_calibration_profile(path, Backend::Cuda);
+  expect(q->machine.backend == Backend::Cuda && q->machine.device == p.machine.device, "profile: backend and device");
   for (const auto& [dtype, c] : p.compute) {
     const auto it = q->compute.find(dtype);
     expect(it != q->compute.end() && it->second.fit.segments.size() == c.fit.segments.size(),
@@ -148,7 +148,7 @@ int probe(real::HostComm& world, const std::string& path) {
     if (rank == 0) {
       check_measurements(m, size);
       check_contention(m);
-      MachineInfo machine = this_machine("cuda", size, world.hosts(), true);
+      MachineInfo machine = this_machine(Backend::Cuda, size, world.hosts(), true);
       machine.device = suite->device();
       // One rank measures no link: its profile has none, and reads back so.
       check_round_trip(fit_profile(machine, m), path);

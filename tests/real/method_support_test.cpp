@@ -29,7 +29,7 @@ cluster:
 )";
 
 // The refusal of check_supported, or "" when the backend runs the scenario.
-std::string refusal(const Scenario& s, const std::string& backend) {
+std::string refusal(const Scenario& s, Backend backend) {
   try {
     check_supported(s, backend);
   } catch (const InputError& e) {
@@ -61,10 +61,10 @@ TEST_CASE("dtsim-real refuses exactly the compression methods its table does not
       sets.push_back("compression.method=" + std::string(m.name));
       if (!allreduce && m.exchange == Exchange::LowRank) continue;  // the scenario refuses it (core/scenario)
       const Scenario s = load_scenario_text(kJob, "x.yaml", sets);
-      for (const std::string backend : {"cpu", "cuda"}) {
-        INFO(m.name << (allreduce ? " allreduce " : " parameter server ") << backend);
+      for (const Backend backend : {Backend::Cpu, Backend::Cuda}) {
+        INFO(m.name << (allreduce ? " allreduce " : " parameter server ") << backend_name(backend));
         const bool cpu = m.cpu.in(allreduce), cuda = m.cuda.in(allreduce);
-        CHECK(refusal(s, backend).empty() == (backend == "cpu" ? cpu : cpu && cuda));
+        CHECK(refusal(s, backend).empty() == (backend == Backend::Cpu ? cpu : cpu && cuda));
       }
     }
   }
@@ -72,15 +72,15 @@ TEST_CASE("dtsim-real refuses exactly the compression methods its table does not
 
 TEST_CASE("dtsim-real's refusals of compression methods name the valid ones, read off the table") {
   const Scenario int8 = load_scenario_text(kJob, "x.yaml", {"compression.method=int8"});
-  CHECK(refusal(int8, "cpu") ==
+  CHECK(refusal(int8, Backend::Cpu) ==
         "--set compression.method=int8: error: compression.method: dtsim-real does not carry out int8 in an "
         "AllReduce job (its packed integers need an integer-sum collective; valid here: fp16, bf16, topk, randomk, "
         "sign, powersgd; int8 and qsgd run in parameter-server jobs)");
   std::vector<std::string> ps = strategy_sets(false);
   ps.push_back("compression.method=qsgd");
   const Scenario qsgd = load_scenario_text(kJob, "x.yaml", ps);
-  CHECK(refusal(qsgd, "cpu").empty());
-  CHECK(refusal(qsgd, "cuda") ==
+  CHECK(refusal(qsgd, Backend::Cpu).empty());
+  CHECK(refusal(qsgd, Backend::Cuda) ==
         "--set compression.method=qsgd: error: compression.method: dtsim-real --backend cuda does not carry out qsgd "
         "yet (valid with --backend cuda: fp16, bf16, topk, randomk, sign, int8; qsgd runs with --backend cpu)");
 }
@@ -94,13 +94,13 @@ TEST_CASE("dtsim-real refuses exactly the sync policies its table does not give 
     const Scenario s = load_scenario_text(kJob, "x.yaml", sets);
     INFO(p.name);
     const std::string where = "--set sync.policy=" + std::string(p.name) + ": error: sync.policy: ";
-    CHECK(refusal(s, "cpu") == (p.real_cpu ? ""
-                                           : where + "dtsim-real runs bsp, asp, ssp and local_sgd (backup "
-                                                     "workers and gossip run in the simulator: dtsim run)"));
+    CHECK(refusal(s, Backend::Cpu) == (p.real_cpu ? ""
+                                                  : where + "dtsim-real runs bsp, asp, ssp and local_sgd (backup "
+                                                            "workers and gossip run in the simulator: dtsim run)"));
     const std::string cuda = where +
                              "dtsim-real --backend cuda runs bsp and local_sgd only (asp and ssp run with "
                              "--backend cpu)";
-    CHECK(refusal(s, "cuda") == (p.real_cuda ? "" : p.real_cpu ? cuda : refusal(s, "cpu")));
+    CHECK(refusal(s, Backend::Cuda) == (p.real_cuda ? "" : p.real_cpu ? cuda : refusal(s, Backend::Cpu)));
   }
 }
 
@@ -204,9 +204,10 @@ strategy:
   global_batch: 4
 )";
   const auto with = [&](std::vector<std::string> sets) { return load_scenario_text(hybrid, "h.yaml", sets); };
-  const std::string why = refusal(with({"strategy.sequence_parallel=true", "framework.tp_comm_overlap=true"}), "cpu");
+  const std::string why =
+      refusal(with({"strategy.sequence_parallel=true", "framework.tp_comm_overlap=true"}), Backend::Cpu);
   CHECK(why.find("framework.tp_comm_overlap: dtsim-real does not overlap tensor-parallel collectives") !=
         std::string::npos);
   // Where it does nothing (no sequence parallelism, as NeMo turns it off) the run goes ahead.
-  CHECK(refusal(with({"framework.tp_comm_overlap=true"}), "cpu").empty());
+  CHECK(refusal(with({"framework.tp_comm_overlap=true"}), Backend::Cpu).empty());
 }
