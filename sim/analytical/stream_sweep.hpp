@@ -2,14 +2,14 @@
 // the Compute stream and its collectives one after the other on the Comm stream (a data-parallel
 // worker): the two streams are swept forward together.
 //
-// The analytical engine's rules for such a rank (engine.cpp), in the engine's arithmetic:
+// The analytical engine's rules for such a rank (engine.cpp and its concerns), in the engine's arithmetic:
 //   - a collective starts its transfer `host` seconds after its deps and the collective before it
 //     have ended (its whole group arrives at once: the job is symmetric) and lasts `seconds`;
 //   - a compute op starts when its deps and the compute op before it have ended (or at the
 //     iteration's start when it waits for nothing) and does `seconds` of full-rate work: at
 //     `kept` of its rate while one of the rank's transfers is in flight, so where a transfer
 //     starts or ends under it the work left is w -= rate x (t - since) and its end
-//     since + w / rate (engine.cpp's retime);
+//     since + w / rate (contention.cpp's retime);
 //   - an iteration starts when every op of the one before has ended.
 // Why no queue is needed: a collective waiting for a compute op that has not been timed yet
 // starts after that op ends, so when the next compute op is timed every transfer that can start

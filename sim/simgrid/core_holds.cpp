@@ -9,6 +9,8 @@ namespace sg4 = simgrid::s4u;
 
 namespace dtsim::sg {
 
+using cost::CommKey;
+
 CoreHolds::CoreHolds(const ClusterSpec& cluster, const Plan& plan)
     : enabled_(cost::comm_holds_cores(cluster)), core_(cost::compute_devices(cluster, plan)) {}
 

@@ -14,7 +14,7 @@
 
 #include "core/plan/plan.hpp"
 #include "core/scenario/scenario.hpp"
-#include "sim/simgrid/comm_keys.hpp"
+#include "models/cost/comm_keys.hpp"
 
 namespace dtsim::sg {
 
@@ -28,7 +28,7 @@ class CoreHolds {
   void compute_end(int rank);
   // One of `parties` actors of `key` arrives; the first to see all parties in and every core of
   // `ranks` idle starts it for all: each rank of `ranks` then holds its core until comm_end(rank).
-  void comm_begin(const CommKey& key, const std::vector<int>& ranks, int parties);
+  void comm_begin(const cost::CommKey& key, const std::vector<int>& ranks, int parties);
   void comm_end(int rank);
 
  private:
@@ -40,7 +40,7 @@ class CoreHolds {
   bool enabled_ = false;
   std::vector<std::pair<int, int>> core_;  // each rank's core (compute_devices)
   std::map<std::pair<int, int>, int> computing_, comms_;
-  std::map<CommKey, Gang> gangs_;
+  std::map<cost::CommKey, Gang> gangs_;
   simgrid::s4u::MutexPtr mutex_;
   simgrid::s4u::ConditionVariablePtr changed_;
 };

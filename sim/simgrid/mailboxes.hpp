@@ -7,7 +7,7 @@
 #include <compare>
 #include <unordered_map>
 
-#include "sim/simgrid/comm_keys.hpp"
+#include "models/cost/comm_keys.hpp"
 
 namespace dtsim::sg {
 
@@ -31,7 +31,7 @@ class Mailboxes {
  private:
   struct KeyHash {
     size_t operator()(const MailboxKey& k) const {
-      using H = CommKeyHash;
+      using H = cost::CommKeyHash;
       return H::mix(H::mix(H::mix(H::mix(4, static_cast<char>(k.channel)), k.dst), k.src), k.tag);
     }
   };

@@ -9,6 +9,8 @@ namespace sg4 = simgrid::s4u;
 
 namespace dtsim::sg {
 
+using cost::MessageInstance;
+
 Messages::Messages(const Platform& platform, Mailboxes& mailboxes, Rendezvous& rendezvous, SimGridStats& stats)
     : platform_(platform), mailboxes_(mailboxes), rendezvous_(rendezvous), stats_(stats) {}
 

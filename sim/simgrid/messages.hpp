@@ -4,7 +4,7 @@
 // both are there and both leave when it has arrived. Gossip sends both ways at once.
 #pragma once
 
-#include "sim/simgrid/comm_keys.hpp"
+#include "models/cost/comm_keys.hpp"
 #include "sim/simgrid/executor.hpp"
 #include "sim/simgrid/mailboxes.hpp"
 #include "sim/simgrid/platform.hpp"
@@ -20,7 +20,7 @@ class Messages {
   Messages(const Platform& platform, Mailboxes& mailboxes, Rendezvous& rendezvous, SimGridStats& stats);
 
   // Takes part in message `m` of `bytes` as its `side`; returns when the message has arrived.
-  void transfer(const MessageInstance& m, double bytes, Side side);
+  void transfer(const cost::MessageInstance& m, double bytes, Side side);
   // `rank` sends `bytes` to `peer` and receives as many back, both at once; the peer's communication
   // thread serves it, so no actor of the peer takes part.
   void exchange(int rank, int peer, double bytes);

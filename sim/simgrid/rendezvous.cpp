@@ -8,6 +8,8 @@ namespace sg4 = simgrid::s4u;
 
 namespace dtsim::sg {
 
+using cost::CommKey;
+
 double& Rendezvous::arrive(const CommKey& key, double at) {
   double& latest = arrivals_[key].latest;
   latest = std::max(latest, at);

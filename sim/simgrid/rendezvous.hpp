@@ -8,7 +8,7 @@
 #include <unordered_map>
 #include <utility>
 
-#include "sim/simgrid/comm_keys.hpp"
+#include "models/cost/comm_keys.hpp"
 
 namespace dtsim::sg {
 
@@ -18,12 +18,12 @@ class Rendezvous {
 
   // A party of `key` arrives at `at`: returns the latest arrival so far. The reference stays valid
   // and follows later arrivals until the last of the `parties` leaves.
-  double& arrive(const CommKey& key, double at);
+  double& arrive(const cost::CommKey& key, double at);
   // A party is done with `key`: returns the latest arrival (every party's, since each leaves after
   // it arrived and the communication began once all had); the last of `parties` drops the entry.
-  double leave(const CommKey& key, unsigned parties);
+  double leave(const cost::CommKey& key, unsigned parties);
   // Waits until `parties` actors have met at this moment of `key`; the first one makes the barrier.
-  void meet(const CommKey& key, Moment moment, unsigned parties);
+  void meet(const cost::CommKey& key, Moment moment, unsigned parties);
 
  private:
   struct Arrivals {
@@ -31,12 +31,12 @@ class Rendezvous {
     unsigned left = 0;
   };
   struct BarrierHash {
-    size_t operator()(const std::pair<CommKey, Moment>& k) const {
-      return CommKeyHash::mix(CommKeyHash{}(k.first), static_cast<int>(k.second));
+    size_t operator()(const std::pair<cost::CommKey, Moment>& k) const {
+      return cost::CommKeyHash::mix(cost::CommKeyHash{}(k.first), static_cast<int>(k.second));
     }
   };
-  std::unordered_map<CommKey, Arrivals, CommKeyHash> arrivals_;
-  std::unordered_map<std::pair<CommKey, Moment>, simgrid::s4u::BarrierPtr, BarrierHash> barriers_;
+  std::unordered_map<cost::CommKey, Arrivals, cost::CommKeyHash> arrivals_;
+  std::unordered_map<std::pair<cost::CommKey, Moment>, simgrid::s4u::BarrierPtr, BarrierHash> barriers_;
 };
 
 }  // namespace dtsim::sg

@@ -15,6 +15,10 @@ namespace sg4 = simgrid::s4u;
 
 namespace dtsim::sg {
 
+using cost::CollectiveInstance;
+using cost::GossipInstance;
+using cost::MessageInstance;
+
 Replay::Replay(const ClusterSpec& cluster, const Plan& plan, const Platform& platform, Observer& observer,
                SimGridOptions options, SimGridStats& stats)
     : plan_(plan),

@@ -8,7 +8,7 @@
 //   DeviceTurns     ranks taking turns on a shared device (device_turns.hpp)
 //   CoreHolds       communication holding the ranks' cores (cpu-backend profiles, core_holds.hpp)
 //   Contention      compute slowed while its rank communicates (contention.hpp)
-// What names a communication among these is in comm_keys.hpp.
+// What names a communication among these is in models/cost/comm_keys.hpp, which both engines share.
 #pragma once
 
 #include <simgrid/s4u.hpp>
@@ -58,7 +58,7 @@ class Replay {
   void execute_run(int rank, const std::vector<int>& ops);  // compute ops as one activity
   void collective(int rank, int op, const CollectiveOp& c, int iteration);
   void send(int rank, int op, const SendOp& s, int iteration, double start);
-  void message(int rank, int op, const MessageInstance& m, double bytes, Side side);
+  void message(int rank, int op, const cost::MessageInstance& m, double bytes, Side side);
   void gossip(int rank, int op, const GossipOp& g, int iteration, double start);
   void finish_comm(int rank, int op, double arrived);  // started at the latest arrival, ends now
   double seconds(int rank, const Op& op);

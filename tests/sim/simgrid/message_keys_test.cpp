@@ -1,4 +1,4 @@
-// The SimGrid replay tells communications apart by what they are (comm_keys.hpp), not by numbers
+// The SimGrid replay tells communications apart by what they are (models/cost/comm_keys.hpp), not by numbers
 // packed into one integer: a message's start is the latest arrival of its own two parties, whatever
 // its tag, even when another message's (source, destination, tag) once packed to the same key
 // (destination * 65536 + tag collided at tag 65536).

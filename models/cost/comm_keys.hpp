@@ -1,6 +1,8 @@
-// What names one communication for the actors that take part in it. Rendezvous (latest arrival,
-// barriers) and CoreHolds (cores held while it runs) key their state by it, so that a hybrid plan's
-// new kinds of communication add an alternative here instead of packing numbers into one key.
+// What names one communication for the ranks that take part in it, in both engines. SimGrid's
+// Rendezvous (latest arrival, barriers) and CoreHolds (cores held while it runs), the analytical
+// engine's Rendezvous (the parties that have arrived) and Transfers (a gossip's two directions) key
+// their state by it, so that a hybrid plan's new kinds of communication add an alternative here
+// instead of packing numbers into one key.
 #pragma once
 
 #include <compare>
@@ -8,7 +10,7 @@
 #include <cstdint>
 #include <variant>
 
-namespace dtsim::sg {
+namespace dtsim::cost {
 
 // One collective of a group in one iteration: the group's members match on (group, seq).
 struct CollectiveInstance {
@@ -36,6 +38,15 @@ struct GossipInstance {
 
 using CommKey = std::variant<CollectiveInstance, MessageInstance, GossipInstance>;
 
+// One side of a communication: a rank's op in one iteration (the analytical engine notes the
+// collectives and sends past the host work they do before they communicate).
+struct OpInstance {
+  int rank = 0;
+  int op = 0;
+  int iteration = 0;
+  auto operator<=>(const OpInstance&) const = default;
+};
+
 // Hashes a key's fields (and its alternative) for the hash maps that hold state per communication:
 // a run has millions of them, and ordered maps spent a tenth of a large run's time in lookups.
 struct CommKeyHash {
@@ -45,9 +56,10 @@ struct CommKeyHash {
   size_t operator()(const CollectiveInstance& k) const { return mix(mix(mix(1, k.group), k.seq), k.iteration); }
   size_t operator()(const MessageInstance& k) const { return mix(mix(mix(mix(2, k.src), k.dst), k.tag), k.iteration); }
   size_t operator()(const GossipInstance& k) const { return mix(mix(3, k.rank), k.iteration); }
+  size_t operator()(const OpInstance& k) const { return mix(mix(mix(4, k.rank), k.op), k.iteration); }
   size_t operator()(const CommKey& k) const {
     return std::visit([this](const auto& alt) { return (*this)(alt); }, k);
   }
 };
 
-}  // namespace dtsim::sg
+}  // namespace dtsim::cost
