@@ -8,6 +8,7 @@
 #include <vector>
 
 #include "core/base/error.hpp"
+#include "core/base/executors.hpp"
 #include "core/plan/batch_balance.hpp"
 #include "models/cost/comm_keys.hpp"
 #include "models/cost/cores.hpp"
