@@ -8,7 +8,7 @@
 #include <string>
 #include <vector>
 
-#include "core/plan/hybrid_job.hpp"
+#include "core/plan/hybrid/job.hpp"
 #include "core/scenario/loader.hpp"
 #include "models/parallel/layout_space.hpp"
 #include "sim/analytical/symmetric.hpp"

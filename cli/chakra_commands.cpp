@@ -11,9 +11,9 @@
 #include "core/base/atomic_file.hpp"
 #include "core/base/error.hpp"
 #include "core/chakra/et_file.hpp"
-#include "core/plan/chakra_export.hpp"
+#include "core/plan/chakra/export.hpp"
 #include "core/plan/compiler.hpp"
-#include "core/plan/hybrid_job.hpp"
+#include "core/plan/hybrid/job.hpp"
 #include "core/scenario/loader.hpp"
 #include "models/cost/cost_model.hpp"
 

@@ -12,7 +12,7 @@
 #include "cli/convergence_summary.hpp"
 #include "cli/summary.hpp"
 #include "core/base/units.hpp"
-#include "core/plan/hybrid_job.hpp"
+#include "core/plan/hybrid/job.hpp"
 #include "core/run/metrics.hpp"
 #include "core/run/run_folder.hpp"
 #include "core/scenario/loader.hpp"

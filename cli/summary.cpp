@@ -6,7 +6,7 @@
 #include <fmt/format.h>
 
 #include "core/base/units.hpp"
-#include "core/plan/hybrid.hpp"
+#include "core/plan/hybrid/compile.hpp"
 #include "core/scenario/sync_policy.hpp"
 #include "models/parallel/schedule.hpp"
 

@@ -18,7 +18,7 @@
 #include "core/base/atomic_file.hpp"
 #include "core/base/error.hpp"
 #include "core/base/units.hpp"
-#include "core/plan/hybrid_job.hpp"
+#include "core/plan/hybrid/job.hpp"
 #include "core/scenario/loader.hpp"
 #include "models/parallel/fixed_sizes.hpp"
 #include "models/parallel/layout.hpp"

@@ -1,4 +1,4 @@
-// A Chakra trace replayed as a job's workload (core/plan/chakra_import.hpp): one rank's file, plain or gzip, read,
+// A Chakra trace replayed as a job's workload (core/plan/chakra/import.hpp): one rank's file, plain or gzip, read,
 // its graph checked (dependencies, cycles, collectives, sends and receives) and compiled into a Plan, as
 // `dtsim import-chakra` and `workload.chakra` do.
 #include <string>

@@ -4,7 +4,7 @@
 #include <string>
 #include <utility>
 
-#include "core/plan/hybrid_job.hpp"
+#include "core/plan/hybrid/job.hpp"
 #include "core/run/metrics.hpp"
 #include "core/run/trace.hpp"
 #include "core/scenario/warnings.hpp"

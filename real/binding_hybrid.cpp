@@ -1,4 +1,4 @@
-// Binding a hybrid-parallel rank's ops (core/plan/hybrid.cpp) to real buffers:
+// Binding a hybrid-parallel rank's ops (core/plan/hybrid/compile.cpp) to real buffers:
 //   data and expert-data gradient reductions   consecutive ranges of the rank's Grads, in program order; ZeRO-3's
 //                                               per-micro-batch reduce-scatters reuse the ranges of the first
 //                                               micro-batch's, k-th for k-th (every micro-batch's backward runs the

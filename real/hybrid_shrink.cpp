@@ -6,7 +6,7 @@
 
 #include <fmt/format.h>
 
-#include "core/plan/hybrid_job.hpp"
+#include "core/plan/hybrid/job.hpp"
 
 namespace dtsim::real {
 namespace {

@@ -13,7 +13,7 @@
 
 #include "core/base/error.hpp"
 #include "core/plan/compiler.hpp"
-#include "core/plan/hybrid_job.hpp"
+#include "core/plan/hybrid/job.hpp"
 #include "core/run/metrics.hpp"
 #include "core/run/run_folder.hpp"
 #include "core/scenario/loader.hpp"

@@ -1,6 +1,6 @@
 // A Chakra execution trace of one rank in plain C++ (no protobuf types): its metadata and its nodes
 // with their dependencies, durations and named attributes. core/chakra/et_file.hpp reads and writes
-// it; core/plan/chakra_import.hpp turns a set of them into a Plan.
+// it; core/plan/chakra/import.hpp turns a set of them into a Plan.
 #pragma once
 
 #include <cstdint>

@@ -1,5 +1,6 @@
-// The plan compiler: from a Scenario to the Plan of data-parallel training (BSP), with
-// AllReduce and gradient bucketing, or a sharded parameter server.
+// The plan compiler: from a Scenario to its Plan, each job compiled by its kind (job_kind): data-parallel
+// (data_parallel/: AllReduce with gradient buckets, a sharded parameter server, gossip), hybrid (hybrid/), or
+// replayed from Chakra traces (chakra/).
 #pragma once
 
 #include "core/plan/plan.hpp"
@@ -19,6 +20,14 @@ Plan compile_plan(const Scenario& s, PlanScope scope);
 // servers have none): PlanScope::Representatives compiles it.
 bool has_representatives(const Scenario& s);
 
+// What a job is, read once from its keys, and what the compiler does with it: a job replayed from Chakra traces
+// (chakra/import.hpp), a gossip data-parallel job (data_parallel/gossip.hpp), a hybrid job (hybrid/compile.hpp),
+// an AllReduce or parameter-server data-parallel job (data_parallel/).
+enum class JobKind { AllReduce, ParameterServer, Gossip, Hybrid, Chakra };
+JobKind job_kind(const JobSpec& job);
+// AllReduce and hybrid jobs have representatives; the others compile every rank.
+bool has_representatives(JobKind kind);
+
 // How finely a hybrid job's work is split into ops (other jobs ignore it). Kernels: every kernel and
 // collective is an op (what the real backends run, and what a trace shows). Blocks (with
 // PlanScope::Representatives only, for the analytical engine's symmetric runs): each block's
@@ -33,10 +42,5 @@ Plan compile_plan(const Scenario& s, PlanScope scope, PlanDetail detail);
 // How many plans this process has compiled (every compile_plan call counts once): the tests hold a run
 // (sim/run.hpp) and `dtsim check` to the one compilation they need.
 long plans_compiled();
-
-// Gradient buckets in backward order, as PyTorch DDP forms them: layers are taken from the last
-// to the first, and a bucket closes once it holds at least bucket_bytes. Each bucket lists its
-// layers; the last one listed is the one whose backward finishes it.
-std::vector<std::vector<int>> gradient_buckets(const Workload& w, double bytes_per_param, double bucket_bytes);
 
 }  // namespace dtsim

@@ -245,7 +245,7 @@ struct Plan {
   // ranks of jobs that do not balance; empty when no job does.
   std::vector<double> batch_scale;
   // What compiling noticed without refusing, one line each (a Chakra trace's node types and attributes
-  // that dtsim does not model, core/plan/chakra_import.hpp); the commands print them.
+  // that dtsim does not model, core/plan/chakra/import.hpp); the commands print them.
   std::vector<std::string> warnings;
   // Ranks placed on the same device (an asynchronous server's per-worker ranks) compute one op
   // at a time, in the order they become ready.

@@ -43,7 +43,7 @@ void check_required(const Scenario& s) {
 }
 
 // workload.chakra: the traces replace the model. Only their files' presence is checked here (reading
-// millions of nodes is the plan compiler's work, core/plan/chakra_import.hpp).
+// millions of nodes is the plan compiler's work, core/plan/chakra/import.hpp).
 void resolve_chakra(const Scenario& s, size_t index, JobSpec& job) {
   const std::string key = s.job_key(index, "workload.chakra");
   for (const char* model : {"model.name", "model.file"}) {

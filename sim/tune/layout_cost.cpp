@@ -6,7 +6,7 @@
 
 #include "core/base/error.hpp"
 #include "core/plan/compiler.hpp"
-#include "core/plan/hybrid.hpp"
+#include "core/plan/hybrid/compile.hpp"
 #include "core/plan/transformer_pass.hpp"
 #include "models/cost/cores.hpp"
 #include "models/cost/cost_model.hpp"
@@ -302,7 +302,7 @@ LayoutCost LayoutCoster::cost(const HybridSpec& layout) {
     gathers[static_cast<size_t>(s)] = gather_s;
     if (s == 0 || per_micro_batch > work[static_cast<size_t>(busiest)]) busiest = s;
     collectives[static_cast<size_t>(s)] = tensor;
-    // The optimizer's tail (core/plan/hybrid.cpp finish_iteration): unscale and norm of the owned shard, its
+    // The optimizer's tail (core/plan/hybrid/compile.cpp finish_iteration): unscale and norm of the owned shard, its
     // all-reduce over the model group, the step, and ZeRO 1/2's gathers of the stepped shards.
     const RankProgram& rank = p.plan.ranks[static_cast<size_t>(p.rep[static_cast<size_t>(s)])];
     const double shard = layout.zero >= 1 ? static_cast<double>(layout.data) * layout.context : 1.0;

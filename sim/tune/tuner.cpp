@@ -11,7 +11,7 @@
 #include "core/base/available_memory.hpp"
 #include "core/base/error.hpp"
 #include "core/base/units.hpp"
-#include "core/plan/hybrid_job.hpp"
+#include "core/plan/hybrid/job.hpp"
 #include "models/parallel/layout.hpp"
 #include "models/parallel/schedule.hpp"
 #include "models/parallel/transformer_ops.hpp"

@@ -9,7 +9,7 @@
 #include <tuple>
 
 #include "core/plan/compiler.hpp"
-#include "core/plan/hybrid.hpp"
+#include "core/plan/hybrid/compile.hpp"
 #include "models/parallel/transformer_ops.hpp"
 #include "tests/support/hybrid_job.hpp"
 

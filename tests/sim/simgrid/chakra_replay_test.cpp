@@ -5,7 +5,7 @@
 
 #include <fmt/format.h>
 
-#include "core/plan/chakra_export.hpp"
+#include "core/plan/chakra/export.hpp"
 #include "core/plan/compiler.hpp"
 #include "core/scenario/loader.hpp"
 #include "models/cost/cost_model.hpp"

@@ -6,7 +6,7 @@
 #include <fmt/format.h>
 #include <catch2/catch.hpp>
 
-#include "core/plan/hybrid_job.hpp"
+#include "core/plan/hybrid/job.hpp"
 #include "core/scenario/loader.hpp"
 #include "models/parallel/layout_space.hpp"
 #include "sim/sweep/point_runner.hpp"

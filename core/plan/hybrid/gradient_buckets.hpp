@@ -1,4 +1,4 @@
-// A hybrid rank's data-parallel gradient buckets (core/plan/hybrid.cpp): a chunk's gradients, added in backward
+// A hybrid rank's data-parallel gradient buckets (core/plan/hybrid/compile.cpp): a chunk's gradients, added in backward
 // order, fill one open bucket per group kind, which closes at the bucket size (hybrid_bucket_bytes). A closed bucket
 // is reduced once its last part's backward has run, or, without overlap (strategy.allreduce.overlap false), held
 // back until the whole backward has (the caller reduces the deferred ones then).

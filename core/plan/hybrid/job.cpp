@@ -1,5 +1,5 @@
-// A hybrid job as a whole (hybrid_job.hpp).
-#include "core/plan/hybrid_job.hpp"
+// A hybrid job as a whole (job.hpp).
+#include "core/plan/hybrid/job.hpp"
 
 #include <algorithm>
 

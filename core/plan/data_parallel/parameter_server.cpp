@@ -1,6 +1,6 @@
 // Parameter-server plans under BSP, ASP and SSP. With compression, workers push compressed
 // shards (the compressor's payload) and servers decompress them before aggregating; pulls stay dense.
-#include "core/plan/parameter_server.hpp"
+#include "core/plan/data_parallel/parameter_server.hpp"
 
 #include <algorithm>
 #include <numeric>

@@ -1,7 +1,7 @@
 // Gossip plans: forward and backward on the compute stream; the pairwise model exchange with the
 // iteration's peer on the comm stream (from the iteration's start, or after backward without
 // overlap); the average (x + x_peer) / 2; the local optimizer step. No op waits for another worker.
-#include "core/plan/gossip.hpp"
+#include "core/plan/data_parallel/gossip.hpp"
 
 #include <random>
 

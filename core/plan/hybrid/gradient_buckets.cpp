@@ -1,5 +1,5 @@
 // A hybrid rank's data-parallel gradient buckets (gradient_buckets.hpp).
-#include "core/plan/gradient_buckets.hpp"
+#include "core/plan/hybrid/gradient_buckets.hpp"
 
 #include <fmt/format.h>
 

@@ -1,6 +1,6 @@
 // Dependency order of a trace's nodes: the file's order when it already respects every dependency
 // (the common case, O(n)); else Kahn's algorithm taking the earliest ready node first.
-#include "core/plan/chakra_graph.hpp"
+#include "core/plan/chakra/graph.hpp"
 
 #include <algorithm>
 #include <functional>

@@ -1,5 +1,5 @@
 // TP communication overlap's pairs in a hybrid plan (beside_pairs.hpp).
-#include "core/plan/beside_pairs.hpp"
+#include "core/plan/hybrid/beside_pairs.hpp"
 
 namespace dtsim {
 

@@ -1,5 +1,5 @@
 // The work each rank of a hybrid layout does beside its pipeline schedule, shared by the plan compiler
-// (core/plan/hybrid.cpp) and dtsim tune's closed form (sim/tune/layout_cost.cpp).
+// (core/plan/hybrid/compile.cpp) and dtsim tune's closed form (sim/tune/layout_cost.cpp).
 #pragma once
 
 #include "core/plan/plan.hpp"
@@ -14,7 +14,7 @@ double output_params(const TransformerSpec& m, const ShardShape& sh, int global_
 
 // Megatron's optimizer step (MixedPrecisionOptimizer.step) on a rank owning `owned` of its `local` parameters: the
 // unscale, overflow check and squared norm of its gradient shard (three passes), and the step with mixed precision's
-// copies (core/plan/hybrid.cpp issues them; dtsim tune's closed form costs them).
+// copies (core/plan/hybrid/compile.cpp issues them; dtsim tune's closed form costs them).
 struct OptimizerWork {
   ComputeOp norm;
   UpdateOp step;

@@ -1,9 +1,9 @@
 // Names of the node attributes dtsim reads, and their lookup: one hash per attribute of a node.
-#include "core/plan/chakra_node_attrs.hpp"
+#include "core/plan/chakra/node_attrs.hpp"
 
 #include <unordered_map>
 
-#include "core/plan/chakra_attrs.hpp"
+#include "core/plan/chakra/attrs.hpp"
 
 namespace dtsim {
 namespace {

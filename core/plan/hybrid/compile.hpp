@@ -10,9 +10,9 @@
 #include <vector>
 
 #include "core/plan/compiler.hpp"
-#include "core/plan/hybrid_groups.hpp"
-#include "core/plan/hybrid_job.hpp"
-#include "core/plan/hybrid_work.hpp"
+#include "core/plan/hybrid/groups.hpp"
+#include "core/plan/hybrid/job.hpp"
+#include "core/plan/hybrid/work.hpp"
 #include "core/plan/plan.hpp"
 #include "core/scenario/scenario.hpp"
 #include "models/parallel/transformer_ops.hpp"

@@ -1,5 +1,5 @@
-// Hybrid communicators (hybrid_groups.hpp).
-#include "core/plan/hybrid_groups.hpp"
+// Hybrid communicators (groups.hpp).
+#include "core/plan/hybrid/groups.hpp"
 
 #include <algorithm>
 #include <map>

@@ -9,7 +9,7 @@
 // ZeRO's gathers run on the comm stream beside the compute. Under TP communication overlap a block's
 // sequence-parallel collective and its GEMM are one composite whose parts run side by side
 // (models/parallel/transformer_ops.hpp; Composite::beside).
-#include "core/plan/hybrid.hpp"
+#include "core/plan/hybrid/compile.hpp"
 
 #include <algorithm>
 #include <map>
@@ -20,9 +20,9 @@
 
 #include <fmt/format.h>
 
-#include "core/plan/beside_pairs.hpp"
-#include "core/plan/gradient_buckets.hpp"
-#include "core/plan/hybrid_groups.hpp"
+#include "core/plan/hybrid/beside_pairs.hpp"
+#include "core/plan/hybrid/gradient_buckets.hpp"
+#include "core/plan/hybrid/groups.hpp"
 #include "core/plan/transformer_pass.hpp"
 #include "core/plan/worker.hpp"
 #include "models/parallel/recompute_ops.hpp"
@@ -151,7 +151,7 @@ class HybridCompiler {
     return last;
   }
 
-  // Whether steps i and i + 1 are a collective and the GEMM it runs beside (core/plan/beside_pairs.hpp).
+  // Whether steps i and i + 1 are a collective and the GEMM it runs beside (core/plan/hybrid/beside_pairs.hpp).
   bool beside_pair(const std::vector<KernelStep>& steps, size_t i) const {
     return dtsim::beside_pair(plan_, steps, i, [this](GroupKind kind) { return group_of(kind); });
   }
@@ -554,7 +554,7 @@ class HybridCompiler {
   std::vector<KernelStep> head_backward_;
   BlockParams block_params_;
   BlockParams linear_weights_;  // of those, the linear layers' (block_linear_weights)
-  HybridGroups groups_;         // the job's communicators (hybrid_groups.hpp)
+  HybridGroups groups_;         // the job's communicators (groups.hpp)
 
   // The rank being compiled.
   RankProgram* rank_ = nullptr;

@@ -1,6 +1,6 @@
 // Plan -> Chakra traces. Node ids are op ids; a collective's pg_name is its group's index, and each
 // rank's metadata describes the groups it belongs to (pg_ranks.<name>) and where it runs.
-#include "core/plan/chakra_export.hpp"
+#include "core/plan/chakra/export.hpp"
 
 #include <cmath>
 #include <string>
@@ -9,7 +9,7 @@
 
 #include "core/base/error.hpp"
 #include "core/base/overloaded.hpp"
-#include "core/plan/chakra_attrs.hpp"
+#include "core/plan/chakra/attrs.hpp"
 
 namespace dtsim {
 namespace {

@@ -1,5 +1,5 @@
-// The output layer's parameters and the optimizer step with mixed precision's copies (hybrid_work.hpp).
-#include "core/plan/hybrid_work.hpp"
+// The output layer's parameters and the optimizer step with mixed precision's copies (work.hpp).
+#include "core/plan/hybrid/work.hpp"
 
 #include "core/plan/worker.hpp"
 

@@ -1,7 +1,7 @@
 // A Plan as Chakra execution traces, one per rank (docs/chakra.md): compute and optimizer ops as
 // COMP_NODEs (num_ops, tensor_size, duration), collectives as COMM_COLL_NODEs on named process groups,
 // sends and receives as COMM_SEND/COMM_RECV_NODEs, dependencies as data deps and each FIFO stream's
-// order as control deps. dtsim's own attributes (chakra_attrs.hpp) let import_chakra rebuild the Plan.
+// order as control deps. dtsim's own attributes (attrs.hpp) let import_chakra rebuild the Plan.
 #pragma once
 
 #include <functional>

@@ -1,7 +1,7 @@
 // Chakra traces -> a Plan. One rank at a time (a set may hold millions of nodes): its nodes are
 // ordered by their dependencies, nodes of types dtsim does not model pass their dependencies on,
 // and the rest become ops. Groups and messages are settled once every rank is read.
-#include "core/plan/chakra_import.hpp"
+#include "core/plan/chakra/import.hpp"
 
 #include <algorithm>
 #include <map>
@@ -14,9 +14,9 @@
 #include <fmt/format.h>
 
 #include "core/chakra/et_file.hpp"
-#include "core/plan/chakra_attrs.hpp"
-#include "core/plan/chakra_graph.hpp"
-#include "core/plan/chakra_node_attrs.hpp"
+#include "core/plan/chakra/attrs.hpp"
+#include "core/plan/chakra/graph.hpp"
+#include "core/plan/chakra/node_attrs.hpp"
 #include "core/plan/deadlock.hpp"
 
 namespace dtsim {

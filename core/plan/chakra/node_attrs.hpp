@@ -36,7 +36,7 @@ enum class NodeKey {
 };
 inline constexpr int kNodeKeys = static_cast<int>(NodeKey::Reread) + 1;
 
-std::string_view node_key_name(NodeKey k);  // the attribute's name in a trace (core/plan/chakra_attrs.hpp)
+std::string_view node_key_name(NodeKey k);  // the attribute's name in a trace (core/plan/chakra/attrs.hpp)
 
 class NodeAttrs {
  public:
