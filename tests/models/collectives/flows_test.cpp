@@ -301,8 +301,9 @@ TEST_CASE("flow phases of 16384 ranks are built without the schedule") {
   CHECK(flow_phase_time(tree, nodes, kFastIntra) <=
         find_algorithm("double_binary_tree").closed_form(K::AllReduce, nodes, 1e9, kFastIntra) * (1 + 1e-12));
   const double seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
-  // Milliseconds in practice; the bound only catches a schedule being built.
-  CHECK(seconds < 2.0);
+  // Milliseconds in a Release build, seconds under the sanitizers on a busy machine (2.6 s seen); the bound only
+  // catches a schedule being built, which would take minutes and 13 GB.
+  CHECK(seconds < 60.0);
 }
 
 TEST_CASE("flow_phases throws as schedule does / flow_phase_time and bytes_sent check ranks") {
