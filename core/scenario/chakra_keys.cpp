@@ -4,24 +4,24 @@
 
 namespace dtsim {
 
-void add_chakra_keys(std::vector<ScenarioKey>& k) {
-  k.push_back(ScenarioKey{
-      "workload.chakra", "path", "", false,
+void add_chakra_keys(KeyTable& keys) {
+  keys.job(
+      "workload.chakra", "path", "",
       "Replay Chakra execution traces instead of a model: a prefix (<prefix>.<rank>.et or .et.gz, one file per "
       "rank, as Chakra's converter writes them) or a folder holding one set, relative to the scenario file. Rank r "
       "runs on device r (node r / cluster.devices_per_node) unless the traces place it; collectives run on the "
       "process groups their pg_name names, sends and receives match by source, destination and tag "
       "(docs/chakra.md). Replaces model.name and model.file; one job, strategy.kind allreduce, sync.policy bsp.",
-      KeyScope::Job, nullptr, [](JobSpec& j, const ScalarValue& v) { j.chakra.prefix = v.text(); }});
-  k.push_back(ScenarioKey{
-      "workload.chakra_timing", "one of: auto, duration, roofline", "auto", false,
+      [](JobSpec& j, const ScalarValue& v) { j.chakra.prefix = v.text(); });
+  keys.job(
+      "workload.chakra_timing", "one of: auto, duration, roofline", "auto",
       "How a Chakra compute or memory node is timed: duration (its duration_micros), roofline (its num_ops and "
       "tensor_size on the node's device, at model.dtype unless the node says) or auto (its duration when it has "
       "one, else the roofline).",
-      KeyScope::Job, nullptr, [](JobSpec& j, const ScalarValue& v) {
+      [](JobSpec& j, const ScalarValue& v) {
         j.chakra.timing = v.choice<ChakraTiming>(
             {{"auto", ChakraTiming::Auto}, {"duration", ChakraTiming::Duration}, {"roofline", ChakraTiming::Roofline}});
-      }});
+      });
 }
 
 }  // namespace dtsim

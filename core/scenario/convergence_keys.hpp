@@ -1,13 +1,11 @@
 // The `run.convergence.*` keys: the proxy model, its data and how it is trained.
 #pragma once
 
-#include <vector>
-
-#include "core/scenario/schema.hpp"
+#include "core/scenario/key_table.hpp"
 
 namespace dtsim {
 
 // Appends the keys to the scenario key table (schema.cpp builds it).
-void add_convergence_keys(std::vector<ScenarioKey>& keys);
+void add_convergence_keys(KeyTable& keys);
 
 }  // namespace dtsim

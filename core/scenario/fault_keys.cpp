@@ -34,56 +34,51 @@ void iterations_or_time(const V& v, int& iterations, double& seconds) {
 
 }  // namespace
 
-void add_fault_keys(std::vector<ScenarioKey>& k) {
-  auto add_job = [&k](std::string path, std::string type, std::string def, std::string doc,
-                      std::function<void(J&, const V&)> set) {
-    k.push_back(ScenarioKey{std::move(path), std::move(type), std::move(def), false, std::move(doc), KeyScope::Job,
-                            nullptr, std::move(set)});
-  };
-  add_job("faults.mtbf", "time", "0s",
-          "Mean time between failures of one device or one node (faults.scope); the job fails MTBF/units apart "
-          "on average (exponential, seeded by run.seed). 0: no random failures.",
-          [](J& j, const V& v) { j.faults.mtbf_s = v.quantity(Quantity::Time); });
-  add_job("faults.scope", "one of: device, node", "node", "What faults.mtbf is per: one device or one node of the job.",
-          [](J& j, const V& v) {
-            j.faults.scope = v.choice<FaultScope>({{"device", FaultScope::Device}, {"node", FaultScope::Node}});
-          });
-  add_job("faults.trace", "path", "",
-          "A file of failure times of the job (one per line, seconds or e.g. 3.5h), relative to the scenario file; "
-          "replaces faults.mtbf.",
-          [](J& j, const V& v) { j.faults.trace = v.text(); });
-  add_job("faults.checkpoint_interval", "iterations or time", "0",
-          "Useful work between checkpoints: iterations (e.g. 500) or a time (e.g. 30min). 0: no checkpoints.",
-          [](J& j, const V& v) {
-            iterations_or_time(v, j.faults.checkpoint_interval_iterations, j.faults.checkpoint_interval_s);
-          });
-  add_job("faults.checkpoint_size", "bytes", "0B",
-          "Bytes written per checkpoint; 0: parameters x (4 B master weights + 4 B per optimizer state).",
-          [](J& j, const V& v) { j.faults.checkpoint_size = v.quantity(Quantity::Bytes); });
-  add_job("faults.write_bandwidth", "rate", "10GB/s",
-          "Aggregate bandwidth to checkpoint storage; a checkpoint costs size / write_bandwidth.",
-          [](J& j, const V& v) { j.faults.write_bandwidth = v.positive(Quantity::Rate); });
-  add_job("faults.detection_time", "time", "30s", "Time from a failure until the job notices it.",
-          [](J& j, const V& v) { j.faults.detection_s = v.quantity(Quantity::Time); });
-  add_job("faults.restart_time", "time", "60s",
-          "restart: time to restart the job and reload the last checkpoint (then lost iterations are recomputed).",
-          [](J& j, const V& v) { j.faults.restart_s = v.quantity(Quantity::Time); });
-  add_job("faults.recovery", "one of: restart, elastic", "restart",
-          "After a failure: restart from the last checkpoint, or continue elastically without the failed "
-          "device or node (no work lost; fewer workers).",
-          [](J& j, const V& v) {
-            j.faults.recovery = v.choice<Recovery>({{"restart", Recovery::Restart}, {"elastic", Recovery::Elastic}});
-          });
-  add_job("faults.horizon", "iterations or time", "24h",
-          "The wall time (e.g. 24h) or failure-free iterations (e.g. 100000) goodput is evaluated over.",
-          [](J& j, const V& v) {
-            iterations_or_time(v, j.faults.horizon_iterations, j.faults.horizon_s);
-            if (j.faults.horizon_iterations == 0 && j.faults.horizon_s <= 0) {
-              v.fail(fmt::format("must be greater than zero (got '{}')", v.text()));
-            }
-          });
-  add_job("faults.trials", "count", "20", "Monte Carlo trials of the horizon averaged in the run's report.",
-          [](J& j, const V& v) { j.faults.trials = v.count(1); });
+void add_fault_keys(KeyTable& keys) {
+  keys.job("faults.mtbf", "time", "0s",
+           "Mean time between failures of one device or one node (faults.scope); the job fails MTBF/units apart "
+           "on average (exponential, seeded by run.seed). 0: no random failures.",
+           [](J& j, const V& v) { j.faults.mtbf_s = v.quantity(Quantity::Time); });
+  keys.job("faults.scope", "one of: device, node", "node",
+           "What faults.mtbf is per: one device or one node of the job.", [](J& j, const V& v) {
+             j.faults.scope = v.choice<FaultScope>({{"device", FaultScope::Device}, {"node", FaultScope::Node}});
+           });
+  keys.job("faults.trace", "path", "",
+           "A file of failure times of the job (one per line, seconds or e.g. 3.5h), relative to the scenario file; "
+           "replaces faults.mtbf.",
+           [](J& j, const V& v) { j.faults.trace = v.text(); });
+  keys.job("faults.checkpoint_interval", "iterations or time", "0",
+           "Useful work between checkpoints: iterations (e.g. 500) or a time (e.g. 30min). 0: no checkpoints.",
+           [](J& j, const V& v) {
+             iterations_or_time(v, j.faults.checkpoint_interval_iterations, j.faults.checkpoint_interval_s);
+           });
+  keys.job("faults.checkpoint_size", "bytes", "0B",
+           "Bytes written per checkpoint; 0: parameters x (4 B master weights + 4 B per optimizer state).",
+           [](J& j, const V& v) { j.faults.checkpoint_size = v.quantity(Quantity::Bytes); });
+  keys.job("faults.write_bandwidth", "rate", "10GB/s",
+           "Aggregate bandwidth to checkpoint storage; a checkpoint costs size / write_bandwidth.",
+           [](J& j, const V& v) { j.faults.write_bandwidth = v.positive(Quantity::Rate); });
+  keys.job("faults.detection_time", "time", "30s", "Time from a failure until the job notices it.",
+           [](J& j, const V& v) { j.faults.detection_s = v.quantity(Quantity::Time); });
+  keys.job("faults.restart_time", "time", "60s",
+           "restart: time to restart the job and reload the last checkpoint (then lost iterations are recomputed).",
+           [](J& j, const V& v) { j.faults.restart_s = v.quantity(Quantity::Time); });
+  keys.job("faults.recovery", "one of: restart, elastic", "restart",
+           "After a failure: restart from the last checkpoint, or continue elastically without the failed "
+           "device or node (no work lost; fewer workers).",
+           [](J& j, const V& v) {
+             j.faults.recovery = v.choice<Recovery>({{"restart", Recovery::Restart}, {"elastic", Recovery::Elastic}});
+           });
+  keys.job("faults.horizon", "iterations or time", "24h",
+           "The wall time (e.g. 24h) or failure-free iterations (e.g. 100000) goodput is evaluated over.",
+           [](J& j, const V& v) {
+             iterations_or_time(v, j.faults.horizon_iterations, j.faults.horizon_s);
+             if (j.faults.horizon_iterations == 0 && j.faults.horizon_s <= 0) {
+               v.fail(fmt::format("must be greater than zero (got '{}')", v.text()));
+             }
+           });
+  keys.job("faults.trials", "count", "20", "Monte Carlo trials of the horizon averaged in the run's report.",
+           [](J& j, const V& v) { j.faults.trials = v.count(1); });
 }
 
 void finish_faults(const Scenario& s, size_t index, JobSpec& job) {

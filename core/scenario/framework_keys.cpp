@@ -21,45 +21,40 @@ using V = ScalarValue;
 
 // A framework key that is one of `choices` (the first is its default) setting `field`.
 template <typename E>
-void add_choice(std::vector<ScenarioKey>& k, std::string path, std::vector<std::pair<std::string, E>> choices,
-                std::string doc, E FrameworkSpec::*field) {
+void add_choice(KeyTable& keys, std::string path, std::vector<std::pair<std::string, E>> choices, std::string doc,
+                E FrameworkSpec::*field) {
   std::vector<std::string> names;
   for (const auto& [name, value] : choices) names.push_back(name);
-  k.push_back(ScenarioKey{std::move(path), fmt::format("one of: {}", fmt::join(names, ", ")), names.front(), false,
-                          std::move(doc), KeyScope::Job, nullptr,
-                          [choices, field](J& j, const V& v) { j.framework.*field = v.choice<E>(choices); }});
+  keys.job(std::move(path), fmt::format("one of: {}", fmt::join(names, ", ")), names.front(), std::move(doc),
+           [choices, field](J& j, const V& v) { j.framework.*field = v.choice<E>(choices); });
 }
 
 }  // namespace
 
-void add_framework_keys(std::vector<ScenarioKey>& k) {
-  auto add_job = [&k](std::string path, std::string doc, std::function<void(J&, const V&)> set) {
-    k.push_back(
-        ScenarioKey{std::move(path), "time", "0s", false, std::move(doc), KeyScope::Job, nullptr, std::move(set)});
-  };
-  add_job("framework.iteration_overhead",
-          "Host work each worker does every iteration before its first kernel (data loading it waits for, the "
-          "Python loop, zero_grad): a 'framework' op on its compute stream. 0: none (no published figure holds "
-          "across frameworks; measure it with a profiler).",
-          [](J& j, const V& v) { j.framework.iteration_overhead = v.quantity(Quantity::Time); });
-  add_job("framework.kernel_launch",
-          "The host's time to issue one kernel: a worker's compute op lasts at least this (the GPU cannot run ahead "
-          "of the host). Published: 4.9us per CUDA launch from C, 2-8us per PyTorch eager op (docs/engines.md). 0: "
-          "off.",
-          [](J& j, const V& v) { j.framework.kernel_launch = v.quantity(Quantity::Time); });
-  add_job("framework.collective_launch",
-          "Fixed host cost of issuing each collective a worker takes part in (a DDP bucket's launch), before its "
-          "transfers. 0: none (the collectives' own latency is the links' alpha).",
-          [](J& j, const V& v) { j.framework.collective_launch = v.quantity(Quantity::Time); });
+void add_framework_keys(KeyTable& keys) {
+  keys.job("framework.iteration_overhead", "time", "0s",
+           "Host work each worker does every iteration before its first kernel (data loading it waits for, the "
+           "Python loop, zero_grad): a 'framework' op on its compute stream. 0: none (no published figure holds "
+           "across frameworks; measure it with a profiler).",
+           [](J& j, const V& v) { j.framework.iteration_overhead = v.quantity(Quantity::Time); });
+  keys.job("framework.kernel_launch", "time", "0s",
+           "The host's time to issue one kernel: a worker's compute op lasts at least this (the GPU cannot run ahead "
+           "of the host). Published: 4.9us per CUDA launch from C, 2-8us per PyTorch eager op (docs/engines.md). 0: "
+           "off.",
+           [](J& j, const V& v) { j.framework.kernel_launch = v.quantity(Quantity::Time); });
+  keys.job("framework.collective_launch", "time", "0s",
+           "Fixed host cost of issuing each collective a worker takes part in (a DDP bucket's launch), before its "
+           "transfers. 0: none (the collectives' own latency is the links' alpha).",
+           [](J& j, const V& v) { j.framework.collective_launch = v.quantity(Quantity::Time); });
   add_choice<MemoryFormat>(
-      k, "framework.memory_format", {{"nhwc", MemoryFormat::Nhwc}, {"nchw", MemoryFormat::Nchw}},
+      keys, "framework.memory_format", {{"nhwc", MemoryFormat::Nhwc}, {"nchw", MemoryFormat::Nchw}},
       "How a CNN's activations are laid out (PyTorch's default is nchw; channels_last, TensorFlow and DALI "
       "pipelines are nhwc). nchw: every convolution in a tensor-core dtype (fp16, bf16, tf32) has its tensors "
       "transposed to NHWC and back, as cuDNN does ('NCHW-to-NHWC transformations', cuDNN Legacy API): each "
       "tensor read and written once more, as memory-bound 'transpose' kernels (docs/engines.md).",
       &FrameworkSpec::memory_format);
   add_choice<MixedPrecision>(
-      k, "framework.mixed_precision", {{"pure", MixedPrecision::Pure}, {"autocast", MixedPrecision::Autocast}},
+      keys, "framework.mixed_precision", {{"pure", MixedPrecision::Pure}, {"autocast", MixedPrecision::Autocast}},
       "How a 16-bit model.dtype (fp16, bf16) is kept; no effect in fp32 or tf32. pure: weights in 16 bits and an "
       "fp32 master copy in the optimizer (Megatron-LM, DeepSpeed, apex amp O2). autocast: PyTorch's torch.autocast "
       "over fp32 parameters: every forward casts each GEMM's weights and fp32 inputs to 16 bits, norms, softmax, "
@@ -67,7 +62,7 @@ void add_framework_keys(std::vector<ScenarioKey>& k) {
       "micro-batches, all as memory-bound kernels (transformers; docs/engines.md, Mixed precision).",
       &FrameworkSpec::mixed_precision);
   add_choice<AttentionKernels>(
-      k, "framework.attention_kernels", {{"fused", AttentionKernels::Fused}, {"eager", AttentionKernels::Eager}},
+      keys, "framework.attention_kernels", {{"fused", AttentionKernels::Fused}, {"eager", AttentionKernels::Eager}},
       "How attention runs when model.transformer.flash_attention is false; no effect with flash attention. fused: "
       "Megatron-LM's fused scale-mask-softmax kernel between the batched QK^T and AV. eager: PyTorch modules as "
       "BERT's reference code writes them (NVIDIA DeepLearningExamples, Hugging Face's eager attention): the scale "
@@ -76,7 +71,7 @@ void add_framework_keys(std::vector<ScenarioKey>& k) {
       "as 'layout_copy' kernels (docs/engines.md, Eager attention).",
       &FrameworkSpec::attention_kernels);
   add_choice<AttentionBackend>(
-      k, "framework.attention_backend", choices_from(attention_backends(), &AttentionBackendTraits::backend),
+      keys, "framework.attention_backend", choices_from(attention_backends(), &AttentionBackendTraits::backend),
       "Which library's fused attention kernel runs when model.transformer.flash_attention is true; no effect "
       "without it. flash2: FlashAttention-2 (Dao-AILab/flash-attention 2.x, PyTorch's scaled_dot_product_attention "
       "flash backend). cudnn: cuDNN's fused flash attention (Transformer Engine's FusedAttention, which it prefers "
@@ -86,7 +81,7 @@ void add_framework_keys(std::vector<ScenarioKey>& k) {
       "(models/zoo/attention.hpp; docs/engines.md, Framework overheads); a device with no figure for it runs flash2's.",
       &FrameworkSpec::attention_backend);
   add_choice<PointwiseKernels>(
-      k, "framework.pointwise_kernels",
+      keys, "framework.pointwise_kernels",
       {{"fused", PointwiseKernels::Fused},
        {"eager", PointwiseKernels::Eager},
        {"compiled_blocks", PointwiseKernels::CompiledBlocks}},
@@ -99,7 +94,7 @@ void add_framework_keys(std::vector<ScenarioKey>& k) {
       "LayerNorm and GELU are one kernel either way.",
       &FrameworkSpec::pointwise_kernels);
   add_choice<NormKernel>(
-      k, "framework.norm_kernel", {{"one_pass", NormKernel::OnePass}, {"two_pass", NormKernel::TwoPass}},
+      keys, "framework.norm_kernel", {{"one_pass", NormKernel::OnePass}, {"two_pass", NormKernel::TwoPass}},
       "How a fused LayerNorm or RMSNorm reads its rows (models/parallel/pointwise.hpp; docs/engines.md, Framework "
       "overheads). "
       "one_pass: once, the row held in registers (Transformer Engine's tuned kernels, torch.compile). two_pass: once "
@@ -108,7 +103,7 @@ void add_framework_keys(std::vector<ScenarioKey>& k) {
       "while the rows in flight fit in it, else from memory (models/zoo/reread.hpp). No effect on an eager RMSNorm.",
       &FrameworkSpec::norm_kernel);
   add_choice<OptimizerKernels>(
-      k, "framework.optimizer_kernels",
+      keys, "framework.optimizer_kernels",
       {{"fused", OptimizerKernels::Fused},
        {"foreach", OptimizerKernels::Foreach},
        {"per_tensor", OptimizerKernels::PerTensor}},
@@ -121,14 +116,14 @@ void add_framework_keys(std::vector<ScenarioKey>& k) {
       "framework.kernel_launch counts once per op and tensor. lamb: fused only.",
       &FrameworkSpec::optimizer_kernels);
   add_choice<BackwardPrefetch>(
-      k, "framework.backward_prefetch", {{"pre", BackwardPrefetch::Pre}, {"post", BackwardPrefetch::Post}},
+      keys, "framework.backward_prefetch", {{"pre", BackwardPrefetch::Pre}, {"post", BackwardPrefetch::Post}},
       "When ZeRO-3 (FSDP) gathers the next block's parameters in the backward. pre: once the current block's backward "
       "has begun, overlapping it (FSDP1's BACKWARD_PRE default, FSDP2). post: once it has ended, before its "
       "gradients' reduce-scatter on the same stream, so the next block's backward waits for the gather (FSDP1's "
       "BACKWARD_POST, Composer's default). Other layouts: no effect.",
       &FrameworkSpec::backward_prefetch);
-  k.push_back(ScenarioKey{
-      "framework.tp_comm_overlap", "bool", "false", false,
+  keys.job(
+      "framework.tp_comm_overlap", "bool", "false",
       "Transformer Engine's userbuffers overlap of tensor parallelism's communication with its GEMMs (Megatron-Core's "
       "tp_comm_overlap, NeMo's MegatronCommOverlapCallback): each block's sequence-parallel all-gathers and "
       "reduce-scatters run beside the linear layer's GEMM they feed or follow, as TE's defaults run them (all-gathers "
@@ -136,16 +131,16 @@ void add_framework_keys(std::vector<ScenarioKey>& k) {
       "their GEMM): a pair lasts max(G', C) + min(G', C) / pieces (models/parallel/transformer_ops.hpp; "
       "docs/engines.md, Framework overheads). Takes effect with tensor > 1, sequence parallelism and the tensor group "
       "within a node; otherwise none, as NeMo's callback disables it.",
-      KeyScope::Job, nullptr, [](J& j, const V& v) { j.framework.tp_comm_overlap = v.boolean(); }});
-  k.push_back(ScenarioKey{
-      "framework.fp8_param_gather", "bool", "false", false,
+      [](J& j, const V& v) { j.framework.tp_comm_overlap = v.boolean(); });
+  keys.job(
+      "framework.fp8_param_gather", "bool", "false",
       "With model.fp8: the linear layers' weights are kept in fp8 (Transformer Engine's fp8_model_init: NeMo's "
       "fp8_params, Megatron-Core's fp8_param_gather), so the distributed optimizer's parameter all-gathers (ZeRO 1 "
       "and 2, after the step) and ZeRO-3's per-block gathers carry them in one byte; the embeddings, norms, biases "
       "and router stay in model.dtype. Without model.fp8: no effect.",
-      KeyScope::Job, nullptr, [](J& j, const V& v) { j.framework.fp8_param_gather = v.boolean(); }});
+      [](J& j, const V& v) { j.framework.fp8_param_gather = v.boolean(); });
   add_choice<FrameworkPreset>(
-      k, "framework.preset", choices_from(framework_presets(), &PresetTraits::preset),
+      keys, "framework.preset", choices_from(framework_presets(), &PresetTraits::preset),
       "A training framework's defaults for the keys this scenario leaves unset (docs/engines.md, Framework presets): "
       "gradient reduce overlap and dtype, the optimizer's kernels, mixed precision and attention kernels as that "
       "framework sets them, each with its source. A key the scenario or --set gives wins over its preset.",

@@ -1,13 +1,11 @@
 // The `framework.*` job keys: the training framework's own costs (core/scenario/framework.hpp).
 #pragma once
 
-#include <vector>
-
-#include "core/scenario/schema.hpp"
+#include "core/scenario/key_table.hpp"
 
 namespace dtsim {
 
 // Appends the keys to the scenario key table (schema.cpp builds it).
-void add_framework_keys(std::vector<ScenarioKey>& keys);
+void add_framework_keys(KeyTable& keys);
 
 }  // namespace dtsim

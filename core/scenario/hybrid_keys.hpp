@@ -3,14 +3,12 @@
 // over it (layers over stages, heads over t, experts over e, the batch over micro-batches).
 #pragma once
 
-#include <vector>
-
-#include "core/scenario/schema.hpp"
+#include "core/scenario/key_table.hpp"
 
 namespace dtsim {
 
 // Appends the keys to the scenario key table (schema.cpp builds it).
-void add_hybrid_keys(std::vector<ScenarioKey>& keys);
+void add_hybrid_keys(KeyTable& keys);
 
 // Throws InputError at the key to change when job `index` (strategy.kind: hybrid) cannot run;
 // does nothing for other strategies, but refuses hybrid keys set for them.

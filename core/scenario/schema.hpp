@@ -16,6 +16,10 @@ namespace dtsim {
 // entry of a `jobs` list.
 enum class KeyScope { Run, Job };
 
+// How a key's value sets the Scenario (run keys) or one job of it (job keys).
+using RunSetter = std::function<void(Scenario&, const ScalarValue&)>;
+using JobSetter = std::function<void(JobSpec&, const ScalarValue&)>;
+
 struct ScenarioKey {
   std::string path;           // "cluster.nic.rate"
   std::string type;           // for docs: "rate", "count", "one of: ring, ...", ...
@@ -23,8 +27,8 @@ struct ScenarioKey {
   bool required = false;
   std::string doc;
   KeyScope scope = KeyScope::Run;
-  std::function<void(Scenario&, const ScalarValue&)> set;     // Run keys
-  std::function<void(JobSpec&, const ScalarValue&)> set_job;  // Job keys
+  RunSetter set;      // Run keys
+  JobSetter set_job;  // Job keys
 };
 
 const std::vector<ScenarioKey>& scenario_keys();

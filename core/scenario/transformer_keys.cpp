@@ -23,12 +23,12 @@ void set_field(const TransformerField& f, const ScalarValue& v, TransformerSpec&
 
 }  // namespace
 
-void add_transformer_keys(std::vector<ScenarioKey>& k) {
+void add_transformer_keys(KeyTable& keys) {
   for (const TransformerField& f : transformer_fields()) {
     const bool bounded = !std::holds_alternative<bool TransformerSpec::*>(f.member);
-    k.push_back(ScenarioKey{key_of(f), std::string(field_type(f)), field_text(f, TransformerSpec{}), false,
-                            bounded ? fmt::format("{} At most {}.", f.doc, f.max) : std::string(f.doc), KeyScope::Job,
-                            nullptr, [&f](JobSpec& j, const ScalarValue& v) { set_field(f, v, j.model.transformer); }});
+    keys.job(key_of(f), std::string(field_type(f)), field_text(f, TransformerSpec{}),
+             bounded ? fmt::format("{} At most {}.", f.doc, f.max) : std::string(f.doc),
+             [&f](JobSpec& j, const ScalarValue& v) { set_field(f, v, j.model.transformer); });
   }
 }
 

@@ -2,13 +2,11 @@
 // (those of a model file's `transformer:` mapping), and how they combine with a model's own shape.
 #pragma once
 
-#include <vector>
-
-#include "core/scenario/schema.hpp"
+#include "core/scenario/key_table.hpp"
 
 namespace dtsim {
 
 // Appends the keys to the scenario key table (schema.cpp builds it).
-void add_transformer_keys(std::vector<ScenarioKey>& keys);
+void add_transformer_keys(KeyTable& keys);
 
 }  // namespace dtsim
