@@ -11,6 +11,7 @@
 #include <cmath>
 #include <cstdint>
 #include <functional>
+#include <memory>
 #include <numeric>
 #include <thread>
 
@@ -408,20 +409,20 @@ std::map<std::string, std::vector<Sample>> bench_compression(const BenchOptions&
         CompressionSpec spec;  // top-k and random-k: 1 %
         spec.method = method.method;
         spec.error_feedback = false;  // costed apart, by the memory curve
-        real::Codec codec(spec, n, 1, 0, 1);
+        const std::unique_ptr<real::Codec> codec = real::make_codec(spec, n, 1, 0, 1);
         int iteration = 0;
-        out[kernel].push_back(Sample{bytes, timed(o, [&] { codec.compress(g, iteration++); })});
+        out[kernel].push_back(Sample{bytes, timed(o, [&] { codec->compress(g, iteration++); })});
         // The same codec decoding its one payload (workers = 1: what it just compressed), as
         // dtsim-real runs it; x is still the gradient's bytes. A method dtsim-real runs in
         // AllReduce jobs: decompress, as a worker runs it after the exchange. One it runs in
-        // parameter-server pushes only (int8, qsgd): decode, as the server runs it on each push;
-        // their decompress does nothing (a server decodes them), and timing it fitted 1e21 GB/s.
+        // parameter-server pushes only (int8, qsgd): decode, as the server runs it on each push
+        // (their decompress refuses: a server decodes them).
         std::vector<float> decoded(static_cast<size_t>(n));
         const auto decompress = [&] {
           if (method.cpu.allreduce) {
-            codec.decompress(decoded);
+            codec->decompress(decoded);
           } else {
-            codec.decode(decoded);
+            codec->decode(decoded);
           }
         };
         out[decompress_kernel(kernel)].push_back(Sample{bytes, timed(o, decompress)});

@@ -21,6 +21,7 @@
 
 #include "real/binding.hpp"
 #include "real/codec.hpp"
+#include "real/cuda/device_codec.hpp"
 #include "real/cuda/kernels.hpp"
 #include "real/executor.hpp"
 #include "real/host_comm.hpp"
@@ -48,31 +49,15 @@ class CudaExecutor : public RealExecutor {
   float* buffer(const Binding& b);
   void* alloc(std::int64_t bytes);
 
-  // Compressed gradient units (cuda_codec.cpp): the kernels of compress_kernels.cu on device
-  // buffers, the payload's NCCL collective or transfer, and the check against the cpu codec.
-  struct DeviceUnit {
-    std::unique_ptr<Codec> codec;  // host codec, without error feedback: sizes and the reference
-    std::int64_t n = 0;
-    int workers = 1, me = 0;
-    std::uint64_t seed = 0;
-    float *x = nullptr, *residual = nullptr, *wire = nullptr, *own = nullptr;
-    std::int64_t wire_floats = 0;
-    float* wire2 = nullptr;  // PowerSGD: Q (cols x r), the second AllReduce's buffer and the warm start
-    int m = 0, cols = 0, r = 0;
-    unsigned* draws = nullptr;       // random-k: the indices of every iteration, drawn on the host
-    HostComm* comm = nullptr;        // the group's ranks, for the references
-    int check_op = -1, last_k = -1;  // the decompress op, and the last iteration it ran
-  };
+  // Compressed gradient units (cuda_codec.cpp): each unit's host and cuda halves of its method's
+  // codec (device_codec.hpp), the payload's NCCL collective or transfer, and the check against
+  // the host half.
   void setup_codecs(const Plan& plan);
-  void encode(DeviceUnit& u, const float* x, int k, float* payload, cudaStream_t stream);
-  void decode(const DeviceUnit& u, const float* payloads, int count, float* out, cudaStream_t stream);
   void enqueue_codec(int k, const Op& op, cudaStream_t stream);
   void enqueue_codec_collective(const Op& op, cudaStream_t stream);
-  void enqueue_low_rank(int k, const Binding& b, DeviceUnit& u, cudaStream_t stream);
   void check_codecs();
   float* wire_of(const Op& op, std::int64_t& floats);
-  bool compressed_ = false, lossy_pushes_ = false;
-  CompressionMethod method_ = CompressionMethod::None;
+  bool lossy_pushes_ = false;
   std::map<int, DeviceUnit> units_;                       // by unit (a parameter-server worker: by shard)
   std::map<int, DeviceUnit> decoders_;                    // a server's decoders, by inbox (worker)
   std::map<int, std::unique_ptr<HostComm>> check_comms_;  // plan group -> its ranks, for the references

@@ -116,32 +116,36 @@ TEST_CASE("the cpu codec decodes an AllReduce exchange of the methods the table 
     spec.ratio = 1;  // top-k and random-k send everything
     spec.rank = 4;
     spec.error_feedback = false;
-    std::vector<Codec> codecs;
-    for (int w = 0; w < workers; ++w) codecs.emplace_back(spec, n, workers, w, 42);
-    for (int w = 0; w < workers; ++w) codecs[w].compress(grads[w], 0);
+    std::vector<std::unique_ptr<Codec>> codecs;
+    for (int w = 0; w < workers; ++w) codecs.push_back(make_codec(spec, n, workers, w, 42));
+    for (int w = 0; w < workers; ++w) codecs[w]->compress(grads[w], 0);
     auto combine = [&](int i) {  // what the exchange's collective does with the wires
-      std::vector<float> all = codecs[0].wire(i);
+      std::vector<float> all = codecs[0]->wire(i);
       for (int w = 1; w < workers; ++w) {
         if (m.exchange == Exchange::AllGather) {
-          const auto slot = static_cast<size_t>(codecs[0].slot());
-          std::copy_n(codecs[w].wire(i).begin() + static_cast<std::ptrdiff_t>(w * slot), slot,
+          const auto slot = static_cast<size_t>(codecs[0]->slot());
+          std::copy_n(codecs[w]->wire(i).begin() + static_cast<std::ptrdiff_t>(w * slot), slot,
                       all.begin() + static_cast<std::ptrdiff_t>(w * slot));
         } else {
-          reduce_into(codecs[0].reduction(), all.data(), codecs[w].wire(i).data(), std::ssize(all));
+          reduce_into(codecs[0]->reduction(), all.data(), codecs[w]->wire(i).data(), std::ssize(all));
         }
       }
-      for (Codec& c : codecs) c.wire(i) = all;
+      for (auto& c : codecs) c->wire(i) = all;
     };
     combine(0);
     if (m.exchange == Exchange::LowRank) {
-      for (Codec& c : codecs) c.between();
+      for (auto& c : codecs) c->between();
       combine(1);
     }
     std::vector<float> out(static_cast<size_t>(n), 1e9f);
-    codecs[0].decompress(out);
+    if (!m.cpu.allreduce) {  // the exchange is not decoded at all
+      CHECK_THROWS_AS(codecs[0]->decompress(out), RuntimeError);
+      continue;
+    }
+    codecs[0]->decompress(out);
     std::vector<float> sum(static_cast<size_t>(n), 0.0f);
     for (int w = 0; w < workers; ++w) {
-      for (std::int64_t e = 0; e < n; ++e) sum[e] += codecs[w].own()[e];
+      for (std::int64_t e = 0; e < n; ++e) sum[e] += codecs[w]->own()[e];
     }
     bool decoded = true;
     for (std::int64_t e = 0; e < n; ++e) {
@@ -157,7 +161,7 @@ TEST_CASE("the cpu codec decodes an AllReduce exchange of the methods the table 
         case CompressionMethod::PowerSgd: decoded = decoded && std::fabs(out[e] - sum[e]) < 1e-3f; break;
       }
     }
-    CHECK(decoded == m.cpu.allreduce);
+    CHECK(decoded);
   }
 }
 
@@ -170,22 +174,22 @@ TEST_CASE("the cpu codec decodes a push alone for the methods the table gives pa
     CompressionSpec spec;
     spec.method = m.method;
     spec.error_feedback = false;
-    Codec pusher(spec, n, 1, 0, 42);
-    pusher.compress(grads[0], 0);
-    Codec server(spec, n, 1, 0, 42);
-    server.wire(0) = pusher.wire(0);
+    const auto pusher = make_codec(spec, n, 1, 0, 42);
+    pusher->compress(grads[0], 0);
+    const auto server = make_codec(spec, n, 1, 0, 42);
+    server->wire(0) = pusher->wire(0);
     std::vector<float> out(static_cast<size_t>(n));
     if (m.cpu.parameter_server) {
-      server.decode(out);
-      CHECK(out == pusher.own());
+      server->decode(out);
+      CHECK(out == pusher->own());
     } else {
-      CHECK_THROWS_AS(server.decode(out), RuntimeError);
+      CHECK_THROWS_AS(server->decode(out), RuntimeError);
     }
   }
 }
 
 TEST_CASE("the cpu codec has nothing to carry out for none") {
-  CHECK_THROWS_AS(Codec(CompressionSpec{}, 4, 1, 0, 1), RuntimeError);
+  CHECK_THROWS_AS(make_codec(CompressionSpec{}, 4, 1, 0, 1), RuntimeError);
 }
 
 TEST_CASE("dtsim-real refuses tensor-parallel communication overlap where it applies, by its key") {

@@ -10,6 +10,7 @@
 #include <cstdint>
 #include <cstdio>
 #include <cstring>
+#include <memory>
 #include <vector>
 
 #include "real/codec.hpp"
@@ -85,35 +86,35 @@ int main() {
   float* wire = device_copy(std::vector<float>(n + 2));
   float* out = device_copy(std::vector<float>(n));
   for (bool bf16 : {false, true}) {
-    Codec c(spec_of(bf16 ? "bf16" : "fp16"), n, 1, 0, 1);
-    c.compress(grads[0], 0);
+    const auto c = make_codec(spec_of(bf16 ? "bf16" : "fp16"), n, 1, 0, 1);
+    c->compress(grads[0], 0);
     real::cuda::pack_half(x, n, bf16, wire, nullptr);
-    expect(same_bits(host_copy(wire, c.wire(0).size()).data(), c.wire(0).data(), c.wire(0).size(), "half pack"),
+    expect(same_bits(host_copy(wire, c->wire(0).size()).data(), c->wire(0).data(), c->wire(0).size(), "half pack"),
            bf16 ? "bf16 pack" : "fp16 pack");
     real::cuda::unpack_half(wire, n, bf16, out, nullptr);
     std::vector<float> want(n);
-    c.decompress(want);
+    c->decompress(want);
     expect(host_copy(out, n) == want, bf16 ? "bf16 unpack" : "fp16 unpack");
   }
   {
-    Codec c(spec_of("topk"), n, 1, 0, 1);
-    c.compress(grads[0], 0);
+    const auto c = make_codec(spec_of("topk"), n, 1, 0, 1);
+    c->compress(grads[0], 0);
     std::vector<float> want(n);
-    c.decompress(want);
-    real::cuda::topk_pairs(x, n, c.k(), wire, nullptr);
+    c->decompress(want);
+    real::cuda::topk_pairs(x, n, c->k(), wire, nullptr);
     cudaMemset(out, 0, n * sizeof(float));
-    real::cuda::scatter_pairs(wire, c.k(), out, nullptr);
+    real::cuda::scatter_pairs(wire, c->k(), out, nullptr);
     expect(host_copy(out, n) == want, "top-k pairs scatter-added");
   }
   {
-    std::vector<Codec> codecs;
-    for (int w = 0; w < 3; ++w) codecs.emplace_back(spec_of("sign"), n, 3, w, 1);
-    const auto slot = static_cast<size_t>(codecs[0].slot());
+    std::vector<std::unique_ptr<Codec>> codecs;
+    for (int w = 0; w < 3; ++w) codecs.push_back(make_codec(spec_of("sign"), n, 3, w, 1));
+    const auto slot = static_cast<size_t>(codecs[0]->slot());
     std::vector<float> all(3 * slot);
     float* payloads = device_copy(all);
     for (int w = 0; w < 3; ++w) {
-      codecs[w].compress(grads[w], 0);
-      std::copy_n(codecs[w].wire(0).begin() + w * slot, slot, all.begin() + w * slot);
+      codecs[w]->compress(grads[w], 0);
+      std::copy_n(codecs[w]->wire(0).begin() + w * slot, slot, all.begin() + w * slot);
       float* xw = device_copy(grads[w]);
       real::cuda::sign_pack(xw, n, payloads + w * slot, nullptr);
       cudaDeviceSynchronize();
@@ -128,9 +129,9 @@ int main() {
     expect(bits, "sign bits");
     expect(scales, "sign scales (mean |x|)");
     real::cuda::sign_vote(payloads, 3, static_cast<std::int64_t>(slot), n, out, nullptr);
-    for (auto& c : codecs) c.wire(0) = all;
+    for (auto& c : codecs) c->wire(0) = all;
     std::vector<float> want(n);
-    codecs[0].decompress(want);
+    codecs[0]->decompress(want);
     const auto have = host_copy(out, n);
     bool votes = true;
     for (std::int64_t e = 0; e < n; ++e) votes = votes && std::fabs(have[e] - want[e]) <= 1e-5f * std::fabs(want[e]);
@@ -138,39 +139,39 @@ int main() {
     cudaFree(payloads);
   }
   {  // random-k: the host's draws gathered on the device are the cpu codec's payload, bit for bit
-    Codec c(spec_of("randomk"), n, 1, 0, 7);
-    c.compress(grads[0], 3);
+    const auto c = make_codec(spec_of("randomk"), n, 1, 0, 7);
+    c->compress(grads[0], 3);
     std::vector<float> want(n);
-    c.decompress(want);
-    const std::vector<std::int64_t> chosen = randomk_draw(7, 0, 3, n, c.k());
+    c->decompress(want);
+    const std::vector<std::int64_t> chosen = randomk_draw(7, 0, 3, n, c->k());
     const std::vector<unsigned> index(chosen.begin(), chosen.end());
     unsigned* d_index = nullptr;
     cudaMalloc(&d_index, index.size() * sizeof(unsigned));
     cudaMemcpy(d_index, index.data(), index.size() * sizeof(unsigned), cudaMemcpyHostToDevice);
-    real::cuda::gather_pairs(x, d_index, c.k(), wire, nullptr);
-    expect(same_bits(host_copy(wire, c.wire(0).size()).data(), c.wire(0).data(), c.wire(0).size(), "random-k pairs"),
+    real::cuda::gather_pairs(x, d_index, c->k(), wire, nullptr);
+    expect(same_bits(host_copy(wire, c->wire(0).size()).data(), c->wire(0).data(), c->wire(0).size(), "random-k pairs"),
            "random-k pairs");
     cudaMemset(out, 0, n * sizeof(float));
-    real::cuda::scatter_pairs(wire, c.k(), out, nullptr);
+    real::cuda::scatter_pairs(wire, c->k(), out, nullptr);
     expect(host_copy(out, n) == want, "random-k pairs scatter-added");
     cudaFree(d_index);
   }
   {  // error feedback over three iterations of top-k: x = g + residual, residual = x - decoded
     CompressionSpec s = spec_of("topk");
     s.error_feedback = true;
-    Codec c(s, n, 1, 0, 1);
+    const auto c = make_codec(s, n, 1, 0, 1);
     float* residual = device_copy(std::vector<float>(n, 0.0f));
     float* xs = device_copy(std::vector<float>(n));
     bool same = true;
     for (int it = 0; it < 3; ++it) {
-      c.compress(grads[it], it);
+      c->compress(grads[it], it);
       std::vector<float> want(n);
-      c.decompress(want);
+      c->decompress(want);
       float* g = device_copy(grads[it]);
       real::cuda::add_residual(g, residual, n, xs, nullptr);
-      real::cuda::topk_pairs(xs, n, c.k(), wire, nullptr);
+      real::cuda::topk_pairs(xs, n, c->k(), wire, nullptr);
       cudaMemset(out, 0, n * sizeof(float));
-      real::cuda::scatter_pairs(wire, c.k(), out, nullptr);
+      real::cuda::scatter_pairs(wire, c->k(), out, nullptr);
       real::cuda::keep_residual(xs, out, n, 1.0f, residual, nullptr);
       same = same && host_copy(out, n) == want;
       cudaFree(g);
@@ -182,15 +183,15 @@ int main() {
   {  // PowerSGD's orthogonalisation: the device's Gram-Schmidt of P against the cpu codec's
     CompressionSpec s = spec_of("powersgd");
     s.rank = 4;
-    Codec c(s, n, 1, 0, 5);
-    c.compress(grads[0], 0);
-    const std::vector<float> p(c.p().begin(), c.p().end());
+    const auto c = make_codec(s, n, 1, 0, 5);
+    c->compress(grads[0], 0);
+    const std::vector<float> p(c->wire(0).begin(), c->wire(0).end());
     float* d_p = device_copy(p);
-    real::cuda::orthogonalise(d_p, c.rows(), c.rank(), nullptr);
-    c.between();
+    real::cuda::orthogonalise(d_p, c->rows(), c->rank(), nullptr);
+    c->between();
     const auto have = host_copy(d_p, p.size());
     bool close = true;
-    for (size_t i = 0; i < p.size(); ++i) close = close && std::fabs(have[i] - c.p()[i]) <= 1e-4f;
+    for (size_t i = 0; i < p.size(); ++i) close = close && std::fabs(have[i] - c->wire(0)[i]) <= 1e-4f;
     expect(close, "PowerSGD orthogonalisation (orthonormal columns within 1e-4)");
     cudaFree(d_p);
   }
