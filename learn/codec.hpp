@@ -1,6 +1,7 @@
 // Numeric gradient compressors of convergence-aware runs: what a receiver decodes from each
 // worker's compressed tensor, with per-worker error feedback and PowerSGD's warm-started Q. The
-// same methods and keys as the cost model in models/compression/ (compression.*).
+// same methods and keys as the cost model in models/compression/ (compression.*); one class per
+// method in learn/codecs/ (a file each), chosen by make_codec (registry.cpp).
 #pragma once
 
 #include <cstdint>
