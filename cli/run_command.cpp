@@ -91,7 +91,7 @@ int check_command(const std::string& scenario, const std::vector<std::string>& s
       throw InputError(s.location_of(s.job_key(i, "strategy.kind")), *overflow);
     }
   }
-  const sim::Available available = sim::available_memory();
+  const sim::Available& available = footprint.available;  // the reading the estimate was judged against
   std::cout << fmt::format("{}: ok ({} nodes x {} {}; {:.0f} ops per iteration; a run holds about {} of the {} {})\n",
                            scenario, s.cluster.nodes, s.cluster.devices_per_node, s.cluster.device_names(),
                            footprint.ops_per_iteration, format_bytes(footprint.bytes), format_bytes(available.bytes),

@@ -42,9 +42,13 @@ double represented_ops(const Plan& plan) {
 
 // At least a forward and a backward op per layer on every worker, and for a hybrid job per
 // micro-batch on every rank (its stage's forward and backward).
-// `micro_key` is set to the strategy.global_batch of the job whose micro-batches add the most ops.
-double ops_lower_bound(const Scenario& s, std::string* micro_key = nullptr) {
+struct LowerBound {
   double ops = 0;
+  std::string micro_key;  // the strategy.global_batch of the job whose micro-batches add the most ops, or ""
+};
+
+LowerBound ops_lower_bound(const Scenario& s) {
+  LowerBound bound;
   double most_micro = 0;
   for (size_t i = 0; i < s.jobs.size(); ++i) {
     const JobSpec& j = s.jobs[i];
@@ -55,14 +59,14 @@ double ops_lower_bound(const Scenario& s, std::string* micro_key = nullptr) {
       const HybridSpec h = resolve_layout(j.strategy.hybrid, j.workers(s.cluster));
       const double micro = 2.0 * h.micro_batches();
       per_worker = std::max(per_worker / h.pipeline, micro);
-      if (micro_key && micro * workers > most_micro && micro > layers / h.pipeline) {
+      if (micro * workers > most_micro && micro > layers / h.pipeline) {
         most_micro = micro * workers;
-        *micro_key = s.job_key(i, "strategy.global_batch");
+        bound.micro_key = s.job_key(i, "strategy.global_batch");
       }
     }
-    ops += workers * per_worker;
+    bound.ops += workers * per_worker;
   }
-  return ops;
+  return bound;
 }
 
 double estimate_bytes(double ops, double records) { return kBase + ops * kPerOp + records * kPerRecord; }
@@ -96,36 +100,39 @@ std::pair<double, std::string> proxy_footprint(const Scenario& s) {
   return {data + batch + models, driver};
 }
 
-// The estimate from ops counted: `planned` held in the plan, `recorded` per iteration in the records.
-Footprint counted(const Scenario& s, double ops_per_iteration, double planned, double recorded, bool lower_bound) {
+// The estimate from ops counted: `planned` held in the plan, `recorded` per iteration in the records,
+// judged against one reading of the machine's memory.
+Footprint counted(const Scenario& s, const LowerBound& bound, double ops_per_iteration, double planned, double recorded,
+                  bool lower_bound, const Available& available) {
   Footprint f;
   f.ops_per_iteration = ops_per_iteration;
   f.lower_bound = lower_bound;
+  f.available = available;
   f.records = recorded * (static_cast<double>(s.run.iterations) + s.run.warmup);
   std::tie(f.proxy_bytes, f.proxy_driver) = proxy_footprint(s);
   f.bytes = estimate_bytes(planned, f.records) + f.proxy_bytes;
   // Fewer iterations help only if one would fit; otherwise the cluster (or a hybrid job's micro-batches) is too big.
-  std::string micro_key;
-  ops_lower_bound(s, &micro_key);
-  f.driver = estimate_bytes(planned, recorded) <= available_memory().bytes ? "run.iterations"
-             : !micro_key.empty()                                          ? micro_key
-                                                                           : "cluster.nodes";
+  f.driver = estimate_bytes(planned, recorded) <= available.bytes ? "run.iterations"
+             : !bound.micro_key.empty()                           ? bound.micro_key
+                                                                  : "cluster.nodes";
   return f;
 }
 
 }  // namespace
 
 std::optional<Footprint> footprint_too_big_to_compile(const Scenario& s) {
-  const double lower = ops_lower_bound(s);
+  const LowerBound bound = ops_lower_bound(s);
+  const double lower = bound.ops;
   const double iterations = static_cast<double>(s.run.iterations) + s.run.warmup;
-  if (estimate_bytes(lower, lower * iterations) <= available_memory().bytes) return std::nullopt;
-  return counted(s, lower, lower, lower, true);
+  const Available available = available_memory();
+  if (estimate_bytes(lower, lower * iterations) <= available.bytes) return std::nullopt;
+  return counted(s, bound, lower, lower, lower, true, available);
 }
 
 Footprint footprint_of(const Scenario& s, const Plan& plan, PlanScope scope, bool only_plan_ranks_run) {
   const double every_rank = scope == PlanScope::Representatives ? represented_ops(plan) : plan.total_ops();
   const double run = only_plan_ranks_run ? static_cast<double>(plan.total_ops()) : every_rank;
-  return counted(s, every_rank, run, run, false);
+  return counted(s, ops_lower_bound(s), every_rank, run, run, false, available_memory());
 }
 
 Footprint estimate_footprint(const Scenario& s, Plan* compiled) {
@@ -141,11 +148,12 @@ Footprint estimate_fast_path_footprint(const Scenario& s) {
   Footprint f;
   f.bytes = kBase + kPerFastPathDevice * static_cast<double>(s.cluster.nodes) * s.cluster.devices_per_node;
   f.driver = "cluster.nodes";
+  f.available = available_memory();
   return f;
 }
 
 void refuse_if_too_big(const Scenario& s, const Footprint& f) {
-  const Available available = available_memory();
+  const Available& available = f.available;
   if (f.bytes <= available.bytes) return;
   if (f.proxy_bytes > f.bytes / 2) {
     throw InputError(s.location_of(f.proxy_driver),

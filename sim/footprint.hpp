@@ -19,6 +19,10 @@
 
 namespace dtsim::sim {
 
+// Bytes of data this machine can still give a process (core/base/available_memory.hpp).
+using dtsim::Available;
+using dtsim::available_memory;
+
 struct Footprint {
   double ops_per_iteration = 0;  // over every rank
   double records = 0;            // ops x (iterations + warm-up)
@@ -27,6 +31,7 @@ struct Footprint {
   bool lower_bound = false;      // ops counted from below (a forward and a backward per layer or micro-batch)
   double proxy_bytes = 0;        // the convergence proxy's part of `bytes` (run.convergence.*)
   std::string proxy_driver;      // the run.convergence key that drives that part most
+  Available available;           // the machine's memory the estimate was judged against: one reading
 };
 
 // The estimate for a run of `s` before its plan is compiled, when even the fewest ops it could have (a forward and
@@ -47,11 +52,7 @@ Footprint estimate_footprint(const Scenario& s, Plan* compiled = nullptr);
 // A sweep point on the analytical fast path (no op records; every rank's metrics in the results).
 Footprint estimate_fast_path_footprint(const Scenario& s);
 
-// Bytes of data this machine can still give a process (core/base/available_memory.hpp).
-using dtsim::Available;
-using dtsim::available_memory;
-
-// Throws InputError (at the driving key) when the estimate exceeds available_memory().
+// Throws InputError (at the driving key) when the estimate exceeds the memory it was judged against.
 void refuse_if_too_big(const Scenario& s, const Footprint& f);
 
 }  // namespace dtsim::sim
