@@ -3,7 +3,11 @@
 #include <iostream>
 #include <map>
 #include <string>
+#include <utility>
+#include <vector>
 
+#include <fmt/format.h>
+#include <fmt/ranges.h>
 #include <CLI/CLI.hpp>
 
 #include "cli/commands.hpp"
@@ -386,6 +390,21 @@ int parse_and_run(int argc, char** argv) {
   keys_cmd->add_flag("--markdown", markdown, "Print docs/scenarios.md");
   add_examples(app);
 
+  // A first word that is no command is a mistyped one: named, with the commands (CLI11 says only that one is needed).
+  if (argc > 1 && argv[1][0] != '-') {
+    const std::string word = argv[1];
+    std::vector<std::string> names;
+    bool known = false;
+    for (const CLI::App* c : std::as_const(app).get_subcommands([](const CLI::App*) { return true; })) {
+      names.push_back(c->get_name());
+      known = known || c->get_name() == word;
+    }
+    if (!known) {
+      std::cerr << fmt::format("dtsim: unknown command '{}'; the commands: {} (--help lists them)\n", word,
+                               fmt::join(names, ", "));
+      return 2;
+    }
+  }
   try {
     app.parse(argc, argv);
   } catch (const CLI::ParseError& e) {

@@ -6,6 +6,7 @@
 #include <fstream>
 #include <map>
 #include <sstream>
+#include <string>
 
 #include <nlohmann/json.hpp>
 
@@ -62,7 +63,13 @@ TEST_CASE("bad scenarios exit with 2 and one error line") {
 
 TEST_CASE("usage errors exit with 2 / --help and --version with 0") {
   CHECK(run_dtsim("", "no-args").code == 2);
-  CHECK(run_dtsim("frobnicate", "bad-cmd").code == 2);
+  const auto unknown = run_dtsim("frobnicate", "bad-cmd");  // named, with the commands, on one line
+  CHECK(unknown.code == 2);
+  CHECK(unknown.err.rfind("dtsim: unknown command 'frobnicate'; the commands: run, ", 0) == 0);
+  for (const char* command : {"sweep", "compare", "tune", "checkpoint", "keys"}) {
+    CHECK(unknown.err.find(std::string(" ") + command) != std::string::npos);
+  }
+  CHECK(unknown.err.find('\n') == unknown.err.size() - 1);
   const auto help = run_dtsim("--help", "help");
   CHECK(help.code == 0);
   CHECK(help.out.find("Examples:") != std::string::npos);
