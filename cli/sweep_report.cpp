@@ -72,7 +72,7 @@ void print_sweep_table(std::ostream& os, const sweep::SweepManifest& m, const sw
      << fmt::format("{:>8} {:>11} {:>13} {:>8} {:>8} {:>8} {:>8} {:>8} {:>10}{}", "workers", "iteration", "samples/s",
                     "compute", "exposed", "waiting", "speedup", "effic.", "Karp-Flatt",
                     convergence ? fmt::format(" {:>14}", "to target") : "")
-     << (memory ? fmt::format("{:>20}\n", "memory per rank") : "");
+     << (memory ? fmt::format("{:>20}", "memory per rank") : "") << "\n";
   for (const auto& p : m.points) {
     const auto found = done.find(p.key);
     if (found == done.end()) continue;
@@ -95,11 +95,16 @@ void print_sweep_table(std::ostream& os, const sweep::SweepManifest& m, const sw
 void print_scaling(std::ostream& os, const sweep::SweepManifest& m, const sweep::ScalingReport& r) {
   os << fmt::format("\n{} scaling, speedup relative to {} workers (taken as speedup {}):\n",
                     sweep::scaling_mode_name(m.mode), r.points.front().workers, r.points.front().workers);
-  const auto max = r.amdahl_max_speedup();
-  os << fmt::format(
-      "  Amdahl     S(N) = 1 / ({:.5f} + {:.5f}/N)   parallel fraction p = {:.5f}, at most {} "
-      "(R^2 {:.4f})\n",
-      1 - r.amdahl.p, r.amdahl.p, r.amdahl.p, max ? fmt::format("{:.1f}x", *max) : "unbounded", r.amdahl.r2);
+  if (r.amdahl) {
+    const auto max = r.amdahl_max_speedup();
+    os << fmt::format(
+        "  Amdahl     S(N) = 1 / ({:.5f} + {:.5f}/N)   parallel fraction p = {:.5f}, at most {} "
+        "(R^2 {:.4f})\n",
+        1 - r.amdahl->p, r.amdahl->p, r.amdahl->p, max ? fmt::format("{:.1f}x", *max) : "unbounded", r.amdahl->r2);
+  } else {
+    os << "  Amdahl     not fitted: a weak-scaling sweep grows the problem with the workers, and Amdahl's law bounds "
+          "a fixed one (--scaling strong keeps it)\n";
+  }
   os << fmt::format("  Gustafson  S(N) = {:.5f} + {:.5f} N          parallel fraction p = {:.5f} (R^2 {:.4f})\n",
                     1 - r.gustafson.p, r.gustafson.p, r.gustafson.p, r.gustafson.r2);
   if (r.efficiency_below_threshold_at) {
@@ -129,12 +134,14 @@ std::vector<std::string> write_scaling_plots(const std::string& dir, const sweep
   speedup.y_label = "speedup S(N)";
   speedup.log_x = log_x;
   speedup.log_y = log_x;
-  speedup.series = {
-      {"ideal S = N", nd, nd, "#999999", true, false, true},
-      {fmt::format("Amdahl p = {:.4f}", r.amdahl.p), nd, fitted(nd, r.amdahl.p, sweep::amdahl_speedup), "#d62728"},
-      {fmt::format("Gustafson p = {:.4f}", r.gustafson.p), nd, fitted(nd, r.gustafson.p, sweep::gustafson_speedup),
-       "#2ca02c", true, false, true},
-      {"measured", n, s, "#1f77b4", false, true, false}};
+  speedup.series = {{"ideal S = N", nd, nd, "#999999", true, false, true}};
+  if (r.amdahl) {
+    speedup.series.push_back(
+        {fmt::format("Amdahl p = {:.4f}", r.amdahl->p), nd, fitted(nd, r.amdahl->p, sweep::amdahl_speedup), "#d62728"});
+  }
+  speedup.series.push_back({fmt::format("Gustafson p = {:.4f}", r.gustafson.p), nd,
+                            fitted(nd, r.gustafson.p, sweep::gustafson_speedup), "#2ca02c", true, false, true});
+  speedup.series.push_back({"measured", n, s, "#1f77b4", false, true, false});
   plot::Chart efficiency;
   efficiency.title = fmt::format("{}: parallel efficiency", m.scenario);
   efficiency.x_label = "workers N";

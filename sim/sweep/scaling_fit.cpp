@@ -70,12 +70,14 @@ LawFit fit_gustafson(const std::vector<double>& workers, const std::vector<doubl
   return fit;
 }
 
+std::string_view scaling_mode_name(ScalingMode m) { return m == ScalingMode::Strong ? "strong" : "weak"; }
+
 std::optional<double> ScalingReport::amdahl_max_speedup() const {
-  if (amdahl.p >= 1) return std::nullopt;
-  return 1 / (1 - amdahl.p);
+  if (!amdahl || amdahl->p >= 1) return std::nullopt;
+  return 1 / (1 - amdahl->p);
 }
 
-ScalingReport analyze_scaling(std::vector<ScalingPoint> points, double efficiency_threshold) {
+ScalingReport analyze_scaling(std::vector<ScalingPoint> points, double efficiency_threshold, ScalingMode mode) {
   if (points.empty()) throw InputError("scaling analysis: no points");
   std::sort(points.begin(), points.end(), [](const auto& a, const auto& b) { return a.workers < b.workers; });
   for (size_t i = 1; i < points.size(); ++i) {
@@ -102,7 +104,7 @@ ScalingReport analyze_scaling(std::vector<ScalingPoint> points, double efficienc
     speedup.push_back(p.speedup);
   }
   r.points = std::move(points);
-  r.amdahl = fit_amdahl(workers, speedup);
+  if (mode == ScalingMode::Strong) r.amdahl = fit_amdahl(workers, speedup);
   r.gustafson = fit_gustafson(workers, speedup);
   return r;
 }
@@ -118,17 +120,20 @@ nlohmann::json scaling_json(const ScalingReport& r, const std::string& scenario,
                       {"efficiency", p.efficiency},
                       {"karp_flatt", optional_json(p.karp_flatt)}});
   }
-  return {{"schema_version", 1},
+  nlohmann::json amdahl;  // null: weak scaling, which Amdahl's fixed-size law does not describe
+  if (r.amdahl) {
+    amdahl = {{"p", r.amdahl->p},
+              {"max_speedup", optional_json(r.amdahl_max_speedup())},
+              {"r2", r.amdahl->r2},
+              {"residuals", r.amdahl->residuals}};
+  }
+  return {{"schema_version", 2},
           {"scenario", scenario},
           {"mode", mode},
           {"param", param},
           {"efficiency_threshold", r.efficiency_threshold},
           {"points", points},
-          {"amdahl",
-           {{"p", r.amdahl.p},
-            {"max_speedup", optional_json(r.amdahl_max_speedup())},
-            {"r2", r.amdahl.r2},
-            {"residuals", r.amdahl.residuals}}},
+          {"amdahl", amdahl},
           {"gustafson", {{"p", r.gustafson.p}, {"r2", r.gustafson.r2}, {"residuals", r.gustafson.residuals}}},
           {"efficiency_below_threshold_at",
            r.efficiency_below_threshold_at ? nlohmann::json(*r.efficiency_below_threshold_at) : nlohmann::json()}};

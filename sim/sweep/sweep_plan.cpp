@@ -43,8 +43,6 @@ void refuse_if_too_big(const std::vector<SweepParam>& params, const Scenario& fi
 
 }  // namespace
 
-std::string_view scaling_mode_name(ScalingMode m) { return m == ScalingMode::Strong ? "strong" : "weak"; }
-
 SweepPlan plan_sweep(const SweepRequest& request) {
   if (request.params.empty()) throw InputError("dtsim sweep: give at least one --param key.path=values");
   if (!(request.efficiency_threshold > 0 && request.efficiency_threshold <= 1)) {

@@ -10,14 +10,10 @@
 #include <nlohmann/json_fwd.hpp>
 
 #include "core/scenario/scenario.hpp"
+#include "sim/sweep/scaling_fit.hpp"
 #include "sim/sweep/sweep_param.hpp"
 
 namespace dtsim::sweep {
-
-// strong: the global batch stays the baseline's (model.batch_per_worker is adjusted per point);
-// weak: the per-worker batch stays the scenario's.
-enum class ScalingMode { Strong, Weak };
-std::string_view scaling_mode_name(ScalingMode m);
 
 struct SweepRequest {
   std::string scenario;             // file

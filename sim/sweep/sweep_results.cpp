@@ -311,7 +311,7 @@ std::optional<ScalingReport> scaling_of(const SweepManifest& m, const PointResul
     points.push_back(sp);
   }
   if (points.empty()) return std::nullopt;
-  return analyze_scaling(points, m.efficiency_threshold);
+  return analyze_scaling(points, m.efficiency_threshold, m.mode);
 }
 
 void write_results(const std::string& dir, const SweepManifest& m, const PointResults& done) {

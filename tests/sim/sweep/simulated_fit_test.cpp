@@ -56,7 +56,7 @@ sweep::LawFit fit(const std::vector<double>& throughput) {
     p.throughput_samples_per_s = throughput[i];
     points.push_back(p);
   }
-  return sweep::analyze_scaling(points, 0.8).amdahl;
+  return sweep::analyze_scaling(points, 0.8, sweep::ScalingMode::Strong).amdahl.value();
 }
 
 }  // namespace
