@@ -29,9 +29,15 @@ int usage(const char* why) {
 int main(int argc, char** argv) {
   bool screenshot = false;
   for (int i = 1; i < argc; ++i) screenshot = screenshot || std::string_view(argv[i]) == "--screenshot";
-  // Without a display (CI, ssh), render offscreen rather than fail to connect.
-  if ((screenshot || !has_display()) && qEnvironmentVariableIsEmpty("QT_QPA_PLATFORM"))
-    qputenv("QT_QPA_PLATFORM", "offscreen");
+  // Without a display (CI, ssh) a window would open where nobody sees it and wait forever: said, unless a platform
+  // is named (QT_QPA_PLATFORM) or a screenshot asked for, which renders offscreen.
+  if (!screenshot && !has_display() && qEnvironmentVariableIsEmpty("QT_QPA_PLATFORM")) {
+    std::fprintf(stderr,
+                 "dtsim-gui: no display to show the window on (DISPLAY and WAYLAND_DISPLAY are unset): run it on a "
+                 "desktop, over ssh -X or under xvfb-run, or render a view to a file with --screenshot OUT.png FILE\n");
+    return 2;
+  }
+  if (screenshot && qEnvironmentVariableIsEmpty("QT_QPA_PLATFORM")) qputenv("QT_QPA_PLATFORM", "offscreen");
   QApplication app(argc, argv);
   QApplication::setApplicationName("dtsim-gui");
   QApplication::setOrganizationName("dtsim");
