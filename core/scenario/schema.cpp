@@ -304,9 +304,7 @@ std::vector<ScenarioKey> build_keys() {
            "Gradient compressor. Dense ones (fp16, bf16, int8, qsgd) are AllReduced; topk, randomk and sign are "
            "AllGathered (their size grows with the workers); powersgd runs two AllReduces (P and Q).",
            [](J& j, const V& v) {
-             std::vector<std::pair<std::string, CompressionMethod>> methods;
-             for (const MethodTraits& m : compression_methods()) methods.emplace_back(m.name, m.method);
-             j.compression.method = v.choice(methods);
+             j.compression.method = v.choice(choices_from(compression_methods(), &MethodTraits::method));
            });
   keys.job("compression.levels", "count", "127", "qsgd: quantisation levels s (ceil(log2(s+1)) + 1 bits per element).",
            [](J& j, const V& v) { j.compression.levels = v.count(1); });
@@ -392,11 +390,7 @@ std::vector<ScenarioKey> build_keys() {
            "backup workers (AllReduce: each iteration keeps the first gradients and drops the sync.backup_workers "
            "slowest); gossip (AD-PSGD: each worker averages its model with one random peer after each step, no "
            "barrier).",
-           [](J& j, const V& v) {
-             std::vector<std::pair<std::string, SyncKind>> policies;
-             for (const SyncPolicyTraits& p : sync_policies()) policies.emplace_back(p.name, p.kind);
-             j.sync.kind = v.choice(policies);
-           });
+           [](J& j, const V& v) { j.sync.kind = v.choice(choices_from(sync_policies(), &SyncPolicyTraits::kind)); });
   keys.job("sync.period", "count", "1", "local SGD: iterations between two model averages (H >= 1).",
            [](J& j, const V& v) { j.sync.period = v.count(1); });
   keys.job("sync.staleness", "count", "0", "SSP: the staleness bound s (s = 0 waits for every worker each iteration).",

@@ -9,11 +9,10 @@ namespace {
 class Cast final : public DeviceCodec {
  public:
   explicit Cast(bool bf16) : bf16_(bf16) {}
-  // An AllReduced wire holds the sum already: one payload.
+  // An AllReduced wire holds the sum already: one payload, whatever the count.
   void decode(const DeviceUnit& u, const float* payloads, int, float* out, cudaStream_t s) const override {
     unpack_half(payloads, u.n, bf16_, out, s);
   }
-  void decompress(DeviceUnit& u, float* out, cudaStream_t s) const override { decode(u, u.wire, 1, out, s); }
 
  private:
   void encode(const DeviceUnit& u, const float* x, int, float* payload, cudaStream_t s) const override {
