@@ -82,10 +82,12 @@ void job_summary(std::ostream& os, const Scenario& s, const JobSpec& job, const 
         fmt::format("Chakra traces {}, {} workers{}", job.chakra.prefix, m.workers,
                     m.servers > 0 ? fmt::format(" + {} servers", m.servers) : ""));
   } else {
+    // The model FLOPs MFU is measured by: a hybrid job's kernels, else its layer table.
+    const double flops_per_sample =
+        m.model_flops_per_sample > 0 ? m.model_flops_per_sample : w.fwd_flops_per_sample() + w.bwd_flops_per_sample();
     row(os, "model",
         fmt::format("{} ({:.4g} M params, {:.4g} GFLOP/sample fwd+bwd, {}, {})", w.name, w.total_params() / 1e6,
-                    (w.fwd_flops_per_sample() + w.bwd_flops_per_sample()) / 1e9, batch_text(s, job),
-                    dtype_name(job.model.dtype)));
+                    flops_per_sample / 1e9, batch_text(s, job), dtype_name(job.model.dtype)));
     const std::string sync = sync_text(sync_policy(job.sync.kind).title, job.sync);
     row(os, "strategy",
         fmt::format("{}, {} workers{}, {}", strategy_text(s, job), m.workers,
@@ -99,8 +101,16 @@ void job_summary(std::ostream& os, const Scenario& s, const JobSpec& job, const 
       fmt::format("{} / {} / {}", format_time(m.iteration_time.p50), format_time(m.iteration_time.p95),
                   format_time(m.iteration_time.p99)));
   row(os, "throughput",
-      fmt::format("{:.1f} samples/s{}", m.throughput_samples_per_s,
+      fmt::format("{:.1f} samples/s{}{}", m.throughput_samples_per_s,
+                  m.tokens_per_s ? fmt::format(", {:.0f} tokens/s ({:.0f} per device)", *m.tokens_per_s,
+                                               *m.tokens_per_s_per_device)
+                                 : "",
                   m.asynchronous ? " (the sum of the workers' own rates)" : ""));
+  if (m.mfu) {
+    row(os, "FLOPs utilisation",
+        fmt::format("MFU {}, HFU {} (of {} devices' {} {} peak; HFU counts recompute)", percent(*m.mfu),
+                    percent(*m.hfu), m.workers, format_flop_rate(m.peak_flops), dtype_name(job.model.dtype)));
+  }
   if (m.asynchronous) {
     row(os, "updates", fmt::format("{:.1f} model updates/s", m.updates_per_s));
     if (m.servers > 0) {  // staleness is counted on parameter-server shards

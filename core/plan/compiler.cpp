@@ -16,6 +16,7 @@
 #include "core/plan/data_parallel/gossip.hpp"
 #include "core/plan/data_parallel/parameter_server.hpp"
 #include "core/plan/hybrid/compile.hpp"
+#include "core/plan/job_flops.hpp"
 #include "core/plan/stragglers.hpp"
 
 namespace dtsim {
@@ -120,6 +121,7 @@ Plan compile_plan(const Scenario& s, PlanScope scope, PlanDetail detail) {
       case JobKind::ParameterServer: compile_parameter_server(s, job, index, plan); break;
     }
   }
+  for (size_t i = 0; i < s.jobs.size(); ++i) set_job_flops(s, static_cast<int>(i), kinds[i], plan);
   apply_stragglers(s, plan);
   draw_gossip_peers(s, plan);
   return plan;

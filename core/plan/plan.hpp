@@ -220,6 +220,15 @@ struct JobPlan {
   std::vector<StageMemory> memory{};
   double device_memory = 0;
   FrameworkSpec framework{};  // the job's framework costs (scenario.hpp), which the cost model adds
+  // What the utilisation figures of metrics are made of (core/plan/job_flops.hpp); 0 where unknown (Chakra traces):
+  // the model FLOPs of one sample (forward and backward, no recompute), the model FLOPs activation recompute adds in
+  // one iteration over the job's workers, its tokens per sample (a transformer's sequence; 0 for other models), its
+  // worker devices, and the sum of their peaks in the job's dtype.
+  double model_flops_per_sample = 0;
+  double recompute_flops_per_iteration = 0;
+  double tokens_per_sample = 0;
+  int devices = 0;
+  double peak_flops = 0;
 };
 
 struct Plan {

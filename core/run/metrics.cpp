@@ -208,6 +208,20 @@ void async_metrics(const Plan& plan, const std::vector<OpRecord>& records, int j
   }
 }
 
+// Tokens/s, MFU and HFU from the throughput (core/plan/job_flops.hpp); left absent where the plan has no figure.
+void utilisation(const JobPlan& jp, Metrics& m) {
+  if (jp.tokens_per_sample > 0 && jp.devices > 0) {
+    m.tokens_per_s = m.throughput_samples_per_s * jp.tokens_per_sample;
+    m.tokens_per_s_per_device = *m.tokens_per_s / jp.devices;
+  }
+  m.peak_flops = jp.peak_flops;
+  m.model_flops_per_sample = jp.model_flops_per_sample;
+  if (jp.peak_flops <= 0 || jp.model_flops_per_sample <= 0 || jp.samples_per_iteration <= 0) return;
+  m.mfu = jp.model_flops_per_sample * m.throughput_samples_per_s / jp.peak_flops;
+  const double recompute_per_sample = jp.recompute_flops_per_iteration / jp.samples_per_iteration;
+  m.hfu = (jp.model_flops_per_sample + recompute_per_sample) * m.throughput_samples_per_s / jp.peak_flops;
+}
+
 }  // namespace
 
 std::string_view comm_kind(const Plan& plan, int rank, const OpBody& body) {
@@ -318,6 +332,7 @@ Metrics compute_metrics(const Plan& plan, const std::vector<OpRecord>& records, 
   m.staleness = summarize({0.0});
   m.asynchronous = jp.asynchronous;
   if (jp.asynchronous) async_metrics(plan, records, job, spans, m);
+  utilisation(jp, m);
   return m;
 }
 
@@ -351,6 +366,8 @@ nlohmann::json causes_json(const WaitCauses& w, bool job) {
   if (job) out["failure"] = w.failure;
   return out;
 }
+
+nlohmann::json or_null(const std::optional<double>& v) { return v ? nlohmann::json(*v) : nlohmann::json(); }
 
 // Peak bytes per rank of each pipeline stage, by category (models/parallel/memory.hpp).
 nlohmann::json memory_json(const Metrics& m) {
@@ -406,6 +423,12 @@ nlohmann::json metrics_to_json(const Metrics& m) {
                      {"warmup", m.warmup},
                      {"iteration_time_s", stats(m.iteration_time)},
                      {"throughput_samples_per_s", m.throughput_samples_per_s},
+                     {"tokens_per_s", or_null(m.tokens_per_s)},
+                     {"tokens_per_s_per_device", or_null(m.tokens_per_s_per_device)},
+                     {"mfu", or_null(m.mfu)},
+                     {"hfu", or_null(m.hfu)},
+                     {"model_flops_per_sample", m.model_flops_per_sample},
+                     {"peak_flops", m.peak_flops},
                      {"compute_fraction", m.compute_fraction},
                      {"comm_fraction", m.comm_fraction},
                      {"exposed_comm_fraction", m.exposed_comm_fraction},

@@ -83,6 +83,13 @@ struct Metrics {
   double device_memory = 0;
   double peak_memory() const;         // the largest stage's total, 0 without a memory model
   std::optional<FaultReport> faults;  // when the job's faults.* are set (sim/faults/)
+  // In the units of large-model training (JobPlan's FLOPs and peak, core/plan/job_flops.hpp), from the throughput:
+  // tokens/s (transformers only) in all and per worker device, and MFU and HFU against the workers' devices' peak
+  // (absent for a job whose FLOPs are unknown, Chakra traces).
+  std::optional<double> tokens_per_s, tokens_per_s_per_device;
+  std::optional<double> mfu, hfu;
+  double model_flops_per_sample = 0;  // forward and backward, without recompute (JobPlan's; 0 where unknown)
+  double peak_flops = 0;              // the sum of the workers' devices' peaks in model.dtype (FLOP/s; 0 where unknown)
 };
 
 // Failures' share of waiting: wall-clock time lost to them (lost work, detection, restart, no

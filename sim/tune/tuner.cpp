@@ -46,24 +46,6 @@ double seconds_since(std::chrono::steady_clock::time_point start) {
   return std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
 }
 
-// Forward and backward FLOPs of one sequence through the whole model, unsplit and without recompute: the model FLOPs
-// of MFU (Chowdhery et al. 2022, appendix B), counted from the same kernels the plans run.
-double model_flops_per_sample(const JobSpec& job) {
-  const TransformerSpec& m = job.model.transformer;
-  ShardShape one;
-  one.dtype_bytes = dtype_bytes(job.model.dtype);
-  const auto flops = [](const std::vector<KernelStep>& steps) {
-    double f = 0;
-    for (const KernelStep& k : steps) f += k.collective ? 0 : k.flops;
-    return f;
-  };
-  const double forward =
-      m.layers * flops(block_forward(m, one)) + flops(embedding_forward(m, one)) + flops(head_forward(m, one));
-  const double backward =
-      m.layers * flops(block_backward(m, one)) + flops(embedding_backward(m, one)) + flops(head_backward(m, one));
-  return forward + backward;
-}
-
 constexpr const char* kCategories[] = {"parameters", "gradients", "optimizer", "activations", "communication"};
 
 // The category that weighs most in a stage's peak.
@@ -223,7 +205,7 @@ TuneResult tune(const Scenario& s, TuneRequest request, const EngineRuns& runs) 
     result.device_memory_bytes = std::min(result.device_memory_bytes, s.cluster.device_at(n).mem_capacity);
   }
   result.peak_flops = s.cluster.device_at(job.placement.first_node).peak(job.model.dtype);
-  result.model_flops_per_sample = model_flops_per_sample(job);
+  result.model_flops_per_sample = model_flops_per_sample(job.model.transformer, dtype_bytes(job.model.dtype));
   if (request.screen <= 0) request.screen = std::max(32, 4 * request.top);
 
   // Pass 1: every valid layout, its memory and its closed-form cost.

@@ -95,3 +95,13 @@ def test_to_pandas():
     assert list(frame["cluster.nodes"]) == [1, 2] and list(frame["iteration_time_s"]) == table.column("iteration_time_s")
     tuning = dtsim.tune(ROOT / "scenarios/hybrid_pipeline_cpu.yaml", top=0)
     assert len(tuning.to_pandas()) == len(tuning.rows)
+
+
+def test_a_result_says_tokens_and_mfu_for_a_transformer_and_mfu_alone_for_a_cnn():
+    llm = dtsim.run(ROOT / "scenarios/llama3_70b_fsdp.yaml", engine="analytical", trace=False)
+    assert llm.tokens_per_s == pytest.approx(llm.throughput_samples_per_s * 8192)
+    assert llm.tokens_per_s_per_device == pytest.approx(llm.tokens_per_s / llm.workers)
+    assert 0 < llm.mfu <= llm.hfu < 1
+    cnn = dtsim.run(ROOT / "scenarios/quickstart.yaml", engine="analytical", trace=False)
+    assert cnn.tokens_per_s is None and cnn.tokens_per_s_per_device is None
+    assert 0 < cnn.mfu == cnn.hfu < 1
