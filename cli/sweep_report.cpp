@@ -13,14 +13,6 @@
 namespace dtsim::cli {
 namespace {
 
-const sweep::ScalingPoint* point_of(const std::optional<sweep::ScalingReport>& r, int workers) {
-  if (!r) return nullptr;
-  for (const auto& p : r->points) {
-    if (p.workers == workers) return &p;
-  }
-  return nullptr;
-}
-
 std::string setting_of(const sweep::SweepManifest& m, int workers) {
   for (const auto& p : m.points) {
     if (p.workers == workers) return fmt::format("{}={}", p.params.front().first, p.params.front().second);
@@ -42,7 +34,7 @@ std::vector<double> dense(const sweep::ScalingReport& r) {
   return out;
 }
 
-// The first job's simulated time to the target loss (convergence-aware sweeps).
+// A job's simulated time to the target loss (convergence-aware sweeps).
 std::string to_target(const nlohmann::json& metrics) {
   if (!metrics.contains("convergence") || metrics["convergence"]["time_to_target_s"].is_null()) return "not reached";
   return format_time(metrics["convergence"]["time_to_target_s"].get<double>());
@@ -60,35 +52,32 @@ std::string memory_cell(const nlohmann::json& metrics) {
 
 void print_sweep_table(std::ostream& os, const sweep::SweepManifest& m, const sweep::PointResults& done,
                        const std::optional<sweep::ScalingReport>& report) {
-  bool convergence = false;
+  const sweep::SweepTable table = sweep::sweep_table(m, done, report);
   bool memory = false;  // hybrid points: a memory column, marking the layouts that do not fit
-  for (const auto& [key, metrics] : done) {
-    convergence = convergence || metrics.contains("convergence");
-    memory = memory || metrics.contains("memory");
-  }
+  for (const sweep::SweepRow& r : table.rows) memory = memory || r.metrics->contains("memory");
   std::string head;
   for (const auto& k : m.param_keys) head += fmt::format("{:>16} ", k);
+  if (table.several_jobs) head += fmt::format("{:>12} ", "job");
   os << head
      << fmt::format("{:>8} {:>11} {:>13} {:>8} {:>8} {:>8} {:>8} {:>8} {:>10}{}", "workers", "iteration", "samples/s",
                     "compute", "exposed", "waiting", "speedup", "effic.", "Karp-Flatt",
-                    convergence ? fmt::format(" {:>14}", "to target") : "")
+                    table.convergence ? fmt::format(" {:>14}", "to target") : "")
      << (memory ? fmt::format("{:>20}", "memory per rank") : "") << "\n";
-  for (const auto& p : m.points) {
-    const auto found = done.find(p.key);
-    if (found == done.end()) continue;
-    const auto& j = found->second;
+  for (const sweep::SweepRow& r : table.rows) {
+    const auto& j = *r.metrics;
     std::string row;
-    for (const auto& kv : p.params) row += fmt::format("{:>16} ", kv.second);
-    const sweep::ScalingPoint* sp = point_of(report, p.workers);
+    for (const auto& kv : r.point->params) row += fmt::format("{:>16} ", kv.second);
+    if (table.several_jobs) row += fmt::format("{:>12} ", j.value("job", std::string()));
+    const sweep::ScalingPoint* sp = r.scaling;
     os << row
-       << fmt::format("{:>8} {:>11} {:>13.1f} {:>7.1f}% {:>7.1f}% {:>7.1f}% {:>8} {:>8} {:>10}", p.workers,
+       << fmt::format("{:>8} {:>11} {:>13.1f} {:>7.1f}% {:>7.1f}% {:>7.1f}% {:>8} {:>8} {:>10}", r.workers,
                       format_time(j["iteration_time_s"]["mean"].get<double>()),
                       j["throughput_samples_per_s"].get<double>(), 100 * j["compute_fraction"].get<double>(),
                       100 * j["exposed_comm_fraction"].get<double>(), 100 * j["wait_fraction"].get<double>(),
                       sp ? fmt::format("{:.2f}", sp->speedup) : "-",
                       sp ? fmt::format("{:.1f}%", 100 * sp->efficiency) : "-",
                       sp && sp->karp_flatt ? fmt::format("{:.4f}", *sp->karp_flatt) : "-")
-       << (convergence ? fmt::format(" {:>14}", to_target(j)) : "") << (memory ? memory_cell(j) : "") << "\n";
+       << (table.convergence ? fmt::format(" {:>14}", to_target(j)) : "") << (memory ? memory_cell(j) : "") << "\n";
   }
 }
 

@@ -215,33 +215,19 @@ class Result(Record):
 
 
 class Table:
-    """A sweep's results: one row (a dict) per point, in grid order, with the columns of `dtsim sweep`'s
-    results.csv; table.metrics[i] is point i's whole metrics.json, table.scaling the scaling analysis
+    """A sweep's results: one row (a dict) per point and job, in grid order (a scenario of several jobs has a row
+    for each, named in the `job` column), with the columns of `dtsim sweep`'s results.csv (sim/sweep/sweep_table.hpp
+    builds both); table.metrics[i] is point i's whole metrics.json, table.scaling the scaling analysis
     (scaling.json) when the sweep has one."""
 
     def __init__(self, out: Mapping[str, Any], values: Mapping[str, Sequence[Any]]) -> None:
         self.params: List[str] = list(out["params"])
         self.scaling: Optional[Dict[str, Any]] = out["scaling"]
         self.metrics: List[Record] = [Record(p["metrics"]) for p in out["points"]]
-        speedups = {p["workers"]: p for p in (self.scaling or {}).get("points", [])}
         # The user's own values (ints stay ints) for the swept keys, matched by their text.
         typed = {k: {_set_text(v): v for v in vs} for k, vs in values.items()}
-        self.rows: List[Dict[str, Any]] = []
-        for p in out["points"]:
-            m = p["metrics"]
-            row: Dict[str, Any] = {k: typed.get(k, {}).get(v, v) for k, v in p["params"].items()}
-            it = m["iteration_time_s"]
-            row.update({
-                "workers": p["workers"], "iteration_time_s": it["mean"], "iteration_time_p50_s": it["p50"],
-                "iteration_time_p95_s": it["p95"], "iteration_time_p99_s": it["p99"],
-                "throughput_samples_per_s": m["throughput_samples_per_s"],
-                "compute_fraction": m["compute_fraction"], "comm_fraction": m["comm_fraction"],
-                "exposed_comm_fraction": m["exposed_comm_fraction"], "wait_fraction": m["wait_fraction"],
-                "bytes_on_wire_per_iteration": m["bytes_on_wire_per_iteration"],
-                "speedup": speedups.get(p["workers"], {}).get("speedup"),
-                "efficiency": speedups.get(p["workers"], {}).get("efficiency"),
-            })
-            self.rows.append(row)
+        self.rows: List[Dict[str, Any]] = [
+            {k: typed.get(k, {}).get(v, v) if k in self.params else v for k, v in row.items()} for row in out["rows"]]
 
     def __len__(self) -> int:
         return len(self.rows)
@@ -261,13 +247,14 @@ class Table:
         return _pandas().DataFrame(self.rows)
 
     def __str__(self) -> str:
-        cols = self.params + ["workers", "iteration_time_s", "throughput_samples_per_s", "efficiency"]
+        jobs = ["job"] if len({r["job"] for r in self.rows}) > 1 else []
+        cols = self.params + jobs + ["workers", "iteration_time_s", "throughput_samples_per_s", "efficiency"]
         cells = [[c for c in cols]] + [[_cell(r[c]) for c in cols] for r in self.rows]
         widths = [max(len(row[i]) for row in cells) for i in range(len(cols))]
         return "\n".join("  ".join(c.rjust(w) for c, w in zip(row, widths)) for row in cells)
 
     def __repr__(self) -> str:
-        return f"<dtsim.Table {len(self.rows)} points over {', '.join(self.params)}>"
+        return f"<dtsim.Table {len(self.metrics)} points, {len(self.rows)} rows, over {', '.join(self.params)}>"
 
 
 def _cell(v: Any) -> str:

@@ -155,6 +155,7 @@ pb::object sweep(const Source& src, const std::vector<std::string>& params, int 
     out = {{"scenario", plan.manifest.scenario},
            {"params", plan.manifest.param_keys},
            {"points", points},
+           {"rows", sweep::rows_json(sweep::sweep_table(plan.manifest, done, scaling_report))},
            {"scaling", scaling_report ? sweep::scaling_json(*scaling_report, plan.manifest.scenario, scaling,
                                                             plan.manifest.param_keys.front())
                                       : nlohmann::json()}};

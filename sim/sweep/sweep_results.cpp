@@ -23,53 +23,6 @@ namespace {
 
 std::string in_dir(const std::string& dir, const char* name) { return (std::filesystem::path(dir) / name).string(); }
 
-// Convergence-aware sweeps (run.convergence) add the first job's time and updates to the target loss.
-std::string csv_header(const SweepManifest& m, bool convergence) {
-  std::string h;
-  for (const auto& k : m.param_keys) h += k + ",";
-  return fmt::format(
-      "{}workers,iteration_time_s,iteration_time_p50_s,iteration_time_p95_s,iteration_time_p99_s,"
-      "throughput_samples_per_s,compute_fraction,comm_fraction,exposed_comm_fraction,wait_fraction,"
-      "bytes_on_wire_per_iteration,speedup,efficiency{},memory_peak_bytes,fits_memory\n",
-      h, convergence ? ",time_to_target_s,updates_to_target" : "");
-}
-
-std::string convergence_cells(const nlohmann::json& metrics) {
-  if (!metrics.contains("convergence")) return ",,";
-  const auto& c = metrics.at("convergence");
-  auto cell = [](const nlohmann::json& v) { return v.is_null() ? std::string() : v.dump(); };
-  return fmt::format(",{},{}", cell(c.at("time_to_target_s")), cell(c.at("updates_to_target")));
-}
-
-std::string csv_row(const SweepPointInfo& p, const nlohmann::json& metrics, const std::optional<ScalingReport>& r,
-                    bool convergence) {
-  std::string row;
-  for (const auto& kv : p.params) row += kv.second + ",";
-  const auto& it = metrics.at("iteration_time_s");
-  row +=
-      fmt::format("{},{},{},{},{},{},{},{},{},{},{}", p.workers, it.at("mean").get<double>(),
-                  it.at("p50").get<double>(), it.at("p95").get<double>(), it.at("p99").get<double>(),
-                  metrics.at("throughput_samples_per_s").get<double>(), metrics.at("compute_fraction").get<double>(),
-                  metrics.at("comm_fraction").get<double>(), metrics.at("exposed_comm_fraction").get<double>(),
-                  metrics.at("wait_fraction").get<double>(), metrics.at("bytes_on_wire_per_iteration").get<double>());
-  std::string speedup, efficiency;
-  if (r) {
-    for (const auto& sp : r->points) {
-      if (sp.workers != p.workers) continue;
-      speedup = fmt::format("{}", sp.speedup);
-      efficiency = fmt::format("{}", sp.efficiency);
-    }
-  }
-  // Hybrid jobs: the peak memory per rank, and whether it fits the device (a layout that does not
-  // is still timed, and marked here).
-  std::string memory = ",";
-  if (metrics.contains("memory")) {
-    const auto& mem = metrics.at("memory");
-    memory = fmt::format("{},{}", mem.at("peak_bytes").get<double>(), mem.at("fits").get<bool>() ? "yes" : "NO");
-  }
-  return row + "," + speedup + "," + efficiency + (convergence ? convergence_cells(metrics) : "") + "," + memory + "\n";
-}
-
 }  // namespace
 
 nlohmann::json without_ranks(nlohmann::json metrics) {
@@ -180,41 +133,68 @@ std::optional<nlohmann::json> journal_metrics(std::ifstream& in, const std::vect
 
 }  // namespace
 
+namespace {
+
+// What the sweep's readers take from one job's metrics (the top level, or an entry of jobs[] under `at`), checked.
+std::optional<std::string> job_metrics_problem(const nlohmann::json& m, const std::string& at) {
+  const auto times = m.find("iteration_time_s");
+  if (times == m.end() || !times->is_object()) return fmt::format("its metrics lack the {}iteration_time_s object", at);
+  for (const char* p : {"mean", "p50", "p95", "p99"}) {
+    if (auto problem = number_problem(*times, at + "iteration_time_s.", p, true, true)) return problem;
+  }
+  for (const char* name : {"throughput_samples_per_s", "compute_fraction", "comm_fraction", "exposed_comm_fraction",
+                           "wait_fraction", "bytes_on_wire_per_iteration"}) {
+    if (auto problem = number_problem(m, at, name, true)) return problem;
+  }
+  for (const char* name : {"bubble_fraction", "workers"}) {
+    if (auto problem = number_problem(m, at, name, false)) return problem;
+  }
+  if (const auto job = m.find("job"); job != m.end() && !job->is_string()) {
+    return fmt::format("{}job is {}, not a text", at, job->dump());
+  }
+  if (const auto memory = m.find("memory"); memory != m.end()) {
+    if (!memory->is_object()) return fmt::format("{}memory is {}, not an object", at, memory->dump());
+    if (auto problem = number_problem(*memory, at + "memory.", "peak_bytes", true)) return problem;
+    if (const auto fits = memory->find("fits"); fits == memory->end() || !fits->is_boolean())
+      return fmt::format("{}memory.fits is not true or false", at);
+  }
+  if (const auto kinds = m.find("exposed_comm_by_kind_s"); kinds != m.end()) {
+    if (!kinds->is_object()) return fmt::format("{}exposed_comm_by_kind_s is {}, not an object", at, kinds->dump());
+    for (const auto& [kind, seconds] : kinds->items()) {
+      if (auto problem = number_problem(*kinds, at + "exposed_comm_by_kind_s.", kind.c_str(), true)) return problem;
+    }
+  }
+  if (const auto c = m.find("convergence"); c != m.end()) {
+    if (!c->is_object()) return fmt::format("{}convergence is {}, not an object", at, c->dump());
+    for (const char* name : {"time_to_target_s", "updates_to_target"}) {
+      const auto v = c->find(name);
+      if (v == c->end()) return fmt::format("its metrics lack {}convergence.{}", at, name);
+      if (!v->is_null()) {
+        if (auto problem = number_problem(*c, at + "convergence.", name, true)) return problem;
+      }
+    }
+  }
+  for (const char* name : {"tokens_per_s", "tokens_per_s_per_device", "mfu", "hfu"}) {
+    if (const auto v = m.find(name); v != m.end() && !v->is_null()) {
+      if (auto problem = number_problem(m, at, name, true)) return problem;
+    }
+  }
+  return std::nullopt;
+}
+
+}  // namespace
+
 std::optional<std::string> journal_line_problem(const nlohmann::json& line) {
   if (!line.is_object() || !line.contains("key") || !line["key"].is_string()) return "no \"key\" text";
   const auto metrics = line.find("metrics");
   if (metrics == line.end() || !metrics->is_object()) return "no \"metrics\" object";
-  const nlohmann::json& m = *metrics;
-  const auto times = m.find("iteration_time_s");
-  if (times == m.end() || !times->is_object()) return "its metrics lack the iteration_time_s object";
-  for (const char* p : {"mean", "p50", "p95", "p99"}) {
-    if (auto problem = number_problem(*times, "iteration_time_s.", p, true, true)) return problem;
-  }
-  for (const char* name : {"throughput_samples_per_s", "compute_fraction", "comm_fraction", "exposed_comm_fraction",
-                           "wait_fraction", "bytes_on_wire_per_iteration"}) {
-    if (auto problem = number_problem(m, "", name, true)) return problem;
-  }
-  if (auto problem = number_problem(m, "", "bubble_fraction", false)) return problem;
-  if (const auto memory = m.find("memory"); memory != m.end()) {
-    if (!memory->is_object()) return fmt::format("memory is {}, not an object", memory->dump());
-    if (auto problem = number_problem(*memory, "memory.", "peak_bytes", true)) return problem;
-    if (const auto fits = memory->find("fits"); fits == memory->end() || !fits->is_boolean())
-      return "memory.fits is not true or false";
-  }
-  if (const auto kinds = m.find("exposed_comm_by_kind_s"); kinds != m.end()) {
-    if (!kinds->is_object()) return fmt::format("exposed_comm_by_kind_s is {}, not an object", kinds->dump());
-    for (const auto& [kind, seconds] : kinds->items()) {
-      if (auto problem = number_problem(*kinds, "exposed_comm_by_kind_s.", kind.c_str(), true)) return problem;
-    }
-  }
-  if (const auto c = m.find("convergence"); c != m.end()) {
-    if (!c->is_object()) return fmt::format("convergence is {}, not an object", c->dump());
-    for (const char* name : {"time_to_target_s", "updates_to_target"}) {
-      const auto v = c->find(name);
-      if (v == c->end()) return fmt::format("its metrics lack convergence.{}", name);
-      if (!v->is_null()) {
-        if (auto problem = number_problem(*c, "convergence.", name, true)) return problem;
-      }
+  if (auto problem = job_metrics_problem(*metrics, "")) return problem;
+  if (const auto jobs = metrics->find("jobs"); jobs != metrics->end()) {
+    if (!jobs->is_array()) return fmt::format("jobs is {}, not a list", jobs->dump());
+    for (size_t j = 0; j < jobs->size(); ++j) {
+      const auto& job = (*jobs)[j];
+      if (!job.is_object()) return fmt::format("jobs[{}] is {}, not an object", j, job.dump());
+      if (auto problem = job_metrics_problem(job, fmt::format("jobs[{}].", j))) return problem;
     }
   }
   return std::nullopt;
@@ -316,12 +296,7 @@ std::optional<ScalingReport> scaling_of(const SweepManifest& m, const PointResul
 
 void write_results(const std::string& dir, const SweepManifest& m, const PointResults& done) {
   const auto report = scaling_of(m, done);
-  bool convergence = false;
-  for (const auto& [key, metrics] : done) convergence = convergence || metrics.contains("convergence");
-  std::string csv = csv_header(m, convergence);
-  for (const auto& p : m.points) {
-    if (const auto found = done.find(p.key); found != done.end()) csv += csv_row(p, found->second, report, convergence);
-  }
+  const std::string csv = to_csv(sweep_table(m, done, report));
   // Where each point's lines start in the journal: its whole metrics are read back from its last whole line one
   // point at a time (each line parsed once), and written as results.json's `points` as nlohmann::json::dump(2) of
   // the whole would write them.

@@ -12,10 +12,9 @@
 
 #include "sim/sweep/scaling_fit.hpp"
 #include "sim/sweep/sweep_plan.hpp"
+#include "sim/sweep/sweep_table.hpp"
 
 namespace dtsim::sweep {
-
-using PointResults = std::map<std::string, nlohmann::json>;  // point key -> metrics.json object
 
 // A point's metrics without its per-rank arrays ("per_rank", at the top and in each of "jobs"): what a
 // sweep keeps in memory for its table, CSV and scaling fit. Every rank's metrics of every point

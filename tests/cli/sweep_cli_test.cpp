@@ -7,6 +7,7 @@
 #include <string>
 #include <vector>
 
+#include <fmt/format.h>
 #include <nlohmann/json.hpp>
 
 #include "tests/support/run_process.hpp"
@@ -64,7 +65,7 @@ TEST_CASE("sweep writes results and scaling json with the documented schema") {
   CHECK(res["points"][2]["workers"] == 16);
   CHECK(res["points"][2]["metrics"]["engine"] == "analytical");
   const std::string csv = slurp(out + "/results.csv");
-  CHECK(csv.rfind("cluster.nodes,workers,iteration_time_s", 0) == 0);
+  CHECK(csv.rfind("cluster.nodes,job,workers,iteration_time_s", 0) == 0);
   CHECK(std::count(csv.begin(), csv.end(), '\n') == 8);
   for (const char* f : {"speedup.svg", "efficiency.svg"}) {
     const std::string svg = slurp(out + "/" + f);
@@ -91,6 +92,44 @@ TEST_CASE("the sweep table's header is a line of its own, above one row per poin
   REQUIRE(!header.empty());
   CHECK(header.substr(header.find_last_not_of(' ') - 9) == "Karp-Flatt");  // nothing after the last column's name
   CHECK(rows.size() == 2);
+}
+
+TEST_CASE("a sweep of a scenario with two jobs reports both, in its table and in results.csv") {
+  // Before the table had a row per job, two_jobs.yaml's BERT job was in neither (only in results.json).
+  const std::string out = temp_dir("sweep-two-jobs");
+  const auto r = run_dtsim(
+      "sweep scenarios/two_jobs.yaml --engine analytical --no-plots --param "
+      "cluster.nic.rate=10Gbps,100Gbps --out '" +
+          out + "'",
+      "sweep-two-jobs");
+  INFO(r.out);
+  REQUIRE(r.code == 0);
+  std::istringstream lines(r.out);
+  std::string line;
+  std::vector<std::string> rows;
+  bool header = false;
+  while (std::getline(lines, line)) {
+    if (line.find("Karp-Flatt") != std::string::npos) {
+      header = true;
+      CHECK(line.find(" job ") != std::string::npos);
+    } else if (header && (line.find(" resnet ") != std::string::npos || line.find(" bert ") != std::string::npos)) {
+      rows.push_back(line);
+    }
+  }
+  REQUIRE(rows.size() == 4);
+  for (size_t i = 0; i < 4; ++i) CHECK(rows[i].find(i % 2 == 0 ? " resnet " : " bert ") != std::string::npos);
+  const auto results = read_json(out + "/results.json");
+  std::istringstream csv(slurp(out + "/results.csv"));
+  std::getline(csv, line);
+  CHECK(line.rfind("cluster.nic.rate,job,workers,iteration_time_s,", 0) == 0);
+  for (size_t i = 0; i < 4; ++i) {
+    REQUIRE(std::getline(csv, line));
+    const auto& job = results["points"][i / 2]["metrics"]["jobs"][i % 2];
+    CHECK(line.rfind(fmt::format("{},{},{},{},", i < 2 ? "10Gbps" : "100Gbps", job["job"].get<std::string>(),
+                                 job["workers"].get<int>(), job["iteration_time_s"]["mean"].get<double>()),
+                     0) == 0);
+  }
+  CHECK_FALSE(std::getline(csv, line));
 }
 
 TEST_CASE("sweep with a bad parameter fails before any simulation with the loader's error line") {

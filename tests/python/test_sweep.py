@@ -26,6 +26,34 @@ def test_sweep_matches_the_cli(tmp_path):
     assert "iteration_time_s" in str(table)
 
 
+def test_a_sweep_of_several_jobs_has_a_row_per_job_as_results_csv_has(tmp_path):
+    # compression_vs_bandwidth's three jobs (no compression, top-k, PowerSGD) are what it compares: each has its rows.
+    sets = ["run.iterations=5", "run.engine=analytical"]
+    s = dtsim.load(ROOT / "scenarios/compression_vs_bandwidth.yaml")
+    for kv in sets:
+        s.set(*kv.split("="))
+    table = dtsim.sweep(s, {"cluster.nic.rate": ["1Gbps", "100Gbps"]})
+    assert [(r["cluster.nic.rate"], r["job"]) for r in table] == [
+        (rate, job) for rate in ("1Gbps", "100Gbps") for job in ("none", "topk1", "powersgd4")]
+    for row, (point, job) in zip(table, [(m, j) for m in table.metrics for j in range(3)]):
+        assert row["throughput_samples_per_s"] == point["jobs"][job]["throughput_samples_per_s"]
+    assert len({r["throughput_samples_per_s"] for r in table}) == 6
+    assert "job" in str(table).splitlines()[0]
+    args = [DTSIM, "sweep", "scenarios/compression_vs_bandwidth.yaml", "--param", "cluster.nic.rate=1Gbps,100Gbps",
+            "--out", str(tmp_path / "sweep")]
+    for kv in sets:
+        args += ["--set", kv]
+    subprocess.run(args, cwd=ROOT, check=True, capture_output=True)
+    lines = (tmp_path / "sweep/results.csv").read_text().splitlines()
+    header = lines[0].split(",")
+    assert header[:2] == ["cluster.nic.rate", "job"]
+    assert len(lines) == 1 + 6
+    for line, row in zip(lines[1:], table):
+        cells = dict(zip(header, line.split(",")))
+        assert cells["job"] == row["job"]
+        assert float(cells["iteration_time_s"]) == row["iteration_time_s"]
+
+
 def test_sweep_of_a_dict_with_a_range_and_strong_scaling():
     s = dtsim.load(ROOT / "scenarios/quickstart.yaml")
     table = dtsim.sweep(s, {"cluster.nodes": "1..4:x2"}, engine="analytical", scaling="strong")
