@@ -36,7 +36,9 @@ int sweep_command(const SweepOptions& o);
 int merge_command(const std::string& out, const std::vector<std::string>& shards);
 int compare_command(const std::vector<std::string>& runs);
 int check_command(const std::string& scenario, const std::vector<std::string>& sets);
-int models_command(const std::string& action, const std::string& name);
+// `dtsim models list | show NAME | import CONFIG.json [--out FILE]`: import writes (or prints) the model file of a
+// Hugging Face config's shape (models/zoo/hf_config.hpp), for model.file.
+int models_command(const std::string& action, const std::string& name, const std::string& out = "");
 int devices_command();
 int keys_command(bool markdown);
 

@@ -6,16 +6,48 @@
 #include <fmt/ranges.h>
 
 #include "cli/commands.hpp"
+#include "core/base/atomic_file.hpp"
 #include "core/base/error.hpp"
 #include "core/base/units.hpp"
 #include "core/scenario/schema.hpp"
 #include "models/zoo/device.hpp"
+#include "models/zoo/hf_config.hpp"
+#include "models/zoo/model_file.hpp"
 #include "models/zoo/transformer_fields.hpp"
 #include "models/zoo/workload.hpp"
 
 namespace dtsim::cli {
 
-int models_command(const std::string& action, const std::string& name) {
+namespace {
+
+int import_model(const std::string& config, const std::string& out) {
+  if (config.empty()) throw InputError("models import needs a Hugging Face config.json (dtsim models import FILE)");
+  const HfModel hf = load_hf_config(config);
+  const std::string text = model_file_text(hf.name, hf.source, hf.shape);
+  if (out.empty()) {
+    std::cout << text;
+    return 0;
+  }
+  const Workload w = make_transformer(hf.shape, hf.name);
+  write_file_atomic(out, text);
+  std::cout << fmt::format(
+      "wrote {}: {} ({:.4g} M parameters, {:.4g} GFLOP/sample forward, {}); use it as "
+      "model.file: {}\n",
+      out, hf.name, w.total_params() / 1e6, w.fwd_flops_per_sample() / 1e9, w.input, out);
+  if (hf.sliding_window) {
+    std::cout << fmt::format(
+        "its attention looks at the last {} tokens (sliding_window): set "
+        "model.transformer.seq_len to at most {}\n",
+        *hf.sliding_window, *hf.sliding_window);
+  }
+  return 0;
+}
+
+}  // namespace
+
+int models_command(const std::string& action, const std::string& name, const std::string& out) {
+  if (action == "import") return import_model(name, out);
+  if (!out.empty()) throw InputError("models: --out is for models import");
   if (action == "list") {
     std::cout << fmt::format("{:<14} {:>14} {:>18}  {}\n", "model", "parameters", "GFLOP/sample fwd", "input");
     for (const auto& n : zoo_model_names()) {
@@ -23,10 +55,13 @@ int models_command(const std::string& action, const std::string& name) {
       std::cout << fmt::format("{:<14} {:>14.0f} {:>18.4g}  {}\n", n, w.total_params(), w.fwd_flops_per_sample() / 1e9,
                                w.input);
     }
-    std::cout << "also: transformer (model.transformer.*), synthetic (model.synthetic.*), or model.file\n";
+    std::cout
+        << "also: transformer (model.transformer.*), synthetic (model.synthetic.*), model.file, or model.hf_config "
+           "(a Hugging Face config.json; dtsim models import)\n";
     return 0;
   }
-  if (action != "show") throw InputError(fmt::format("unknown models action '{}' (valid: list, show NAME)", action));
+  if (action != "show")
+    throw InputError(fmt::format("unknown models action '{}' (valid: list, show NAME, import CONFIG.json)", action));
   if (name.empty()) throw InputError("models show needs a NAME (see `dtsim models list`)");
   const Workload w = load_zoo_model(name);
   std::cout << fmt::format("{}: {}\nsource: {}\ninput: {}\n", w.name, fmt::format("{} layers", w.layers.size()),

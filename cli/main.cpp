@@ -70,6 +70,7 @@ Examples:
 Examples:
   dtsim models list
   dtsim models show resnet50
+  dtsim models import path/to/config.json --out my_model.yaml
 )"},
     {"devices", R"(
 Examples:
@@ -205,10 +206,13 @@ int parse_and_run(int argc, char** argv) {
   auto* compare_cmd = app.add_subcommand("compare", "Print runs side by side with their differences");
   compare_cmd->add_option("runs", compare_runs, "metrics.json files or run folders")->required()->expected(2, -1);
 
-  std::string models_action = "list", model_name;
-  auto* models_cmd = app.add_subcommand("models", "List the model zoo, or show one model's layer table");
-  models_cmd->add_option("action", models_action, "list or show")->check(CLI::IsMember({"list", "show"}));
-  models_cmd->add_option("name", model_name, "Model to show");
+  std::string models_action = "list", model_name, models_out;
+  auto* models_cmd = app.add_subcommand(
+      "models", "List the model zoo, show one model's layer table, or import a Hugging Face config.json");
+  models_cmd->add_option("action", models_action, "list, show or import")
+      ->check(CLI::IsMember({"list", "show", "import"}));
+  models_cmd->add_option("name", model_name, "Model to show, or the config.json to import");
+  models_cmd->add_option("--out", models_out, "import: the model file to write (default: print it)");
 
   auto* devices_cmd = app.add_subcommand("devices", "List the device zoo");
 
@@ -416,7 +420,7 @@ int parse_and_run(int argc, char** argv) {
   if (*merge_cmd) return cli::merge_command(merge_out, merge_shards);
   if (*compare_cmd) return cli::compare_command(compare_runs);
   if (*check_cmd) return cli::check_command(check_file, check_sets);
-  if (*models_cmd) return cli::models_command(models_action, model_name);
+  if (*models_cmd) return cli::models_command(models_action, model_name, models_out);
   if (*devices_cmd) return cli::devices_command();
   if (*keys_cmd) return cli::keys_command(markdown);
   if (*coll_cmd) return cli::collectives_command(coll);

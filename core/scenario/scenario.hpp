@@ -33,6 +33,7 @@ struct ModelSpec {
   bool operator==(const ModelSpec&) const = default;
   std::string name;             // zoo name, "transformer", "synthetic" or "" when `file` is set
   std::string file;             // a user's layer table
+  std::string hf_config;        // a Hugging Face config.json (models/zoo/hf_config.hpp)
   TransformerSpec transformer;  // the shape, when the model has one (is_transformer)
   bool is_transformer = false;  // `transformer`, or a zoo model or file given by its shape
   double synthetic_params = 0;

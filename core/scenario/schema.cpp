@@ -89,6 +89,12 @@ std::vector<ScenarioKey> build_keys() {
   keys.job("model.file", "path", "",
            "A layer table in the zoo's format (docs/models.md), relative to the scenario file.",
            [](J& j, const V& v) { j.model.file = v.text(); });
+  keys.job("model.hf_config", "path", "",
+           "A Hugging Face config.json (model_type llama, mistral, mixtral, qwen2, qwen3, qwen3_moe, gpt2, gpt_neox or "
+           "falcon), relative to the scenario file: the transformer's shape read from it (docs/models.md), which "
+           "model.transformer.* change. Its sequence is the config's max_position_embeddings unless "
+           "model.transformer.seq_len is set. Give this, model.name or model.file.",
+           [](J& j, const V& v) { j.model.hf_config = v.text(); });
   keys.job("model.batch_per_worker", "count", "32", "Samples each worker processes per iteration.",
            [](J& j, const V& v) { j.model.batch_per_worker = v.count(1); });
   keys.job("model.dtype", "one of: fp32, tf32, fp16, bf16", "fp32", "Compute dtype (picks the device's peak FLOP/s).",

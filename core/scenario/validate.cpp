@@ -15,6 +15,7 @@
 #include "core/scenario/schema.hpp"
 #include "core/scenario/sync_policy.hpp"
 #include "models/collectives/collective.hpp"
+#include "models/zoo/hf_config.hpp"
 #include "models/zoo/model_file.hpp"
 
 namespace dtsim {
@@ -46,7 +47,7 @@ void check_required(const Scenario& s) {
 // millions of nodes is the plan compiler's work, core/plan/chakra/import.hpp).
 void resolve_chakra(const Scenario& s, size_t index, JobSpec& job) {
   const std::string key = s.job_key(index, "workload.chakra");
-  for (const char* model : {"model.name", "model.file"}) {
+  for (const char* model : {"model.name", "model.file", "model.hf_config"}) {
     if (is_set(s, s.job_key(index, model))) fail_at(s, key, fmt::format("give {} or {}, not both", key, model));
   }
   if (s.jobs.size() > 1) fail_at(s, key, "a job replaying Chakra traces is its scenario's only job");
@@ -75,15 +76,31 @@ void resolve_workload(const Scenario& s, size_t index, JobSpec& job) {
   const ModelSpec& m = job.model;
   const std::string name_key = s.job_key(index, "model.name");
   const std::string file_key = s.job_key(index, "model.file");
-  if (!is_set(s, name_key) && !is_set(s, file_key)) {
-    throw InputError(SourceLocation{s.path}, fmt::format("missing key '{}' (a zoo model, transformer or synthetic) or "
-                                                         "'{}'",
-                                                         name_key, file_key));
+  const std::string hf_key = s.job_key(index, "model.hf_config");
+  const int given = is_set(s, name_key) + is_set(s, file_key) + is_set(s, hf_key);
+  if (given == 0) {
+    throw InputError(SourceLocation{s.path}, fmt::format("missing key '{}' (a zoo model, transformer or synthetic), "
+                                                         "'{}' or '{}'",
+                                                         name_key, file_key, hf_key));
   }
-  if (is_set(s, name_key) && is_set(s, file_key))
-    fail_at(s, file_key, fmt::format("give {} or {}, not both", name_key, file_key));
+  if (given > 1) {
+    fail_at(s, is_set(s, hf_key) ? hf_key : file_key,
+            fmt::format("give one of {}, {} and {}", name_key, file_key, hf_key));
+  }
   std::optional<TransformerSpec> shape;  // the model's own shape, when it has one
-  if (!m.file.empty()) {
+  std::optional<HfModel> hf;
+  if (!m.hf_config.empty()) {
+    std::filesystem::path p(m.hf_config);
+    const std::string& written_in = s.location_of(hf_key).file;  // relative to the scenario; a --set's to here
+    if (p.is_relative() && !written_in.empty() && written_in.rfind("--set", 0) != 0) {
+      p = std::filesystem::path(written_in).parent_path() / p;
+    }
+    if (!std::filesystem::exists(p)) fail_at(s, hf_key, fmt::format("{}: no such file '{}'", hf_key, p.string()));
+    hf = load_hf_config(p.string());
+    job.workload = make_transformer(hf->shape, hf->name);
+    job.workload.source = fmt::format("{}; {}", hf->source, job.workload.source);
+    shape = hf->shape;
+  } else if (!m.file.empty()) {
     std::filesystem::path p(m.file);
     if (p.is_relative()) p = std::filesystem::path(s.path).parent_path() / p;
     if (!std::filesystem::exists(p)) fail_at(s, file_key, fmt::format("{}: no such file '{}'", file_key, p.string()));
@@ -107,8 +124,15 @@ void resolve_workload(const Scenario& s, size_t index, JobSpec& job) {
       fail_at(s, name_key, fmt::format("{}: {}", name_key, e.message()));
     }
   }
-  finish_transformer(s, index, job, shape, m.file.empty() ? name_key : file_key);
+  finish_transformer(s, index, job, shape, !m.hf_config.empty() ? hf_key : m.file.empty() ? name_key : file_key);
   job.model.is_transformer = shape.has_value();
+  if (hf && hf->sliding_window && *hf->sliding_window < job.model.transformer.seq_len) {
+    fail_at(
+        s, hf_key,
+        fmt::format("{}: its attention looks at the last {} tokens (sliding_window), fewer than the sequence of {}; "
+                    "a sliding window is not modelled: set model.transformer.seq_len to at most {}",
+                    hf_key, *hf->sliding_window, job.model.transformer.seq_len, *hf->sliding_window));
+  }
 }
 
 // Ranks are 32-bit indices and each costs memory: a cluster is at most 2^24 (16,777,216) devices,

@@ -44,6 +44,14 @@ std::vector<std::string> scenario_warnings(const Scenario& s) {
                                 s.location_of(key).str(), key, sync_policy_name(kind), p.name));
     }
   }
+  for (size_t j = 0; j < s.jobs.size(); ++j) {  // a config's longest sequence, taken as the one trained on
+    const std::string config = s.job_key(j, "model.hf_config");
+    if (s.where.count(config) == 0 || s.where.count(s.job_key(j, "model.transformer.seq_len")) > 0) continue;
+    out.push_back(
+        fmt::format("{}: warning: {}: the sequence is the config's longest, {} tokens; set "
+                    "model.transformer.seq_len to the sequence you train on",
+                    s.location_of(config).str(), config, s.jobs[j].model.transformer.seq_len));
+  }
   return out;
 }
 

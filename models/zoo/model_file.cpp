@@ -346,4 +346,18 @@ Workload parse_model_text(std::string_view text, const std::string& origin) {
 
 Workload load_model_file(const std::string& path) { return load_model_definition(path).workload; }
 
+std::string model_file_text(const std::string& name, const std::string& source, const TransformerSpec& shape) {
+  const auto quoted = [](const std::string& text) {
+    YAML::Emitter e;
+    e << YAML::DoubleQuoted << text;
+    return std::string(e.c_str());
+  };
+  std::string out = fmt::format(
+      "# A model given by its shape (docs/models.md): model.file in a scenario.\nname: {}\n"
+      "source: {}\ntransformer:\n",
+      quoted(name), quoted(source));
+  for (const TransformerField& f : transformer_fields()) out += fmt::format("  {}: {}\n", f.name, field_text(f, shape));
+  return out;
+}
+
 }  // namespace dtsim

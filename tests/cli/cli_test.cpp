@@ -122,6 +122,40 @@ TEST_CASE("the two engines agree where there is no contention") {
   CHECK(mean[0] == Approx(mean[1]).epsilon(0.02));
 }
 
+TEST_CASE("a Llama 3 8B config.json on DGX H100s: imported as a model file, and run with tokens/s per GPU and MFU") {
+  const std::string out = dtsim::test::temp_dir("hf-import");
+  const auto imported =
+      run_dtsim("models import scenarios/hf/Meta-Llama-3-8B/config.json --out '" + out + "/llama.yaml'", "hf-import");
+  INFO(imported.out);
+  REQUIRE(imported.code == 0);
+  CHECK(imported.out.find("Meta-Llama-3-8B (8030 M parameters") != std::string::npos);
+  const std::string file = dtsim::test::slurp(out + "/llama.yaml");
+  CHECK(file.find("  kv_heads: 8\n") != std::string::npos);
+  CHECK(file.find("  gated_mlp: true\n") != std::string::npos);
+  // The model file runs as the config does.
+  const auto by_config =
+      run_dtsim("run scenarios/llama3_8b_hf_dgx_h100.yaml --json --no-trace --out '" + out + "/a'", "hf-run-config");
+  std::string scenario = dtsim::test::slurp(std::string(DTSIM_SOURCE_DIR) + "/scenarios/llama3_8b_hf_dgx_h100.yaml");
+  const std::string config = "\n  hf_config: hf/Meta-Llama-3-8B/config.json";
+  REQUIRE(scenario.find(config) != std::string::npos);
+  scenario.replace(scenario.find(config), config.size(), "\n  file: llama.yaml");
+  std::ofstream(out + "/s.yaml") << scenario;
+  const auto by_file = run_dtsim("run '" + out + "/s.yaml' --json --no-trace --out '" + out + "/b'", "hf-run-file");
+  REQUIRE(by_config.code == 0);
+  const auto a = nlohmann::json::parse(dtsim::test::slurp(out + "/a/metrics.json"));
+  INFO(by_file.out);
+  REQUIRE(by_file.code == 0);
+  const auto b = nlohmann::json::parse(dtsim::test::slurp(out + "/b/metrics.json"));
+  CHECK(a["iteration_time_s"] == b["iteration_time_s"]);
+  CHECK(a["tokens_per_s_per_device"].get<double>() == Approx(a["throughput_samples_per_s"].get<double>() * 8192 / 32));
+  CHECK(a["mfu"].get<double>() > 0);
+  const auto summary = run_dtsim("run scenarios/llama3_8b_hf_dgx_h100.yaml --no-trace --out '" + out + "/c'", "hf-sum");
+  CHECK(summary.out.find(" per device)") != std::string::npos);
+  CHECK(summary.out.find("MFU ") != std::string::npos);
+  CHECK(summary.out.find("32 devices' 31.7 PFLOPS bf16 peak") != std::string::npos);  // 32 H100 SXM at 989 TFLOP/s
+  CHECK(summary.out.find("NVLink 450 GB/s") != std::string::npos);                    // the preset's NVLink 4
+}
+
 TEST_CASE("models / devices and keys list the zoo and the scenario language") {
   const auto models = run_dtsim("models list", "models");
   CHECK(models.code == 0);

@@ -62,7 +62,8 @@ TEST_CASE("missing fields") {
         "x.yaml: error: missing key 'cluster.device' (A device from the zoo (`dtsim devices`); cluster.preset may give "
         "it.)");
   CHECK(error_of("cluster:\n  device: v100\n") ==
-        "x.yaml: error: missing key 'model.name' (a zoo model, transformer or synthetic) or 'model.file'");
+        "x.yaml: error: missing key 'model.name' (a zoo model, transformer or synthetic), 'model.file' or "
+        "'model.hf_config'");
 }
 
 TEST_CASE("more ranks than devices") {
@@ -92,7 +93,7 @@ TEST_CASE("invalid YAML and values of the wrong shape") {
   CHECK(error_of("model:\n  name:\n    - a\n") == "x.yaml:2:3: error: model.name: expected a single value, not a list");
   CHECK(error_of("model: resnet50\n") ==
         "x.yaml:1:1: error: model: is a section; expected keys such as batch_per_worker, dtype, file, fp8, "
-        "grad_dtype, name, optimizer, synthetic, transformer");
+        "grad_dtype, hf_config, name, optimizer, synthetic, transformer");
 }
 
 TEST_CASE("overrides from --set get the same validation") {

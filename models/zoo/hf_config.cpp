@@ -1,0 +1,422 @@
+#include "models/zoo/hf_config.hpp"
+
+#include <filesystem>
+#include <fstream>
+#include <sstream>
+
+#include <fmt/format.h>
+#include <fmt/ranges.h>
+#include <nlohmann/json.hpp>
+
+#include "core/base/error.hpp"
+
+namespace dtsim {
+namespace {
+
+using Json = nlohmann::json;
+
+// One config.json: its keys read with the file and line in every error.
+class Reader {
+ public:
+  Reader(const Json& j, std::string_view text, std::string origin) : j_(j), text_(text), origin_(std::move(origin)) {}
+
+  [[noreturn]] void fail(std::string_view key, const std::string& message) const {
+    throw InputError(SourceLocation{origin_, line_of(key), 0}, fmt::format("{}: {}", key, message));
+  }
+  // The key is there with a value other than null.
+  bool has(std::string_view key) const {
+    const auto it = j_.find(std::string(key));
+    return it != j_.end() && !it->is_null();
+  }
+  int count(std::string_view key, std::string_view what) const {
+    if (!has(key)) fail(key, fmt::format("missing ({}): dtsim reads the shape from it", what));
+    return count_at(key);
+  }
+  int count_or(std::string_view key, int absent) const { return has(key) ? count_at(key) : absent; }
+  bool flag_or(std::string_view key, bool absent) const {
+    if (!has(key)) return absent;
+    const Json& v = j_.at(std::string(key));
+    if (!v.is_boolean()) fail(key, fmt::format("expected true or false, got {}", v.dump()));
+    return v.get<bool>();
+  }
+  std::string text_or(std::string_view key, std::string absent) const {
+    if (!has(key)) return absent;
+    const Json& v = j_.at(std::string(key));
+    return v.is_string() ? v.get<std::string>() : v.dump();
+  }
+  const Json& at(std::string_view key) const { return j_.at(std::string(key)); }
+  const std::string& origin() const { return origin_; }
+
+ private:
+  int count_at(std::string_view key) const {
+    const Json& v = j_.at(std::string(key));
+    if (!v.is_number_integer() || v.get<long long>() < 1 || v.get<long long>() > 1'000'000'000) {
+      fail(key, fmt::format("expected a whole number from 1 to 1e9, got {}", v.dump()));
+    }
+    return static_cast<int>(v.get<long long>());
+  }
+  // The line of the key's first appearance ("key" then a colon), 0 when it is not in the text.
+  int line_of(std::string_view key) const {
+    const std::string quoted = fmt::format("\"{}\"", key);
+    for (size_t at = text_.find(quoted); at != std::string_view::npos; at = text_.find(quoted, at + 1)) {
+      const size_t next = text_.find_first_not_of(" \t\r\n", at + quoted.size());
+      if (next != std::string_view::npos && text_[next] == ':') {
+        return 1 + static_cast<int>(std::count(text_.begin(), text_.begin() + static_cast<std::ptrdiff_t>(at), '\n'));
+      }
+    }
+    return 0;
+  }
+  const Json& j_;
+  std::string_view text_;
+  std::string origin_;
+};
+
+// How a family's key/value heads are read.
+enum class KvHeads {
+  Key,     // num_key_value_heads, else the attention heads
+  Falcon,  // new_decoder_architecture: num_kv_heads; else multi_query: 1; else the attention heads
+  None,    // every head has its own K and V (GPT-2, GPT-NeoX)
+};
+
+// A model_type's shape: the keys its config class names, and what its modeling code fixes.
+struct Family {
+  std::string_view model_type;
+  std::string_view title;
+  std::string_view hidden, layers, heads, ffn, vocab, positions;
+  KvHeads kv = KvHeads::Key;
+  int positions_absent = 0;      // the config class's default sequence when the key is absent (0: required)
+  bool ffn_may_be_null = false;  // absent or null means 4 x hidden (GPT-2's n_inner, Falcon's ffn_hidden_size)
+  bool gated = true;             // SwiGLU (gate, up and down projections)
+  bool rms_norm = true;
+  bool rotary = true;         // false: learned positions (GPT-2); Falcon: rotary unless alibi
+  std::string_view bias_key;  // "" : `bias` fixed
+  bool bias = false;
+  bool tied = false;             // tie_word_embeddings when absent
+  std::string_view sliding_key;  // "" : no sliding window
+  // Mixture of experts: experts and top-k keys, and the experts' own width when it has a key of its own.
+  std::string_view experts_key, top_k_key, expert_ffn_key;
+  std::string_view differs;  // where TransformerSpec's count differs from the architecture's (a few parameters), or ""
+};
+
+constexpr Family kFamilies[] = {
+    {"llama",
+     "Llama",
+     "hidden_size",
+     "num_hidden_layers",
+     "num_attention_heads",
+     "intermediate_size",
+     "vocab_size",
+     "max_position_embeddings",
+     KvHeads::Key,
+     0,
+     false,
+     true,
+     true,
+     true,
+     "attention_bias",
+     false,
+     false,
+     "",
+     "",
+     "",
+     "",
+     ""},
+    {"mistral",
+     "Mistral",
+     "hidden_size",
+     "num_hidden_layers",
+     "num_attention_heads",
+     "intermediate_size",
+     "vocab_size",
+     "max_position_embeddings",
+     KvHeads::Key,
+     0,
+     false,
+     true,
+     true,
+     true,
+     "",
+     false,
+     false,
+     "sliding_window",
+     "",
+     "",
+     "",
+     ""},
+    {"mixtral",
+     "Mixtral",
+     "hidden_size",
+     "num_hidden_layers",
+     "num_attention_heads",
+     "intermediate_size",
+     "vocab_size",
+     "max_position_embeddings",
+     KvHeads::Key,
+     0,
+     false,
+     true,
+     true,
+     true,
+     "",
+     false,
+     false,
+     "sliding_window",
+     "num_local_experts",
+     "num_experts_per_tok",
+     "",
+     ""},
+    {"qwen2",
+     "Qwen2",
+     "hidden_size",
+     "num_hidden_layers",
+     "num_attention_heads",
+     "intermediate_size",
+     "vocab_size",
+     "max_position_embeddings",
+     KvHeads::Key,
+     0,
+     false,
+     true,
+     true,
+     true,
+     "",
+     false,
+     false,
+     "sliding_window",
+     "",
+     "",
+     "",
+     "its q, k and v projections' biases left out (h + 2 kv_dim parameters a block)"},
+    {"qwen3",
+     "Qwen3",
+     "hidden_size",
+     "num_hidden_layers",
+     "num_attention_heads",
+     "intermediate_size",
+     "vocab_size",
+     "max_position_embeddings",
+     KvHeads::Key,
+     0,
+     false,
+     true,
+     true,
+     true,
+     "attention_bias",
+     false,
+     false,
+     "sliding_window",
+     "",
+     "",
+     "",
+     "its q and k RMSNorms left out (2 head_dim parameters a block)"},
+    {"qwen3_moe",
+     "Qwen3-MoE",
+     "hidden_size",
+     "num_hidden_layers",
+     "num_attention_heads",
+     "intermediate_size",
+     "vocab_size",
+     "max_position_embeddings",
+     KvHeads::Key,
+     0,
+     false,
+     true,
+     true,
+     true,
+     "attention_bias",
+     false,
+     false,
+     "sliding_window",
+     "num_experts",
+     "num_experts_per_tok",
+     "moe_intermediate_size",
+     "its q and k RMSNorms left out (2 head_dim parameters a block)"},
+    {"gpt2",        "GPT-2", "n_embd", "n_layer", "n_head", "n_inner", "vocab_size", "n_positions",
+     KvHeads::None, 0,       true,     false,     false,    false,     "",           true,
+     true,          "",      "",       "",        "",       ""},
+    {"gpt_neox",
+     "GPT-NeoX",
+     "hidden_size",
+     "num_hidden_layers",
+     "num_attention_heads",
+     "intermediate_size",
+     "vocab_size",
+     "max_position_embeddings",
+     KvHeads::None,
+     0,
+     false,
+     false,
+     false,
+     true,
+     "attention_bias",
+     true,
+     false,
+     "",
+     "",
+     "",
+     "",
+     ""},
+    {"falcon",
+     "Falcon",
+     "hidden_size",
+     "num_hidden_layers",
+     "num_attention_heads",
+     "ffn_hidden_size",
+     "vocab_size",
+     "max_position_embeddings",
+     KvHeads::Falcon,
+     2048,
+     true,
+     false,
+     false,
+     true,
+     "bias",
+     false,
+     true,
+     "",
+     "",
+     "",
+     "",
+     "counted with two LayerNorms a block where parallel attention (Falcon-7B) has one (2 h parameters a block more)"},
+};
+
+// Architectures of other families whose configs say what dtsim cannot map: the key, and why.
+struct Refusal {
+  std::string_view key;
+  std::string_view why;
+};
+constexpr Refusal kRefusals[] = {
+    {"kv_lora_rank",
+     "multi-head latent attention (DeepSeek-V2 and V3) is not modelled; describe the model with model.transformer.*"},
+    {"n_shared_experts",
+     "shared experts beside the routed ones are not modelled; describe the routed experts with "
+     "model.transformer.*"},
+    {"shared_expert_intermediate_size",
+     "shared experts beside the routed ones are not modelled; describe the routed "
+     "experts with model.transformer.*"},
+};
+
+const Family* find_family(std::string_view model_type) {
+  for (const Family& f : kFamilies) {
+    if (f.model_type == model_type) return &f;
+  }
+  return nullptr;
+}
+
+int kv_heads(const Reader& r, const Family& f, int heads) {
+  switch (f.kv) {
+    case KvHeads::Key: return r.count_or("num_key_value_heads", heads);
+    case KvHeads::None: return heads;
+    case KvHeads::Falcon:
+      if (r.flag_or("new_decoder_architecture", false)) return r.count("num_kv_heads", "key/value heads");
+      return r.flag_or("multi_query", true) ? 1 : heads;
+  }
+  return heads;
+}
+
+void read_experts(const Reader& r, const Family& f, TransformerSpec& s) {
+  if (f.experts_key.empty()) return;
+  s.experts = r.count(f.experts_key, "experts per MoE layer");
+  s.top_k = r.count(f.top_k_key, "experts each token is routed to");
+  if (s.top_k > s.experts) {
+    r.fail(f.top_k_key, fmt::format("{} is more than the {} experts ({})", s.top_k, s.experts, f.experts_key));
+  }
+  s.capacity_factor = 0;  // dropless, as Hugging Face's and Megatron-LM's routers run by default
+  if (!f.expert_ffn_key.empty()) s.ffn = r.count(f.expert_ffn_key, "each expert's width");
+  if (r.count_or("decoder_sparse_step", 1) != 1) {
+    r.fail("decoder_sparse_step", "MoE layers every other block are not modelled: dtsim's blocks are all alike (1)");
+  }
+  if (r.has("mlp_only_layers") && !r.at("mlp_only_layers").empty()) {
+    r.fail("mlp_only_layers", "dense blocks among MoE blocks are not modelled: dtsim's blocks are all alike ([])");
+  }
+}
+
+// The model's name: _name_or_path's last part, else the file's folder, else the model_type.
+std::string name_of(const Reader& r, std::string_view model_type) {
+  std::string name = r.text_or("_name_or_path", "");
+  if (name.empty()) name = std::filesystem::path(r.origin()).parent_path().filename().string();
+  if (name.empty()) return std::string(model_type);
+  if (const size_t slash = name.find_last_of('/'); slash != std::string::npos) name = name.substr(slash + 1);
+  return name;
+}
+
+}  // namespace
+
+std::vector<std::string_view> hf_model_types() {
+  std::vector<std::string_view> out;
+  for (const Family& f : kFamilies) out.push_back(f.model_type);
+  return out;
+}
+
+HfModel parse_hf_config(std::string_view text, const std::string& origin) {
+  const Json j = Json::parse(text.begin(), text.end(), nullptr, false);
+  if (j.is_discarded() || !j.is_object()) {
+    throw InputError(SourceLocation{origin}, "not a JSON object (a Hugging Face config.json is one)");
+  }
+  const Reader r(j, text, origin);
+  for (const Refusal& x : kRefusals) {
+    if (r.has(x.key) && !(r.at(x.key).is_number() && r.at(x.key).get<double>() == 0)) r.fail(x.key, std::string(x.why));
+  }
+  if (!r.has("model_type")) {
+    r.fail("model_type",
+           fmt::format("missing: one of {} says which family's keys to read", fmt::join(hf_model_types(), ", ")));
+  }
+  const std::string model_type = r.text_or("model_type", "");
+  const Family* family = find_family(model_type);
+  if (!family) {
+    r.fail("model_type", fmt::format("'{}' is not a family dtsim maps (valid: {}); describe the model with "
+                                     "model.transformer.*",
+                                     model_type, fmt::join(hf_model_types(), ", ")));
+  }
+  const Family& f = *family;
+  TransformerSpec s;
+  s.hidden = r.count(f.hidden, "the hidden width");
+  s.layers = r.count(f.layers, "the number of blocks");
+  s.heads = r.count(f.heads, "attention heads");
+  s.kv_heads = kv_heads(r, f, s.heads);
+  s.ffn = f.ffn_may_be_null ? r.count_or(f.ffn, 0) : r.count(f.ffn, "the MLP's width");
+  s.vocab = r.count(f.vocab, "the vocabulary");
+  s.seq_len = f.positions_absent > 0 ? r.count_or(f.positions, f.positions_absent)
+                                     : r.count(f.positions, "the longest sequence");
+  s.gated_mlp = f.gated;
+  s.rms_norm = f.rms_norm;
+  s.rotary = f.model_type == "falcon" ? !r.flag_or("alibi", false) : f.rotary;
+  s.bias = f.bias_key.empty() ? f.bias : r.flag_or(f.bias_key, f.bias);
+  s.tied_embeddings = r.flag_or("tie_word_embeddings", f.tied);
+  s.positions = 0;
+  s.encoder = false;
+  s.flash_attention = true;
+  if (r.has("head_dim") && r.count("head_dim", "") * s.heads != s.hidden) {
+    r.fail("head_dim", fmt::format("{} is not hidden / heads ({} / {}): dtsim's attention has heads of hidden / heads "
+                                   "(set model.transformer.* to describe it)",
+                                   r.at("head_dim").dump(), s.hidden, s.heads));
+  }
+  if (s.heads % s.kv_heads != 0) {
+    r.fail(f.kv == KvHeads::Falcon ? "num_kv_heads" : "num_key_value_heads",
+           fmt::format("{} does not divide the {} attention heads", s.kv_heads, s.heads));
+  }
+  read_experts(r, f, s);
+  HfModel out;
+  out.shape = s;
+  out.name = name_of(r, model_type);
+  out.sequence_key = r.has(f.positions) ? std::string(f.positions) : "";
+  const bool window_on = r.flag_or("use_sliding_window", true);  // Qwen's configs say false beside their window
+  if (!f.sliding_key.empty() && window_on && r.has(f.sliding_key)) out.sliding_window = r.count_or(f.sliding_key, 0);
+  out.source = fmt::format("{}: a Hugging Face {} config (model_type {}){}", origin, f.title, model_type,
+                           f.differs.empty() ? "" : fmt::format("; {}", f.differs));
+  if (const auto problem = shape_problem(s)) {
+    throw InputError(SourceLocation{origin}, fmt::format("the shape it gives is not a transformer dtsim builds: {}: {}",
+                                                         problem->field, problem->message));
+  }
+  return out;
+}
+
+HfModel load_hf_config(const std::string& path) {
+  std::ifstream in(path);
+  if (!in) throw InputError(SourceLocation{path}, "cannot be read (a Hugging Face config.json)");
+  std::stringstream ss;
+  ss << in.rdbuf();
+  return parse_hf_config(ss.str(), path);
+}
+
+}  // namespace dtsim
