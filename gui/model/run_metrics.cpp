@@ -77,6 +77,10 @@ JobMetrics job_metrics_from_json(const nlohmann::json& j) {
   m.wall_time_s = num(j, "wall_time_s");
   if (const auto it = j.find("bubble_fraction"); it != j.end() && it->is_number())
     m.bubble_fraction = it->get<double>();
+  for (auto [key, slot] : {std::pair{"tokens_per_s_per_device", &m.tokens_per_s_per_device}, std::pair{"mfu", &m.mfu},
+                           std::pair{"hfu", &m.hfu}}) {
+    if (const auto it = j.find(key); it != j.end() && it->is_number()) *slot = it->get<double>();
+  }
   if (const auto it = j.find("wait_by_cause_s"); it != j.end() && it->is_object())
     m.pipeline_bubble_s = num(*it, "pipeline_bubble");
   if (const auto it = j.find("memory"); it != j.end() && it->is_object()) m.memory = memory_from_json(*it);
@@ -107,6 +111,9 @@ void type_problems(const nlohmann::json& j, const std::string& where, std::vecto
        {"throughput_samples_per_s", "comm_fraction", "compute_fraction", "exposed_comm_fraction", "wait_fraction",
         "workers", "servers", "iterations", "simulated_time_s", "wall_time_s", "bytes_on_wire_per_iteration"}) {
     if (j.contains(key)) expect(j, key, "a number", j[key].is_number());
+  }
+  for (const char* key : {"tokens_per_s_per_device", "mfu", "hfu"}) {  // null where the job has none
+    if (j.contains(key)) expect(j, key, "a number or null", j[key].is_number() || j[key].is_null());
   }
   for (const char* key : {"workers", "servers", "iterations"}) {
     if (j.contains(key) && j[key].is_number() && !is_count(j[key].get<double>())) {

@@ -48,8 +48,10 @@ struct JobMetrics {
   double compute_fraction = 0, comm_fraction = 0, exposed_comm_fraction = 0, wait_fraction = 0;
   double bytes_on_wire = 0, simulated_time_s = 0, wall_time_s = 0;
   std::optional<double> bubble_fraction;  // hybrid runs only
-  double pipeline_bubble_s = 0;           // wait_by_cause_s.pipeline_bubble: waiting per iteration
-  std::optional<MemoryMetrics> memory;    // hybrid runs only
+  // Large-model units (null in metrics.json where the job has none: tokens for a CNN, FLOPs for Chakra traces).
+  std::optional<double> tokens_per_s_per_device, mfu, hfu;
+  double pipeline_bubble_s = 0;         // wait_by_cause_s.pipeline_bubble: waiting per iteration
+  std::optional<MemoryMetrics> memory;  // hybrid runs only
   std::vector<RankTime> ranks;
 };
 

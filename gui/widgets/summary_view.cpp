@@ -138,6 +138,10 @@ void SummaryView::set_metrics(const RunMetrics* metrics) {
                 .arg(job.compute_fraction * 100, 0, 'f', 1)
                 .arg(job.exposed_comm_fraction * 100, 0, 'f', 1)
                 .arg(job.wait_fraction * 100, 0, 'f', 1);
+    if (job.tokens_per_s_per_device)
+      head += tr("; %1 tokens/s per device").arg(*job.tokens_per_s_per_device, 0, 'f', 0);
+    if (job.mfu && job.hfu)
+      head += tr("; MFU %1%, HFU %2%").arg(*job.mfu * 100, 0, 'f', 1).arg(*job.hfu * 100, 0, 'f', 1);
     if (job.bubble_fraction) {
       head += tr("; pipeline bubble %1%").arg(*job.bubble_fraction * 100, 0, 'f', 1);
       if (job.pipeline_bubble_s > 0)

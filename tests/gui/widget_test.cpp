@@ -300,6 +300,28 @@ TEST_CASE("the summary of a hybrid run shows the bubble and memory by stage; a d
   CHECK_FALSE(s.memory_view()->isVisibleTo(&s));
   CHECK_FALSE(s.headline()->text().contains("bubble"));
   CHECK_FALSE(s.headline()->text().contains("memory"));
+  // ResNet-50 has MFU but no tokens (metrics.json's tokens are null, which the reader takes as none).
+  CHECK(s.headline()->text().contains("MFU "));
+  CHECK_FALSE(s.headline()->text().contains("tokens/s"));
+}
+
+TEST_CASE("the summary of a language model's run says its tokens/s per device, MFU and HFU") {
+  const std::string d = std::string(DTSIM_BINARY_DIR) + "/test-output/gui-llm-" + std::to_string(getpid());
+  const std::string cmd = "cd '" DTSIM_SOURCE_DIR "' && '" DTSIM_BINARY_DIR
+                          "/bin/dtsim' run scenarios/llama3_8b_hf_dgx_h100.yaml --no-trace --out '" +
+                          d + "' >/dev/null";
+  REQUIRE(std::system(cmd.c_str()) == 0);
+  const Document doc = load_document(d + "/metrics.json");
+  REQUIRE(doc.run);
+  const JobMetrics& m = doc.run->metrics->top;
+  REQUIRE(m.tokens_per_s_per_device);
+  REQUIRE(m.mfu);
+  SummaryView s;
+  s.set_metrics(&*doc.run->metrics);
+  const QString text = s.headline()->text();
+  CHECK(text.contains(QStringLiteral("%1 tokens/s per device").arg(*m.tokens_per_s_per_device, 0, 'f', 0)));
+  CHECK(text.contains(QStringLiteral("MFU %1%").arg(*m.mfu * 100, 0, 'f', 1)));
+  CHECK(text.contains("HFU "));
 }
 
 TEST_CASE("compare puts two runs on one axis with a table of deltas") {
