@@ -316,8 +316,8 @@ int tune_command(TuneOptions o) {
     plots += ", pareto.png";
   }
   write_file_atomic(out + "/results.csv", results_csv(r));
-  write_file_atomic(out + "/tune.json", tune::tune_json(r, o.request, {o.scenario, o.sets}).dump(2) +
-                                            "\n");  // last: the search is complete
+  write_file_atomic(out + "/tune.json",
+                    tune::tune_json(r, o.request, {o.scenario, sets}).dump(2) + "\n");  // last: the search is complete
   std::cout << fmt::format("wrote {} and results.csv, tune.json in {}\n", plots, out);
   return 0;
 }

@@ -17,7 +17,7 @@ namespace dtsim::tune {
 inline constexpr int kTuneSchemaVersion = 1;
 
 // What the search was asked about: the scenario's file as the user named it ("" for a scenario given as text) and
-// the --set overrides it ran under.
+// the --set overrides it ran under (the user's, and `--devices N`'s cluster.nodes).
 struct TuneSource {
   std::string scenario_file;
   std::vector<std::string> sets;
