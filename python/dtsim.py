@@ -28,9 +28,18 @@ __version__ = _dtsim.__version__
 ScenarioError = _dtsim.ScenarioError
 
 __all__ = [
-    "Scenario", "ScenarioError", "Record", "Result", "Table", "Tuning", "load", "run", "sweep", "tune", "kernels",
+    "Scenario", "ScenarioError", "DoesNotFit", "Record", "Result", "Table", "Tuning", "load", "run", "sweep", "tune", "kernels",
     "models", "devices", "keys",
 ]
+
+
+class DoesNotFit(RuntimeError):
+    """run(..., require_fit=True) of a layout whose busiest rank needs more memory than its device has; the
+    result (timed all the same) is its .result."""
+
+    def __init__(self, message: str, result: "Result") -> None:
+        super().__init__(message)
+        self.result = result
 
 
 def _whole(where: str, name: str, value: Any, least: int, most: int, option: str) -> int:
@@ -99,6 +108,53 @@ class Scenario:
         self._source = source
         return self
 
+    def get(self, key: str, default: Any = None) -> Any:
+        """The value the scenario gives `key` (its file's, or the last set()'s), as a Python value (true/false as
+        bools, numbers as ints or floats, anything else as its text: '25MB'); a key it does not write gives its
+        default from the key table (dtsim.keys(): '' where it has none), else `default` for a key of no table."""
+        written = self._info["written"]
+        if key in written:
+            return _typed(written[key])
+        for k in _key_table():
+            if k["path"] == key or (key.startswith("jobs.") and key.split(".", 2)[-1] == k["path"]):
+                return _typed(k["default"]) if k["default"] != "" else default
+        return default
+
+    def __getitem__(self, key: str) -> Any:
+        """s["cluster.nodes"]: get(key), or KeyError for a key neither written nor in the key table."""
+        missing = object()
+        value = self.get(key, missing)
+        if value is missing:
+            raise KeyError(key)
+        return value
+
+    def to_dict(self) -> Dict[str, Any]:
+        """The keys the scenario writes (its file's, then its set()'s), nested as the file nests them, `jobs` as a list:
+        Scenario(s.to_dict()) is the same scenario (a relative model.file or model.hf_config then reads from where
+        Python runs)."""
+        out: Dict[str, Any] = {}
+        for key, text in self._info["written"].items():
+            parts = key.split(".")
+            node: Any = out
+            if parts[0] == "jobs":
+                jobs = out.setdefault("jobs", [])
+                index = int(parts[1])
+                while len(jobs) <= index:
+                    jobs.append({})
+                node, parts = jobs[index], parts[2:]
+            for part in parts[:-1]:
+                node = node.setdefault(part, {})
+            node[parts[-1]] = _typed(text)
+        return out
+
+    def to_yaml(self, path: Optional[str | os.PathLike] = None) -> str:
+        """to_dict() as YAML text (block style, one key a line); written to `path` as well when given."""
+        text = _yaml(self.to_dict(), 0)
+        if path is not None:
+            with open(path, "w", encoding="utf-8") as f:
+                f.write(text)
+        return text
+
     def copy(self) -> "Scenario":
         """An independent copy (set() on it leaves this one alone)."""
         return Scenario({}, _text=self._source.text, _origin=self._source.origin, _sets=self._source.sets)
@@ -106,6 +162,45 @@ class Scenario:
     def __repr__(self) -> str:
         sets = "".join(f" --set {s}" for s in self._source.sets)
         return f"<dtsim.Scenario {self.name!r} from {self.file}{sets}: {self.workers} workers, {self.engine}>"
+
+
+def _typed(text: str) -> Any:
+    """A value's text as the Python value it reads as: true/false, an int, a float, else the text."""
+    if text in ("true", "false"):
+        return text == "true"
+    for kind in (int, float):
+        try:
+            return kind(text)
+        except ValueError:
+            pass
+    return text
+
+
+_KEYS: Optional[List[Dict[str, Any]]] = None
+
+
+def _key_table() -> List[Dict[str, Any]]:
+    global _KEYS
+    if _KEYS is None:
+        _KEYS = _dtsim.keys()
+    return _KEYS
+
+
+def _yaml(value: Any, indent: int) -> str:
+    """Block-style YAML of dicts, lists and scalars (a scalar as JSON writes it: quoted text, true/false, numbers)."""
+    pad = " " * indent
+    lines = []
+    if isinstance(value, dict):
+        for k, v in value.items():
+            if isinstance(v, (dict, list)):
+                lines.append(f"{pad}{k}:\n{_yaml(v, indent + 2)}")
+            else:
+                lines.append(f"{pad}{k}: {json.dumps(v)}\n")
+    else:
+        for v in value:
+            body = _yaml(v, indent + 2) if isinstance(v, (dict, list)) else f"{pad}  {json.dumps(v)}\n"
+            lines.append(f"{pad}- {body.lstrip()}")
+    return "".join(lines)
 
 
 def load(path: str | os.PathLike) -> Scenario:
@@ -193,6 +288,12 @@ class Result(Record):
         return self._data
 
     @property
+    def fits(self) -> bool:
+        """Whether every job's busiest rank fits its device's memory (metrics.json's memory.fits; True for jobs
+        without a memory model, which are not hybrid)."""
+        return all(j.get("memory", {}).get("fits", True) for j in self._data.get("jobs", [self._data]))
+
+    @property
     def per_rank(self) -> List[Dict[str, Any]]:
         """Each rank's compute, communication, wait and bytes, per iteration (the first job's)."""
         return self._data["per_rank"]
@@ -272,11 +373,19 @@ def _scenario(scenario: Scenario | str | os.PathLike | Mapping[str, Any]) -> Sce
 
 
 def run(scenario: Scenario | str | os.PathLike | Mapping[str, Any], engine: Optional[str] = None,
-        trace: bool = True) -> Result:
+        trace: bool = True, require_fit: bool = False) -> Result:
     """Runs a scenario as `dtsim run` does (engine: 'simgrid' or 'analytical'; None: its run.engine).
-    trace=False skips the trace (result.trace_events is then empty)."""
+    trace=False skips the trace (result.trace_events is then empty). A layout that does not fit in its devices'
+    memory is timed all the same, result.fits False and a warning said; require_fit=True raises DoesNotFit."""
     s = _scenario(scenario)
-    return Result(_dtsim.run(s._source, engine or "", trace))
+    result = Result(_dtsim.run(s._source, engine or "", trace))
+    if require_fit and not result.fits:
+        short = [j for j in result.metrics.get("jobs", [result.metrics]) if not j.get("memory", {}).get("fits", True)]
+        m = short[0]["memory"]
+        raise DoesNotFit(f"{s.name}: job {short[0]['job']}: its busiest rank needs {m['peak_bytes'] / 1e9:.1f} GB, "
+                         f"its device holds {m['device_bytes'] / 1e9:.1f} GB (run() without require_fit times it "
+                         "all the same)", result)
+    return result
 
 
 def sweep(scenario: Scenario | str | os.PathLike | Mapping[str, Any], params: Mapping[str, Iterable[Any] | str],

@@ -93,6 +93,9 @@ pb::dict check(const Source& src) {
   d["nodes"] = s.cluster.nodes;
   d["workers"] = s.workers();
   d["jobs"] = s.jobs.size();
+  pb::dict written;
+  for (const auto& [key, text] : s.written) written[pb::str(key)] = text;
+  d["written"] = written;
   return d;
 }
 

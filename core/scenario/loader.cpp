@@ -136,6 +136,7 @@ class Walker {
         if (scope.in_job_list && path == "name") {
           s_.jobs[job].name = text;
           s_.where[shown] = value_at;
+          s_.written[shown] = text;
         } else {
           apply(*find_key(path, scope), job, shown, text, value_at);
         }
@@ -156,11 +157,14 @@ class Walker {
     for (const auto& [a, b] : kTwinKeys) {
       for (const auto& [mine, twin] : {std::pair{a, b}, std::pair{b, a}}) {
         const std::string_view name = mine;
-        if (shown.size() >= name.size() && shown.compare(shown.size() - name.size(), name.size(), name) == 0)
+        if (shown.size() >= name.size() && shown.compare(shown.size() - name.size(), name.size(), name) == 0) {
           s_.where.erase(shown.substr(0, shown.size() - name.size()) + twin);
+          s_.written.erase(shown.substr(0, shown.size() - name.size()) + twin);
+        }
       }
     }
     s_.where[shown] = where;
+    s_.written[shown] = text;
   }
 
  private:

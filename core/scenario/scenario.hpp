@@ -168,6 +168,9 @@ struct Scenario {
   bool job_list = false;      // written as a `jobs:` list (keys jobs.N.*) rather than top-level keys
   // Where each key was set (file:line:col or --set), for errors found after loading.
   std::map<std::string, SourceLocation> where;
+  // Each of those keys' value as written there (the file's text, or the last --set's): what the scenario says, for
+  // dtsim.Scenario's get() and to_dict().
+  std::map<std::string, std::string> written;
 
   const JobSpec& job() const { return jobs.front(); }  // the first (often the only) job
   int workers() const { return job().workers(cluster); }

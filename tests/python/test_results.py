@@ -105,3 +105,17 @@ def test_a_result_says_tokens_and_mfu_for_a_transformer_and_mfu_alone_for_a_cnn(
     cnn = dtsim.run(ROOT / "scenarios/quickstart.yaml", engine="analytical", trace=False)
     assert cnn.tokens_per_s is None and cnn.tokens_per_s_per_device is None
     assert 0 < cnn.mfu == cnn.hfu < 1
+
+
+def test_a_layout_that_does_not_fit_is_timed_with_fits_false_or_raises_when_asked():
+    s = dtsim.load(ROOT / "scenarios/llama3_70b_fsdp.yaml").set("strategy.recompute", "none")
+    s.set("strategy.sequence_parallel", False)
+    r = dtsim.run(s, engine="analytical", trace=False)
+    assert not r.fits and r.iteration_time.mean > 0
+    assert any("needs 90.0 GB" in w for w in r.warnings)
+    with pytest.raises(dtsim.DoesNotFit) as e:
+        dtsim.run(s, engine="analytical", trace=False, require_fit=True)
+    assert "its busiest rank needs 90.0 GB, its device holds 80.0 GB" in str(e.value)
+    assert e.value.result.iteration_time.mean == r.iteration_time.mean
+    assert dtsim.run(ROOT / "scenarios/llama3_70b_fsdp.yaml", engine="analytical", trace=False, require_fit=True).fits
+    assert dtsim.run(ROOT / "scenarios/quickstart.yaml", engine="analytical", trace=False).fits  # no memory model

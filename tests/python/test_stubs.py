@@ -27,7 +27,7 @@ def test_stubs_name_every_public_name_and_member():
         error = e
     result = dtsim.run(quickstart, engine="analytical", trace=False)
     instances = {
-        "ScenarioError": error, "Scenario": quickstart, "Record": result, "Result": result,
+        "ScenarioError": error, "DoesNotFit": dtsim.DoesNotFit("x", result), "Scenario": quickstart, "Record": result, "Result": result,
         "Table": dtsim.sweep(quickstart, {"cluster.nodes": [1]}, engine="analytical"),
         "Tuning": dtsim.tune(ROOT / "scenarios/hybrid_pipeline_cpu.yaml", top=0),
     }
