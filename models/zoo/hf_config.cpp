@@ -78,206 +78,87 @@ enum class KvHeads {
   None,    // every head has its own K and V (GPT-2, GPT-NeoX)
 };
 
-// A model_type's shape: the keys its config class names, and what its modeling code fixes.
+// The keys a config class names its shape by: Hugging Face's usual names, or a family's own (GPT-2's n_embd, ...).
+struct ShapeKeys {
+  std::string_view hidden = "hidden_size", layers = "num_hidden_layers", heads = "num_attention_heads",
+                   ffn = "intermediate_size", vocab = "vocab_size", positions = "max_position_embeddings";
+};
+
+// A model_type's shape: the keys its config class names, and what its modeling code fixes (by default a Llama-style
+// decoder: SwiGLU, RMSNorm, rotary positions, no biases, untied embeddings).
 struct Family {
   std::string_view model_type;
   std::string_view title;
-  std::string_view hidden, layers, heads, ffn, vocab, positions;
+  ShapeKeys keys{};
   KvHeads kv = KvHeads::Key;
   int positions_absent = 0;      // the config class's default sequence when the key is absent (0: required)
   bool ffn_may_be_null = false;  // absent or null means 4 x hidden (GPT-2's n_inner, Falcon's ffn_hidden_size)
   bool gated = true;             // SwiGLU (gate, up and down projections)
   bool rms_norm = true;
-  bool rotary = true;         // false: learned positions (GPT-2); Falcon: rotary unless alibi
-  std::string_view bias_key;  // "" : `bias` fixed
+  bool rotary = true;           // false: learned positions (GPT-2); Falcon: rotary unless alibi
+  std::string_view bias_key{};  // "" : `bias` fixed
   bool bias = false;
-  bool tied = false;             // tie_word_embeddings when absent
-  std::string_view sliding_key;  // "" : no sliding window
+  bool tied = false;               // tie_word_embeddings when absent
+  std::string_view sliding_key{};  // "" : no sliding window
   // Mixture of experts: experts and top-k keys, and the experts' own width when it has a key of its own.
-  std::string_view experts_key, top_k_key, expert_ffn_key;
-  std::string_view differs;  // where TransformerSpec's count differs from the architecture's (a few parameters), or ""
+  std::string_view experts_key{}, top_k_key{}, expert_ffn_key{};
+  std::string_view differs{};  // where TransformerSpec's count differs from the architecture's (a few parameters)
 };
 
 constexpr Family kFamilies[] = {
-    {"llama",
-     "Llama",
-     "hidden_size",
-     "num_hidden_layers",
-     "num_attention_heads",
-     "intermediate_size",
-     "vocab_size",
-     "max_position_embeddings",
-     KvHeads::Key,
-     0,
-     false,
-     true,
-     true,
-     true,
-     "attention_bias",
-     false,
-     false,
-     "",
-     "",
-     "",
-     "",
-     ""},
-    {"mistral",
-     "Mistral",
-     "hidden_size",
-     "num_hidden_layers",
-     "num_attention_heads",
-     "intermediate_size",
-     "vocab_size",
-     "max_position_embeddings",
-     KvHeads::Key,
-     0,
-     false,
-     true,
-     true,
-     true,
-     "",
-     false,
-     false,
-     "sliding_window",
-     "",
-     "",
-     "",
-     ""},
-    {"mixtral",
-     "Mixtral",
-     "hidden_size",
-     "num_hidden_layers",
-     "num_attention_heads",
-     "intermediate_size",
-     "vocab_size",
-     "max_position_embeddings",
-     KvHeads::Key,
-     0,
-     false,
-     true,
-     true,
-     true,
-     "",
-     false,
-     false,
-     "sliding_window",
-     "num_local_experts",
-     "num_experts_per_tok",
-     "",
-     ""},
-    {"qwen2",
-     "Qwen2",
-     "hidden_size",
-     "num_hidden_layers",
-     "num_attention_heads",
-     "intermediate_size",
-     "vocab_size",
-     "max_position_embeddings",
-     KvHeads::Key,
-     0,
-     false,
-     true,
-     true,
-     true,
-     "",
-     false,
-     false,
-     "sliding_window",
-     "",
-     "",
-     "",
-     "its q, k and v projections' biases left out (h + 2 kv_dim parameters a block)"},
-    {"qwen3",
-     "Qwen3",
-     "hidden_size",
-     "num_hidden_layers",
-     "num_attention_heads",
-     "intermediate_size",
-     "vocab_size",
-     "max_position_embeddings",
-     KvHeads::Key,
-     0,
-     false,
-     true,
-     true,
-     true,
-     "attention_bias",
-     false,
-     false,
-     "sliding_window",
-     "",
-     "",
-     "",
-     "its q and k RMSNorms left out (2 head_dim parameters a block)"},
-    {"qwen3_moe",
-     "Qwen3-MoE",
-     "hidden_size",
-     "num_hidden_layers",
-     "num_attention_heads",
-     "intermediate_size",
-     "vocab_size",
-     "max_position_embeddings",
-     KvHeads::Key,
-     0,
-     false,
-     true,
-     true,
-     true,
-     "attention_bias",
-     false,
-     false,
-     "sliding_window",
-     "num_experts",
-     "num_experts_per_tok",
-     "moe_intermediate_size",
-     "its q and k RMSNorms left out (2 head_dim parameters a block)"},
-    {"gpt2",        "GPT-2", "n_embd", "n_layer", "n_head", "n_inner", "vocab_size", "n_positions",
-     KvHeads::None, 0,       true,     false,     false,    false,     "",           true,
-     true,          "",      "",       "",        "",       ""},
-    {"gpt_neox",
-     "GPT-NeoX",
-     "hidden_size",
-     "num_hidden_layers",
-     "num_attention_heads",
-     "intermediate_size",
-     "vocab_size",
-     "max_position_embeddings",
-     KvHeads::None,
-     0,
-     false,
-     false,
-     false,
-     true,
-     "attention_bias",
-     true,
-     false,
-     "",
-     "",
-     "",
-     "",
-     ""},
-    {"falcon",
-     "Falcon",
-     "hidden_size",
-     "num_hidden_layers",
-     "num_attention_heads",
-     "ffn_hidden_size",
-     "vocab_size",
-     "max_position_embeddings",
-     KvHeads::Falcon,
-     2048,
-     true,
-     false,
-     false,
-     true,
-     "bias",
-     false,
-     true,
-     "",
-     "",
-     "",
-     "",
-     "counted with two LayerNorms a block where parallel attention (Falcon-7B) has one (2 h parameters a block more)"},
+    {.model_type = "llama", .title = "Llama", .bias_key = "attention_bias"},
+    {.model_type = "mistral", .title = "Mistral", .sliding_key = "sliding_window"},
+    {.model_type = "mixtral",
+     .title = "Mixtral",
+     .sliding_key = "sliding_window",
+     .experts_key = "num_local_experts",
+     .top_k_key = "num_experts_per_tok"},
+    {.model_type = "qwen2",
+     .title = "Qwen2",
+     .sliding_key = "sliding_window",
+     .differs = "its q, k and v projections' biases left out (h + 2 kv_dim parameters a block)"},
+    {.model_type = "qwen3",
+     .title = "Qwen3",
+     .bias_key = "attention_bias",
+     .sliding_key = "sliding_window",
+     .differs = "its q and k RMSNorms left out (2 head_dim parameters a block)"},
+    {.model_type = "qwen3_moe",
+     .title = "Qwen3-MoE",
+     .bias_key = "attention_bias",
+     .sliding_key = "sliding_window",
+     .experts_key = "num_experts",
+     .top_k_key = "num_experts_per_tok",
+     .expert_ffn_key = "moe_intermediate_size",
+     .differs = "its q and k RMSNorms left out (2 head_dim parameters a block)"},
+    {.model_type = "gpt2",
+     .title = "GPT-2",
+     .keys = {"n_embd", "n_layer", "n_head", "n_inner", "vocab_size", "n_positions"},
+     .kv = KvHeads::None,
+     .ffn_may_be_null = true,
+     .gated = false,
+     .rms_norm = false,
+     .rotary = false,
+     .bias = true,
+     .tied = true},
+    {.model_type = "gpt_neox",
+     .title = "GPT-NeoX",
+     .kv = KvHeads::None,
+     .gated = false,
+     .rms_norm = false,
+     .bias_key = "attention_bias",
+     .bias = true},
+    {.model_type = "falcon",
+     .title = "Falcon",
+     .keys = {.ffn = "ffn_hidden_size"},
+     .kv = KvHeads::Falcon,
+     .positions_absent = 2048,
+     .ffn_may_be_null = true,
+     .gated = false,
+     .rms_norm = false,
+     .bias_key = "bias",
+     .tied = true,
+     .differs = "counted with two LayerNorms a block where parallel attention (Falcon-7B) has one (2 h parameters a "
+                "block more)"},
 };
 
 // Architectures of other families whose configs say what dtsim cannot map: the key, and why.
@@ -370,14 +251,15 @@ HfModel parse_hf_config(std::string_view text, const std::string& origin) {
   }
   const Family& f = *family;
   TransformerSpec s;
-  s.hidden = r.count(f.hidden, "the hidden width");
-  s.layers = r.count(f.layers, "the number of blocks");
-  s.heads = r.count(f.heads, "attention heads");
+  const ShapeKeys& k = f.keys;
+  s.hidden = r.count(k.hidden, "the hidden width");
+  s.layers = r.count(k.layers, "the number of blocks");
+  s.heads = r.count(k.heads, "attention heads");
   s.kv_heads = kv_heads(r, f, s.heads);
-  s.ffn = f.ffn_may_be_null ? r.count_or(f.ffn, 0) : r.count(f.ffn, "the MLP's width");
-  s.vocab = r.count(f.vocab, "the vocabulary");
-  s.seq_len = f.positions_absent > 0 ? r.count_or(f.positions, f.positions_absent)
-                                     : r.count(f.positions, "the longest sequence");
+  s.ffn = f.ffn_may_be_null ? r.count_or(k.ffn, 0) : r.count(k.ffn, "the MLP's width");
+  s.vocab = r.count(k.vocab, "the vocabulary");
+  s.seq_len = f.positions_absent > 0 ? r.count_or(k.positions, f.positions_absent)
+                                     : r.count(k.positions, "the longest sequence");
   s.gated_mlp = f.gated;
   s.rms_norm = f.rms_norm;
   s.rotary = f.model_type == "falcon" ? !r.flag_or("alibi", false) : f.rotary;
@@ -399,7 +281,7 @@ HfModel parse_hf_config(std::string_view text, const std::string& origin) {
   HfModel out;
   out.shape = s;
   out.name = name_of(r, model_type);
-  out.sequence_key = r.has(f.positions) ? std::string(f.positions) : "";
+  out.sequence_key = r.has(k.positions) ? std::string(k.positions) : "";
   const bool window_on = r.flag_or("use_sliding_window", true);  // Qwen's configs say false beside their window
   if (!f.sliding_key.empty() && window_on && r.has(f.sliding_key)) out.sliding_window = r.count_or(f.sliding_key, 0);
   out.source = fmt::format("{}: a Hugging Face {} config (model_type {}){}", origin, f.title, model_type,
