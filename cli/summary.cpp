@@ -68,6 +68,35 @@ std::string strategy_text(const Scenario& s, const JobSpec& job) {
                      st.overlap ? "on" : "off");
 }
 
+// Who straggles and how (stragglers.*), "" when no one does: the slow workers named by their indices (the key takes
+// indices, not a count), the jitter every worker draws, the workers a speed profile slows.
+std::string stragglers_text(const StragglerSpec& st) {
+  std::vector<std::string> parts;
+  const auto workers = [](const std::vector<int>& w) {
+    return fmt::format("{} {}", w.size() == 1 ? "worker" : "workers", fmt::join(w, ", "));
+  };
+  if (!st.slow_workers.empty() && st.slow_factor != 1.0) {
+    parts.push_back(fmt::format("{} {} {:g}x slower", workers(st.slow_workers),
+                                st.slow_workers.size() == 1 ? "computes" : "compute", st.slow_factor));
+  }
+  switch (st.jitter) {
+    case Jitter::None: break;
+    case Jitter::Lognormal: parts.push_back(fmt::format("lognormal jitter (sigma {:g}) on every worker", st.sigma)); break;
+    case Jitter::Exponential:
+      parts.push_back(fmt::format("exponential jitter (mean {:g}) on every worker", st.tail_mean));
+      break;
+    case Jitter::Hiccup:
+      parts.push_back(fmt::format("hiccups ({:g}x, probability {:g} an iteration) on every worker", st.hiccup_factor,
+                                  st.hiccup_probability));
+      break;
+  }
+  if (!st.speed_profile.factors.empty()) {
+    parts.push_back(fmt::format("a speed profile on {}",
+                                st.profile_workers.empty() ? "every worker" : workers(st.profile_workers)));
+  }
+  return fmt::format("{}", fmt::join(parts, "; "));
+}
+
 std::string batch_text(const Scenario& s, const JobSpec& job) {
   if (job.strategy.kind != StrategyKind::Hybrid) return fmt::format("batch {}/worker", job.model.batch_per_worker);
   const HybridSpec h = job_layout(s, job);
@@ -95,6 +124,7 @@ void job_summary(std::ostream& os, const Scenario& s, const JobSpec& job, const 
                         ? fmt::format(" + {} server shards", job.strategy.ps_shards)
                         : "",
                     sync));
+    if (const std::string slow = stragglers_text(job.stragglers); !slow.empty()) row(os, "stragglers", slow);
   }
   row(os, "iteration time mean", format_time(m.iteration_time.mean));
   row(os, "iteration time p50/p95/p99",

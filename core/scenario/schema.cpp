@@ -352,7 +352,8 @@ std::vector<ScenarioKey> build_keys() {
 
   // stragglers
   keys.job("stragglers.slow_workers", "indices", "",
-           "Workers (indices within the job, e.g. 0,5) whose compute is always slower by slow_factor.",
+           "Which workers are slow, by their indices within the job (2: worker 2, not two workers; 0,5: workers 0 and "
+           "5): their compute is always slower by slow_factor. The summary's stragglers row names them.",
            [](J& j, const V& v) { j.stragglers.slow_workers = v.indices(); });
   keys.job("stragglers.slow_factor", "number", "1", "How many times slower the slow workers compute (1 to 1000).",
            [](J& j, const V& v) { j.stragglers.slow_factor = v.between(1, 1000); });

@@ -1,5 +1,5 @@
 // End to end: the stragglers_backup_workers scenario's five jobs, their waiting by cause in
-// metrics.json (documented in docs/outputs.md) and in the summary table.
+// metrics.json (documented in docs/outputs.md) and in the summary table; the summary's stragglers row.
 #include <catch2/catch.hpp>
 
 #include <nlohmann/json.hpp>
@@ -36,4 +36,25 @@ TEST_CASE("the straggler comparison reports waiting by cause per job and per ran
   CHECK(backup["throughput_samples_per_s"].get<double>() ==
         Approx(8 * 64 / backup["iteration_time_s"]["mean"].get<double>()));
   CHECK(m["jobs"][4]["synchronous"] == false);
+}
+
+TEST_CASE("the summary names the slow workers by their indices (slow_workers=2 is worker 2, not two workers)") {
+  const auto one = run_dtsim("run scenarios/quickstart.yaml --engine analytical --no-trace --out '" +
+                                 dtsim::test::temp_dir("slow-one") +
+                                 "' --set stragglers.slow_workers=2 --set stragglers.slow_factor=3",
+                             "slow-one");
+  REQUIRE(one.code == 0);
+  CHECK(one.out.find("stragglers                 worker 2 computes 3x slower\n") != std::string::npos);
+  const auto two = run_dtsim("run scenarios/quickstart.yaml --engine analytical --no-trace --out '" +
+                                 dtsim::test::temp_dir("slow-two") +
+                                 "' --set stragglers.slow_workers=0,5 --set stragglers.slow_factor=1.5 "
+                                 "--set stragglers.jitter=hiccup",
+                             "slow-two");
+  REQUIRE(two.code == 0);
+  CHECK(two.out.find("stragglers                 workers 0, 5 compute 1.5x slower; hiccups (3x, probability 0.01 an "
+                     "iteration) on every worker\n") != std::string::npos);
+  const auto none = run_dtsim("run scenarios/quickstart.yaml --engine analytical --no-trace --out '" +
+                                  dtsim::test::temp_dir("slow-none") + "'",
+                              "slow-none");
+  CHECK(none.out.find("stragglers") == std::string::npos);
 }
