@@ -81,7 +81,9 @@ std::string stragglers_text(const StragglerSpec& st) {
   }
   switch (st.jitter) {
     case Jitter::None: break;
-    case Jitter::Lognormal: parts.push_back(fmt::format("lognormal jitter (sigma {:g}) on every worker", st.sigma)); break;
+    case Jitter::Lognormal:
+      parts.push_back(fmt::format("lognormal jitter (sigma {:g}) on every worker", st.sigma));
+      break;
     case Jitter::Exponential:
       parts.push_back(fmt::format("exponential jitter (mean {:g}) on every worker", st.tail_mean));
       break;

@@ -100,24 +100,66 @@ void write_trace_json(const ChunkSink& sink, const Plan& plan, const std::vector
                    process_of(r, stages), thread_id(rec.rank, op.stream), rec.rank, rec.iteration,
                    op_kind_name(op.body), op_bytes(op.body), op_flops(op.body), pipeline_args(r, op));
   }
-  // Waiting: the gaps on each rank's compute lane between one compute op and the next.
+  // The gaps on each rank's compute lane between one compute op and the next, and from its last to the end of its
+  // job's run, in the summary's categories (metrics.hpp: compute + exposed communication + waiting = 1): where the
+  // rank's own communication runs, exposed communication; the rest, waiting.
   std::vector<std::vector<const OpRecord*>> lanes(plan.ranks.size());
+  std::vector<std::vector<std::pair<double, double>>> comm(plan.ranks.size());
+  std::vector<double> job_end(plan.jobs.size(), 0.0);
   for (const auto& rec : records) {
-    if (plan.ranks[rec.rank].ops[rec.op].stream == Stream::Compute) lanes[rec.rank].push_back(&rec);
-  }
-  for (auto& lane : lanes) {
-    std::sort(lane.begin(), lane.end(), [](const OpRecord* a, const OpRecord* b) { return a->start < b->start; });
-    for (size_t i = 1; i < lane.size(); ++i) {
-      const double gap = lane[i]->start - lane[i - 1]->end;
-      if (gap <= 1e-12) continue;
-      const RankProgram& r = plan.ranks[lane[i]->rank];
-      sep();
-      fmt::format_to(std::back_inserter(out),
-                     "{{\"name\":\"waiting\",\"cat\":\"wait\",\"ph\":\"X\",\"ts\":{:.3f},\"dur\":{:.3f},\"pid\":{},"
-                     "\"tid\":{},\"args\":{{\"rank\":{},\"iteration\":{},\"kind\":\"wait\",\"before\":\"{}\"}}}}",
-                     lane[i - 1]->end * 1e6, gap * 1e6, process_of(r, stages), thread_id(r.rank, Stream::Compute),
-                     r.rank, lane[i - 1]->iteration, escape(r.ops[lane[i]->op].label));
+    double& end = job_end[static_cast<size_t>(plan.ranks[rec.rank].job)];
+    end = std::max(end, rec.end);
+    if (plan.ranks[rec.rank].ops[rec.op].stream == Stream::Compute) {
+      lanes[rec.rank].push_back(&rec);
+    } else if (rec.end > rec.start) {
+      comm[rec.rank].emplace_back(rec.start, rec.end);
     }
+  }
+  const auto gap_event = [&](const RankProgram& r, int iteration, std::string_view next, double from, double to,
+                             bool exposed) {
+    if (to - from <= 1e-12) return;
+    sep();
+    fmt::format_to(std::back_inserter(out),
+                   "{{\"name\":\"{}\",\"cat\":\"{}\",\"ph\":\"X\",\"ts\":{:.3f},\"dur\":{:.3f},\"pid\":{},"
+                   "\"tid\":{},\"args\":{{\"rank\":{},\"iteration\":{},\"kind\":\"{}\",\"before\":\"{}\"}}}}",
+                   exposed ? "exposed communication" : "waiting", exposed ? "exposed" : "wait", from * 1e6,
+                   (to - from) * 1e6, process_of(r, stages), thread_id(r.rank, Stream::Compute), r.rank, iteration,
+                   exposed ? "exposed" : "wait", next);
+  };
+  for (size_t rank = 0; rank < lanes.size(); ++rank) {
+    auto& lane = lanes[rank];
+    std::sort(lane.begin(), lane.end(), [](const OpRecord* a, const OpRecord* b) { return a->start < b->start; });
+    // The rank's communication as disjoint intervals, in time order.
+    auto& busy = comm[rank];
+    std::sort(busy.begin(), busy.end());
+    std::vector<std::pair<double, double>> merged;
+    for (const auto& [start, end] : busy) {
+      if (!merged.empty() && start <= merged.back().second) {
+        merged.back().second = std::max(merged.back().second, end);
+      } else {
+        merged.emplace_back(start, end);
+      }
+    }
+    if (lane.empty()) continue;
+    const RankProgram& r = plan.ranks[rank];
+    size_t c = 0;
+    // The gap after lane[i - 1] until `to`, before the op named `next`.
+    const auto gap = [&](size_t i, double to, const std::string& next) {
+      const double from = lane[i - 1]->end;
+      if (to - from <= 1e-12) return;
+      while (c < merged.size() && merged[c].second <= from) ++c;
+      double at = from;
+      for (size_t k = c; k < merged.size() && merged[k].first < to; ++k) {
+        const double start = std::max(at, merged[k].first), end = std::min(to, merged[k].second);
+        if (end <= start) continue;
+        gap_event(r, lane[i - 1]->iteration, next, at, start, false);
+        gap_event(r, lane[i - 1]->iteration, next, start, end, true);
+        at = end;
+      }
+      gap_event(r, lane[i - 1]->iteration, next, at, to, false);
+    };
+    for (size_t i = 1; i < lane.size(); ++i) gap(i, lane[i]->start, escape(r.ops[lane[i]->op].label));
+    gap(lane.size(), job_end[static_cast<size_t>(r.job)], "the end of the run");
   }
   fmt::format_to(std::back_inserter(out), "\n]}}\n");
   flush();

@@ -13,7 +13,9 @@ struct Preset {
   Rgb colour;
 };
 
-// Waiting is the one saturated red: it is what a reader looks for first.
+// Waiting is the one saturated red: it is what a reader looks for first. A compute lane's gaps are the summary's
+// categories in the summary's colours: exposed communication (orange) where the rank's own communication runs, waiting
+// (red) the rest.
 constexpr std::array kPresets{
     Preset{"forward", "forward", 0x4e79a7},
     Preset{"backward", "backward", 0x59a14f},
@@ -35,7 +37,8 @@ constexpr std::array kPresets{
     Preset{"quorum", "backup quorum", 0x5c5c5c},
     Preset{"compress", "compress", 0x8c564b},
     Preset{"decompress", "decompress", 0xc49c94},
-    Preset{"waiting", "waiting", 0xe31a1c},
+    Preset{"waiting", "waiting (the summary's: barrier, bubble, staleness, idle)", kWaitColour},
+    Preset{"exposed", "exposed communication (not under compute)", kExposedColour},
     Preset{"failure", "failure", 0x111111},
     Preset{"restart", "restart", 0x6a3d9a},
     Preset{"checkpoint", "checkpoint", 0x393b79},
@@ -67,6 +70,7 @@ Rgb hsv_to_rgb(double h, double s, double v) {
 
 std::string classify_kind(std::string_view name, std::string_view cat, std::string_view kind) {
   if (cat == "wait" || kind == "wait" || name == "waiting") return "waiting";
+  if (cat == "exposed" && kind == "exposed") return "exposed";  // a compute lane's gap under its own communication
   if (kind == "compute" || kind.empty()) {
     if (cat == "forward" || cat == "backward" || cat == "recompute" || cat == "optimizer" || cat == "aggregate" ||
         cat == "framework")

@@ -13,6 +13,10 @@ namespace dtsim::gui {
 
 using Rgb = uint32_t;  // 0xRRGGBB
 
+// The summary's categories of a rank's time (metrics.json: compute + exposed communication + waiting = 1), in the
+// colours the summary's bars and the timeline's compute lanes share.
+inline constexpr Rgb kComputeColour = 0x4e79a7, kExposedColour = 0xf28e2b, kWaitColour = 0xe31a1c;
+
 struct KindInfo {
   std::string name;   // key: "forward", "allreduce", "send", "waiting", ...
   std::string label;  // for legends: "send (push)"

@@ -6,6 +6,7 @@
 
 #include <QWidget>
 
+#include "gui/model/kinds.hpp"
 #include "gui/model/run_metrics.hpp"
 
 class QLabel;
@@ -39,8 +40,7 @@ QChart* memory_chart(const JobMetrics& job);
 // Gives a chart view a new chart and deletes the old one (QChartView only releases it).
 void replace_chart(QChartView* view, QChart* chart);
 
-// The colours the summary uses (shared with the timeline's palette).
-inline constexpr unsigned kComputeColour = 0x4e79a7, kExposedColour = 0xf28e2b, kWaitColour = 0xe31a1c;
+// The colours of the memory chart (the time categories' are model/kinds.hpp's, the timeline's too).
 inline constexpr unsigned kParametersColour = 0x4e79a7, kGradientsColour = 0x59a14f, kOptimizerColour = 0xb07aa1,
                           kActivationsColour = 0xedc948, kCommunicationColour = 0xf28e2b, kDeviceColour = 0xe31a1c;
 

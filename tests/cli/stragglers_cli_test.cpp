@@ -53,8 +53,8 @@ TEST_CASE("the summary names the slow workers by their indices (slow_workers=2 i
   REQUIRE(two.code == 0);
   CHECK(two.out.find("stragglers                 workers 0, 5 compute 1.5x slower; hiccups (3x, probability 0.01 an "
                      "iteration) on every worker\n") != std::string::npos);
-  const auto none = run_dtsim("run scenarios/quickstart.yaml --engine analytical --no-trace --out '" +
-                                  dtsim::test::temp_dir("slow-none") + "'",
-                              "slow-none");
+  const auto none = run_dtsim(
+      "run scenarios/quickstart.yaml --engine analytical --no-trace --out '" + dtsim::test::temp_dir("slow-none") + "'",
+      "slow-none");
   CHECK(none.out.find("stragglers") == std::string::npos);
 }

@@ -123,6 +123,7 @@ TEST_CASE("level of detail draws a long op as one run in its own kind and honour
 
 TEST_CASE("kinds: classification, presets and stable hashed colours") {
   CHECK(classify_kind("waiting", "wait", "wait") == "waiting");
+  CHECK(classify_kind("exposed communication", "exposed", "exposed") == "exposed");  // the summary's category
   CHECK(classify_kind("fwd conv1", "forward", "compute") == "forward");
   CHECK(classify_kind("bwd", "backward", "compute") == "backward");
   CHECK(classify_kind("ar", "communication", "allreduce") == "allreduce");
