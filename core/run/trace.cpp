@@ -3,6 +3,7 @@
 
 #include <algorithm>
 #include <set>
+#include <variant>
 
 #include <fmt/format.h>
 
@@ -109,9 +110,12 @@ void write_trace_json(const ChunkSink& sink, const Plan& plan, const std::vector
   for (const auto& rec : records) {
     double& end = job_end[static_cast<size_t>(plan.ranks[rec.rank].job)];
     end = std::max(end, rec.end);
-    if (plan.ranks[rec.rank].ops[rec.op].stream == Stream::Compute) {
+    const Op& op = plan.ranks[rec.rank].ops[rec.op];
+    // A staleness gate or a backup quorum is waiting, not communication (as metrics count it).
+    const bool holds = std::holds_alternative<GateOp>(op.body) || std::holds_alternative<QuorumOp>(op.body);
+    if (op.stream == Stream::Compute) {
       lanes[rec.rank].push_back(&rec);
-    } else if (rec.end > rec.start) {
+    } else if (rec.end > rec.start && !holds) {
       comm[rec.rank].emplace_back(rec.start, rec.end);
     }
   }
