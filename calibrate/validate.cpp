@@ -210,10 +210,12 @@ std::vector<std::pair<std::string, double>> op_kind_means(const nlohmann::json& 
     const auto& a = e.at("args");
     if (a.value("iteration", 0) < warmup) continue;
     const std::string base = a.value("kind", "op");
-    // "wait": the trace writer's idle gaps before an op, not an op.
-    const std::string kind = base == "compute" ? fmt::format("compute:{}", e.value("cat", ""))
-                             : base == "wait"  ? std::string("idle gap (trace's waiting)")
-                                               : base;
+    // "wait" and "exposed": the trace writer's gaps on a compute lane before an op (under the rank's own
+    // communication, or not), not ops.
+    const std::string kind = base == "compute"   ? fmt::format("compute:{}", e.value("cat", ""))
+                             : base == "wait"    ? std::string("idle gap (trace's waiting)")
+                             : base == "exposed" ? std::string("idle gap under communication (trace's exposed)")
+                                                 : base;
     auto& [sum, count] = sums[kind];
     sum += e.at("dur").get<double>() * 1e-6;  // Chrome traces are in microseconds
     ++count;
