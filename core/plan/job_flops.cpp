@@ -5,7 +5,7 @@
 #include <variant>
 
 #include "core/base/dtype.hpp"
-#include "models/parallel/transformer_ops.hpp"
+#include "models/parallel/model_flops.hpp"
 
 namespace dtsim {
 

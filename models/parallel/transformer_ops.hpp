@@ -184,14 +184,6 @@ double embedding_params(const TransformerSpec& m, const ShardShape& sh);  // wor
 // The final norm and the output layer's weights over t (untied, or the last stage's copy of tied embeddings).
 double head_params(const TransformerSpec& m, const ShardShape& sh);
 
-// A kernel's FLOPs as MFU's model FLOPs count them (Chowdhery et al. 2022, appendix B; Narayanan et al. 2021,
-// section 5.1; torchtitan and Megatron-LM report theirs so): a GEMM's, and a fused attention core's whole (a causal
-// kernel computes about half of its products, which the convention counts all the same); no other kernel's.
-double model_flops(KernelClass cls, double flops, const GemmShape& gemm);
-// Forward and backward model FLOPs of one sequence through the whole model, unsplit and without recompute (MFU's
-// numerator): three times the forward kernels' model_flops. A GPT's are 72 s l h^2 (1 + s/6h + V/12lh) (Narayanan).
-double model_flops_per_sample(const TransformerSpec& m, double dtype_bytes);
-
 // Bytes of the activation a stage sends the next per micro-batch (and the gradient back): T h,
 // split over t (sequence parallel, or Megatron's scatter-gather of pipeline messages).
 double stage_message_bytes(const TransformerSpec& m, const ShardShape& sh);

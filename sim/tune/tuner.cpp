@@ -13,6 +13,7 @@
 #include "core/base/units.hpp"
 #include "core/plan/hybrid/job.hpp"
 #include "models/parallel/layout.hpp"
+#include "models/parallel/model_flops.hpp"
 #include "models/parallel/schedule.hpp"
 #include "models/parallel/transformer_ops.hpp"
 #include "sim/make_executor.hpp"
