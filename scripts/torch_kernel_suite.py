@@ -6,7 +6,8 @@
 # mask and sequence length, forward and backward, on FlashAttention's own benchmark protocol (16k
 # tokens, hidden 2048); and ResNet-50's convolutions by kind and pass at training batches (conv_suite). For
 # issue #46's tile-and-wave model per kernel class: a measurement of a GPU that the fit can be shown on. Run there with its python3, which holds PyTorch:
-#   python3 scripts/torch_kernel_suite.py OUT.json
+#   python3 scripts/torch_kernel_suite.py OUT.json [SUITE ...]
+# SUITE: attention, gemm_bf16, gemm_fp8, conv (default: all four, in that order).
 # Each row holds the shape, the FLOPs counted as its source counts them (a GEMM 2MNK; attention
 # FlashAttention's benchmark_flash_attention.py: 4 B S^2 H D, halved when causal, backward 2.5 x
 # forward) and the seconds per call (CUDA events, warm-ups first, enough calls for 25 ms).
@@ -21,6 +22,7 @@ from torch_timing import bench_for as timed
 
 dev = "cuda"
 out_path = sys.argv[1] if len(sys.argv) > 1 else "torch_kernels.json"
+chosen = sys.argv[2:]
 res = {"torch": torch.__version__, "cuda": torch.version.cuda, "cudnn": torch.backends.cudnn.version(),
        "device": torch.cuda.get_device_name(0),
        "sm_count": torch.cuda.get_device_properties(0).multi_processor_count,
@@ -174,6 +176,8 @@ def conv_suite():
 
 for name, suite in (("attention", attention_suite), ("gemm_bf16", gemm_suite), ("gemm_fp8", fp8_suite),
                     ("conv", conv_suite)):
+    if chosen and name not in chosen:
+        continue
     t0 = time.perf_counter()
     try:
         suite()
