@@ -18,14 +18,15 @@ constexpr double kFlat = 1e-17;
 
 struct Ceiling {
   double rate = 0;
-  std::string what;  // where it comes from
+  std::string what;   // where it comes from
+  double from_x = 0;  // the samples it bounds: those of at least this x (below, a cache can beat it)
 };
 
-// The best x / t any sample reached; 0 without samples.
-double best_rate(const std::vector<Sample>& samples) {
+// The best x / t any sample of at least `from_x` reached; 0 without such samples.
+double best_rate(const std::vector<Sample>& samples, double from_x = 0) {
   double best = 0;
   for (const Sample& s : samples) {
-    if (s.seconds > 0 && s.x > 0) best = std::max(best, s.x / s.seconds);
+    if (s.seconds > 0 && s.x > 0 && s.x >= from_x) best = std::max(best, s.x / s.seconds);
   }
   return best;
 }
@@ -58,7 +59,7 @@ FitCheck check_curve(const std::string& group, const std::string& name, const Fi
   }
   std::string bound = no_ceiling;
   if (ceiling) {
-    const double over = std::max(rate, best);
+    const double over = std::max(rate, best_rate(c.samples, ceiling->from_x));
     if (over > ceiling->rate) {
       out.verdict = FitVerdict::Refused;
       out.reason = fmt::format("{} {}, past the ceiling of {} ({})", rate_text(group, over),
@@ -134,9 +135,13 @@ double cpu_compute_peak(int cores_per_rank) {
 
 const std::vector<FitCheck>& check_fits(CalibrationProfile& p, const FitCeilings& ceilings, bool measured) {
   std::vector<FitCheck> checks;
-  const auto none = [](const std::string&) { return std::optional<Ceiling>{}; };
 
-  check_group("memory", p.memory, none, "no ceiling: the memory curves are the streaming rate", checks);
+  const auto memory_peak = [&](const std::string&) {
+    return ceilings.memory_peak > 0 ? std::optional<Ceiling>{Ceiling{ceilings.memory_peak, ceilings.memory_source,
+                                                                     ceilings.memory_past_bytes}}
+                                    : std::nullopt;
+  };
+  check_group("memory", p.memory, memory_peak, "no ceiling: the memory curves are the streaming rate", checks);
   double stream = 0;
   // Out of cache: a loop over data left in cache (kInCacheSuffix) runs at the cache's rate, which would
   // loosen every ceiling below by the factor between the two.

@@ -14,8 +14,11 @@
 //        exchanges on the same host (a round is such an exchange and a reduction);
 //      - same_host_p2p: kStreamSlack times the streaming rate (a message between two processes of
 //        a host is copied through memory);
-//      - cross_host links and the memory curves themselves: none known here (the NICs' rate is not
-//        read), so 1 and 2 only; the reason says so.
+//      - the memory curve fitted to a trace on a zoo device (--from-trace): the device's data-sheet
+//        memory bandwidth, against its samples past the device's L2 (smaller ones can stay in L2 and
+//        stream faster) and the fitted rate (FitCeilings::memory_peak);
+//      - cross_host links and calibrate's measured memory curves themselves: none known here (the NICs'
+//        rate is not read; the memory curves are the streaming rate), so 1 and 2 only; the reason says so.
 // A curve failing one is refused: removed from the profile, its verdict kept (the model's cost
 // stays where it would have applied; a same_host link refused from ring rounds is fitted to the
 // host's two-way exchanges instead, with a verdict of its own after the refusal). A curve passing all three with
@@ -43,6 +46,11 @@ inline constexpr int kMinSizes = 3;
 struct FitCeilings {
   // FLOP/s one rank can reach per dtype, where known (cpu: cpu_compute_peak(); cuda: none yet).
   std::map<std::string, double> compute_peak;
+  // Bytes/s the memory curves cannot pass (0: none known), for samples of at least memory_past_bytes, and
+  // where the figure comes from.
+  double memory_peak = 0;
+  double memory_past_bytes = 0;
+  std::string memory_source;
 };
 
 // One rank's fp32 peak on this cpu: cores per rank x its clock x the FLOPs per cycle of its widest

@@ -17,6 +17,7 @@
 #include "core/base/atomic_file.hpp"
 #include "core/base/dtype.hpp"
 #include "core/base/error.hpp"
+#include "core/base/units.hpp"
 #include "core/calibration/profile_writer.hpp"
 #include "models/zoo/device.hpp"
 
@@ -167,6 +168,10 @@ CalibrationProfile profile_from_traces(const std::vector<TorchTrace>& traces, co
     for (const auto* curves : {&p.compute, &p.attention}) {
       for (const auto& [dtype, curve] : *curves) ceilings.compute_peak[dtype] = d.peak(parse_dtype(dtype));
     }
+    ceilings.memory_peak = d.mem_bandwidth;
+    ceilings.memory_past_bytes = d.kernels.l2;
+    ceilings.memory_source = fmt::format("the zoo's {} memory bandwidth, past its {} of L2", device,
+                                         d.kernels.l2 > 0 ? format_bytes(d.kernels.l2) : std::string("unknown size"));
   }
   check_fits(p, ceilings, false);
   predict_collectives(p);  // with the link, where it passed its checks

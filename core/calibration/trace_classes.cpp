@@ -29,7 +29,7 @@ constexpr std::array<V, 12> kCollectiveOps{"record_param_comms",
                                            "nccl:all_reduce"};
 constexpr std::array<V, 5> kAttentionKernels{"flash", "fmha", "attention", "attn", "sdpa"};
 // The fused attention ops (torch_trace.cpp's attention_flops reads each one's shapes).
-constexpr std::array<V, 13> kAttentionOps{"aten::scaled_dot_product_attention",
+constexpr std::array<V, 15> kAttentionOps{"aten::scaled_dot_product_attention",
                                           "aten::_scaled_dot_product_flash_attention",
                                           "aten::_scaled_dot_product_flash_attention_backward",
                                           "aten::_scaled_dot_product_flash_attention_for_cpu",
@@ -38,6 +38,8 @@ constexpr std::array<V, 13> kAttentionOps{"aten::scaled_dot_product_attention",
                                           "aten::_scaled_dot_product_efficient_attention_backward",
                                           "aten::_scaled_dot_product_cudnn_attention",
                                           "aten::_scaled_dot_product_cudnn_attention_backward",
+                                          "aten::_cudnn_attention_forward",
+                                          "aten::_cudnn_attention_backward",
                                           "aten::_flash_attention_forward",
                                           "aten::_flash_attention_backward",
                                           "aten::_efficient_attention_forward",
@@ -48,10 +50,11 @@ constexpr std::array<V, 5> kGemmKernels{"gemm", "cutlass", "cublas", "matmul", "
 constexpr std::array<V, 4> kGemmOps{"aten::mm", "aten::addmm", "aten::bmm", "aten::baddbmm"};
 constexpr std::array<V, 7> kNormKernels{"layer_norm", "layernorm", "rms_norm", "rmsnorm",
                                         "batch_norm", "bn_fw",     "bn_bw"};
-constexpr std::array<V, 8> kNormOps{"aten::native_layer_norm", "aten::native_layer_norm_backward",
-                                    "aten::native_batch_norm", "aten::native_batch_norm_backward",
-                                    "aten::cudnn_batch_norm",  "aten::cudnn_batch_norm_backward",
-                                    "aten::native_group_norm", "aten::native_group_norm_backward"};
+constexpr std::array<V, 10> kNormOps{"aten::native_layer_norm", "aten::native_layer_norm_backward",
+                                     "aten::native_batch_norm", "aten::native_batch_norm_backward",
+                                     "aten::cudnn_batch_norm",  "aten::cudnn_batch_norm_backward",
+                                     "aten::native_group_norm", "aten::native_group_norm_backward",
+                                     "aten::_fused_rms_norm",   "aten::_fused_rms_norm_backward"};
 constexpr std::array<V, 3> kOptimizerKernels{"multi_tensor_apply", "adamfunctor", "fused_adam"};
 constexpr std::array<V, 9> kOptimizerOps{"aten::_fused_adam_",  "aten::_fused_adamw_",     "aten::_foreach_add_",
                                          "aten::_foreach_mul_", "aten::_foreach_addcmul_", "aten::_foreach_addcdiv_",
@@ -59,7 +62,7 @@ constexpr std::array<V, 9> kOptimizerOps{"aten::_fused_adam_",  "aten::_fused_ad
 constexpr std::array<V, 4> kCopyKernels{"memcpy", "memset", "nchwtonhwc", "nhwctonchw"};
 constexpr std::array<V, 0> kCopyOps{};
 constexpr std::array<V, 5> kMemoryKernels{"elementwise", "reduce_kernel", "softmax", "index", "catarray"};
-constexpr std::array<V, 44> kMemoryOps{"aten::add",
+constexpr std::array<V, 47> kMemoryOps{"aten::add",
                                        "aten::add_",
                                        "aten::sub",
                                        "aten::sub_",
@@ -102,7 +105,10 @@ constexpr std::array<V, 44> kMemoryOps{"aten::add",
                                        "aten::nll_loss_backward",
                                        "aten::cat",
                                        "aten::clamp_min",
-                                       "aten::addcmul"};
+                                       "aten::addcmul",
+                                       "aten::gather",
+                                       "aten::index_select",
+                                       "aten::embedding_dense_backward"};
 constexpr std::array<V, 0> kNone{};
 
 constexpr std::optional<TraceClassTraits> entry(TraceClass c) {

@@ -7,6 +7,7 @@
 #include <fstream>
 
 #include "calibrate/calibrate.hpp"
+#include "calibrate/fit.hpp"
 #include "calibrate/fit_checks.hpp"
 #include "calibrate/validate.hpp"
 #include "core/base/error.hpp"
@@ -126,6 +127,27 @@ TEST_CASE("rates past the machine's ceilings are refused", "[fit_checks]") {
     REQUIRE(last != p.fit_checks.rend());
     CHECK(last->verdict == FitVerdict::Ok);
     CHECK_THAT(last->reason, Catch::StartsWith("from the two-way exchanges: "));
+  }
+  SECTION("a trace's memory curve past the device's memory bandwidth, beyond its L2 (--from-trace)") {
+    // Ops of up to 32 MB stream from a 50 MB L2 at 10 TB/s: above HBM's 4.8 TB/s, and allowed. From 64 MB on
+    // they come from HBM: at 3 TB/s the curve passes; at 6 TB/s, past the data sheet, it is refused.
+    for (const double large_rate : {3e12, 6e12}) {
+      std::vector<Sample> s;
+      for (double b = 1 << 20; b <= 32 << 20; b *= 2) s.push_back(Sample{b, 2e-6 + b / 10e12});
+      for (double b = 64 << 20; b <= 4096.0 * (1 << 20); b *= 2) s.push_back(Sample{b, 2e-6 + b / large_rate});
+      CalibrationProfile p;
+      p.memory["sgd_step"] = calib::fit_curve(s, calib::PiecewiseOptions{3, 3});
+      calib::FitCeilings ceilings;
+      ceilings.memory_peak = 4.8e12;
+      ceilings.memory_past_bytes = 50 << 20;
+      ceilings.memory_source = "the zoo's h200 memory bandwidth, past its L2";
+      calib::check_fits(p, ceilings, false);
+      const FitCheck& c = check_of(p, "memory", "sgd_step");
+      INFO(c.reason);
+      CHECK(c.verdict == (large_rate < 4.8e12 ? FitVerdict::Ok : FitVerdict::Refused));
+      CHECK_THAT(c.reason, Catch::Contains("4800 GB/s (the zoo's h200 memory bandwidth, past its L2)"));
+      CHECK(p.memory.count("sgd_step") == (large_rate < 4.8e12 ? 1u : 0u));
+    }
   }
   SECTION("GEMMs past the rank's peak leave no profile to write") {
     try {
