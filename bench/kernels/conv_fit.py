@@ -1,6 +1,7 @@
 #!/usr/bin/env python3
 # Convolutions by kind: how fast cuDNN runs each kind of convolution against the implicit GEMM dtsim costs it as,
-# fitted on one GPU and checked on four others (issue #46). Writes bench/kernels/conv.md (or, with --check, says
+# fitted on one GPU and checked on four others, then at training batches on an H200 (issue #46).
+# Writes bench/kernels/conv.md (or, with --check, says
 # whether that file is what this script writes). Standard library only.
 #
 # Data: DeepBench's training convolutions and GEMMs (bench/kernels/published/deepbench_conv.csv and
@@ -24,14 +25,23 @@
 # the median ratio over the V100's kernels whose rule time is at least MIN_SECONDS (below it a kernel's launch and
 # tail, not its rate, decide its time). The check: each kernel of the other GPUs above the same floor, its time
 # against rule time / ratio, beside the rule alone (dtsim now: ratio 1).
+#
+# At training batches: ResNet-50's 16 convolution shapes timed on an H200 at batches 64 and 256, each pass alone
+# (bench/validation/h200_kernel_conv_2026-11-30.json, scripts/torch_kernel_suite.py's conv suite), the rule at the
+# zoo's H200 peak, SMs, tile and GEMM figure (models/zoo/data/devices.yaml: cited and measured, never fitted to the
+# convolutions). The H200's ratios per kind, pass and batch, and the V100 fit checked on them (beside the rule alone
+# and the zoo's H200 `conv` figure).
 import csv
+import json
 import os
+import re
 import statistics
 import sys
+import textwrap
 
 here = os.path.dirname(os.path.abspath(__file__))
 sys.path.insert(0, os.path.dirname(here))
-from fit_output import write_or_check  # noqa: E402
+from fit_output import ROOT, write_or_check  # noqa: E402
 
 CONV = os.path.join(here, "published", "deepbench_conv.csv")
 GEMM = os.path.join(here, "published", "deepbench_gemm.csv")
@@ -57,6 +67,14 @@ NEUSIGHT = {"NVIDIA A100 80GB PCIe": (108, 19.5e12, "NVIDIA A100-PCIE-40GB"),
             "Tesla V100-PCIE-32GB": (80, 14e12, "Tesla V100-PCIE-32GB"), "Tesla T4": (40, 8.1e12, "Tesla T4"),
             "Tesla P100-PCIE-16GB": (56, 9.3e12, "Tesla P100-PCIE-16GB"), "Tesla P4": (20, 5.5e12, "Tesla P4")}
 BATCHES = [(1, 4), (5, 12), (13, 24), (25, 48), (49, 64)]
+# ResNet-50's convolutions at training batches on an H200 (scripts/torch_kernel_suite.py's conv suite: 16 shapes of
+# every kind, each pass alone, batches 64 and 256, fp16 channels-last and fp32 with TF32 off), and the zoo's entry for
+# it: its peaks, SMs, tile and GEMM figures (measured or cited there, not fitted here) and its `conv` figures.
+H200_CONV = os.path.join(ROOT, "bench", "validation", "h200_kernel_conv_2026-11-30.json")
+DEVICES = os.path.join(ROOT, "models", "zoo", "data", "devices.yaml")
+H200 = "h200"
+TRAINING_BATCHES = (64, 256)
+WIDTH = 115
 KINDS = ["stem", "pointwise", "pointwise_strided", "spatial", "spatial_strided"]
 PASSES = ["fwd", "dgrad", "wgrad"]
 MATHS = {"fp32": "fp32 (CUDA cores)", "fp16": "fp16 (tensor cores)"}
@@ -204,6 +222,187 @@ def p90(values):
     return values[min(len(values) - 1, int(0.9 * len(values)))]
 
 
+def zoo_device(key):
+    """The zoo's entry `key` (models/zoo/data/devices.yaml), the fields used here: the peak FLOP/s per dtype and, of
+    its kernels section, sms, tile and the gemm and conv figures per dtype (read line by line: standard library)."""
+    lines = open(DEVICES).read().split("\n")
+    out = {"peak": {}, "gemm": {}, "conv": {}}
+    for line in lines[lines.index(f"  {key}:") + 1:]:
+        if re.match(r"  \S", line):
+            break
+        m = re.match(r"    (\w+): ([\d.]+)TFLOPS$", line)
+        if m:
+            out["peak"][m[1]] = float(m[2]) * 1e12
+        m = re.match(r"      (gemm|conv): \{(.*)\}$", line)
+        if m:
+            out[m[1]] = {k.strip(): float(v) for k, v in (pair.split(":") for pair in m[2].split(","))}
+        m = re.match(r"      sms: (\d+)$", line)
+        if m:
+            out["sms"] = int(m[1])
+        m = re.match(r"      tile: \[(\d+), (\d+)\]$", line)
+        if m:
+            out["tile"] = (int(m[1]), int(m[2]))
+    return out
+
+
+def training_pass(kd, ps):
+    """Whether a training step runs the pass: all but the stem's data gradient (the images need none)."""
+    return not (kd == "stem" and ps == "dgrad")
+
+
+def h200_kernels(zoo):
+    """The H200's timed passes: (math, kind, pass, batch, rule seconds, measured seconds, shape), the rule at the
+    zoo's peak, GEMM figure and SMs for the math (the fp32 rows ran without TF32: the fp32 peak and figure)."""
+    data = json.load(open(H200_CONV))
+    assert data["sm_count"] == zoo["sms"] and zoo["tile"] == TILE and not data["errors"]
+    out = []
+    for r in data["conv"]:
+        n, c, k, f, st, o = (r[x] for x in ("batch", "c", "k", "filter", "stride", "out_side"))
+        flops = 2 * n * k * o * o * c * f * f
+        assert flops == r["flops"] and kind(c, f, f, st) == r["kind"]
+        shapes = {"fwd": (n * o * o, k), "dgrad": (n * o * o, c * f * f), "wgrad": (c * f * f, k)}
+        rate = zoo["peak"][r["math"]] * zoo["gemm"][r["math"]]
+        rule = flops / (rate * quantization(zoo["sms"], *shapes[r["pass"]]))
+        out.append((r["math"], r["kind"], r["pass"], n, rule, r["seconds"], (c, k, f, st, r["side"])))
+    return data, zoo, out
+
+
+def spread(errors):
+    """Median and 90th percentile of relative errors, as two table cells."""
+    return f"{100 * statistics.median(errors):.1f} % | {100 * p90(errors):.1f} %" if errors else "- | -"
+
+
+def para(w, text, bullet=False):
+    """A paragraph of prose, or a list item, wrapped to conv.md's width."""
+    keep = text.replace(" %", "\xa0%").replace(" x ", "\xa0x\xa0")  # no line break inside "10 %" or "3 x 3"
+    w(textwrap.fill(keep, WIDTH, initial_indent="- " if bullet else "", subsequent_indent="  " if bullet else "",
+                    break_on_hyphens=False).replace("\xa0", " "))
+
+
+def h200_section(w, ratio):
+    """conv.md's section on the H200's training-batch rows: its ratios, and the V100 fit against them."""
+    data, zoo, h = h200_kernels(zoo_device(H200))
+    above = [x for x in h if x[4] >= MIN_SECONDS and training_pass(x[1], x[2])]
+    zoo_ratio = {m: zoo["conv"][m] / zoo["gemm"][m] for m in MATHS}
+    small, large = TRAINING_BATCHES
+
+    def v100(m, kd, ps):
+        return ratio.get((m, kd, ps), (1.0,))[0]
+
+    def ratios(rows, m, kd, ps, batch=None):
+        return [rule / t for mm, k, p, n, rule, t, _ in rows if mm == m and k == kd and p == ps and
+                (batch is None or n == batch)]
+
+    def median_cell(v, count=True):
+        return (f"{statistics.median(v):.2f}" + (f" ({len(v)})" if count else "")) if v else "-"
+
+    fit = {}
+    for m in MATHS:
+        for kd in KINDS:
+            for ps in PASSES:
+                v = ratios(above, m, kd, ps)
+                if v:
+                    fit[(m, kd, ps)] = (round(statistics.median(v), 2), len(v))
+    stem_dgrad = {m: [rule / t for mm, k, p, n, rule, t, _ in h if mm == m and k == "stem" and p == "dgrad"]
+                  for m in MATHS}
+    whole = quantization(zoo["sms"], 8192, 8192)
+    w("")
+    w("### At training batches: ResNet-50's convolutions on an H200")
+    w("")
+    para(w, f"bench/validation/h200_kernel_conv_2026-11-30.json: one {data['device']} ({data['sm_count']} SMs;"
+         f" PyTorch {data['torch']}, cuDNN {data['cudnn'] // 10000}.{data['cudnn'] // 100 % 100};"
+         " h200_env_2026-11-30.txt beside it has the machine's versions) timed ResNet-50's 16 convolution shapes of"
+         " every kind, each pass alone, with cudnn.benchmark on (scripts/torch_kernel_suite.py, conv_suite): fp16"
+         f" channels-last on the tensor cores and fp32 (NCHW) with TF32 off, at batches {small} and {large}. The rule"
+         " takes peak, SMs, tile and GEMM figure from the zoo's H200 entry (models/zoo/data/devices.yaml, with their"
+         f" sources): fp16 at {zoo['gemm']['fp16']:.3f} of {zoo['peak']['fp16'] / 1e12:.1f} TFLOPS (the best bf16"
+         f" matmul published for H100/H200), fp32 at {zoo['gemm']['fp32']:.2f} of {zoo['peak']['fp32'] / 1e12:.0f}"
+         " TFLOPS (the best square fp32 matmul measured on an H200 lent to this project): cited and measured, not"
+         " fitted to these rows, and of whole products where the DeepBench GPUs' are per whole wave (were the best"
+         f" the 8192-cube, which fills {whole:.2f} of its waves on {zoo['sms']} SMs, the DeepBench way would give"
+         f" ratios {100 * (1 - whole):.0f} % lower). The zoo's"
+         " H200 `conv` figures, at which dtsim now runs every H200 convolution (from an earlier run, channels-last),"
+         f" are a ratio of {zoo_ratio['fp16']:.2f} (fp16) and {zoo_ratio['fp32']:.2f} (fp32) to those. The floor is"
+         " the one above, and the stem's data gradient is left out of the fits and checks: a training step does not"
+         " run it (the images need no gradient); cuDNN ran it at " +
+         " and ".join(f"{'/'.join(f'{r:.2f}' for r in stem_dgrad[m])} ({m}, batch {small}/{large})" for m in MATHS) +
+         " of its GEMM.")
+    w("")
+    para(w, f"The H200's ratio per kind and pass at batch {small} and at batch {large} (median over the kind's shapes"
+         " above the floor; count in brackets; shapes: how many the kind has):")
+    w("")
+    w(f"| math | kind | shapes | forward {small} / {large} | data gradient {small} / {large} |"
+      f" weight gradient {small} / {large} |")
+    w("|---|---|---:|---:|---:|---:|")
+    for m, name in MATHS.items():
+        for kd in KINDS:
+            shapes = len({x[6] for x in h if x[0] == m and x[1] == kd})
+            cells = [" / ".join(median_cell(ratios(above, m, kd, ps, b)) for b in TRAINING_BATCHES) for ps in PASSES]
+            w(f"| {name} | {kd} | {shapes} | " + " | ".join(cells) + " |")
+    w("")
+    w("Every shape, the floor aside (the stem's data gradient as timed):")
+    w("")
+    w(f"| math | kind | forward {small} / {large} | data gradient {small} / {large} |"
+      f" weight gradient {small} / {large} |")
+    w("|---|---|---:|---:|---:|")
+    for m, name in MATHS.items():
+        for kd in KINDS:
+            cells = [" / ".join(median_cell(ratios(h, m, kd, ps, b), False) for b in TRAINING_BATCHES) for ps in PASSES]
+            w(f"| {name} | {kd} | " + " | ".join(cells) + " |")
+    w("")
+    time_of = {(x[0], x[2], x[3], x[6]): x[5] for x in h}
+    under = [x for x in h if x[0] == "fp16" and x[1] != "stem" and x[3] == small and x[4] < MIN_SECONDS]
+    growth = [time_of[("fp16", x[2], large, x[6])] / x[5] for x in under]
+    fp16_count = {b: sum(1 for x in above if x[0] == "fp16" and x[3] == b) for b in TRAINING_BATCHES}
+    para(w, f"Below the floor the time is not the rate: the {len(under)} fp16 passes of batch {small} under it (the"
+         f" stem aside) took {min(x[5] for x in under) * 1e6:.0f} to {max(x[5] for x in under) * 1e6:.0f} us whatever"
+         f" their FLOPs, and at batch {large}, {large // small} times the FLOPs, a median"
+         f" {statistics.median(growth):.2f} times as long (the call's dispatch, the kernel's launch and tail). So the"
+         f" fp16 fit stands on {fp16_count[large]} passes of batch {large} and {fp16_count[small]} of batch {small};"
+         f" the fp32 one on both batches ({sum(1 for x in above if x[0] == 'fp32')} passes, every one above the"
+         " floor).")
+    w("")
+    w("#### The V100 DeepBench fit on the H200")
+    w("")
+    para(w, "Each H200 pass above the floor, its time against rule time / ratio: by the V100 fit (kinds and passes it"
+         " has no ratio for keep the rule), by the rule alone (ratio 1), by the zoo's H200 `conv` figure (dtsim now;"
+         " fitted on an earlier H200 run) and by the H200's own fit (per kind and pass over both batches; in-sample:"
+         " the least one ratio per kind and pass can miss by):")
+    w("")
+    w("| math | batch | kind | kernels | V100 fit: median error | 90th | the rule alone: median error | 90th |"
+      " the zoo's conv figure: median error | 90th | H200 fit: median error | 90th |")
+    w("|---|---:|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|")
+    for m, name in MATHS.items():
+        for b in TRAINING_BATCHES:
+            for kd in KINDS + ["all"]:
+                mine = [x for x in above if x[0] == m and x[3] == b and (kd == "all" or x[1] == kd)]
+                if not mine:
+                    continue
+                errs = [[abs(rule / of(k, p) / t - 1) for mm, k, p, n, rule, t, _ in mine]
+                        for of in (lambda k, p: v100(m, k, p), lambda k, p: 1.0, lambda k, p: zoo_ratio[m],
+                                   lambda k, p: fit[(m, k, p)][0])]
+                w(f"| {name} | {b} | {kd} | {len(mine)} | " + " | ".join(map(spread, errs)) + " |")
+    w("")
+    w("ResNet-50's 16 shapes on the H200 (each once; every training pass, the floor aside), the measured time beside")
+    w("what each rule gives (the H200 fit in-sample):")
+    w("")
+    w("| math | batch | measured | the rule | the zoo's conv figure | V100 fit | H200 fit |")
+    w("|---|---:|---:|---:|---:|---:|---:|")
+    for m, name in MATHS.items():
+        for b in TRAINING_BATCHES:
+            mine = [x for x in h if x[0] == m and x[3] == b and training_pass(x[1], x[2])]
+            measured = sum(x[5] for x in mine)
+            cells = []
+            for of in (lambda k, p: 1.0, lambda k, p: zoo_ratio[m], lambda k, p: v100(m, k, p),
+                       lambda k, p: fit.get((m, k, p), (1.0,))[0]):
+                total = sum(rule / of(k, p) for mm, k, p, n, rule, t, _ in mine)
+                cells.append(f"{total * 1e3:.2f} ms ({100 * (total / measured - 1):+.1f} %)")
+            w(f"| {name} | {b} | {measured * 1e3:.2f} ms | " + " | ".join(cells) + " |")
+    w("")
+
+    return fit
+
+
 def main():
     figures = gemm_figures()
     every = kernels(figures)
@@ -217,7 +416,7 @@ def main():
                     ratio[(math, kd, ps)] = (round(statistics.median(fit), 2), len(fit))
     out = []
     w = out.append
-    w("## Convolutions by kind: fitted on V100, checked on four other GPUs")
+    w("## Convolutions by kind: fitted on V100, checked on four other GPUs; an H200 at training batches")
     w("")
     w("Written by `bench/kernels/conv_fit.py` (its header says how) from DeepBench's training convolutions and GEMMs")
     w("(bench/kernels/published/deepbench_conv.csv and deepbench_gemm.csv: V100 and T4 with cuDNN 7.6, P100, GTX 1080")
@@ -225,7 +424,7 @@ def main():
     w("GPU's GEMM figure) over its measured time: above 1, cuDNN beats the GEMM (Winograd and FFT do fewer multiplies);")
     w(f"below, it trails it. Only kernels whose rule time is at least {MIN_SECONDS * 1e6:.0f} us. dtsim does not use")
     w("these ratios: its convolutions run at the GEMM's rule (the zoo's `conv` figure where a device has one), and")
-    w("the section after the tables says why.")
+    w("the sections after the tables say why.")
     w("")
     w("### Each GPU's GEMM figure (the best whole-wave fraction of peak of its DeepBench GEMMs of at least 100 GFLOP")
     w("that fill at least 95 % of their waves)")
@@ -335,9 +534,9 @@ def main():
     w("weight gradients pass the floor (the rest keep the rule). What the ratios do show carries across GPUs, two cuDNN")
     w("generations apart: fp32 spatial convolutions beat their GEMM in every pass on all five (Winograd), pointwise weight")
     w("gradients run near half of it on all five, and by kind the median error on the GPUs left out is about half the")
-    w("rule's (the check table). Taking them needs the same kinds timed at a training batch: scripts/torch_kernel_suite.py")
-    w("(conv_suite) times ResNet-50's convolutions of every kind, each pass alone, at batches 64 and 256 when a GPU is")
-    w("lent.")
+    w("rule's (the check table). Taking them needed the same kinds timed at a training batch: the next section has")
+    w("them from an H200 (scripts/torch_kernel_suite.py, conv_suite).")
+    h200_section(w, ratio)
     return "\n".join(out) + "\n"
 
 
