@@ -1,8 +1,8 @@
 #!/usr/bin/env python3
 # Convolutions by kind: how fast cuDNN runs each kind of convolution against the implicit GEMM dtsim costs it as,
-# fitted on one GPU and checked on four others, then at training batches on an H200 (issue #46).
-# Writes bench/kernels/conv.md (or, with --check, says
-# whether that file is what this script writes). Standard library only.
+# fitted on one GPU and checked on four others, then at training batches on an H200 and the converse (issue #46).
+# Writes bench/kernels/conv.md (or, with --check, says whether that file is what this script writes). Standard
+# library only.
 #
 # Data: DeepBench's training convolutions and GEMMs (bench/kernels/published/deepbench_conv.csv and
 # deepbench_gemm.csv, SOURCES.md there; 94 shapes per GPU and precision, forward, data gradient and weight gradient
@@ -29,8 +29,10 @@
 # At training batches: ResNet-50's 16 convolution shapes timed on an H200 at batches 64 and 256, each pass alone
 # (bench/validation/h200_kernel_conv_2026-11-30.json, scripts/torch_kernel_suite.py's conv suite), the rule at the
 # zoo's H200 peak, SMs, tile and GEMM figure (models/zoo/data/devices.yaml: cited and measured, never fitted to the
-# convolutions). The H200's ratios per kind, pass and batch, and the V100 fit checked on them (beside the rule alone
-# and the zoo's H200 `conv` figure).
+# convolutions). The H200's ratios per kind, pass and batch; the V100 fit checked on them (beside the rule alone and
+# the zoo's H200 `conv` figure); the ratios fitted on the H200 (both batches) checked on DeepBench's batch-16 kernels
+# and NeuSight's batch 49-64 ones; and what carries across GPUs, every number computed, the comparisons the prose
+# makes asserted.
 import csv
 import json
 import os
@@ -74,6 +76,7 @@ H200_CONV = os.path.join(ROOT, "bench", "validation", "h200_kernel_conv_2026-11-
 DEVICES = os.path.join(ROOT, "models", "zoo", "data", "devices.yaml")
 H200 = "h200"
 TRAINING_BATCHES = (64, 256)
+WITHIN = 0.10
 WIDTH = 115
 KINDS = ["stem", "pointwise", "pointwise_strided", "spatial", "spatial_strided"]
 PASSES = ["fwd", "dgrad", "wgrad"]
@@ -279,12 +282,14 @@ def para(w, text, bullet=False):
                     break_on_hyphens=False).replace("\xa0", " "))
 
 
-def h200_section(w, ratio):
-    """conv.md's section on the H200's training-batch rows: its ratios, and the V100 fit against them."""
+def h200_section(w, every, ratio, neusight):
+    """conv.md's section on the H200's training-batch rows: its ratios, the V100 fit against them, and the H200's
+    ratios against NeuSight's batch 49-64 and DeepBench's batch-16 kernels; then what carries across GPUs."""
     data, zoo, h = h200_kernels(zoo_device(H200))
     above = [x for x in h if x[4] >= MIN_SECONDS and training_pass(x[1], x[2])]
     zoo_ratio = {m: zoo["conv"][m] / zoo["gemm"][m] for m in MATHS}
     small, large = TRAINING_BATCHES
+    within = f"{100 * WITHIN:.0f} %"
 
     def v100(m, kd, ps):
         return ratio.get((m, kd, ps), (1.0,))[0]
@@ -295,6 +300,12 @@ def h200_section(w, ratio):
 
     def median_cell(v, count=True):
         return (f"{statistics.median(v):.2f}" + (f" ({len(v)})" if count else "")) if v else "-"
+
+    def pct(x):
+        return f"{100 * x:.1f} %"
+
+    def span(values):
+        return f"{pct(min(values))} to {pct(max(values))}"
 
     fit = {}
     for m in MATHS:
@@ -372,6 +383,7 @@ def h200_section(w, ratio):
     w("| math | batch | kind | kernels | V100 fit: median error | 90th | the rule alone: median error | 90th |"
       " the zoo's conv figure: median error | 90th | H200 fit: median error | 90th |")
     w("|---|---:|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|")
+    on_h200 = {}
     for m, name in MATHS.items():
         for b in TRAINING_BATCHES:
             for kd in KINDS + ["all"]:
@@ -381,7 +393,83 @@ def h200_section(w, ratio):
                 errs = [[abs(rule / of(k, p) / t - 1) for mm, k, p, n, rule, t, _ in mine]
                         for of in (lambda k, p: v100(m, k, p), lambda k, p: 1.0, lambda k, p: zoo_ratio[m],
                                    lambda k, p: fit[(m, k, p)][0])]
+                if kd == "all":
+                    on_h200[(m, b)] = [(statistics.median(e), p90(e)) for e in errs]
                 w(f"| {name} | {b} | {kd} | {len(mine)} | " + " | ".join(map(spread, errs)) + " |")
+    w("")
+    w("#### The converse: the H200's ratios on the other GPUs")
+    w("")
+    para(w, "The ratios fitted on the H200 (median over both batches' passes above the floor; count in brackets),"
+         " beside its ratio at each batch, the V100 DeepBench fit (batches 4 to 32) and each DeepBench GPU's median"
+         f" over its batch-16 kernels above the floor; the last column: how many of those GPUs are within {within} of"
+         " the H200 fit:")
+    w("")
+    b16 = [x for x in every if x[4] == 16 and x[5] >= MIN_SECONDS]
+
+    def b16_median(gpu, m, kd, ps):
+        v = [rule / t for g, mm, k, p, n, rule, t in b16 if g == gpu and mm == m and k == kd and p == ps]
+        return statistics.median(v) if v else None
+
+    w(f"| math | kind | pass | H200 {small} | H200 {large} | H200 fit | V100 fit | DeepBench batch 16: " +
+      ", ".join(g.replace("NVIDIA ", "") for g in GPU) + f" | within {within} |")
+    w("|---|---|---|---:|---:|---:|---:|---|---:|")
+    agree = []
+    for m, name in MATHS.items():
+        for kd in KINDS:
+            for ps in PASSES:
+                if (m, kd, ps) not in fit:
+                    continue
+                r = fit[(m, kd, ps)][0]
+                medians = {g: b16_median(g, m, kd, ps) for g in GPU if b16_median(g, m, kd, ps) is not None}
+                near = [g for g, x in medians.items() if abs(x / r - 1) <= WITHIN]
+                if medians and len(near) == len(medians):
+                    agree.append((m, kd, ps, len(medians)))
+                w(f"| {name} | {kd} | {ps} | {median_cell(ratios(above, m, kd, ps, small), False)} |"
+                  f" {median_cell(ratios(above, m, kd, ps, large), False)} | {r:.2f} ({fit[(m, kd, ps)][1]}) |"
+                  f" {f'{v100(m, kd, ps):.2f}' if (m, kd, ps) in ratio else '-'} | " +
+                  ", ".join(f"{medians[g]:.2f}" if g in medians else "-" for g in GPU) +
+                  f" | {len(near)} of {len(medians)} |")
+    w("")
+    para(w, "Each DeepBench GPU's batch-16 kernels above the floor (of the kinds and passes the H200 fit has), time"
+         " against rule time / ratio, by the H200 fit, the V100 fit (the V100's own kernels are in it) and the rule"
+         " alone:")
+    w("")
+    w("| math | GPU | kernels | H200 fit: median error | 90th | V100 fit: median error | 90th |"
+      " the rule alone: median error | 90th |")
+    w("|---|---|---:|---:|---:|---:|---:|---:|---:|")
+    b16_errors = {}
+    for m, name in MATHS.items():
+        for gpu in GPU:
+            mine = [x for x in b16 if x[0] == gpu and x[1] == m and (m, x[2], x[3]) in fit]
+            if not mine:
+                continue
+            errs = [[abs(rule / of(kd, ps) / t - 1) for g, mm, kd, ps, n, rule, t in mine]
+                    for of in (lambda k, p: fit[(m, k, p)][0], lambda k, p: v100(m, k, p), lambda k, p: 1.0)]
+            b16_errors[(m, gpu)] = [(statistics.median(e), p90(e)) for e in errs]
+            w(f"| {name} | {gpu}{' (fit)' if gpu == FIT else ''} | {len(mine)} | " + " | ".join(map(spread, errs)) +
+              " |")
+    w("")
+    at_small = statistics.median(ratios(above, "fp32", "spatial", "fwd", small))
+    r_fit = fit[("fp32", "spatial", "fwd")][0]
+    para(w, f"NeuSight's fp32 3 x 3 forward convolutions of batch {BATCHES[-1][0]} to {BATCHES[-1][1]} above the floor"
+         " are the one kind and pass timed at a training batch on other GPUs: each GPU's median ratio against the"
+         f" H200's at batch {small} ({at_small:.2f}) and its fit ({r_fit:.2f}), and each kernel's error by the H200"
+         f" fit, the V100 fit ({v100('fp32', 'spatial', 'fwd'):.2f}), the rule alone and the GPU's own median (the"
+         " least one ratio can miss its kernels by: NeuSight's channels and sizes are random, and its times hold the"
+         " call's dispatch):")
+    w("")
+    w(f"| GPU | kernels | median ratio | against {at_small:.2f} | against {r_fit:.2f} | H200 fit: median error | 90th |"
+      " V100 fit: median error | 90th | the rule alone: median error | 90th | its own median: median error | 90th |")
+    w("|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|")
+    apart, own = {}, {}
+    for gpu, rs in neusight.items():
+        v = rs["by_batch"][-1]
+        med = statistics.median(v)
+        apart[gpu] = med / at_small - 1
+        errs = [[abs(x / r - 1) for x in v] for r in (r_fit, v100("fp32", "spatial", "fwd"), 1.0, med)]
+        own[gpu] = (statistics.median(errs[0]), statistics.median(errs[3]))
+        w(f"| {gpu} | {len(v)} | {med:.2f} | {100 * apart[gpu]:+.1f} % | {100 * (med / r_fit - 1):+.1f} % | " +
+          " | ".join(map(spread, errs)) + " |")
     w("")
     w("ResNet-50's 16 shapes on the H200 (each once; every training pass, the floor aside), the measured time beside")
     w("what each rule gives (the H200 fit in-sample):")
@@ -400,6 +488,75 @@ def h200_section(w, ratio):
             w(f"| {name} | {b} | {measured * 1e3:.2f} ms | " + " | ".join(cells) + " |")
     w("")
 
+    # What carries: each statement below is computed from the tables above, and checked where it compares.
+    fp32_b16 = [v for (m, g), v in b16_errors.items() if m == "fp32"]
+    rising = [(kd, ps, statistics.median(ratios(above, "fp32", kd, ps, large)) /
+               statistics.median(ratios(above, "fp32", kd, ps, small)) - 1)
+              for kd in KINDS for ps in PASSES if ("fp32", kd, ps) in fit]
+    near = [g for g in neusight if abs(apart[g]) <= WITHIN]
+    spatial = [statistics.median(ratios(above, "fp32", "spatial", ps, b)) for ps in PASSES for b in TRAINING_BATCHES]
+    spatial += [x for ps in PASSES for g in GPU for x in [b16_median(g, "fp32", "spatial", ps)] if x is not None]
+    spatial += [statistics.median(rs["by_batch"][-1]) for rs in neusight.values()]
+    broad = [(m, kd, ps) for m, kd, ps, n in agree if n == len(GPU)]
+    thin = [(m, kd, ps, n) for m, kd, ps, n in agree if n < len(GPU)]
+    dgrad_gap = [(kd, fit[("fp32", kd, "dgrad")][0], min(b16_median(g, "fp32", kd, "dgrad") for g in GPU))
+                 for kd in ("pointwise", "spatial")]
+    spatial_rise = dict(((kd, ps), d) for kd, ps, d in rising)[("spatial", "fwd")]
+    assert all(on_h200[("fp32", b)][0][0] < on_h200[("fp32", b)][1][0] for b in TRAINING_BATCHES)
+    assert all(v[0][0] < v[2][0] for v in fp32_b16) and min(spatial) > 1
+    assert all(r < lo for kd, r, lo in dgrad_gap) and on_h200[("fp16", large)][0][0] >= on_h200[("fp16", large)][1][0]
+    assert broad == [("fp32", "pointwise", "wgrad"), ("fp32", "pointwise_strided", "wgrad")]
+    assert near == ["NVIDIA A100 80GB PCIe", "Tesla V100-PCIE-32GB"]
+    w("### What carries across GPUs")
+    w("")
+    para(w, f"By kind beats the rule across GPUs in fp32, both ways, but not to {within}: the V100 fit (batches 4 to"
+         f" 32) misses the H200's fp32 passes by a median {pct(on_h200[('fp32', small)][0][0])} at batch {small} and"
+         f" {pct(on_h200[('fp32', large)][0][0])} at {large}, the rule alone by {pct(on_h200[('fp32', small)][1][0])}"
+         f" and {pct(on_h200[('fp32', large)][1][0])}; the H200 fit misses the {len(fp32_b16)} DeepBench GPUs' fp32"
+         f" kernels of batch 16 by {span([v[0][0] for v in fp32_b16])} (the V100 fit, its own GPU among them,"
+         f" {span([v[1][0] for v in fp32_b16])}; the rule alone {span([v[2][0] for v in fp32_b16])}). The 90th"
+         f" percentiles stay high: {pct(on_h200[('fp32', small)][0][1])} and {pct(on_h200[('fp32', large)][0][1])}"
+         f" for the V100 fit on the H200, {span([v[0][1] for v in fp32_b16])} for the H200 fit on DeepBench.", True)
+    para(w, f"Within {within} on every DeepBench GPU that has the kind and pass, at batch 16, of the H200's at"
+         f" {small} and {large}: " + "; ".join(f"{m} {kd} {ps} ({fit[(m, kd, ps)][0]:.2f}; {n} of {n})"
+                                                for m, kd, ps, n in agree) +
+         f". Those on all {len(GPU)} (Pascal, Volta and Turing, cuDNN 6 and 7, beside Hopper and cuDNN 9) are the"
+         " fp32 1 x 1 weight gradients; " +
+         ("; ".join(f"{m} {kd} {ps} stands on {fit[(m, kd, ps)][1]} H200 pass{'es' if fit[(m, kd, ps)][1] > 1 else ''}"
+                    f" and {n} GPU{'s' if n > 1 else ''}" for m, kd, ps, n in thin) if thin else "no other") + ".",
+         True)
+    para(w, f"fp32 3 x 3 forward at a training batch: the H200's {at_small:.2f} at batch {small} is within {within} of"
+         " NeuSight's " + " and ".join(f"{g} ({100 * apart[g]:+.1f} %)" for g in near) +
+         f" at batch {BATCHES[-1][0]} to {BATCHES[-1][1]}, and on them the H200 fit misses each kernel by about what"
+         " the GPU's own median does (" +
+         ", ".join(f"{pct(own[g][0])} against {pct(own[g][1])}" for g in near) + "); not within it of " +
+         ", ".join(f"{g} ({100 * apart[g]:+.1f} %)" for g in neusight if g not in near) +
+         ". 3 x 3 convolutions of stride 1 beat their GEMM in fp32 on every GPU, pass and batch here (medians"
+         f" {min(spatial):.2f} to {max(spatial):.2f}: Winograd), but by how much moves with all three.", True)
+    para(w, f"The batch still moves some kinds between {small} and {large} on the H200: in fp32 " +
+         ", ".join(f"{kd} {ps} {100 * d:+.0f} %" for kd, ps, d in rising if abs(d) > WITHIN) +
+         f"; the other {sum(1 for x in rising if abs(x[2]) <= WITHIN)} fp32 kinds and passes within {within}.", True)
+    para(w, "What does not carry: the stem (a 3-channel layer cuDNN pads; fp32 forward"
+         f" {fit[('fp32', 'stem', 'fwd')][0]:.2f} on the H200 against {v100('fp32', 'stem', 'fwd'):.2f} by the V100"
+         f" fit, fp16 {fit[('fp16', 'stem', 'fwd')][0]:.2f} against {v100('fp16', 'stem', 'fwd'):.2f}); the V100"
+         f" fit's strided 3 x 3 forward and weight gradient ({v100('fp32', 'spatial_strided', 'fwd'):.2f} and"
+         f" {v100('fp32', 'spatial_strided', 'wgrad'):.2f}, DeepBench's strided shapes, against the H200's"
+         f" {fit[('fp32', 'spatial_strided', 'fwd')][0]:.2f} and {fit[('fp32', 'spatial_strided', 'wgrad')][0]:.2f});"
+         " the fp32 data gradients, slower on the H200 than on any DeepBench GPU at batch 16 (" +
+         ", ".join(f"{kd} {r:.2f} against {lo:.2f} at least" for kd, r, lo in dgrad_gap) + "); and fp16 by kind: the"
+         f" V100 fit does no better than the rule on the H200 ({pct(on_h200[('fp16', large)][0][0])} against"
+         f" {pct(on_h200[('fp16', large)][1][0])} at batch {large}), the zoo's one H200 figure does as well"
+         f" ({pct(on_h200[('fp16', large)][2][0])}), and the H200's own fit ({pct(on_h200[('fp16', large)][3][0])},"
+         " in-sample) is one GPU's: no other has fp16 kinds timed at a training batch.", True)
+    w("")
+    para(w, "So across GPUs at training batches the data support one per-kind ratio: fp32 1 x 1 weight gradients, near"
+         " half their GEMM (" + ", ".join(f"{kd} {fit[(m, kd, ps)][0]:.2f}" for m, kd, ps in broad) + " on the"
+         f" H200). The fp32 3 x 3 forward agrees at batch {small} on the A100, V100 and H200 but rises"
+         f" {100 * spatial_rise:.0f} % to batch {large} on the H200 and is "
+         f"{100 * min(apart[g] for g in neusight if g not in near):.0f} to"
+         f" {100 * max(apart[g] for g in neusight if g not in near):.0f} % higher on the other NeuSight GPUs; the rest"
+         f" are one GPU's, or move with the batch or the GPU by more than {within}. dtsim keeps its rule: the GEMM's,"
+         " or a device's measured `conv` figure.")
     return fit
 
 
@@ -536,7 +693,7 @@ def main():
     w("gradients run near half of it on all five, and by kind the median error on the GPUs left out is about half the")
     w("rule's (the check table). Taking them needed the same kinds timed at a training batch: the next section has")
     w("them from an H200 (scripts/torch_kernel_suite.py, conv_suite).")
-    h200_section(w, ratio)
+    h200_section(w, every, ratio, neusight_ratios(ns_figures))
     return "\n".join(out) + "\n"
 
 
