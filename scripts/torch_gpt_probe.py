@@ -15,7 +15,7 @@ import torch.nn.functional as F
 from torch import nn
 from torch.utils.checkpoint import checkpoint
 
-from torch_timing import profile_classes, step_times
+from torch_timing import export_step_trace, profile_classes, step_times
 
 LAYERS, HIDDEN, HEADS, SEQ, VOCAB = 24, 2048, 16, 2048, 50304
 MICRO, MICRO_BATCHES = 2, 4
@@ -104,6 +104,11 @@ for name, recompute in (("plain", False), ("full_recompute", True)):
     res[name] = step_time(recompute)
     print(name, res[name], flush=True)
 res["profile_plain"] = profile_step(False)
+if len(sys.argv) > 2:
+    model, opt, step = training(False)
+    export_step_trace(step, sys.argv[2])
+    del model, opt
+    torch.cuda.empty_cache()
 print("profile", json.dumps(res["profile_plain"], indent=1), flush=True)
 with open(sys.argv[1] if len(sys.argv) > 1 else "torch_gpt.json", "w") as f:
     json.dump(res, f, indent=2)

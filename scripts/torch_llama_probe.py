@@ -7,23 +7,28 @@
 # AdamW; 2 micro-batches of 1 accumulated per step. Writes the step's time, where its GPU time goes (torch.profiler's
 # kernels by class), and a Kineto trace of one step with shapes and arguments (what `dtsim calibrate --from-trace`
 # reads). Run there with its python3, which holds PyTorch:
-#   python3 scripts/torch_llama_probe.py OUT.json [TRACE.json.gz]
+#   python3 scripts/torch_llama_probe.py OUT.json [TRACE.json.gz] [--layers N] [--seq S] [--micro-batches M]
+# (other shapes of the same model, for checks held out from a trace of the first).
 # bench/validation/gpu_h200.md compares it with `dtsim run scenarios/llama3_8l_pytorch_h200.yaml`.
-import gzip
+import argparse
 import json
 import os
-import shutil
-import sys
-import tempfile
 
 import torch
 import torch.nn.functional as F
 from torch import nn
 
-from torch_timing import profile_classes, step_times
+from torch_timing import export_step_trace, profile_classes, step_times
 
-LAYERS, HIDDEN, HEADS, KV_HEADS, FFN, VOCAB, SEQ, THETA = 8, 4096, 32, 8, 14336, 128256, 8192, 500000.0
-MICRO, MICRO_BATCHES = 1, 2
+cli = argparse.ArgumentParser()
+cli.add_argument("out")
+cli.add_argument("trace", nargs="?")
+cli.add_argument("--layers", type=int, default=8)
+cli.add_argument("--seq", type=int, default=8192)
+cli.add_argument("--micro-batches", type=int, default=2)
+args = cli.parse_args()
+HIDDEN, HEADS, KV_HEADS, FFN, VOCAB, THETA = 4096, 32, 8, 14336, 128256, 500000.0
+LAYERS, SEQ, MICRO, MICRO_BATCHES = args.layers, args.seq, 1, args.micro_batches
 HEAD_DIM = HIDDEN // HEADS
 dev = "cuda"
 
@@ -102,22 +107,6 @@ def training():
     return model, opt, step
 
 
-def trace_one_step(step, path):
-    """A Kineto trace of one step (after two untimed ones), with shapes and scalar arguments, gzipped to path."""
-    from torch.profiler import ProfilerActivity, profile
-    for _ in range(2):
-        step()
-    torch.cuda.synchronize()
-    with profile(activities=[ProfilerActivity.CPU, ProfilerActivity.CUDA], record_shapes=True) as prof:
-        step()
-        torch.cuda.synchronize()
-    with tempfile.TemporaryDirectory() as d:
-        raw = os.path.join(d, "trace.json")
-        prof.export_chrome_trace(raw)
-        with open(raw, "rb") as f, gzip.open(path, "wb", compresslevel=9) as g:
-            shutil.copyfileobj(f, g)
-
-
 res = {"torch": torch.__version__, "cuda": torch.version.cuda, "cudnn": torch.backends.cudnn.version(),
        "device": torch.cuda.get_device_name(0),
        "shape": {"layers": LAYERS, "hidden": HIDDEN, "heads": HEADS, "kv_heads": KV_HEADS, "ffn": FFN,
@@ -132,8 +121,8 @@ res["plain"] = {"step_s_median": times[len(times) // 2], "step_s_min": times[0],
 print("plain", res["plain"], flush=True)
 res["profile_plain"] = profile_classes(step)
 print("profile", json.dumps(res["profile_plain"], indent=1), flush=True)
-with open(sys.argv[1] if len(sys.argv) > 1 else "torch_llama.json", "w") as f:
+with open(args.out, "w") as f:
     json.dump(res, f, indent=2)
-if len(sys.argv) > 2:
-    trace_one_step(step, sys.argv[2])
-    print("trace", sys.argv[2], os.path.getsize(sys.argv[2]), "bytes", flush=True)
+if args.trace:
+    export_step_trace(step, args.trace)
+    print("trace", args.trace, os.path.getsize(args.trace), "bytes", flush=True)

@@ -1,8 +1,12 @@
 # The GPU timing the PyTorch probes share (scripts/torch_probe.py, torch_memory_probe.py, torch_gpt_probe.py,
-# torch_profile_probe.py, torch_mpt_probe.py, torch_kernel_suite.py): seconds per call of `fn` by CUDA events
-# (a fixed count, or as many as fill a time), a training step's times, and where a step's GPU time goes by kernel
-# class (torch.profiler).
+# torch_profile_probe.py, torch_mpt_probe.py, torch_kernel_suite.py, torch_llama_probe.py): seconds per call of `fn` by CUDA events
+# (a fixed count, or as many as fill a time), a training step's times, where a step's GPU time goes by kernel
+# class (torch.profiler), and a step's Kineto trace.
+import gzip
+import os
 import re
+import shutil
+import tempfile
 import time
 
 import torch
@@ -110,3 +114,20 @@ def profile_classes(step, steps=2, warm=2):
             "kernels_per_step": sum(v[1] for v in kernels.values()),
             "wall_ms_per_step_unprofiled": round(wall, 3),
             "top_kernels_ms_per_step": [[k[:120], round(v[0], 3), v[1]] for k, v in top]}
+
+
+def export_step_trace(step, path):
+    """A Kineto trace of one call of step() (after two untimed ones), with shapes and scalar arguments (what
+    `dtsim calibrate --from-trace` reads), gzipped to path."""
+    from torch.profiler import ProfilerActivity, profile
+    for _ in range(2):
+        step()
+    torch.cuda.synchronize()
+    with profile(activities=[ProfilerActivity.CPU, ProfilerActivity.CUDA], record_shapes=True) as prof:
+        step()
+        torch.cuda.synchronize()
+    with tempfile.TemporaryDirectory() as d:
+        raw = os.path.join(d, "trace.json")
+        prof.export_chrome_trace(raw)
+        with open(raw, "rb") as f, gzip.open(path, "wb", compresslevel=9) as g:
+            shutil.copyfileobj(f, g)
