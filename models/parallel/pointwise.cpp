@@ -30,7 +30,7 @@ PointwiseTraffic swiglu_traffic(bool eager, double bytes) {
 
 PointwiseTraffic cross_entropy_traffic(bool fp32_logits, double bytes) {
   if (!fp32_logits) return {bytes + 4, 4 + bytes};
-  return {8, 16};
+  return {3 * 4 + 4, 4 + 4 + (4 + 4) + 4};
 }
 
 }  // namespace dtsim

@@ -26,9 +26,15 @@
 //   (3B each) and silu's (3B), 9B.
 // The loss on fp32 logits (torch.nn.functional.cross_entropy as PyTorch runs it on logits cast to fp32: under
 //   torch.autocast, which lists cross_entropy among its fp32 ops, or torchtitan's pred.float()): the cast is its own
-//   kernel (B + 4 forward and backward); log_softmax reads and writes
-//   4 + 4 forward; backward nll_loss's gradient written as a zero-filled fp32 tensor (4) and log_softmax's (its
-//   gradient and output read, its input's gradient written: 12), 16. Fused (Megatron's vocab-parallel cross-entropy,
+//   kernel (B + 4 forward and backward); log_softmax over a vocabulary's row, which does not fit in a block's
+//   shared memory (sharedMemPerBlock, 48 KB: 12,288 fp32 words; every LLM vocabulary is larger), runs
+//   aten/src/ATen/native/cuda/SoftMax.cu's grid-stride cunn_SoftMaxForward: the row read for its maximum, again for
+//   its sum of exponentials, and a third time to write the output: 3 x 4 + 4 = 16 forward; backward nll_loss's
+//   gradient written as a zero-filled fp32 tensor (4), then cunn_SoftMaxBackward: the gradient read for its sum (4),
+//   gradient and output read and the input's gradient written (12), 20. Timed alone on an H200 (scripts/
+//   torch_memory_probe.py's cross_entropy rows, 4,096 and 16,384 tokens x 32,000 to 128,256 words, fp32): 16 and 20
+//   bytes at the zoo's memory figure give their times to a median -0.3 % (bench/kernels/memory_classes_h200.md),
+//   where one read (8 and 16 bytes) gave half the forward's. Fused (Megatron's vocab-parallel cross-entropy,
 //   flash-attn's xentropy kernel that llm-foundry's MPT runs): B + 4 forward (the logits read, the fp32 softmax kept),
 //   4 + B backward, on the logits as the output layer wrote them, under autocast too.
 // LayerNorm is one native kernel eager or not (torch.nn.functional.layer_norm), GELU too: fused either way.
