@@ -465,15 +465,16 @@ def main():
     # scripts/torch_probe.py), Korthikanti et al.'s table (bench/validation/korthikanti/run), the
     # published data-parallel rows (bench/published/run), the published LLM runs (bench/llm/run), the
     # published nccl-tests curves (bench/collectives/run), and the kernel classes' fits and checks per GPU
-    # (bench/kernels/gemm_run, power_held.py, attention_fit.py, memory_fit.py and conv_fit.py), and PyTorch DDP on
-    # this machine's CPU against dtsim (bench/validation/torch_ddp/run).
+    # (bench/kernels/gemm_run, power_held.py, attention_fit.py, memory_fit.py, memory_classes_h200.py and conv_fit.py),
+    # and PyTorch DDP on this machine's CPU against dtsim (bench/validation/torch_ddp/run).
     here = os.path.dirname(__file__)
     kernels = os.path.join(here, "..", "kernels")
     for section in (os.path.join(here, "gpu_h200.md"), os.path.join(here, "korthikanti", "table.md"),
                     os.path.join(here, "..", "published", "table.md"), os.path.join(here, "..", "llm", "table.md"),
                     os.path.join(here, "..", "collectives", "table.md"), os.path.join(kernels, "gemm.md"),
                     os.path.join(kernels, "power_held.md"), os.path.join(kernels, "attention.md"),
-                    os.path.join(kernels, "memory.md"), os.path.join(kernels, "conv.md"),
+                    os.path.join(kernels, "memory.md"), os.path.join(kernels, "memory_classes_h200.md"),
+                    os.path.join(kernels, "conv.md"),
                     os.path.join(here, "torch_ddp", "table.md")):
         if os.path.exists(section):
             p("")
