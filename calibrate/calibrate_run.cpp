@@ -10,6 +10,7 @@
 #include "calibrate/bench_suite.hpp"
 #include "calibrate/bench_util.hpp"
 #include "calibrate/calibrate.hpp"
+#include "calibrate/from_trace.hpp"
 #include "calibrate/self_check.hpp"
 #include "core/base/atomic_file.hpp"
 #include "core/base/error.hpp"
@@ -136,6 +137,7 @@ int calibrate(const CalibrateOptions& o, real::HostComm& world, std::ostream& ou
     machine.device = suite->device();
     FitCeilings ceilings;
     if (!cuda) ceilings.compute_peak["fp32"] = cpu_compute_peak(machine.cores / std::max(1, world.size() / hosts));
+    if (cuda) ceilings = device_ceilings(zoo_device_of(machine.device));
     try {
       p = fit_profile(machine, std::move(m), ceilings);
       say("fitted");
@@ -149,10 +151,14 @@ int calibrate(const CalibrateOptions& o, real::HostComm& world, std::ostream& ou
   }
   world.broadcast(std::span<std::byte>(&written, 1), 0);
   if (written == std::byte{0}) return 0;
-  // cpu: the profile predicts a small job of these ranks, run for real here (calibrate/self_check.hpp).
-  if (!cuda && world.mpi() != MPI_COMM_NULL) {
-    say("self-check: a small ring AllReduce job run for real on these ranks, and simulated with the profile");
-    if (std::optional<SelfCheck> c = run_self_check(o.out, world, out)) {
+  // The profile predicts a small job of these ranks, run for real here (calibrate/self_check.hpp).
+  const std::string zoo = cuda ? zoo_device_of(suite->device()) : "";
+  if (cuda && zoo.empty()) {
+    say(fmt::format("self-check: not run (the zoo has no device {}; cluster.device names it)", suite->device()));
+  } else if (cuda || world.mpi() != MPI_COMM_NULL) {
+    say(cuda ? "self-check: a small GPT job run for real on these GPUs, and simulated with the profile"
+             : "self-check: a small ring AllReduce job run for real on these ranks, and simulated with the profile");
+    if (std::optional<SelfCheck> c = run_self_check(o.out, world, out, o.backend, zoo)) {
       p.self_check = std::move(c);
       write_file_atomic(o.out, profile_yaml(p));
     }

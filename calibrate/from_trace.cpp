@@ -46,6 +46,19 @@ std::vector<Sample> per_size(const std::map<double, std::vector<double>>& times)
 
 }  // namespace
 
+FitCeilings device_ceilings(const std::string& device) {
+  FitCeilings ceilings;
+  if (device.empty()) return ceilings;
+  const DeviceSpec d = load_device(device);
+  for (const Dtype t : {Dtype::Fp32, Dtype::Tf32, Dtype::Fp16, Dtype::Bf16})
+    ceilings.compute_peak[std::string(dtype_name(t))] = d.peak(t);
+  ceilings.memory_peak = d.mem_bandwidth;
+  ceilings.memory_past_bytes = d.kernels.l2;
+  ceilings.memory_source = fmt::format("the zoo's {} memory bandwidth, past its {} of L2", device,
+                                       d.kernels.l2 > 0 ? format_bytes(d.kernels.l2) : std::string("unknown size"));
+  return ceilings;
+}
+
 std::string zoo_device_of(const std::string& cuda_name) {
   const std::string name = upper(cuda_name);
   std::string found;
@@ -162,18 +175,7 @@ CalibrationProfile profile_from_traces(const std::vector<TorchTrace>& traces, co
     p.links[kSameHost] = fit_curve(std::move(rounds), PiecewiseOptions{4, 3});
   }
 
-  FitCeilings ceilings;
-  if (!device.empty()) {
-    const DeviceSpec d = load_device(device);
-    for (const auto* curves : {&p.compute, &p.attention}) {
-      for (const auto& [dtype, curve] : *curves) ceilings.compute_peak[dtype] = d.peak(parse_dtype(dtype));
-    }
-    ceilings.memory_peak = d.mem_bandwidth;
-    ceilings.memory_past_bytes = d.kernels.l2;
-    ceilings.memory_source = fmt::format("the zoo's {} memory bandwidth, past its {} of L2", device,
-                                         d.kernels.l2 > 0 ? format_bytes(d.kernels.l2) : std::string("unknown size"));
-  }
-  check_fits(p, ceilings, false);
+  check_fits(p, device_ceilings(device), false);
   predict_collectives(p);  // with the link, where it passed its checks
   if (p.compute.empty()) {
     std::string why;

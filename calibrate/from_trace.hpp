@@ -11,6 +11,7 @@
 #include <string>
 #include <vector>
 
+#include "calibrate/fit_checks.hpp"
 #include "core/calibration/calibration.hpp"
 #include "core/calibration/torch_trace.hpp"
 
@@ -32,6 +33,10 @@ struct ClassShare {
 // The zoo device a CUDA device name matches ("NVIDIA A100-SXM4-80GB" -> a100_80gb): the zoo entries
 // whose model (A100, H100, ...) the name holds, the one whose memory size it also holds first; "" for none.
 std::string zoo_device_of(const std::string& cuda_name);
+
+// The bounds a fitted profile of zoo device `device` cannot pass (calibrate/fit_checks.hpp): its peak per dtype
+// (fp32, tf32, fp16, bf16) and its data-sheet memory bandwidth past its L2. None for "" (a device the zoo lacks).
+FitCeilings device_ceilings(const std::string& device);
 
 // The profile the traces give: compute.<dtype> from GEMM units with FLOPs (one sample per distinct
 // FLOP count: the mean time of its units), memory.sgd_step from memory-bound units with bytes (the

@@ -12,10 +12,13 @@
 #include <string>
 
 #include "calibrate/from_trace.hpp"
+#include "calibrate/self_check.hpp"
 #include "core/base/dtype.hpp"
 #include "core/calibration/profile_reader.hpp"
 #include "core/calibration/torch_trace.hpp"
 #include "core/calibration/trace_classes.hpp"
+#include "core/plan/compiler.hpp"
+#include "core/scenario/loader.hpp"
 #include "models/zoo/device.hpp"
 #include "tests/support/run_process.hpp"
 
@@ -112,4 +115,26 @@ TEST_CASE("the H200 trace's profile: curves inside the device's bounds, and the 
   std::ifstream(dir + "/run/metrics.json") >> metrics;
   const double predicted = metrics.at("iteration_time_s").at("mean").get<double>();
   CHECK(std::abs(predicted / measured - 1) < 0.10);
+}
+
+TEST_CASE("a zoo device's ceilings bound calibrate's cuda fits, and its cuda self-check job compiles for its GPUs",
+          "[trace]") {
+  const DeviceSpec h200 = load_device("h200");
+  const FitCeilings c = device_ceilings("h200");
+  for (const Dtype t : {Dtype::Fp32, Dtype::Tf32, Dtype::Fp16, Dtype::Bf16})
+    CHECK(c.compute_peak.at(std::string(dtype_name(t))) == h200.peak(t));
+  CHECK(c.memory_peak == h200.mem_bandwidth);
+  CHECK(c.memory_past_bytes == h200.kernels.l2);
+  CHECK(device_ceilings("").compute_peak.empty());
+  CHECK(device_ceilings("").memory_peak == 0);
+  // The job calibrate --backend cuda runs for real and simulates: one rank per GPU, data parallel over them.
+  for (const int gpus : {1, 2, 8}) {
+    const std::string dir = test::temp_dir("self-check-cuda");
+    const std::string path = dir + "/job.yaml";
+    std::ofstream(path) << self_check_scenario(gpus, 1, "h200");
+    const Scenario s = load_scenario(path);
+    const Plan p = compile_plan(s);
+    CHECK(p.ranks.size() == static_cast<size_t>(gpus));
+    CHECK(s.cluster.device.name == "h200");
+  }
 }
