@@ -14,10 +14,10 @@
 //        exchanges on the same host (a round is such an exchange and a reduction);
 //      - same_host_p2p: kStreamSlack times the streaming rate (a message between two processes of
 //        a host is copied through memory);
-//      - the memory curve fitted to a trace on a zoo device (--from-trace): the device's data-sheet
-//        memory bandwidth, against its samples past the device's L2 (smaller ones can stay in L2 and
-//        stream faster) and the fitted rate (FitCeilings::memory_peak);
-//      - cross_host links and calibrate's measured memory curves themselves: none known here (the NICs'
+//      - the memory curves of a zoo GPU (--from-trace, calibrate --backend cuda): the device's data-sheet
+//        memory bandwidth, against their samples past the device's L2 (smaller ones can stay in L2 and
+//        stream faster) and the fitted rate (FitCeilings::memory_peak, device_ceilings());
+//      - cross_host links and the cpu's measured memory curves themselves: none known here (the NICs'
 //        rate is not read; the memory curves are the streaming rate), so 1 and 2 only; the reason says so.
 // A curve failing one is refused: removed from the profile, its verdict kept (the model's cost
 // stays where it would have applied; a same_host link refused from ring rounds is fitted to the
@@ -44,7 +44,7 @@ inline constexpr double kResidualBound = 0.20;
 inline constexpr int kMinSizes = 3;
 
 struct FitCeilings {
-  // FLOP/s one rank can reach per dtype, where known (cpu: cpu_compute_peak(); cuda: none yet).
+  // FLOP/s one rank can reach per dtype, where known (cpu: cpu_compute_peak(); a zoo GPU: device_ceilings()).
   std::map<std::string, double> compute_peak;
   // Bytes/s the memory curves cannot pass (0: none known), for samples of at least memory_past_bytes, and
   // where the figure comes from.
