@@ -18,7 +18,7 @@ import torch
 import torch.nn.functional as F
 from torch import nn
 
-from torch_timing import export_step_trace, profile_classes, step_times
+from torch_timing import export_step_trace, lm_step, profile_classes, step_times
 
 cli = argparse.ArgumentParser()
 cli.add_argument("out")
@@ -94,17 +94,7 @@ def training():
     model = Llama().to(dev)
     opt = torch.optim.AdamW(model.parameters(), lr=1e-4, fused=True)
     tokens = torch.randint(0, VOCAB, (MICRO_BATCHES, MICRO, SEQ + 1), device=dev)
-
-    def step():
-        for m in range(MICRO_BATCHES):
-            with torch.autocast("cuda", dtype=torch.bfloat16):
-                logits = model(tokens[m, :, :-1])
-                loss = F.cross_entropy(logits.float().view(-1, VOCAB), tokens[m, :, 1:].reshape(-1))
-            (loss / MICRO_BATCHES).backward()
-        opt.step()
-        opt.zero_grad(set_to_none=True)
-
-    return model, opt, step
+    return model, opt, lm_step(model, opt, tokens, VOCAB)
 
 
 res = {"torch": torch.__version__, "cuda": torch.version.cuda, "cudnn": torch.backends.cudnn.version(),

@@ -1,7 +1,7 @@
 # The GPU timing the PyTorch probes share (scripts/torch_probe.py, torch_memory_probe.py, torch_gpt_probe.py,
 # torch_profile_probe.py, torch_mpt_probe.py, torch_kernel_suite.py, torch_llama_probe.py): seconds per call of `fn` by CUDA events
 # (a fixed count, or as many as fill a time), a training step's times, where a step's GPU time goes by kernel
-# class (torch.profiler), and a step's Kineto trace.
+# class (torch.profiler), a step's Kineto trace, and a language model's training step (lm_step).
 import gzip
 import os
 import re
@@ -131,3 +131,20 @@ def export_step_trace(step, path):
         prof.export_chrome_trace(raw)
         with open(raw, "rb") as f, gzip.open(path, "wb", compresslevel=9) as g:
             shutil.copyfileobj(f, g)
+
+
+def lm_step(model, opt, tokens, vocab):
+    """One training step of a causal language model: each micro-batch of tokens (micro-batches x batch x sequence + 1)
+    under bf16 autocast, the loss on fp32 logits, its gradients accumulated, then the optimizer's step."""
+    import torch.nn.functional as F
+
+    def step():
+        for m in range(tokens.shape[0]):
+            with torch.autocast("cuda", dtype=torch.bfloat16):
+                logits = model(tokens[m, :, :-1])
+                loss = F.cross_entropy(logits.float().view(-1, vocab), tokens[m, :, 1:].reshape(-1))
+            (loss / tokens.shape[0]).backward()
+        opt.step()
+        opt.zero_grad(set_to_none=True)
+
+    return step
