@@ -26,6 +26,7 @@
 #include "models/parallel/schedule.hpp"
 #include "plot/chart.hpp"
 #include "sim/sweep/sweep_results.hpp"
+#include "sim/tune/devices.hpp"
 #include "sim/tune/search_folder.hpp"
 #include "sim/tune/tune_json.hpp"
 #include "sim/tune/tuner.hpp"
@@ -128,7 +129,6 @@ plot::Chart pareto_chart(const tune::TuneResult& r, double memory_fraction) {
 
 int tune_command(TuneOptions o) {
   std::vector<std::string> sets = o.sets;  // what the best layout's command line repeats
-  std::vector<std::string> start;          // the layout the job starts from, when the scenario's does not suit
   const Scenario given = load_scenario(o.scenario, o.sets);
   // The search's limits: the scenario's tune.* keys, then the command line's.
   LayoutLimits& limits = o.request.limits;
@@ -142,34 +142,11 @@ int tune_command(TuneOptions o) {
     if (value >= 0) *slot = value;
   }
   for (const std::string& f : o.fixes) apply_fix(f, limits);
-  if (o.devices > 0 && o.devices != given.job().devices(given.cluster)) {
-    // The scenario's own layout may not suit the new devices: the job starts from the first layout that does.
-    const int per_node = given.cluster.devices_per_node;
-    if (given.jobs.size() != 1 || o.devices % per_node != 0 || given.job().strategy.kind != StrategyKind::Hybrid) {
-      throw InputError(
-          fmt::format("--devices {}: a whole number of nodes of {} devices, for a scenario of one hybrid "
-                      "job",
-                      o.devices, per_node));
-    }
-    const HybridSpec h = job_layout(given, given.job());
-    LayoutLimits first_limits = limits;
-    first_limits.devices = o.devices;
-    first_limits.global_batch = h.global_batch > 0 ? h.global_batch : h.micro_batch * h.data;
-    std::optional<HybridSpec> first;
-    for_each_layout(given.job().model.transformer, first_limits, [&](const HybridSpec& l) {
-      if (!first) first = l;
-    });
-    if (!first) {
-      throw InputError(
-          fmt::format("--devices {}: no layout of {} on {} devices takes a global batch of {} within the "
-                      "search's limits (--fix, --max-*); try another --set strategy.global_batch",
-                      o.devices, given.job().model.name, o.devices, first_limits.global_batch));
-    }
-    sets.push_back(fmt::format("cluster.nodes={}", o.devices / per_node));
-    start = tune::layout_overrides(*first);
-  }
+  // --devices: the job's nodes for N devices, starting from a layout that suits them (sim/tune/devices.hpp).
+  const tune::DeviceTarget target = tune::target_devices(given, limits, o.devices);
+  sets.insert(sets.end(), target.sets.begin(), target.sets.end());
   std::vector<std::string> all = sets;
-  all.insert(all.end(), start.begin(), start.end());
+  all.insert(all.end(), target.start.begin(), target.start.end());
   const Scenario s = load_scenario(o.scenario, all);
   const std::string out = o.out.empty() ? fmt::format("runs/{}-tune", s.name) : o.out;
   const auto [shard, shards] = parse_shard(o.shard);

@@ -420,14 +420,15 @@ class Tuning(Record):
         return self._data["ranked"]
 
     def best(self, scenario: Scenario | str | os.PathLike | Mapping[str, Any]) -> Scenario:
-        """A copy of `scenario` (the one the search ran on, or its file) running the best layout."""
+        """A copy of `scenario` (the one the search ran on, or its file) running the best layout, on the search's
+        devices (a search with devices=N sets cluster.nodes)."""
         if scenario is None or not isinstance(scenario, (Scenario, str, os.PathLike, Mapping)):
             raise TypeError(f"Tuning.best(scenario): expected the dtsim.Scenario the search ran on (or its file), "
                             f"got {scenario!r}")
         if not self.rows:
             raise ValueError("Tuning.best(): no layout fits, so there is no best")
         s = _scenario(scenario).copy()
-        for text in self.rows[0]["set"]:
+        for text in [t for t in self._data["set"] if t not in s.overrides] + self.rows[0]["set"]:
             key, value = text.split("=", 1)
             s.set(key, value)
         return s
@@ -441,16 +442,18 @@ class Tuning(Record):
 
 
 def tune(scenario: Scenario | str | os.PathLike | Mapping[str, Any], top: int = 5, screen: int = 0,
-         jobs: int = 1, objective: str = "time") -> Tuning:
+         jobs: int = 1, objective: str = "time", devices: int = 0) -> Tuning:
     """The best hybrid layouts of the scenario's transformer job on its devices, as `dtsim tune` finds them:
     all ranked in closed form (within its tune.* limits), the best `screen` (0: max(32, 4 x top)) on the
     analytical engine, the best `top` of those on SimGrid, `jobs` engine runs at once. `objective`: "time"
     (the fastest on exactly its devices), "throughput" or "cost" (the most samples/s or the fewest
-    device-seconds per sample on 1, 2, 4, ... of its nodes)."""
+    device-seconds per sample on 1, 2, 4, ... of its nodes). `devices`: search on that many devices (whole
+    nodes) instead of the scenario's, as `dtsim tune --devices` (0: the scenario's)."""
     top = _whole("tune", "top", top, 0, 1000, "dtsim tune --top")
     screen = _whole("tune", "screen", screen, 0, 100000, "dtsim tune --screen (0: the default)")
     jobs = _whole("tune", "jobs", jobs, 1, 1024, "dtsim tune --jobs")
-    return Tuning(_dtsim.tune(_scenario(scenario)._source, top, screen, jobs, objective))
+    devices = _whole("tune", "devices", devices, 0, 1 << 24, "dtsim tune --devices (0: the scenario's)")
+    return Tuning(_dtsim.tune(_scenario(scenario)._source, top, screen, jobs, objective, devices))
 
 
 def models() -> List[Dict[str, Any]]:

@@ -21,6 +21,7 @@
 #include "sim/kernel_table.hpp"
 #include "sim/sweep/sweep_plan.hpp"
 #include "sim/sweep/sweep_results.hpp"
+#include "sim/tune/devices.hpp"
 #include "sim/tune/tune_json.hpp"
 #include "sim/tune/tuner.hpp"
 
@@ -169,7 +170,7 @@ pb::object sweep(const Source& src, const std::vector<std::string>& params, int 
 }
 
 // `dtsim tune`'s search (sim/tune) with the scenario's tune.* limits: the layouts that fit, best first.
-pb::object tune(const Source& src, int top, int screen, int jobs, const std::string& objective) {
+pb::object tune(const Source& src, int top, int screen, int jobs, const std::string& objective, int devices) {
   nlohmann::json out;
   const std::map<std::string, tune::Objective> objectives{
       {"time", tune::Objective::Time}, {"throughput", tune::Objective::Throughput}, {"cost", tune::Objective::Cost}};
@@ -179,10 +180,17 @@ pb::object tune(const Source& src, int top, int screen, int jobs, const std::str
   }
   try {
     pb::gil_scoped_release release;
-    const Scenario s = load_scenario_text(src.text, src.origin, src.sets);
+    const Scenario given = load_scenario_text(src.text, src.origin, src.sets);
     tune::TuneRequest request;
-    request.limits = s.job().tune.limits;
-    request.max_memory_fraction = s.job().tune.max_memory_fraction;
+    request.limits = given.job().tune.limits;
+    request.max_memory_fraction = given.job().tune.max_memory_fraction;
+    // devices: the search on N devices, as dtsim tune --devices (sim/tune/devices.hpp).
+    const tune::DeviceTarget target = tune::target_devices(given, request.limits, devices);
+    std::vector<std::string> sets = src.sets;
+    sets.insert(sets.end(), target.sets.begin(), target.sets.end());
+    std::vector<std::string> all = sets;
+    all.insert(all.end(), target.start.begin(), target.start.end());
+    const Scenario s = target.sets.empty() ? given : load_scenario_text(src.text, src.origin, all);
     request.top = top;
     request.screen = screen;
     request.jobs = jobs;
@@ -190,7 +198,7 @@ pb::object tune(const Source& src, int top, int screen, int jobs, const std::str
     const tune::TuneResult r = tune::tune(s, request);
     // A scenario read from a file names it, as the command line does; one made in Python ("<dict>") names none.
     const std::string file = src.origin.starts_with("<") ? "" : src.origin;
-    out = tune::tune_json(r, request, {file, src.sets});
+    out = tune::tune_json(r, request, {file, sets});
   } catch (const InputError& e) {
     raise_scenario_error(e, src.text, src.origin);
   }
@@ -332,7 +340,8 @@ PYBIND11_MODULE(_dtsim, m) {
   m.def("sweep", &sweep, pb::arg("source"), pb::arg("params"), pb::arg("jobs") = 1, pb::arg("engine") = "",
         pb::arg("scaling") = "weak", "Runs a sweep's points: {'points': [...], 'scaling': ...}.");
   m.def("tune", &tune, pb::arg("source"), pb::arg("top") = 5, pb::arg("screen") = 0, pb::arg("jobs") = 1,
-        pb::arg("objective") = "time", "dtsim tune's search: {'ranked': [...], 'layouts': ..., ...}.");
+        pb::arg("objective") = "time", pb::arg("devices") = 0,
+        "dtsim tune's search: {'ranked': [...], 'layouts': ..., ...}.");
   m.def("kernels", &kernels, pb::arg("source"), pb::arg("rank") = -1,
         "One rank's kernels and collectives in one iteration, as `dtsim kernels` prints them.");
   m.def("models", &models, "The model zoo, one dict per model.");

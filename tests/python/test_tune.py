@@ -73,3 +73,22 @@ def test_tuning_best_names_what_it_needs():
         tuning.best(None)
     assert tuning.best(ROOT / "scenarios/hybrid_pipeline_cpu.yaml").overrides == tuning.rows[0]["set"]
     assert tuning.rows[0]["analytical_error"] is None and tuning.rows[0]["simgrid_error"] is None
+
+
+def test_tune_on_other_devices_matches_the_cli(tmp_path):
+    # devices=N searches the job on N devices, from a layout that suits them, as `dtsim tune --devices N`.
+    path = ROOT / "scenarios/gpt3_175b_megatron.yaml"
+    tuning = dtsim.tune(dtsim.load(path), top=0, screen=2, devices=128)
+    subprocess.run([DTSIM, "tune", str(path), "--top", "0", "--screen", "2", "--devices", "128", "--out",
+                    str(tmp_path)], cwd=ROOT, check=True, capture_output=True)
+    cli = json.loads((tmp_path / "tune.json").read_text())
+    assert tuning.devices == cli["devices"] == 128
+    assert [r["set"] for r in tuning.rows] == [r["set"] for r in cli["ranked"]]
+    assert [r["analytical_s"] for r in tuning.rows] == [r["analytical_s"] for r in cli["ranked"]]
+    assert tuning._data["set"] == cli["set"] == ["cluster.nodes=16"]
+    best = tuning.best(path)
+    assert best.get("cluster.nodes") == 16 and best.overrides == ["cluster.nodes=16"] + tuning.rows[0]["set"]
+    with pytest.raises(dtsim.ScenarioError, match=r"--devices 12: a whole number of nodes of 8 devices"):
+        dtsim.tune(dtsim.load(path), top=0, screen=1, devices=12)
+    with pytest.raises(ValueError, match=r"tune: devices=-1: expected a whole number from 0"):
+        dtsim.tune(dtsim.load(path), devices=-1)
