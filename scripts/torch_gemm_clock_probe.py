@@ -10,7 +10,8 @@ import sys
 import time
 
 import torch
-from torch.profiler import ProfilerActivity, profile
+
+from torch_timing import kernels_ms
 
 dev = "cuda"
 out_path = sys.argv[1] if len(sys.argv) > 1 else "torch_gemm_clock.json"
@@ -20,22 +21,6 @@ e4m3 = torch.float8_e4m3fn
 one = torch.tensor(1.0, device=dev)
 # (name, m, n, k): a square and a 4096-hidden block's fc1 and fc2 at 8192 tokens
 SHAPES = [("square_8192", 8192, 8192, 8192), ("fc1_h4096", 8192, 16384, 4096), ("fc2_h4096", 8192, 4096, 16384)]
-
-
-def kernels_ms(fn, calls):
-    """Mean device time of the product's kernels (all but copies and elementwise ones), over `calls` calls of fn."""
-    with profile(activities=[ProfilerActivity.CUDA]) as prof:
-        for _ in range(calls):
-            fn()
-        torch.cuda.synchronize()
-    total, names = 0.0, []
-    for e in prof.key_averages():
-        t = getattr(e, "self_device_time_total", None)
-        t = t if t is not None else e.self_cuda_time_total
-        if t > 0 and "copy" not in e.key and "elementwise" not in e.key:
-            total += t / 1e3
-            names.append(e.key[:80])
-    return total / calls, names
 
 
 def clocks(tag):

@@ -11,28 +11,14 @@ import sys
 import time
 
 import torch
-from torch.profiler import ProfilerActivity, profile
+
+from torch_timing import kernels_ms
 
 dev = "cuda"
 out_path = sys.argv[1] if len(sys.argv) > 1 else "torch_gemm_duty.json"
 res = {"torch": torch.__version__, "cuda": torch.version.cuda, "device": torch.cuda.get_device_name(0), "rows": []}
 SHAPES = [("fc1_h4096", 8192, 16384, 4096), ("fc2_h4096", 8192, 4096, 16384), ("square_8192", 8192, 8192, 8192)]
 RATIOS = (0.0, 0.1, 0.25, 0.5, 1.0, 2.0)
-
-
-def gemm_ms(fn, calls):
-    """Mean device time of the product's kernels (the elementwise adds left out) over `calls` calls of fn."""
-    with profile(activities=[ProfilerActivity.CUDA]) as prof:
-        for _ in range(calls):
-            fn()
-        torch.cuda.synchronize()
-    total = 0.0
-    for e in prof.key_averages():
-        t = getattr(e, "self_device_time_total", None)
-        t = t if t is not None else e.self_cuda_time_total
-        if t > 0 and "elementwise" not in e.key and "copy" not in e.key:
-            total += t / 1e3
-    return total / calls
 
 
 def smi():
@@ -70,7 +56,7 @@ for name, m, n, k in SHAPES:
             for _ in range(10):
                 fn()
             torch.cuda.synchronize()
-        ms = gemm_ms(fn, 40)
+        ms, _ = kernels_ms(fn, 40)
         row = {"shape": name, "m": m, "n": n, "k": k, "ratio": r, "gemm_share": 1 / (1 + r), "kernel_ms": ms,
                "tflops": flops / (ms / 1e3) / 1e12, "smi_after": smi()}
         res["rows"].append(row)

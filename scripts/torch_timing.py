@@ -1,7 +1,9 @@
 # The GPU timing the PyTorch probes share (scripts/torch_probe.py, torch_memory_probe.py, torch_gpt_probe.py,
-# torch_profile_probe.py, torch_mpt_probe.py, torch_kernel_suite.py, torch_llama_probe.py): seconds per call of `fn` by CUDA events
+# torch_profile_probe.py, torch_mpt_probe.py, torch_kernel_suite.py, torch_llama_probe.py, torch_gemm_clock_probe.py,
+# torch_gemm_duty_probe.py): seconds per call of `fn` by CUDA events
 # (a fixed count, or as many as fill a time), a training step's times, where a step's GPU time goes by kernel
-# class (torch.profiler), a step's Kineto trace, and a language model's training step (lm_step).
+# class (torch.profiler), a step's Kineto trace, a language model's training step (lm_step), and the device time of
+# a call's kernels but the adds and copies around them (kernels_ms).
 import gzip
 import os
 import re
@@ -148,3 +150,21 @@ def lm_step(model, opt, tokens, vocab):
         opt.zero_grad(set_to_none=True)
 
     return step
+
+
+def kernels_ms(fn, calls, leave_out=("copy", "elementwise")):
+    """Mean device time per call of fn's kernels whose names hold none of `leave_out` (the adds and copies a probe
+    runs around its kernel), over `calls` calls (torch.profiler), and those kernels' names."""
+    from torch.profiler import ProfilerActivity, profile
+    with profile(activities=[ProfilerActivity.CUDA]) as prof:
+        for _ in range(calls):
+            fn()
+        torch.cuda.synchronize()
+    total, names = 0.0, []
+    for e in prof.key_averages():
+        t = getattr(e, "self_device_time_total", None)
+        t = t if t is not None else e.self_cuda_time_total
+        if t > 0 and not any(word in e.key for word in leave_out):
+            total += t / 1e3
+            names.append(e.key[:80])
+    return total / calls, names
