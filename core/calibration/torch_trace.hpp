@@ -31,7 +31,7 @@ struct TraceWork {
   TraceClass cls = TraceClass::Unclassified;
   std::string dtype;  // fp32, tf32 (fp32 operands on a tensor-core kernel), fp16, bf16; "" when unknown
   double flops = 0;   // gemm: 2 M N K (times the batch) from the op's dims; 0 when unknown
-  double bytes = 0;   // memory-bound: what the op reads and writes (memory_bytes in torch_trace.cpp); a
+  double bytes = 0;   // memory-bound: what the op reads and writes (memory_bytes, trace_op_args.hpp); a
                       // collective: S as models/collectives defines it (traced_collective); 0 when unknown
   double seconds = 0;
   std::optional<CollectiveKind> collective;  // a collective unit's kind; none when unknown
