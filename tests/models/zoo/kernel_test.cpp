@@ -239,9 +239,14 @@ TEST_CASE("a GEMM kernel's fixed time: each product on a device with kernel figu
   CHECK(backward > 2 * kFixed);
   CHECK(backward < 2 * kFixed + 0.4e-6);
   // A device without kernel figures runs its GEMMs as layers: no fixed time.
+  const dtsim::DeviceSpec p100 = dtsim::load_device("p100");
+  REQUIRE_FALSE(p100.kernels.present());
+  CHECK(kernel_time(p100, p100.efficiency, Dtype::Fp16, KernelClass::Gemm, 21.2e12, 0, GemmShape{256, 256, 256}) ==
+        Approx(1 / p100.efficiency));
+  // A dtype the figures leave out does too: the B200's TF32 GEMMs, at its efficiency (1.1 PFLOPS dense).
   const dtsim::DeviceSpec b200 = dtsim::load_device("b200");
-  REQUIRE_FALSE(b200.kernels.present());
-  CHECK(kernel_time(b200, b200.efficiency, Dtype::Bf16, KernelClass::Gemm, 2.25e15, 0, GemmShape{256, 256, 256}) ==
+  REQUIRE(b200.kernels.present());
+  CHECK(kernel_time(b200, b200.efficiency, Dtype::Tf32, KernelClass::Gemm, 1.1e15, 0, GemmShape{256, 256, 256}) ==
         Approx(1 / b200.efficiency));
 }
 
