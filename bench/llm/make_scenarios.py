@@ -16,7 +16,7 @@ import sys
 HERE = os.path.dirname(os.path.abspath(__file__))
 
 # Line rates of the platforms, per direction (data sheets): what a user knows of a cluster.
-NVLINK = {"a100": "300GB/s", "h100": "450GB/s"}
+NVLINK = {"a100": "300GB/s", "h100": "450GB/s", "b200": "900GB/s"}
 
 # Llama 3 shapes: Meta's model cards, as torchtitan's model args write them (bench/llm/sources/torchtitan.md).
 LLAMA3 = {
@@ -300,8 +300,15 @@ def megatron_layout(gpus, tp, pp, cp, vp, layers):
     return gpus // (tp * pp * cp)
 
 
+# DGX B200: 8 GPUs a node, NVLink 5 (NVLINK["b200"]: 1.8 TB/s a GPU both ways), 8 ConnectX-7 NICs of 400 Gb/s (NVIDIA
+# DGX B200 data sheet, 2024; docs/collectives.md, the dgx_b200 preset).
+DGX_H100 = ("h100_sxm", NVLINK["h100"], *DGX_H100_NICS)
+DGX_B200 = ("b200", NVLINK["b200"], 8, "400Gbps")
+
+
 def megatron_lines(shape, seq, vocab, flags, fp8, grad_dtype, gpus, tp, pp, cp, vp, dp, zero, micro, gbs, recompute,
-                   tp_overlap=None):
+                   tp_overlap=None, system=DGX_H100):
+    device, nvlink, nics, nic_rate = system
     return "\n".join([
         "model:",
         "  name: transformer",
@@ -310,7 +317,7 @@ def megatron_lines(shape, seq, vocab, flags, fp8, grad_dtype, gpus, tp, pp, cp, 
         *fp8_lines(fp8),
         *([f"  grad_dtype: {grad_dtype}"] if grad_dtype else []),
         "  optimizer: adam",
-        cluster_lines("h100_sxm", gpus, 8, NVLINK["h100"], *DGX_H100_NICS),
+        cluster_lines(device, gpus, 8, nvlink, nics, nic_rate),
         strategy_lines(tensor=tp, pipeline=pp, context=cp, data=dp, zero=zero, micro_batch=micro, global_batch=gbs,
                        recompute=recompute, sequence_parallel=tp > 1,
                        schedule="interleaved" if vp > 1 else "1f1b", virtual_stages=vp),
@@ -529,8 +536,54 @@ def mlperf_gpt3(row):
     return name, step, published, body
 
 
+# --- NVIDIA-NeMo/Megatron-Bridge: the same archive's DGX-B200 rows ---------------------------------------------------
+BRIDGE_B200_STATES = """\
+The source states: the release, the model, GPUs (DGX-B200), precision (25.11), global and micro batch, sequence length,
+TP/PP/CP/VP/EP, FSDP (0: DDP), tokens/s/GPU. The recipes behind the Llama 3 8B rows (bench/llm/sources/
+megatron_bridge.md, B200 rows): no recompute, no TP overlap (TP 1), the distributed optimizer with the gradient
+reduction and the parameter gather overlapped, bf16 gradients reduced (grad_reduce_in_fp32 false), fp8 weights
+gathered (fp8_param_gather true: r0.2.0 scripts/performance/configs/llama3/llama3_llm_pretrain.py L46-47, utils/
+helpers.py L35-52), CUDA graphs over the whole iteration (workload_base_configs.py L212-213).
+Assumed for every Megatron-Bridge B200 row: Llama 3's shapes (bench/llm/sources/shapes.md); DGX B200 nodes: 8 GPUs,
+NVLink 5 at its line rate, 8 NICs of 400 Gb/s (the DGX B200 data sheet); the distributed optimizer as ZeRO-1; FP8-CS as
+fp8: current; 25.09, no precision printed, as fp8: delayed (as the H100 rows: r0.1.0's --fp8_recipe default);
+TE's fused attention as flash attention (the zoo's B200 has no attention figure: it runs at the device's efficiency);
+the nemo preset for the rest; CUDA graphs left to dtsim's defaults. Nothing about these rows or the B200 was fitted:
+its kernel figures come from other measurements (models/zoo/data/devices.yaml)."""
+
+
+def megatron_bridge_b200(row):
+    if row["model"] != "LLAMA3_8B":
+        if row["model"] == "LLAMA3.1_405B":
+            raise Skip("126 layers over PP 8 x VP 8 with the embedding and the loss counted as layers (r0.2.0 "
+                       "recipes/llama/llama3.py L413-414); dtsim splits the transformer layers evenly only")
+        raise Skip(f"{row['model']}: a MoE or hybrid model (latent attention, wide heads, sliding windows or Mamba "
+                   "layers, as the H100 rows' reasons say); dtsim has none of these")
+    fp8 = {"FP8-CS": "current", "": "delayed"}.get(row["precision"])
+    if fp8 is None:
+        raise Skip(f"precision '{row['precision']}' is not this rule's")
+    container = re.search(r"container=([\d.]+)", row["notes"]).group(1)
+    gpus, seq = whole(row["gpus"]), whole(row["seq_len"])
+    tp, pp, cp, vp, ep = (degree(row[k]) for k in ("tp", "pp", "cp", "vp", "ep"))
+    if ep != 1:
+        raise Skip(f"EP {ep} in a dense model")
+    if row["fsdp"] and whole(row["fsdp"]):
+        raise Skip("Megatron FSDP on B200: the recipes behind it offload activations to the CPU")
+    shape = dict(LLAMA3["8B"])
+    dp = megatron_layout(gpus, tp, pp, cp, vp, shape["layers"])
+    micro, gbs = whole(row["micro_batch"]), whole(row["global_batch"])
+    step = gbs * seq / (number(row["tokens_per_s_per_gpu"]) * gpus)
+    body = megatron_lines(shape, seq, 128256, LLAMA, fp8, "bf16", gpus, tp, pp, cp, vp, dp, 1, micro, gbs, "none",
+                          system=DGX_B200)
+    name = (f"megatron_bridge_b200_{container.replace('.', '_')}_llama3_8b_{gpus}g_tp{tp}_pp{pp}_cp{cp}_vp{vp}"
+            f"_mb{micro}_gbs{gbs}_fp8_{fp8}")
+    published = f"{row['tokens_per_s_per_gpu']} tokens/s/GPU ({gbs} x {seq} tokens a step: {step:.4g} s)"
+    return name, step, published, body
+
+
 RULES = {"mpt": (mpt, MPT_STATES), "torchtitan": (torchtitan, TORCHTITAN_STATES), "bloom": (bloom, BLOOM_STATES),
          "nemo": (nemo, NEMO_STATES), "megatron_bridge": (megatron_bridge, BRIDGE_STATES),
+         "megatron_bridge_b200": (megatron_bridge_b200, BRIDGE_B200_STATES),
          "mlperf_gpt3": (mlperf_gpt3, MLPERF_GPT3_STATES)}
 
 
