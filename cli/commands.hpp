@@ -92,6 +92,18 @@ struct ImportChakraOptions {
 // `dtsim import-chakra`: a scenario folder replaying a set of Chakra traces (workload.chakra).
 int import_chakra_command(const ImportChakraOptions& o);
 
+struct ImportMegatronOptions {
+  std::string args;    // a file holding Megatron-LM's launch command (or just its arguments)
+  std::string out;     // the scenario to write ("": print it)
+  std::string preset;  // cluster.preset, or
+  std::string device;  // cluster.device
+  int nodes = 0;       // 0: torchrun's --nnodes
+  int gpus_per_node = 0;
+};
+
+// `dtsim import-megatron`: a scenario from Megatron-LM's arguments (core/scenario/megatron_args.hpp).
+int import_megatron_command(const ImportMegatronOptions& o);
+
 struct CheckpointOptions {
   std::string scenario;
   std::vector<std::string> sets;

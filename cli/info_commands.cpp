@@ -1,5 +1,6 @@
 // `dtsim models`, `dtsim devices` and `dtsim keys`: what the zoo and the scenario language hold.
 #include <algorithm>
+#include <filesystem>
 #include <iostream>
 
 #include <fmt/format.h>
@@ -9,6 +10,8 @@
 #include "core/base/atomic_file.hpp"
 #include "core/base/error.hpp"
 #include "core/base/units.hpp"
+#include "core/scenario/loader.hpp"
+#include "core/scenario/megatron_args.hpp"
 #include "core/scenario/schema.hpp"
 #include "models/zoo/device.hpp"
 #include "models/zoo/hf_config.hpp"
@@ -44,6 +47,30 @@ int import_model(const std::string& config, const std::string& out) {
 }
 
 }  // namespace
+
+int import_megatron_command(const ImportMegatronOptions& o) {
+  const MegatronImport in = load_megatron_args(o.args);
+  const std::string name = std::filesystem::path(o.out.empty() ? o.args : o.out).stem().string();
+  const std::string text =
+      megatron_scenario_text(in, MegatronCluster{o.preset, o.device, o.nodes, o.gpus_per_node}, name, o.args);
+  // The scenario is checked as dtsim will read it before anything is written: a layout the cluster cannot hold, a
+  // batch the data-parallel size does not divide, is refused here naming its key.
+  const Scenario s = load_scenario_text(text, o.out.empty() ? "import-megatron" : o.out);
+  if (o.out.empty()) {
+    std::cout << text;
+    return 0;
+  }
+  write_file_atomic(o.out, text);
+  const JobSpec& job = s.jobs.front();
+  const Workload w = make_transformer(job.model.transformer, name);
+  std::cout << fmt::format(
+      "wrote {}: {:.4g} B parameters on {} x {} {} (tensor {} x pipeline {} x context {}, {} arguments read, {} "
+      "not read: listed in its header); run it with dtsim run {}\n",
+      o.out, w.total_params() / 1e9, s.cluster.nodes, s.cluster.devices_per_node, s.cluster.device.name,
+      job.strategy.hybrid.tensor, job.strategy.hybrid.pipeline, job.strategy.hybrid.context, in.mapped.size(),
+      in.not_read.size(), o.out);
+  return 0;
+}
 
 int models_command(const std::string& action, const std::string& name, const std::string& out) {
   if (action == "import") return import_model(name, out);

@@ -114,6 +114,11 @@ Examples:
   dtsim import-chakra traces/quickstart --out runs/replay && dtsim run runs/replay/scenario.yaml
   dtsim import-chakra traces/llama/et --out runs/llama --device h100_sxm --devices-per-node 8 --timing duration
 )"},
+    {"import-megatron", R"(
+Examples:
+  dtsim import-megatron launch.sh --preset dgx_h100 --nodes 16 --out gpt.yaml && dtsim run gpt.yaml
+  dtsim import-megatron tests/core/scenario/data/megatron_llama3_8b.sh --preset dgx_h100
+)"},
     {"collectives", R"(
 Examples:
   dtsim collectives --preset dgx_h100 --nodes 2
@@ -356,6 +361,17 @@ int parse_and_run(int argc, char** argv) {
       ->check(CLI::IsMember(cli::engine_name_list()))
       ->capture_default_str();
 
+  cli::ImportMegatronOptions meg;
+  auto* megatron_cmd = app.add_subcommand("import-megatron", "Write a scenario from Megatron-LM's launch arguments");
+  megatron_cmd->add_option("args", meg.args, "A file holding the launch command (torchrun ... pretrain_gpt.py --...)")
+      ->required();
+  megatron_cmd->add_option("--out", meg.out, "The scenario to write (default: print it)");
+  megatron_cmd->add_option("--preset", meg.preset, "cluster.preset: the system (its device, links and NICs)");
+  megatron_cmd->add_option("--device", meg.device, "cluster.device, without a preset (dtsim devices)");
+  megatron_cmd->add_option("--nodes", meg.nodes, "Nodes (default: torchrun's --nnodes)")->check(CLI::Range(1, 1 << 20));
+  megatron_cmd->add_option("--gpus-per-node", meg.gpus_per_node, "GPUs a node (default: torchrun's --nproc-per-node)")
+      ->check(CLI::Range(1, 1 << 16));
+
   cli::CollectivesOptions coll;
   auto* coll_cmd = app.add_subcommand(
       "collectives",
@@ -427,6 +443,7 @@ int parse_and_run(int argc, char** argv) {
   if (*kern_cmd) return cli::kernels_command(kern);
   if (*export_cmd) return cli::export_chakra_command(exp);
   if (*import_cmd) return cli::import_chakra_command(imp);
+  if (*megatron_cmd) return cli::import_megatron_command(meg);
   if (*ckpt_cmd) return cli::checkpoint_command(ckpt);
   if (*tune_cmd) return cli::tune_command(tune);
   if (*calib_cmd) return cli::calibrate_command(calib, argc, argv);

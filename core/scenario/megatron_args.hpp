@@ -1,0 +1,60 @@
+// A Megatron-LM launch read as a scenario (`dtsim import-megatron`): the arguments of pretrain_gpt.py (and
+// torchrun's node counts, when the text holds the whole launch line) mapped to the scenario keys they set, so a
+// Megatron user describes a job by pasting the command that runs it.
+//
+// The facts are Megatron-LM's own, at core_v0.9.0 (NVIDIA/Megatron-LM @ 1afee59, megatron/training/arguments.py;
+// the newer --fp8-recipe and --grad-reduce-in-bf16 from a later commit), each row of megatron_args.cpp's table
+// citing its line: the argument's default where it is left out (--normalization LayerNorm, --num-query-groups 1,
+// --make-vocab-size-divisible-by 128, --moe-router-topk 2, ...), and what the script derives from it (the SwiGLU
+// width int(8h/3 / 64) x 64 when --ffn-hidden-size is left out, L411-419; gradients accumulated and reduced in
+// fp32 under --bf16, L330-338; the vocabulary padded to a multiple of 128 x TP, tokenizer.py L79-90).
+//
+// One table row per argument: its name, what it takes (a number, a word, or nothing), and the scenario keys it sets
+// or the rule in megatron_args.cpp that reads it. Arguments that change the cost but that dtsim cannot express
+// (multi-latent attention, shared experts, MoE layers every other block, uneven pipeline stages, head widths other
+// than hidden / heads, block-scaled fp8) are refused in one line naming the file, the line and the argument.
+// Arguments that do not change a step's time (data paths, learning rates, logging, checkpoints, seeds) are
+// listed as not read. How to add an argument: its row in kArguments (and, when its mapping is not one key, its
+// case in the rules after the table), and a line in tests/core/scenario/megatron_args_test.cpp.
+#pragma once
+
+#include <optional>
+#include <string>
+#include <string_view>
+#include <vector>
+
+namespace dtsim {
+
+// What a Megatron launch says, as scenario keys.
+struct MegatronImport {
+  std::vector<std::pair<std::string, std::string>> keys;  // scenario key and value, in the scenario's order
+  std::vector<std::string> mapped;                        // "--num-layers 32 (line 3): model.transformer.layers 32"
+  std::vector<std::string> not_read;                      // the arguments with no effect on a step's time
+  std::optional<int> nodes;                               // torchrun's --nnodes
+  std::optional<int> gpus_per_node;                       // torchrun's --nproc-per-node
+};
+
+// The cluster the job runs on, from the command line: a preset (cluster.preset) or a device, and the counts
+// (each, when set, wins over torchrun's).
+struct MegatronCluster {
+  std::string preset;
+  std::string device;
+  int nodes = 0;
+  int gpus_per_node = 0;
+};
+
+// Reads the arguments (a file's text: one command, lines joined by a trailing backslash, '#' comments, shell
+// quotes); throws InputError "ORIGIN:LINE: --ARG: what is wrong (and what would be valid)".
+MegatronImport parse_megatron_args(std::string_view text, const std::string& origin);
+MegatronImport load_megatron_args(const std::string& path);
+
+// The scenario's YAML: a header saying where every key came from, then the keys. Throws InputError when the
+// cluster is not known (no preset or device, or no node counts); the layout's fit to the cluster is the scenario
+// loader's to check.
+std::string megatron_scenario_text(const MegatronImport& in, const MegatronCluster& cluster, const std::string& name,
+                                   const std::string& origin);
+
+// Every argument the table reads, in its order (the test holds them to Megatron-LM's names).
+std::vector<std::string_view> megatron_argument_names();
+
+}  // namespace dtsim
