@@ -28,7 +28,8 @@ __version__ = _dtsim.__version__
 ScenarioError = _dtsim.ScenarioError
 
 __all__ = [
-    "Scenario", "ScenarioError", "DoesNotFit", "Record", "Result", "Table", "Tuning", "load", "run", "sweep", "tune", "kernels",
+    "Scenario", "ScenarioError", "DoesNotFit", "Record", "Result", "Table", "Tuning", "load", "import_megatron", "run", "sweep",
+    "tune", "kernels",
     "models", "devices", "keys",
 ]
 
@@ -208,6 +209,19 @@ def load(path: str | os.PathLike) -> Scenario:
     path = os.fspath(path)
     text = _dtsim.read_scenario(path)
     return Scenario({}, _text=text, _origin=path)
+
+
+def import_megatron(path: str | os.PathLike, *, preset: Optional[str] = None, device: Optional[str] = None,
+                    nodes: int = 0, gpus_per_node: int = 0) -> Scenario:
+    """A scenario from the command that launches a Megatron-LM job (as `dtsim import-megatron FILE` writes it): the
+    cluster a `preset` (cluster.preset) or a `device`, `nodes` and `gpus_per_node` where the command has no
+    torchrun counts. A mistake raises ScenarioError with the file, line and argument."""
+    path = os.fspath(path)
+    name = os.path.splitext(os.path.basename(path))[0]
+    nodes = _whole("import_megatron", "nodes", nodes, 0, 1 << 20, "--nodes")
+    gpus_per_node = _whole("import_megatron", "gpus_per_node", gpus_per_node, 0, 1 << 16, "--gpus-per-node")
+    text = _dtsim.import_megatron(path, preset or "", device or "", nodes, gpus_per_node, name)
+    return Scenario({}, _text=text, _origin=path + " (imported)")
 
 
 class Record:

@@ -11,6 +11,7 @@
 #include <pybind11/stl.h>
 
 #include "core/scenario/loader.hpp"
+#include "core/scenario/megatron_args.hpp"
 #include "core/scenario/schema.hpp"
 #include "learn/learner.hpp"
 #include "models/zoo/device.hpp"
@@ -73,6 +74,21 @@ pb::bytes read_scenario(const std::string& path) {
     pb::gil_scoped_release release;
     load_scenario(path);
     text = file_text(path);
+  } catch (const InputError& e) {
+    raise_scenario_error(e, file_text(path), path);
+  }
+  return pb::bytes(text);
+}
+
+// A scenario's text from Megatron-LM's launch arguments (dtsim import-megatron), its errors located in the
+// arguments' file.
+pb::bytes import_megatron(const std::string& path, const std::string& preset, const std::string& device, int nodes,
+                          int gpus_per_node, const std::string& name) {
+  std::string text;
+  try {
+    pb::gil_scoped_release release;
+    const MegatronImport in = load_megatron_args(path);
+    text = megatron_scenario_text(in, MegatronCluster{preset, device, nodes, gpus_per_node}, name, path);
   } catch (const InputError& e) {
     raise_scenario_error(e, file_text(path), path);
   }
@@ -334,6 +350,9 @@ PYBIND11_MODULE(_dtsim, m) {
       .def_readonly("origin", &Source::origin)
       .def_readonly("sets", &Source::sets);
   m.def("read_scenario", &read_scenario, pb::arg("path"), "A scenario file's text, once the loader has checked it.");
+  m.def("import_megatron", &import_megatron, pb::arg("path"), pb::arg("preset") = "", pb::arg("device") = "",
+        pb::arg("nodes") = 0, pb::arg("gpus_per_node") = 0, pb::arg("name") = "megatron",
+        "A scenario's text from Megatron-LM's launch arguments, as dtsim import-megatron writes it.");
   m.def("check", &check, pb::arg("source"), "Loads and checks a scenario; a dict of its name, engine and size.");
   m.def("run", &run, pb::arg("source"), pb::arg("engine") = "", pb::arg("trace") = true,
         "Runs a scenario: {'metrics': ..., 'trace': ..., 'warnings': [...]}.");

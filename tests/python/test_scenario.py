@@ -36,3 +36,23 @@ def test_to_dict_and_to_yaml_load_as_the_same_scenario(name, tmp_path):
     assert from_yaml["run.iterations"] == 3
     if "hf_config" not in s.to_yaml() and "profile" not in s.to_yaml():  # relative paths read from here otherwise
         assert dtsim.Scenario(s.to_dict()).to_dict() == s.to_dict()
+
+
+def test_import_megatron_is_the_command_lines_scenario(tmp_path):
+    """dtsim.import_megatron gives the scenario `dtsim import-megatron` writes, and its refusals as ScenarioError."""
+    import subprocess
+    from conftest import DTSIM, ROOT
+    args = ROOT / "tests" / "core" / "scenario" / "data" / "megatron_llama3_8b.sh"
+    s = dtsim.import_megatron(args, preset="dgx_h100")
+    assert s["model.transformer.kv_heads"] == 8
+    assert s["cluster.nodes"] == 1 and s["strategy.zero"] == 1
+    out = tmp_path / "llama.yaml"
+    subprocess.run([DTSIM, "import-megatron", str(args), "--preset", "dgx_h100", "--out", str(out)], check=True,
+                   capture_output=True)
+    assert s.to_dict() == dtsim.load(out).to_dict() | {"name": s.name}
+    bad = tmp_path / "bad.sh"
+    bad.write_text("--num-layers 2 --hidden-size 64 --num-attention-heads 4 --seq-length 8\n--window-size 4,0\n")
+    with pytest.raises(dtsim.ScenarioError, match="bad.sh:2: error: --window-size"):
+        dtsim.import_megatron(bad, device="h100_sxm", nodes=1, gpus_per_node=8)
+    with pytest.raises(ValueError, match="--nodes"):
+        dtsim.import_megatron(args, preset="dgx_h100", nodes=-1)
