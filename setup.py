@@ -53,7 +53,7 @@ os.makedirs(SETUPTOOLS_DIR, exist_ok=True)
 setup(
     options={"build": {"build_base": SETUPTOOLS_DIR}, "egg_info": {"egg_base": SETUPTOOLS_DIR}},
     package_dir={"": "python"},
-    py_modules=["dtsim"],
+    py_modules=["dtsim", "dtsim_layers", "dtsim_torch"],
     ext_modules=[Extension("_dtsim", sources=[])],
     cmdclass={"build_ext": CMakeModule, "build_py": WithStubs},
     zip_safe=False,

@@ -28,7 +28,7 @@ __version__ = _dtsim.__version__
 ScenarioError = _dtsim.ScenarioError
 
 __all__ = [
-    "Scenario", "ScenarioError", "DoesNotFit", "Record", "Result", "Table", "Tuning", "load", "import_megatron", "run", "sweep",
+    "Scenario", "ScenarioError", "DoesNotFit", "Record", "Result", "Table", "Tuning", "load", "from_torch", "import_megatron", "run", "sweep",
     "tune", "kernels",
     "models", "devices", "keys",
 ]
@@ -209,6 +209,20 @@ def load(path: str | os.PathLike) -> Scenario:
     path = os.fspath(path)
     text = _dtsim.read_scenario(path)
     return Scenario({}, _text=text, _origin=path)
+
+
+def from_torch(module: Any, example_inputs: Any, *, name: Optional[str] = None,
+               path: Optional[str | os.PathLike] = None) -> str:
+    """The model file (docs/models.md) of a PyTorch module run on `example_inputs` (batch first): torch.fx traces it
+    and each kernel it runs in training becomes a row, counted by the zoo's own rules (python/dtsim_layers.py), so a
+    torchvision ResNet-50 comes out as the zoo's resnet50. Written to `path` when given (use it as model.file);
+    the text is returned. What it cannot cost is refused (ValueError) naming the call."""
+    import dtsim_torch
+    text = dtsim_torch.from_torch(module, example_inputs, name)
+    if path is not None:
+        with open(os.fspath(path), "w", encoding="utf-8") as f:
+            f.write(text)
+    return text
 
 
 def import_megatron(path: str | os.PathLike, *, preset: Optional[str] = None, device: Optional[str] = None,
