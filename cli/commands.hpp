@@ -125,6 +125,7 @@ struct TuneOptions {
   tune::TuneRequest request;       // its limits and memory fraction: the scenario's tune.* keys, then these
   // The search's bounds given on the command line (-1, 0 for the fraction: the scenario's tune.* keys).
   int max_tensor = -1, max_pipeline = -1, max_context = -1, max_micro_batch = -1, max_virtual_stages = -1;
+  std::string tokens;  // --tokens MIN:MAX (tune.*_tokens_per_step)
   double max_memory_fraction = 0;
   int show = 10;      // table rows
   std::string out;    // "" = runs/<scenario name>-tune; its runs are kept there, and reused by the same search

@@ -281,6 +281,9 @@ int parse_and_run(int argc, char** argv) {
       ->check(CLI::Range(1, 1 << 20));
   tune_cmd->add_option("--max-micro-batch", tune.max_micro_batch, "Largest micro-batch searched (tune.max_micro_batch)")
       ->check(CLI::Range(1, 1 << 20));
+  tune_cmd->add_option("--tokens", tune.tokens,
+                       "Search the global batch too: MIN:MAX tokens a step, e.g. 1.5M:3M (tune.min_tokens_per_step, "
+                       "tune.max_tokens_per_step)");
   tune_cmd
       ->add_option("--max-virtual-stages", tune.max_virtual_stages,
                    "Most model chunks per pipeline rank, interleaved (tune.max_virtual_stages)")

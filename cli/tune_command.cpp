@@ -3,6 +3,7 @@
 // by the same search (sim/tune/search_folder.hpp); --mpi spreads them over MPI ranks as `dtsim sweep --mpi` does
 // (cli/mpi/mpi_sweep.hpp), --shard runs a share of a pass and --merge combines the shards (docs/parallelism.md).
 #include <algorithm>
+#include <cmath>
 #include <filesystem>
 #include <iostream>
 #include <optional>
@@ -127,7 +128,36 @@ plot::Chart pareto_chart(const tune::TuneResult& r, double memory_fraction) {
 
 }  // namespace
 
+// --tokens MIN:MAX (1.5M:3M, 1500000:3e6): the tune.*_tokens_per_step overrides it stands for.
+std::vector<std::string> token_sets(const std::string& text) {
+  const auto number = [&](std::string part) {
+    double scale = 1;
+    if (!part.empty()) {
+      const char unit = part.back();
+      scale = unit == 'k' || unit == 'K' ? 1e3 : unit == 'M' ? 1e6 : unit == 'G' ? 1e9 : unit == 'T' ? 1e12 : 1;
+      if (scale != 1) part.pop_back();
+    }
+    try {
+      size_t used = 0;
+      const double x = std::stod(part, &used);
+      if (used == part.size() && std::isfinite(x) && x >= 0) return x * scale;
+    } catch (const std::exception&) {
+    }
+    throw InputError(fmt::format("--tokens {}: expected MIN:MAX tokens a step, e.g. 1.5M:3M or 1500000:3000000", text));
+  };
+  const auto colon = text.find(':');
+  if (colon == std::string::npos) {
+    throw InputError(fmt::format("--tokens {}: expected MIN:MAX tokens a step, e.g. 1.5M:3M", text));
+  }
+  return {fmt::format("tune.min_tokens_per_step={:.17g}", number(text.substr(0, colon))),
+          fmt::format("tune.max_tokens_per_step={:.17g}", number(text.substr(colon + 1)))};
+}
+
 int tune_command(TuneOptions o) {
+  if (!o.tokens.empty()) {
+    const std::vector<std::string> tokens = token_sets(o.tokens);
+    o.sets.insert(o.sets.end(), tokens.begin(), tokens.end());
+  }
   std::vector<std::string> sets = o.sets;  // what the best layout's command line repeats
   const Scenario given = load_scenario(o.scenario, o.sets);
   // The search's limits: the scenario's tune.* keys, then the command line's.
@@ -191,12 +221,20 @@ int tune_command(TuneOptions o) {
   const tune::TuneResult r = tune::tune(s, o.request, runs);
   if (!root) return 0;
 
+  const int seq = s.job().model.transformer.seq_len;
+  const std::string batch =
+      r.batch_searched()
+          ? fmt::format(
+                "global batch searched: {:.4g} to {:.4g} tokens a step ({} to {} sequences of {}), ranked "
+                "by time a sample",
+                r.min_tokens, r.max_tokens, static_cast<long long>(std::ceil(r.min_tokens / seq)),
+                static_cast<long long>(r.max_tokens / seq), seq)
+          : fmt::format("global batch {}", r.global_batch);
   if (r.objective == tune::Objective::Time) {
-    std::cout << fmt::format("dtsim tune: {} on {} devices, global batch {}\n", s.name, r.devices, r.global_batch);
+    std::cout << fmt::format("dtsim tune: {} on {} devices, {}\n", s.name, r.devices, batch);
   } else {
-    std::cout << fmt::format("dtsim tune: {} on up to {} devices ({}), global batch {}, objective {}\n", s.name,
-                             r.devices, fmt::join(r.device_counts, ", "), r.global_batch,
-                             tune::objective_name(r.objective));
+    std::cout << fmt::format("dtsim tune: {} on up to {} devices ({}), {}, objective {}\n", s.name, r.devices,
+                             fmt::join(r.device_counts, ", "), batch, tune::objective_name(r.objective));
   }
   std::cout << fmt::format("  {} layouts valid; {} need more than {:.0f} % of the {} a device holds", r.layouts,
                            r.over_memory, 100 * o.request.max_memory_fraction, format_bytes(r.device_memory_bytes));
@@ -213,10 +251,12 @@ int tune_command(TuneOptions o) {
     std::cout << fmt::format("  reused {} engine runs kept in {} ({} run now)\n\n", r.reused, out, r.ran);
   }
   if (r.layouts == 0) {
-    throw InputError(
-        fmt::format("tune: no layout of {} on {} devices takes a global batch of {} under the search's "
-                    "constraints (tune.fixed.*, tune.max_*, --fix, --max-*)",
-                    s.name, r.devices, r.global_batch));
+    throw InputError(fmt::format(
+        "tune: no layout of {} on {} devices takes a {} under the search's constraints (tune.fixed.*, "
+        "tune.max_*, --fix, --max-*{})",
+        s.name, r.devices,
+        r.batch_searched() ? "global batch in the tokens searched" : fmt::format("global batch of {}", r.global_batch),
+        r.batch_searched() ? ", --tokens" : ""));
   }
   if (r.screened == 0) {
     throw InputError(fmt::format("tune: no layout of {} fits {} devices of {} within --max-memory-fraction {}", s.name,
@@ -248,6 +288,7 @@ int tune_command(TuneOptions o) {
   std::cout << fmt::format("  {:>3} {:<60} {:>9} {:>9} {:>9} {:>10} {:>6} {:>7} {:>9} {:>8} {:>8} {:>8}", "#", "layout",
                            "closed s", "analyt. s", "SimGrid s", "samples/s", "MFU", "bubble", "memory", "tensor s",
                            "pipe s", "data s");
+  if (r.batch_searched()) std::cout << fmt::format(" {:>7}", "batch");
   std::cout << (counts ? fmt::format(" {:>7} {:>12}\n", "devices", "dev-s/sample") : "\n");
   const size_t shown = std::min<size_t>(r.ranked.size(), static_cast<size_t>(std::max(o.show, o.request.top)));
   for (size_t i = 0; i < shown; ++i) {
@@ -259,6 +300,7 @@ int tune_command(TuneOptions o) {
         seconds_or_failed(c.simgrid_s, c.simgrid_error), r.throughput(c), 100 * r.mfu(c), 100 * c.bubble_fraction,
         format_bytes(c.peak_memory_bytes), exposed(c, GroupKind::Tensor), exposed(c, GroupKind::Pipeline),
         exposed(c, GroupKind::Data));
+    if (r.batch_searched()) std::cout << fmt::format(" {:>7}", c.layout.global_batch);
     std::cout << (counts ? fmt::format(" {:>7} {:>12.4g}\n", c.devices, r.device_seconds_per_sample(c)) : "\n");
   }
   // Engine runs that failed, each with its row and the engine's message (not kept: the same command runs them again).

@@ -470,18 +470,25 @@ class Tuning(Record):
 
 
 def tune(scenario: Scenario | str | os.PathLike | Mapping[str, Any], top: int = 5, screen: int = 0,
-         jobs: int = 1, objective: str = "time", devices: int = 0) -> Tuning:
+         jobs: int = 1, objective: str = "time", devices: int = 0,
+         tokens: Optional[Sequence[float]] = None) -> Tuning:
     """The best hybrid layouts of the scenario's transformer job on its devices, as `dtsim tune` finds them:
     all ranked in closed form (within its tune.* limits), the best `screen` (0: max(32, 4 x top)) on the
     analytical engine, the best `top` of those on SimGrid, `jobs` engine runs at once. `objective`: "time"
     (the fastest on exactly its devices), "throughput" or "cost" (the most samples/s or the fewest
     device-seconds per sample on 1, 2, 4, ... of its nodes). `devices`: search on that many devices (whole
-    nodes) instead of the scenario's, as `dtsim tune --devices` (0: the scenario's)."""
+    nodes) instead of the scenario's, as `dtsim tune --devices` (0: the scenario's). `tokens`: (min, max) tokens a
+    step, the global batch searched too, as `dtsim tune --tokens MIN:MAX` (tune.*_tokens_per_step)."""
     top = _whole("tune", "top", top, 0, 1000, "dtsim tune --top")
     screen = _whole("tune", "screen", screen, 0, 100000, "dtsim tune --screen (0: the default)")
     jobs = _whole("tune", "jobs", jobs, 1, 1024, "dtsim tune --jobs")
     devices = _whole("tune", "devices", devices, 0, 1 << 24, "dtsim tune --devices (0: the scenario's)")
-    return Tuning(_dtsim.tune(_scenario(scenario)._source, top, screen, jobs, objective, devices))
+    s = _scenario(scenario)
+    if tokens is not None:
+        if isinstance(tokens, (str, bytes)) or not isinstance(tokens, Sequence) or len(tokens) != 2:
+            raise TypeError(f"tune: tokens={tokens!r}: expected (min, max) tokens a step, as --tokens MIN:MAX takes")
+        s = s.copy().set("tune.max_tokens_per_step", tokens[1]).set("tune.min_tokens_per_step", tokens[0])
+    return Tuning(_dtsim.tune(s._source, top, screen, jobs, objective, devices))
 
 
 def models() -> List[Dict[str, Any]]:

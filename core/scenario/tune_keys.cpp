@@ -42,6 +42,15 @@ void add_tune_keys(KeyTable& keys) {
            "dtsim tune: search every rank order of each layout's dimensions of more than one rank "
            "(strategy.rank_order: which ranks share a node); false: the scenario's order only.",
            [](J& j, const V& v) { j.tune.limits.rank_orders = v.boolean(); });
+  keys.job("tune.min_tokens_per_step", "number", "0",
+           "dtsim tune, with tune.max_tokens_per_step: the fewest tokens a step may take (a global batch of at least "
+           "this / model.transformer.seq_len sequences).",
+           [](J& j, const V& v) { j.tune.limits.min_tokens = v.between(0, 1e15); });
+  keys.job("tune.max_tokens_per_step", "number", "0",
+           "dtsim tune: search the global batch too, each layout taking the most whole d x micro-batch rounds of "
+           "sequences in [tune.min_tokens_per_step, this] tokens, ranked by time a sample (the most tokens/s); 0: the "
+           "job's strategy.global_batch.",
+           [](J& j, const V& v) { j.tune.limits.max_tokens = v.between(0, 1e15); });
   keys.job("tune.max_memory_fraction", "number", "1",
            "dtsim tune: the fraction of a device's memory a rank may need (0.01 to 1), as the memory model counts it.",
            [](J& j, const V& v) { j.tune.max_memory_fraction = v.between(0.01, 1.0); });

@@ -386,6 +386,32 @@ void check_optimizer_kernels(const Scenario& s, size_t index) {
                       key));
 }
 
+// tune.*_tokens_per_step: a range, of at least one sequence.
+void check_tokens_per_step(const Scenario& s, size_t index) {
+  const LayoutLimits& l = s.jobs[index].tune.limits;
+  if (l.max_tokens <= 0 && l.min_tokens <= 0) return;
+  const std::string key = s.job_key(index, "tune.max_tokens_per_step");
+  if (l.max_tokens <= 0) {
+    fail_at(s, s.job_key(index, "tune.min_tokens_per_step"),
+            fmt::format("{}: a least without tune.max_tokens_per_step, which searches the batch; valid: set both, "
+                        "or 0",
+                        s.job_key(index, "tune.min_tokens_per_step")));
+  }
+  if (l.max_tokens < l.min_tokens) {
+    fail_at(s, is_set(s, key) ? key : s.job_key(index, "tune.min_tokens_per_step"),
+            fmt::format("{}: {:g} is fewer than tune.min_tokens_per_step ({:g}); valid: at least that, or 0 to keep "
+                        "the job's global batch",
+                        key, l.max_tokens, l.min_tokens));
+  }
+  const int seq = s.jobs[index].model.transformer.seq_len;
+  if (l.max_tokens < seq) {
+    fail_at(s, key,
+            fmt::format("{}: {:g} tokens is less than one sequence of {} (model.transformer.seq_len); valid: at least "
+                        "{}",
+                        key, l.max_tokens, seq, seq));
+  }
+}
+
 // model.fp8 runs a transformer's linear layers in fp8 on top of a 16-bit model (models/parallel/transformer_ops.hpp,
 // FP8): it needs the transformer's shape, a 16-bit dtype and fp8 tensor cores on every device the cluster has.
 void check_fp8(const Scenario& s, size_t index) {
@@ -521,6 +547,7 @@ void finish_scenario(Scenario& s) {
     check_compression(s, i);
     check_optimizer_kernels(s, i);
     check_fp8(s, i);
+    check_tokens_per_step(s, i);
     check_sync(s, i);
   }
   finish_convergence(s);

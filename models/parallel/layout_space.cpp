@@ -3,6 +3,7 @@
 
 #include <algorithm>
 #include <array>
+#include <cmath>
 #include <numeric>
 
 #include "models/parallel/layout.hpp"
@@ -76,22 +77,32 @@ long for_each_layout(const TransformerSpec& m, const LayoutLimits& limits,
   long count = 0;
   const int kv = m.kv_heads > 0 ? m.kv_heads : m.heads;
   const int devices = limits.devices;
+  const bool batch_searched = limits.max_tokens > 0;
+  const double least = batch_searched ? std::max(1.0, std::ceil(limits.min_tokens / m.seq_len)) : 0;
+  const double most = batch_searched ? std::floor(limits.max_tokens / m.seq_len) : 0;
   for (int t : choices(divisors(std::gcd(m.heads, kv)), limits.tensor, limits.max_tensor)) {
     for (int c : choices(divisors(m.seq_len), limits.context, std::max(1, limits.max_context))) {
       for (int p : choices(divisors(m.layers), limits.pipeline, limits.max_pipeline)) {
         if (devices % (t * c * p) != 0) continue;
         const int d = devices / (t * c * p);
-        if (limits.global_batch > 0 && limits.global_batch % d != 0) continue;
+        if (!batch_searched && limits.global_batch > 0 && limits.global_batch % d != 0) continue;
         const std::vector<int> experts = m.experts > 0 ? divisors(std::gcd(m.experts, d)) : std::vector<int>{1};
         // Micro-batches: divisors of each rank's share of the batch, or 1, 2, 4, ... without accumulation.
         std::vector<int> micro;
-        if (limits.global_batch > 0) {
+        if (!batch_searched && limits.global_batch > 0) {
           micro = divisors(limits.global_batch / d);
         } else {
           for (int b = 1; b <= limits.max_micro_batch; b *= 2) micro.push_back(b);
         }
         for (int e : choices(experts, limits.expert, 0)) {
           for (int b : choices(micro, limits.micro_batch, limits.max_micro_batch)) {
+            int batch = limits.global_batch;
+            if (batch_searched) {  // the most whole rounds of d x b sequences within the budget
+              const double round = static_cast<double>(d) * b;
+              const double rounds = std::floor(most / round);
+              if (rounds < 1 || rounds * round < least || rounds * round > (1 << 30)) continue;
+              batch = static_cast<int>(rounds * round);
+            }
             // (schedule, model chunks): one stage has no schedule to choose.
             std::vector<std::pair<PipelineSchedule, int>> schedules;
             for (PipelineSchedule s : limits.schedules) {
@@ -119,7 +130,7 @@ long for_each_layout(const TransformerSpec& m, const LayoutLimits& limits,
                     h.data = d;
                     h.expert = e;
                     h.micro_batch = b;
-                    h.global_batch = limits.global_batch;
+                    h.global_batch = batch;
                     h.schedule = schedule;
                     h.virtual_stages = v;
                     h.recompute = r;

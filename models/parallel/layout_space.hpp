@@ -18,6 +18,11 @@ struct LayoutLimits {
   bool operator==(const LayoutLimits&) const = default;
   int devices = 1;
   int global_batch = 0;  // sequences per iteration; 0: micro_batch x d (no accumulation)
+  // Tokens a step, searched (max_tokens > 0; global_batch is then not read): each layout takes the largest global batch
+  // of whole d x micro-batch rounds from min_tokens to max_tokens (as sequences of the model's length), the most
+  // micro-batches and so the least bubble its memory allows (`dtsim tune --tokens`, tune.*_tokens_per_step).
+  double min_tokens = 0;
+  double max_tokens = 0;
   int max_tensor = 8;    // tensor groups stay within a node by default (the node's devices)
   int max_context = 1;   // context parallelism is searched only when asked (long sequences)
   int max_pipeline = 0;  // 0: no limit

@@ -21,7 +21,8 @@ DeviceTarget target_devices(const Scenario& given, const LayoutLimits& limits, i
   const HybridSpec h = job_layout(given, given.job());
   LayoutLimits first_limits = limits;
   first_limits.devices = devices;
-  first_limits.global_batch = h.global_batch > 0 ? h.global_batch : h.micro_batch * h.data;
+  if (first_limits.max_tokens <= 0)
+    first_limits.global_batch = h.global_batch > 0 ? h.global_batch : h.micro_batch * h.data;
   std::optional<HybridSpec> first;
   for_each_layout(given.job().model.transformer, first_limits, [&](const HybridSpec& l) {
     if (!first) first = l;

@@ -58,6 +58,8 @@ nlohmann::json search_json(const std::string& scenario_file, const std::vector<s
           {"max_memory_fraction", request.max_memory_fraction},
           {"limits",
            {{"global_batch", l.global_batch},
+            {"min_tokens", l.min_tokens},
+            {"max_tokens", l.max_tokens},
             {"max_tensor", l.max_tensor},
             {"max_context", l.max_context},
             {"max_pipeline", l.max_pipeline},

@@ -43,6 +43,7 @@ nlohmann::json tune_json(const TuneResult& r, const TuneRequest& request, const 
     ranked.push_back({{"layout", layout_text(c.layout)},
                       {"set", r.overrides(c)},
                       {"devices", c.devices},
+                      {"global_batch", c.layout.global_batch},
                       {"device_seconds_per_sample", r.device_seconds_per_sample(c)},
                       {"closed_form_s", c.closed.iteration_s},
                       {"analytical_s", seconds_or_null(c.analytical_s)},
@@ -59,25 +60,27 @@ nlohmann::json tune_json(const TuneResult& r, const TuneRequest& request, const 
   nlohmann::json front = nlohmann::json::array();
   for (const auto& [memory, seconds] : r.pareto)
     front.push_back({{"peak_memory_bytes", memory}, {"closed_form_s", seconds}});
-  return {{"schema_version", kTuneSchemaVersion},
-          {"scenario", r.scenario},
-          {"scenario_file", source.scenario_file},
-          {"set", source.sets},
-          {"objective", std::string(objective_name(r.objective))},
-          {"devices", r.devices},
-          {"device_counts", r.device_counts},
-          {"global_batch", r.global_batch},
-          {"device_memory_bytes", r.device_memory_bytes},
-          {"max_memory_fraction", request.max_memory_fraction},
-          {"layouts", r.layouts},
-          {"over_memory", r.over_memory},
-          {"commonest_overflow", r.commonest_overflow},
-          {"closed_form_seconds", r.closed_form_seconds},
-          {"engine_seconds", r.engine_seconds},
-          {"simgrid_top", request.top},
-          {"simgrid", r.simgrid},
-          {"pareto", front},
-          {"ranked", ranked}};
+  return {
+      {"schema_version", kTuneSchemaVersion},
+      {"scenario", r.scenario},
+      {"scenario_file", source.scenario_file},
+      {"set", source.sets},
+      {"objective", std::string(objective_name(r.objective))},
+      {"devices", r.devices},
+      {"device_counts", r.device_counts},
+      {"global_batch", r.global_batch},
+      {"tokens_per_step", r.batch_searched() ? nlohmann::json{r.min_tokens, r.max_tokens} : nlohmann::json(nullptr)},
+      {"device_memory_bytes", r.device_memory_bytes},
+      {"max_memory_fraction", request.max_memory_fraction},
+      {"layouts", r.layouts},
+      {"over_memory", r.over_memory},
+      {"commonest_overflow", r.commonest_overflow},
+      {"closed_form_seconds", r.closed_form_seconds},
+      {"engine_seconds", r.engine_seconds},
+      {"simgrid_top", request.top},
+      {"simgrid", r.simgrid},
+      {"pareto", front},
+      {"ranked", ranked}};
 }
 
 }  // namespace dtsim::tune

@@ -121,7 +121,7 @@ std::vector<size_t> run_on(const Scenario& s, Engine engine, TuneResult& result,
 }  // namespace
 
 double TuneResult::mfu(const Candidate& c) const {
-  return model_flops_per_sample * global_batch / (c.iteration_s() * c.devices * peak_flops);
+  return model_flops_per_sample * c.layout.global_batch / (c.iteration_s() * c.devices * peak_flops);
 }
 
 std::vector<std::string> TuneResult::overrides(const Candidate& c) const {
@@ -201,6 +201,8 @@ TuneResult tune(const Scenario& s, TuneRequest request, const EngineRuns& runs) 
     limits.global_batch = h.global_batch > 0 ? h.global_batch : h.micro_batch * h.data;
   }
   result.global_batch = limits.global_batch;
+  result.min_tokens = limits.min_tokens;
+  result.max_tokens = limits.max_tokens;
   result.device_memory_bytes = s.cluster.device_at(job.placement.first_node).mem_capacity;
   for (int n = job.placement.first_node; n < job.placement.first_node + job.node_count(s.cluster); ++n) {
     result.device_memory_bytes = std::min(result.device_memory_bytes, s.cluster.device_at(n).mem_capacity);

@@ -91,12 +91,19 @@ struct TuneResult {
   // the same points (no other layout both needs less memory and runs faster), by memory.
   std::vector<std::pair<double, double>> space;
   std::vector<std::pair<double, double>> pareto;
-  double throughput(const Candidate& c) const { return global_batch / c.iteration_s(); }
-  double device_seconds_per_sample(const Candidate& c) const { return c.devices * c.iteration_s() / global_batch; }
+  double min_tokens = 0, max_tokens = 0;  // the tokens a step searched (LayoutLimits; 0: the global batch above)
+  bool batch_searched() const { return max_tokens > 0; }
+  // Each layout's own global batch (the job's, or the one it takes within the tokens searched).
+  double throughput(const Candidate& c) const { return c.layout.global_batch / c.iteration_s(); }
+  double device_seconds_per_sample(const Candidate& c) const {
+    return c.devices * c.iteration_s() / c.layout.global_batch;
+  }
   double mfu(const Candidate& c) const;
-  // What the objective minimises for a layout whose iteration takes `seconds` (the candidate's by default).
+  // What the objective minimises for a layout whose iteration takes `seconds` (the candidate's by default): the time
+  // a sample takes (an iteration's over its global batch: with the batch fixed, the iteration's order), or its
+  // device-seconds (cost).
   double score(const Candidate& c, double seconds) const {
-    return objective == Objective::Cost ? c.devices * seconds / global_batch : seconds;
+    return (objective == Objective::Cost ? c.devices * seconds : seconds) / c.layout.global_batch;
   }
   double score(const Candidate& c) const { return score(c, c.iteration_s()); }
   // The --set overrides that run a candidate (its layout; on the job's first nodes when it takes fewer devices).

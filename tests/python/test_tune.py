@@ -92,3 +92,19 @@ def test_tune_on_other_devices_matches_the_cli(tmp_path):
         dtsim.tune(dtsim.load(path), top=0, screen=1, devices=12)
     with pytest.raises(ValueError, match=r"tune: devices=-1: expected a whole number from 0"):
         dtsim.tune(dtsim.load(path), devices=-1)
+
+
+def test_tune_tokens_matches_the_cli(tmp_path):
+    # The global batch searched within a token budget, as `dtsim tune --tokens` searches it: the same rows, each with
+    # the batch its layout took.
+    path = ROOT / "scenarios/gpt3_175b_megatron.yaml"
+    tuning = dtsim.tune(dtsim.load(path), top=0, screen=4, devices=1024, tokens=(1.5e6, 3e6))
+    subprocess.run([DTSIM, "tune", str(path), "--top", "0", "--screen", "4", "--devices", "1024", "--tokens",
+                    "1.5M:3M", "--out", str(tmp_path)], cwd=ROOT, check=True, capture_output=True)
+    cli = json.loads((tmp_path / "tune.json").read_text())
+    assert cli["tokens_per_step"] == tuning.tokens_per_step == [1.5e6, 3e6]
+    assert [r["layout"] for r in tuning.rows] == [r["layout"] for r in cli["ranked"]]
+    for row in tuning.rows:
+        assert 733 <= row["global_batch"] <= 1464  # 1.5M / 2048 rounded up, 3M / 2048 rounded down
+    with pytest.raises(TypeError, match="tokens="):
+        dtsim.tune(dtsim.load(path), tokens=3e6)

@@ -152,3 +152,40 @@ TEST_CASE("rank orders: every order of a layout's spread dimensions, each placin
   CHECK(ordered > plain);
   CHECK(ordered == static_cast<long>(seen.size()));
 }
+
+TEST_CASE("the global batch searched within a token budget: each layout its largest whole rounds of d x micro-batch") {
+  // 128-token sequences, 2,000 to 4,100 tokens a step: 16 to 32 sequences (ceil(2000 / 128), floor(4100 / 128)).
+  LayoutLimits limits;
+  limits.devices = 4;
+  limits.max_tensor = 4;
+  limits.min_tokens = 2000;
+  limits.max_tokens = 4100;
+  limits.schedules = {PipelineSchedule::OneFOneB};
+  limits.recomputes = {Recompute::None};
+  long count = 0;
+  for_each_layout(small(), limits, [&](const HybridSpec& h) {
+    ++count;
+    const int round = h.data * h.micro_batch;
+    INFO(h.data << " x " << h.micro_batch);
+    CHECK(h.global_batch % round == 0);
+    CHECK(h.global_batch >= 16);
+    CHECK(h.global_batch <= 32);
+    CHECK(h.global_batch + round > 32);  // the most rounds that fit
+  });
+  // (t, p, d) as above, micro-batches 1, 2, 4, 8, each a round of d x b within 32: d = 4 takes b <= 8 (4 of them),
+  // d = 2 and d = 1 too: the same 64 layouts' shapes but with powers of two, 4 each instead of the divisors.
+  // (1,1,4) 4 micro x 4 ZeRO + (1,2,2) 4 x 4 + (1,4,1) 4 + (2,1,2) 4 x 4 x 2 + (2,2,1) 4 x 2 + (4,1,1) 4 x 2 = 84.
+  CHECK(count == 84);
+  // A budget under one round of a layout leaves it out: at most 12 sequences (1,536 tokens), d = 4 takes b <= 2.
+  limits.min_tokens = 128;
+  limits.max_tokens = 1536;
+  limits.tensor = 1;
+  limits.pipeline = 1;
+  limits.zero = 0;
+  std::vector<int> micro;
+  for_each_layout(small(), limits, [&](const HybridSpec& h) {
+    micro.push_back(h.micro_batch);
+    CHECK(h.global_batch == (12 / (4 * h.micro_batch)) * 4 * h.micro_batch);
+  });
+  CHECK(micro == std::vector<int>{1, 2});
+}

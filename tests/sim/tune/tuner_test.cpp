@@ -227,4 +227,53 @@ TEST_CASE("tune --objective throughput and cost: the exhaustive analytical searc
   CHECK(time.ranked.front().iteration_s() >= fast.ranked.front().iteration_s());
 }
 
+TEST_CASE("tune --tokens: the best of every layout at every global batch it may take, per sample", "[tune]") {
+  // 8k to 24k tokens a step of 1,024-token sequences: 8 to 24 sequences. The exhaustive search: every layout at each
+  // of its admissible batches (whole rounds of d x micro-batch in range) on the analytical engine; the fastest per
+  // sample must be tune's best, which takes each layout's largest batch only.
+  const Scenario s = small_gpt({"tune.min_tokens_per_step=8192", "tune.max_tokens_per_step=24576"});
+  std::vector<Scenario> scenarios;
+  std::vector<int> batches;
+  LayoutLimits limits = small_limits();
+  limits.devices = 8;
+  for (int gb = 8; gb <= 24; ++gb) {
+    limits.global_batch = gb;
+    for_each_layout(s.job().model.transformer, limits, [&](const HybridSpec& h) {
+      if (h.micro_batch & (h.micro_batch - 1)) return;  // the search's micro-batches are powers of two
+      scenarios.push_back(tune::with_layout(s, h, Engine::Analytical));
+      batches.push_back(gb);
+    });
+  }
+  REQUIRE(scenarios.size() > 40);
+  std::vector<size_t> pending(scenarios.size());
+  for (size_t i = 0; i < pending.size(); ++i) pending[i] = i;
+  double best = 1e300;
+  sweep::run_points(scenarios, pending, 2, [&](size_t i, const nlohmann::json& m) {
+    best = std::min(best, m.at("iteration_time_s").at("mean").get<double>() / batches[i]);
+  });
+  tune::TuneRequest request;
+  request.limits = small_limits();
+  request.limits.min_tokens = 8192;
+  request.limits.max_tokens = 24576;
+  request.top = 0;
+  request.screen = 100000;
+  request.jobs = 2;
+  const tune::TuneResult r = tune::tune(s, request);
+  REQUIRE(!r.ranked.empty());
+  CHECK(r.batch_searched());
+  const tune::Candidate& first = r.ranked.front();
+  CHECK(first.analytical_s / first.layout.global_batch == Approx(best).epsilon(1e-12));
+  for (size_t i = 0; i < r.ranked.size(); ++i) {
+    const HybridSpec& h = r.ranked[i].layout;
+    CHECK(h.global_batch >= 8);
+    CHECK(h.global_batch <= 24);
+    CHECK(h.global_batch % (h.data * h.micro_batch) == 0);
+    if (i > 0) CHECK(r.score(r.ranked[i - 1]) <= r.score(r.ranked[i]));
+  }
+  // The range's checks: refused naming the key.
+  CHECK_THROWS_WITH(small_gpt({"tune.min_tokens_per_step=9000", "tune.max_tokens_per_step=8000"}),
+                    Catch::Contains("tune.max_tokens_per_step: 8000 is fewer than tune.min_tokens_per_step (9000)"));
+  CHECK_THROWS_WITH(small_gpt({"tune.max_tokens_per_step=1000"}), Catch::Contains("less than one sequence of 1024"));
+}
+
 }  // namespace dtsim::test
