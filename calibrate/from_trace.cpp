@@ -65,12 +65,12 @@ std::string zoo_device_of(const std::string& cuda_name) {
   for (const std::string& key : device_names()) {
     const DeviceSpec d = load_device(key);
     const std::string desc = upper(d.description);
-    // The model: the description's word after "NVIDIA" and "TESLA" (P100, V100, A100, H100, ...).
+    // The model: the description's first word that is not a maker's or a line's (P100, V100, A100, H100, MI300X).
     std::string model;
     for (size_t at = 0; at < desc.size();) {
       const size_t end = std::min(desc.find(' ', at), desc.size());
       const std::string word = desc.substr(at, end - at);
-      if (!word.empty() && word != "NVIDIA" && word != "TESLA") {
+      if (!word.empty() && word != "NVIDIA" && word != "TESLA" && word != "AMD" && word != "INSTINCT") {
         model = word;
         break;
       }

@@ -80,7 +80,7 @@ TEST_CASE("a measured top-k kernel times compress and decompress ops exactly", "
   check_all(durations(half, "compress topk"), 0.5 * (test::kernel_time(4 * kN, 2e9) + test::feedback_time(kN)));
 }
 
-TEST_CASE("a measured decompress curve times decompress ops; compress keeps its own", "[calibrated][compression]") {
+TEST_CASE("a measured decompress curve times decompress ops, compress keeps its own", "[calibrated][compression]") {
   // topk_decompress (one payload decoded from a gradient of x bytes) times the decompress of the 2
   // gathered payloads at 4 n bytes times the model's decode traffic for 2 payloads over that for 1:
   // (n 4 + 2 k (8 + 2 x 4)) / (n 4 + k (8 + 2 x 4)).

@@ -8,7 +8,7 @@
 
 using namespace dtsim;
 
-TEST_CASE("on a cpu profile an overlapped AllReduce waits for the backward pass; on a cuda profile it overlaps",
+TEST_CASE("on a cpu profile an overlapped AllReduce waits for the backward pass, on a cuda profile it overlaps",
           "[calibrated][simgrid]") {
   // 2 ranks, 4 buckets of 100 KB (one per layer), each a ring AllReduce of 2 rounds of 50 KB.
   const double bucket = 2 * test::link_time(50e3);

@@ -179,7 +179,7 @@ TEST_CASE("dtsim validate refuses a missing, malformed or other-backend profile 
   CHECK_THAT(bad.err, Catch::Contains("machine.ranks: 'two' is not a number"));
 }
 
-TEST_CASE("a profile of one rank (one GPU) has no links; of two or more, links are required", "[profile]") {
+TEST_CASE("a profile of one rank (one GPU) has no links, of two or more, links are required", "[profile]") {
   const std::string links =
       "  links:\n    same_host:\n      - {min_bytes: 0, latency_s: 2e-6, bandwidth_Bps: 1e9}\n"
       "      - {min_bytes: 65536, latency_s: 10e-6, bandwidth_Bps: 4e9}\n";

@@ -253,6 +253,7 @@ TEST_CASE("a real A100 training trace: each kernel in one unit, no GEMM past the
   CHECK(zoo_device_of("NVIDIA H100 80GB HBM3") == "h100_sxm");
   CHECK(zoo_device_of("Tesla V100-SXM2-32GB") == "v100");
   CHECK(zoo_device_of("AMD Instinct MI250X") == "");
+  CHECK(zoo_device_of("AMD Instinct MI300X") == "mi300x");  // its model, not its maker's name, picks it
 
   // Units partition the kernels, copies and sets: their times add up to the busy time.
   double sum = 0;

@@ -188,3 +188,23 @@ TEST_CASE("each library's files open only the namespace docs/architecture.md's L
   }
   CHECK(checked > 300);
 }
+
+TEST_CASE("no test's name holds a semicolon, which would split its ctest entry into ones that run nothing") {
+  // catch_discover_tests writes each name into a CMake list: a ';' cut "a; b" into entries "a" and " b" that matched no
+  // test case, and 26 test cases ran in no ctest run until this was found (tests/CMakeLists.txt now adds
+  // --warn NoTests, so such an entry fails). Names are written TEST_CASE("...") on its line or the next.
+  const std::regex name(R"rx(TEST_CASE\(\s*"((?:[^"\\]|\\.)*)")rx");
+  std::vector<std::string> bad;
+  for (const auto& entry : fs::recursive_directory_iterator(kRoot / "tests")) {
+    if (entry.path().extension() != ".cpp") continue;
+    std::ifstream in(entry.path());
+    std::stringstream text;
+    text << in.rdbuf();
+    const std::string s = text.str();
+    for (auto it = std::sregex_iterator(s.begin(), s.end(), name); it != std::sregex_iterator(); ++it) {
+      if ((*it)[1].str().find(';') != std::string::npos) bad.push_back(entry.path().string() + ": " + (*it)[1].str());
+    }
+  }
+  for (const std::string& b : bad) INFO(b);
+  CHECK(bad.empty());
+}

@@ -186,7 +186,7 @@ TEST_CASE("docs/scenarios.md is the loader's key table") {
 
 namespace dtsim::test {
 
-TEST_CASE("dtsim collectives prints NCCL's predicted nccl-tests table; a bad collective exits 2") {
+TEST_CASE("dtsim collectives prints NCCL's predicted nccl-tests table, a bad collective exits 2") {
   const auto r = run_dtsim(
       "collectives --device a100_80gb --nodes 2 --set cluster.nic.count=8 --set "
       "cluster.nic.rate=200Gbps --ops allreduce --min-bytes 1MiB --max-bytes 1GiB",
@@ -199,7 +199,7 @@ TEST_CASE("dtsim collectives prints NCCL's predicted nccl-tests table; a bad col
   CHECK(bad.err.find("allreduce") != std::string::npos);
 }
 
-TEST_CASE("dtsim collectives --measured lays a nccl-tests run beside the model at its sizes; --plot draws both") {
+TEST_CASE("dtsim collectives --measured lays a nccl-tests run beside the model at its sizes, --plot draws both") {
   const std::string dir = temp_dir("coll-measured");
   const std::string measured = dir + "/all_reduce_perf.txt";
   std::ofstream(measured) << "#       size         count      type   redop    root     time   algbw   busbw #wrong"

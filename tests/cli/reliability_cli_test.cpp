@@ -294,7 +294,7 @@ TEST_CASE("damaged resume journals are reported in one line and their points run
   CHECK(slurp(sweep_out + "/results.csv") == slurp(sweep_whole + "/results.csv"));
 }
 
-TEST_CASE("a key swept twice is refused; one setting under two names takes the last", "[reliability]") {
+TEST_CASE("a key swept twice is refused, one setting under two names takes the last", "[reliability]") {
   check_refused(run_dtsim("sweep scenarios/quickstart.yaml --param cluster.nodes=1,2 --param cluster.nodes=4 --out " +
                               temp_dir("sweep-twice"),
                           "sweep-twice"),

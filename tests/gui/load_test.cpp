@@ -86,7 +86,7 @@ TEST_CASE("the sample sweep folder loads with its fits and results") {
   CHECK(load_document(dtsim::test::sample_sweep() + "/results.json").sweep);
 }
 
-TEST_CASE("file kinds are detected; bad files give one clear error") {
+TEST_CASE("file kinds are detected, bad files give one clear error") {
   CHECK(detect_file_kind(DTSIM_SOURCE_DIR "/scenarios/quickstart.yaml") == FileKind::Scenario);
   CHECK(detect_file_kind(dtsim::test::sample_sweep() + "/results.json") == FileKind::Results);
   CHECK(detect_file_kind(DTSIM_SOURCE_DIR "/README.md") == FileKind::Unknown);
@@ -173,7 +173,7 @@ TEST_CASE("a hybrid run folder loads: stages, micro-batches of every op, memory 
   CHECK(deltas[deltas.size() - 2].name == "pipeline bubble fraction");
 }
 
-TEST_CASE("memory in metrics.json: a layout that does not fit says so; a data-parallel run has none") {
+TEST_CASE("memory in metrics.json: a layout that does not fit says so, a data-parallel run has none") {
   auto j = nlohmann::json::parse(R"({"iteration_time_s":{"mean":1},"bubble_fraction":0.25,
     "memory":{"device_bytes":80e9,"peak_bytes":120e9,"fits":false,"per_stage":[
       {"stage":0,"parameters_bytes":9e9,"gradients_bytes":9e9,"optimizer_bytes":14e9,"activations_bytes":88e9,

@@ -240,7 +240,7 @@ TEST_CASE("a pipeline timeline: micro-batch numbers in the bars, tooltips with s
   CHECK(w.renderer().labels_drawn() == 0);
 }
 
-TEST_CASE("a pipeline of many ranks starts with one rank per stage; the checkbox and R agree") {
+TEST_CASE("a pipeline of many ranks starts with one rank per stage, the checkbox and R agree") {
   TimelineView v;
   v.resize(1400, 800);
   v.set_run(RunData{std::make_shared<const Trace>(parse_trace(dtsim::test::pipeline_trace_text(4, 8, 3))), {}});
@@ -264,7 +264,7 @@ TEST_CASE("a pipeline of many ranks starts with one rank per stage; the checkbox
   CHECK(w->layout().lane_count() == lanes);
 }
 
-TEST_CASE("the summary of a hybrid run shows the bubble and memory by stage; a data-parallel one neither") {
+TEST_CASE("the summary of a hybrid run shows the bubble and memory by stage, a data-parallel one neither") {
   SummaryView s;
   s.resize(1200, 800);
   const Document h = load_document(dtsim::test::sample_hybrid());

@@ -134,7 +134,7 @@ TEST_CASE("the link kinds' tables list every kind once, in the enum's order, wit
   }
 }
 
-TEST_CASE("a link kind sets its rate's default; a rate the scenario gives wins; nvlink, pcie and custom keep theirs") {
+TEST_CASE("a link kind sets its rate's default, a rate the scenario gives wins, nvlink, pcie and custom keep theirs") {
   const Scenario plain = bare({"cluster.device=h100_sxm"});
   CHECK(plain.cluster.intra.rate == Approx(300e9));
   CHECK(plain.cluster.nic.rate == Approx(12.5e9));

@@ -82,7 +82,7 @@ TEST_CASE("unknown devices / choices and algorithms") {
   CHECK(error_of("model:\n  name: resnet50\ncluster:\n  device: a100\n") ==
         "x.yaml:4:11: error: cluster.device: unknown device 'a100' (valid: a100_40gb, a100_80gb, b200, cpu_socket, "
         "h100_sxm, "
-        "h100_sxm_hbm2e, h200, p100, v100) (did you mean 'a100_40gb'?)");
+        "h100_sxm_hbm2e, h200, mi300x, p100, v100) (did you mean 'a100_40gb'?)");
   CHECK(error_of(std::string(kGood) + "strategy:\n  kind: allreduse\n") ==
         "x.yaml:9:9: error: strategy.kind: 'allreduse' is not valid (valid: allreduce, parameter_server, hybrid) (did "
         "you mean 'allreduce'?)");
@@ -119,7 +119,7 @@ TEST_CASE("contention is a fraction of the compute rate, from the device zoo unl
         "1.5)");
 }
 
-TEST_CASE("unset, the collective algorithm is NCCL's choice on GPUs and a ring on CPUs; a given one wins") {
+TEST_CASE("unset, the collective algorithm is NCCL's choice on GPUs and a ring on CPUs, a given one wins") {
   CHECK(dtsim::load_scenario_text(kGood, "x.yaml").job().strategy.algorithm == "nccl");
   CHECK(dtsim::load_scenario_text(kGood, "x.yaml", {"cluster.device=cpu_socket"}).job().strategy.algorithm == "ring");
   CHECK(dtsim::load_scenario_text(kGood, "x.yaml", {"strategy.allreduce.algorithm=double_binary_tree"})

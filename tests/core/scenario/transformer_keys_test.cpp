@@ -55,7 +55,7 @@ TEST_CASE("model.transformer.* set the larger decoders' fields of model.name: tr
   CHECK(s.job().workload.layers[2].name == "moe_0");
 }
 
-TEST_CASE("a shape-defined zoo model's shape becomes the job's; the keys a scenario sets override it") {
+TEST_CASE("a shape-defined zoo model's shape becomes the job's, the keys a scenario sets override it") {
   const auto zoo = dtsim::load_scenario_text(scenario("  name: llama3_70b\n"), "x.yaml");
   const auto llama = dtsim::zoo_transformer("llama3_70b");
   REQUIRE(llama);

@@ -33,7 +33,7 @@ std::string key_of(const TransformerSpec& m, const HybridSpec& h, int devices) {
 
 }  // namespace
 
-TEST_CASE("a layout that keeps every rule has no problem; each broken rule names its key") {
+TEST_CASE("a layout that keeps every rule has no problem, each broken rule names its key") {
   const TransformerSpec m = gpt();
   CHECK(key_of(m, layout(2, 4), 64) == "none");                     // d = 8, 8 micro-batches per rank
   CHECK(key_of(m, layout(2, 4, 2), 64) == "none");                  // context 2 divides 2048 tokens

@@ -52,7 +52,7 @@ TEST_CASE("each eager composite moves the bytes its PyTorch ops read and write, 
   }
 }
 
-TEST_CASE("an eager Llama block moves its composites' extra bytes and no more; the FLOPs do not change",
+TEST_CASE("an eager Llama block moves its composites' extra bytes and no more, the FLOPs do not change",
           "[pointwise]") {
   const TransformerSpec m = llama();
   for (int t : {1, 4}) {

@@ -68,7 +68,7 @@ TEST_CASE("a backward GEMM costs its input- and weight-gradient products") {
   CHECK(dtsim::gemm_quantization(a100.kernels, fwd) == Approx(288.0 / 324));
 }
 
-TEST_CASE("memory-bound kernels stream at the achieved bandwidth; layers keep the roofline") {
+TEST_CASE("memory-bound kernels stream at the achieved bandwidth, layers keep the roofline") {
   const dtsim::DeviceSpec a100 = dtsim::load_device("a100_80gb");
   const double bytes = 1e9;
   for (KernelClass c : {KernelClass::Softmax, KernelClass::Elementwise, KernelClass::Norm, KernelClass::Embedding}) {
@@ -98,7 +98,7 @@ TEST_CASE("devices without published kernel figures cost every class as a layer"
   }
 }
 
-TEST_CASE("GEMM figures are per dtype; a dtype without one, and attention without one, cost as layers") {
+TEST_CASE("GEMM figures are per dtype, a dtype without one, and attention without one, cost as layers") {
   const dtsim::DeviceSpec a100 = dtsim::load_device("a100_80gb");
   const GemmShape best{6912, 16384, 2048};  // whole waves of whole tiles
   const double flops = 2.0 * 6912 * 16384 * 2048;
@@ -285,7 +285,7 @@ TEST_CASE("a kernel's terms: waves are its tiles over the SMs, and its bound the
   CHECK(norm.seconds == Approx(4.0 * (1 << 24) / (a100.mem_bandwidth * a100.kernels.memory)));
 }
 
-TEST_CASE("held at the power limit a GEMM keeps the measured share of its rate; the zoo holds power_held.md's") {
+TEST_CASE("held at the power limit a GEMM keeps the measured share of its rate, the zoo holds power_held.md's") {
   // bench/kernels/power_held.py: products back to back over products between adds on an H200.
   std::ifstream in(std::string(DTSIM_SOURCE_DIR) + "/bench/kernels/power_held.md");
   std::stringstream md;
@@ -320,7 +320,7 @@ TEST_CASE("held at the power limit a GEMM keeps the measured share of its rate; 
 }
 
 TEST_CASE(
-    "an fp8 GEMM that splits its accumulator runs at fp8_split, fitted in gemm.md; gradients split, forward not") {
+    "an fp8 GEMM that splits its accumulator runs at fp8_split, fitted in gemm.md, gradients split, forward not") {
   // bench/kernels/gemm_run: the H200 suite's torch._scaled_mm GEMMs (split by default).
   std::ifstream in(std::string(DTSIM_SOURCE_DIR) + "/bench/kernels/gemm.md");
   std::stringstream md;

@@ -31,7 +31,7 @@ TEST_CASE("a second read misses L2 by the share of the rows in flight that do no
   CHECK(reread_memory_bytes(bare, Reread{16384, 1e9}) == 0);
 }
 
-TEST_CASE("longer rows never miss less, and never more than they read again; a larger L2 never misses more",
+TEST_CASE("longer rows never miss less, and never more than they read again, a larger L2 never misses more",
           "[reread]") {
   const DeviceSpec h200 = load_device("h200");
   const DeviceSpec v100 = load_device("v100");

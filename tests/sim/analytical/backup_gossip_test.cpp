@@ -130,7 +130,7 @@ TEST_CASE("gossip peers are other workers, seeded") {
   }
 }
 
-TEST_CASE("same seed, same result; another seed, another result (backup and gossip)") {
+TEST_CASE("same seed, same result, another seed, another result (backup and gossip)") {
   for (const char* policy : {"sync.policy=backup", "sync.policy=gossip"}) {
     const std::vector<std::string> sets{policy, "sync.backup_workers=1", "stragglers.jitter=lognormal",
                                         "stragglers.sigma=0.3"};

@@ -35,7 +35,7 @@ TEST_CASE("RDMA: one transfer takes latency + S/B exactly, up to 1 GB over 1 ms"
   }
 }
 
-TEST_CASE("TCP (LV08) is slower than RDMA; small messages pay 13.01 x the latency") {
+TEST_CASE("TCP (LV08) is slower than RDMA, small messages pay 13.01 x the latency") {
   const double latency = 100e-6, small = 1e3;
   const ClusterSpec rdma = pair_of_nodes(latency, Transport::Rdma);
   const ClusterSpec tcp = pair_of_nodes(latency, Transport::Tcp);

@@ -120,7 +120,7 @@ TEST_CASE("results.csv and the Python rows are the table's cells", "[sweep]") {
   }
 }
 
-TEST_CASE("a point without jobs[] (a single job's metrics) has one row; a convergence sweep has its columns",
+TEST_CASE("a point without jobs[] (a single job's metrics) has one row, a convergence sweep has its columns",
           "[sweep]") {
   sweep::SweepManifest m = manifest();
   m.points.resize(1);

@@ -73,7 +73,7 @@ TEST_CASE("tune hands each engine run out once, and reuses the runs it is given"
   CHECK_FALSE(asked);
 }
 
-TEST_CASE("tune's shards of pass 2 together run it whole; with all of it, each runs its share of pass 3", "[tune]") {
+TEST_CASE("tune's shards of pass 2 together run it whole, with all of it, each runs its share of pass 3", "[tune]") {
   const Scenario s = load_scenario(std::string(DTSIM_SOURCE_DIR) + "/scenarios/gpt3_175b_megatron.yaml");
   const tune::TuneRequest request = small_request(s);
   std::set<std::string> whole;

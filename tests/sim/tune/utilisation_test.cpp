@@ -61,7 +61,7 @@ TEST_CASE("tokens/s is samples/s times the sequence, and per device over the job
   CHECK(m.throughput_samples_per_s == Approx(8 / m.iteration_time.mean));
 }
 
-TEST_CASE("a model without a sequence has MFU but no tokens; a synthetic model's MFU is 3 x its forward FLOPs",
+TEST_CASE("a model without a sequence has MFU but no tokens, a synthetic model's MFU is 3 x its forward FLOPs",
           "[utilisation]") {
   const Scenario s = load_scenario_text(R"(name: synthetic
 model: {name: synthetic, synthetic: {params: 1e8, flops_per_sample: 2e11, layers: 4}, batch_per_worker: 16, dtype: fp16}
