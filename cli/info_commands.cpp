@@ -37,12 +37,6 @@ int import_model(const std::string& config, const std::string& out) {
       "wrote {}: {} ({:.4g} M parameters, {:.4g} GFLOP/sample forward, {}); use it as "
       "model.file: {}\n",
       out, hf.name, w.total_params() / 1e6, w.fwd_flops_per_sample() / 1e9, w.input, out);
-  if (hf.sliding_window) {
-    std::cout << fmt::format(
-        "its attention looks at the last {} tokens (sliding_window): set "
-        "model.transformer.seq_len to at most {}\n",
-        *hf.sliding_window, *hf.sliding_window);
-  }
   return 0;
 }
 

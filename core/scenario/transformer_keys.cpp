@@ -14,10 +14,19 @@ namespace {
 
 std::string key_of(const TransformerField& f) { return fmt::format("model.transformer.{}", f.name); }
 
+// A share above its minimum (window_layers) says so: "must be more than 0 and at most 1".
+double number_of(const TransformerField& f, const ScalarValue& v) {
+  if (!f.above_min) return v.between(f.min, f.max);
+  const double x = v.quantity(Quantity::Number);
+  if (!(x > f.min && x <= f.max))
+    v.fail(fmt::format("must be more than {} and at most {} (got {})", f.min, f.max, v.text()));
+  return x;
+}
+
 void set_field(const TransformerField& f, const ScalarValue& v, TransformerSpec& spec) {
   std::visit(Overloaded{[&](int TransformerSpec::*m) { spec.*m = v.count(f.min, f.max); },
                         [&](bool TransformerSpec::*m) { spec.*m = v.boolean(); },
-                        [&](double TransformerSpec::*m) { spec.*m = v.between(f.min, f.max); }},
+                        [&](double TransformerSpec::*m) { spec.*m = number_of(f, v); }},
              f.member);
 }
 
@@ -27,7 +36,7 @@ void add_transformer_keys(KeyTable& keys) {
   for (const TransformerField& f : transformer_fields()) {
     const bool bounded = !std::holds_alternative<bool TransformerSpec::*>(f.member);
     keys.job(key_of(f), std::string(field_type(f)), field_text(f, TransformerSpec{}),
-             bounded ? fmt::format("{} At most {}.", f.doc, f.max) : std::string(f.doc),
+             bounded && !f.above_min ? fmt::format("{} At most {}.", f.doc, f.max) : std::string(f.doc),
              [&f](JobSpec& j, const ScalarValue& v) { set_field(f, v, j.model.transformer); });
   }
 }

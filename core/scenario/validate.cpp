@@ -126,13 +126,6 @@ void resolve_workload(const Scenario& s, size_t index, JobSpec& job) {
   }
   finish_transformer(s, index, job, shape, !m.hf_config.empty() ? hf_key : m.file.empty() ? name_key : file_key);
   job.model.is_transformer = shape.has_value();
-  if (hf && hf->sliding_window && *hf->sliding_window < job.model.transformer.seq_len) {
-    fail_at(
-        s, hf_key,
-        fmt::format("{}: its attention looks at the last {} tokens (sliding_window), fewer than the sequence of {}; "
-                    "a sliding window is not modelled: set model.transformer.seq_len to at most {}",
-                    hf_key, *hf->sliding_window, job.model.transformer.seq_len, *hf->sliding_window));
-  }
 }
 
 // Ranks are 32-bit indices and each costs memory: a cluster is at most 2^24 (16,777,216) devices,

@@ -60,6 +60,14 @@ std::optional<LayoutProblem> layout_problem(const TransformerSpec& m, const Hybr
     return LayoutProblem{"strategy.context",
                          fmt::format("{} does not divide the sequence length {}", h.context, m.seq_len)};
   }
+  if (h.context > 1 && has_window(m)) {
+    return LayoutProblem{"strategy.context",
+                         fmt::format("context parallelism over {} ranks with a sliding window of {} tokens "
+                                     "(model.transformer.window) is not modelled: how the ranks share a window's keys "
+                                     "depends on the implementation (valid: 1, or a window of 0 or of at least the "
+                                     "sequence's {})",
+                                     h.context, m.window, m.seq_len)};
+  }
   if (h.expert > 1 && m.experts == 0) {
     return LayoutProblem{"strategy.expert", "expert parallelism needs an MoE model (model.transformer.experts > 0)"};
   }

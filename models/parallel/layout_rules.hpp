@@ -1,8 +1,8 @@
 // The rules a hybrid layout must keep for a transformer on a number of devices: sizes that divide
 // the devices, the heads, the ffn width, the layers (over stages and model chunks), the sequence and
-// the experts; micro-batches that fill every data-parallel rank; a schedule that can run them. One
-// function, used by the scenario loader (which names the key in the file) and by whatever searches
-// layouts.
+// the experts; no context parallelism with a sliding window; micro-batches that fill every data-parallel
+// rank; a schedule that can run them. One function, used by the scenario loader (which names the key in
+// the file) and by whatever searches layouts.
 #pragma once
 
 #include <optional>

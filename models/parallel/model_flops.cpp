@@ -5,6 +5,9 @@
 namespace dtsim {
 
 double model_flops(KernelClass cls, double flops, const GemmShape& gemm) {
+  if (cls == KernelClass::Attention && gemm.causal && gemm.n < gemm.m) {
+    return flops * gemm.n / causal_keys_per_query(gemm.m, gemm.n);  // a window of n keys over m queries
+  }
   if (cls == KernelClass::Attention) return gemm.causal ? 2 * flops : flops;
   return cls == KernelClass::Gemm ? flops : 0;
 }

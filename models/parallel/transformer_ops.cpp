@@ -24,6 +24,7 @@ struct Dims {
   bool two_pass_norm;    // a fused norm reads its rows twice (pointwise.hpp, NormKernel)
   Fp8Scaling fp8;        // the linear layers' GEMMs in fp8 (None: in the model's dtype)
   double micro_batches;  // per optimizer step: fp8 weight casts are spread over them
+  double window, window_share;  // a sliding window's keys and the share of blocks it is on (0: no window)
 };
 
 Dims dims_of(const TransformerSpec& m, const ShardShape& sh) {
@@ -66,6 +67,8 @@ Dims dims_of(const TransformerSpec& m, const ShardShape& sh) {
   d.two_pass_norm = sh.norm_kernel == NormKernel::TwoPass;
   d.fp8 = sh.dtype_bytes < 4 ? sh.fp8 : Fp8Scaling::None;
   d.micro_batches = std::max(1, sh.micro_batches);
+  d.window = m.window;
+  d.window_share = has_window(m) ? m.window_layers : 0;
   return d;
 }
 
@@ -302,11 +305,19 @@ std::vector<KernelStep> attention_core(const Dims& d) {
   const double q_bytes = d.tokens * d.h / d.t * d.db;
   const double kv_bytes = d.b * d.s * d.kv_dim / d.t * d.db;  // K or V over the whole sequence
   if (d.flash) {
-    const double flops = 4 * d.tokens * d.s * d.h / d.t * (d.causal ? 0.5 : 1.0);
-    KernelStep k = compute("attention", KernelClass::Attention, flops, 2 * q_bytes + 2 * kv_bytes);
-    // Its QK^T product's shape, which the kernel's efficiency follows (models/zoo/attention.hpp).
-    k.gemm = GemmShape{d.s / d.c, d.s, d.h / d.a, d.b * d.a / d.t, false, d.causal};
-    return {k};
+    // A kernel's share of the blocks' FLOPs and bytes, and its QK^T product's shape, which its efficiency follows
+    // (models/zoo/attention.hpp): a windowed query tile spans the window's keys (transformer_ops.hpp).
+    const auto kernel = [&](std::string name, double flops, double keys, double share) {
+      KernelStep k = compute(std::move(name), KernelClass::Attention, flops * share, 2 * (q_bytes + kv_bytes) * share);
+      k.gemm = GemmShape{d.s / d.c, keys, d.h / d.a, d.b * d.a / d.t, false, d.causal};
+      return k;
+    };
+    std::vector<KernelStep> out;
+    const double full = 4 * d.tokens * d.s * d.h / d.t * (d.causal ? 0.5 : 1.0);
+    if (d.window_share < 1) out.push_back(kernel("attention", full, d.s, 1 - d.window_share));
+    const double windowed = 4 * d.tokens * causal_keys_per_query(d.s, d.window) * d.h / d.t;
+    if (d.window_share > 0) out.push_back(kernel("window attention", windowed, d.window, d.window_share));
+    return out;
   }
   // One product per sequence and local head: the rank's s / c queries against all s keys.
   const double n = scores(d);
@@ -432,9 +443,11 @@ std::vector<KernelStep> block_backward(const TransformerSpec& m, const ShardShap
   // reduce-scatter and vice versa; a forward all-reduce (after a row-parallel GEMM) becomes nothing
   // and the identity before a column-parallel GEMM (qkv, fc1) an all-reduce of the input gradient.
   std::vector<KernelStep> fwd = block_forward(m, sh);
-  // The separate-kernel attention core's first and last forward steps (attention_core).
-  const std::string core_first = d.eager ? "q layout copy" : "qk^T";
-  const std::string core_last = d.eager ? "context layout copy" : "av";
+  // The attention core's first and last forward steps (attention_core: flash's one kernel, or its full and windowed
+  // shares; the separate kernels').
+  const std::vector<KernelStep> core_steps = attention_core(d);
+  const std::string core_first = core_steps.front().name;
+  const std::string core_last = core_steps.back().name;
   std::vector<KernelStep> out;
   for (auto it = fwd.rbegin(); it != fwd.rend(); ++it) {
     if (it->collective) {
@@ -448,13 +461,11 @@ std::vector<KernelStep> block_backward(const TransformerSpec& m, const ShardShap
       out.push_back(std::move(k));
       continue;
     }
-    if (it->cls == KernelClass::Attention || it->name == core_last) {
-      // The attention core's backward as a whole (flash: its own backward kernel).
+    if (it->name == core_last) {
+      // The attention core's backward as a whole (flash: its own backward kernels).
       std::vector<KernelStep> core = attention_core_backward(d);
       out.insert(out.end(), core.begin(), core.end());
-      it = std::find_if(it, fwd.rend(), [&core_first](const KernelStep& k) {
-        return k.cls == KernelClass::Attention || k.name == core_first;
-      });
+      it = std::find_if(it, fwd.rend(), [&core_first](const KernelStep& k) { return k.name == core_first; });
       continue;
     }
     KernelStep k = backward_of(*it);

@@ -13,14 +13,23 @@
 // Attention core: flash (one kernel, 4 T s h/t FLOPs, half of it skipped by the causal mask) or
 // separate kernels (Megatron 2022: QK^T 2 T s h/t, scale-mask-softmax and dropout over the a/t x
 // T x s scores, memory-bound, AV 2 T s h/t). Context parallel gathers K and V over the c ranks.
-// MoE: router 2 T h E, then an all-to-all dispatch over the e ranks of T k h bytes (x capacity
-// factor), the local experts' MLPs on T k tokens (x capacity factor), an all-to-all combine.
-// Backward: twice each GEMM's FLOPs (input and weight gradients), flash attention 2.5x (it
-// recomputes the scores), memory-bound kernels twice their traffic (norms: 5 passes, their weight gradient a
-// second kernel over x and dy); each forward all-gather is a
-// reduce-scatter backward and vice versa, and each forward identity before a column-parallel GEMM
-// an all-reduce of the input gradient. Per block fwd+bwd: 4 all-reduces of T h (or 4 all-gathers
-// and 4 reduce-scatters with SP), the closed form of Korthikanti et al. 2022, section 4.2.2.
+// Sliding window (TransformerSpec::window w < s on a share f = window_layers of the blocks): flash runs a windowed
+// block's core as 4 T keys(s, w) h/t FLOPs (keys: causal_keys_per_query in models/zoo/attention.hpp, the band the
+// mask leaves), its QK^T shape s queries by w keys, whose efficiency follows the w keys a query tile spans, not the
+// sequence's s (attention_shape_factor, same file). dtsim's blocks are all alike, so each block runs two flash kernels,
+// "attention" and "window attention", with (1 - f) and f of a full and a windowed block's FLOPs and bytes: the block
+// costs the f-weighted mean of the two in FLOPs and, their time being max(FLOPs, bytes) at a rate set by the shape, in
+// time (each still lasts at least framework.kernel_launch). Separate kernels (flash_attention: false, either
+// framework.attention_kernels) keep the full cost: Hugging Face's eager and sdpa-math paths and Megatron's unfused path
+// compute every score and mask those outside the window. Context parallelism with a window is refused
+// (models/parallel/layout_rules.hpp): how its ranks share a window's keys depends on the implementation. MoE: router 2
+// T h E, then an all-to-all dispatch over the e ranks of T k h bytes (x capacity factor), the local experts' MLPs on T
+// k tokens (x capacity factor), an all-to-all combine. Backward: twice each GEMM's FLOPs (input and weight gradients),
+// flash attention 2.5x (it recomputes the scores), memory-bound kernels twice their traffic (norms: 5 passes, their
+// weight gradient a second kernel over x and dy); each forward all-gather is a reduce-scatter backward and vice versa,
+// and each forward identity before a column-parallel GEMM an all-reduce of the input gradient. Per block fwd+bwd: 4
+// all-reduces of T h (or 4 all-gathers and 4 reduce-scatters with SP), the closed form of Korthikanti et al. 2022,
+// section 4.2.2.
 //
 // Biases (TransformerSpec::bias): each biased GEMM's backward adds a memory-bound reduction of its output gradient
 // (qkv and fc1 over the rank's T tokens, the row-parallel proj and fc2, whose biases follow the reduction, over its

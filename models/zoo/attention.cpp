@@ -62,14 +62,21 @@ std::optional<AttentionBackend> parse_attention_backend(std::string_view name) {
   return std::nullopt;
 }
 
-double attention_shape_factor(AttentionBackend b, bool backward, double head_dim, double keys, bool causal) {
+double attention_shape_factor(AttentionBackend b, bool backward, double head_dim, double keys, bool causal,
+                              double queries) {
   const AttentionBackendTraits& t = attention_backend(b);
   const AttentionShape& s = backward ? t.backward : t.forward;
   const double d = std::min(head_dim, 128.0);
   const double head = (d / (d + s.d0)) / (128.0 / (128.0 + s.d0));
-  const double n = keys / 128.0;
+  const bool window = causal && keys < queries;  // a sliding window of `keys` over `queries` (attention.hpp)
+  const double n = (window ? 2 * causal_keys_per_query(queries, keys) : keys) / 128.0;
   const double sequence = causal ? s.causal * n / (n + s.k) : n / (n + s.c);
   return head * sequence;
+}
+
+double causal_keys_per_query(double seq, double window) {
+  if (window <= 0 || window >= seq) return seq / 2;
+  return window - window * window / (2 * seq);
 }
 
 }  // namespace dtsim

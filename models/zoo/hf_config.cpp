@@ -1,5 +1,6 @@
 #include "models/zoo/hf_config.hpp"
 
+#include <algorithm>
 #include <filesystem>
 #include <fstream>
 #include <sstream>
@@ -28,11 +29,22 @@ class Reader {
     const auto it = j_.find(std::string(key));
     return it != j_.end() && !it->is_null();
   }
+  // The key is there, null or not.
+  bool contains(std::string_view key) const { return j_.contains(std::string(key)); }
   int count(std::string_view key, std::string_view what) const {
     if (!has(key)) fail(key, fmt::format("missing ({}): dtsim reads the shape from it", what));
     return count_at(key);
   }
   int count_or(std::string_view key, int absent) const { return has(key) ? count_at(key) : absent; }
+  // A whole number that may be 0 (max_window_layers: none of the blocks).
+  int whole_or(std::string_view key, int absent) const {
+    if (!has(key)) return absent;
+    const Json& v = j_.at(std::string(key));
+    if (!v.is_number_integer() || v.get<long long>() < 0 || v.get<long long>() > 1'000'000'000) {
+      fail(key, fmt::format("expected a whole number from 0 to 1e9, got {}", v.dump()));
+    }
+    return static_cast<int>(v.get<long long>());
+  }
   bool flag_or(std::string_view key, bool absent) const {
     if (!has(key)) return absent;
     const Json& v = j_.at(std::string(key));
@@ -98,8 +110,14 @@ struct Family {
   bool rotary = true;           // false: learned positions (GPT-2); Falcon: rotary unless alibi
   std::string_view bias_key{};  // "" : `bias` fixed
   bool bias = false;
-  bool tied = false;               // tie_word_embeddings when absent
-  std::string_view sliding_key{};  // "" : no sliding window
+  bool tied = false;  // tie_word_embeddings when absent
+  // A sliding window (read_window): its key ("": none), the window the config class takes when the key is absent (a
+  // null key: none), whether use_sliding_window (absent: false) turns it on, and whether max_window_layers (absent:
+  // 28) or layer_types says which blocks keep full attention (the bottom ones).
+  std::string_view sliding_key{};
+  int sliding_absent = 0;
+  bool sliding_switch = false;
+  bool full_bottom = false;
   // Mixture of experts: experts and top-k keys, and the experts' own width when it has a key of its own.
   std::string_view experts_key{}, top_k_key{}, expert_ffn_key{};
   std::string_view differs{};  // where TransformerSpec's count differs from the architecture's (a few parameters)
@@ -107,7 +125,7 @@ struct Family {
 
 constexpr Family kFamilies[] = {
     {.model_type = "llama", .title = "Llama", .bias_key = "attention_bias"},
-    {.model_type = "mistral", .title = "Mistral", .sliding_key = "sliding_window"},
+    {.model_type = "mistral", .title = "Mistral", .sliding_key = "sliding_window", .sliding_absent = 4096},
     {.model_type = "mixtral",
      .title = "Mixtral",
      .sliding_key = "sliding_window",
@@ -116,16 +134,24 @@ constexpr Family kFamilies[] = {
     {.model_type = "qwen2",
      .title = "Qwen2",
      .sliding_key = "sliding_window",
+     .sliding_absent = 4096,
+     .sliding_switch = true,
+     .full_bottom = true,
      .differs = "its q, k and v projections' biases left out (h + 2 kv_dim parameters a block)"},
     {.model_type = "qwen3",
      .title = "Qwen3",
      .bias_key = "attention_bias",
      .sliding_key = "sliding_window",
+     .sliding_absent = 4096,
+     .sliding_switch = true,
+     .full_bottom = true,
      .differs = "its q and k RMSNorms left out (2 head_dim parameters a block)"},
     {.model_type = "qwen3_moe",
      .title = "Qwen3-MoE",
      .bias_key = "attention_bias",
      .sliding_key = "sliding_window",
+     .sliding_absent = 4096,
+     .sliding_switch = true,
      .experts_key = "num_experts",
      .top_k_key = "num_experts_per_tok",
      .expert_ffn_key = "moe_intermediate_size",
@@ -212,6 +238,47 @@ void read_experts(const Reader& r, const Family& f, TransformerSpec& s) {
   }
 }
 
+// The blocks layer_types makes windowed ("sliding_attention"; the others "full_attention").
+int sliding_layers(const Reader& r, int layers) {
+  const Json& types = r.at("layer_types");
+  if (!types.is_array() || types.size() != static_cast<size_t>(layers)) {
+    r.fail("layer_types", fmt::format("expected a list of {} entries, one a block (num_hidden_layers), got {}", layers,
+                                      types.is_array() ? fmt::format("{} entries", types.size()) : types.dump()));
+  }
+  int sliding = 0;
+  for (const Json& t : types) {
+    if (t == "sliding_attention") {
+      ++sliding;
+    } else if (t != "full_attention") {
+      r.fail("layer_types",
+             fmt::format("{} is not modelled (valid: \"full_attention\", \"sliding_attention\")", t.dump()));
+    }
+  }
+  return sliding;
+}
+
+// The shape's sliding window (TransformerSpec::window and window_layers) as the family's modeling code runs it
+// (Hugging Face transformers' configuration_*.py): Mistral's sliding_window on every block (4096 when the key is
+// absent); Mixtral's likewise (none when absent); Qwen's only with use_sliding_window, and in Qwen2 and Qwen3 only on
+// the blocks from max_window_layers up (`"sliding_attention" if sliding_window is not None and i >=
+// max_window_layers`), or on those layer_types names "sliding_attention" when the config lists them.
+void read_window(const Reader& r, const Family& f, TransformerSpec& s) {
+  if (f.sliding_key.empty()) return;
+  if (f.sliding_switch && !r.flag_or("use_sliding_window", false)) return;
+  const int window = r.has(f.sliding_key)        ? r.count_or(f.sliding_key, 0)
+                     : r.contains(f.sliding_key) ? 0  // null: no window
+                                                 : f.sliding_absent;
+  if (window == 0) return;
+  int windowed = s.layers;
+  if (f.full_bottom) {
+    windowed = r.has("layer_types") ? sliding_layers(r, s.layers)
+                                    : std::max(0, s.layers - r.whole_or("max_window_layers", 28));
+  }
+  if (windowed == 0) return;
+  s.window = window;
+  s.window_layers = static_cast<double>(windowed) / s.layers;
+}
+
 // The model's name: _name_or_path's last part, else the file's folder, else the model_type.
 std::string name_of(const Reader& r, std::string_view model_type) {
   std::string name = r.text_or("_name_or_path", "");
@@ -278,12 +345,11 @@ HfModel parse_hf_config(std::string_view text, const std::string& origin) {
            fmt::format("{} does not divide the {} attention heads", s.kv_heads, s.heads));
   }
   read_experts(r, f, s);
+  read_window(r, f, s);
   HfModel out;
   out.shape = s;
   out.name = name_of(r, model_type);
   out.sequence_key = r.has(k.positions) ? std::string(k.positions) : "";
-  const bool window_on = r.flag_or("use_sliding_window", true);  // Qwen's configs say false beside their window
-  if (!f.sliding_key.empty() && window_on && r.has(f.sliding_key)) out.sliding_window = r.count_or(f.sliding_key, 0);
   out.source = fmt::format("{}: a Hugging Face {} config (model_type {}){}", origin, f.title, model_type,
                            f.differs.empty() ? "" : fmt::format("; {}", f.differs));
   if (const auto problem = shape_problem(s)) {

@@ -155,7 +155,8 @@ KernelCost kernel_cost(const DeviceSpec& device, double efficiency, Dtype dtype,
     case KernelClass::Attention: {
       const double figure = shape.backward ? figures.backward : figures.forward;
       const double factor =
-          shape.known() ? attention_shape_factor(attention, shape.backward, shape.k, shape.n, shape.causal) : 1.0;
+          shape.known() ? attention_shape_factor(attention, shape.backward, shape.k, shape.n, shape.causal, shape.m)
+                        : 1.0;
       return roofline(flops / (peak * figure * factor), mem_bytes / bandwidth);
     }
     case KernelClass::LayoutCopy:

@@ -20,6 +20,9 @@ std::optional<ShapeProblem> out_of_range(const TransformerSpec& spec) {
         Overloaded{[&](int TransformerSpec::*m) { return double(spec.*m); },
                    [](bool TransformerSpec::*) { return 0.0; }, [&](double TransformerSpec::*m) { return spec.*m; }},
         f.member);
+    if (f.above_min && !(v > f.min))
+      return ShapeProblem{
+          f.name, fmt::format("must be more than {} and at most {} (got {})", f.min, f.max, field_text(f, spec))};
     if (!(v >= f.min))
       return ShapeProblem{f.name, fmt::format("must be at least {} (got {})", f.min, field_text(f, spec))};
     if (v > f.max) return ShapeProblem{f.name, fmt::format("must be at most {} (got {})", f.max, field_text(f, spec))};
@@ -57,7 +60,11 @@ Rows rows_of(const TransformerSpec& spec) {
 
   const double type_embeddings_and_norm = spec.encoder ? 2 * d + norm : 0;
   r.embed = {(vocab + r.positions) * d + type_embeddings_and_norm, 0, s * d};
-  const double attention_core = (spec.encoder ? 4 : 2) * s * s * d;
+  // With a window: the window_layers-weighted mean of a windowed block's core and a full one's (transformer.hpp).
+  const double f = spec.window_layers;
+  const double attention_core = has_window(spec)
+                                    ? 4 * s * d * (f * causal_keys_per_query(s, spec.window) + (1 - f) * s / 2)
+                                    : (spec.encoder ? 4 : 2) * s * s * d;
   // The norm, Q and output projections (d x d), K and V (d x kv), and their biases.
   const double attn = norm + 2 * d * d + 2 * d * kv + bias * (2 * d + 2 * kv);
   r.attn = {attn, 2 * attn * s + attention_core, s * d};
@@ -89,10 +96,16 @@ std::string describe(const TransformerSpec& spec, double ffn, double kv_heads, d
   if (spec.rms_norm) text += ", RMSNorm";
   if (!spec.bias) text += ", no biases";
   if (spec.experts > 0) text += fmt::format(", {} experts top-{}", spec.experts, spec.top_k);
+  if (spec.window > 0) {
+    text += fmt::format(", a sliding window of {} tokens", spec.window);
+    if (spec.window_layers < 1) text += fmt::format(" on {:g} of the blocks", spec.window_layers);
+  }
   return text;
 }
 
 }  // namespace
+
+bool has_window(const TransformerSpec& spec) { return spec.window > 0 && spec.window < spec.seq_len; }
 
 std::optional<ShapeProblem> shape_problem(const TransformerSpec& spec) {
   if (auto range = out_of_range(spec)) return range;
@@ -110,6 +123,12 @@ std::optional<ShapeProblem> shape_problem(const TransformerSpec& spec) {
   if (spec.experts > 0 && spec.top_k > spec.experts) {
     return ShapeProblem{
         "top_k", fmt::format("{} is more than the {} experts (valid: 1..{})", spec.top_k, spec.experts, spec.experts)};
+  }
+  if (spec.encoder && spec.window > 0) {
+    return ShapeProblem{"window", fmt::format("a sliding window of {} on an encoder is not modelled: dtsim's window is "
+                                              "a causal decoder's, each query's last keys (valid: 0 with encoder: "
+                                              "true)",
+                                              spec.window)};
   }
   if (spec.rotary && spec.positions > 0) {
     return ShapeProblem{"positions", fmt::format("{} learned positions with rotary embeddings, which have none "

@@ -6,6 +6,7 @@
 #include <string>
 #include <string_view>
 
+#include "models/zoo/attention.hpp"
 #include "models/zoo/workload.hpp"
 
 namespace dtsim {
@@ -30,6 +31,15 @@ namespace dtsim {
 //   table counts every token routed to top_k experts.
 // - flash_attention: the same table either way (an implementation choice for the kernels of hybrid plans and of
 //   data-parallel ones, core/plan/transformer_pass.hpp).
+// - window > 0: sliding-window (local) attention on window_layers of the blocks (Mistral 7B v0.1: 4096 on all;
+//   Gemma 2 and GPT-OSS alternate local and global blocks: 0.5; Gemma 3: 5/6): each query attends to its last
+//   `window` keys, itself included. A windowed block's attention core is 4*d*keys(s, w) per token
+//   (causal_keys_per_query in models/zoo/attention.hpp) instead of 2*s*d; dtsim's blocks are all alike, so each block's
+//   row counts the window_layers-weighted mean of the windowed and the full cost. A window of the whole sequence or
+//   more is full causal attention (the same count exactly). Encoders are refused: their window would be two-sided
+//   (Longformer's, ModernBERT's local layers), a mask no fit of models/zoo/attention.hpp covers. The table counts
+//   the window whether or not the plans run flash attention (the FLOPs the model needs); the kernels of unfused
+//   attention compute the full scores and mask them (models/parallel/transformer_ops.hpp).
 // - lm_head = false: a fine-tuning task head instead of the vocabulary projection (e.g. SQuAD's d x 2 span
 //   classifier: its parameters and FLOPs are under 0.001 % of BERT-Large's and are not counted): the lm_head row
 //   has no parameters, FLOPs or activations, and plans run no output layer or cross-entropy.
@@ -55,7 +65,13 @@ struct TransformerSpec {
   double capacity_factor = 1.0;  // tokens an expert takes: capacity_factor x tokens x top_k / experts; 0: dropless
   bool flash_attention = true;   // a fused attention kernel; false: QK^T, softmax and AV as separate kernels
   bool lm_head = true;           // the vocabulary projection and its loss; false: a task head of negligible size
+  int window = 0;                // sliding-window attention: each query's last `window` keys; 0: full attention
+  double window_layers = 1.0;    // the share of blocks whose attention is windowed, in (0, 1]
 };
+
+// Whether the shape's attention is windowed anywhere: window > 0 and shorter than the sequence (a window of the whole
+// sequence or more is full causal attention).
+bool has_window(const TransformerSpec& spec);
 
 // What is wrong with a shape: the field to change (a name of models/zoo/transformer_fields.hpp) and why, written to
 // follow "key: ", e.g. {"kv_heads", "5 does not divide the 32 heads (...)"}. The callers add where it was written.
@@ -64,7 +80,8 @@ struct ShapeProblem {
   std::string message;
 };
 // The first problem of a shape (a field below its minimum, heads not dividing hidden, kv_heads not dividing heads,
-// top_k outside 1..experts, learned positions with rotary), or nullopt when it makes a transformer.
+// top_k outside 1..experts, learned positions with rotary, a window on an encoder), or nullopt
+// when it makes a transformer.
 std::optional<ShapeProblem> shape_problem(const TransformerSpec& spec);
 
 // The layer table of the shape (rules above); throws InputError "transformer FIELD: ..." for a bad shape.

@@ -13,12 +13,13 @@ namespace {
 using T = TransformerSpec;
 
 // Minimums: the sizes are at least 1; the counts whose 0 means "the usual value" (ffn, positions, kv_heads) or
-// "none" (experts) at least 0; top_k at least 1 (checked against experts by shape_problem).
+// "none" (experts, window) at least 0; top_k at least 1 (checked against experts by shape_problem); window_layers a
+// share, above 0 (shape_problem) and at most 1.
 // Maximums keep every product of the shape finite and far from what memory can hold, yet stay well beyond
 // published models: DeepNet trained 1,000 layers (Wang et al. 2022, "DeepNet: Scaling Transformers to 1,000
 // Layers"); the widest dense models have hidden 20,480 (MT-NLG 530B) and ffn 4 x that; Switch-C has 2,048 experts
 // (Fedus et al. 2022); vocabularies reach 256k (Gemma) and contexts millions of tokens.
-const std::array<TransformerField, 19> kFields{{
+const std::array<TransformerField, 21> kFields{{
     {"layers", &T::layers, 1, 10000, "Transformer blocks."},
     {"hidden", &T::hidden, 1, 1048576, "Hidden size d_model."},
     {"heads", &T::heads, 1, 65536, "Attention heads (must divide hidden)."},
@@ -47,6 +48,16 @@ const std::array<TransformerField, 19> kFields{{
     {"lm_head", &T::lm_head, 0, 1,
      "The vocabulary projection (language-model head) and its loss; false: a fine-tuning head of negligible size "
      "(e.g. SQuAD's span classifier) instead."},
+    {"window", &T::window, 0, 16777216,
+     "Sliding-window (local) attention: each query attends to its last `window` keys, itself included, on "
+     "window_layers of the blocks (Mistral 7B v0.1: 4096); 0 means full attention, as does a window of the whole "
+     "sequence. A causal decoder's only; not with context parallelism."},
+    {"window_layers", &T::window_layers, 0, 1,
+     "The share of blocks whose attention is windowed, more than 0 and at most 1 (Gemma 2 and GPT-OSS alternate local "
+     "and global "
+     "blocks: 0.5; Gemma 3: 0.8333); each block costs the share's mean of a windowed and a full attention core. Read "
+     "only when window > 0.",
+     true},
 }};
 
 }  // namespace

@@ -21,6 +21,7 @@ struct TransformerField {
   int min = 0;  // the smallest value of a count or a number
   int max = 1;  // the largest (far beyond any published model: see transformer_fields.cpp)
   std::string_view doc;
+  bool above_min = false;  // the value must exceed `min` (window_layers: a share above 0)
 };
 
 // In TransformerSpec's order.

@@ -56,6 +56,12 @@ TEST_CASE("README's quoted step times are what the commands give") {
     CHECK(iteration_ms(base, 0, before, "gpt-base") == before);
     CHECK(iteration_ms(base + " --set framework.mixed_precision=autocast", 0, after, "gpt-autocast") == after);
   }
+  {  // sliding-window attention against the full causal mask
+    const std::string base = "scenarios/hybrid_gpt_1gpu.yaml";
+    const auto [before, after] = quoted("build/bin/dtsim run " + base + " --set model.transformer.window=512");
+    CHECK(iteration_ms(base, 0, before, "gpt-full") == before);
+    CHECK(iteration_ms(base + " --set model.transformer.window=512", 0, after, "gpt-window") == after);
+  }
   {  // a flapping NIC against a steady one
     const std::string flap =
         " --set cluster.nic_profile=period=50ms,duty=0.6,factor=0.1 --set cluster.nic_profile_nodes=1";

@@ -1,6 +1,6 @@
 // model.hf_config: a scenario's model read from a Hugging Face config.json (models/zoo/hf_config.hpp), relative to the
-// scenario; model.transformer.* over it; one of model.name, model.file and model.hf_config; a sliding window shorter
-// than the sequence refused; the config's sequence taken as the one trained on said in a warning.
+// scenario; model.transformer.* over it; one of model.name, model.file and model.hf_config; a sliding window read as
+// the shape's window; the config's sequence taken as the one trained on said in a warning.
 #include <catch2/catch.hpp>
 
 #include <filesystem>
@@ -9,6 +9,7 @@
 
 #include "core/scenario/loader.hpp"
 #include "core/scenario/warnings.hpp"
+#include "models/zoo/transformer.hpp"
 #include "models/zoo/workload.hpp"
 #include "tests/support/scenario_error.hpp"
 
@@ -58,15 +59,33 @@ TEST_CASE("model.hf_config reads the shape from a config beside the scenario, an
                          "set model.transformer.seq_len") != std::string::npos);
 }
 
+TEST_CASE("model.hf_config of a Mistral-7B-v0.1-like config runs its sliding window of 4096 tokens",
+          "[hf_config][window]") {
+  const auto dir = configs();
+  const std::string origin = (dir / "s.yaml").string();
+  const Scenario s = load_scenario_text(scenario("  hf_config: mistral.json\n"), origin);
+  const TransformerSpec& t = s.job().model.transformer;
+  CHECK(t.seq_len == 32768);
+  CHECK(t.window == 4096);
+  CHECK(t.window_layers == 1);
+  // Its attention rows count the window: 4 s d keys(s, w) a block where the full mask counts 2 s^2 d.
+  TransformerSpec full = t;
+  full.window = 0;
+  const double s_ = t.seq_len, d = t.hidden, w = t.window;
+  const double fewer = 2 * s_ * s_ * d - 4 * s_ * d * (w - w * w / (2 * s_));
+  CHECK(make_transformer(full, "m").fwd_flops_per_sample() - s.job().workload.fwd_flops_per_sample() ==
+        Approx(t.layers * fewer).epsilon(1e-12));
+}
+
 TEST_CASE("model.hf_config's faults are one line naming the key", "[hf_config]") {
   const auto dir = configs();
   const std::string origin = (dir / "s.yaml").string();
-  CHECK(test::error_of(scenario("  hf_config: mistral.json\n"), {}, origin)
-            .find("model.hf_config: its attention looks at the last 4096 tokens (sliding_window), fewer than the "
-                  "sequence of 32768; a sliding window is not modelled: set model.transformer.seq_len to at most "
-                  "4096") != std::string::npos);
   CHECK(test::error_of(scenario("  hf_config: mistral.json\n  transformer: {seq_len: 4096}\n"), {}, origin) ==
         "no error");
+  // Its window with context parallelism, which is not modelled, is refused where the scenario asks for it.
+  CHECK(test::error_of(scenario("  hf_config: mistral.json\n"), {"strategy.tensor=4", "strategy.context=2"}, origin)
+            .find("error: strategy.context: context parallelism over 2 ranks with a sliding window of 4096 tokens") !=
+        std::string::npos);
   CHECK(test::error_of(scenario("  hf_config: nowhere.json\n"), {}, origin).find("model.hf_config: no such file") !=
         std::string::npos);
   CHECK(test::error_of(scenario("  hf_config: llama/config.json\n  name: llama3_8b\n"), {}, origin)

@@ -154,3 +154,39 @@ TEST_CASE("model.transformer.* on a model without a shape is refused, not ignore
   CHECK(error_of(scenario("  name: gpt3_175b\n  transformer:\n    layers: 4\n"))
             .rfind("x.yaml:4:13: error: model.transformer.layers: model 'gpt3_175b' has no transformer shape", 0) == 0);
 }
+
+TEST_CASE("model.transformer.window and window_layers set a sliding window on a zoo shape or a new one") {
+  const auto s = dtsim::load_scenario_text(scenario("  name: llama3_8b\n"), "x.yaml",
+                                           {"model.transformer.window=1024", "model.transformer.window_layers=0.5"});
+  const dtsim::TransformerSpec& t = s.job().model.transformer;
+  CHECK(t.window == 1024);
+  CHECK(t.window_layers == 0.5);
+  CHECK(t.kv_heads == 8);  // the rest is the zoo's
+  CHECK(s.job().workload.source.find("a sliding window of 1024 tokens on 0.5 of the blocks") != std::string::npos);
+  const auto full = dtsim::load_scenario_text(scenario("  name: llama3_8b\n"), "x.yaml");
+  CHECK(full.job().model.transformer.window == 0);  // absent: full attention
+  CHECK(s.job().workload.fwd_flops_per_sample() < full.job().workload.fwd_flops_per_sample());
+}
+
+TEST_CASE("bad sliding-window values fail with one line naming the key and what is valid") {
+  const std::string base = "  name: transformer\n  transformer:\n    hidden: 64\n    heads: 4\n";
+  CHECK(error_of(scenario(base + "    window: -1\n")) ==
+        "x.yaml:6:13: error: model.transformer.window: '-1' is not a count (use a whole number such as 8)");
+  CHECK(error_of(scenario(base + "    window: 1.5\n")) ==
+        "x.yaml:6:13: error: model.transformer.window: '1.5' is not a count (use a whole number such as 8)");
+  CHECK(error_of(scenario(base + "    window: 16\n    window_layers: 0\n")) ==
+        "x.yaml:7:20: error: model.transformer.window_layers: must be more than 0 and at most 1 (got 0)");
+  CHECK(error_of(scenario(base + "    window_layers: 1.5\n")) ==
+        "x.yaml:6:20: error: model.transformer.window_layers: must be more than 0 and at most 1 (got 1.5)");
+  CHECK(error_of(scenario(base + "    encoder: true\n    window: 16\n")) ==
+        "x.yaml:7:13: error: model.transformer.window: a sliding window of 16 on an encoder is not modelled: dtsim's "
+        "window is a causal decoder's, each query's last keys (valid: 0 with encoder: true)");
+  CHECK(error_of(scenario(base + "    window: 16\n"),
+                 {"strategy.kind=hybrid", "strategy.context=2", "model.transformer.seq_len=64"}) ==
+        "--set strategy.context=2: error: strategy.context: context parallelism over 2 ranks with a sliding window of "
+        "16 tokens (model.transformer.window) is not modelled: how the ranks share a window's keys depends on the "
+        "implementation (valid: 1, or a window of 0 or of at least the sequence's 64)");
+  // A window of the whole sequence is full attention: context parallelism runs it.
+  CHECK(error_of(scenario(base + "    window: 64\n"),
+                 {"strategy.kind=hybrid", "strategy.context=2", "model.transformer.seq_len=64"}) == "no error");
+}

@@ -101,25 +101,26 @@ TEST_CASE("each family's config gives its model card's parameter count", "[hf_co
   CHECK(llama.shape == *zoo_transformer("llama3_8b"));  // the zoo's entry, written from the same card
   CHECK(llama.name == "Meta-Llama-3-8B");               // the file's folder (no _name_or_path)
   CHECK(llama.sequence_key == "max_position_embeddings");
-  CHECK_FALSE(llama.sliding_window);
+  CHECK(llama.shape.window == 0);
 
   const HfModel mistral = parse_hf_config(kMistral7b, "config.json");
   CHECK(params(mistral) == 7241732096.0);
   CHECK(mistral.shape.seq_len == 32768);
-  CHECK(mistral.sliding_window == 4096);
+  CHECK(mistral.shape.window == 4096);  // sliding_window, on every block
+  CHECK(mistral.shape.window_layers == 1);
 
   const HfModel mixtral = parse_hf_config(kMixtral, "config.json");
   CHECK(params(mixtral) == 46702792704.0);
   CHECK(mixtral.shape.experts == 8);
   CHECK(mixtral.shape.top_k == 2);
   CHECK(mixtral.shape.capacity_factor == 0);  // dropless
-  CHECK_FALSE(mixtral.sliding_window);        // null
+  CHECK(mixtral.shape.window == 0);           // null
 
   // Qwen2's q, k and v biases are left out, and said so: h + 2 kv_dim a block.
   const HfModel qwen = parse_hf_config(kQwen2_7b, "config.json");
   CHECK(params(qwen) + 28 * (3584 + 2 * 512) == 7615616512.0);
   CHECK(qwen.source.find("biases left out") != std::string::npos);
-  CHECK_FALSE(qwen.sliding_window);  // use_sliding_window: false
+  CHECK(qwen.shape.window == 0);  // use_sliding_window: false
 
   const HfModel gpt2 = parse_hf_config(kGpt2, "config.json");
   CHECK(params(gpt2) == 124439808.0);
@@ -175,7 +176,7 @@ TEST_CASE("what cannot be mapped is refused in one line with the file, the line 
 }
 
 TEST_CASE("an imported shape written as a model file reads back as the same shape", "[hf_config]") {
-  for (const char* config : {kLlama3_8b, kMixtral, kGpt2, kFalcon7b}) {
+  for (const char* config : {kLlama3_8b, kMistral7b, kMixtral, kGpt2, kFalcon7b}) {
     const HfModel m = parse_hf_config(config, "config.json");
     const ModelDefinition back = parse_model_definition(model_file_text(m.name, m.source, m.shape), "imported.yaml");
     REQUIRE(back.shape);
@@ -184,4 +185,51 @@ TEST_CASE("an imported shape written as a model file reads back as the same shap
     CHECK(back.workload.total_params() == params(m));
     CHECK(back.workload.source.rfind(m.source, 0) == 0);
   }
+}
+
+namespace {
+
+// A config with one key's value replaced: `"key": old` becomes `"key": value` (value written as JSON).
+std::string with(std::string text, const std::string& key, const std::string& value) {
+  const size_t at = text.find("\"" + key + "\"");
+  REQUIRE(at != std::string::npos);
+  const size_t end = text.find_first_of(",}", at);
+  text.replace(at, end - at, "\"" + key + "\": " + value);
+  return text;
+}
+
+}  // namespace
+
+TEST_CASE("a sliding window is read as the modeling code runs it, on the blocks it gives it", "[hf_config][window]") {
+  // Mistral: every block; MistralConfig's 4096 when the key is absent, none when it is null.
+  std::string no_key(kMistral7b);
+  no_key.replace(no_key.find("\"sliding_window\": 4096, "), 24, "");
+  CHECK(parse_hf_config(no_key, "config.json").shape.window == 4096);
+  CHECK(parse_hf_config(with(kMistral7b, "sliding_window", "null"), "config.json").shape.window == 0);
+  CHECK(parse_hf_config(with(kMistral7b, "sliding_window", "1024"), "config.json").shape.window == 1024);
+
+  // Qwen2 with use_sliding_window: the blocks from max_window_layers up (i >= max_window_layers), 28 - 21 of 28.
+  const std::string qwen = with(with(kQwen2_7b, "use_sliding_window", "true"), "sliding_window", "4096");
+  const TransformerSpec all_full = parse_hf_config(qwen, "config.json").shape;  // max_window_layers 28 of 28 layers
+  CHECK(all_full.window == 0);
+  const TransformerSpec top7 = parse_hf_config(with(qwen, "max_window_layers", "21"), "config.json").shape;
+  CHECK(top7.window == 4096);
+  CHECK(top7.window_layers == 0.25);
+  const TransformerSpec every = parse_hf_config(with(qwen, "max_window_layers", "0"), "config.json").shape;
+  CHECK(every.window_layers == 1);
+  // layer_types, when the config lists them, say which blocks: 7 of 28 here too.
+  std::string types = "[";
+  for (int i = 0; i < 28; ++i)
+    types += std::string(i ? ", " : "") + (i % 4 == 3 ? "\"sliding_attention\"" : "\"full_attention\"");
+  const TransformerSpec listed =
+      parse_hf_config(with(qwen, "max_window_layers", "0, \"layer_types\": " + types + "]"), "config.json").shape;
+  CHECK(listed.window == 4096);
+  CHECK(listed.window_layers == 0.25);
+  CHECK(refusal(with(qwen, "max_window_layers", "0, \"layer_types\": [\"full_attention\"]"))
+            .find("error: layer_types: expected a list of 28 entries, one a block (num_hidden_layers), got 1 "
+                  "entries") != std::string::npos);
+  std::string chunked = types;
+  chunked.replace(chunked.find("full_attention"), 14, "chunked_attention");
+  CHECK(refusal(with(qwen, "max_window_layers", "0, \"layer_types\": " + chunked + "]"))
+            .find("error: layer_types: \"chunked_attention\" is not modelled") != std::string::npos);
 }

@@ -187,10 +187,12 @@ TEST_CASE("mistakes in a transformer's shape point at the field") {
   CHECK(error_of(head + "  capacity_factor: -1\n") ==
         "my_model.yaml:5:20: error: transformer.capacity_factor: must be at least 0 (got -1)");
   CHECK(error_of(head + "  layers: 3\n") == "my_model.yaml:5:3: error: duplicate transformer field 'layers'");
+  CHECK(error_of(head + "  window_layers: 0\n") ==
+        "my_model.yaml:5:18: error: transformer.window_layers: must be more than 0 and at most 1 (got 0)");
   CHECK(error_of("name: t\ntransformer: [1, 2]\n") ==
         "my_model.yaml:2:14: error: 'transformer' must be a map of shape fields (layers, hidden, heads, seq_len, "
         "vocab, ffn, encoder, tied_embeddings, positions, kv_heads, gated_mlp, rms_norm, bias, rotary, experts, "
-        "top_k, capacity_factor, flash_attention, lm_head)");
+        "top_k, capacity_factor, flash_attention, lm_head, window, window_layers)");
   CHECK(error_of("name: t\ncounts: flops\ntransformer:\n  layers: 2\n") ==
         "my_model.yaml:2:1: error: 'counts' belongs to a layer table; a model given by its 'transformer' shape has its "
         "rows and input generated");

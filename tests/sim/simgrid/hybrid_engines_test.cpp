@@ -44,6 +44,20 @@ TEST_CASE("both engines agree within 2% on uncontended hybrid layouts", "[hybrid
   }
 }
 
+TEST_CASE("both engines agree on a transformer with sliding-window attention, which runs faster", "[hybrid][window]") {
+  // 1,024-token sequences with a 128-token window on half the blocks (GPT-OSS's pattern): the two flash kernels of each
+  // block, forward and backward, on both engines; tensor and pipeline parallel as above.
+  const std::vector<std::string> layout{"strategy.tensor=4", "strategy.pipeline=2", "strategy.global_batch=8",
+                                        "model.transformer.seq_len=1024"};
+  std::vector<std::string> windowed = layout;
+  windowed.insert(windowed.end(), {"model.transformer.window=128", "model.transformer.window_layers=0.5"});
+  const Both full = run_both(layout);
+  const Both local = run_both(windowed);
+  CHECK(local.simgrid == Approx(local.analytical).epsilon(0.02));
+  CHECK(local.analytical < full.analytical);
+  CHECK(local.simgrid < full.simgrid);
+}
+
 TEST_CASE("SimGrid shows the contention of data-parallel reductions with pipeline messages on one NIC", "[hybrid]") {
   // One NIC per node, two devices a node: each data-parallel group of 4 spans two nodes and each
   // pipeline pair two others, so the gradient reductions of the last micro-batches share the NICs
