@@ -1,6 +1,7 @@
 // Megatron-LM's launch arguments (dtsim import-megatron): read, and written as a scenario that loads or is refused.
 #include "core/scenario/loader.hpp"
 #include "core/scenario/megatron_args.hpp"
+#include "core/scenario/megatron_scenario.hpp"
 #include "fuzz/fuzz_support.hpp"
 
 extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {

@@ -12,6 +12,7 @@
 
 #include "core/scenario/loader.hpp"
 #include "core/scenario/megatron_args.hpp"
+#include "core/scenario/megatron_scenario.hpp"
 #include "core/scenario/schema.hpp"
 #include "learn/learner.hpp"
 #include "models/zoo/device.hpp"

@@ -446,8 +446,8 @@ Framework presets)."""
 BRIDGE_MOE = {
     "Qwen3": "Qwen3 MoE: 128-wide heads (kv_channels 128) make attention twice the hidden size wide; dtsim's heads "
              "are hidden / heads wide (shapes.md)",
-    "GPT OSS": "GPT-OSS: 64-wide heads make attention 4096 wide against hidden 2880, a 128-token sliding window on "
-               "every other layer and attention sinks; dtsim has none of these (shapes.md)",
+    "GPT OSS": "GPT-OSS: 64-wide heads make attention 4096 wide against hidden 2880, and attention sinks; dtsim has "
+               "neither (its 128-token sliding window on every other layer is model.transformer.window; shapes.md)",
     "DeepSeekV3": "DeepSeek-V3: multi-latent attention, shared experts and dense first layers; dtsim has none of "
                   "these (shapes.md)",
     "Nemotron_3_Nano": "Nemotron 3 Nano: a hybrid of Mamba, MoE and attention layers; dtsim has no Mamba layer",
@@ -557,7 +557,7 @@ def megatron_bridge_b200(row):
         if row["model"] == "LLAMA3.1_405B":
             raise Skip("126 layers over PP 8 x VP 8 with the embedding and the loss counted as layers (r0.2.0 "
                        "recipes/llama/llama3.py L413-414); dtsim splits the transformer layers evenly only")
-        raise Skip(f"{row['model']}: a MoE or hybrid model (latent attention, wide heads, sliding windows or Mamba "
+        raise Skip(f"{row['model']}: a MoE or hybrid model (latent attention, wide heads, attention sinks or Mamba "
                    "layers, as the H100 rows' reasons say); dtsim has none of these")
     fp8 = {"FP8-CS": "current", "": "delayed"}.get(row["precision"])
     if fp8 is None:

@@ -53,6 +53,10 @@ constexpr ArgumentRow kArguments[] = {
     {"--moe-router-topk", Takes::Number, "model.transformer.top_k", "L1870 (default 2)"},
     {"--moe-expert-capacity-factor", Takes::Number, "model.transformer.capacity_factor", "L1889 (left out: dropless)"},
     {"--moe-ffn-hidden-size", Takes::Number, "model.transformer.ffn", "an MoE model's expert width"},
+    {"--window-size", Takes::Word, "model.transformer.window",
+     "a later commit: (left, right) keys beside a query, -1 unbounded (core/transformer/transformer_config.py)"},
+    {"--window-attn-skip-freq", Takes::Word, "model.transformer.window_layers",
+     "a later commit: N, one full-attention layer after N - 1 windowed ones"},
     {"--transformer-impl", Takes::Word, "model.transformer.flash_attention", "L721 (default transformer_engine)"},
     {"--use-flash-attn", Takes::Nothing, "model.transformer.flash_attention", "L1219"},
     {"--attention-backend", Takes::Word, "framework.attention_backend",
@@ -99,7 +103,6 @@ constexpr Refused kRefused[] = {
      "multi-latent attention is not modelled (dtsim's attention has hidden / heads wide heads)"},
     {"--moe-shared-expert-intermediate-size", "shared experts are not modelled"},
     {"--moe-layer-freq", "MoE layers among dense ones are not modelled: dtsim's blocks are all alike"},
-    {"--window-size", "sliding-window attention is not modelled"},
     {"--decoder-first-pipeline-num-layers", "uneven pipeline stages are not modelled: the layers split evenly"},
     {"--decoder-last-pipeline-num-layers", "uneven pipeline stages are not modelled: the layers split evenly"},
     {"--account-for-embedding-in-pipeline-split", "uneven pipeline stages are not modelled: the layers split evenly"},
@@ -281,6 +284,7 @@ class Importer {
   }
 
   void model();
+  void window();
   void precision();
   void layout();
 
@@ -361,6 +365,7 @@ void Importer::model() {
         r_.has("--moe-expert-capacity-factor") ? fmt::format("{:g}", r_.number("--moe-expert-capacity-factor")) : "0",
         "--moe-expert-capacity-factor");
   }
+  if (r_.has("--window-size")) window();
   const std::string impl = r_.word("--transformer-impl", "transformer_engine");
   const std::string backend = r_.word("--attention-backend", "auto");
   const bool flash = backend == "unfused" ? false : impl == "transformer_engine" || r_.has("--use-flash-attn");
@@ -368,6 +373,28 @@ void Importer::model() {
       r_.has("--attention-backend") ? "--attention-backend" : "--transformer-impl");
   if (backend == "flash") set("framework.attention_backend", "flash2", "--attention-backend");
   if (backend == "fused") set("framework.attention_backend", "cudnn", "--attention-backend");
+}
+
+// --window-size (left, right): a causal query sees itself and `left` keys before it (-1: all of them); `right` keys
+// after it are masked anyway. --window-attn-skip-freq N: one block in N keeps full attention.
+void Importer::window() {
+  std::string text = r_.word("--window-size", "");
+  std::erase_if(text, [](char c) { return c == '(' || c == ')' || c == '[' || c == ']' || c == ' '; });
+  const auto comma = text.find(',');
+  int left = 0;
+  try {
+    size_t used = 0;
+    left = std::stoi(text.substr(0, comma), &used);
+    if (comma == std::string::npos || used != comma || left < -1) throw std::invalid_argument("window");
+  } catch (const std::exception&) {
+    r_.fail("--window-size", fmt::format("'{}' is not (left, right) keys, e.g. 4095,0", r_.word("--window-size", "")));
+  }
+  if (left < 0) return;  // unbounded: full attention
+  set("model.transformer.window", std::to_string(left + 1), "--window-size");
+  if (r_.has("--window-attn-skip-freq")) {
+    const int every = r_.whole("--window-attn-skip-freq");  // a list pattern is not a whole number: refused there
+    set("model.transformer.window_layers", fmt::format("{:.17g}", (every - 1.0) / every), "--window-attn-skip-freq");
+  }
 }
 
 void Importer::precision() {
@@ -460,29 +487,6 @@ void Importer::layout() {
   if (r_.has("--tp-comm-overlap")) set("framework.tp_comm_overlap", "true", "--tp-comm-overlap");
 }
 
-// YAML from dotted keys, nested by their segments in first-appearance order.
-void emit(std::ostringstream& os, const std::vector<std::pair<std::vector<std::string>, std::string>>& keys,
-          size_t depth) {
-  std::vector<std::string> order;
-  for (const auto& [path, value] : keys) {
-    if (std::find(order.begin(), order.end(), path[depth]) == order.end()) order.push_back(path[depth]);
-  }
-  for (const std::string& head : order) {
-    std::vector<std::pair<std::vector<std::string>, std::string>> below;
-    for (const auto& kv : keys) {
-      if (kv.first[depth] != head) continue;
-      if (kv.first.size() == depth + 1) {
-        os << std::string(2 * depth, ' ') << head << ": " << kv.second << "\n";
-      } else {
-        below.push_back(kv);
-      }
-    }
-    if (below.empty()) continue;
-    os << std::string(2 * depth, ' ') << head << ":\n";
-    emit(os, below, depth + 1);
-  }
-}
-
 }  // namespace
 
 MegatronImport parse_megatron_args(std::string_view text, const std::string& origin) {
@@ -510,74 +514,6 @@ MegatronImport load_megatron_args(const std::string& path) {
   std::stringstream text;
   text << in.rdbuf();
   return parse_megatron_args(text.str(), path);
-}
-
-std::string megatron_scenario_text(const MegatronImport& in, const MegatronCluster& cluster, const std::string& name,
-                                   const std::string& origin) {
-  const int nodes = cluster.nodes > 0 ? cluster.nodes : in.nodes.value_or(0);
-  const int per_node = cluster.gpus_per_node > 0 ? cluster.gpus_per_node : in.gpus_per_node.value_or(0);
-  if (cluster.preset.empty() == cluster.device.empty()) {
-    throw InputError(
-        "import-megatron: give the cluster as --preset NAME (dtsim collectives --help lists them) or "
-        "--device NAME (dtsim devices), one of the two");
-  }
-  if (nodes <= 0)
-    throw InputError("import-megatron: the node count is not known: give --nodes N (or torchrun's --nnodes)");
-  if (per_node <= 0 && cluster.preset.empty()) {
-    throw InputError(
-        "import-megatron: the GPUs a node are not known: give --gpus-per-node N (or torchrun's "
-        "--nproc-per-node)");
-  }
-  std::vector<std::pair<std::string, std::string>> keys;
-  keys.emplace_back("name", name);
-  std::vector<std::pair<std::string, std::string>> cluster_keys;
-  if (!cluster.preset.empty()) cluster_keys.emplace_back("cluster.preset", cluster.preset);
-  if (!cluster.device.empty()) cluster_keys.emplace_back("cluster.device", cluster.device);
-  cluster_keys.emplace_back("cluster.nodes", std::to_string(nodes));
-  if (per_node > 0) cluster_keys.emplace_back("cluster.devices_per_node", std::to_string(per_node));
-  bool placed = false;
-  for (const auto& kv : in.keys) {
-    if (!placed && kv.first.rfind("strategy.", 0) == 0) {
-      keys.insert(keys.end(), cluster_keys.begin(), cluster_keys.end());
-      placed = true;
-    }
-    keys.push_back(kv);
-  }
-  keys.emplace_back("framework.preset", "megatron_core");
-  keys.emplace_back("run.iterations", "1");
-  keys.emplace_back("run.warmup", "0");
-  keys.emplace_back("run.engine", "analytical");
-  std::vector<std::pair<std::vector<std::string>, std::string>> paths;
-  for (const auto& [key, value] : keys) {
-    std::vector<std::string> segments;
-    std::stringstream ss(key);
-    for (std::string s; std::getline(ss, s, '.');) segments.push_back(s);
-    paths.emplace_back(std::move(segments), value);
-  }
-  std::ostringstream os;
-  os << "# Written by dtsim import-megatron from " << origin
-     << ": Megatron-LM's arguments, each mapped to the scenario key it sets\n"
-        "# (core/scenario/megatron_args.hpp); the cluster from the command line; what the arguments leave to\n"
-        "# Megatron-Core's defaults, the megatron_core framework preset. Run: dtsim run THIS_FILE (--engine simgrid "
-        "for\n"
-        "# the flow engine).\n";
-  for (const std::string& m : in.mapped) os << "#   " << m << "\n";
-  os << fmt::format("#   cluster: {} {}, {} node(s){}\n", cluster.preset.empty() ? "device" : "preset",
-                    cluster.preset.empty() ? cluster.device : cluster.preset, nodes,
-                    per_node > 0 ? fmt::format(" of {} GPUs", per_node) : "");
-  if (!in.not_read.empty()) {
-    std::string line = "# Not read (no effect on a step's time in dtsim):";
-    for (const std::string& n : in.not_read) {
-      if (line.size() + n.size() + 1 > 116) {
-        os << line << "\n";
-        line = "#  ";
-      }
-      line += " " + n;
-    }
-    os << line << "\n";
-  }
-  emit(os, paths, 0);
-  return os.str();
 }
 
 std::vector<std::string_view> megatron_argument_names() {

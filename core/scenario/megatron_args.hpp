@@ -34,25 +34,10 @@ struct MegatronImport {
   std::optional<int> gpus_per_node;                       // torchrun's --nproc-per-node
 };
 
-// The cluster the job runs on, from the command line: a preset (cluster.preset) or a device, and the counts
-// (each, when set, wins over torchrun's).
-struct MegatronCluster {
-  std::string preset;
-  std::string device;
-  int nodes = 0;
-  int gpus_per_node = 0;
-};
-
 // Reads the arguments (a file's text: one command, lines joined by a trailing backslash, '#' comments, shell
 // quotes); throws InputError "ORIGIN:LINE: --ARG: what is wrong (and what would be valid)".
 MegatronImport parse_megatron_args(std::string_view text, const std::string& origin);
 MegatronImport load_megatron_args(const std::string& path);
-
-// The scenario's YAML: a header saying where every key came from, then the keys. Throws InputError when the
-// cluster is not known (no preset or device, or no node counts); the layout's fit to the cluster is the scenario
-// loader's to check.
-std::string megatron_scenario_text(const MegatronImport& in, const MegatronCluster& cluster, const std::string& name,
-                                   const std::string& origin);
 
 // Every argument the table reads, in its order (the test holds them to Megatron-LM's names).
 std::vector<std::string_view> megatron_argument_names();

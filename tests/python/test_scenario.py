@@ -51,8 +51,8 @@ def test_import_megatron_is_the_command_lines_scenario(tmp_path):
                    capture_output=True)
     assert s.to_dict() == dtsim.load(out).to_dict() | {"name": s.name}
     bad = tmp_path / "bad.sh"
-    bad.write_text("--num-layers 2 --hidden-size 64 --num-attention-heads 4 --seq-length 8\n--window-size 4,0\n")
-    with pytest.raises(dtsim.ScenarioError, match="bad.sh:2: error: --window-size"):
+    bad.write_text("--num-layers 2 --hidden-size 64 --num-attention-heads 4 --seq-length 8\n--multi-latent-attention\n")
+    with pytest.raises(dtsim.ScenarioError, match="bad.sh:2: error: --multi-latent-attention"):
         dtsim.import_megatron(bad, device="h100_sxm", nodes=1, gpus_per_node=8)
     with pytest.raises(ValueError, match="--nodes"):
         dtsim.import_megatron(args, preset="dgx_h100", nodes=-1)

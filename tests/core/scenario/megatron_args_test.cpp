@@ -9,6 +9,7 @@
 #include "core/base/error.hpp"
 #include "core/scenario/loader.hpp"
 #include "core/scenario/megatron_args.hpp"
+#include "core/scenario/megatron_scenario.hpp"
 #include "core/scenario/schema.hpp"
 #include "models/zoo/transformer.hpp"
 
@@ -103,6 +104,19 @@ TEST_CASE("Megatron-LM's pipeline chunks and recompute as dtsim's interleaved sc
   CHECK(keys_of(parse(kGpt + "--recompute-activations"))["strategy.recompute"] == "selective");
   CHECK_THROWS_WITH(parse(pp4 + "--recompute-method block --recompute-num-layers 5"),
                     Catch::Contains("--recompute-num-layers: 5 of each chunk's 24 layers"));
+}
+
+TEST_CASE("Megatron-LM's sliding window: a query and the left keys before it, one block in N left full") {
+  // --window-size (left, right): 4,095 keys before a query and itself make a window of 4,096 (Mistral's);
+  // --window-attn-skip-freq 4: three windowed blocks to one full one.
+  auto k = keys_of(parse(kGpt + "--window-size 4095,0 --window-attn-skip-freq 4"));
+  CHECK(k["model.transformer.window"] == "4096");
+  CHECK(k["model.transformer.window_layers"] == "0.75");
+  CHECK(keys_of(parse(kGpt + "--window-size '(127, 0)'"))["model.transformer.window"] == "128");
+  CHECK(keys_of(parse(kGpt + "--window-size -1,-1")).count("model.transformer.window") == 0);  // unbounded
+  CHECK_THROWS_WITH(parse(kGpt + "--window-size 4096"), Catch::Contains("--window-size: '4096' is not (left, right)"));
+  CHECK_THROWS_WITH(parse(kGpt + "--window-size 127,0 --window-attn-skip-freq '[1,1,0]'"),
+                    Catch::Contains("--window-attn-skip-freq: '[1,1,0]' is not a number"));
 }
 
 TEST_CASE("what Megatron-LM runs but dtsim cannot express is refused in one line naming the argument") {
