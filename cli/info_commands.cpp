@@ -57,11 +57,10 @@ int import_megatron_command(const ImportMegatronOptions& o) {
   }
   write_file_atomic(o.out, text);
   const JobSpec& job = s.jobs.front();
-  const Workload w = make_transformer(job.model.transformer, name);
   std::cout << fmt::format(
       "wrote {}: {:.4g} B parameters on {} x {} {} (tensor {} x pipeline {} x context {}, {} arguments read, {} "
       "not read: listed in its header); run it with dtsim run {}\n",
-      o.out, w.total_params() / 1e9, s.cluster.nodes, s.cluster.devices_per_node, s.cluster.device.name,
+      o.out, job.workload.total_params() / 1e9, s.cluster.nodes, s.cluster.devices_per_node, s.cluster.device.name,
       job.strategy.hybrid.tensor, job.strategy.hybrid.pipeline, job.strategy.hybrid.context, in.mapped.size(),
       in.not_read.size(), o.out);
   return 0;

@@ -475,6 +475,12 @@ def megatron_bridge(row):
     if fp8 is None:
         raise Skip(f"precision '{row['precision']}' is not this rule's")
     size = {"LLAMA3_8B": "8B", "LLAMA3_70B": "70B"}[row["model"]]
+    return bridge_llama(row, container, size, fp8, DGX_H100, "megatron_bridge")
+
+
+def bridge_llama(row, container, size, fp8, system, prefix, fsdp_refused=None):
+    """A Megatron-Bridge Llama 3 row on `system` (the H100 and B200 rules share it): FSDP > 0 as ZeRO-3 over GPUs / (TP
+    x PP), unless `fsdp_refused` says why this system's rows cannot take it."""
     gpus, seq = whole(row["gpus"]), whole(row["seq_len"])
     tp, pp, cp, vp, ep = (degree(row[k]) for k in ("tp", "pp", "cp", "vp", "ep"))
     if ep != 1:
@@ -482,13 +488,15 @@ def megatron_bridge(row):
     shape = dict(LLAMA3[size])
     dp = megatron_layout(gpus, tp, pp, cp, vp, shape["layers"])
     fsdp = whole(row["fsdp"]) if row["fsdp"] else 0
+    if fsdp and fsdp_refused:
+        raise Skip(fsdp_refused)
     if fsdp and fsdp != gpus // (tp * pp):
         raise Skip(f"FSDP {fsdp} is not GPUs / (TP x PP)")
     micro, gbs = whole(row["micro_batch"]), whole(row["global_batch"])
     step = gbs * seq / (number(row["tokens_per_s_per_gpu"]) * gpus)
     body = megatron_lines(shape, seq, 128256, LLAMA, fp8, "bf16", gpus, tp, pp, cp, vp, dp, 3 if fsdp else 1, micro,
-                          gbs, "none")
-    name = (f"megatron_bridge_{container.replace('.', '_')}_llama3_{size.lower()}_{gpus}g_tp{tp}_pp{pp}_cp{cp}_vp{vp}"
+                          gbs, "none", system=system)
+    name = (f"{prefix}_{container.replace('.', '_')}_llama3_{size.lower()}_{gpus}g_tp{tp}_pp{pp}_cp{cp}_vp{vp}"
             f"_mb{micro}_gbs{gbs}_fp8_{fp8}")
     published = f"{row['tokens_per_s_per_gpu']} tokens/s/GPU ({gbs} x {seq} tokens a step: {step:.4g} s)"
     return name, step, published, body
@@ -563,22 +571,8 @@ def megatron_bridge_b200(row):
     if fp8 is None:
         raise Skip(f"precision '{row['precision']}' is not this rule's")
     container = re.search(r"container=([\d.]+)", row["notes"]).group(1)
-    gpus, seq = whole(row["gpus"]), whole(row["seq_len"])
-    tp, pp, cp, vp, ep = (degree(row[k]) for k in ("tp", "pp", "cp", "vp", "ep"))
-    if ep != 1:
-        raise Skip(f"EP {ep} in a dense model")
-    if row["fsdp"] and whole(row["fsdp"]):
-        raise Skip("Megatron FSDP on B200: the recipes behind it offload activations to the CPU")
-    shape = dict(LLAMA3["8B"])
-    dp = megatron_layout(gpus, tp, pp, cp, vp, shape["layers"])
-    micro, gbs = whole(row["micro_batch"]), whole(row["global_batch"])
-    step = gbs * seq / (number(row["tokens_per_s_per_gpu"]) * gpus)
-    body = megatron_lines(shape, seq, 128256, LLAMA, fp8, "bf16", gpus, tp, pp, cp, vp, dp, 1, micro, gbs, "none",
-                          system=DGX_B200)
-    name = (f"megatron_bridge_b200_{container.replace('.', '_')}_llama3_8b_{gpus}g_tp{tp}_pp{pp}_cp{cp}_vp{vp}"
-            f"_mb{micro}_gbs{gbs}_fp8_{fp8}")
-    published = f"{row['tokens_per_s_per_gpu']} tokens/s/GPU ({gbs} x {seq} tokens a step: {step:.4g} s)"
-    return name, step, published, body
+    return bridge_llama(row, container, "8B", fp8, DGX_B200, "megatron_bridge_b200",
+                        fsdp_refused="Megatron FSDP on B200: the recipes behind it offload activations to the CPU")
 
 
 RULES = {"mpt": (mpt, MPT_STATES), "torchtitan": (torchtitan, TORCHTITAN_STATES), "bloom": (bloom, BLOOM_STATES),

@@ -15,82 +15,78 @@
 namespace dtsim {
 namespace {
 
-enum class Takes { Number, Word, Nothing };
-
 struct ArgumentRow {
   std::string_view name;
-  Takes takes;
-  std::string_view sets;    // the scenario key it sets, or what reads it
+  bool value;               // takes a value (--num-layers 32), or is a flag (--swiglu)
+  std::string_view sets;    // the scenario key it sets, or "(...)": what it checks or why it sets none
   std::string_view source;  // where Megatron-LM defines it
 };
 
 // Every argument dtsim reads. The refused ones (kRefused below) and torchrun's counts are read too.
 constexpr ArgumentRow kArguments[] = {
-    {"--num-layers", Takes::Number, "model.transformer.layers", "L806"},
-    {"--hidden-size", Takes::Number, "model.transformer.hidden", "L812"},
-    {"--ffn-hidden-size", Takes::Number, "model.transformer.ffn",
+    {"--num-layers", true, "model.transformer.layers", "L806"},
+    {"--hidden-size", true, "model.transformer.hidden", "L812"},
+    {"--ffn-hidden-size", true, "model.transformer.ffn",
      "L814 (left out: 4 h, or int(8h/3 / 64) x 64 with SwiGLU, L411-419)"},
-    {"--num-attention-heads", Takes::Number, "model.transformer.heads", "L817"},
-    {"--kv-channels", Takes::Number, "(hidden / heads only)", "L819 (left out: hidden / heads, L422-424)"},
-    {"--group-query-attention", Takes::Nothing, "model.transformer.kv_heads", "L824"},
-    {"--num-query-groups", Takes::Number, "model.transformer.kv_heads",
+    {"--num-attention-heads", true, "model.transformer.heads", "L817"},
+    {"--kv-channels", true, "(hidden / heads only)", "L819 (left out: hidden / heads, L422-424)"},
+    {"--group-query-attention", false, "model.transformer.kv_heads", "L824"},
+    {"--num-query-groups", true, "model.transformer.kv_heads",
      "L826 (default 1; read with --group-query-attention, L688-691)"},
-    {"--seq-length", Takes::Number, "model.transformer.seq_len", "L1664"},
-    {"--max-position-embeddings", Takes::Number, "model.transformer.positions", "L828 (learned positions only)"},
-    {"--position-embedding-type", Takes::Word, "model.transformer.rotary", "L831 (default learned_absolute)"},
-    {"--use-rotary-position-embeddings", Takes::Nothing, "model.transformer.rotary", "L834, L542-543"},
-    {"--normalization", Takes::Word, "model.transformer.rms_norm", "L852 (default LayerNorm)"},
-    {"--apply-layernorm-1p", Takes::Nothing, "(LayerNorm's cost)", "L857"},
-    {"--squared-relu", Takes::Nothing, "(a two-matrix MLP, GeLU's cost)", "L868"},
-    {"--swiglu", Takes::Nothing, "model.transformer.gated_mlp", "L870"},
-    {"--untie-embeddings-and-output-weights", Takes::Nothing, "model.transformer.tied_embeddings", "L878"},
-    {"--disable-bias-linear", Takes::Nothing, "model.transformer.bias", "L1222"},
-    {"--vocab-size", Takes::Number, "model.transformer.vocab", "L1655"},
-    {"--tokenizer-type", Takes::Word, "model.transformer.vocab", "L1683 (GPT2BPETokenizer: 50257)"},
-    {"--make-vocab-size-divisible-by", Takes::Number, "model.transformer.vocab",
+    {"--seq-length", true, "model.transformer.seq_len", "L1664"},
+    {"--max-position-embeddings", true, "model.transformer.positions", "L828 (learned positions only)"},
+    {"--position-embedding-type", true, "model.transformer.rotary", "L831 (default learned_absolute)"},
+    {"--use-rotary-position-embeddings", false, "model.transformer.rotary", "L834, L542-543"},
+    {"--normalization", true, "model.transformer.rms_norm", "L852 (default LayerNorm)"},
+    {"--apply-layernorm-1p", false, "(LayerNorm's cost)", "L857"},
+    {"--squared-relu", false, "(a two-matrix MLP, GeLU's cost)", "L868"},
+    {"--swiglu", false, "model.transformer.gated_mlp", "L870"},
+    {"--untie-embeddings-and-output-weights", false, "model.transformer.tied_embeddings", "L878"},
+    {"--disable-bias-linear", false, "model.transformer.bias", "L1222"},
+    {"--vocab-size", true, "model.transformer.vocab", "L1655"},
+    {"--tokenizer-type", true, "model.transformer.vocab", "L1683 (GPT2BPETokenizer: 50257)"},
+    {"--make-vocab-size-divisible-by", true, "model.transformer.vocab",
      "L849 (default 128); padded to it x TP, tokenizer/tokenizer.py L79-90"},
-    {"--num-experts", Takes::Number, "model.transformer.experts", "L1864"},
-    {"--moe-router-topk", Takes::Number, "model.transformer.top_k", "L1870 (default 2)"},
-    {"--moe-expert-capacity-factor", Takes::Number, "model.transformer.capacity_factor", "L1889 (left out: dropless)"},
-    {"--moe-ffn-hidden-size", Takes::Number, "model.transformer.ffn", "an MoE model's expert width"},
-    {"--window-size", Takes::Word, "model.transformer.window",
+    {"--num-experts", true, "model.transformer.experts", "L1864"},
+    {"--moe-router-topk", true, "model.transformer.top_k", "L1870 (default 2)"},
+    {"--moe-expert-capacity-factor", true, "model.transformer.capacity_factor", "L1889 (left out: dropless)"},
+    {"--moe-ffn-hidden-size", true, "model.transformer.ffn", "an MoE model's expert width"},
+    {"--window-size", true, "model.transformer.window",
      "a later commit: (left, right) keys beside a query, -1 unbounded (core/transformer/transformer_config.py)"},
-    {"--window-attn-skip-freq", Takes::Word, "model.transformer.window_layers",
+    {"--window-attn-skip-freq", true, "model.transformer.window_layers",
      "a later commit: N, one full-attention layer after N - 1 windowed ones"},
-    {"--transformer-impl", Takes::Word, "model.transformer.flash_attention", "L721 (default transformer_engine)"},
-    {"--use-flash-attn", Takes::Nothing, "model.transformer.flash_attention", "L1219"},
-    {"--attention-backend", Takes::Word, "framework.attention_backend",
-     "a later commit: auto, flash, fused, unfused, local"},
-    {"--bf16", Takes::Nothing, "model.dtype", "L1471 (gradients then reduced in fp32, L330-338)"},
-    {"--fp16", Takes::Nothing, "model.dtype", "L1469"},
-    {"--accumulate-allreduce-grads-in-fp32", Takes::Nothing, "model.grad_dtype", "L1492"},
-    {"--grad-reduce-in-bf16", Takes::Nothing, "model.grad_dtype",
-     "a later commit (arguments.py, _add_mixed_precision_args)"},
-    {"--fp8-format", Takes::Word, "model.fp8", "L701 (e4m3 or hybrid)"},
-    {"--fp8-recipe", Takes::Word, "model.fp8",
+    {"--transformer-impl", true, "model.transformer.flash_attention", "L721 (default transformer_engine)"},
+    {"--use-flash-attn", false, "model.transformer.flash_attention", "L1219"},
+    {"--attention-backend", true, "framework.attention_backend", "a later commit: auto, flash, fused, unfused, local"},
+    {"--bf16", false, "model.dtype", "L1471 (gradients then reduced in fp32, L330-338)"},
+    {"--fp16", false, "model.dtype", "L1469"},
+    {"--accumulate-allreduce-grads-in-fp32", false, "model.grad_dtype", "L1492"},
+    {"--grad-reduce-in-bf16", false, "model.grad_dtype", "a later commit (arguments.py, _add_mixed_precision_args)"},
+    {"--fp8-format", true, "model.fp8", "L701 (e4m3 or hybrid)"},
+    {"--fp8-recipe", true, "model.fp8",
      "a later commit (core/transformer/transformer_config.py: delayed by default, tensorwise)"},
-    {"--fp8-param-gather", Takes::Nothing, "framework.fp8_param_gather", "L724"},
-    {"--optimizer", Takes::Word, "model.optimizer", "L913 at a later commit (default adam)"},
-    {"--tensor-model-parallel-size", Takes::Number, "strategy.tensor", "L1505"},
-    {"--pipeline-model-parallel-size", Takes::Number, "strategy.pipeline.stages", "L1509"},
-    {"--num-layers-per-virtual-pipeline-stage", Takes::Number, "strategy.pipeline.virtual_stages", "L1529"},
-    {"--virtual-pipeline-model-parallel-size", Takes::Number, "strategy.pipeline.virtual_stages", "a later commit"},
-    {"--context-parallel-size", Takes::Number, "strategy.context", "L1586"},
-    {"--expert-model-parallel-size", Takes::Number, "strategy.expert", "L1862"},
-    {"--sequence-parallel", Takes::Nothing, "strategy.sequence_parallel", "L1243; off at TP 1, L500-501"},
-    {"--micro-batch-size", Takes::Number, "strategy.micro_batch", "L1048"},
-    {"--global-batch-size", Takes::Number, "strategy.global_batch", "L1055 (left out: micro-batch x DP)"},
-    {"--use-distributed-optimizer", Takes::Nothing, "strategy.zero", "L1584"},
-    {"--overlap-grad-reduce", Takes::Nothing, "strategy.allreduce.overlap", "L1539"},
-    {"--overlap-param-gather", Takes::Nothing, "(no key: ZeRO's gathers run after the step)", "L1556"},
-    {"--tp-comm-overlap", Takes::Nothing, "framework.tp_comm_overlap", "L1133"},
-    {"--recompute-activations", Takes::Nothing, "strategy.recompute", "L1081 (selective, L235-236)"},
-    {"--recompute-granularity", Takes::Word, "strategy.recompute", "L1084 (full or selective)"},
-    {"--recompute-method", Takes::Word, "strategy.recompute_every", "L1099 (uniform or block)"},
-    {"--recompute-num-layers", Takes::Number, "strategy.recompute_every", "L1108"},
-    {"--nnodes", Takes::Word, "cluster.nodes", "torchrun"},
-    {"--nproc-per-node", Takes::Number, "cluster.devices_per_node", "torchrun"},
-    {"--nproc_per_node", Takes::Number, "cluster.devices_per_node", "torchrun"},
+    {"--fp8-param-gather", false, "framework.fp8_param_gather", "L724"},
+    {"--optimizer", true, "model.optimizer", "L913 at a later commit (default adam)"},
+    {"--tensor-model-parallel-size", true, "strategy.tensor", "L1505"},
+    {"--pipeline-model-parallel-size", true, "strategy.pipeline.stages", "L1509"},
+    {"--num-layers-per-virtual-pipeline-stage", true, "strategy.pipeline.virtual_stages", "L1529"},
+    {"--virtual-pipeline-model-parallel-size", true, "strategy.pipeline.virtual_stages", "a later commit"},
+    {"--context-parallel-size", true, "strategy.context", "L1586"},
+    {"--expert-model-parallel-size", true, "strategy.expert", "L1862"},
+    {"--sequence-parallel", false, "strategy.sequence_parallel", "L1243; off at TP 1, L500-501"},
+    {"--micro-batch-size", true, "strategy.micro_batch", "L1048"},
+    {"--global-batch-size", true, "strategy.global_batch", "L1055 (left out: micro-batch x DP)"},
+    {"--use-distributed-optimizer", false, "strategy.zero", "L1584"},
+    {"--overlap-grad-reduce", false, "strategy.allreduce.overlap", "L1539"},
+    {"--overlap-param-gather", false, "(no key: ZeRO's gathers run after the step)", "L1556"},
+    {"--tp-comm-overlap", false, "framework.tp_comm_overlap", "L1133"},
+    {"--recompute-activations", false, "strategy.recompute", "L1081 (selective, L235-236)"},
+    {"--recompute-granularity", true, "strategy.recompute", "L1084 (full or selective)"},
+    {"--recompute-method", true, "strategy.recompute_every", "L1099 (uniform or block)"},
+    {"--recompute-num-layers", true, "strategy.recompute_every", "L1108"},
+    {"--nnodes", true, "cluster.nodes", "torchrun"},
+    {"--nproc-per-node", true, "cluster.devices_per_node", "torchrun"},
+    {"--nproc_per_node", true, "cluster.devices_per_node", "torchrun"},
 };
 
 // Arguments that change the cost in ways dtsim cannot express: refused, with why.
@@ -201,14 +197,13 @@ class Reader {
       const ArgumentRow* row = row_of(name);
       const bool refused =
           std::any_of(std::begin(kRefused), std::end(kRefused), [&](const Refused& r) { return r.name == name; });
-      const bool takes =
-          row ? row->takes != Takes::Nothing : i + 1 < tokens.size() && tokens[i + 1].text.rfind("--", 0) != 0;
+      const bool takes = row ? row->value : i + 1 < tokens.size() && tokens[i + 1].text.rfind("--", 0) != 0;
       if (!has_value && takes && i + 1 < tokens.size() && tokens[i + 1].text.rfind("--", 0) != 0) {
         value = tokens[++i].text;
         has_value = true;
       }
-      if (row && row->takes != Takes::Nothing && !has_value) fail(name, tokens[i].line, "needs a value");
-      if (row && row->takes == Takes::Nothing && has_value) fail(name, tokens[i].line, "takes no value");
+      if (row && row->value && !has_value) fail(name, tokens[i].line, "needs a value");
+      if (row && !row->value && has_value) fail(name, tokens[i].line, "takes no value");
       if (refused || row) {
         given_[name] = Given{value, tokens[i].line};
       } else if (std::find(not_read_.begin(), not_read_.end(), name) == not_read_.end()) {
@@ -516,10 +511,10 @@ MegatronImport load_megatron_args(const std::string& path) {
   return parse_megatron_args(text.str(), path);
 }
 
-std::vector<std::string_view> megatron_argument_names() {
-  std::vector<std::string_view> out;
-  for (const ArgumentRow& r : kArguments) out.push_back(r.name);
-  for (const Refused& r : kRefused) out.push_back(r.name);
+std::vector<std::pair<std::string_view, std::string_view>> megatron_arguments() {
+  std::vector<std::pair<std::string_view, std::string_view>> out;
+  for (const ArgumentRow& r : kArguments) out.emplace_back(r.name, r.sets);
+  for (const Refused& r : kRefused) out.emplace_back(r.name, "(refused)");
   return out;
 }
 

@@ -9,7 +9,7 @@
 // width int(8h/3 / 64) x 64 when --ffn-hidden-size is left out, L411-419; gradients accumulated and reduced in
 // fp32 under --bf16, L330-338; the vocabulary padded to a multiple of 128 x TP, tokenizer.py L79-90).
 //
-// One table row per argument: its name, what it takes (a number, a word, or nothing), and the scenario keys it sets
+// One table row per argument: its name, whether it takes a value or is a flag, and the scenario key it sets
 // or the rule in megatron_args.cpp that reads it. Arguments that change the cost but that dtsim cannot express
 // (multi-latent attention, shared experts, MoE layers every other block, uneven pipeline stages, head widths other
 // than hidden / heads, block-scaled fp8) are refused in one line naming the file, the line and the argument.
@@ -21,6 +21,7 @@
 #include <optional>
 #include <string>
 #include <string_view>
+#include <utility>
 #include <vector>
 
 namespace dtsim {
@@ -39,7 +40,8 @@ struct MegatronImport {
 MegatronImport parse_megatron_args(std::string_view text, const std::string& origin);
 MegatronImport load_megatron_args(const std::string& path);
 
-// Every argument the table reads, in its order (the test holds them to Megatron-LM's names).
-std::vector<std::string_view> megatron_argument_names();
+// Every argument the table reads, in its order, with the scenario key it sets or "(...)" where it sets none (the
+// test holds the names to Megatron-LM's spelling and the keys to the scenario's).
+std::vector<std::pair<std::string_view, std::string_view>> megatron_arguments();
 
 }  // namespace dtsim

@@ -1,42 +1,15 @@
 // The scenario's YAML from Megatron-LM's arguments (megatron_scenario.hpp).
 #include "core/scenario/megatron_scenario.hpp"
 
-#include <algorithm>
 #include <sstream>
-#include <utility>
 #include <vector>
 
 #include <fmt/format.h>
+#include <yaml-cpp/yaml.h>
 
 #include "core/base/error.hpp"
 
 namespace dtsim {
-namespace {
-
-// YAML from dotted keys, nested by their segments in first-appearance order.
-void emit(std::ostringstream& os, const std::vector<std::pair<std::vector<std::string>, std::string>>& keys,
-          size_t depth) {
-  std::vector<std::string> order;
-  for (const auto& [path, value] : keys) {
-    if (std::find(order.begin(), order.end(), path[depth]) == order.end()) order.push_back(path[depth]);
-  }
-  for (const std::string& head : order) {
-    std::vector<std::pair<std::vector<std::string>, std::string>> below;
-    for (const auto& kv : keys) {
-      if (kv.first[depth] != head) continue;
-      if (kv.first.size() == depth + 1) {
-        os << std::string(2 * depth, ' ') << head << ": " << kv.second << "\n";
-      } else {
-        below.push_back(kv);
-      }
-    }
-    if (below.empty()) continue;
-    os << std::string(2 * depth, ' ') << head << ":\n";
-    emit(os, below, depth + 1);
-  }
-}
-
-}  // namespace
 
 std::string megatron_scenario_text(const MegatronImport& in, const MegatronCluster& cluster, const std::string& name,
                                    const std::string& origin) {
@@ -54,32 +27,30 @@ std::string megatron_scenario_text(const MegatronImport& in, const MegatronClust
         "import-megatron: the GPUs a node are not known: give --gpus-per-node N (or torchrun's "
         "--nproc-per-node)");
   }
-  std::vector<std::pair<std::string, std::string>> keys;
-  keys.emplace_back("name", name);
-  std::vector<std::pair<std::string, std::string>> cluster_keys;
-  if (!cluster.preset.empty()) cluster_keys.emplace_back("cluster.preset", cluster.preset);
-  if (!cluster.device.empty()) cluster_keys.emplace_back("cluster.device", cluster.device);
-  cluster_keys.emplace_back("cluster.nodes", std::to_string(nodes));
-  if (per_node > 0) cluster_keys.emplace_back("cluster.devices_per_node", std::to_string(per_node));
-  bool placed = false;
-  for (const auto& kv : in.keys) {
-    if (!placed && kv.first.rfind("strategy.", 0) == 0) {
-      keys.insert(keys.end(), cluster_keys.begin(), cluster_keys.end());
-      placed = true;
-    }
-    keys.push_back(kv);
+  // The keys as nested maps, their sections in a scenario's usual order (yaml-cpp keeps a map's order and quotes
+  // what needs it).
+  YAML::Node root;
+  root["name"] = name;
+  for (const char* section : {"model", "cluster", "strategy", "framework", "run"}) {
+    root[section] = YAML::Node(YAML::NodeType::Map);
   }
-  keys.emplace_back("framework.preset", "megatron_core");
-  keys.emplace_back("run.iterations", "1");
-  keys.emplace_back("run.warmup", "0");
-  keys.emplace_back("run.engine", "analytical");
-  std::vector<std::pair<std::vector<std::string>, std::string>> paths;
-  for (const auto& [key, value] : keys) {
-    std::vector<std::string> segments;
+  const auto put = [&root](const std::string& key, const std::string& value) {
+    std::vector<std::string> path;
     std::stringstream ss(key);
-    for (std::string s; std::getline(ss, s, '.');) segments.push_back(s);
-    paths.emplace_back(std::move(segments), value);
-  }
+    for (std::string s; std::getline(ss, s, '.');) path.push_back(s);
+    YAML::Node node = root;
+    for (size_t i = 0; i + 1 < path.size(); ++i) node.reset(node[path[i]]);
+    node[path.back()] = value;
+  };
+  if (!cluster.preset.empty()) put("cluster.preset", cluster.preset);
+  if (!cluster.device.empty()) put("cluster.device", cluster.device);
+  put("cluster.nodes", std::to_string(nodes));
+  if (per_node > 0) put("cluster.devices_per_node", std::to_string(per_node));
+  for (const auto& [key, value] : in.keys) put(key, value);
+  put("framework.preset", "megatron_core");
+  put("run.iterations", "1");
+  put("run.warmup", "0");
+  put("run.engine", "analytical");
   std::ostringstream os;
   os << "# Written by dtsim import-megatron from " << origin
      << ": Megatron-LM's arguments, each mapped to the scenario key it sets\n"
@@ -102,7 +73,9 @@ std::string megatron_scenario_text(const MegatronImport& in, const MegatronClust
     }
     os << line << "\n";
   }
-  emit(os, paths, 0);
+  YAML::Emitter yaml;
+  yaml << root;
+  os << yaml.c_str() << "\n";
   return os.str();
 }
 

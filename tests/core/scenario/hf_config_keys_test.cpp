@@ -3,6 +3,8 @@
 // the shape's window; the config's sequence taken as the one trained on said in a warning.
 #include <catch2/catch.hpp>
 
+#include <unistd.h>
+
 #include <filesystem>
 #include <fstream>
 #include <string>
@@ -19,7 +21,8 @@ namespace {
 
 // A folder with a scenario's configs: Llama-3-8B's (as published) and a Mistral-7B-v0.1-like one with its window.
 std::filesystem::path configs() {
-  const auto dir = std::filesystem::temp_directory_path() / "dtsim-hf-config-keys";
+  // One folder a process: ctest runs this file's test cases as processes side by side, each writing these files.
+  const auto dir = std::filesystem::temp_directory_path() / ("dtsim-hf-config-keys-" + std::to_string(::getpid()));
   std::filesystem::create_directories(dir / "llama");
   std::ofstream(dir / "llama" / "config.json") << R"({"model_type": "llama", "hidden_size": 4096,
 "intermediate_size": 14336, "max_position_embeddings": 8192, "num_attention_heads": 32, "num_hidden_layers": 32,

@@ -62,6 +62,10 @@ TEST_CASE("Megatron-LM's Llama 3 8B launch becomes the scenario it describes") {
   CHECK(s.cluster.device.name == "h100_sxm");
   const dtsim::Workload w = dtsim::make_transformer(s.jobs.front().model.transformer, "llama3_8b");
   CHECK(w.total_params() == Approx(8030261248.0).epsilon(1e-4));
+  // A name YAML would misread unquoted is written so that it reads back as itself.
+  CHECK(
+      dtsim::load_scenario_text(dtsim::megatron_scenario_text(in, {"dgx_h100", "", 0, 0}, "run: 8b #2", path), "q.yaml")
+          .name == "run: 8b #2");
 }
 
 TEST_CASE("Megatron-LM's derived values: the padded vocabulary, SwiGLU's width, fp32 gradients under bf16") {
@@ -150,10 +154,12 @@ TEST_CASE("what Megatron-LM runs but dtsim cannot express is refused in one line
 }
 
 TEST_CASE("the argument table: Megatron-LM's spelling, and every key it names is a scenario key") {
-  for (std::string_view name : dtsim::megatron_argument_names()) {
+  for (const auto& [name, sets] : dtsim::megatron_arguments()) {
     INFO(name);
     CHECK(name.rfind("--", 0) == 0);
     CHECK(name.find(' ') == std::string_view::npos);
+    // The key the table says it sets is one dtsim reads ("(...)": it sets none, and says why).
+    if (sets.front() != '(') CHECK(dtsim::find_scenario_key(std::string(sets)) != nullptr);
   }
   // Each key a launch sets is one dtsim reads.
   const MegatronImport in = parse(kGpt +
