@@ -86,8 +86,7 @@ CallTime nvls_one_node_allreduce(const NodeTopology& node, const Communicator& c
 }
 
 bool nvls_tree_filled(const NodeTopology& node, const Communicator& comm) {
-  // NCCL corrects NVLS Tree itself on Blackwell with x86 hosts (nccl_tuning.cpp, priced).
-  return comm.nodes >= 2 && (arch_of(node.compute_capability) < Arch::Blackwell || node.cpu == Cpu::Arm);
+  return comm.nodes >= 2 && arch_of(node.compute_capability) >= Arch::Hopper;
 }
 
 double pipeline_fill(const NodeTopology& node, const Communicator& comm, CollectiveKind kind, Algo a, Proto p,

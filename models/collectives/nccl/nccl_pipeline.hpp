@@ -5,9 +5,10 @@
 // stage hands a chunk on only once it holds all of it (its step's tail moves per slice; LL and LL128 hand data on
 // line by line, so they fill no pipeline worth counting). NCCL's model (nccl_tuning.hpp) prices a call as latency
 // + bytes / bandwidth: the steady state, plus each stage's hardware latency once, not the time the first chunk
-// takes to cross the stages before the last one starts. NCCL corrects trees for it (treeCorrectionFactor, by size)
-// and NVLS Tree on Blackwell with x86 hosts; a ring, closed on itself, fills nothing. Where it does not correct,
-// dtsim adds the fill:
+// takes to cross the stages before the last one starts. NCCL corrects trees for it (treeCorrectionFactor, by size),
+// and NVLS Tree on Blackwell with x86 hosts in its estimate, which dtsim keeps for the pick only: it times NVLS Tree
+// by the kernel's bandwidth (nccl_tuning.hpp, nvls_tree_kernel_bandwidth). A ring, closed on itself, fills nothing.
+// Where dtsim's time has no correction, it adds the fill:
 //   fill = (D - 1) x tau,   tau = chunk x pipes / bw,
 // where bw is NCCL's algorithm bandwidth for the pair (bytes of the buffer per second), pipes the channels times
 // heads that share it, D the stages a chunk crosses as NCCL's latency counts them, and chunk the size
@@ -65,8 +66,7 @@ inline constexpr NvlsOneNodeFit kNvlsOneNodeFit{10.2e-6, 0.912, 4.71e-6};
 CallTime nvls_one_node_allreduce(const NodeTopology& node, const Communicator& comm, double bytes, int nvls_heads,
                                  const NvlsOneNodeFit& fit = kNvlsOneNodeFit);
 
-// Whether dtsim adds the NVLS Tree fill on this communicator: across nodes, where NCCL does not correct it itself
-// (before Blackwell, or with Arm hosts).
+// Whether dtsim adds the NVLS Tree fill on this communicator: across nodes, on the GPUs that have NVLS (Hopper on).
 bool nvls_tree_filled(const NodeTopology& node, const Communicator& comm);
 
 // The fill in seconds of `kind` of `bytes` run as (a, p), whose NCCL algorithm bandwidth is `bw` (GB/s); 0 where

@@ -42,7 +42,11 @@ bool gathers(CollectiveKind k) { return k == CollectiveKind::AllGather || k == C
 }  // namespace
 
 Tuning::Tuning(const NodeTopology& node, const Communicator& comm)
-    : node_(node), comm_(comm), graphs_(search_graphs(node, comm)), arch_(arch_of(node.compute_capability)) {
+    : node_(node),
+      comm_(comm),
+      graphs_(search_graphs(node, comm)),
+      one_node_nvls_(search_graphs(node, Communicator{comm.per_node(), 1}).nvls),
+      arch_(arch_of(node.compute_capability)) {
   comm_channels_ = std::min(64, 2 * graphs_.ring.channels);
   if (node.compute_capability >= 90 && comm.nodes > 1 && graphs_.ring.bw_intra > 45.0 && comm_channels_ < 16)
     comm_channels_ = std::min(64, 2 * comm_channels_);
@@ -102,11 +106,17 @@ void Tuning::fill(CollectiveKind kind) {
       if (p == Proto::LL128 && !ll128) continue;
       if (p == Proto::LL && !node_.stack.ll) continue;
       double bw = nodes <= 2 ? g.bw_intra : g.bw_inter;
-      if (a == Algo::Nvls || a == Algo::NvlsTree) {
-        double intra = g.bw_intra * kNvlsEfficiency[ix(arch_)] * (g.channels - 1) / g.channels;
+      // NVLS: its busBw per channel, the NVLS stage at `bw_intra` (the graph's), bounded by the network.
+      const auto nvls_bw = [&](double bw_intra) {
+        double intra = bw_intra * kNvlsEfficiency[ix(arch_)] * (g.channels - 1) / g.channels;
         intra *= ar ? 2.0 : (ppn - 1) / ppn;
         const double inter = g.bw_inter * (nodes <= 2 && a == Algo::NvlsTree ? 2 : 1);
-        bw = std::min({intra, inter, a == Algo::NvlsTree ? ch_nvls_tree : std::numeric_limits<double>::max()});
+        return std::min({intra, inter, a == Algo::NvlsTree ? ch_nvls_tree : std::numeric_limits<double>::max()});
+      };
+      if (a == Algo::Nvls || a == Algo::NvlsTree) bw = nvls_bw(g.bw_intra);
+      if (a == Algo::NvlsTree && ar) {
+        nvls_tree_kernel_bw_ =
+            g.channels * nvls_bw(one_node_nvls_.channels > 0 ? one_node_nvls_.bw_intra : g.bw_intra) * n / steps;
       }
       double bus = g.channels * bw;
       if (a == Algo::Ring && p == Proto::LL) bus = std::min(ll_max, bus * .5);
@@ -190,14 +200,21 @@ Choice Tuning::choose(CollectiveKind kind, double bytes) const {
     best.latency_seconds = run.latency_seconds;
     return best;
   }
+  if (best.algo == Algo::NvlsTree && kind == CollectiveKind::AllReduce && nvls_tree_kernel_bw_ > 0) {
+    const double lat = latency(kind, best.algo, best.proto);
+    best.seconds = (lat + bytes / (1000 * nvls_tree_kernel_bw_)) * 1e-6;
+    best.latency_seconds = lat * 1e-6;
+  }
   if (nvlink_steps_measured()) {
     const double floor = best.algo == Algo::Ring ? ring_step_floor(best.proto) : 0.0;
     const double extra = nvlink_step_extra_seconds(arch_, kind, best.algo, best.proto, comm_, floor);
     best.seconds += extra;
     best.latency_seconds += extra;
   }
-  best.fill_seconds = pipeline_fill(node_, comm_, kind, best.algo, best.proto, bytes,
-                                    bandwidth(kind, best.algo, best.proto), graphs_.nvls.channels);
+  const double run_bw = best.algo == Algo::NvlsTree && kind == CollectiveKind::AllReduce && nvls_tree_kernel_bw_ > 0
+                            ? nvls_tree_kernel_bw_
+                            : bandwidth(kind, best.algo, best.proto);
+  best.fill_seconds = pipeline_fill(node_, comm_, kind, best.algo, best.proto, bytes, run_bw, graphs_.nvls.channels);
   best.seconds += best.fill_seconds;
   best.latency_seconds += best.fill_seconds;
   return best;
@@ -217,6 +234,8 @@ std::string Tuning::measured_terms() const {
         fmt::format("rings' and trees' NVLink steps at {:.2f} x NCCL's per-hop latency", nvlink_step_factor(arch_)));
   }
   if (nvls_in_one_node()) terms.emplace_back("NVLS AllReduce by its kernel's chunks");
+  if (nvls_tree_kernel_bw_ > bandwidth(CollectiveKind::AllReduce, Algo::NvlsTree, Proto::Simple) * (1 + 1e-9))
+    terms.emplace_back("the NVLS tree's NVLink stage at the NVLink speed of one node's NVLS graph");
   if (graphs_.nvls.channels > 0 && nvls_tree_filled(node_, comm_)) terms.emplace_back("the NVLS tree's pipeline fill");
   return fmt::format("{}", fmt::join(terms, ", "));
 }

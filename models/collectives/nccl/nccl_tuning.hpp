@@ -60,6 +60,13 @@ class Tuning {
   double alltoall_time(double bytes) const;
   double alltoall_latency() const;  // its lat, seconds
 
+  // NVLS Tree AllReduce's algorithm bandwidth as its kernel runs it (GB/s; 0 where NCCL prices no NVLS Tree), by
+  // which choose times it: NCCL's formula, but its NVLS stage at the NVLink speed of the node's own NVLS graph (the
+  // search of one node). NCCL's NVLS graph across nodes carries the NIC's speed as its bwIntra, so NCCL's estimate
+  // prices the NVLink stage at a NIC's rate; where that binds (B200: 48 x 0.74 x 7/8 x 2 = 62 GB/s a channel, under
+  // the network's 2 x 48 and the 96 ceiling) it is NCCL's guess, not what the NVLinks carry. On Hopper the
+  // per-channel ceiling binds either way.
+  double nvls_tree_kernel_bandwidth() const { return nvls_tree_kernel_bw_; }
   const Graphs& graphs() const { return graphs_; }
   const Communicator& communicator() const { return comm_; }
 
@@ -77,7 +84,9 @@ class Tuning {
   NodeTopology node_;
   Communicator comm_;
   Graphs graphs_;
+  Graph one_node_nvls_;  // the NVLS graph NCCL finds on one node of these (its NVLink speed)
   Arch arch_;
+  double nvls_tree_kernel_bw_ = 0;
   int comm_channels_ = 0;  // comm->nChannels: the ring's channels doubled (connect.cc, ncclTopoPostset)
   std::array<std::array<std::array<double, kProtos>, kAlgos>, kKinds> bw_{};
   std::array<std::array<std::array<double, kProtos>, kAlgos>, kKinds> lat_{};

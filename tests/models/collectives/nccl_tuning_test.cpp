@@ -1,6 +1,6 @@
-// NCCL's cost model (models/collectives/nccl/) worked by hand from NCCL 2.30.7's tables for DGX A100 and DGX H100
-// nodes and a PCIe node; the choice held to the least time; more bandwidth never slower; a cluster's node as NCCL
-// sees it.
+// NCCL's cost model (models/collectives/nccl/) worked by hand from NCCL 2.30.7's tables for DGX A100, DGX H100 and
+// DGX B200 nodes and a PCIe node; the choice held to the least time; more bandwidth never slower; a cluster's node as
+// NCCL sees it.
 #include <catch2/catch.hpp>
 
 #include <cmath>
@@ -25,6 +25,9 @@ namespace {
 nccl::NodeTopology dgx_a100() { return {80, 12, 20.0, 24.0, 8, 25.0, nccl::Cpu::Amd, {}}; }
 // DGX H100: 18 NVLink 4 links (20.6 GB/s each), PCIe Gen5 (48 GB/s), 8 NDR NICs (400 Gb/s: 50 GB/s), Intel CPUs.
 nccl::NodeTopology dgx_h100() { return {90, 18, 20.6, 48.0, 8, 50.0, nccl::Cpu::Intel, {}}; }
+
+// DGX B200: 18 NVLink 5 links (40.1 GB/s each), PCIe Gen5 (48 GB/s), 8 NDR NICs (400 Gb/s: 50 GB/s), Intel CPUs.
+nccl::NodeTopology dgx_b200() { return {100, 18, 40.1, 48.0, 8, 50.0, nccl::Cpu::Intel, {}}; }
 
 constexpr double GiB = 1024.0 * 1024 * 1024;
 
@@ -82,6 +85,39 @@ TEST_CASE("nccl: DGX H100, two nodes: 8 ring channels of 48 GB/s and NVLS Tree A
   const double bw = t.bandwidth(CollectiveKind::AllReduce, Algo::Ring, Proto::Simple);
   CHECK(t.time(CollectiveKind::AllReduce, Algo::Ring, Proto::Simple, GiB) ==
         Approx((lat * 1.4 + GiB / (1000 * bw)) * 1e-6));
+}
+
+TEST_CASE("nccl: DGX B200, two nodes: NVLS Tree timed with its NVLink stage at NVLink speed, picked by NCCL's") {
+  const nccl::Tuning t(dgx_b200(), {16, 2});
+  // Across nodes NCCL's NVLS graph has 8 channels at the NIC's speed: 48 (Blackwell's inter speeds 96, 86, 80, 48)
+  // for bwIntra and bwInter alike; its one-node NVLS graph: the first Blackwell intra speed s with 8 s within
+  // 18 x 40.1 x 8 / 7 = 825 GB/s: 90.
+  REQUIRE(t.graphs().nvls.channels == 8);
+  CHECK(t.graphs().nvls.bw_intra == Approx(48.0));
+  // NCCL's estimate: min(48 x 0.74 x 7/8 x 2 = 62.16, 2 x 48, Blackwell's 2-node cap 96) = 62.16 a channel.
+  CHECK(t.bandwidth(CollectiveKind::AllReduce, Algo::NvlsTree, Proto::Simple) ==
+        Approx(8 * (48 * 0.74 * 7 / 8 * 2) * 16 / 30));
+  // As the kernel runs: min(90 x 0.74 x 7/8 x 2 = 116.6, 96, 96) = 96 a channel, the network's.
+  CHECK(t.nvls_tree_kernel_bandwidth() == Approx(8 * 96.0 * 16 / 30));
+  const nccl::Choice c = t.choose(CollectiveKind::AllReduce, GiB);
+  REQUIRE(c.algo == Algo::NvlsTree);
+  // NCCL's estimate (its tree correction stops at 2^23 x 64 B = 512 MiB) prices the pick; dtsim's time is the
+  // kernel's bandwidth, no NCCL correction, plus the fill: 2 network stages of a 64 KiB chunk (Blackwell's 2-node
+  // ceiling with 400 Gb/s NICs) over 32 NVLS channels x 8 heads.
+  const double lat = 25 + 2 * 20.9;
+  CHECK(c.nccl_seconds ==
+        Approx((lat + GiB / (1000 * t.bandwidth(CollectiveKind::AllReduce, Algo::NvlsTree, Proto::Simple))) * 1e-6));
+  const double kernel = t.nvls_tree_kernel_bandwidth() * 1e9;
+  CHECK(c.fill_seconds == Approx(2 * 65536.0 * 256 / kernel));
+  CHECK(c.seconds == Approx(lat * 1e-6 + GiB / kernel + c.fill_seconds));
+  CHECK(c.seconds < c.nccl_seconds);
+  // On Hopper the 57.7 cap binds at either speed: the kernel's bandwidth is NCCL's.
+  const nccl::Tuning h(dgx_h100(), {16, 2});
+  CHECK(h.nvls_tree_kernel_bandwidth() ==
+        Approx(h.bandwidth(CollectiveKind::AllReduce, Algo::NvlsTree, Proto::Simple)));
+  // No NVLS Tree in one node, nor before Hopper.
+  CHECK(nccl::Tuning(dgx_b200(), {8, 1}).nvls_tree_kernel_bandwidth() == 0);
+  CHECK(nccl::Tuning(dgx_a100(), {16, 2}).nvls_tree_kernel_bandwidth() == 0);
 }
 
 TEST_CASE("nccl: the tree's second pass raises bw_intra toward twice bw_inter, as far as NVLink carries it") {
