@@ -257,6 +257,11 @@ void print_summary(std::ostream& os, const Scenario& s, const std::vector<Metric
                   s.cluster.device_names(), intra_link(s.cluster.intra_kind).nvlink ? "NVLink" : "PCIe",
                   format_rate(s.cluster.intra.rate), s.cluster.nics, format_rate(s.cluster.nic.rate),
                   topology_name(s.cluster.topology.kind)));
+  const Scenario::LinkOrigins& from = s.link_origins;
+  if (!from.intra.empty()) {
+    row(os, "links from",
+        from.intra == from.nic ? from.intra : fmt::format("NVLink: {}; NICs: {}", from.intra, from.nic));
+  }
   row(os, "engine",
       fmt::format("{} ({}), {} iterations after {} warm-up", first.run.engine, first.run.fidelity, first.iterations,
                   first.warmup));

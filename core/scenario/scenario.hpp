@@ -163,6 +163,12 @@ struct Scenario {
   std::string path;  // the file it was loaded from
   ClusterSpec cluster;
   ClusterPreset cluster_preset = ClusterPreset::None;  // cluster.preset: applied to `cluster` by finish_scenario
+  // Where the node's links came from, in words, as the summary says it (finish_scenario): "the scenario",
+  // "cluster.preset dgx_h100", "h100_sxm's usual node (dgx_h100)" or "dtsim's default".
+  struct LinkOrigins {
+    std::string intra;
+    std::string nic;
+  } link_origins;
   RunSpec run;
   std::vector<JobSpec> jobs;  // at least one
   bool job_list = false;      // written as a `jobs:` list (keys jobs.N.*) rather than top-level keys

@@ -144,8 +144,11 @@ std::vector<ScenarioKey> build_keys() {
       [](S& s, const V& v) {
         s.cluster_preset = v.choice(choices_from(cluster_presets(), &ClusterPresetTraits::preset));
       });
-  keys.required("cluster.device", "string", "A device from the zoo (`dtsim devices`); cluster.preset may give it.",
-                [](S& s, const V& v) { s.cluster.device = v.device(); });
+  keys.required(
+      "cluster.device", "string",
+      "A device from the zoo (`dtsim devices`); cluster.preset may give it. Without one, an H100, H200 or B200 "
+      "brings its DGX node's links.",
+      [](S& s, const V& v) { s.cluster.device = v.device(); });
   keys.run("cluster.efficiency", "number", "0",
            "Achieved fraction of peak FLOP/s of every kernel, in (0, 1]; 0 takes the device zoo's figures: per kernel "
            "class (GEMM by shape, attention, memory-bound) for transformer plans on devices that have them, else its "

@@ -112,6 +112,7 @@ DeviceSpec parse_device(std::string_view name) {
   if (const YAML::Node cc = n["compute_capability"])
     d.compute_capability = static_cast<int>(cc.as<double>() * 10 + 0.5);
   if (const YAML::Node pcie = n["pcie"]) d.pcie_generation = pcie.as<int>();
+  if (const YAML::Node platform = n["platform"]) d.platform = platform.as<std::string>();
   if (const YAML::Node c = n["contention"]) {
     d.compute_under_comm = c["compute"].as<double>();
     d.contention_source = c["source"].as<std::string>();

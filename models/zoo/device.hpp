@@ -32,6 +32,10 @@ struct DeviceSpec {
   // generation of the GPU's x16 host link; 0 for a CPU.
   int compute_capability = 0;
   int pcie_generation = 0;
+  // The node the device usually comes in (devices.yaml `platform`): a cluster.preset whose links (NVLink kind, the
+  // NICs' kind and number per GPU, the host CPU) fill a scenario that names no preset and none of those keys
+  // (core/scenario/validate.cpp); "" where the device has none.
+  std::string platform;
 
   // Peak for a dtype, falling back to fp32 where the device lacks the mode.
   double peak(Dtype d) const;

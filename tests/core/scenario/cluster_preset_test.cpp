@@ -135,7 +135,8 @@ TEST_CASE("the link kinds' tables list every kind once, in the enum's order, wit
 }
 
 TEST_CASE("a link kind sets its rate's default, a rate the scenario gives wins, nvlink, pcie and custom keep theirs") {
-  const Scenario plain = bare({"cluster.device=h100_sxm"});
+  // A device without a usual node (device_platform_test.cpp: an H100 brings DGX H100's links) keeps the defaults.
+  const Scenario plain = bare({"cluster.device=a100_80gb"});
   CHECK(plain.cluster.intra.rate == Approx(300e9));
   CHECK(plain.cluster.nic.rate == Approx(12.5e9));
   CHECK(bare({"cluster.device=h100_sxm", "cluster.intra_node.kind=pcie"}).cluster.intra.rate == Approx(300e9));

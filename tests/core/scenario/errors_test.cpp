@@ -60,7 +60,7 @@ TEST_CASE("negative and zero counts") {
 TEST_CASE("missing fields") {
   CHECK(error_of("model:\n  name: resnet50\ncluster:\n  nodes: 2\n") ==
         "x.yaml: error: missing key 'cluster.device' (A device from the zoo (`dtsim devices`); cluster.preset may give "
-        "it.)");
+        "it. Without one, an H100, H200 or B200 brings its DGX node's links.)");
   CHECK(error_of("cluster:\n  device: v100\n") ==
         "x.yaml: error: missing key 'model.name' (a zoo model, transformer or synthetic), 'model.file' or "
         "'model.hf_config'");
