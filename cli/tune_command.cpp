@@ -95,31 +95,37 @@ std::string results_csv(const tune::TuneResult& r) {
   return out;
 }
 
-// Iteration time against memory per rank: every layout that fits (closed form), the Pareto front, the layouts the
-// engines ran (their most exact time) and the best.
+// Iteration time against memory per rank (time per sample where each layout takes its own batch within a token
+// budget, as the ranking does): every layout that fits (closed form), the Pareto front, the layouts the engines ran
+// (their most exact time) and the best.
 plot::Chart pareto_chart(const tune::TuneResult& r, double memory_fraction) {
+  const bool per_sample = r.batch_searched();
+  const auto y_of = [per_sample](double seconds, int batch) { return per_sample ? 1e3 * seconds / batch : seconds; };
   plot::Chart chart;
-  chart.title = fmt::format("{} on {} devices: iteration time against memory", r.scenario, r.devices);
+  chart.title = fmt::format("{} on {} devices: {} against memory", r.scenario, r.devices,
+                            per_sample ? "time per sample" : "iteration time");
   chart.x_label = "peak memory per rank (GB)";
-  chart.y_label = "iteration time (s)";
+  chart.y_label = per_sample ? "time per sample (ms)" : "iteration time (s)";
   plot::Series all{"layouts that fit (closed form)", {}, {}, "#bbbbbb", false, true};
   const size_t stride = std::max<size_t>(1, r.space.size() / 4000);  // a readable file of at most ~4,000 points
   for (size_t i = 0; i < r.space.size(); i += stride) {
-    all.x.push_back(r.space[i].first / 1e9);
-    all.y.push_back(r.space[i].second);
+    all.x.push_back(r.space[i].memory_bytes / 1e9);
+    all.y.push_back(y_of(r.space[i].closed_form_s, r.space[i].global_batch));
   }
   plot::Series front{"Pareto front (closed form)", {}, {}, "#1f77b4", true, true};
-  for (const auto& [memory, seconds] : r.pareto) {
-    front.x.push_back(memory / 1e9);
-    front.y.push_back(seconds);
+  for (const tune::TuneResult::SpacePoint& p : r.pareto) {
+    front.x.push_back(p.memory_bytes / 1e9);
+    front.y.push_back(y_of(p.closed_form_s, p.global_batch));
   }
   plot::Series engines{"on the engines", {}, {}, "#ff7f0e", false, true};
   for (const tune::Candidate& c : r.ranked) {
     engines.x.push_back(c.peak_memory_bytes / 1e9);
-    engines.y.push_back(c.iteration_s());
+    engines.y.push_back(y_of(c.iteration_s(), c.layout.global_batch));
   }
+  const tune::Candidate& top = r.ranked.front();
   plot::Series best{
-      "the best", {r.ranked.front().peak_memory_bytes / 1e9}, {r.ranked.front().iteration_s()}, "#d62728", false, true};
+      "the best", {top.peak_memory_bytes / 1e9}, {y_of(top.iteration_s(), top.layout.global_batch)}, "#d62728", false,
+      true};
   chart.series = {all, front, engines, best};
   chart.guides.push_back({true, r.device_memory_bytes * memory_fraction / 1e9, "memory allowed", "#888888"});
   chart.legend_bottom = false;

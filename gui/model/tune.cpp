@@ -81,12 +81,13 @@ double engine_seconds(const Json& j, const std::string& where, const char* key) 
   return field(j, where, key).is_null() ? 0.0 : number(j, where, key);
 }
 
-TuneRow parse_row(const Json& r, const std::string& where) {
+TuneRow parse_row(const Json& r, const std::string& where, int global_batch) {
   if (!r.is_object()) wrong(where.substr(0, where.size() - 1), "an object", r);
   TuneRow row;
   row.layout = text(r, where, "layout");
   row.set = strings(r, where, "set");
   row.devices = static_cast<int>(whole(r, where, "devices"));
+  row.global_batch = r.contains("global_batch") ? static_cast<int>(whole(r, where, "global_batch")) : global_batch;
   row.device_seconds_per_sample = number(r, where, "device_seconds_per_sample");
   row.closed_form_s = number(r, where, "closed_form_s", true);
   row.analytical_s = engine_seconds(r, where, "analytical_s");
@@ -197,6 +198,14 @@ TuneData parse_tune(const std::string& json_text) {
     }
   }
   d.global_batch = static_cast<int>(whole(j, "", "global_batch"));
+  d.batch_searched = j.contains("tokens_per_step") && !j["tokens_per_step"].is_null();
+  if (d.batch_searched) {
+    const Json& tokens = array(j, "tokens_per_step");
+    if (tokens.size() != 2 || !tokens[0].is_number() || !tokens[1].is_number())
+      wrong("tokens_per_step", "[least, most] tokens a step", tokens);
+    d.min_tokens = tokens[0].get<double>();
+    d.max_tokens = tokens[1].get<double>();
+  }
   d.device_memory_bytes = number(j, "", "device_memory_bytes", true);
   d.max_memory_fraction = number(j, "", "max_memory_fraction", true);
   d.layouts = whole(j, "", "layouts");
@@ -215,12 +224,14 @@ TuneData parse_tune(const std::string& json_text) {
   for (size_t i = 0; i < front.size(); ++i) {
     const std::string where = "pareto[" + std::to_string(i) + "].";
     if (!front[i].is_object()) wrong(where.substr(0, where.size() - 1), "an object", front[i]);
-    d.pareto.push_back({number(front[i], where, "peak_memory_bytes"), number(front[i], where, "closed_form_s", true)});
+    d.pareto.push_back({number(front[i], where, "peak_memory_bytes"), number(front[i], where, "closed_form_s", true),
+                        front[i].contains("global_batch") ? static_cast<int>(whole(front[i], where, "global_batch"))
+                                                          : d.global_batch});
   }
   const Json& ranked = array(j, "ranked");
   if (ranked.empty()) throw ParseError("ranked: no layout fits in memory, nothing to show");
   for (size_t i = 0; i < ranked.size(); ++i)
-    d.ranked.push_back(parse_row(ranked[i], "ranked[" + std::to_string(i) + "]."));
+    d.ranked.push_back(parse_row(ranked[i], "ranked[" + std::to_string(i) + "].", d.global_batch));
   return d;
 }
 

@@ -21,6 +21,7 @@ struct TuneRow {
   std::string layout;            // "t8 p8 d1 mb1 1f1b ..."
   std::vector<std::string> set;  // the --set overrides that run it
   int devices = 0;
+  int global_batch = 0;  // its own (tune.json's global_batch where the row has none)
   double device_seconds_per_sample = 0;
   double closed_form_s = 0, analytical_s = 0, simgrid_s = 0;  // 0: the engine did not run it
   double iteration_time_s = 0;                                // the most exact engine's
@@ -36,12 +37,15 @@ struct TuneRow {
 
 struct ParetoPoint {
   double peak_memory_bytes = 0, closed_form_s = 0;
+  int global_batch = 0;  // its own (tune.json's global_batch where the point has none)
 };
 
 struct TuneData {
   std::string scenario, scenario_file, objective;
   std::vector<std::string> set;  // the search's own --set overrides
   int devices = 0, global_batch = 0;
+  bool batch_searched = false;  // tokens_per_step given: each layout took its own batch, ranked by time a sample
+  double min_tokens = 0, max_tokens = 0;  // tokens_per_step, where given
   std::vector<int> device_counts;
   double device_memory_bytes = 0, max_memory_fraction = 1;
   long layouts = 0, over_memory = 0;  // valid under the rules; of them, refused by the memory model

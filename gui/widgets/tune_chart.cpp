@@ -32,9 +32,16 @@ QScatterSeries* points(const QString& name, QColor colour, double size,
   return s;
 }
 
+// An iteration's seconds as the chart's y: as they are, or milliseconds a sample where the batch was searched.
+double chart_y(const TuneData& d, double seconds, int global_batch) {
+  return d.batch_searched && global_batch > 0 ? 1e3 * seconds / global_batch : seconds;
+}
+
 }  // namespace
 
-QPointF tune_point(const TuneRow& row) { return {row.peak_memory_bytes / kGB, row.iteration_time_s}; }
+QPointF tune_point(const TuneData& data, const TuneRow& row) {
+  return {row.peak_memory_bytes / kGB, chart_y(data, row.iteration_time_s, row.global_batch)};
+}
 
 TuneChart make_tune_chart(const TuneData* d) {
   TuneChart out;
@@ -55,8 +62,8 @@ TuneChart make_tune_chart(const TuneData* d) {
     y_min = std::min(y_min, y);
     y_max = std::max(y_max, y);
   };
-  for (const ParetoPoint& p : d->pareto) grow(p.peak_memory_bytes / kGB, p.closed_form_s);
-  for (const TuneRow& r : d->ranked) grow(tune_point(r).x(), tune_point(r).y());
+  for (const ParetoPoint& p : d->pareto) grow(p.peak_memory_bytes / kGB, chart_y(*d, p.closed_form_s, p.global_batch));
+  for (const TuneRow& r : d->ranked) grow(tune_point(*d, r).x(), tune_point(*d, r).y());
   const bool guide_shown = allowed <= 3 * x_max;
   if (guide_shown) x_min = std::min(x_min, allowed), x_max = std::max(x_max, allowed);
   auto* x = new QValueAxis;
@@ -89,7 +96,7 @@ TuneChart make_tune_chart(const TuneData* d) {
     y_high = lin->max();
     y = lin;
   }
-  y->setTitleText(QObject::tr("iteration time (s)"));
+  y->setTitleText(d->batch_searched ? QObject::tr("time per sample (ms)") : QObject::tr("iteration time (s)"));
   chart->addAxis(x, Qt::AlignBottom);
   chart->addAxis(y, Qt::AlignLeft);
 
@@ -97,7 +104,8 @@ TuneChart make_tune_chart(const TuneData* d) {
   front->setName(QObject::tr("Pareto front (closed form, %1 points)").arg(d->pareto.size()));
   front->setPen(QPen(QColor(0x1f, 0x77, 0xb4), 2));
   front->setPointsVisible(true);
-  for (const ParetoPoint& p : d->pareto) front->append(p.peak_memory_bytes / kGB, p.closed_form_s);
+  for (const ParetoPoint& p : d->pareto)
+    front->append(p.peak_memory_bytes / kGB, chart_y(*d, p.closed_form_s, p.global_batch));
   attach(chart, front, x, y);
 
   if (guide_shown) {
@@ -130,7 +138,7 @@ TuneChart make_tune_chart(const TuneData* d) {
                                    .arg(QString::fromUtf8(tune_engine_name(engine).data(),
                                                           static_cast<int>(tune_engine_name(engine).size())));
     auto* s = points(QObject::tr("%1 (%2)").arg(what).arg(ranks.size()), colour, 10);
-    for (int i : ranks) s->append(tune_point(d->ranked[static_cast<size_t>(i)]));
+    for (int i : ranks) s->append(tune_point(*d, d->ranked[static_cast<size_t>(i)]));
     attach(chart, s, x, y);
     out.layouts.push_back(s);
     out.rank_of.push_back(std::move(ranks));
@@ -139,7 +147,7 @@ TuneChart make_tune_chart(const TuneData* d) {
   const TuneRow& best = d->ranked.front();
   auto* b = points(QObject::tr("the best: %1").arg(QString::fromStdString(best.layout)), QColor(0xd6, 0x27, 0x28), 16,
                    QScatterSeries::MarkerShapeStar);
-  b->append(tune_point(best));
+  b->append(tune_point(*d, best));
   attach(chart, b, x, y);
 
   out.selected = points(QObject::tr("selected"), Qt::transparent, 24);
@@ -147,9 +155,10 @@ TuneChart make_tune_chart(const TuneData* d) {
   out.selected->setPen(QPen(Qt::black, 2.5));
   attach(chart, out.selected, x, y);
 
-  QString title = QObject::tr("%1 on %2 devices: iteration time against memory per rank")
+  QString title = QObject::tr("%1 on %2 devices: %3 against memory per rank")
                       .arg(QString::fromStdString(d->scenario))
-                      .arg(d->devices);
+                      .arg(d->devices)
+                      .arg(d->batch_searched ? QObject::tr("time per sample") : QObject::tr("iteration time"));
   if (!guide_shown)
     title += QObject::tr(" (memory allowed: %1 GB, %2 x the most any layout here needs)")
                  .arg(allowed, 0, 'f', 1)

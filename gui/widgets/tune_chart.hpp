@@ -24,8 +24,9 @@ struct TuneChart {
   std::vector<std::vector<int>> rank_of;  // rank_of[series][point]: the ranked index of each point
 };
 
-// Where layout `row` of `data` is drawn: (peak memory per rank in GB, iteration time in s).
-QPointF tune_point(const TuneRow& row);
+// Where layout `row` of `data` is drawn: (peak memory per rank in GB, iteration time in s), or time per sample in ms
+// where the search took each layout's batch within a token budget (TuneData::batch_searched), as it ranked them.
+QPointF tune_point(const TuneData& data, const TuneRow& row);
 // The chart of a tune; an empty chart asking for a tune folder when `data` is null.
 TuneChart make_tune_chart(const TuneData* data);
 

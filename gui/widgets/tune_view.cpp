@@ -62,11 +62,12 @@ QString header_text(const TuneData& d) {
     for (int c : d.device_counts) counts << QString::number(c);
     devices += QObject::tr(" (searched %1)").arg(counts.join(", "));
   }
-  QString text =
-      QObject::tr("<b>%1</b> &nbsp;·&nbsp; %2 &nbsp;·&nbsp; global batch %3 &nbsp;·&nbsp; objective <b>%4</b>")
-          .arg(q(d.scenario).toHtmlEscaped(), devices)
-          .arg(d.global_batch)
-          .arg(q(d.objective).toHtmlEscaped());
+  const QString batch = d.batch_searched ? QObject::tr("%1 to %2 tokens a step (each layout at its own global batch)")
+                                               .arg(d.min_tokens, 0, 'f', 0)
+                                               .arg(d.max_tokens, 0, 'f', 0)
+                                         : QObject::tr("global batch %1").arg(d.global_batch);
+  QString text = QObject::tr("<b>%1</b> &nbsp;·&nbsp; %2 &nbsp;·&nbsp; %3 &nbsp;·&nbsp; objective <b>%4</b>")
+                     .arg(q(d.scenario).toHtmlEscaped(), devices, batch, q(d.objective).toHtmlEscaped());
   text += QObject::tr("<br>%1 layouts valid: %2 fit in the memory allowed (%3 = %4 % of %5), %6 over")
               .arg(d.layouts)
               .arg(d.fitting_layouts())
@@ -274,7 +275,7 @@ void TuneView::on_selection() {
     return;
   }
   const TuneRow& r = data_->ranked[static_cast<size_t>(i)];
-  chart_.selected->append(tune_point(r));
+  chart_.selected->append(tune_point(*data_, r));
   chart_.selected->setName(tr("selected: #%1 %2").arg(i + 1).arg(q(r.layout)));
   command_->setText(q(data_->run_command(static_cast<size_t>(i))));
   command_->setCursorPosition(0);

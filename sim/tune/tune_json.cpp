@@ -58,8 +58,9 @@ nlohmann::json tune_json(const TuneResult& r, const TuneRequest& request, const 
                       {"simgrid_error", error_or_null(c.simgrid_error)}});
   }
   nlohmann::json front = nlohmann::json::array();
-  for (const auto& [memory, seconds] : r.pareto)
-    front.push_back({{"peak_memory_bytes", memory}, {"closed_form_s", seconds}});
+  for (const TuneResult::SpacePoint& p : r.pareto)
+    front.push_back(
+        {{"peak_memory_bytes", p.memory_bytes}, {"closed_form_s", p.closed_form_s}, {"global_batch", p.global_batch}});
   return {
       {"schema_version", kTuneSchemaVersion},
       {"scenario", r.scenario},

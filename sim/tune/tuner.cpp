@@ -245,11 +245,15 @@ TuneResult tune(const Scenario& s, TuneRequest request, const EngineRuns& runs) 
     result.commonest_overflow =
         kCategories[std::max_element(overflow_by.begin(), overflow_by.end()) - overflow_by.begin()];
   }
-  for (const Candidate& c : fits) result.space.emplace_back(c.peak_memory_bytes, c.closed.iteration_s);
-  std::vector<std::pair<double, double>> sorted = result.space;
-  std::sort(sorted.begin(), sorted.end());
+  for (const Candidate& c : fits)
+    result.space.push_back({c.peak_memory_bytes, c.closed.iteration_s, c.layout.global_batch});
+  std::vector<TuneResult::SpacePoint> sorted = result.space;
+  std::sort(sorted.begin(), sorted.end(), [](const auto& a, const auto& b) {
+    return a.memory_bytes != b.memory_bytes ? a.memory_bytes < b.memory_bytes : a.per_sample_s() < b.per_sample_s();
+  });
   for (const auto& point : sorted) {
-    if (result.pareto.empty() || point.second < result.pareto.back().second) result.pareto.push_back(point);
+    if (result.pareto.empty() || point.per_sample_s() < result.pareto.back().per_sample_s())
+      result.pareto.push_back(point);
   }
   const auto by_closed_form = [&result](const Candidate& a, const Candidate& b) {
     return result.score(a, a.closed.iteration_s) < result.score(b, b.closed.iteration_s);

@@ -87,10 +87,17 @@ struct TuneResult {
   size_t reused = 0;                  // engine runs taken from EngineRuns::finished instead of run
   size_t ran = 0;                     // engine runs made (this process's share, or all of them gathered)
   std::vector<Candidate> ranked;      // those that fit, best first (at most screen of them)
-  // Every layout that fits, as (peak memory bytes per rank, closed-form iteration s), and the Pareto front of
-  // the same points (no other layout both needs less memory and runs faster), by memory.
-  std::vector<std::pair<double, double>> space;
-  std::vector<std::pair<double, double>> pareto;
+  // A layout that fits, as the closed form prices it.
+  struct SpacePoint {
+    double memory_bytes = 0;   // peak per rank
+    double closed_form_s = 0;  // an iteration
+    int global_batch = 0;      // its own (the job's, or the one it takes within the tokens searched)
+    double per_sample_s() const { return closed_form_s / global_batch; }
+  };
+  // Every layout that fits, and the Pareto front of the same points by memory: no other layout both needs less memory
+  // and takes less time a sample (with the batch fixed, less time an iteration).
+  std::vector<SpacePoint> space;
+  std::vector<SpacePoint> pareto;
   double min_tokens = 0, max_tokens = 0;  // the tokens a step searched (LayoutLimits; 0: the global batch above)
   bool batch_searched() const { return max_tokens > 0; }
   // Each layout's own global batch (the job's, or the one it takes within the tokens searched).

@@ -11,6 +11,7 @@
 
 #include "gui/model/document.hpp"
 #include "gui/model/json_scanner.hpp"
+#include "gui/widgets/tune_chart.hpp"
 #include "gui_fixtures.hpp"
 
 using namespace dtsim::gui;
@@ -103,6 +104,32 @@ TEST_CASE("a real tune.json loads with every number as the file has it") {
   const std::vector<std::string> kinds = d.exposed_kinds();
   for (const char* kind : {"tensor", "pipeline", "data"})
     CHECK(std::find(kinds.begin(), kinds.end(), kind) != kinds.end());
+}
+
+TEST_CASE("a tune over a token budget: each row's and front point's own batch, the chart in time per sample") {
+  nlohmann::json j = sample_json();
+  CHECK(j["tokens_per_step"].is_null());  // the sample keeps the job's batch
+  const Document fixed = load_document(dtsim::test::sample_tune());
+  CHECK_FALSE(fixed.tune->batch_searched);
+  CHECK(fixed.tune->ranked[0].global_batch == fixed.tune->global_batch);
+  CHECK(tune_point(*fixed.tune, fixed.tune->ranked[0]).y() == fixed.tune->ranked[0].iteration_time_s);
+  // The same file as a search of 1.5M to 3M tokens would write it: rows and front points carry their batches.
+  j["tokens_per_step"] = {1.5e6, 3e6};
+  j["ranked"][0]["global_batch"] = 1456;
+  j["pareto"][0]["global_batch"] = 1440;
+  const Document doc = load_document(write_sample("tune.json", j.dump()));
+  REQUIRE(doc.tune);
+  const TuneData& d = *doc.tune;
+  CHECK(d.batch_searched);
+  CHECK(d.min_tokens == 1.5e6);
+  CHECK(d.max_tokens == 3e6);
+  CHECK(d.ranked[0].global_batch == 1456);
+  CHECK(d.pareto[0].global_batch == 1440);
+  // Drawn as it is ranked: milliseconds a sample at the row's own batch.
+  CHECK(tune_point(d, d.ranked[0]).y() == Approx(1e3 * d.ranked[0].iteration_time_s / 1456));
+  CHECK(tune_point(d, d.ranked[0]).x() == Approx(d.ranked[0].peak_memory_bytes / 1e9));
+  j["tokens_per_step"] = {1.5e6};
+  CHECK_THAT(load_error(write_sample("tune.json", j.dump())), Catch::Contains("tokens_per_step"));
 }
 
 TEST_CASE("the Pareto front is non-dominated and no ranked layout lies below it") {

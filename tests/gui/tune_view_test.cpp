@@ -121,7 +121,7 @@ TEST_CASE("the tune header and chart: search, front, engines' points, the best a
   auto* best = series_named<QScatterSeries>(chart, "the best");
   REQUIRE(best);
   REQUIRE(best->count() == 1);
-  CHECK(best->at(0) == tune_point(d.ranked[0]));
+  CHECK(best->at(0) == tune_point(d, d.ranked[0]));
   CHECK(!v.selected_point());
 
   // A memory far beyond every layout's (a CPU's) is stated in the title, not drawn at the far right.
@@ -140,21 +140,21 @@ TEST_CASE("selecting a row rings its point and gives its command, clicking a poi
   v.select_layout(2);
   CHECK(v.selected_layout() == 2);
   REQUIRE(v.selected_point());
-  CHECK(*v.selected_point() == tune_point(d.ranked[2]));
+  CHECK(*v.selected_point() == tune_point(d, d.ranked[2]));
   CHECK(v.command()->text().toStdString() == d.run_command(2));
   CHECK(d.ranked[2].layout.rfind("t8 p8", 0) == 0);  // tests/gui/data/tune's third layout
   CHECK(v.command()->text().contains("--set strategy.tensor=8 --set strategy.pipeline.stages=8"));
   // Rows sorted otherwise still select the same layout.
   v.table()->sortByColumn(column(v.table(), "bubble"), Qt::DescendingOrder);
   v.select_layout(5);
-  CHECK(*v.selected_point() == tune_point(d.ranked[5]));
+  CHECK(*v.selected_point() == tune_point(d, d.ranked[5]));
   auto* analytical = series_named<QScatterSeries>(v.chart_view()->chart(), "ran on analytical");
   REQUIRE(analytical);
-  emit analytical->clicked(tune_point(d.ranked[4]));
+  emit analytical->clicked(tune_point(d, d.ranked[4]));
   CHECK(v.selected_layout() == 4);
-  CHECK(*v.selected_point() == tune_point(d.ranked[4]));
+  CHECK(*v.selected_point() == tune_point(d, d.ranked[4]));
   // Hovering a point names its layout; Copy puts the command on the clipboard.
-  emit analytical->hovered(tune_point(d.ranked[1]), true);
+  emit analytical->hovered(tune_point(d, d.ranked[1]), true);
   CHECK(QToolTip::text().contains(QString::fromStdString(d.ranked[1].layout)));
   v.copy_button()->click();
   CHECK(QApplication::clipboard()->text().toStdString() == d.run_command(4));

@@ -1,6 +1,7 @@
 // dtsim tune against the exhaustive search it shortcuts, and against the memory model.
 #include <algorithm>
 #include <cmath>
+#include <set>
 #include <vector>
 
 #include <fmt/format.h>
@@ -120,9 +121,10 @@ TEST_CASE("tune never proposes a layout the memory model rejects, and says how m
   // The Pareto front: every layout that fits is on it or dominated by a point of it, and none of it by any.
   REQUIRE(r.space.size() == static_cast<size_t>(r.layouts - r.over_memory));
   REQUIRE(!r.pareto.empty());
-  for (const auto& [memory, seconds] : r.space) {
+  for (const auto& [memory, seconds, batch] : r.space) {
     bool covered = false;
-    for (const auto& [m, t] : r.pareto) {
+    for (const auto& [m, t, b] : r.pareto) {
+      REQUIRE(b == batch);  // the job's batch, fixed: a sample's order is the iteration's
       covered = covered || (m <= memory && t <= seconds);
       CHECK_FALSE((memory < m && seconds < t));
     }
@@ -269,6 +271,22 @@ TEST_CASE("tune --tokens: the best of every layout at every global batch it may 
     CHECK(h.global_batch <= 24);
     CHECK(h.global_batch % (h.data * h.micro_batch) == 0);
     if (i > 0) CHECK(r.score(r.ranked[i - 1]) <= r.score(r.ranked[i]));
+  }
+  // The Pareto front by time per sample, as the ranking: each point's batch its layout's own, by memory and faster a
+  // sample each step; every layout that fits is dominated by (or is) a point of it.
+  REQUIRE(!r.pareto.empty());
+  for (size_t i = 1; i < r.pareto.size(); ++i) {
+    CHECK(r.pareto[i - 1].memory_bytes <= r.pareto[i].memory_bytes);
+    CHECK(r.pareto[i].per_sample_s() < r.pareto[i - 1].per_sample_s());
+  }
+  std::set<int> front_batches;
+  for (const auto& p : r.pareto) front_batches.insert(p.global_batch);
+  CHECK(*front_batches.begin() >= 8);
+  CHECK(*front_batches.rbegin() <= 24);
+  for (const auto& point : r.space) {
+    CHECK(std::any_of(r.pareto.begin(), r.pareto.end(), [&](const auto& p) {
+      return p.memory_bytes <= point.memory_bytes && p.per_sample_s() <= point.per_sample_s() * (1 + 1e-12);
+    }));
   }
   // The range's checks: refused naming the key.
   CHECK_THROWS_WITH(small_gpt({"tune.min_tokens_per_step=9000", "tune.max_tokens_per_step=8000"}),
