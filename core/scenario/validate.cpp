@@ -11,8 +11,8 @@
 
 #include "core/calibration/calibration.hpp"
 #include "core/chakra/et_file.hpp"
-#include "core/scenario/framework_preset.hpp"
 #include "core/scenario/hybrid_keys.hpp"
+#include "core/scenario/preset_apply.hpp"
 #include "core/scenario/schema.hpp"
 #include "core/scenario/sync_policy.hpp"
 #include "models/collectives/collective.hpp"
@@ -22,18 +22,8 @@
 namespace dtsim {
 namespace {
 
-bool is_set(const Scenario& s, const std::string& key) { return s.where.count(key) > 0; }
-
 [[noreturn]] void fail_at(const Scenario& s, const std::string& key, const std::string& message) {
   throw InputError(s.location_of(key), message);
-}
-
-// A key cluster.preset fills in (apply_cluster_preset) counts as given.
-bool preset_gives(const Scenario& s, const std::string& key) {
-  for (const PresetSetting& setting : cluster_preset(s.cluster_preset).settings) {
-    if (setting.key == key) return true;
-  }
-  return false;
 }
 
 void check_required(const Scenario& s) {
@@ -442,98 +432,6 @@ void check_fp8(const Scenario& s, size_t index) {
   }
 }
 
-// framework.preset: each of its settings the job leaves unset, parsed by the key table as a user's value would be.
-void apply_preset(Scenario& s, size_t index) {
-  JobSpec& job = s.jobs[index];
-  const PresetTraits& preset = framework_preset(job.framework.preset);
-  for (const PresetSetting& setting : preset.settings) {
-    const std::string key = s.job_key(index, std::string(setting.key));
-    if (is_set(s, key)) continue;
-    const ScenarioKey* k = find_scenario_key(std::string(setting.key));
-    if (k == nullptr || k->scope != KeyScope::Job) {
-      throw RuntimeError(fmt::format("framework.preset {}: {} is not a job key", preset.name, setting.key));
-    }
-    k->set_job(job, ScalarValue(key, std::string(setting.value),
-                                SourceLocation{fmt::format("framework.preset {}", preset.name)}));
-  }
-}
-
-// A run key the scenario leaves unset, parsed by the key table from `value` as a user's would be, from `origin`.
-void fill_unset(Scenario& s, std::string_view key, std::string_view value, const std::string& origin) {
-  if (value.empty() || is_set(s, std::string(key))) return;
-  const ScenarioKey* k = find_scenario_key(std::string(key));
-  if (k == nullptr || k->scope != KeyScope::Run)
-    throw RuntimeError(fmt::format("{}: {} is not a run key", origin, key));
-  k->set(s, ScalarValue(std::string(key), std::string(value), SourceLocation{origin}));
-}
-
-// The value a preset gives `key`, or "".
-std::string_view preset_value(const ClusterPresetTraits& preset, std::string_view key) {
-  for (const PresetSetting& setting : preset.settings) {
-    if (setting.key == key) return setting.value;
-  }
-  return {};
-}
-
-// cluster.device's usual node (DeviceSpec::platform, a cluster preset), where the scenario names no preset: for each
-// link group none of whose keys the scenario gives, that group as the preset has it: the NVLink kind; the NICs' kind
-// and as many per device as there (a node of fewer devices has fewer); the host CPU. A heterogeneous cluster
-// (cluster.device_mix) takes none. Returns whether each group was filled, for link_origins.
-std::pair<bool, bool> apply_device_platform(Scenario& s) {
-  const DeviceSpec& device = s.cluster.device;
-  if (s.cluster_preset != ClusterPreset::None || device.platform.empty() || !s.cluster.node_devices.empty())
-    return {false, false};
-  const ClusterPresetTraits* preset = nullptr;
-  for (const ClusterPresetTraits& p : cluster_presets()) {
-    if (p.name == device.platform) preset = &p;
-  }
-  if (preset == nullptr) {
-    throw RuntimeError(
-        fmt::format("devices.yaml: {}: platform {} is not a cluster.preset", device.name, device.platform));
-  }
-  const auto given = [&](std::initializer_list<const char*> keys) {
-    return std::any_of(keys.begin(), keys.end(), [&](const char* k) { return is_set(s, k); });
-  };
-  const std::string origin =
-      fmt::format("cluster.device {}'s usual node, cluster.preset {}", device.name, preset->name);
-  const bool intra = !given({"cluster.intra_node.kind", "cluster.intra_node.rate"});
-  if (intra) fill_unset(s, "cluster.intra_node.kind", preset_value(*preset, "cluster.intra_node.kind"), origin);
-  const bool nic = !given({"cluster.nic.kind", "cluster.nic.rate", "cluster.nic.count"});
-  if (nic) {
-    fill_unset(s, "cluster.nic.kind", preset_value(*preset, "cluster.nic.kind"), origin);
-    const int per_node = std::stoi(std::string(preset_value(*preset, "cluster.devices_per_node")));
-    const int nics = std::stoi(std::string(preset_value(*preset, "cluster.nic.count")));
-    const int count = std::max(1, nics * std::max(1, s.cluster.devices_per_node) / per_node);
-    fill_unset(s, "cluster.nic.count", std::to_string(count), origin);
-  }
-  fill_unset(s, "cluster.cpu", preset_value(*preset, "cluster.cpu"), origin);
-  return {intra, nic};
-}
-
-// cluster.preset: each of its settings the scenario leaves unset; then, without a preset, the device's usual node
-// (apply_device_platform); then the link kinds' rates (the preset's own kinds included) for the rate keys it leaves
-// unset. Records where each link group came from (Scenario::link_origins).
-void apply_cluster_preset(Scenario& s) {
-  const ClusterPresetTraits& preset = cluster_preset(s.cluster_preset);
-  const std::string origin = fmt::format("cluster.preset {}", preset.name);
-  const bool user_intra = is_set(s, "cluster.intra_node.kind") || is_set(s, "cluster.intra_node.rate");
-  const bool user_nic =
-      is_set(s, "cluster.nic.kind") || is_set(s, "cluster.nic.rate") || is_set(s, "cluster.nic.count");
-  for (const PresetSetting& setting : preset.settings) fill_unset(s, setting.key, setting.value, origin);
-  const auto [platform_intra, platform_nic] = apply_device_platform(s);
-  const auto origin_of = [&](bool user, bool platform) {
-    if (user) return std::string("the scenario");
-    if (s.cluster_preset != ClusterPreset::None) return origin;
-    if (platform) return fmt::format("{}'s usual node ({})", s.cluster.device.name, s.cluster.device.platform);
-    return std::string("dtsim's default");
-  };
-  s.link_origins = {origin_of(user_intra, platform_intra), origin_of(user_nic, platform_nic)};
-  const IntraLinkTraits& intra = intra_link(s.cluster.intra_kind);
-  fill_unset(s, "cluster.intra_node.rate", intra.rate, fmt::format("cluster.intra_node.kind {}", intra.name));
-  const NicTraits& nic = nic_kind(s.cluster.nic_kind);
-  fill_unset(s, "cluster.nic.rate", nic.rate, fmt::format("cluster.nic.kind {}", nic.name));
-}
-
 void check_compression(const Scenario& s, size_t index) {
   const JobSpec& job = s.jobs[index];
   const MethodTraits& method = method_traits(job.compression.method);
@@ -584,7 +482,7 @@ void finish_scenario(Scenario& s) {
   finish_cluster(s);
   std::vector<int> owner(static_cast<size_t>(s.cluster.devices()), -1);
   for (size_t i = 0; i < s.jobs.size(); ++i) {
-    apply_preset(s, i);
+    apply_framework_preset(s, i);
     resolve_workload(s, i, s.jobs[i]);
     check_placement(s, i, owner);
     default_algorithm(s, i);
